@@ -1,0 +1,86 @@
+"""What every CLI command shares: the state built from global options, JSON and table output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+import typer
+from rich.console import Console
+from sqlalchemy import Engine
+
+from comparator.config import Settings
+
+
+@dataclass
+class State:
+    """Built once per invocation by the global callback and passed down through ``ctx.obj``."""
+
+    settings: Settings
+    lang: str = "zh"
+    debug: bool = False
+    _engine: Engine | None = field(default=None, repr=False)
+
+    def engine(self) -> Engine:
+        """The catalog engine, opened on first use (commands that need no DB never open it)."""
+        if self._engine is None:
+            from comparator.db import make_engine
+
+            self._engine = make_engine(self.settings.db_url)
+        return self._engine
+
+
+def state(ctx: typer.Context) -> State:
+    obj = ctx.find_root().obj
+    assert isinstance(obj, State), "the global callback builds the state"
+    return obj
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def emit_json(document: Any) -> None:
+    """Print one JSON document on stdout and nothing else."""
+    sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2, default=_json_default))
+    sys.stdout.write("\n")
+
+
+def console() -> Console:
+    return Console(highlight=False)
+
+
+def err_console() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def tr(lang: str, zh: str, en: str) -> str:
+    """Pick the Chinese or English text of a label."""
+    return zh if lang == "zh" else en
+
+
+JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout.")
+
+
+def open_catalog(st: State) -> Engine:
+    """The engine of a catalog that has a schema; older schemas are upgraded in place."""
+    from comparator.db import schema_is_current, upgrade_schema
+
+    engine = st.engine()
+    if not schema_is_current(engine):
+        from comparator.errors import CatalogError
+
+        raise CatalogError(
+            f"the catalog database {engine.url.render_as_string(hide_password=True)} has no schema "
+            "yet: run `suanli init` first"
+        )
+    upgrade_schema(engine)
+    return engine

@@ -1,0 +1,266 @@
+"""Catalog commands: init, import, providers, offers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from comparator.billing import parse_billing
+from comparator.catalog import current_offers, has_any_provider, load_profiles
+from comparator.cli._common import (
+    JSON_OPTION,
+    console,
+    emit_json,
+    err_console,
+    open_catalog,
+    state,
+    tr,
+)
+from comparator.db import upgrade_schema
+from comparator.errors import InputError
+from comparator.gpus import resolve_gpu
+from comparator.importer import ImportResult, import_files, load_demo, split_files
+from comparator.offer_listing import OfferRow, rank_offers
+from comparator.provinces import canonical_province
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init)
+    app.command("import")(import_)
+    app.command("providers")(providers)
+    app.command("offers")(offers)
+
+
+def init(
+    ctx: typer.Context,
+    demo: bool | None = typer.Option(
+        None,
+        "--demo/--no-demo",
+        help="Load the bundled demo catalog (default: only into a new, empty DB).",
+    ),
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Create or upgrade the catalog schema (idempotent) and load the demo catalog.
+
+    Example:  suanli init && suanli offers
+    """
+    st = state(ctx)
+    engine = st.engine()
+    upgrade_schema(engine)
+    load = demo if demo is not None else not has_any_provider(engine)
+    result = load_demo(engine, timezone=st.settings.timezone) if load else None
+    if json_out:
+        emit_json(
+            {
+                "database": engine.url.render_as_string(hide_password=True),
+                "demo": result.to_json() if result else None,
+            }
+        )
+        return
+    out = console()
+    out.print(
+        tr(st.lang, "目录数据库已就绪：", "Catalog database ready: ")
+        + engine.url.render_as_string(hide_password=True)
+    )
+    if result:
+        _print_import(result, st.lang)
+
+
+def import_(
+    ctx: typer.Context,
+    files: list[Path] = typer.Argument(
+        None, help="Price sheets (.csv/.xlsx/.json) and profiles (.toml)."
+    ),
+    profile: list[Path] = typer.Option(
+        [], "--profile", help="A provider profile (TOML); may repeat."
+    ),
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Import provider profiles and price sheets as new snapshots.
+
+    A sheet with any bad row is rejected whole; the message lists every bad row.
+    Re-importing identical content creates no new snapshot.
+
+    Example:  suanli import --profile acme.toml acme-prices.csv
+    """
+    st = state(ctx)
+    profiles_in_files, sheets = split_files(files or [])
+    profiles = [*profile, *profiles_in_files]
+    if not profiles and not sheets:
+        raise InputError("suanli import: give at least one price sheet or --profile PROFILE.toml")
+    result = import_files(open_catalog(st), sheets, profiles, timezone=st.settings.timezone)
+    if json_out:
+        emit_json(result.to_json())
+    else:
+        _print_import(result, st.lang)
+
+
+def _print_import(result: ImportResult, lang: str) -> None:
+    out = console()
+    for pid, status in result.profiles:
+        out.print(tr(lang, f"服务商 {pid}：{status}", f"provider {pid}: {status}"))
+    for name, r in result.snapshots:
+        out.print(
+            tr(
+                lang,
+                f"{name} → {r.provider}：快照 {r.snapshot_id}（{r.status}，{r.offers} 条报价）",
+                f"{name} → {r.provider}: snapshot {r.snapshot_id} ({r.status}, {r.offers} offers)",
+            )
+        )
+
+
+def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
+    """Providers with their credentials summary and data centres.
+
+    Example:  suanli providers --json
+    """
+    st = state(ctx)
+    profiles = load_profiles(open_catalog(st))
+    if json_out:
+        emit_json([_provider_json(p) for p in profiles.values()])
+        return
+    table = Table(title=tr(st.lang, "服务商", "Providers"))
+    for column in (
+        tr(st.lang, "编号", "ID"),
+        tr(st.lang, "名称", "Name"),
+        tr(st.lang, "许可证", "Licences"),
+        tr(st.lang, "认证", "Certifications"),
+        tr(st.lang, "机房", "Data centres"),
+    ):
+        table.add_column(column)
+    for p in profiles.values():
+        table.add_row(
+            p.id + (" (demo)" if p.demo else ""),
+            p.name,
+            "\n".join(x.number for x in p.licenses) or "—",
+            ", ".join(c.name for c in p.certifications) or "—",
+            "\n".join(
+                f"{d.id} {d.province or d.country}{'·' + d.city if d.city else ''}"
+                for d in p.datacenters
+            ),
+        )
+    console().print(table)
+
+
+def _provider_json(p: Any) -> dict[str, Any]:
+    return {
+        "id": p.id,
+        "name": p.name,
+        "legal_name": p.legal_name,
+        "country": p.country,
+        "demo": p.demo,
+        "uscc": p.uscc,
+        "licenses": [x.number for x in p.licenses],
+        "filings": [x.number or f"{x.kind}:{x.level}" for x in p.filings],
+        "certifications": [x.name for x in p.certifications],
+        "datacenters": [
+            {
+                "id": d.id,
+                "name": d.name,
+                "country": d.country,
+                "province": d.province,
+                "city": d.city,
+                "mainland": d.mainland,
+            }
+            for d in p.datacenters
+        ],
+    }
+
+
+def offers(
+    ctx: typer.Context,
+    gpu: str | None = typer.Option(
+        None, "--gpu", help="GPU model, any alias (A100-80G, 4090, 910B…)."
+    ),
+    provider: str | None = typer.Option(None, "--provider", help="Provider id."),
+    province: str | None = typer.Option(
+        None, "--province", help="Province of the data centre (广东, 粤…)."
+    ),
+    billing: str | None = typer.Option(
+        None, "--billing", help="hourly, spot, daily, weekly, monthly, yearly (or 按量, 包月…)."
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="At most N offers (table default 30)."
+    ),
+    compliant_for: Path | None = typer.Option(
+        None, "--compliant-for", help="Only offers eligible for this job file."
+    ),
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Offers of the current snapshots, cheapest per card-hour first (in the quote currency).
+
+    Example:  suanli offers --gpu A100-80G --province 广东 --billing monthly
+    """
+    st = state(ctx)
+    filters = _offer_filters(gpu, province, billing)
+    engine = open_catalog(st)
+    views = current_offers(engine, provider=provider, **filters)
+    if compliant_for is not None:
+        from comparator.eligibility import eligible_for_job
+
+        views = eligible_for_job(engine, views, compliant_for, st.settings)
+    ranked, unpriced = rank_offers(views, st.settings)
+    for currency in unpriced:
+        err_console().print(
+            f"warning: no FX rate for {currency}; set SUANLI_FX_RATES. Listed last."
+        )
+    if json_out:
+        emit_json([row.to_json(st.settings.timezone) for row in ranked[:limit]])
+        return
+    _print_offers(ranked, limit or 30, st.lang, st.settings.currency)
+
+
+def _offer_filters(
+    gpu: str | None, province: str | None, billing: str | None
+) -> dict[str, str | None]:
+    mode = None
+    if billing is not None:
+        mode = parse_billing(billing)
+        if mode is None:
+            raise InputError(
+                f"--billing: expected hourly, spot, daily, weekly, monthly, yearly; got {billing!r}"
+            )
+    canonical = None
+    if province is not None:
+        canonical = canonical_province(province)
+        if canonical is None:
+            raise InputError(
+                f"--province: expected a mainland province such as 广东 or 粤, got {province!r}"
+            )
+    return {"gpu": resolve_gpu(gpu).name if gpu else None, "province": canonical, "billing": mode}
+
+
+def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str) -> None:
+    table = Table(
+        title=tr(lang, "报价（每卡时最便宜在前）", "Offers (cheapest per card-hour first)")
+    )
+    headers = [
+        ("ID", "ID"),
+        ("服务商", "Provider"),
+        ("机房", "Region"),
+        ("地区", "Location"),
+        ("GPU", "GPU"),
+        ("卡数", "Cards"),
+        ("计费", "Billing"),
+        ("单价", "Price"),
+        (f"卡时价 {currency}", f"{currency}/card-h"),
+        ("闲时", "Time of use"),
+        ("库存", "Stock"),
+    ]
+    for zh, en in headers:
+        table.add_column(tr(lang, zh, en), overflow="fold")
+    for row in rows[:limit]:
+        table.add_row(*row.cells())
+    out = console()
+    out.print(table)
+    if len(rows) > limit:
+        out.print(
+            tr(
+                lang,
+                f"共 {len(rows)} 条，显示 {limit} 条；用 --limit 查看更多。",
+                f"{len(rows)} offers, {limit} shown; use --limit for more.",
+            )
+        )

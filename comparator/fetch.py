@@ -1,0 +1,242 @@
+"""Fetching one document of a refresh source: a local path or an HTTP(S) URL.
+
+HTTP goes through an injected :class:`httpx.AsyncClient` with explicit connect/read timeouts
+(httpx timeouts are per inactivity, so a body that trickles in never trips them) and an
+absolute deadline enforced with :func:`asyncio.timeout_at` over every attempt. 429, 5xx and
+transport errors (reset, refused, read timeout) are retried with exponential backoff,
+honouring ``Retry-After``; a 4xx or an empty body is final. ``ETag``/``Last-Modified`` from
+the previous fetch are sent back, and a ``304`` comes back as ``not_modified``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from comparator.errors import SourceError
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_RETRY_AFTER_S = 300.0
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    """How patiently one source is fetched (the sources file sets these per source)."""
+
+    deadline_s: float = 60.0
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 30.0
+    retries: int = 3
+    backoff_s: float = 1.0
+
+    def timeout(self) -> httpx.Timeout:
+        return httpx.Timeout(
+            connect=self.connect_timeout_s, read=self.read_timeout_s,
+            write=self.read_timeout_s, pool=self.deadline_s,
+        )
+
+
+@dataclass(frozen=True)
+class Validators:
+    """What a server said identifies a document's version (sent back on the next fetch)."""
+
+    etag: str | None = None
+    last_modified: str | None = None
+
+    def request_headers(self) -> dict[str, str]:
+        headers = {}
+        if self.etag:
+            headers["If-None-Match"] = self.etag
+        if self.last_modified:
+            headers["If-Modified-Since"] = self.last_modified
+        return headers
+
+
+@dataclass(frozen=True)
+class Document:
+    """A fetched document; ``content`` is empty when the server answered 304 Not Modified."""
+
+    location: str
+    content: bytes
+    validators: Validators = field(default_factory=Validators)
+    not_modified: bool = False
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.content).hexdigest()
+
+
+class RetryableStatus(SourceError):
+    """A 429/5xx answer: worth another attempt, after ``Retry-After`` when the server gave one."""
+
+    def __init__(self, url: str, status: int, retry_after_s: float | None) -> None:
+        self.status = status
+        self.retry_after_s = retry_after_s
+        super().__init__(f"{url}: HTTP {status}")
+
+
+@dataclass
+class _Progress:
+    attempts: int = 0
+    body_bytes: int = 0
+
+
+def is_url(location: str) -> bool:
+    return location.startswith(("http://", "https://"))
+
+
+def document_name(location: str) -> str:
+    """The file name part of a path or URL (what format sniffing looks at)."""
+    return location.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+
+
+async def fetch_document(
+    client: httpx.AsyncClient,
+    location: str,
+    policy: FetchPolicy,
+    *,
+    since: Validators | None = None,
+    deadline: float | None = None,
+) -> Document:
+    """The document at ``location``; ``deadline`` is an event-loop time shared by a source."""
+    if not is_url(location):
+        return await asyncio.to_thread(_read_file, location)
+    loop_deadline = deadline if deadline is not None else _loop_time() + policy.deadline_s
+    progress = _Progress()
+    try:
+        async with asyncio.timeout_at(loop_deadline):
+            document = await _get_with_retries(client, location, policy, since, progress)
+    except TimeoutError:
+        raise SourceError(
+            f"{location}: no complete answer within the {policy.deadline_s:g} s deadline "
+            f"({progress.attempts} attempt(s), {progress.body_bytes} body bytes received)"
+        ) from None
+    if not document.not_modified and not document.content:
+        raise SourceError(f"{location}: the server sent an empty body (HTTP 200, 0 bytes)")
+    return document
+
+
+def _loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
+def _read_file(location: str) -> Document:
+    path = Path(location)
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"{location}: cannot read the file ({exc.strerror})") from None
+    if not content:
+        raise SourceError(f"{location}: the file is empty")
+    return Document(location, content)
+
+
+async def _get_with_retries(
+    client: httpx.AsyncClient,
+    url: str,
+    policy: FetchPolicy,
+    since: Validators | None,
+    progress: _Progress,
+) -> Document:
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.retries + 1),
+        wait=_backoff(policy.backoff_s),
+        retry=retry_if_exception(_is_retryable),
+        reraise=True,
+    )
+    try:
+        async for attempt in retrying:
+            with attempt:
+                progress.attempts += 1
+                return await _get_once(client, url, policy, since, progress)
+    except RetryableStatus as exc:
+        raise SourceError(f"{exc} after {progress.attempts} attempt(s)") from None
+    except httpx.HTTPError as exc:
+        raise SourceError(
+            f"{url}: {_describe(exc)} after {progress.attempts} attempt(s) "
+            f"({progress.body_bytes} body bytes received)"
+        ) from None
+    raise AssertionError("tenacity either returns or raises")  # pragma: no cover
+
+
+async def _get_once(
+    client: httpx.AsyncClient,
+    url: str,
+    policy: FetchPolicy,
+    since: Validators | None,
+    progress: _Progress,
+) -> Document:
+    headers = since.request_headers() if since else {}
+    async with client.stream("GET", url, headers=headers, timeout=policy.timeout()) as response:
+        if response.status_code == 304 and since is not None:
+            return Document(url, b"", since, not_modified=True)
+        _raise_for_status(url, response)
+        chunks = []
+        async for chunk in response.aiter_bytes():
+            progress.body_bytes += len(chunk)
+            chunks.append(chunk)
+        validators = Validators(response.headers.get("etag"), response.headers.get("last-modified"))
+        return Document(url, b"".join(chunks), validators)
+
+
+def _raise_for_status(url: str, response: httpx.Response) -> None:
+    status = response.status_code
+    if status in RETRY_STATUSES:
+        raise RetryableStatus(url, status, parse_retry_after(response.headers.get("retry-after")))
+    if status >= 300:
+        raise SourceError(f"{url}: HTTP {status} {response.reason_phrase}; expected 200")
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return min(float(text), MAX_RETRY_AFTER_S)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    now = now or datetime.now(UTC)
+    return min(max((when - now).total_seconds(), 0.0), MAX_RETRY_AFTER_S)
+
+
+def _is_retryable(exc: BaseException) -> bool:
+    if isinstance(exc, RetryableStatus):
+        return True
+    return isinstance(exc, httpx.TransportError) and not isinstance(exc, httpx.UnsupportedProtocol)
+
+
+def _backoff(base_s: float) -> Callable[[RetryCallState], float]:
+    def wait(state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, RetryableStatus) and exc.retry_after_s is not None:
+            return exc.retry_after_s
+        exponential = base_s * 2 ** (state.attempt_number - 1)
+        return float(exponential * random.uniform(0.75, 1.25))
+
+    return wait
+
+
+def _describe(exc: httpx.HTTPError) -> str:
+    kinds = {
+        httpx.ConnectTimeout: "connect timeout",
+        httpx.ReadTimeout: "read timeout (no byte within the read timeout)",
+        httpx.ConnectError: "cannot connect",
+        httpx.RemoteProtocolError: "connection closed mid-answer",
+        httpx.ReadError: "connection reset while reading",
+    }
+    for kind, words in kinds.items():
+        if isinstance(exc, kind):
+            return f"{words} ({exc or type(exc).__name__})"
+    return f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,193 @@
+"""The catalog schema (SQLModel tables) and the plain objects the pure core consumes.
+
+Money columns are :class:`ExactDecimal` and times :class:`AwareDateTime` (UTC in the DB).
+Schema changes go through Alembic migrations in ``comparator/migrations``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from comparator.billing import PERIOD_HOURS
+from comparator.dbtypes import AwareDateTime, ExactDecimal
+
+
+class Provider(SQLModel, table=True):
+    id: str = Field(primary_key=True, max_length=64)
+    name: str
+    legal_name: str = ""
+    uscc: str = ""
+    country: str = "CN"
+    website: str = ""
+    demo: bool = False
+    profile_json: str = Field(sa_column=Column(Text, nullable=False))
+    profile_sha256: str = Field(max_length=64)
+    updated_at: datetime = Field(sa_type=AwareDateTime)
+
+
+class License(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
+    number: str
+    services: list[str] = Field(default_factory=list, sa_type=JSON)
+    idc_item: str = ""
+    coverage: list[str] = Field(default_factory=list, sa_type=JSON)
+    valid_until: date | None = None
+    last_annual_report: int | None = None
+
+
+class Filing(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
+    kind: str
+    number: str | None = None
+    level: int | None = None
+    assessed_on: date | None = None
+
+
+class Certification(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
+    name: str
+    certifier: str = ""
+    valid_until: date | None = None
+
+
+class DataCenter(SQLModel, table=True):
+    provider_id: str = Field(foreign_key="provider.id", primary_key=True, max_length=64)
+    id: str = Field(primary_key=True, max_length=128)
+    name: str = ""
+    country: str = "CN"
+    province: str | None = Field(default=None, index=True)
+    city: str | None = None
+    region: str | None = None
+    mainland: bool = True
+
+
+class PriceSnapshot(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
+    source: str = ""
+    content_sha256: str = Field(max_length=64)
+    fetched_at: datetime = Field(sa_type=AwareDateTime)
+    offers: int = 0
+
+
+class OfferIn(SQLModel):
+    """One offer as an adapter or a sheet produces it (not yet stored)."""
+
+    provider: str = Field(max_length=64)
+    region: str = Field(max_length=128)
+    gpu: str = Field(max_length=64)
+    cards: int = 1
+    node_cards: int = 8
+    billing: str = Field(max_length=16)
+    price: Decimal = Field(sa_type=ExactDecimal)
+    currency: str = Field(default="CNY", max_length=3)
+    time_of_use: str = ""
+    stock: int | None = None
+    min_units: int = 1
+    interconnect: str | None = None
+    network: str | None = None
+    tax_inclusive: bool = True
+    vat_rate: Decimal = Field(default=Decimal("0.06"), sa_type=ExactDecimal)
+    free_trial_hours: int = 0
+    observed_at: datetime = Field(sa_type=AwareDateTime)
+    source: str = ""
+    sku: str = ""
+
+
+class Offer(OfferIn, table=True):
+    __table_args__ = (Index("ix_offer_snapshot_gpu", "snapshot_id", "gpu"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    snapshot_id: int = Field(foreign_key="pricesnapshot.id")
+
+
+class RefreshRun(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("provider_id", "period", "attempt"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    provider_id: str = Field(index=True, max_length=64)
+    source: str = ""
+    period: str = Field(max_length=16)
+    attempt: int = 1
+    status: str = Field(max_length=16)
+    started_at: datetime = Field(sa_type=AwareDateTime)
+    finished_at: datetime | None = Field(default=None, sa_type=AwareDateTime)
+    offers: int = 0
+    snapshot_id: int | None = None
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class Lease(SQLModel, table=True):
+    name: str = Field(primary_key=True, max_length=64)
+    holder: str = Field(max_length=128)
+    expires_at: datetime = Field(sa_type=AwareDateTime)
+
+
+class Quote(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    number: str = Field(unique=True, max_length=32)
+    created_at: datetime = Field(sa_type=AwareDateTime)
+    job_name: str = ""
+    input_sha256: str = Field(max_length=64)
+    snapshot_ids: str = "[]"
+    software_version: str = ""
+    lang: str = "zh"
+    document_json: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class Verification(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(sa_type=AwareDateTime)
+    quote_number: str | None = Field(default=None, index=True, max_length=32)
+    offer_id: str | None = None
+    status: str = Field(max_length=8)
+    result_json: str = Field(sa_column=Column(Text, nullable=False))
+
+
+@dataclass(frozen=True)
+class OfferView:
+    """A current offer joined with its data centre: what compliance and the planner consume."""
+
+    offer_id: str
+    snapshot_id: str
+    provider: str
+    provider_name: str
+    region: str
+    region_name: str
+    country: str
+    province: str | None
+    city: str | None
+    mainland: bool
+    gpu: str
+    cards: int
+    node_cards: int
+    billing: str
+    price: Decimal
+    currency: str
+    time_of_use: str
+    stock: int | None
+    min_units: int
+    interconnect: str | None
+    network: str | None
+    tax_inclusive: bool
+    vat_rate: Decimal
+    observed_at: datetime
+    source: str
+    sku: str = ""
+
+    @property
+    def period_hours(self) -> int:
+        return PERIOD_HOURS[self.billing]
+
+    @property
+    def card_hour_price(self) -> Decimal:
+        """Price per GPU per hour of the billing period, offer currency, before time of use."""
+        return self.price / (self.cards * self.period_hours)

@@ -1,0 +1,1 @@
+"""Provider adapters: they parse sources into offers and never touch the database."""

@@ -1,0 +1,76 @@
+"""The columns of a price sheet (billing.md) and how headers are matched to them."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from comparator.errors import RowProblem
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    aliases: tuple[str, ...]
+
+
+def _columns(*rows: tuple[str, str]) -> dict[str, Column]:
+    return {name: Column(name, tuple(a for a in aliases.split() if a)) for name, aliases in rows}
+
+
+COLUMNS: dict[str, Column] = _columns(
+    ("provider", "服务商 供应商 厂商"),
+    ("region", "地域 区域 机房 可用区 数据中心"),
+    ("gpu", "卡型 GPU型号 显卡 型号"),
+    ("cards", "卡数 每台卡数"),
+    ("node_cards", "单机卡数"),
+    ("billing", "计费方式 计费模式"),
+    ("price", "单价 价格"),
+    ("currency", "币种"),
+    ("time_of_use", "闲时 分时 峰谷"),
+    ("stock", "库存 可用数量"),
+    ("min_units", "最短租期 起租"),
+    ("interconnect", "卡间互联"),
+    ("network", "节点网络 组网"),
+    ("tax_inclusive", "含税"),
+    ("vat_rate", "税率"),
+    ("free_trial_hours", "免费试用"),
+    ("observed_at", "报价日期 更新时间"),
+    ("source", "来源"),
+    ("sku", "规格 实例规格 instance_type"),
+)
+REQUIRED: tuple[str, ...] = ("provider", "region", "gpu", "billing", "price")
+
+_IGNORED_IN_HEADERS = re.compile(r"[\s_\-]")
+
+
+def normalize_header(header: str) -> str:
+    """Case-, space- and width-insensitive form of a header (全角 ＧＰＵ == GPU)."""
+    return _IGNORED_IN_HEADERS.sub("", unicodedata.normalize("NFKC", header)).lower()
+
+
+_LOOKUP: dict[str, str] = {
+    normalize_header(alias): column.name
+    for column in COLUMNS.values()
+    for alias in (column.name, *column.aliases)
+}
+
+
+def header_map(headers: Sequence[str]) -> tuple[dict[str, str], list[RowProblem]]:
+    """Original header → canonical column for the headers we know; duplicates are problems.
+
+    Headers we do not know (a 备注 column, say) are ignored.
+    """
+    mapping: dict[str, str] = {}
+    problems: list[RowProblem] = []
+    for header in headers:
+        column = _LOOKUP.get(normalize_header(header))
+        if column is None:
+            continue
+        if column in mapping.values():
+            problems.append(RowProblem(1, header, f"one column for {column}, not two"))
+            continue
+        mapping[header] = column
+    return mapping, problems

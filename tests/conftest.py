@@ -1,0 +1,126 @@
+"""Shared fixtures: real SQLite files, a real PostgreSQL server, the demo catalog, the CLI.
+
+PostgreSQL tests use the server named by SUANLI_TEST_PG_URL (`.ci/start-postgres` starts one);
+each test gets a fresh database. Without the variable they are skipped, unless
+SUANLI_REQUIRE_PG=1 (CI), which makes a missing server an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+
+from comparator.cli import main as cli_main
+from comparator.db import make_engine, upgrade_schema
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+SKYPILOT_DIR = SHARED / "data" / "skypilot-catalog"
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def postgres_admin_url() -> str | None:
+    url = os.environ.get("SUANLI_TEST_PG_URL")
+    if not url and os.environ.get("SUANLI_REQUIRE_PG") == "1":
+        raise RuntimeError("SUANLI_REQUIRE_PG=1 but SUANLI_TEST_PG_URL is not set")
+    return url
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database; dropped afterwards."""
+    admin_url = postgres_admin_url()
+    if not admin_url:
+        pytest.skip("no PostgreSQL server (set SUANLI_TEST_PG_URL; see .ci/start-postgres)")
+    name = f"suanli_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    yield admin_url.rsplit("/", 1)[0] + f"/{name}"
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'catalog.db'}"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_db_url(request: pytest.FixtureRequest) -> str:
+    """Runs the test once on SQLite and once on PostgreSQL."""
+    fixture = "sqlite_url" if request.param == "sqlite" else "pg_url"
+    return str(request.getfixturevalue(fixture))
+
+
+@pytest.fixture
+def engine(sqlite_url: str) -> Iterator[Engine]:
+    eng = make_engine(sqlite_url)
+    upgrade_schema(eng)
+    yield eng
+    eng.dispose()
+
+
+class CliResult:
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code, self.out, self.err = code, out, err
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def run_cli(
+    capsys: pytest.CaptureFixture[str], db_url: str, *args: str, lang: str | None = None
+) -> CliResult:
+    """Run `suanli --db URL ARGS…` in-process and capture what it printed."""
+    capsys.readouterr()
+    argv = ["--db", db_url, *(["--lang", lang] if lang else []), *args]
+    code = cli_main(argv)
+    captured = capsys.readouterr()
+    return CliResult(code, captured.out, captured.err)
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], sqlite_url: str) -> Any:
+    """`cli("offers", "--json")` against a per-test SQLite catalog."""
+
+    def call(*args: str, db: str = sqlite_url, lang: str | None = None) -> CliResult:
+        return run_cli(capsys, db, *args, lang=lang)
+
+    return call
+
+
+@pytest.fixture(scope="session")
+def demo_db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file with the demo catalog, made once per session and copied per test."""
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    proc = subprocess.run(
+        [sys.executable, "-m", "comparator", "--db", f"sqlite:///{path}", "init"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return path
+
+
+@pytest.fixture
+def demo_db_url(demo_db_template: Path, tmp_path: Path) -> str:
+    """A private copy of the demo catalog."""
+    target = tmp_path / "demo.db"
+    src = make_engine(f"sqlite:///{demo_db_template}")
+    with src.connect() as conn:
+        conn.exec_driver_sql(f"VACUUM INTO '{target}'")
+    src.dispose()
+    return f"sqlite:///{target}"
