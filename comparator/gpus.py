@@ -100,10 +100,16 @@ _SPECS: tuple[GpuSpec, ...] = (
     _gpu("K80", "K80", 12, None, 240, aliases=["Tesla K80"]),
     _gpu("M60", "M60", 8, None, 160, aliases=["Tesla M60"]),
     _gpu("P4", "P4", 8, None, 192, aliases=["Tesla P4"]),
-    _gpu("P100", "P100", 16, 18.7, 732, aliases=["Tesla P100"]),
+    _gpu("P100", "P100", 16, 18.7, 732, aliases=["Tesla P100", "P100-PCIE-16GB"]),
     _gpu("T4", "T4", 16, 65, 320, aliases=["Tesla T4", "T4g"]),
-    _gpu("V100", "V100", 16, 125, 900, "nvlink", 300, aliases=["V100-16GB", "Tesla V100"]),
-    _gpu("V100-32GB", "V100", 32, 125, 900, "nvlink", 300, aliases=["V100 32G"]),
+    _gpu(
+        "V100", "V100", 16, 125, 900, "nvlink", 300,
+        aliases=["V100-16GB", "Tesla V100", "V100-SXM2-16GB"],
+    ),
+    _gpu(
+        "V100-32GB", "V100", 32, 125, 900, "nvlink", 300,
+        aliases=["V100 32G", "V100-SXM2-32GB"],
+    ),
     _gpu("A10", "A10", 24, 125, 600, aliases=["NVIDIA A10"]),
     _gpu("A10G", "A10", 24, 70, 600),
     _gpu("A16", "A16", 16, 17.9, 200),
@@ -204,7 +210,7 @@ _SPECS: tuple[GpuSpec, ...] = (
         900,
         aliases=["H200", "H200-SXM", "H200 141G", "H200-141GB"],
     ),
-    _gpu("GH200", "GH200", 96, 989, 4000, "nvlink", 900, aliases=["GH200 96GB"]),
+    _gpu("GH200", "GH200", 96, 989, 4000, "nvlink", 900, aliases=["GH200 96GB", "GH200 480GB"]),
     _gpu("B200", "B200", 180, 2250, 8000, "nvlink", 1800, aliases=["B200 180GB"]),
     _gpu("B300", "B300", 262, 2250, 8000, "nvlink", 1800, aliases=["B300 288GB"]),
     # Other vendors
@@ -231,7 +237,7 @@ _SPECS: tuple[GpuSpec, ...] = (
         vendor="AMD",
     ),
     _gpu("Gaudi2", "Gaudi", 96, 432, 2450, "other", aliases=["GAUDI2", "HL-225"], vendor="Intel"),
-    _gpu("Gaudi", "Gaudi", 32, None, 1000, "other", aliases=["HL-205"], vendor="Intel"),
+    _gpu("Gaudi", "Gaudi", 32, None, 1000, "other", aliases=["HL-205", "Gaudi HL-205"], vendor="Intel"),
     # Google TPUs appear in SkyPilot's accelerator list; per chip.
     _gpu("tpu-v2", "tpu", 16, 45, 600, "other", vendor="Google"),
     _gpu("tpu-v3", "tpu", 32, 123, 900, "other", vendor="Google"),

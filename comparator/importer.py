@@ -6,7 +6,6 @@ and all of its providers' snapshots are written in one transaction.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +22,9 @@ from comparator.catalog import (
     utc_now,
 )
 from comparator.errors import InputError
-from comparator.models import OfferIn
+from comparator.models import OfferColumns
 from comparator.profile import load_profile
-from providers.sheet import KnownCatalog, parse_sheet
+from providers.sheet import KnownCatalog, parse_sheet_columns
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "providers" / "demo"
 SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".xlsm", ".json")
@@ -87,15 +86,12 @@ def import_files(
     return ImportResult(profile_results, snapshot_results)
 
 
-def _parse(path: Path, known: KnownCatalog, timezone: ZoneInfo) -> list[OfferIn]:
-    return parse_sheet(path.read_bytes(), str(path), known, timezone=timezone)
+def _parse(path: Path, known: KnownCatalog, timezone: ZoneInfo) -> OfferColumns:
+    return parse_sheet_columns(path.read_bytes(), str(path), known, timezone=timezone)
 
 
-def store_sheet(engine: Engine, offers: Sequence[OfferIn], source: str) -> list[SnapshotResult]:
+def store_sheet(engine: Engine, offers: OfferColumns, source: str) -> list[SnapshotResult]:
     """One snapshot per provider of the sheet, all in one transaction."""
-    by_provider: dict[str, list[OfferIn]] = defaultdict(list)
-    for offer in offers:
-        by_provider[offer.provider].append(offer)
     fetched_at = utc_now()
     with engine.begin() as conn:
         return [
@@ -107,7 +103,7 @@ def store_sheet(engine: Engine, offers: Sequence[OfferIn], source: str) -> list[
                 content_sha256=content_sha256(group),
                 fetched_at=fetched_at,
             )
-            for pid, group in sorted(by_provider.items())
+            for pid, group in offers.by_provider().items()
         ]
 
 

@@ -6,9 +6,11 @@ Schema changes go through Alembic migrations in ``comparator/migrations``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -103,14 +105,21 @@ class OfferIn(SQLModel):
 
 
 class Offer(OfferIn, table=True):
-    __table_args__ = (Index("ix_offer_snapshot_gpu", "snapshot_id", "gpu"),)
+    # Covers the usual filters (GPU, then the data centre's province through provider+region)
+    # so they are answered from the index before any offer row is read.
+    __table_args__ = (
+        Index("ix_offer_snapshot_gpu_place", "snapshot_id", "gpu", "provider", "region"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     snapshot_id: int = Field(foreign_key="pricesnapshot.id")
 
 
 class RefreshRun(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("provider_id", "period", "attempt"),)
+    __table_args__ = (
+        UniqueConstraint("provider_id", "period", "attempt"),
+        Index("ix_refreshrun_provider_period", "provider_id", "period"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     provider_id: str = Field(index=True, max_length=64)
@@ -123,6 +132,10 @@ class RefreshRun(SQLModel, table=True):
     offers: int = 0
     snapshot_id: int | None = None
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    holder: str = Field(default="", max_length=128)  # "<host>:<pid>" that claimed the run
+    etag: str | None = None  # sent back as If-None-Match next time
+    last_modified: str | None = None  # sent back as If-Modified-Since next time
+    body_sha256: str | None = Field(default=None, max_length=64)  # of the fetched bytes
 
 
 class Lease(SQLModel, table=True):
@@ -191,3 +204,41 @@ class OfferView:
     def card_hour_price(self) -> Decimal:
         """Price per GPU per hour of the billing period, offer currency, before time of use."""
         return self.price / (self.cards * self.period_hours)
+
+
+class OfferColumns:
+    """Offers held column by column (one list per :class:`OfferIn` field).
+
+    Sheets are validated a column at a time and stored in bulk; building 200,000 pydantic
+    objects in between would cost more than reading the sheet. :meth:`offers` gives the
+    objects when a caller wants them.
+    """
+
+    FIELDS: tuple[str, ...] = tuple(OfferIn.model_fields)
+
+    def __init__(self, values: Mapping[str, list[Any]]) -> None:
+        missing = set(self.FIELDS) - set(values)
+        if missing:
+            raise ValueError(f"OfferColumns lacks {sorted(missing)}")
+        self.values = {name: values[name] for name in self.FIELDS}
+        self.count = len(self.values["provider"])
+
+    @classmethod
+    def from_offers(cls, offers: Sequence[OfferIn]) -> OfferColumns:
+        return cls({name: [o.__dict__[name] for o in offers] for name in cls.FIELDS})
+
+    def offers(self) -> list[OfferIn]:
+        """The offers as objects, trusting values that were validated column by column."""
+        rows = zip(*self.values.values(), strict=True)
+        return [OfferIn.model_construct(**dict(zip(self.FIELDS, row, strict=True))) for row in rows]
+
+    def take(self, indices: Sequence[int]) -> OfferColumns:
+        return OfferColumns({name: [col[i] for i in indices] for name, col in self.values.items()})
+
+    def by_provider(self) -> dict[str, OfferColumns]:
+        groups: dict[str, list[int]] = {}
+        for i, provider in enumerate(self.values["provider"]):
+            groups.setdefault(provider, []).append(i)
+        if len(groups) == 1:
+            return {next(iter(groups)): self}
+        return {provider: self.take(rows) for provider, rows in sorted(groups.items())}

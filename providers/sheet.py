@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import io
 import json
-import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
 from pathlib import PurePath
 from zoneinfo import ZoneInfo
 
 import pandas as pd
 
 from comparator.errors import InputError, RowProblem, SheetError
-from comparator.models import OfferIn
+from comparator.models import OfferColumns, OfferIn
 from providers.sheet_columns import COLUMNS, REQUIRED, header_map
 from providers.sheet_values import ColumnCheck, column_checks, fill_tax_defaults
 
@@ -112,6 +110,21 @@ def parse_sheet(
     timezone: ZoneInfo = SHANGHAI,
 ) -> list[OfferIn]:
     """Every offer of a price sheet, or :class:`SheetError` listing every bad row."""
+    columns = parse_sheet_columns(
+        content, filename, known, imported_at=imported_at, timezone=timezone
+    )
+    return columns.offers()
+
+
+def parse_sheet_columns(
+    content: bytes,
+    filename: str,
+    known: KnownCatalog,
+    *,
+    imported_at: datetime | None = None,
+    timezone: ZoneInfo = SHANGHAI,
+) -> OfferColumns:
+    """:func:`parse_sheet`, column by column: what bulk import stores without row objects."""
     raw, first_row = read_table(content, filename)
     frame = _rename_headers(raw, filename)
     frame.index = pd.RangeIndex(first_row, first_row + len(frame))
@@ -125,7 +138,7 @@ def parse_sheet(
     if problems:
         raise SheetError(filename, sorted(problems, key=lambda p: p.row))
     fill_tax_defaults(values)
-    return _offers(values, len(frame))
+    return OfferColumns(values)
 
 
 def _check_columns(
@@ -167,20 +180,3 @@ def _check_rows(
             )
     values["region"][:] = region_ids
     return problems
-
-
-def _offers(values: Mapping[str, list[object]], count: int) -> list[OfferIn]:
-    """Build offers without re-validating: every value was checked column by column above."""
-    names = list(values)
-    construct: Callable[..., OfferIn] = OfferIn.model_construct
-    return [construct(**{n: values[n][i] for n in names}) for i in range(count)]
-
-
-def offer_fingerprint(offer: OfferIn) -> str:
-    """A stable text of an offer's priced content, for snapshot content hashes."""
-    parts = [str(getattr(offer, name)) for name in sorted(COLUMNS) if name != "observed_at"]
-    return unicodedata.normalize("NFC", "\x1f".join(parts))
-
-
-def as_decimal_text(value: Decimal) -> str:
-    return format(value, "f")

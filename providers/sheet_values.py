@@ -43,7 +43,7 @@ def _by_unique(column: str, convert: Callable[[str], object]) -> ColumnCheck:
             RowProblem(int(str(row)), column, bad[text], text)
             for row, text in cells[cells.isin(list(bad))].items()
         ]
-        return [table.get(text) for text in cells], problems
+        return [table.get(text) for text in cells.tolist()], problems
 
     return check
 

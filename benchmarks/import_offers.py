@@ -1,0 +1,208 @@
+"""Import a generated 200,000-row price sheet and time an `offers` query over it.
+
+Prints rows/s of `suanli import`'s code path beside a baseline measured in the same run:
+pandas `read_csv` + one `executemany` into the same table (no validation at all). Then the
+time of a current-offers query filtered by GPU and province over the 200k offers.
+
+    python benchmarks/import_offers.py [--rows 200000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+from sqlalchemy import Engine
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from comparator.catalog import current_offers, store_profile
+from comparator.config import load_settings
+from comparator.db import make_engine, upgrade_schema
+from comparator.importer import import_files
+from comparator.offer_listing import rank_offers
+from comparator.profile import DataCenter, ProviderProfile
+
+# A catalog the size of an aggregator's: many data centres and GPU models, as SkyPilot's
+# AWS/GCP files have. A GPU+province filter then matches a few hundred offers, not 5 %.
+PROVINCES = [
+    ("广东", "深圳"),
+    ("广东", "广州"),
+    ("江苏", "常州"),
+    ("江苏", "苏州"),
+    ("贵州", "贵安"),
+    ("上海", "上海"),
+    ("北京", "北京"),
+    ("浙江", "杭州"),
+    ("内蒙古", "乌兰察布"),
+    ("四川", "成都"),
+    ("河北", "张家口"),
+    ("宁夏", "中卫"),
+    ("湖北", "武汉"),
+    ("山东", "济南"),
+    ("安徽", "芜湖"),
+    ("福建", "福州"),
+    ("河南", "郑州"),
+    ("湖南", "长沙"),
+    ("重庆", "重庆"),
+    ("陕西", "西安"),
+]
+GPUS = [
+    "4090",
+    "4090D",
+    "A100 80G",
+    "A100 40G",
+    "A800",
+    "H800 80G",
+    "H100",
+    "H100 PCIe",
+    "H20",
+    "H200",
+    "L40S",
+    "L40",
+    "L4",
+    "A10",
+    "A40",
+    "A30",
+    "910B",
+    "V100",
+    "V100-32GB",
+    "T4",
+    "3090",
+    "A6000",
+    "RTX6000-Ada",
+    "B200",
+    "5090",
+    "A5000",
+    "A4000",
+    "GH200",
+    "MI300X",
+    "Gaudi2",
+]
+BILLING = ["hourly", "按量", "daily", "weekly", "包月", "yearly", "spot"]
+HEADER = "provider,region,gpu,cards,billing,price,currency,time_of_use,stock,min_units,network\n"
+
+
+def bench_profile() -> ProviderProfile:
+    centres = tuple(
+        DataCenter(f"dc-{i}", f"机房{i}", "CN", p, c) for i, (p, c) in enumerate(PROVINCES * 2)
+    )
+    return ProviderProfile(id="bench", name="基准云", datacenters=centres)
+
+
+def write_sheet(path: Path, rows: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    lines = [HEADER]
+    for _ in range(rows):
+        billing = rng.choice(BILLING)
+        hourly = billing in ("hourly", "按量", "spot")
+        tou = rng.choice(["", "00:00-08:00*0.5", "sat-sun*0.8"]) if hourly else ""
+        price = f"{rng.uniform(1, 60000):.4f}"
+        lines.append(
+            f"bench,dc-{rng.randrange(2 * len(PROVINCES))},{rng.choice(GPUS)},"
+            f"{rng.choice((1, 8))},{billing},{price},CNY,{tou},{rng.randrange(1, 50)},1,"
+            f"{rng.choice(('', 'ib-400g'))}\n"
+        )
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def baseline_seconds(sheet: Path, db_path: Path) -> float:
+    """pandas read_csv + one executemany into the offer table of the same schema."""
+    engine = make_engine(f"sqlite:///{db_path}")
+    upgrade_schema(engine)
+    engine.dispose()
+    start = time.perf_counter()
+    frame = pd.read_csv(sheet, dtype=str, keep_default_na=False)
+    now = "2026-11-29 00:00:00"
+    rows = [
+        (
+            "bench",
+            r.region,
+            r.gpu,
+            int(r.cards),
+            8,
+            r.billing,
+            r.price,
+            r.currency,
+            r.time_of_use,
+            int(r.stock),
+            int(r.min_units),
+            None,
+            r.network or None,
+            1,
+            "0.06",
+            0,
+            now,
+            "b",
+            "",
+            1,
+        )
+        for r in frame.itertuples(index=False)
+    ]
+    conn = sqlite3.connect(db_path)
+    conn.execute("insert into provider values ('bench','b','','','CN','',0,'{}','x',?)", (now,))
+    conn.execute("insert into pricesnapshot values (1,'bench','b','x',?,0)", (now,))
+    conn.executemany(
+        "insert into offer (provider, region, gpu, cards, node_cards, billing, price, currency,"
+        " time_of_use, stock, min_units, interconnect, network, tax_inclusive, vat_rate,"
+        " free_trial_hours, observed_at, source, sku, snapshot_id)"
+        " values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    conn.commit()
+    conn.close()
+    return time.perf_counter() - start
+
+
+def suanli_seconds(sheet: Path, db_path: Path) -> tuple[float, Engine]:
+    engine = make_engine(f"sqlite:///{db_path}")
+    upgrade_schema(engine)
+    store_profile(engine, bench_profile())
+    start = time.perf_counter()
+    import_files(engine, [sheet], [], timezone=load_settings({}).timezone)
+    return time.perf_counter() - start, engine
+
+
+def query_ms(engine: Engine, runs: int = 7) -> tuple[float, int]:
+    """Median time of the `offers --gpu A100-80G --province 广东` query, and its row count."""
+    settings = load_settings({})
+    times, matched = [], 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        rows, _ = rank_offers(
+            current_offers(engine, gpu="A100-SXM4-80GB", province="广东"), settings
+        )
+        times.append(time.perf_counter() - start)
+        matched = len(rows)
+    return statistics.median(times) * 1000, matched
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=200_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        sheet = Path(tmp) / "bench.csv"
+        write_sheet(sheet, args.rows)
+        base = baseline_seconds(sheet, Path(tmp) / "baseline.db")
+        ours, engine = suanli_seconds(sheet, Path(tmp) / "suanli.db")
+        print(f"rows                         {args.rows}")
+        print(f"baseline read_csv+executemany {args.rows / base:12,.0f} rows/s  ({base:.2f} s)")
+        print(f"suanli import (validated)     {args.rows / ours:12,.0f} rows/s  ({ours:.2f} s)")
+        print(f"ratio suanli/baseline time    {ours / base:12.2f}x  (target ≤ 3x)")
+        elapsed_ms, matched = query_ms(engine)
+        print(
+            f"offers --gpu A100-80G --province 广东: {elapsed_ms:.1f} ms median, "
+            f"{matched} of {args.rows} offers (target < 200 ms)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""The README documents every setting and command; every command's help has an example."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer.main
+
+from comparator.cli import app
+from comparator.config import SETTINGS
+from tests.conftest import REPO
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=lambda s: s.env)
+def test_readme_documents_setting(setting) -> None:
+    assert setting.env in README
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_readme_documents_command(command: str) -> None:
+    assert re.search(rf"suanli {command}\b", README), f"README never shows `suanli {command}`"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_has_an_example(cli, command: str) -> None:
+    result = cli(command, "--help")
+    assert result.code == 0
+    assert "Example:" in result.out
+
+
+def test_readme_opens_with_the_two_commands() -> None:
+    first_blocks = re.findall(r"```(?:bash|sh)?\n(.*?)```", README, re.S)[:2]
+    assert len(first_blocks) == 2
+    assert "suanli" in first_blocks[0] and "scripts/test" in first_blocks[1]
+
+
+def test_changelog_follows_keep_a_changelog() -> None:
+    text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "## [Unreleased]" in text and "keepachangelog.com" in text
