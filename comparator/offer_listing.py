@@ -53,20 +53,19 @@ class OfferRow:
         }
 
     def cells(self) -> list[str]:
+        """Cells of the `offers` table, in the order of its headers."""
         o = self.offer
-        location = " ".join(x for x in (o.province or o.country, o.city) if x)
+        place = " ".join(x for x in (o.province or o.country, o.city) if x)
         quote = "?" if self.card_hour_quote is None else money_str(self.card_hour_quote)
         return [
             o.offer_id,
-            o.provider,
-            o.region,
-            location,
-            o.gpu,
-            str(o.cards),
+            f"{o.provider}\n{o.region}",
+            place,
+            f"{o.gpu}×{o.cards}",
             o.billing,
             f"{o.price} {o.currency}",
             quote,
-            o.time_of_use or "",
+            o.time_of_use,
             "∞" if o.stock is None else str(o.stock),
         ]
 

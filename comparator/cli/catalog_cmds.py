@@ -233,25 +233,36 @@ def _offer_filters(
     return {"gpu": resolve_gpu(gpu).name if gpu else None, "province": canonical, "billing": mode}
 
 
+_OFFER_HEADERS = (
+    ("ID", "ID"),
+    ("服务商/机房", "Provider/region"),
+    ("地区", "Location"),
+    ("GPU×卡", "GPU×cards"),
+    ("计费", "Billing"),
+    ("单价", "Price"),
+    ("卡时价", "Card-hour"),
+    ("闲时", "Time of use"),
+    ("库存", "Stock"),
+)
+
+
 def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str) -> None:
-    table = Table(
-        title=tr(lang, "报价（每卡时最便宜在前）", "Offers (cheapest per card-hour first)")
+    title = tr(
+        lang,
+        f"报价（每卡时 {currency}，最便宜在前）",
+        f"Offers ({currency}/card-hour, cheapest first)",
     )
-    headers = [
-        ("ID", "ID"),
-        ("服务商", "Provider"),
-        ("机房", "Region"),
-        ("地区", "Location"),
-        ("GPU", "GPU"),
-        ("卡数", "Cards"),
-        ("计费", "Billing"),
-        ("单价", "Price"),
-        (f"卡时价 {currency}", f"{currency}/card-h"),
-        ("闲时", "Time of use"),
-        ("库存", "Stock"),
-    ]
-    for zh, en in headers:
-        table.add_column(tr(lang, zh, en), overflow="fold")
+    table = Table(title=title, show_lines=False)
+    for zh, en in _OFFER_HEADERS:
+        wraps = zh in ("服务商/机房", "地区")
+        width = 12 if zh == "闲时" else None
+        table.add_column(
+            tr(lang, zh, en),
+            no_wrap=not wraps,
+            overflow="fold" if wraps else "ellipsis",
+            min_width=6 if wraps else None,
+            max_width=width,
+        )
     for row in rows[:limit]:
         table.add_row(*row.cells())
     out = console()
