@@ -1,0 +1,47 @@
+"""The wheel ships what a fresh install needs: templates, the demo catalog, the migrations."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import comparator
+from tests.conftest import REPO
+
+
+def test_wheel_contents(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path)],
+        cwd=REPO, check=True, capture_output=True,
+    )
+    [wheel] = tmp_path.glob("suanli-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    templates = {p.name for p in (REPO / "templates").iterdir() if p.is_file()}
+    assert templates and {f"comparator/_templates/{t}" for t in templates} <= names
+    demo = {p.name for p in (REPO / "providers" / "demo").iterdir()}
+    assert {f"providers/demo/{d}" for d in demo} <= names
+    assert any(n.startswith("comparator/migrations/versions/0001") for n in names)
+    metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    text = zipfile.ZipFile(wheel).read(metadata).decode()
+    assert "Requires-Python: >=3.11" in text
+    for extra in ("pdf", "postgres", "xlsx", "test"):
+        assert f"Provides-Extra: {extra}" in text
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    assert "suanli = comparator.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+def test_public_api_is_what_we_meant() -> None:
+    assert sorted(comparator.__all__) == sorted(
+        ["GPUS", "GpuSpec", "SuanliError", "__version__", "resolve_gpu"]
+    )
+    for name in comparator.__all__:
+        assert hasattr(comparator, name)
+
+
+def test_python_dash_m_runs_the_cli() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "comparator", "--help"], cwd=REPO, capture_output=True, text=True
+    )
+    assert proc.returncode == 0 and "suanli" in proc.stdout
