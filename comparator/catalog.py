@@ -25,6 +25,7 @@ from sqlalchemy import (
     select,
     tuple_,
 )
+from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import SQLModel
 
 from comparator.errors import CatalogError
@@ -297,7 +298,7 @@ def bulk_insert(conn: Connection, table: Table, columns: Mapping[str, list[Any]]
 
 def _offer_query() -> Select[Any]:
     """Offers joined with provider and data centre, one column per OfferView field in order."""
-    columns = {
+    columns: dict[str, ColumnElement[Any]] = {
         "offer_id": OFFER.c.id,
         "provider_name": PROVIDER.c.name,
         "region_name": func.coalesce(DATACENTER.c.name, OFFER.c.region),
@@ -307,7 +308,7 @@ def _offer_query() -> Select[Any]:
         "mainland": func.coalesce(DATACENTER.c.mainland, False),
     }
     return (
-        select(*(columns.get(f) if f in columns else OFFER.c[f] for f in VIEW_FIELDS))
+        select(*(columns[f] if f in columns else OFFER.c[f] for f in VIEW_FIELDS))
         .join(PROVIDER, PROVIDER.c.id == OFFER.c.provider)
         .outerjoin(
             DATACENTER,

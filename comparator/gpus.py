@@ -237,7 +237,8 @@ _SPECS: tuple[GpuSpec, ...] = (
         vendor="AMD",
     ),
     _gpu("Gaudi2", "Gaudi", 96, 432, 2450, "other", aliases=["GAUDI2", "HL-225"], vendor="Intel"),
-    _gpu("Gaudi", "Gaudi", 32, None, 1000, "other", aliases=["HL-205", "Gaudi HL-205"], vendor="Intel"),
+    _gpu("Gaudi", "Gaudi", 32, None, 1000, "other", aliases=["HL-205", "Gaudi HL-205"],
+         vendor="Intel"),
     # Google TPUs appear in SkyPilot's accelerator list; per chip.
     _gpu("tpu-v2", "tpu", 16, 45, 600, "other", vendor="Google"),
     _gpu("tpu-v3", "tpu", 32, 123, 900, "other", vendor="Google"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import uuid
@@ -117,10 +118,8 @@ def demo_db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def demo_db_url(demo_db_template: Path, tmp_path: Path) -> str:
-    """A private copy of the demo catalog."""
+    """A private copy of the demo catalog (SQLite's online backup, WAL included)."""
     target = tmp_path / "demo.db"
-    src = make_engine(f"sqlite:///{demo_db_template}")
-    with src.connect() as conn:
-        conn.exec_driver_sql(f"VACUUM INTO '{target}'")
-    src.dispose()
+    with sqlite3.connect(demo_db_template) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
     return f"sqlite:///{target}"

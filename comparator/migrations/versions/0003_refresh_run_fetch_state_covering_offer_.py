@@ -8,9 +8,7 @@ Create Date: 2026-11-29 23:07:56.741412
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-import sqlmodel
 from alembic import op
-
 
 revision: str = "0003"
 down_revision: str | None = "0002"
@@ -32,18 +30,14 @@ def upgrade() -> None:
         batch_op.add_column(
             sa.Column(
                 "holder",
-                sqlmodel.sql.sqltypes.AutoString(length=128),
+                sa.String(length=128),
                 nullable=False,
                 server_default="",
             )
         )
-        batch_op.add_column(sa.Column("etag", sqlmodel.sql.sqltypes.AutoString(), nullable=True))
-        batch_op.add_column(
-            sa.Column("last_modified", sqlmodel.sql.sqltypes.AutoString(), nullable=True)
-        )
-        batch_op.add_column(
-            sa.Column("body_sha256", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True)
-        )
+        batch_op.add_column(sa.Column("etag", sa.String(), nullable=True))
+        batch_op.add_column(sa.Column("last_modified", sa.String(), nullable=True))
+        batch_op.add_column(sa.Column("body_sha256", sa.String(length=64), nullable=True))
         batch_op.create_index(
             "ix_refreshrun_provider_period", ["provider_id", "period"], unique=False
         )
