@@ -76,7 +76,7 @@ def check_provider(
 ) -> ProviderReport:
     """Every check of one provider and of each of its data centres."""
     last = max(today, last_day or today)
-    assessed = assess_licences(profile, last)
+    assessed = assess_licences(profile, today, last)
     checks = _provider_checks(profile, assessed, today)
     if requirements is not None:
         checks += requirement_checks(profile, requirements, last)

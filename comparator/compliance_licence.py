@@ -30,18 +30,19 @@ class LicenceAssessment:
         return worst([self.validity.status, self.scope.status])
 
 
-def assess_licences(profile: ProviderProfile, last_day: date) -> list[LicenceAssessment]:
+def assess_licences(profile: ProviderProfile, today: date,
+                    last_day: date) -> list[LicenceAssessment]:
     """Every licence judged, best first (fewest problems, then the order of the profile)."""
-    assessed = [_assess(licence, last_day) for licence in profile.licenses]
+    assessed = [_assess(licence, today, last_day) for licence in profile.licenses]
     return sorted(assessed, key=lambda a: _RANK[a.status])
 
 
-def _assess(licence: License, last_day: date) -> LicenceAssessment:
+def _assess(licence: License, today: date, last_day: date) -> LicenceAssessment:
     parsed = parse_licence(licence.number)
     return LicenceAssessment(
         licence=licence,
         parsed=parsed,
-        validity=validity_check(licence, parsed, last_day),
+        validity=validity_check(licence, parsed, today, last_day),
         scope=scope_check(licence, parsed),
         cloud_item=cloud_item_check(licence),
     )
@@ -54,7 +55,9 @@ def no_licence_checks() -> list[Check]:
 
 
 # --- rule 2 ---------------------------------------------------------------------------------
-def validity_check(licence: License, parsed: LicenceNumber | None, last_day: date) -> Check:
+def validity_check(licence: License, parsed: LicenceNumber | None, today: date,
+                   last_day: date) -> Check:
+    """Rule 2; ``last_day`` is the job's last day (``today`` without a job)."""
     number = licence.number
     if parsed is None:
         return check("licence-valid", FAIL, f"“{number}”不是有效的电信业务经营许可证编号",
@@ -65,14 +68,17 @@ def validity_check(licence: License, parsed: LicenceNumber | None, last_day: dat
             f"{number} 是许可证 {parsed.licence_text} 下的网站编号，不是许可证本身",
             f"{number} is a website number under licence {parsed.licence_text}, "
             "not the licence itself", number)
-    return _expiry_check(number, licence.valid_until, last_day)
+    return _expiry_check(number, licence.valid_until, today, last_day)
 
 
-def _expiry_check(number: str, valid_until: date | None, last_day: date) -> Check:
+def _expiry_check(number: str, valid_until: date | None, today: date, last_day: date) -> Check:
     evidence = f"{number} valid_until={valid_until}"
     if valid_until is None:
         return check("licence-valid", WARN, "许可证有效期未登记", "licence validity not recorded",
                      number)
+    if valid_until < today:
+        return check("licence-valid", FAIL, f"许可证已于 {valid_until} 过期",
+                     f"licence expired on {valid_until}", evidence)
     if valid_until < last_day:
         return check("licence-valid", FAIL,
                      f"许可证于 {valid_until} 到期，早于任务最后一天 {last_day}",
@@ -80,10 +86,12 @@ def _expiry_check(number: str, valid_until: date | None, last_day: date) -> Chec
                      evidence)
     days_left = (valid_until - last_day).days
     if days_left < RENEWAL_WARNING_DAYS:
+        ref_zh, ref_en = ("任务最后一天", "the job's last day") if last_day > today else (
+            "今天", "today")
         return check("licence-valid", WARN,
-                     f"许可证 {valid_until} 到期，距任务最后一天不足 {RENEWAL_WARNING_DAYS} 天"
-                     f"（{days_left} 天），应已申请续期",
-                     f"licence expires {valid_until}, {days_left} days after the job's last day "
+                     f"许可证 {valid_until} 到期，距{ref_zh} {last_day} 仅 {days_left} 天"
+                     f"（不足 {RENEWAL_WARNING_DAYS} 天），应已申请续期",
+                     f"licence expires {valid_until}, {days_left} days after {ref_en} {last_day} "
                      f"(under {RENEWAL_WARNING_DAYS}); renewal should be filed", evidence)
     return check("licence-valid", PASS, f"许可证有效至 {valid_until}",
                  f"licence valid until {valid_until}", evidence)

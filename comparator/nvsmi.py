@@ -22,8 +22,17 @@ from dataclasses import dataclass, field
 from comparator.errors import InputError
 
 _ABSENT = frozenset(
-    {"", "N/A", "[N/A]", "NA", "Not Supported", "[Not Supported]", "Unknown Error",
-     "Insufficient Permissions", "Not Available"}
+    {
+        "",
+        "N/A",
+        "[N/A]",
+        "NA",
+        "Not Supported",
+        "[Not Supported]",
+        "Unknown Error",
+        "Insufficient Permissions",
+        "Not Available",
+    }
 )
 _LEADING_INT = re.compile(r"^\s*(-?\d+)")
 _MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|MB|GB)?\s*$", re.IGNORECASE)

@@ -150,7 +150,7 @@ def _number_field(fields: Fields, key: str, *allowed: str) -> str | None:
         return None
     kind = identify_number(number)
     if kind is not None and kind not in allowed:
-        fields.fail(key, f"expected {_NUMBER_KINDS[allowed[0]]}, but this is {_NUMBER_KINDS[kind]}",
+        fields.fail(key, f"{_NUMBER_KINDS[allowed[0]]}, but this is {_NUMBER_KINDS[kind]}",
                     number)
     return number.strip()
 

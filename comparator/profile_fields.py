@@ -36,7 +36,9 @@ class Fields:
     def known(self, allowed: Sequence[str]) -> Fields:
         for key in self.data:
             if key not in allowed:
-                self.fail(key, f"one of the fields {', '.join(allowed)}", "unknown field")
+                place = f"{self.where} {key}".strip()
+                raise ProfileError(f"{self.source}: {place}: unknown field; expected one of "
+                                   f"{', '.join(allowed)}")
         return self
 
     # --- tables -------------------------------------------------------------------------

@@ -1,0 +1,160 @@
+"""``suanli check``: compliance per provider and data centre, as a providers × checks matrix."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import typer
+from rich import box
+from rich.cells import cell_len
+from rich.markup import escape
+from rich.table import Table
+
+from comparator.cli._common import JSON_OPTION, console, emit_json, open_catalog, state, tr
+from comparator.compliance import FAIL, PASS, WARN, ProviderReport
+from comparator.eligibility import check_catalog
+from comparator.errors import InputError
+
+# check id → (zh, en) short column label, in column order (the legend spells them out)
+PROVIDER_COLUMNS: dict[str, tuple[str, str]] = {
+    "uscc": ("代码", "USCC"),
+    "licence-valid": ("许可", "Lic"),
+    "licence-scope": ("范围", "Scope"),
+    "licence-cloud-item": ("协作", "Cloud"),
+    "annual-report": ("年报", "Rpt"),
+    "icp-filing": ("备案", "ICP"),
+    "gongan": ("公安", "PSB"),
+    "mlps": ("等保", "MLPS"),
+    "certification": ("认证", "Cert"),
+    "invoice": ("发票", "Inv"),
+}
+DATACENTER_COLUMNS: dict[str, tuple[str, str]] = {
+    "licence-coverage": ("覆盖", "Cover"),
+    "location": ("省份", "Prov"),
+    "location-city": ("城市", "City"),
+    "data-residency": ("出境", "PI"),
+    "price-freshness": ("时效", "Fresh"),
+}
+_CELL = {PASS: "[green]✓[/]", WARN: "[yellow]![/]", FAIL: "[red]✗[/]"}
+_WORD = {PASS: ("通过", "pass"), WARN: ("警告", "warn"), FAIL: ("不通过", "fail")}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("check")(check)
+
+
+def check(
+    ctx: typer.Context,
+    provider_ids: list[str] = typer.Argument(None, help="Provider ids (default: all)."),
+    job: Path | None = typer.Option(None, "--job", help="Job file whose requirements apply."),
+    today: str | None = typer.Option(
+        None, "--today", help="Judge as of this date (YYYY-MM-DD); default: today."
+    ),
+    strict: bool = typer.Option(False, "--strict", help="Exit 3 when any provider fails."),
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Compliance report per provider (and per data centre): licences, filings, job rules.
+
+    Example:  suanli check demo-nanshan --job examples/job.toml --today 2026-11-29
+    """
+    st = state(ctx)
+    result = check_catalog(open_catalog(st), st.settings, provider_ids=provider_ids or [],
+                           job_path=job, today=_parse_today(today))
+    reports = result.reports
+    if json_out:
+        emit_json({"today": result.today, "last_day": result.last_day,
+                   "job": str(job) if job else None,
+                   "providers": [r.to_json(st.lang) for r in reports]})
+    else:
+        _print_matrix(reports, st.lang, result.today)
+        _print_findings(reports, st.lang)
+    if strict and any(r.status == FAIL for r in reports):
+        raise typer.Exit(3)
+
+
+def _parse_today(text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"--today: expected a date YYYY-MM-DD, got {text!r}") from None
+
+
+def _columns(reports: list[ProviderReport]) -> tuple[list[str], list[str]]:
+    own = {c.id for r in reports for c in r.checks}
+    dcs = {c.id for r in reports for d in r.datacenters for c in d.checks}
+    return ([c for c in PROVIDER_COLUMNS if c in own], [c for c in DATACENTER_COLUMNS if c in dcs])
+
+
+def _cell(statuses: list[str]) -> str:
+    if not statuses:
+        return "—"
+    return _CELL[max(statuses, key=[PASS, WARN, FAIL].index)]
+
+
+def _print_matrix(reports: list[ProviderReport], lang: str, day: date) -> None:
+    """One matrix when the terminal is wide enough, else provider and data-centre halves."""
+    own_cols, dc_cols = _columns(reports)
+    title = tr(lang, f"合规检查（{day}）", f"Compliance checks ({day})")
+    out = console()
+    table = _matrix(reports, lang, title, own_cols, dc_cols, dc_rows=True)
+    natural = out.measure(table, options=out.options.update_width(10_000)).maximum
+    if natural <= out.width:
+        out.print(table)
+        return
+    out.print(_matrix(reports, lang, title, own_cols, [], dc_rows=False))
+    out.print(_matrix(reports, lang, tr(lang, "机房", "Data centres"), [], dc_cols, dc_rows=True))
+
+
+def _matrix(reports: list[ProviderReport], lang: str, title: str, own_cols: list[str],
+            dc_cols: list[str], *, dc_rows: bool) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
+                  collapse_padding=True, show_edge=False,
+                  caption=_legend(lang))
+    table.add_column(tr(lang, "服务商 / 机房", "Provider / DC"), no_wrap=True)
+    table.add_column(tr(lang, "结论", "Verdict"), no_wrap=True)
+    labels = [PROVIDER_COLUMNS[c] for c in own_cols] + [DATACENTER_COLUMNS[c] for c in dc_cols]
+    for label in labels:
+        header = tr(lang, *label)
+        table.add_column(header, justify="center", no_wrap=True, min_width=cell_len(header))
+    for report in reports:
+        table.add_row(*_provider_row(report, own_cols, dc_cols, lang))
+        for dc in report.datacenters if dc_rows else ():
+            cells = [_cell([c.status for c in dc.checks if c.id == cid]) for cid in dc_cols]
+            blanks = [""] * len(own_cols)
+            table.add_row(f"  └ {escape(dc.id)}", _verdict(dc.status, lang), *blanks, *cells)
+    return table
+
+
+def _provider_row(report: ProviderReport, own_cols: list[str], dc_cols: list[str],
+                  lang: str) -> list[str]:
+    own = [_cell([c.status for c in report.checks if c.id == cid]) for cid in own_cols]
+    dcs = [_cell([c.status for d in report.datacenters for c in d.checks if c.id == cid])
+           for cid in dc_cols]
+    return [f"[bold]{escape(report.provider)}[/]", _verdict(report.status, lang), *own, *dcs]
+
+
+def _legend(lang: str) -> str:
+    return tr(lang, "✓ 通过  ! 警告  ✗ 不通过  — 不适用；原因与证据见下", "✓ pass  ! warn  ✗ fail  "
+              "— not applicable; reasons and evidence below")
+
+
+def _verdict(status: str, lang: str) -> str:
+    colour = {PASS: "green", WARN: "yellow", FAIL: "red"}[status]
+    return f"[{colour}]{tr(lang, *_WORD[status])}[/]"
+
+
+def _print_findings(reports: list[ProviderReport], lang: str) -> None:
+    """Every warn/fail check with its reason and evidence, under the matrix."""
+    out = console()
+    for report in reports:
+        scoped = [("", c) for c in report.checks]
+        scoped += [(f"{d.id} ", c) for d in report.datacenters for c in d.checks]
+        for scope, item in scoped:
+            if item.status == PASS:
+                continue
+            evidence = f" [dim]({escape(item.evidence)})[/]" if item.evidence else ""
+            out.print(f"{_CELL[item.status]} {escape(report.provider)} {escape(scope)}{item.id}: "
+                      f"{escape(item.message(lang))}{evidence}", soft_wrap=True)

@@ -1,0 +1,208 @@
+"""``suanli verify``: acceptance check of a rented machine against the offer that was bought."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from comparator.catalog import get_offer
+from comparator.cli._common import JSON_OPTION, State, console, emit_json, open_catalog, state, tr
+from comparator.errors import InputError
+from comparator.gpus import find_gpu
+from comparator.models import OfferView
+from comparator.nvsmi import (
+    GpuReading,
+    MachineReport,
+    collect_machine,
+    find_nvidia_smi,
+    parse_smi_xml,
+    parse_topology,
+)
+from comparator.verify import VerifyResult, evaluate
+from comparator.verify_measure import NOT_REQUESTED, Measurements, measure
+from comparator.verify_store import store_verification
+
+# check id → (zh, en) row label, in report order
+CHECK_LABELS: dict[str, tuple[str, str]] = {
+    "gpu_count": ("卡数", "Card count"),
+    "gpu_model": ("型号", "Model"),
+    "memory_total": ("显存容量", "Memory size"),
+    "memory_in_use": ("显存占用", "Memory in use"),
+    "processes": ("进程", "Processes"),
+    "ecc": ("ECC", "ECC"),
+    "pcie_link": ("PCIe 链路", "PCIe link"),
+    "nvlink": ("NVLink", "NVLink"),
+    "driver": ("驱动", "Driver"),
+    "bf16_tflops": ("BF16 算力", "bf16 TFLOP/s"),
+    "memory_bandwidth": ("显存带宽", "Memory bandwidth"),
+    "allreduce_bandwidth": ("卡间通信", "All-reduce"),
+}
+_STATUS = {
+    "pass": ("[green]通过[/]", "[green]pass[/]"),
+    "warn": ("[yellow]警告[/]", "[yellow]warn[/]"),
+    "fail": ("[bold red]不通过[/]", "[bold red]fail[/]"),
+}
+_NO_NVIDIA_SMI = (
+    "nvidia-smi is not on PATH here: on the rented machine run `nvidia-smi -q -x > smi.xml` "
+    "(and `nvidia-smi topo -m > topo.txt`), then pass --nvidia-smi-xml smi.xml [--topo topo.txt]"
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("verify")(verify)
+
+
+def verify(
+    ctx: typer.Context,
+    xml_file: Path | None = typer.Option(
+        None,
+        "--nvidia-smi-xml",
+        exists=True,
+        dir_okay=False,
+        help="Saved `nvidia-smi -q -x` output (default: run it here).",
+    ),
+    topo_file: Path | None = typer.Option(
+        None,
+        "--topo",
+        exists=True,
+        dir_okay=False,
+        help="Saved `nvidia-smi topo -m` output (NVLink vs PCIe paths).",
+    ),
+    offer_id: str | None = typer.Option(
+        None, "--offer", help="Offer id (see `suanli offers`) the machine must match."
+    ),
+    cards: int | None = typer.Option(
+        None, "--cards", min=1, help="Cards this machine should have (default: from the offer)."
+    ),
+    measure_opt: bool | None = typer.Option(
+        None,
+        "--measure/--no-measure",
+        help="Measure bf16 matmul, memory and NCCL bandwidth with PyTorch "
+        "(default: only when nvidia-smi runs here).",
+    ),
+    quote: str | None = typer.Option(
+        None, "--quote", help="Attach the verdict to this quote number in the catalog."
+    ),
+    strict: bool = typer.Option(False, "--strict", help="Exit 3 when the verdict is fail."),
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Acceptance check of a rented machine: model, memory, processes, ECC, PCIe and NVLink.
+
+    Example:  suanli verify --nvidia-smi-xml smi.xml --topo topo.txt --offer 17 --strict
+    """
+    st = state(ctx)
+    report, live = read_machine(xml_file, topo_file)
+    offer = _offer(st, offer_id)
+    wanted = measure_opt if measure_opt is not None else live
+    measurements: Measurements = measure() if wanted else NOT_REQUESTED
+    result = evaluate(report, offer, cards=cards, measurements=measurements, lang=st.lang)
+    stored = _store(st, result, quote)
+    if json_out:
+        emit_json({**result.to_json(), "stored": stored})
+    else:
+        print_result(result, st.lang, stored)
+    if strict and result.status == "fail":
+        raise typer.Exit(3)
+
+
+def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[MachineReport, bool]:
+    """The report from saved files, or from running nvidia-smi here (``live`` is then True)."""
+    topology = parse_topology(topo_file.read_text("utf-8"), str(topo_file)) if topo_file else None
+    if xml_file is not None:
+        return parse_smi_xml(xml_file.read_bytes(), str(xml_file), topology), False
+    executable = find_nvidia_smi()
+    if executable is None:
+        raise InputError(_NO_NVIDIA_SMI)
+    report = collect_machine(executable)
+    if topology is not None:
+        report = MachineReport(
+            report.driver_version, report.cuda_version, report.gpus, topology, report.source
+        )
+    return report, True
+
+
+def _offer(st: State, offer_id: str | None) -> OfferView | None:
+    return get_offer(open_catalog(st), offer_id) if offer_id else None
+
+
+def _store(st: State, result: VerifyResult, quote: str | None) -> dict[str, Any] | None:
+    if quote is None:
+        return None
+    now = datetime.now(st.settings.timezone)
+    stored_id = store_verification(open_catalog(st), result, quote_number=quote, created_at=now)
+    return {"verification_id": stored_id, "quote_number": quote, "created_at": now}
+
+
+# --- human output --------------------------------------------------------------------------
+
+
+def _gpu_row(gpu: GpuReading) -> list[str]:
+    spec, link = find_gpu(gpu.name), gpu.pcie
+    memory = f"{gpu.memory_used_mib or 0} / {gpu.memory_total_mib or '?'}"
+    pcie = f"gen{link.current_gen or '?'}/{link.max_gen or '?'} x{link.current_width or '?'}"
+    ecc = "—" if gpu.ecc.mode is None else str(gpu.ecc.total)
+    model = spec.name if spec else escape(gpu.name)
+    return [str(gpu.index), model, memory, ecc, str(len(gpu.processes)), pcie]
+
+
+def _gpu_table(result: VerifyResult, lang: str) -> Table:
+    table = Table(title=tr(lang, "GPU", "GPUs"))
+    headers = [
+        ("#", "#"),
+        ("型号", "Model"),
+        ("显存 已用/总 MiB", "Memory used/total MiB"),
+        ("ECC 错误", "ECC errors"),
+        ("进程", "Procs"),
+        ("PCIe", "PCIe"),
+    ]
+    for header in headers:
+        table.add_column(tr(lang, *header))
+    for gpu in result.report.gpus:
+        table.add_row(*_gpu_row(gpu))
+    return table
+
+
+def _check_table(result: VerifyResult, lang: str) -> Table:
+    table = Table(title=tr(lang, "检查项", "Checks"), show_lines=True)
+    table.add_column(tr(lang, "检查", "Check"))
+    table.add_column(tr(lang, "结果", "Result"))
+    table.add_column(tr(lang, "说明", "Details"))
+    for check in result.checks:
+        label = CHECK_LABELS.get(check.id, (check.id, check.id))
+        table.add_row(tr(lang, *label), tr(lang, *_STATUS[check.status]), escape(check.message))
+    return table
+
+
+def _heading(result: VerifyResult, lang: str) -> str:
+    expected = result.expected
+    if expected.offer_id is None:
+        return tr(lang, "机器验收（未指定报价）", "Machine acceptance check (no offer given)")
+    bought = f"{expected.gpu_name} × {expected.cards}" + (" NVLink" if expected.nvlink else "")
+    return tr(
+        lang,
+        f"机器验收：报价 {expected.offer_id}（{bought}）",
+        f"Machine acceptance check: offer {expected.offer_id} ({bought})",
+    )
+
+
+def print_result(result: VerifyResult, lang: str, stored: dict[str, Any] | None) -> None:
+    out = console()
+    out.print(f"[bold]{escape(_heading(result, lang))}[/]")
+    out.print(_gpu_table(result, lang))
+    out.print(_check_table(result, lang))
+    out.print(escape(result.measurements.message(lang)))
+    out.print(tr(lang, "结论：", "Verdict: ") + tr(lang, *_STATUS[result.status]))
+    if stored:
+        number, stored_id = stored["quote_number"], stored["verification_id"]
+        out.print(
+            tr(
+                lang,
+                f"已记入报价 {number}（验收记录 #{stored_id}）",
+                f"Attached to quote {number} (verification #{stored_id})",
+            )
+        )
