@@ -47,7 +47,7 @@ from comparator.credentials import (
     parse_uscc,
 )
 from comparator.job import Requirements
-from comparator.models import OfferView
+from comparator.offer_view import OfferView
 from comparator.profile import DataCenter, ProviderProfile
 
 DEFAULT_FRESHNESS_DAYS = 30

@@ -19,7 +19,7 @@ from comparator.compliance import Eligibility, ProviderReport, check_providers, 
 from comparator.config import Settings
 from comparator.errors import InputError
 from comparator.job import Job, Requirements, load_job
-from comparator.models import OfferView
+from comparator.offer_view import OfferView
 from comparator.profile import ProviderProfile
 
 

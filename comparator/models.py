@@ -7,7 +7,6 @@ Schema changes go through Alembic migrations in ``comparator/migrations``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -15,8 +14,25 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from comparator.billing import PERIOD_HOURS
 from comparator.dbtypes import AwareDateTime, ExactDecimal
+from comparator.offer_view import OfferView
+
+__all__ = [
+    "Certification",
+    "DataCenter",
+    "Filing",
+    "Lease",
+    "License",
+    "Offer",
+    "OfferColumns",
+    "OfferIn",
+    "OfferView",
+    "PriceSnapshot",
+    "Provider",
+    "Quote",
+    "RefreshRun",
+    "Verification",
+]
 
 
 class Provider(SQLModel, table=True):
@@ -163,47 +179,6 @@ class Verification(SQLModel, table=True):
     offer_id: str | None = None
     status: str = Field(max_length=8)
     result_json: str = Field(sa_column=Column(Text, nullable=False))
-
-
-@dataclass(frozen=True)
-class OfferView:
-    """A current offer joined with its data centre: what compliance and the planner consume."""
-
-    offer_id: str
-    snapshot_id: str
-    provider: str
-    provider_name: str
-    region: str
-    region_name: str
-    country: str
-    province: str | None
-    city: str | None
-    mainland: bool
-    gpu: str
-    cards: int
-    node_cards: int
-    billing: str
-    price: Decimal
-    currency: str
-    time_of_use: str
-    stock: int | None
-    min_units: int
-    interconnect: str | None
-    network: str | None
-    tax_inclusive: bool
-    vat_rate: Decimal
-    observed_at: datetime
-    source: str
-    sku: str = ""
-
-    @property
-    def period_hours(self) -> int:
-        return PERIOD_HOURS[self.billing]
-
-    @property
-    def card_hour_price(self) -> Decimal:
-        """Price per GPU per hour of the billing period, offer currency, before time of use."""
-        return self.price / (self.cards * self.period_hours)
 
 
 class OfferColumns:

@@ -9,8 +9,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from comparator.config import Settings
-from comparator.models import OfferView
 from comparator.money import FxTable, money_str
+from comparator.offer_view import OfferView
 
 
 @dataclass(frozen=True)

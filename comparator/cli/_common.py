@@ -7,13 +7,15 @@ import sys
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from sqlalchemy import Engine
 
 from comparator.config import Settings
+
+if TYPE_CHECKING:  # the database stack loads only when a command needs it
+    from sqlalchemy import Engine
 
 
 @dataclass

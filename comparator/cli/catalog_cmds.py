@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
 
 from comparator.billing import parse_billing
-from comparator.catalog import current_offers, has_any_provider, load_profiles
 from comparator.cli._common import (
     JSON_OPTION,
     console,
@@ -19,12 +18,13 @@ from comparator.cli._common import (
     state,
     tr,
 )
-from comparator.db import upgrade_schema
 from comparator.errors import InputError
 from comparator.gpus import resolve_gpu
-from comparator.importer import ImportResult, import_files, load_demo, split_files
-from comparator.offer_listing import OfferRow, rank_offers
 from comparator.provinces import canonical_province
+
+if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
+    from comparator.importer import ImportResult
+    from comparator.offer_listing import OfferRow
 
 
 def register(app: typer.Typer) -> None:
@@ -47,6 +47,10 @@ def init(
 
     Example:  suanli init && suanli offers
     """
+    from comparator.catalog import has_any_provider
+    from comparator.db import upgrade_schema
+    from comparator.importer import load_demo
+
     st = state(ctx)
     engine = st.engine()
     upgrade_schema(engine)
@@ -86,6 +90,8 @@ def import_(
 
     Example:  suanli import --profile acme.toml acme-prices.csv
     """
+    from comparator.importer import import_files, split_files
+
     st = state(ctx)
     profiles_in_files, sheets = split_files(files or [])
     profiles = [*profile, *profiles_in_files]
@@ -117,6 +123,8 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
 
     Example:  suanli providers --json
     """
+    from comparator.catalog import load_profiles
+
     st = state(ctx)
     profiles = load_profiles(open_catalog(st))
     if json_out:
@@ -194,6 +202,9 @@ def offers(
 
     Example:  suanli offers --gpu A100-80G --province 广东 --billing monthly
     """
+    from comparator.catalog import current_offers
+    from comparator.offer_listing import rank_offers
+
     st = state(ctx)
     filters = _offer_filters(gpu, province, billing)
     engine = open_catalog(st)

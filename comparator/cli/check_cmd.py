@@ -13,7 +13,6 @@ from rich.table import Table
 
 from comparator.cli._common import JSON_OPTION, console, emit_json, open_catalog, state, tr
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
-from comparator.eligibility import check_catalog
 from comparator.errors import InputError
 
 # check id → (zh, en) short column label, in column order (the legend spells them out)
@@ -59,6 +58,8 @@ def check(
     Example:  suanli check demo-nanshan --job examples/job.toml --today 2026-11-29
     """
     st = state(ctx)
+    from comparator.eligibility import check_catalog  # loads the database stack
+
     result = check_catalog(open_catalog(st), st.settings, provider_ids=provider_ids or [],
                            job_path=job, today=_parse_today(today))
     reports = result.reports
