@@ -155,7 +155,8 @@ def _hours_between(start: datetime, end: datetime) -> float:
     return (end - start).total_seconds() / 3600
 
 
-def _window(job: Mapping[str, Any], segments: Sequence[Mapping[str, Any]]) -> tuple[datetime, datetime]:
+def _window(job: Mapping[str, Any],
+            segments: Sequence[Mapping[str, Any]]) -> tuple[datetime, datetime]:
     starts = [datetime.fromisoformat(job["earliest_start"])]
     ends = [datetime.fromisoformat(job["deadline"])]
     starts += [datetime.fromisoformat(s["start"]) for s in segments]
@@ -199,7 +200,7 @@ def timeline_chart(job: Mapping[str, Any], segments: Sequence[Mapping[str, Any]]
     """The plan's segments on a time axis over the hourly price curve; contracts shaded."""
     start, end = _window(job, segments)
     hours = max(_hours_between(start, end), 1.0)
-    left, right, top, bottom = 64.0, width - 12.0, 12.0, 132.0
+    left, right, top, bottom = 64.0, width - 24.0, 12.0, 132.0
     lane_y, lane_height = bottom + 14.0, 16.0
     max_price = max((float(p["price"]) for p in curve), default=0.0)
     y_step = nice_step(max_price * 1.1, 4) if max_price > 0 else 1.0
@@ -215,13 +216,16 @@ def timeline_chart(job: Mapping[str, Any], segments: Sequence[Mapping[str, Any]]
     for segment in segments:
         x0 = to_x(_hours_between(start, datetime.fromisoformat(segment["start"])))
         x1 = to_x(_hours_between(start, datetime.fromisoformat(segment["end"])))
+        run_end = segment.get("run_end") or segment["end"]  # a contract may outlast the run
+        x_run = to_x(_hours_between(start, datetime.fromisoformat(run_end)))
         billing = str(segment["billing"])
         if billing in CONTRACT_BILLINGS:
             blocks.append(Box(x0, top, max(x1 - x0, 0.5), bottom - top, "contract", billing))
-        runs.append(Box(x0, lane_y, max(x1 - x0, 0.5), lane_height, f"run-{billing}", billing))
+        runs.append(Box(x0, lane_y, max(x_run - x0, 0.5), lane_height, f"run-{billing}",
+                        billing))
     y_ticks = tuple(
         Tick(to_y(i * y_step), _number_label(i * y_step))
-        for i in range(int(round(y_top / y_step)) + 1)
+        for i in range(round(y_top / y_step) + 1)
     )
     deadline_x = to_x(_hours_between(start, datetime.fromisoformat(job["deadline"])))
     return TimelineChart(

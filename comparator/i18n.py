@@ -50,6 +50,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "budget": ("预算", "Budget"),
     "within_budget": ("在预算内", "within budget"),
     "over_budget": ("超出预算", "over budget"),
+    "optimality": ("最优性", "Optimality"),
     "optimal": ("已证明最优", "proven optimal"),
     "not_optimal": ("未证明最优", "not proven optimal"),
     "why_won": ("为何选择此方案", "Why this plan"),
@@ -142,10 +143,16 @@ LABELS: dict[str, tuple[str, str]] = {
     # assumptions
     "throughput_table": ("卡型算力表", "GPU throughput table"),
     "bf16_tflops": ("BF16 算力 (TFLOP/s)", "BF16 TFLOP/s"),
+    "effective_tflops": ("有效算力 (TFLOP/s)", "Effective TFLOP/s"),
+    "throughput_note": (
+        "卡时按有效算力（BF16 峰值 × MFU）在卡型间换算；相对速度以任务的参考卡型为 1。",
+        "Card-hours convert between GPUs by effective throughput (BF16 peak × MFU); "
+        "speed is relative to the job's reference GPU.",
+    ),
     "relative_speed": ("相对参考卡速度", "Speed vs. reference"),
     "fx_rates": ("汇率", "FX rates"),
     "fx_date": ("汇率日期", "FX date"),
-    "fx_per_unit": ("1 单位外币折合", "1 unit in"),
+    "fx_per_unit": ("折合", "in"),
     "multi_node_efficiency": ("多机扩展效率", "Multi-node efficiency"),
     "headroom": ("显存余量", "Memory headroom"),
     "price_freshness_days": ("价格有效期（天）", "Price freshness (days)"),
@@ -171,6 +178,34 @@ LABELS: dict[str, tuple[str, str]] = {
     "billing_monthly": ("包月", "monthly"),
     "billing_yearly": ("包年", "yearly"),
 }
+
+
+# compliance check id → (zh-CN, en) column header of the report's compliance matrix
+CHECK_LABELS: dict[str, tuple[str, str]] = {
+    "uscc": ("信用代码", "USCC"),
+    "licence-valid": ("许可证有效", "Licence valid"),
+    "licence-scope": ("业务范围", "Licence scope"),
+    "licence-cloud-item": ("资源协作", "Cloud item"),
+    "licence-coverage": ("覆盖地域", "Coverage"),
+    "annual-report": ("年报", "Annual report"),
+    "icp-filing": ("ICP 备案", "ICP filing"),
+    "gongan": ("公安备案", "Gongan filing"),
+    "mlps": ("等保", "MLPS"),
+    "certification": ("认证", "Certifications"),
+    "invoice": ("发票", "Invoice"),
+    "location": ("省份", "Province"),
+    "location-city": ("城市", "City"),
+    "data-residency": ("数据出境", "Data residency"),
+    "price-freshness": ("价格时效", "Price freshness"),
+}
+
+
+def check_label(lang: str, check_id: str) -> str:
+    """A compliance check's column header; unknown ids are shown as they are."""
+    pair = CHECK_LABELS.get(check_id)
+    if pair is None:
+        return check_id
+    return pair[1] if normalize_lang(lang) == "en" else pair[0]
 
 
 def normalize_lang(lang: str) -> str:

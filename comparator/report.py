@@ -19,7 +19,7 @@ import jinja2
 
 from comparator import charts
 from comparator.errors import RenderError
-from comparator.i18n import billing_label, label, normalize_lang
+from comparator.i18n import billing_label, check_label, label, normalize_lang
 from comparator.report_view import build_view
 
 PANGO_HINT = (
@@ -49,6 +49,20 @@ def format_when(value: str | None) -> str:
     return datetime.fromisoformat(value).strftime("%Y-%m-%d %H:%M")
 
 
+def format_short_when(value: str | None) -> str:
+    """An ISO date-time as ``12-01 08:00`` for narrow table columns."""
+    if not value:
+        return "—"
+    return datetime.fromisoformat(value).strftime("%m-%d %H:%M")
+
+
+def format_date(value: str | None) -> str:
+    """An ISO date or date-time as ``2026-12-01``."""
+    if not value:
+        return "—"
+    return datetime.fromisoformat(value).strftime("%Y-%m-%d")
+
+
 def format_number(value: object, digits: int = 2) -> str:
     """A number with thousands separators and at most ``digits`` decimals (trailing 0s kept)."""
     if value is None:
@@ -72,7 +86,8 @@ def environment(directory: Path | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(
-        money=format_money, when=format_when, number=format_number, px=format_coordinate
+        money=format_money, when=format_when, short_when=format_short_when, date=format_date,
+        number=format_number, px=format_coordinate,
     )
     return env
 
@@ -83,17 +98,18 @@ def render_html(document: Mapping[str, Any], *, lang: str | None = None) -> str:
     template = environment().get_template("quote.html.j2")
     return template.render(
         document=document,
-        view=build_view(document),
+        view=build_view(document, report_lang),
         lang=report_lang,
         t=functools.partial(label, report_lang),
         billing=functools.partial(billing_label, report_lang),
+        check_label=functools.partial(check_label, report_lang),
         colors=charts.COLORS,
         svg_font=charts.SVG_FONT,
     )
 
 
 def _weasyprint() -> Any:
-    """Import WeasyPrint, turning missing system libraries into a RenderError that says what to do."""
+    """Import WeasyPrint; missing system libraries become a RenderError saying what to install."""
     try:
         import weasyprint
     except OSError as exc:

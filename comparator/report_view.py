@@ -26,6 +26,31 @@ class RankedPlan:
 
 
 @dataclass(frozen=True)
+class OfferRef:
+    """An offer as a report names it: id and what it rents (any part may be unknown)."""
+
+    offer_id: str
+    region: str
+    gpu: str
+    cards: int | None
+    billing: str
+
+    @property
+    def tag(self) -> str:
+        """``#59`` for the catalog's numeric ids, the id itself otherwise."""
+        return f"#{self.offer_id}" if self.offer_id.isdigit() else self.offer_id
+
+
+@dataclass(frozen=True)
+class ExcludedGroup:
+    """Offers of one provider excluded for the same reasons (one table row)."""
+
+    provider: str
+    offers: tuple[OfferRef, ...]
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class MatrixRow:
     provider: str
     name: str
@@ -72,6 +97,29 @@ def ranked_plans(best: Mapping[str, Any] | None,
     return ranked
 
 
+def offer_ref(offer_id: str, entry: Mapping[str, Any] | None,
+              fallback: Mapping[str, Any] | None = None) -> OfferRef:
+    """What the document knows about an offer: its price-age entry, else the exclusion row."""
+    info = entry or fallback or {}
+    cards = info.get("cards")
+    return OfferRef(str(offer_id), str(info.get("region") or ""), str(info.get("gpu") or ""),
+                    int(cards) if cards is not None else None, str(info.get("billing") or ""))
+
+
+def excluded_groups(excluded: Sequence[Mapping[str, Any]], offers: Mapping[str, Any],
+                    names: Mapping[str, str]) -> list[ExcludedGroup]:
+    """Exclusions grouped by provider and identical reasons, in order of first appearance."""
+    groups: dict[tuple[str, tuple[str, ...]], list[OfferRef]] = {}
+    for item in excluded:
+        key = (str(item["provider"]), tuple(str(r) for r in item.get("reasons") or ()))
+        offer_id = str(item.get("offer_id") or "")
+        refs = groups.setdefault(key, [])
+        if offer_id:
+            refs.append(offer_ref(offer_id, offers.get(offer_id), item))
+    return [ExcludedGroup(names.get(provider, provider), tuple(refs), reasons)
+            for (provider, reasons), refs in groups.items()]
+
+
 def _check_statuses(checks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     """Check id → its worst status (an id may appear more than once)."""
     statuses: dict[str, str] = {}
@@ -81,17 +129,23 @@ def _check_statuses(checks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     return statuses
 
 
-def _findings(provider: str, datacenter: str,
-              checks: Sequence[Mapping[str, Any]]) -> list[Finding]:
+def check_message(check: Mapping[str, Any], lang: str) -> str:
+    """The check's message in the report language when the document has both, else as stored."""
+    localized = check.get("message_en" if lang == "en" else "message_zh")
+    return str(localized or check.get("message") or "")
+
+
+def _findings(provider: str, datacenter: str, checks: Sequence[Mapping[str, Any]],
+              lang: str) -> list[Finding]:
     return [
-        Finding(provider, datacenter, c["id"], c["status"], str(c.get("message") or ""),
+        Finding(provider, datacenter, c["id"], c["status"], check_message(c, lang),
                 str(c.get("evidence") or ""))
         for c in checks if c["status"] != "pass"
     ]
 
 
-def compliance_matrix(compliance: Mapping[str, Any] | None,
-                      names: Mapping[str, str]) -> ComplianceMatrix:
+def compliance_matrix(compliance: Mapping[str, Any] | None, names: Mapping[str, str],
+                      lang: str = "zh-CN") -> ComplianceMatrix:
     """Providers (and their data centres) × check ids, plus every non-passing finding."""
     providers = (compliance or {}).get("providers") or []
     columns: dict[str, None] = {}
@@ -105,7 +159,7 @@ def compliance_matrix(compliance: Mapping[str, Any] | None,
         for datacenter, status, checks in units:
             columns.update(dict.fromkeys(c["id"] for c in checks))
             entries.append((pid, datacenter, status, _check_statuses(checks)))
-            findings += _findings(names.get(pid, pid), datacenter, checks)
+            findings += _findings(names.get(pid, pid), datacenter, checks, lang)
     rows = tuple(
         MatrixRow(pid, names.get(pid, pid), dc, status,
                   tuple(statuses.get(column, "") for column in columns))
@@ -146,7 +200,7 @@ def requirement_items(requirements: Mapping[str, Any] | None) -> list[tuple[str,
     return items
 
 
-def build_view(document: Mapping[str, Any]) -> dict[str, Any]:
+def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, Any]:
     """Everything the templates need beyond the document itself."""
     plan = document["plan"]
     best = plan.get("best")
@@ -154,9 +208,12 @@ def build_view(document: Mapping[str, Any]) -> dict[str, Any]:
     names = provider_names(document)
     ranked = ranked_plans(best, alternatives)
     segments = best["segments"] if best else []
+    offers = {str(entry["offer_id"]): entry for entry in document.get("price_ages") or []}
     return {
         "names": names,
-        "offers": {entry["offer_id"]: entry for entry in document.get("price_ages") or []},
+        "offers": offers,
+        "refs": {offer_id: offer_ref(offer_id, entry) for offer_id, entry in offers.items()},
+        "excluded": excluded_groups(plan.get("excluded") or [], offers, names),
         "best": best,
         "ranked": ranked,
         "runner_up": ranked[0] if ranked and best else None,
@@ -166,5 +223,5 @@ def build_view(document: Mapping[str, Any]) -> dict[str, Any]:
         "timeline": charts.timeline_chart(document["job"], segments,
                                           document.get("price_curve") or []) if best else None,
         "cost_chart": charts.cost_chart(best, alternatives, names),
-        "compliance": compliance_matrix(document.get("compliance"), names),
+        "compliance": compliance_matrix(document.get("compliance"), names, lang),
     }

@@ -1,0 +1,126 @@
+"""``suanli quote``: plan a job, freeze the result as a numbered quote, render HTML and PDF."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from comparator.cli._common import JSON_OPTION, console, emit_json, open_catalog, state, tr
+from comparator.errors import InputError, RenderError
+from comparator.i18n import normalize_lang
+from comparator.quote_store import StoredQuote, load_quote
+from comparator.report import format_money, write_report
+
+
+def register(app: typer.Typer) -> None:
+    app.command("quote")(quote)
+
+
+def quote(
+    ctx: typer.Context,
+    job: Path | None = typer.Argument(None, help="Job file (TOML); not needed with --show."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write the HTML report."),
+    pdf: Path | None = typer.Option(None, "--pdf", help="Write the PDF report (needs Pango)."),
+    show: str | None = typer.Option(
+        None, "--show", help="Re-render the stored quote NUMBER (e.g. Q-2026-000123)."
+    ),
+    objective: str = typer.Option("cost", "--objective", help="cost (default) or time."),
+    top: int | None = typer.Option(None, "--top", help="Keep at most N alternatives (default 5)."),
+    today: str | None = typer.Option(
+        None, "--today", help="Judge licences and price ages as of this date (YYYY-MM-DD)."
+    ),
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Plan a job, save it as a numbered quote and render the comparison report.
+
+    Example:  suanli quote examples/legal-assistant.toml -o quote.html --pdf quote.pdf
+    """
+    from comparator.quote import make_quote  # the planner's imports only when quoting
+
+    st = state(ctx)
+    engine = open_catalog(st)
+    if show is not None:
+        stored = load_quote(engine, show)
+    elif job is None:
+        raise InputError("suanli quote: give a job file (JOB.toml) or --show NUMBER")
+    else:
+        stored = make_quote(engine, job, st.settings, lang=normalize_lang(st.lang),
+                            objective=objective, top=top, today=_parse_day(today))
+    _render(stored, output, pdf, _render_lang(ctx, show, st.lang))
+    if json_out:
+        emit_json(_json(stored, output, pdf))
+    else:
+        _print(stored, output, pdf, st.lang, saved=show is None)
+
+
+def _parse_day(text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"--today: expected YYYY-MM-DD, got {text!r}") from None
+
+
+def _render_lang(ctx: typer.Context, show: str | None, lang: str) -> str | None:
+    """A stored quote keeps its own language unless --lang was given explicitly."""
+    source = ctx.find_root().get_parameter_source("lang")
+    explicit = source is not None and source.name != "DEFAULT"
+    return normalize_lang(lang) if show is None or explicit else None
+
+
+def _render(stored: StoredQuote, output: Path | None, pdf: Path | None, lang: str | None) -> None:
+    try:
+        write_report(stored.document, output, pdf, lang=lang)
+    except RenderError as exc:
+        written = f"; HTML written to {output}" if output else ""
+        raise RenderError(f"{exc} (quote {stored.number} is saved{written})") from None
+
+
+def _best(stored: StoredQuote) -> dict[str, Any] | None:
+    best = stored.document["plan"].get("best")
+    return dict(best) if best else None
+
+
+def _json(stored: StoredQuote, output: Path | None, pdf: Path | None) -> dict[str, Any]:
+    best = _best(stored)
+    return {
+        "quote": stored.number,
+        "html": str(output) if output else None,
+        "pdf": str(pdf) if pdf else None,
+        "total_cost": best["total_cost"] if best else None,
+        "plan": stored.document["plan"],
+    }
+
+
+def _print(stored: StoredQuote, output: Path | None, pdf: Path | None, lang: str, *,
+           saved: bool) -> None:
+    out = console()
+    if saved:
+        out.print(tr(lang, f"报价单 [bold]{stored.number}[/] 已保存",
+                     f"Quote [bold]{stored.number}[/] saved"))
+    else:
+        created = stored.document["created_at"]
+        out.print(tr(lang, f"报价单 [bold]{stored.number}[/]（生成于 {created}）",
+                     f"Quote [bold]{stored.number}[/] (created {created})"))
+    best = _best(stored)
+    if best:
+        currency = stored.document["plan"]["currency"]
+        names = stored.document.get("providers") or {}
+        name = (names.get(best["provider"]) or {}).get("name", best["provider"])
+        total = format_money(best["total_cost"], currency)
+        out.print(f"{tr(lang, '最优', 'Best')}: {escape(str(name))} · {escape(best['region'])} · "
+                  f"{best['gpu']} × {best['cards']} — [bold]{total}[/]")
+    else:
+        out.print(tr(lang, "没有可行方案", "No feasible plan"))
+    for label, path in (("HTML", output), ("PDF", pdf)):
+        if path:
+            out.print(f"{label}: {escape(str(path))}")
+    if not output and not pdf:
+        out.print(tr(lang, f"用 suanli quote --show {stored.number} -o quote.html 生成报告",
+                     f"Render it with: suanli quote --show {stored.number} -o quote.html"))
+

@@ -1,0 +1,97 @@
+"""Assembling the quote document from plan results and offers (pure parts)."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from comparator.job import parse_job
+from comparator.models import OfferView
+from comparator.money import FxTable
+from comparator.quote_document import (
+    curve_offer,
+    job_section,
+    price_age,
+    price_curve,
+    referenced_offer_ids,
+)
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+FX = FxTable({"CNY": Decimal(1), "USD": Decimal("7.12")}, date(2026, 11, 27))
+JOB = parse_job({
+    "name": "t", "workload": {"card_hours": 100, "gpu": "A100-80G"},
+    "schedule": {"earliest_start": "2026-12-01T00:00:00+08:00",
+                 "deadline": "2026-12-08T00:00:00+08:00", "interruptible": True},
+}, "job.toml")
+
+
+def offer(offer_id: str = "1", **changes: Any) -> OfferView:
+    base = OfferView(
+        offer_id=offer_id, snapshot_id="7", provider="acme", provider_name="阿克米",
+        region="gd-sz-1", region_name="深圳一区", country="CN", province="广东", city="深圳",
+        mainland=True, gpu="A100-SXM4-80GB", cards=8, node_cards=8, billing="hourly",
+        price=Decimal("64.00"), currency="CNY", time_of_use="00:00-08:00*0.5; sat-sun*0.8",
+        stock=None, min_units=1, interconnect="nvlink", network="ib-200g",
+        tax_inclusive=True, vat_rate=Decimal("0.06"),
+        observed_at=datetime(2026, 11, 25, 10, tzinfo=SHANGHAI), source="demo",
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def test_price_curve_has_a_point_at_every_change() -> None:
+    points = price_curve(offer(), JOB, FX, SHANGHAI)
+    as_pairs = [(p["hour_start"][5:16], p["price"]) for p in points]
+    assert as_pairs[:3] == [("12-01T00:00", "4.0000"), ("12-01T08:00", "8.0000"),
+                            ("12-02T00:00", "4.0000")]
+    assert ("12-05T08:00", "6.4000") in as_pairs  # Saturday: 0.8, the night 0.5 wins at night
+    assert ("12-05T00:00", "4.0000") in as_pairs
+    assert len(as_pairs) == 14
+    assert all(a[1] != b[1] for a, b in itertools.pairwise(as_pairs))
+
+
+def test_price_curve_converts_into_the_quote_currency() -> None:
+    points = price_curve(offer(currency="USD", time_of_use=""), JOB, FX, SHANGHAI)
+    assert points == [{"hour_start": "2026-12-01T00:00:00+08:00", "price": "56.9600"}]
+
+
+def test_curve_offer_prefers_the_hourly_offer_of_the_plan_then_a_sibling() -> None:
+    hourly, monthly = offer("1"), offer("2", billing="monthly", price=Decimal(30000))
+    elsewhere = offer("3", region="gd-gz-1")
+    best = {"provider": "acme", "region": "gd-sz-1", "gpu": "A100-SXM4-80GB",
+            "segments": [{"offer_id": "2"}]}
+    by_id = {o.offer_id: o for o in (hourly, monthly, elsewhere)}
+    assert curve_offer(best, by_id, by_id.values()) == hourly
+    assert curve_offer(best, by_id, [monthly, elsewhere]) is None
+    best["segments"] = [{"offer_id": "3"}, {"offer_id": "2"}]
+    assert curve_offer(best, by_id, by_id.values()) == elsewhere
+    assert curve_offer(None, by_id, by_id.values()) is None
+
+
+def test_referenced_offers_keep_plan_order_once_each() -> None:
+    plan = {"best": {"segments": [{"offer_id": "5"}, {"offer_id": "2"}]},
+            "alternatives": [{"segments": [{"offer_id": "2"}, {"offer_id": "9"}]}],
+            "excluded": [{"offer_id": "1"}, {"offer_id": "5"}, {"offer_id": None}]}
+    assert referenced_offer_ids(plan) == ["5", "2", "9", "1"]
+
+
+def test_price_age_counts_local_days_and_flags_stale_prices() -> None:
+    late_evening = offer(observed_at=datetime(2026, 10, 30, 15, 30, tzinfo=ZoneInfo("UTC")))
+    fresh = price_age(late_evening, date(2026, 11, 29), SHANGHAI, 30)
+    assert fresh["observed_at"] == "2026-10-30T23:30:00+08:00"
+    assert fresh["age_days"] == 30 and fresh["stale"] is False
+    stale = price_age(late_evening, date(2026, 11, 30), SHANGHAI, 30)
+    assert stale["age_days"] == 31 and stale["stale"] is True
+    assert fresh["snapshot_id"] == "7" and fresh["price"] == "64.00"
+
+
+def test_job_section_is_plain_json() -> None:
+    section = job_section(JOB)
+    assert json.loads(json.dumps(section)) == section
+    assert section["card_hours"] == "100" and section["gpu"] == "A100-SXM4-80GB"
+    assert section["earliest_start"] == "2026-12-01T00:00:00+08:00"
+    assert section["requirements"]["provinces"] == [] and section["max_cost"] is None
