@@ -233,14 +233,21 @@ def load_profile(path: str | Path) -> ProviderProfile:
     """Read and parse a provider profile TOML file."""
     file = Path(path)
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        content = file.read_bytes()
     except OSError as exc:
         raise ProfileError(f"{file}: cannot read the profile ({exc.strerror or exc})") from exc
+    return loads_profile(content, str(file))
+
+
+def loads_profile(content: bytes, location: str) -> ProviderProfile:
+    """A provider profile from TOML bytes (a file's or a URL's); errors name ``location``."""
+    try:
+        data = tomllib.loads(content.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise ProfileError(f"{file}: expected UTF-8 text ({exc.reason})") from exc
+        raise ProfileError(f"{location}: expected UTF-8 text ({exc.reason})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{file}: not valid TOML ({exc})") from exc
-    return parse_profile(data, str(file))
+        raise ProfileError(f"{location}: not valid TOML ({exc})") from None
+    return parse_profile(data, location)
 
 
 def profile_to_dict(profile: ProviderProfile) -> dict[str, Any]:

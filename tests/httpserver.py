@@ -104,10 +104,10 @@ def _handler_for(server: FaultServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             return
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             headers = {k.lower(): v for k, v in self.headers.items()}
             route, reply = server._route(self.path, headers)
             if route is None:

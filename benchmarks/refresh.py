@@ -1,0 +1,113 @@
+"""Refresh throughput over loopback: many small sources, then one very large sheet.
+
+1. ``--sources`` (50) sheet sources of ``--source-rows`` (200) offers each, served by a local
+   HTTP server with ETags, refreshed concurrently: sources/s for the first refresh (fetch,
+   parse, store) and for a second one (every source answers 304 Not Modified).
+2. One sheet of ``--rows`` (1,000,000) offers: rows/s from the start of the refresh to the
+   committed snapshot (fetch, parse, validate, hash, one-transaction insert).
+
+    python benchmarks/refresh.py [--sources 50] [--rows 1000000] [--db URL]
+
+The database defaults to a temporary SQLite file; pass a PostgreSQL URL to measure that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from comparator.db import make_engine, upgrade_schema  # noqa: E402
+from comparator.refresh import RefreshReport, run_refresh  # noqa: E402
+from comparator.sources import load_sources  # noqa: E402
+from tests.httpserver import FaultServer, Reply, fault_server  # noqa: E402
+from tests.refresh_helpers import profile_toml, source_entry, write_sources  # noqa: E402
+
+GPUS = ("H100", "A100-80G", "4090", "L40S", "H20", "910B", "A800", "H800")
+BILLINGS = ("hourly", "daily", "monthly", "spot")
+
+
+def sheet(provider: str, rows: int) -> bytes:
+    lines = ["provider,region,gpu,cards,billing,price,currency,sku"]
+    lines += [
+        f"{provider},sg-1,{GPUS[i % len(GPUS)]},{1 + i % 8},{BILLINGS[i % 4]},"
+        f"{1 + (i % 9973) / 100:.2f},USD,sku-{i}"
+        for i in range(rows)
+    ]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def publish(server: FaultServer, folder: Path, providers: Sequence[str], rows: int,
+            timeout_s: int) -> tuple[Path, int]:
+    """A sources file of ``providers``, each a served sheet; and the bytes served in all."""
+    entries, served = [], 0
+    for provider in providers:
+        (folder / f"{provider}.toml").write_text(profile_toml(provider), encoding="utf-8")
+        body = sheet(provider, rows)
+        served += len(body)
+        url = server.set(f"/{provider}.csv", Reply(body=body), etag=f'"{provider}-1"')
+        entries.append(source_entry(provider, url, profile=f"{provider}.toml",
+                                    timeout_s=timeout_s))
+    return write_sources(folder, entries), served
+
+
+def timed_refresh(engine: Engine, config: Path) -> tuple[RefreshReport, float]:
+    started = time.perf_counter()
+    report = run_refresh(engine, load_sources(config))
+    elapsed = time.perf_counter() - started
+    failed = [r for r in report.runs if r.status == "failed"]
+    if failed:
+        raise SystemExit(f"benchmark source failed: {failed[0].provider}: {failed[0].error}")
+    return report, elapsed
+
+
+def many_sources(engine: Engine, server: FaultServer, folder: Path, count: int,
+                 rows: int) -> None:
+    providers = [f"bench-{i:03d}" for i in range(count)]
+    config, _ = publish(server, folder, providers, rows, timeout_s=120)
+    _, first = timed_refresh(engine, config)
+    report, second = timed_refresh(engine, config)
+    assert {r.status for r in report.runs} == {"unchanged"}
+    print(f"{count} sources × {rows} rows, first refresh:   {first:7.2f} s  "
+          f"{count / first:8.1f} sources/s  {count * rows / first:10,.0f} rows/s")
+    print(f"{count} sources, unchanged (304):        {second:7.2f} s  "
+          f"{count / second:8.1f} sources/s")
+
+
+def one_big_sheet(engine: Engine, server: FaultServer, folder: Path, rows: int) -> None:
+    config, served = publish(server, folder, ["bench-big"], rows, timeout_s=600)
+    report, elapsed = timed_refresh(engine, config)
+    assert report.runs[0].offers == rows
+    print(f"1 sheet × {rows:,} rows ({served / 1e6:.0f} MB):    {elapsed:7.2f} s  "
+          f"{rows / elapsed:10,.0f} rows/s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sources", type=int, default=50)
+    parser.add_argument("--source-rows", type=int, default=200)
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--db", help="database URL (default: a temporary SQLite file)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, fault_server() as server:
+        folder = Path(tmp)
+        for name in ("many", "big"):
+            (folder / name).mkdir()
+        engine = make_engine(args.db or f"sqlite:///{folder / 'bench.db'}")
+        upgrade_schema(engine)
+        print(f"database: {engine.url.render_as_string(hide_password=True)}")
+        many_sources(engine, server, folder / "many", args.sources, args.source_rows)
+        one_big_sheet(engine, server, folder / "big", args.rows)
+        engine.dispose()
+
+
+if __name__ == "__main__":
+    main()

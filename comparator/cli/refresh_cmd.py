@@ -1,0 +1,201 @@
+"""Refresh commands: refresh (once), history (prices over snapshots), worker (on a schedule)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from comparator.changes import PriceChange, count_changes
+from comparator.cli._common import (
+    JSON_OPTION,
+    console,
+    emit_json,
+    err_console,
+    open_catalog,
+    state,
+    tr,
+)
+from comparator.gpus import resolve_gpu
+from comparator.history import OfferHistory, price_history
+from comparator.refresh import RefreshReport, SourceOutcome, run_refresh
+from comparator.sources import load_sources
+
+CONFIG_OPTION = typer.Option(
+    Path("sources.toml"), "--config", "-c", envvar="SUANLI_SOURCES",
+    help="Sources file (TOML); env SUANLI_SOURCES. See examples/sources.toml.",
+)
+_STATUS = {"succeeded": ("已更新", "succeeded"), "unchanged": ("无变化", "unchanged"),
+           "failed": ("失败", "failed"), "skipped": ("跳过", "skipped")}
+_KIND = {"cheaper": ("降价", "cheaper"), "dearer": ("涨价", "dearer"),
+         "new": ("新增", "new"), "gone": ("下架", "gone")}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("refresh")(refresh)
+    app.command("history")(history)
+    app.command("worker")(worker)
+
+
+def refresh(
+    ctx: typer.Context,
+    config: Path = CONFIG_OPTION,
+    provider: list[str] = typer.Option([], "--provider", help="Only this provider; may repeat."),
+    due: bool = typer.Option(
+        False, "--due", help="Only sources without a good run this period (what the worker does)."
+    ),
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Run the provider adapters once (the weekly job's body) and report price changes.
+
+    Sources run concurrently, each within its own deadline; a failing source keeps its last
+    good snapshot. Exits 1 when every source that ran failed.
+
+    Example:  suanli refresh --config examples/sources.toml --provider lambda
+    """
+    st = state(ctx)
+    sources = load_sources(config)
+    engine = open_catalog(st)
+    count = len(sources.select(provider))
+    with _progress_bar(count, st.lang, quiet=json_out) as on_done:
+        report = run_refresh(engine, sources, provider, only_if_due=due, progress=on_done)
+    if json_out:
+        emit_json(report.to_json())
+    else:
+        _print_report(report, st.lang)
+    if report.all_failed:
+        raise typer.Exit(1)
+
+
+@contextmanager
+def _progress_bar(
+    total: int, lang: str, quiet: bool
+) -> Iterator[Callable[[SourceOutcome], None]]:
+    """A bar on stderr that advances as sources finish (a line per source when not a TTY)."""
+    out = err_console()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=out, transient=True, disable=quiet) as bar:
+        task = bar.add_task(tr(lang, "刷新价格", "refreshing"), total=total)
+
+        def done(outcome: SourceOutcome) -> None:
+            if not quiet:
+                bar.console.print(f"  {outcome.provider}: {_status(outcome.status, lang)}",
+                                  markup=False)
+            bar.advance(task)
+
+        yield done
+
+
+def _status(status: str, lang: str) -> str:
+    zh, en = _STATUS.get(status, (status, status))
+    return tr(lang, zh, en)
+
+
+def _print_report(report: RefreshReport, lang: str) -> None:
+    out = console()
+    table = Table(title=tr(lang, f"刷新 {report.period}（{report.seconds:.1f} 秒）",
+                           f"Refresh {report.period} ({report.seconds:.1f} s)"))
+    for zh, en in (("服务商", "Provider"), ("结果", "Status"), ("报价数", "Offers"),
+                   ("快照", "Snapshot"), ("变化", "Changes"), ("说明", "Details")):
+        table.add_column(tr(lang, zh, en), overflow="fold")
+    for run in report.runs:
+        table.add_row(run.provider, _status(run.status, lang), str(run.offers),
+                      str(run.snapshot_id or "—"), _change_summary(run, lang),
+                      run.error or "\n".join(run.notes[:3]))
+    out.print(table)
+    if report.changes:
+        _print_changes(report.changes, lang)
+
+
+def _change_summary(run: SourceOutcome, lang: str) -> str:
+    if run.first_snapshot:
+        return tr(lang, "首个快照", "first snapshot")
+    counts = count_changes(run.changes)
+    return " ".join(f"{tr(lang, *_KIND[k])} {n}" for k, n in counts.items() if n) or "—"
+
+
+def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> None:
+    table = Table(title=tr(lang, "价格变化", "Price changes"))
+    for zh, en in (("服务商", "Provider"), ("机房", "Region"), ("GPU", "GPU"), ("卡数", "Cards"),
+                   ("计费", "Billing"), ("规格", "SKU"), ("变化", "Change"), ("原价", "Old"),
+                   ("现价", "New"), ("幅度", "%")):
+        table.add_column(tr(lang, zh, en), overflow="fold")
+    for change in changes[:limit]:
+        doc = change.to_json()
+        table.add_row(change.provider, str(doc["region"]), str(doc["gpu"]), str(doc["cards"]),
+                      str(doc["billing"]), str(doc["sku"]), tr(lang, *_KIND[change.kind]),
+                      f"{doc['old_price'] or '—'}", f"{doc['new_price'] or '—'}",
+                      f"{doc['change_pct'] or ''}", style=_style(change))
+    out = console()
+    out.print(table)
+    if len(changes) > limit:
+        out.print(tr(lang, f"另有 {len(changes) - limit} 项变化（--json 查看全部）",
+                     f"{len(changes) - limit} more changes (all of them with --json)"))
+
+
+def _style(change: PriceChange) -> str:
+    return {"cheaper": "green", "dearer": "red"}.get(change.kind, "")
+
+
+def history(
+    ctx: typer.Context,
+    provider: str | None = typer.Option(None, "--provider", help="Provider id."),
+    gpu: str | None = typer.Option(None, "--gpu", help="GPU model, any alias (H100, 4090…)."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="At most N offers (table: 30)."),
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Each offer's price over the snapshots: did it get cheaper?
+
+    Example:  suanli history --provider lambda --gpu H100
+    """
+    st = state(ctx)
+    canonical = resolve_gpu(gpu).name if gpu else None
+    offers = price_history(open_catalog(st), provider=provider, gpu=canonical)
+    if json_out:
+        emit_json({"offers": [offer.to_json() for offer in offers[:limit]]})
+        return
+    _print_history(sorted(offers, key=lambda o: (o.change_pct, o.provider, o.key)),
+                   limit or 30, st.lang)
+
+
+def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
+    table = Table(title=tr(lang, "价格历史（降幅最大在前）", "Price history (biggest drops first)"))
+    for zh, en in (("服务商", "Provider"), ("报价", "Offer"), ("最早 → 最新", "First → last"),
+                   ("幅度 %", "Change %"), ("快照数", "Points"), ("在售", "Current")):
+        table.add_column(tr(lang, zh, en), overflow="fold")
+    for offer in offers[:limit]:
+        region, gpu, cards, billing, sku, _, _, currency = offer.key
+        table.add_row(offer.provider, f"{gpu} ×{cards} {billing} {region} {sku}".strip(),
+                      f"{offer.first_price:f} → {offer.last_price:f} {currency}",
+                      str(offer.change_pct), str(len(offer.points)),
+                      tr(lang, "是", "yes") if offer.current else tr(lang, "否", "no"))
+    out = console()
+    out.print(table)
+    if len(offers) > limit:
+        out.print(tr(lang, f"另有 {len(offers) - limit} 条（--limit / --json）",
+                     f"{len(offers) - limit} more (--limit / --json)"))
+
+
+def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:
+    """Run the refresh on the sources file's cron until SIGTERM (default Monday 03:00).
+
+    At start it catches up every source without a good run in the current period. A lease
+    keeps a second worker from running the same refresh. Logs go to stderr.
+
+    Example:  suanli worker --config /etc/suanli/sources.toml
+    """
+    from comparator.worker import run_worker
+
+    st = state(ctx)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("apscheduler", "httpx", "alembic"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    run_worker(open_catalog(st), config)

@@ -1,0 +1,107 @@
+"""The adapter interface: one source of prices in, offers (and maybe a provider profile) out.
+
+An adapter gets its ``[[source]]`` settings and an injected :class:`httpx.AsyncClient`, and has
+one method, :meth:`Adapter.fetch`. It returns data and never writes to the database; the
+refresh stores what it returns. Every document of one source shares one deadline
+(``timeout_s``: connect to last byte, retries included); parsing happens after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+from zoneinfo import ZoneInfo
+
+import httpx
+
+from comparator.fetch import Document, FetchPolicy, Validators, fetch_document
+from comparator.models import OfferColumns, OfferIn
+from comparator.profile import ProviderProfile, loads_profile
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """One ``[[source]]`` of a sources file, with paths already made absolute."""
+
+    provider: str
+    adapter: str
+    location: str  # URL or absolute path of the price data
+    profile: str | None = None  # URL or absolute path of a provider profile (TOML)
+    policy: FetchPolicy = field(default_factory=FetchPolicy)
+    options: Mapping[str, Any] = field(default_factory=dict)  # adapter-specific keys
+    origin: str = ""  # "sources.toml [[source]] #2" — where errors point
+    timezone: ZoneInfo = SHANGHAI
+
+    @property
+    def where(self) -> str:
+        return self.origin or f"source {self.provider}"
+
+
+@dataclass(frozen=True)
+class AdapterResult:
+    """What one fetch produced. ``not_modified``: the price data is what was stored last time."""
+
+    profile: ProviderProfile | None
+    offers: list[OfferIn] | OfferColumns  # columns: bulk sheets, without 10⁶ row objects
+    validators: Validators = field(default_factory=Validators)
+    not_modified: bool = False
+    notes: tuple[str, ...] = ()  # rows deliberately left out, and why
+
+    def offer_list(self) -> list[OfferIn]:
+        """The offers as objects (built from columns when the adapter returned columns)."""
+        return self.offers.offers() if isinstance(self.offers, OfferColumns) else self.offers
+
+
+class Adapter(ABC):
+    """Base of every adapter. Subclasses set :attr:`name` and implement :meth:`fetch`."""
+
+    name: ClassVar[str]
+    #: adapter-specific ``[[source]]`` keys → one-line help (the sources file rejects others)
+    option_help: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(
+        self,
+        source: SourceSpec,
+        client: httpx.AsyncClient,
+        profiles: Mapping[str, ProviderProfile] | None = None,
+    ) -> None:
+        self.source = source
+        self.client = client
+        self.profiles = profiles or {}  # profiles already in the catalog, read-only
+        self._deadline: float | None = None
+
+    @classmethod
+    def check_options(cls, options: Mapping[str, Any], where: str) -> None:
+        """Raise :class:`InputError` naming ``where`` when an option value is unusable.
+
+        Called when the sources file is read; the default accepts any value.
+        """
+        return None
+
+    @abstractmethod
+    async def fetch(self, since: Validators | None = None) -> AdapterResult:
+        """Offers and provider data; ``since`` is what the last good fetch saw of the data."""
+
+    async def download(self, location: str, since: Validators | None = None) -> Document:
+        """A document, within the deadline this source shares across its documents."""
+        if self._deadline is None:
+            self._deadline = asyncio.get_running_loop().time() + self.source.policy.deadline_s
+        return await fetch_document(
+            self.client, location, self.source.policy, since=since, deadline=self._deadline
+        )
+
+    async def fetch_profile(self) -> ProviderProfile | None:
+        """The source's ``profile`` (TOML, path or URL), or ``None`` when it names none."""
+        if self.source.profile is None:
+            return None
+        document = await self.download(self.source.profile)
+        return loads_profile(document.content, self.source.profile)
+
+    def known_profile(self, fetched: ProviderProfile | None) -> ProviderProfile | None:
+        """The provider's profile: the one fetched now, else the one in the catalog."""
+        return fetched or self.profiles.get(self.source.provider)
