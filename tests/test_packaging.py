@@ -45,3 +45,17 @@ def test_python_dash_m_runs_the_cli() -> None:
         [sys.executable, "-m", "comparator", "--help"], cwd=REPO, capture_output=True, text=True
     )
     assert proc.returncode == 0 and "suanli" in proc.stdout
+
+
+def test_help_loads_no_database_or_dataframe_stack() -> None:
+    """`suanli --help` stays instant: commands import pandas/SQLAlchemy only when they run."""
+    code = (
+        "import sys; from comparator.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = sorted(m for m in ('pandas', 'sqlalchemy', 'sqlmodel', 'highspy', 'weasyprint')"
+        " if m in sys.modules)\n"
+        "print('HEAVY=' + ','.join(heavy))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "HEAVY="

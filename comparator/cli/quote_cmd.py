@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -12,8 +12,9 @@ from rich.markup import escape
 from comparator.cli._common import JSON_OPTION, console, emit_json, open_catalog, state, tr
 from comparator.errors import InputError, RenderError
 from comparator.i18n import normalize_lang
-from comparator.quote_store import StoredQuote, load_quote
-from comparator.report import format_money, write_report
+
+if TYPE_CHECKING:  # the catalog and Jinja load when a quote is made
+    from comparator.quote_store import StoredQuote
 
 
 def register(app: typer.Typer) -> None:
@@ -37,9 +38,10 @@ def quote(
 ) -> None:
     """Plan a job, save it as a numbered quote and render the comparison report.
 
-    Example:  suanli quote examples/legal-assistant.toml -o quote.html --pdf quote.pdf
+    Example:  suanli quote examples/lora-7b-guangdong.toml -o quote.html --pdf quote.pdf
     """
     from comparator.quote import make_quote  # the planner's imports only when quoting
+    from comparator.quote_store import load_quote
 
     st = state(ctx)
     engine = open_catalog(st)
@@ -74,6 +76,8 @@ def _render_lang(ctx: typer.Context, show: str | None, lang: str) -> str | None:
 
 
 def _render(stored: StoredQuote, output: Path | None, pdf: Path | None, lang: str | None) -> None:
+    from comparator.report import write_report
+
     try:
         write_report(stored.document, output, pdf, lang=lang)
     except RenderError as exc:
@@ -112,6 +116,8 @@ def _print(stored: StoredQuote, output: Path | None, pdf: Path | None, lang: str
         currency = stored.document["plan"]["currency"]
         names = stored.document.get("providers") or {}
         name = (names.get(best["provider"]) or {}).get("name", best["provider"])
+        from comparator.report import format_money
+
         total = format_money(best["total_cost"], currency)
         out.print(f"{tr(lang, '最优', 'Best')}: {escape(str(name))} · {escape(best['region'])} · "
                   f"{best['gpu']} × {best['cards']} — [bold]{total}[/]")

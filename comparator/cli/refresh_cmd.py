@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -23,9 +24,10 @@ from comparator.cli._common import (
     tr,
 )
 from comparator.gpus import resolve_gpu
-from comparator.history import OfferHistory, price_history
-from comparator.refresh import RefreshReport, SourceOutcome, run_refresh
-from comparator.sources import load_sources
+
+if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
+    from comparator.history import OfferHistory
+    from comparator.refresh import RefreshReport, SourceOutcome
 
 CONFIG_OPTION = typer.Option(
     Path("sources.toml"), "--config", "-c", envvar="SUANLI_SOURCES",
@@ -60,6 +62,9 @@ def refresh(
     Example:  suanli refresh --config examples/sources.toml --provider lambda
     """
     st = state(ctx)
+    from comparator.refresh import run_refresh
+    from comparator.sources import load_sources
+
     sources = load_sources(config)
     engine = open_catalog(st)
     count = len(sources.select(provider))
@@ -157,6 +162,8 @@ def history(
     """
     st = state(ctx)
     canonical = resolve_gpu(gpu).name if gpu else None
+    from comparator.history import price_history
+
     offers = price_history(open_catalog(st), provider=provider, gpu=canonical)
     if json_out:
         emit_json({"offers": [offer.to_json() for offer in offers[:limit]]})
