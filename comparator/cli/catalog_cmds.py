@@ -97,7 +97,9 @@ def import_(
     profiles = [*profile, *profiles_in_files]
     if not profiles and not sheets:
         raise InputError("suanli import: give at least one price sheet or --profile PROFILE.toml")
-    result = import_files(open_catalog(st), sheets, profiles, timezone=st.settings.timezone)
+    names = ", ".join(p.name for p in [*profiles, *sheets])
+    with err_console().status(tr(st.lang, f"正在导入 {names} …", f"Importing {names} …")):
+        result = import_files(open_catalog(st), sheets, profiles, timezone=st.settings.timezone)
     if json_out:
         emit_json(result.to_json())
     else:
