@@ -34,17 +34,20 @@ from comparator.models import (
     DataCenter,
     Filing,
     License,
+    Offer,
     OfferColumns,
     OfferIn,
-    OfferView,
+    PriceSnapshot,
+    Provider,
+    table_of,
 )
+from comparator.offer_view import OfferView
 from comparator.profile import ProviderProfile, parse_profile, profile_to_dict
 
-_TABLES = SQLModel.metadata.tables
-OFFER = _TABLES["offer"]
-SNAPSHOT = _TABLES["pricesnapshot"]
-DATACENTER = _TABLES["datacenter"]
-PROVIDER = _TABLES["provider"]
+OFFER = table_of(Offer)
+SNAPSHOT = table_of(PriceSnapshot)
+DATACENTER = table_of(DataCenter)
+PROVIDER = table_of(Provider)
 OFFER_FIELDS: tuple[str, ...] = OfferColumns.FIELDS
 _NOT_CONTENT = ("observed_at", "source")
 VIEW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(OfferView))
@@ -125,7 +128,7 @@ def _provider_row(profile: ProviderProfile, text: str, sha: str) -> dict[str, An
 
 def _delete_credentials(conn: Connection, provider_id: str) -> None:
     for model in (License, Filing, Certification, DataCenter):
-        table = _TABLES[model.__tablename__]  # type: ignore[index]
+        table = table_of(model)
         conn.execute(delete(table).where(table.c.provider_id == provider_id))
 
 
@@ -191,7 +194,7 @@ def _insert_credentials(conn: Connection, profile: ProviderProfile) -> None:
     ]
     for model, values in rows:
         if values:
-            conn.execute(insert(_TABLES[model.__tablename__]), values)  # type: ignore[index]
+            conn.execute(insert(table_of(model)), values)
 
 
 def load_profiles(engine: Engine) -> dict[str, ProviderProfile]:

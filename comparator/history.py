@@ -15,12 +15,12 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Engine, func, select
-from sqlmodel import SQLModel
 
 from comparator.changes import KEY_FIELDS, OfferKey
+from comparator.models import Offer, PriceSnapshot, table_of
 
-OFFER = SQLModel.metadata.tables["offer"]
-SNAPSHOT = SQLModel.metadata.tables["pricesnapshot"]
+OFFER = table_of(Offer)
+SNAPSHOT = table_of(PriceSnapshot)
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, delete, insert, select, text, update
-from sqlmodel import SQLModel
 
+from comparator.models import Lease, table_of
 from comparator.runs import this_holder, write_transaction
 
-LEASE = SQLModel.metadata.tables["lease"]
+LEASE = table_of(Lease)
 DEFAULT_TTL = timedelta(minutes=5)
 
 

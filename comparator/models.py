@@ -11,7 +11,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from comparator.dbtypes import AwareDateTime, ExactDecimal
@@ -217,3 +217,10 @@ class OfferColumns:
         if len(groups) == 1:
             return {next(iter(groups)): self}
         return {provider: self.take(rows) for provider, rows in sorted(groups.items())}
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a model, for bulk statements (importing the model registers it)."""
+    table = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table

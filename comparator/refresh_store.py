@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import Connection, Engine, select, update
-from sqlmodel import SQLModel
 
 from comparator.catalog import content_sha256, store_profile_in, store_snapshot_in
 from comparator.changes import KEY_FIELDS, KeyedPrice, PriceChange, diff_offers, keyed_prices
 from comparator.fetch import Validators
-from comparator.models import OfferColumns, OfferIn
+from comparator.models import Offer, OfferColumns, OfferIn, table_of
 from comparator.runs import (
     ERROR_LIMIT,
     FAILED,
@@ -30,7 +29,7 @@ from comparator.runs import (
 )
 from providers.base import AdapterResult, SourceSpec
 
-OFFER = SQLModel.metadata.tables["offer"]
+OFFER = table_of(Offer)
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,12 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Engine, Row, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import SQLModel
 
 from comparator.fetch import Validators
+from comparator.models import PriceSnapshot, RefreshRun, table_of
 
-RUN = SQLModel.metadata.tables["refreshrun"]
-SNAPSHOT = SQLModel.metadata.tables["pricesnapshot"]
+RUN = table_of(RefreshRun)
+SNAPSHOT = table_of(PriceSnapshot)
 RUNNING, SUCCEEDED, UNCHANGED, FAILED = "running", "succeeded", "unchanged", "failed"
 GOOD = (SUCCEEDED, UNCHANGED)
 STALE_AFTER = timedelta(minutes=15)  # beyond the deadline, for runs of other hosts

@@ -7,14 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Engine, insert, select
-from sqlmodel import SQLModel
 
 from comparator.errors import CatalogError
+from comparator.models import Quote, Verification, table_of
 from comparator.verify import VerifyResult
 
-_TABLES = SQLModel.metadata.tables
-VERIFICATION = _TABLES["verification"]
-QUOTE = _TABLES["quote"]
+VERIFICATION = table_of(Verification)
+QUOTE = table_of(Quote)
 
 
 @dataclass(frozen=True)
