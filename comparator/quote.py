@@ -26,7 +26,7 @@ from comparator.estimate import estimate, request_from_job
 from comparator.estimate_request import DEFAULT_GPU
 from comparator.gpus import GPUS
 from comparator.job import Job, load_job
-from comparator.models import OfferView
+from comparator.offer_view import OfferView
 from comparator.planning import context_from_settings, plan_job
 from comparator.profile import ProviderProfile
 from comparator.quote_document import QuoteParts, assemble_document

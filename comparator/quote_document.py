@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 from comparator.calendar import slot_factors
 from comparator.config import Settings
 from comparator.job import Job
-from comparator.models import OfferView
+from comparator.offer_view import OfferView
 from comparator.money import FxTable
 
 HOURLY_BILLINGS = ("hourly", "spot")

@@ -43,8 +43,20 @@ def global_options(
 
 # Each command module registers its commands on `app`.
 from comparator.cli.catalog_cmds import register as register_catalog  # noqa: E402
+from comparator.cli.check_cmd import register as register_check  # noqa: E402
+from comparator.cli.estimate_cmd import register as register_estimate  # noqa: E402
+from comparator.cli.plan_cmd import register as register_plan  # noqa: E402
+from comparator.cli.quote_cmd import register as register_quote  # noqa: E402
+from comparator.cli.refresh_cmd import register as register_refresh  # noqa: E402
+from comparator.cli.verify_cmd import register as register_verify  # noqa: E402
 
 register_catalog(app)
+register_check(app)
+register_estimate(app)
+register_plan(app)
+register_quote(app)
+register_refresh(app)
+register_verify(app)
 
 
 def main(argv: list[str] | None = None) -> int:

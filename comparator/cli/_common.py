@@ -86,3 +86,15 @@ def open_catalog(st: State) -> Engine:
         )
     upgrade_schema(engine)
     return engine
+
+
+def parse_today(text: str | None) -> date | None:
+    """The value of a `--today YYYY-MM-DD` flag (None: judge as of the real today)."""
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        from comparator.errors import InputError
+
+        raise InputError(f"--today: expected a date YYYY-MM-DD, got {text!r}") from None

@@ -11,9 +11,16 @@ from rich.cells import cell_len
 from rich.markup import escape
 from rich.table import Table
 
-from comparator.cli._common import JSON_OPTION, console, emit_json, open_catalog, state, tr
+from comparator.cli._common import (
+    JSON_OPTION,
+    console,
+    emit_json,
+    open_catalog,
+    parse_today,
+    state,
+    tr,
+)
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
-from comparator.errors import InputError
 
 # check id → (zh, en) short column label, in column order (the legend spells them out)
 PROVIDER_COLUMNS: dict[str, tuple[str, str]] = {
@@ -60,27 +67,28 @@ def check(
     st = state(ctx)
     from comparator.eligibility import check_catalog  # loads the database stack
 
-    result = check_catalog(open_catalog(st), st.settings, provider_ids=provider_ids or [],
-                           job_path=job, today=_parse_today(today))
+    result = check_catalog(
+        open_catalog(st),
+        st.settings,
+        provider_ids=provider_ids or [],
+        job_path=job,
+        today=parse_today(today),
+    )
     reports = result.reports
     if json_out:
-        emit_json({"today": result.today, "last_day": result.last_day,
-                   "job": str(job) if job else None,
-                   "providers": [r.to_json(st.lang) for r in reports]})
+        emit_json(
+            {
+                "today": result.today,
+                "last_day": result.last_day,
+                "job": str(job) if job else None,
+                "providers": [r.to_json(st.lang) for r in reports],
+            }
+        )
     else:
         _print_matrix(reports, st.lang, result.today)
         _print_findings(reports, st.lang)
     if strict and any(r.status == FAIL for r in reports):
         raise typer.Exit(3)
-
-
-def _parse_today(text: str | None) -> date | None:
-    if text is None:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InputError(f"--today: expected a date YYYY-MM-DD, got {text!r}") from None
 
 
 def _columns(reports: list[ProviderReport]) -> tuple[list[str], list[str]]:
@@ -109,11 +117,24 @@ def _print_matrix(reports: list[ProviderReport], lang: str, day: date) -> None:
     out.print(_matrix(reports, lang, tr(lang, "机房", "Data centres"), [], dc_cols, dc_rows=True))
 
 
-def _matrix(reports: list[ProviderReport], lang: str, title: str, own_cols: list[str],
-            dc_cols: list[str], *, dc_rows: bool) -> Table:
-    table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
-                  collapse_padding=True, show_edge=False,
-                  caption=_legend(lang))
+def _matrix(
+    reports: list[ProviderReport],
+    lang: str,
+    title: str,
+    own_cols: list[str],
+    dc_cols: list[str],
+    *,
+    dc_rows: bool,
+) -> Table:
+    table = Table(
+        title=title,
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        pad_edge=False,
+        collapse_padding=True,
+        show_edge=False,
+        caption=_legend(lang),
+    )
     table.add_column(tr(lang, "服务商 / 机房", "Provider / DC"), no_wrap=True)
     table.add_column(tr(lang, "结论", "Verdict"), no_wrap=True)
     labels = [PROVIDER_COLUMNS[c] for c in own_cols] + [DATACENTER_COLUMNS[c] for c in dc_cols]
@@ -129,17 +150,23 @@ def _matrix(reports: list[ProviderReport], lang: str, title: str, own_cols: list
     return table
 
 
-def _provider_row(report: ProviderReport, own_cols: list[str], dc_cols: list[str],
-                  lang: str) -> list[str]:
+def _provider_row(
+    report: ProviderReport, own_cols: list[str], dc_cols: list[str], lang: str
+) -> list[str]:
     own = [_cell([c.status for c in report.checks if c.id == cid]) for cid in own_cols]
-    dcs = [_cell([c.status for d in report.datacenters for c in d.checks if c.id == cid])
-           for cid in dc_cols]
+    dcs = [
+        _cell([c.status for d in report.datacenters for c in d.checks if c.id == cid])
+        for cid in dc_cols
+    ]
     return [f"[bold]{escape(report.provider)}[/]", _verdict(report.status, lang), *own, *dcs]
 
 
 def _legend(lang: str) -> str:
-    return tr(lang, "✓ 通过  ! 警告  ✗ 不通过  — 不适用；原因与证据见下", "✓ pass  ! warn  ✗ fail  "
-              "— not applicable; reasons and evidence below")
+    return tr(
+        lang,
+        "✓ 通过  ! 警告  ✗ 不通过  — 不适用；原因与证据见下",
+        "✓ pass  ! warn  ✗ fail  — not applicable; reasons and evidence below",
+    )
 
 
 def _verdict(status: str, lang: str) -> str:
@@ -157,5 +184,8 @@ def _print_findings(reports: list[ProviderReport], lang: str) -> None:
             if item.status == PASS:
                 continue
             evidence = f" [dim]({escape(item.evidence)})[/]" if item.evidence else ""
-            out.print(f"{_CELL[item.status]} {escape(report.provider)} {escape(scope)}{item.id}: "
-                      f"{escape(item.message(lang))}{evidence}", soft_wrap=True)
+            out.print(
+                f"{_CELL[item.status]} {escape(report.provider)} {escape(scope)}{item.id}: "
+                f"{escape(item.message(lang))}{evidence}",
+                soft_wrap=True,
+            )

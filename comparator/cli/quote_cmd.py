@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
 
-from comparator.cli._common import JSON_OPTION, console, emit_json, open_catalog, state, tr
+from comparator.cli._common import (
+    JSON_OPTION,
+    console,
+    emit_json,
+    open_catalog,
+    parse_today,
+    state,
+    tr,
+)
 from comparator.errors import InputError, RenderError
 from comparator.i18n import normalize_lang
 
@@ -50,22 +57,20 @@ def quote(
     elif job is None:
         raise InputError("suanli quote: give a job file (JOB.toml) or --show NUMBER")
     else:
-        stored = make_quote(engine, job, st.settings, lang=normalize_lang(st.lang),
-                            objective=objective, top=top, today=_parse_day(today))
+        stored = make_quote(
+            engine,
+            job,
+            st.settings,
+            lang=normalize_lang(st.lang),
+            objective=objective,
+            top=top,
+            today=parse_today(today),
+        )
     _render(stored, output, pdf, _render_lang(ctx, show, st.lang))
     if json_out:
         emit_json(_json(stored, output, pdf))
     else:
         _print(stored, output, pdf, st.lang, saved=show is None)
-
-
-def _parse_day(text: str | None) -> date | None:
-    if text is None:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InputError(f"--today: expected YYYY-MM-DD, got {text!r}") from None
 
 
 def _render_lang(ctx: typer.Context, show: str | None, lang: str) -> str | None:
@@ -101,16 +106,27 @@ def _json(stored: StoredQuote, output: Path | None, pdf: Path | None) -> dict[st
     }
 
 
-def _print(stored: StoredQuote, output: Path | None, pdf: Path | None, lang: str, *,
-           saved: bool) -> None:
+def _print(
+    stored: StoredQuote, output: Path | None, pdf: Path | None, lang: str, *, saved: bool
+) -> None:
     out = console()
     if saved:
-        out.print(tr(lang, f"报价单 [bold]{stored.number}[/] 已保存",
-                     f"Quote [bold]{stored.number}[/] saved"))
+        out.print(
+            tr(
+                lang,
+                f"报价单 [bold]{stored.number}[/] 已保存",
+                f"Quote [bold]{stored.number}[/] saved",
+            )
+        )
     else:
         created = stored.document["created_at"]
-        out.print(tr(lang, f"报价单 [bold]{stored.number}[/]（生成于 {created}）",
-                     f"Quote [bold]{stored.number}[/] (created {created})"))
+        out.print(
+            tr(
+                lang,
+                f"报价单 [bold]{stored.number}[/]（生成于 {created}）",
+                f"Quote [bold]{stored.number}[/] (created {created})",
+            )
+        )
     best = _best(stored)
     if best:
         currency = stored.document["plan"]["currency"]
@@ -119,14 +135,20 @@ def _print(stored: StoredQuote, output: Path | None, pdf: Path | None, lang: str
         from comparator.report import format_money
 
         total = format_money(best["total_cost"], currency)
-        out.print(f"{tr(lang, '最优', 'Best')}: {escape(str(name))} · {escape(best['region'])} · "
-                  f"{best['gpu']} × {best['cards']} — [bold]{total}[/]")
+        out.print(
+            f"{tr(lang, '最优', 'Best')}: {escape(str(name))} · {escape(best['region'])} · "
+            f"{best['gpu']} × {best['cards']} — [bold]{total}[/]"
+        )
     else:
         out.print(tr(lang, "没有可行方案", "No feasible plan"))
     for label, path in (("HTML", output), ("PDF", pdf)):
         if path:
             out.print(f"{label}: {escape(str(path))}")
     if not output and not pdf:
-        out.print(tr(lang, f"用 suanli quote --show {stored.number} -o quote.html 生成报告",
-                     f"Render it with: suanli quote --show {stored.number} -o quote.html"))
-
+        out.print(
+            tr(
+                lang,
+                f"用 suanli quote --show {stored.number} -o quote.html 生成报告",
+                f"Render it with: suanli quote --show {stored.number} -o quote.html",
+            )
+        )

@@ -1,0 +1,232 @@
+"""``suanli plan``: the provably cheapest compliant placement of one job (or several sharing
+stock)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from comparator.cli._common import (
+    JSON_OPTION,
+    console,
+    emit_json,
+    open_catalog,
+    parse_today,
+    state,
+    tr,
+)
+from comparator.money import money_str
+from comparator.plan_result import Plan, PlanResult
+from comparator.plan_timeline import timeline_lines
+
+EXCLUDED_SHOWN = 12
+
+
+def register(app: typer.Typer) -> None:
+    app.command("plan")(plan)
+
+
+def plan(
+    ctx: typer.Context,
+    jobs: list[Path] = typer.Argument(..., help="Job file(s) (TOML); several share stock."),
+    objective: str = typer.Option("cost", "--objective", help="cost (default) or time."),
+    top: int | None = typer.Option(None, "--top", help="Alternatives shown (default 5)."),
+    today: str | None = typer.Option(
+        None, "--today", help="Judge licence validity and price age as of this date (YYYY-MM-DD)."
+    ),
+    time_limit: float = typer.Option(
+        30.0, "--time-limit", help="Seconds HiGHS may spend on several jobs sharing stock."
+    ),
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Plan the cheapest compliant schedule: provider, data centre, GPU, cards, hours, billing.
+
+    Example:  suanli plan examples/lora-7b-guangdong.toml --top 3
+    """
+    from comparator.planning import plan_job_file, plan_jobs_files
+
+    st = state(ctx)
+    engine = open_catalog(st)
+    day = parse_today(today)
+    lang = st.lang
+    if len(jobs) > 1:
+        shared = plan_jobs_files(
+            engine,
+            jobs,
+            st.settings,
+            objective=objective,
+            top=top,
+            today=day,
+            lang=lang,
+            time_limit_s=time_limit,
+        )
+        if json_out:
+            emit_json(shared.to_json())
+            return
+        for result in shared.results:
+            _print(result, lang)
+        _print_shared(shared.optimal, shared.gap, lang)
+        return
+    result = plan_job_file(
+        engine, jobs[0], st.settings, objective=objective, top=top, today=day, lang=lang
+    )
+    if json_out:
+        emit_json(result.to_json())
+    else:
+        _print(result, lang)
+
+
+def _print(result: PlanResult, lang: str) -> None:
+    out = console()
+    goal = (
+        tr(lang, "成本最低", "cheapest")
+        if result.objective == "cost"
+        else tr(lang, "最早完成", "earliest finish")
+    )
+    out.print(f"[bold]{tr(lang, '计划', 'Plan')}: {escape(result.job_name)}[/]  ({goal})")
+    if result.best is None:
+        out.print(
+            f"[bold red]{tr(lang, '没有可行方案', 'No feasible plan')}[/] "
+            f"({escape(result.binding or '')}): {escape(result.message or '')}"
+        )
+    else:
+        _print_best(out, result.best, lang)
+        _print_alternatives(out, result, lang)
+    _print_excluded(out, result, lang)
+    _print_assumptions(out, result, lang)
+
+
+def _print_best(out: Console, best: Plan, lang: str) -> None:
+    where = " ".join(x for x in (best.province, best.city) if x)
+    out.print(
+        f"{tr(lang, '最优', 'Best')}: [bold]{escape(best.provider_name)}[/] "
+        f"({escape(best.provider)}) · {escape(best.region_name)} {escape(where)} · "
+        f"{best.cards} × {best.gpu} · [bold green]{money_str(best.total_cost)} "
+        f"{best.currency}[/]"
+    )
+    out.print(
+        f"{tr(lang, '开始', 'Start')} {best.start:%Y-%m-%d %H:%M} → "
+        f"{tr(lang, '完成', 'finish')} {best.finish:%Y-%m-%d %H:%M} · "
+        f"{tr(lang, '运行', 'run')} {best.run_hours} h "
+        f"({tr(lang, '其中重启开销', 'restart overhead')} {best.overhead_hours} h)"
+    )
+    table = Table(box=box.SIMPLE)
+    for header in (
+        tr(lang, "报价", "Offer"),
+        tr(lang, "计费", "Billing"),
+        tr(lang, "开始", "Start"),
+        tr(lang, "结束", "End"),
+        tr(lang, "数量", "Units"),
+        tr(lang, "周期", "Periods"),
+        tr(lang, "单价", "Unit price"),
+        tr(lang, "费用", "Cost"),
+    ):
+        table.add_column(header, no_wrap=True)
+    for s in best.segments:
+        table.add_row(
+            s.offer_id,
+            s.billing,
+            f"{s.start:%m-%d %H:%M}",
+            f"{s.end:%m-%d %H:%M}",
+            str(s.units),
+            str(s.periods),
+            str(s.unit_price),
+            money_str(s.cost),
+        )
+    out.print(table)
+    zone = (
+        best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else ZoneInfo("Asia/Shanghai")
+    )
+    for line in timeline_lines(best, zone, lang=lang):
+        out.print(escape(line))
+
+
+def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
+    if not result.alternatives or result.best is None:
+        return
+    table = Table(
+        title=tr(
+            lang, "备选（每个服务商与卡型的最优）", "Alternatives (best per provider and GPU)"
+        ),
+        box=box.SIMPLE,
+    )
+    for header in (
+        "#",
+        tr(lang, "服务商", "Provider"),
+        tr(lang, "机房", "Region"),
+        "GPU",
+        tr(lang, "卡数", "Cards"),
+        tr(lang, "费用", "Cost"),
+        tr(lang, "完成", "Finish"),
+        tr(lang, "差额", "Δ"),
+    ):
+        table.add_column(header, no_wrap=True)
+    for rank, alt in enumerate(result.alternatives, start=2):
+        delta = alt.total_cost - result.best.total_cost
+        table.add_row(
+            str(rank),
+            alt.provider,
+            alt.region,
+            alt.gpu,
+            str(alt.cards),
+            money_str(alt.total_cost),
+            f"{alt.finish:%m-%d %H:%M}",
+            f"+{money_str(delta)}" if delta >= 0 else money_str(delta),
+        )
+    out.print(table)
+
+
+def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
+    """Excluded offers grouped by provider and reason (every offer is in --json)."""
+    if not result.excluded:
+        return
+    kinds = Counter(e.kind for e in result.excluded)
+    summary = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
+    out.print(f"{tr(lang, '排除的报价', 'Excluded offers')}: {len(result.excluded)} ({summary})")
+    groups = Counter((e.provider, reason) for e in result.excluded for reason in e.reasons[:1])
+    table = Table(box=box.SIMPLE)
+    table.add_column(tr(lang, "服务商", "Provider"), no_wrap=True)
+    table.add_column(tr(lang, "报价数", "Offers"), no_wrap=True)
+    table.add_column(tr(lang, "原因", "Reason"))
+    for (provider, reason), count in groups.most_common(EXCLUDED_SHOWN):
+        table.add_row(provider, str(count), escape(reason))
+    out.print(table)
+    hidden = len(groups) - EXCLUDED_SHOWN
+    if hidden > 0:
+        out.print(
+            tr(
+                lang,
+                f"…另有 {hidden} 类原因，用 --json 查看全部",
+                f"… {hidden} more reasons, see --json",
+            )
+        )
+
+
+def _print_assumptions(out: Console, result: PlanResult, lang: str) -> None:
+    assumptions = result.assumptions
+    fx = assumptions.get("fx", {})
+    rates = ", ".join(f"{c}={r}" for c, r in fx.get("rates", {}).items()) or "—"
+    out.print(
+        f"[dim]{tr(lang, '假设', 'Assumptions')}: {tr(lang, '汇率', 'FX')} {rates} "
+        f"({fx.get('date')}); {tr(lang, '多机效率', 'multi-node efficiency')} "
+        f"{assumptions.get('multi_node_efficiency')}; {tr(lang, '含税价比较', 'tax-inclusive')}; "
+        f"{tr(lang, '已证明最优', 'proven optimal')}: {result.optimal}[/]"
+    )
+
+
+def _print_shared(optimal: bool, gap: float, lang: str) -> None:
+    verdict = tr(
+        lang,
+        "已证明最优" if optimal else "未证明最优",
+        "proven optimal" if optimal else "not proven optimal",
+    )
+    console().print(
+        f"[bold]{tr(lang, '多任务共享库存', 'Jobs sharing stock')}[/]: {verdict}, gap {gap:.4%}"
+    )

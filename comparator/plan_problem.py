@@ -1,0 +1,147 @@
+"""The scheduling problem of one candidate placement, in whole-hour slots (pure data).
+
+A candidate is one (provider, data centre, GPU, card count). Its offers become *rates*: an
+:class:`HourlyRate` (hourly or spot: a cost for every slot, time-of-use factor and units
+applied) or a :class:`ContractRate` (daily … yearly: a cost per period of ``period_slots``).
+Slot 0 is the first whole hour at or after the job's earliest start; the job may run in slots
+``[0, deadline_slot)`` and needs ``work_slots`` slots of work.
+
+Semantics (billing.md), which the optimiser, the brute-force oracle of the tests and the
+validator share:
+
+* A *segment* is a maximal run of consecutive slots on one hourly rate, or a maximal chain of
+  back-to-back contracts of one contract rate. Its cost is the exact sum of its slot costs (or
+  ``periods × cost``) rounded once to 0.01, half up; a plan costs the sum of its segments.
+* An hourly segment lasts at least ``min_slots`` slots, a chain at least ``min_periods``
+  periods. Segments never overlap; a contract may run past the deadline and is paid in full.
+* The job runs only in paid slots. An interruptible job may run in any of them; each run block
+  after the first loses ``restart_overhead_slots`` slots (they count as run slots, not as work).
+  A job that may not pause runs in one block. Switching from one rate to another between two
+  consecutive slots is not a pause.
+* ``finish`` is the end of the slot in which the work completes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from comparator.errors import PlanError
+
+
+@dataclass(frozen=True)
+class HourlyRate:
+    """An hourly or spot offer for one candidate: ``slot_costs[t]`` is slot t's cost, all units.
+
+    ``slot_costs`` should reach ``deadline_slot + min_slots - 1`` slots so that a last segment
+    can be padded to its minimum length; slots without a cost (or marked unavailable) cannot be
+    rented.
+    """
+
+    key: str
+    slot_costs: tuple[Decimal, ...]
+    min_slots: int = 1
+    available: tuple[bool, ...] | None = None
+
+    def usable(self, slot: int) -> bool:
+        if slot < 0 or slot >= len(self.slot_costs):
+            return False
+        return self.available is None or slot >= len(self.available) or self.available[slot]
+
+
+@dataclass(frozen=True)
+class ContractRate:
+    """A contract offer for one candidate: ``cost`` per period of ``period_slots``, all units."""
+
+    key: str
+    period_slots: int
+    cost: Decimal
+    min_periods: int = 1
+    available: tuple[bool, ...] | None = None
+
+    def usable(self, slot: int) -> bool:
+        return self.available is None or slot >= len(self.available) or self.available[slot]
+
+
+@dataclass(frozen=True)
+class ScheduleProblem:
+    deadline_slot: int
+    work_slots: int
+    interruptible: bool
+    restart_overhead_slots: int
+    hourly: tuple[HourlyRate, ...] = ()
+    contracts: tuple[ContractRate, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.work_slots < 1 or self.deadline_slot < 0 or self.restart_overhead_slots < 0:
+            raise PlanError("a schedule needs work_slots ≥ 1, deadline ≥ 0 and overhead ≥ 0")
+        for rate in self.hourly:
+            if rate.min_slots < 1:
+                raise PlanError(f"rate {rate.key}: min_slots must be ≥ 1")
+        for contract in self.contracts:
+            if contract.period_slots < 1 or contract.min_periods < 1 or contract.cost <= 0:
+                raise PlanError(f"rate {contract.key}: needs a period ≥ 1, min ≥ 1, cost > 0")
+
+    @property
+    def rate_keys(self) -> tuple[str, ...]:
+        return tuple(r.key for r in self.hourly) + tuple(c.key for c in self.contracts)
+
+
+@dataclass(frozen=True)
+class ScheduledSegment:
+    """One line item: ``[start, end)`` paid on one rate; the job runs in ``[start, run_end)``."""
+
+    key: str
+    kind: str  # "hourly" | "contract"
+    start: int
+    end: int
+    periods: int
+    run_end: int
+    overhead_slots: int
+    cost: Decimal
+
+    @property
+    def run_slots(self) -> int:
+        return self.run_end - self.start
+
+
+@dataclass(frozen=True)
+class ScheduleResult:
+    """The optimal schedule for one finish slot of one candidate."""
+
+    cost: Decimal
+    finish: int
+    segments: tuple[ScheduledSegment, ...]
+
+    @property
+    def start(self) -> int:
+        return self.segments[0].start
+
+    @property
+    def run_slots(self) -> int:
+        return sum(s.run_slots for s in self.segments)
+
+
+# --- exact money in integer ticks ------------------------------------------------------------
+def decimal_places(values: Sequence[Decimal]) -> int:
+    """The most digits after the point among ``values`` (at least 2: whole cents)."""
+    places = 2
+    for value in values:
+        exponent = value.normalize().as_tuple().exponent
+        if isinstance(exponent, int) and -exponent > places:
+            places = -exponent
+    return places
+
+
+def to_ticks(value: Decimal, places: int) -> int:
+    """``value`` as an exact integer number of ``10**-places`` units."""
+    scaled = value.scaleb(places)
+    if scaled != scaled.to_integral_value():
+        raise PlanError(f"amount {value} has more than {places} decimal places")
+    return int(scaled)
+
+
+def round_ticks_to_cents(ticks: int, ticks_per_cent: int) -> int:
+    """Cents of an exact amount in ticks, rounded half up (amounts are never negative)."""
+    return (ticks + ticks_per_cent // 2) // ticks_per_cent
