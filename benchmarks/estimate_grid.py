@@ -17,8 +17,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from comparator.estimate import EstimateRequest, estimate
 
 ESTIMATES = 10_000
-MODELS = ("Qwen2.5-0.5B", "Qwen2.5-7B", "Llama-2-7b", "Llama-3.1-8B", "Qwen3-14B", "Yi-34B",
-          "Llama-3.1-70B", "Qwen2.5-72B", "Mixtral-8x7B", "7B")
+MODELS = (
+    "Qwen2.5-0.5B",
+    "Qwen2.5-7B",
+    "Llama-2-7b",
+    "Llama-3.1-8B",
+    "Qwen3-14B",
+    "Yi-34B",
+    "Llama-3.1-70B",
+    "Qwen2.5-72B",
+    "Mixtral-8x7B",
+    "7B",
+)
 METHODS = ("full", "lora", "qlora")
 SEQ_LENS = (512, 2048, 4096, 8192, 32768)
 GPUS = ("A100-80G", "H800", "4090", "L40S", "910B")
@@ -33,9 +43,17 @@ def grid() -> list[EstimateRequest]:
         MODELS, METHODS, SEQ_LENS, GPUS, MICRO_BATCHES, GRAD_CKPT, CARDS, ZERO
     )
     requests = [
-        EstimateRequest(model=model, method=method, seq_len=seq_len, gpu=gpu,
-                        micro_batch=micro_batch, grad_ckpt=ckpt, cards=cards, zero=zero,
-                        tokens=10**9)
+        EstimateRequest(
+            model=model,
+            method=method,
+            seq_len=seq_len,
+            gpu=gpu,
+            micro_batch=micro_batch,
+            grad_ckpt=ckpt,
+            cards=cards,
+            zero=zero,
+            tokens=10**9,
+        )
         for model, method, seq_len, gpu, micro_batch, ckpt, cards, zero in points
     ]
     return requests[:ESTIMATES]  # 12,000 grid points; the first 10,000
@@ -51,12 +69,15 @@ def main() -> None:
         result.to_json()
     json_s = time.perf_counter() - started
     fitting = sum(result.fits for result in results)
-    print(f"grid points:            {len(requests):,} ({fitting:,} fit, "
-          f"{len(requests) - fitting:,} do not)")
-    print(f"estimate():             {estimate_s:.3f} s  "
-          f"({estimate_s / len(requests) * 1e6:.0f} µs each; target < 2 s)")
-    print(f"to_json() incl. advice: {json_s:.3f} s  "
-          f"({json_s / len(requests) * 1e6:.0f} µs each)")
+    print(
+        f"grid points:            {len(requests):,} ({fitting:,} fit, "
+        f"{len(requests) - fitting:,} do not)"
+    )
+    print(
+        f"estimate():             {estimate_s:.3f} s  "
+        f"({estimate_s / len(requests) * 1e6:.0f} µs each; target < 2 s)"
+    )
+    print(f"to_json() incl. advice: {json_s:.3f} s  ({json_s / len(requests) * 1e6:.0f} µs each)")
 
 
 if __name__ == "__main__":

@@ -33,24 +33,56 @@ from comparator.planning import PlanContext, plan_job, prepare
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 START = datetime(2026, 9, 1, tzinfo=SHANGHAI)  # the window holds National Day 2026
-GPUS = {"A100-SXM4-80GB": 88, "A800-SXM4-80GB": 84, "H800-SXM5-80GB": 150, "L40S": 44,
-        "RTX4090": 18}
-TIME_OF_USE = ["00:00-08:00*0.5; sat-sun*0.75; holiday*0.5", "22:00-08:00*0.5",
-               "workday 09:00-18:00*1.25; 00:00-08:00*0.75", "sat-sun*0.5", ""]
-CONTRACTS = {"daily": (24, Decimal("0.80")), "weekly": (168, Decimal("0.65")),
-             "monthly": (720, Decimal("0.50"))}
+GPUS = {
+    "A100-SXM4-80GB": 88,
+    "A800-SXM4-80GB": 84,
+    "H800-SXM5-80GB": 150,
+    "L40S": 44,
+    "RTX4090": 18,
+}
+TIME_OF_USE = [
+    "00:00-08:00*0.5; sat-sun*0.75; holiday*0.5",
+    "22:00-08:00*0.5",
+    "workday 09:00-18:00*1.25; 00:00-08:00*0.75",
+    "sat-sun*0.5",
+    "",
+]
+CONTRACTS = {
+    "daily": (24, Decimal("0.80")),
+    "weekly": (168, Decimal("0.65")),
+    "monthly": (720, Decimal("0.50")),
+}
 
 
-def offer(offer_id: int, group: int, gpu: str, billing: str, price: Decimal,
-          time_of_use: str) -> OfferView:
+def offer(
+    offer_id: int, group: int, gpu: str, billing: str, price: Decimal, time_of_use: str
+) -> OfferView:
     return OfferView(
-        offer_id=str(offer_id), snapshot_id="1", provider=f"bench-{group // 2:02d}",
-        provider_name=f"Bench {group // 2:02d}", region=f"sg-{group % 2}",
-        region_name=f"Region {group % 2}", country="SG", province=None, city=None,
-        mainland=False, gpu=gpu, cards=8, node_cards=8, billing=billing, price=price,
-        currency="CNY", time_of_use=time_of_use, stock=None, min_units=1,
-        interconnect="nvlink", network="ib-200g", tax_inclusive=True,
-        vat_rate=Decimal("0.06"), observed_at=START, source="benchmark",
+        offer_id=str(offer_id),
+        snapshot_id="1",
+        provider=f"bench-{group // 2:02d}",
+        provider_name=f"Bench {group // 2:02d}",
+        region=f"sg-{group % 2}",
+        region_name=f"Region {group % 2}",
+        country="SG",
+        province=None,
+        city=None,
+        mainland=False,
+        gpu=gpu,
+        cards=8,
+        node_cards=8,
+        billing=billing,
+        price=price,
+        currency="CNY",
+        time_of_use=time_of_use,
+        stock=None,
+        min_units=1,
+        interconnect="nvlink",
+        network="ib-200g",
+        tax_inclusive=True,
+        vat_rate=Decimal("0.06"),
+        observed_at=START,
+        source="benchmark",
     )
 
 
@@ -64,17 +96,20 @@ def catalog(seed: int) -> list[OfferView]:
         hourly = hourly.quantize(Decimal("0.04"))
         offers.append(offer(len(offers), group, gpu, "hourly", hourly, rng.choice(TIME_OF_USE)))
         for billing, (hours, discount) in CONTRACTS.items():
-            price = (hourly * hours * discount * Decimal(rng.randint(90, 110)) / 100)
-            offers.append(offer(len(offers), group, gpu, billing, price.quantize(Decimal(1)),
-                                ""))
+            price = hourly * hours * discount * Decimal(rng.randint(90, 110)) / 100
+            offers.append(offer(len(offers), group, gpu, billing, price.quantize(Decimal(1)), ""))
     return offers
 
 
 def job(card_hours: int) -> Job:
     deadline = datetime(2026, 10, 31, tzinfo=SHANGHAI)  # 60 days
-    return Job(name="benchmark", schedule=Schedule(START, deadline, True, 1),
-               workload=Workload(Decimal(card_hours), "A100-SXM4-80GB", 8),
-               requirements=Requirements(), source="benchmark")
+    return Job(
+        name="benchmark",
+        schedule=Schedule(START, deadline, True, 1),
+        workload=Workload(Decimal(card_hours), "A100-SXM4-80GB", 8),
+        requirements=Requirements(),
+        source="benchmark",
+    )
 
 
 def main() -> None:
@@ -86,8 +121,9 @@ def main() -> None:
     parser.add_argument("--no-highs", action="store_true")
     args = parser.parse_args()
     offers = catalog(args.seed)
-    context = PlanContext(today=date(2026, 8, 30), fx=FxTable({"CNY": Decimal(1)},
-                                                                 date(2026, 8, 30)))
+    context = PlanContext(
+        today=date(2026, 8, 30), fx=FxTable({"CNY": Decimal(1)}, date(2026, 8, 30))
+    )
     the_job = job(args.card_hours)
     plan_job(the_job, offers[:4], {}, context)  # warm the imports and caches once
     times = []
@@ -98,19 +134,24 @@ def main() -> None:
     planner_s = statistics.median(times)
     best = result.best
     assert best is not None
-    print(f"offers: {len(offers)}; horizon: 60 days ({60 * 24} hourly slots); "
-          f"work: {best.work_hours} h on {best.cards} × {best.gpu}")
-    print(f"planner (exact DP): {planner_s:.3f} s median of {len(times)} "
-          f"(min {min(times):.3f} s, target < 2 s) — best {best.total_cost} CNY "
-          f"({best.provider}/{best.region}, {len(best.segments)} segments), "
-          f"candidates {result.stats['candidates']}, solved {result.stats['solved']}, "
-          f"pruned by the bound {result.stats['pruned']}")
+    print(
+        f"offers: {len(offers)}; horizon: 60 days ({60 * 24} hourly slots); "
+        f"work: {best.work_hours} h on {best.cards} × {best.gpu}"
+    )
+    print(
+        f"planner (exact DP): {planner_s:.3f} s median of {len(times)} "
+        f"(min {min(times):.3f} s, target < 2 s) — best {best.total_cost} CNY "
+        f"({best.provider}/{best.region}, {len(best.segments)} segments), "
+        f"candidates {result.stats['candidates']}, solved {result.stats['solved']}, "
+        f"pruned by the bound {result.stats['pruned']}"
+    )
     if args.no_highs:
         return
     candidates = prepare(the_job, offers, {}, context).built.candidates
     started = time.perf_counter()
-    outcome = solve_milp([MilpJob("benchmark", candidates)], {},
-                         time_limit_s=args.highs_time_limit, threads=1)
+    outcome = solve_milp(
+        [MilpJob("benchmark", candidates)], {}, time_limit_s=args.highs_time_limit, threads=1
+    )
     highs_s = time.perf_counter() - started
     optimum = float(best.total_cost) * 100
     if outcome.objective_cents is None:
@@ -119,10 +160,12 @@ def main() -> None:
         excess = (outcome.objective_cents - optimum) / optimum
         objective = f"{outcome.objective_cents / 100:.2f} CNY ({excess:+.1%} vs the DP optimum)"
     bound = "none" if outcome.bound_cents is None else f"{outcome.bound_cents / 100:.2f} CNY"
-    print(f"HiGHS (time-indexed MILP, same {len(candidates)} candidates, 1 thread): "
-          f"{highs_s:.1f} s (model building included; solver {outcome.seconds:.1f} s, limit "
-          f"{args.highs_time_limit:g} s), status {outcome.status}, best found {objective}, "
-          f"proven bound {bound}")
+    print(
+        f"HiGHS (time-indexed MILP, same {len(candidates)} candidates, 1 thread): "
+        f"{highs_s:.1f} s (model building included; solver {outcome.seconds:.1f} s, limit "
+        f"{args.highs_time_limit:g} s), status {outcome.status}, best found {objective}, "
+        f"proven bound {bound}"
+    )
     proven = "" if outcome.proven else " (HiGHS stopped at its time limit without a proof)"
     print(f"ratio HiGHS / planner: {highs_s / planner_s:.0f}×{proven}")
 

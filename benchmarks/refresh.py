@@ -45,8 +45,9 @@ def sheet(provider: str, rows: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def publish(server: FaultServer, folder: Path, providers: Sequence[str], rows: int,
-            timeout_s: int) -> tuple[Path, int]:
+def publish(
+    server: FaultServer, folder: Path, providers: Sequence[str], rows: int, timeout_s: int
+) -> tuple[Path, int]:
     """A sources file of ``providers``, each a served sheet; and the bytes served in all."""
     entries, served = [], 0
     for provider in providers:
@@ -54,8 +55,7 @@ def publish(server: FaultServer, folder: Path, providers: Sequence[str], rows: i
         body = sheet(provider, rows)
         served += len(body)
         url = server.set(f"/{provider}.csv", Reply(body=body), etag=f'"{provider}-1"')
-        entries.append(source_entry(provider, url, profile=f"{provider}.toml",
-                                    timeout_s=timeout_s))
+        entries.append(source_entry(provider, url, profile=f"{provider}.toml", timeout_s=timeout_s))
     return write_sources(folder, entries), served
 
 
@@ -69,25 +69,29 @@ def timed_refresh(engine: Engine, config: Path) -> tuple[RefreshReport, float]:
     return report, elapsed
 
 
-def many_sources(engine: Engine, server: FaultServer, folder: Path, count: int,
-                 rows: int) -> None:
+def many_sources(engine: Engine, server: FaultServer, folder: Path, count: int, rows: int) -> None:
     providers = [f"bench-{i:03d}" for i in range(count)]
     config, _ = publish(server, folder, providers, rows, timeout_s=120)
     _, first = timed_refresh(engine, config)
     report, second = timed_refresh(engine, config)
     assert {r.status for r in report.runs} == {"unchanged"}
-    print(f"{count} sources × {rows} rows, first refresh:   {first:7.2f} s  "
-          f"{count / first:8.1f} sources/s  {count * rows / first:10,.0f} rows/s")
-    print(f"{count} sources, unchanged (304):        {second:7.2f} s  "
-          f"{count / second:8.1f} sources/s")
+    print(
+        f"{count} sources × {rows} rows, first refresh:   {first:7.2f} s  "
+        f"{count / first:8.1f} sources/s  {count * rows / first:10,.0f} rows/s"
+    )
+    print(
+        f"{count} sources, unchanged (304):        {second:7.2f} s  {count / second:8.1f} sources/s"
+    )
 
 
 def one_big_sheet(engine: Engine, server: FaultServer, folder: Path, rows: int) -> None:
     config, served = publish(server, folder, ["bench-big"], rows, timeout_s=600)
     report, elapsed = timed_refresh(engine, config)
     assert report.runs[0].offers == rows
-    print(f"1 sheet × {rows:,} rows ({served / 1e6:.0f} MB):    {elapsed:7.2f} s  "
-          f"{rows / elapsed:10,.0f} rows/s")
+    print(
+        f"1 sheet × {rows:,} rows ({served / 1e6:.0f} MB):    {elapsed:7.2f} s  "
+        f"{rows / elapsed:10,.0f} rows/s"
+    )
 
 
 def main() -> None:

@@ -38,8 +38,9 @@ def grown_document(alternatives: int) -> dict[str, Any]:
         provider = f"bench-{index:03d}"
         offer_id = f"{provider}-a100-hourly"
         plan = copy.deepcopy(template)
-        plan.update(provider=provider, region=f"gd-sz-{index % 9 + 1}",
-                    total_cost=f"{1400 + index * 7}.50")
+        plan.update(
+            provider=provider, region=f"gd-sz-{index % 9 + 1}", total_cost=f"{1400 + index * 7}.50"
+        )
         plan["segments"][0].update(offer_id=offer_id, cost=plan["total_cost"])
         plans.append(plan)
         ages.append(dict(age, offer_id=offer_id, provider=provider, region=plan["region"]))
@@ -79,12 +80,18 @@ def main() -> None:
     html_s, html_cpu, html = time_it(lambda: report.render_html(document), args.repeat)
     report.render_pdf(html, document)  # warm WeasyPrint's imports and font cache
     pdf_s, pdf_cpu, pdf = time_it(lambda: report.render_pdf(html, document), args.repeat)
-    print(f"alternatives: {args.alternatives}; load average {os.getloadavg()[0]:.1f} "
-          f"on {os.cpu_count()} CPUs")
-    print(f"html: {html_s:.3f} s wall, {html_cpu:.3f} s CPU, median of {args.repeat} "
-          f"({len(html) / 1024:.0f} KiB; target < 1 s)")
-    print(f"pdf:  {pdf_s:.3f} s wall, {pdf_cpu:.3f} s CPU, median of {args.repeat} "
-          f"({len(pdf) / 1024:.0f} KiB, {page_count(pdf)} pages; target < 10 s)")
+    print(
+        f"alternatives: {args.alternatives}; load average {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} CPUs"
+    )
+    print(
+        f"html: {html_s:.3f} s wall, {html_cpu:.3f} s CPU, median of {args.repeat} "
+        f"({len(html) / 1024:.0f} KiB; target < 1 s)"
+    )
+    print(
+        f"pdf:  {pdf_s:.3f} s wall, {pdf_cpu:.3f} s CPU, median of {args.repeat} "
+        f"({len(pdf) / 1024:.0f} KiB, {page_count(pdf)} pages; target < 10 s)"
+    )
 
 
 if __name__ == "__main__":

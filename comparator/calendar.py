@@ -111,8 +111,9 @@ def _fail(where: str, index: int, rule: str, expected: str) -> CalendarError:
 
 def _weekday(name: str, where: str, index: int, rule: str) -> int:
     if name not in WEEKDAYS:
-        raise _fail(where, index, rule, f"a day among {', '.join(WEEKDAYS + DAY_KINDS)}, "
-                                        f"got {name!r}")
+        raise _fail(
+            where, index, rule, f"a day among {', '.join(WEEKDAYS + DAY_KINDS)}, got {name!r}"
+        )
     return WEEKDAYS.index(name)
 
 
@@ -146,8 +147,9 @@ def _minute(text: str, where: str, index: int, rule: str, *, is_end: bool) -> in
     limit = 24 if is_end else 23
     if hour > limit or minute > 59 or (hour == 24 and minute != 0):
         latest = "24:00" if is_end else "23:59"
-        raise _fail(where, index, rule,
-                    f"a time HH:MM from 00:00 to {latest}, got {text.strip()!r}")
+        raise _fail(
+            where, index, rule, f"a time HH:MM from 00:00 to {latest}, got {text.strip()!r}"
+        )
     return hour * 60 + minute
 
 
@@ -175,8 +177,9 @@ def parse_rule(rule: str, *, where: str = "time_of_use", index: int = 1) -> TouR
     text = unicodedata.normalize("NFKC", rule).strip().lower()
     found = _RULE.match(text)
     if found is None:
-        raise _fail(where, index, rule,
-                    "[DAYS] [HH:MM-HH:MM] *FACTOR, e.g. 'sat-sun 00:00-08:00*0.5'")
+        raise _fail(
+            where, index, rule, "[DAYS] [HH:MM-HH:MM] *FACTOR, e.g. 'sat-sun 00:00-08:00*0.5'"
+        )
     weekdays: frozenset[int] = frozenset()
     kinds: frozenset[str] = frozenset()
     if found["days"]:

@@ -60,9 +60,11 @@ class PriceChange:
     def to_json(self) -> dict[str, object]:
         pct = self.change_pct
         return {
-            "provider": self.provider, **dict(zip(KEY_FIELDS, self.key, strict=True)),
+            "provider": self.provider,
+            **dict(zip(KEY_FIELDS, self.key, strict=True)),
             "change": self.kind,
-            "old_price": _text(self.old_price), "new_price": _text(self.new_price),
+            "old_price": _text(self.old_price),
+            "new_price": _text(self.new_price),
             "change_pct": None if pct is None else str(pct),
         }
 
@@ -75,8 +77,16 @@ KeyedPrice = tuple[OfferKey, Decimal]
 
 
 def offer_key(offer: PricedOffer) -> OfferKey:
-    return (offer.region, offer.gpu, offer.cards, offer.billing, offer.sku, offer.time_of_use,
-            offer.min_units, offer.currency)
+    return (
+        offer.region,
+        offer.gpu,
+        offer.cards,
+        offer.billing,
+        offer.sku,
+        offer.time_of_use,
+        offer.min_units,
+        offer.currency,
+    )
 
 
 def keyed_prices(offers: Iterable[PricedOffer]) -> list[KeyedPrice]:
@@ -140,6 +150,7 @@ def _pair(
 
 def sort_changes(changes: Iterable[PriceChange]) -> list[PriceChange]:
     """Biggest moves first within each kind; kinds in the order cheaper, dearer, new, gone."""
+
     def order(change: PriceChange) -> tuple[int, Decimal, OfferKey]:
         return KINDS.index(change.kind), -abs(change.change_pct or Decimal(0)), change.key
 

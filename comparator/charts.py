@@ -129,8 +129,9 @@ def _number_label(value: float) -> str:
     return f"{value:g}" if value < 1e6 else f"{value:.3g}"
 
 
-def memory_chart(memory_gib: Mapping[str, Any], gpu_memory_gib: float, headroom: float,
-                 width: float = 640.0) -> MemoryChart:
+def memory_chart(
+    memory_gib: Mapping[str, Any], gpu_memory_gib: float, headroom: float, width: float = 640.0
+) -> MemoryChart:
     """One stacked bar of a card's memory use, against its capacity and usable limit."""
     values = [(part, float(memory_gib.get(part, 0.0) or 0.0)) for part in MEMORY_PARTS]
     total = sum(value for _, value in values)
@@ -142,12 +143,15 @@ def memory_chart(memory_gib: Mapping[str, Any], gpu_memory_gib: float, headroom:
         x += value * unit
     step = nice_step(scale_max, 8)
     ticks = tuple(
-        Tick(i * step * unit, _number_label(i * step))
-        for i in range(int(scale_max // step) + 1)
+        Tick(i * step * unit, _number_label(i * step)) for i in range(int(scale_max // step) + 1)
     )
     return MemoryChart(
-        width, 60.0, tuple(bars), (1 - headroom) * gpu_memory_gib * unit,
-        gpu_memory_gib * unit, ticks,
+        width,
+        60.0,
+        tuple(bars),
+        (1 - headroom) * gpu_memory_gib * unit,
+        gpu_memory_gib * unit,
+        ticks,
     )
 
 
@@ -155,8 +159,9 @@ def _hours_between(start: datetime, end: datetime) -> float:
     return (end - start).total_seconds() / 3600
 
 
-def _window(job: Mapping[str, Any],
-            segments: Sequence[Mapping[str, Any]]) -> tuple[datetime, datetime]:
+def _window(
+    job: Mapping[str, Any], segments: Sequence[Mapping[str, Any]]
+) -> tuple[datetime, datetime]:
     starts = [datetime.fromisoformat(job["earliest_start"])]
     ends = [datetime.fromisoformat(job["deadline"])]
     starts += [datetime.fromisoformat(s["start"]) for s in segments]
@@ -178,12 +183,15 @@ def _time_ticks(start: datetime, hours: float, to_x: Any) -> tuple[Tick, ...]:
     return tuple(ticks)
 
 
-def _price_path(curve: Sequence[Mapping[str, Any]], start: datetime, hours: float,
-                to_x: Any, to_y: Any) -> str:
+def _price_path(
+    curve: Sequence[Mapping[str, Any]], start: datetime, hours: float, to_x: Any, to_y: Any
+) -> str:
     """A step path: each point's price holds until the next point (the last until the end)."""
     points = sorted(
-        ((_hours_between(start, datetime.fromisoformat(p["hour_start"])), float(p["price"]))
-         for p in curve),
+        (
+            (_hours_between(start, datetime.fromisoformat(p["hour_start"])), float(p["price"]))
+            for p in curve
+        ),
         key=lambda point: point[0],
     )
     commands: list[str] = []
@@ -195,8 +203,12 @@ def _price_path(curve: Sequence[Mapping[str, Any]], start: datetime, hours: floa
     return " ".join(commands)
 
 
-def timeline_chart(job: Mapping[str, Any], segments: Sequence[Mapping[str, Any]],
-                   curve: Sequence[Mapping[str, Any]], width: float = 720.0) -> TimelineChart:
+def timeline_chart(
+    job: Mapping[str, Any],
+    segments: Sequence[Mapping[str, Any]],
+    curve: Sequence[Mapping[str, Any]],
+    width: float = 720.0,
+) -> TimelineChart:
     """The plan's segments on a time axis over the hourly price curve; contracts shaded."""
     start, end = _window(job, segments)
     hours = max(_hours_between(start, end), 1.0)
@@ -221,17 +233,26 @@ def timeline_chart(job: Mapping[str, Any], segments: Sequence[Mapping[str, Any]]
         billing = str(segment["billing"])
         if billing in CONTRACT_BILLINGS:
             blocks.append(Box(x0, top, max(x1 - x0, 0.5), bottom - top, "contract", billing))
-        runs.append(Box(x0, lane_y, max(x_run - x0, 0.5), lane_height, f"run-{billing}",
-                        billing))
+        runs.append(Box(x0, lane_y, max(x_run - x0, 0.5), lane_height, f"run-{billing}", billing))
     y_ticks = tuple(
-        Tick(to_y(i * y_step), _number_label(i * y_step))
-        for i in range(round(y_top / y_step) + 1)
+        Tick(to_y(i * y_step), _number_label(i * y_step)) for i in range(round(y_top / y_step) + 1)
     )
     deadline_x = to_x(_hours_between(start, datetime.fromisoformat(job["deadline"])))
     return TimelineChart(
-        width, lane_y + lane_height + 24.0, left, right, top, bottom,
-        _price_path(curve, start, hours, to_x, to_y), tuple(blocks), tuple(runs),
-        _time_ticks(start, hours, to_x), y_ticks, deadline_x, lane_y, lane_height,
+        width,
+        lane_y + lane_height + 24.0,
+        left,
+        right,
+        top,
+        bottom,
+        _price_path(curve, start, hours, to_x, to_y),
+        tuple(blocks),
+        tuple(runs),
+        _time_ticks(start, hours, to_x),
+        y_ticks,
+        deadline_x,
+        lane_y,
+        lane_height,
     )
 
 
@@ -241,8 +262,12 @@ def plan_label(plan: Mapping[str, Any], provider_names: Mapping[str, str]) -> st
     return f"{name} · {plan['region']} · {plan['gpu']}×{plan['cards']}"
 
 
-def cost_chart(best: Mapping[str, Any] | None, alternatives: Sequence[Mapping[str, Any]],
-               provider_names: Mapping[str, str], width: float = 720.0) -> CostChart:
+def cost_chart(
+    best: Mapping[str, Any] | None,
+    alternatives: Sequence[Mapping[str, Any]],
+    provider_names: Mapping[str, str],
+    width: float = 720.0,
+) -> CostChart:
     """Horizontal bars of the total cost of the best plan and the cheapest alternatives."""
     plans = ([best] if best else []) + list(alternatives)
     shown = plans[:MAX_COST_BARS]
@@ -253,7 +278,8 @@ def cost_chart(best: Mapping[str, Any] | None, alternatives: Sequence[Mapping[st
         CostBar(
             4.0 + index * (bar_height + gap),
             float(Decimal(p["total_cost"]) / max_cost) * span if max_cost > 0 else 0.0,
-            plan_label(p, provider_names), Decimal(p["total_cost"]),
+            plan_label(p, provider_names),
+            Decimal(p["total_cost"]),
             best is not None and index == 0,
         )
         for index, p in enumerate(shown)

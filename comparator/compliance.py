@@ -53,10 +53,25 @@ from comparator.profile import DataCenter, ProviderProfile
 DEFAULT_FRESHNESS_DAYS = 30
 
 __all__ = [
-    "FAIL", "PASS", "WARN", "Check", "DatacenterReport", "Eligibility", "Exclusion",
-    "ProviderReport", "check_provider", "check_providers", "evaluate_offers",
-    "identify_number", "needs_chinese_licence", "normalise_number", "parse_gongan",
-    "parse_icp_filing", "parse_licence", "parse_uscc", "worst",
+    "FAIL",
+    "PASS",
+    "WARN",
+    "Check",
+    "DatacenterReport",
+    "Eligibility",
+    "Exclusion",
+    "ProviderReport",
+    "check_provider",
+    "check_providers",
+    "evaluate_offers",
+    "identify_number",
+    "needs_chinese_licence",
+    "normalise_number",
+    "parse_gongan",
+    "parse_icp_filing",
+    "parse_licence",
+    "parse_uscc",
+    "worst",
 ]
 
 
@@ -85,8 +100,9 @@ def check_provider(
         if offer.provider == profile.id:
             by_region.setdefault(offer.region, []).append(offer)
     datacenters = tuple(
-        _datacenter_report(dc, assessed, profile, requirements, today,
-                           by_region.get(dc.id, []), freshness_days)
+        _datacenter_report(
+            dc, assessed, profile, requirements, today, by_region.get(dc.id, []), freshness_days
+        )
         for dc in profile.datacenters
     )
     return ProviderReport(profile.id, profile.name, tuple(checks), datacenters)
@@ -104,20 +120,37 @@ def check_providers(
     """One report per provider, ordered by provider id."""
     items = profiles.values() if isinstance(profiles, Mapping) else profiles
     return [
-        check_provider(p, requirements, today=today, last_day=last_day, offers=offers,
-                       freshness_days=freshness_days)
+        check_provider(
+            p,
+            requirements,
+            today=today,
+            last_day=last_day,
+            offers=offers,
+            freshness_days=freshness_days,
+        )
         for p in sorted(items, key=lambda p: p.id)
     ]
 
 
-def _provider_checks(profile: ProviderProfile, assessed: list[LicenceAssessment],
-                     today: date) -> list[Check]:
+def _provider_checks(
+    profile: ProviderProfile, assessed: list[LicenceAssessment], today: date
+) -> list[Check]:
     if not needs_chinese_licence(profile):
-        return [check("licence-valid", PASS, "无中国大陆机房，无需中国电信业务经营许可证",
-                      "no data centre in mainland China; no Chinese telecom licence needed",
-                      f"country={profile.country}")]
-    return [uscc_check(profile), *_licence_checks(assessed, today),
-            *website_filing_checks(profile), *gongan_checks(profile)]
+        return [
+            check(
+                "licence-valid",
+                PASS,
+                "无中国大陆机房，无需中国电信业务经营许可证",
+                "no data centre in mainland China; no Chinese telecom licence needed",
+                f"country={profile.country}",
+            )
+        ]
+    return [
+        uscc_check(profile),
+        *_licence_checks(assessed, today),
+        *website_filing_checks(profile),
+        *gongan_checks(profile),
+    ]
 
 
 def _licence_checks(assessed: list[LicenceAssessment], today: date) -> list[Check]:
@@ -165,8 +198,14 @@ def evaluate_offers(
     """
     full = _profiles_covering(offers, profiles)
     reports = {
-        pid: check_provider(p, requirements, today=today, last_day=last_day, offers=offers,
-                            freshness_days=freshness_days)
+        pid: check_provider(
+            p,
+            requirements,
+            today=today,
+            last_day=last_day,
+            offers=offers,
+            freshness_days=freshness_days,
+        )
         for pid, p in full.items()
     }
     eligible: list[OfferView] = []
@@ -185,29 +224,38 @@ def evaluate_offers(
     return Eligibility(eligible, excluded, warnings)
 
 
-def _warnings_for(report: ProviderReport, offer: OfferView, today: date,
-                  freshness_days: int) -> list[Check]:
+def _warnings_for(
+    report: ProviderReport, offer: OfferView, today: date, freshness_days: int
+) -> list[Check]:
     dc_report = report.datacenter(offer.region)
     dc_checks = [c for c in dc_report.checks if c.id != "price-freshness"] if dc_report else []
     own = freshness_check([offer.observed_at], today, freshness_days)
     return [c for c in [*report.checks, *dc_checks, own] if c.status == WARN]
 
 
-def _profiles_covering(offers: Sequence[OfferView],
-                       profiles: Mapping[str, ProviderProfile]) -> dict[str, ProviderProfile]:
+def _profiles_covering(
+    offers: Sequence[OfferView], profiles: Mapping[str, ProviderProfile]
+) -> dict[str, ProviderProfile]:
     """The profiles, completed with a minimal one (or data centre) for offers they lack."""
     full = dict(profiles)
     for offer in offers:
         profile = full.get(offer.provider) or ProviderProfile(
-            id=offer.provider, name=offer.provider_name or offer.provider, country=offer.country)
+            id=offer.provider, name=offer.provider_name or offer.provider, country=offer.country
+        )
         if profile.datacenter(offer.region) is None:
             profile = dataclasses.replace(
-                profile, datacenters=(*profile.datacenters, _datacenter_of(offer)))
+                profile, datacenters=(*profile.datacenters, _datacenter_of(offer))
+            )
         full[offer.provider] = profile
     return full
 
 
 def _datacenter_of(offer: OfferView) -> DataCenter:
     country = "CN" if offer.mainland else offer.country
-    return DataCenter(offer.region, offer.region_name or offer.region, country,
-                      offer.province if offer.mainland else None, offer.city)
+    return DataCenter(
+        offer.region,
+        offer.region_name or offer.region,
+        country,
+        offer.province if offer.mainland else None,
+        offer.city,
+    )

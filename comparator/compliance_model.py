@@ -110,8 +110,12 @@ class Exclusion:
     checks: list[Check] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"provider": self.offer.provider, "offer_id": self.offer.offer_id,
-                "region": self.offer.region, "reasons": list(self.reasons)}
+        return {
+            "provider": self.offer.provider,
+            "offer_id": self.offer.offer_id,
+            "region": self.offer.region,
+            "reasons": list(self.reasons),
+        }
 
 
 @dataclass(frozen=True)

@@ -103,13 +103,18 @@ def check_catalog(
     policy = job_policy(job_path, settings.timezone)
     day = today or today_in(settings.timezone)
     offers = [o for o in current_offers(engine) if o.provider in profiles]
-    reports = check_providers(profiles, policy.requirements, today=day, last_day=policy.last_day,
-                              offers=offers, freshness_days=settings.price_freshness_days)
+    reports = check_providers(
+        profiles,
+        policy.requirements,
+        today=day,
+        last_day=policy.last_day,
+        offers=offers,
+        freshness_days=settings.price_freshness_days,
+    )
     return CatalogCheck(day, policy.last_day, reports)
 
 
-def _select(profiles: dict[str, ProviderProfile],
-            ids: Sequence[str]) -> dict[str, ProviderProfile]:
+def _select(profiles: dict[str, ProviderProfile], ids: Sequence[str]) -> dict[str, ProviderProfile]:
     unknown = [i for i in ids if i not in profiles]
     if unknown:
         known = ", ".join(profiles) or "none (run `suanli import --profile …`)"

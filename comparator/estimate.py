@@ -36,7 +36,12 @@ from comparator.gpus import GpuSpec
 from comparator.model_shapes import ModelShape
 
 __all__ = [
-    "Advice", "Estimate", "EstimateRequest", "Note", "estimate", "parse_token_count",
+    "Advice",
+    "Estimate",
+    "EstimateRequest",
+    "Note",
+    "estimate",
+    "parse_token_count",
     "request_from_job",
 ]
 
@@ -161,20 +166,27 @@ class Estimate:
 
 
 def _gpu_json(gpu: GpuSpec) -> dict[str, Any]:
-    return {"name": gpu.name, "memory_gib": float(gpu.memory_gib),
-            "peak_tflops": float(gpu.bf16_tflops or 0.0)}
+    return {
+        "name": gpu.name,
+        "memory_gib": float(gpu.memory_gib),
+        "peak_tflops": float(gpu.bf16_tflops or 0.0),
+    }
 
 
 def _job_json(s: Solution) -> dict[str, Any]:
     request = s.request
     return {
         "model": s.shape.summary(),
-        "method": request.method, "precision": request.precision,
-        "pure_bf16": request.pure_bf16, "optimizer": request.optimizer,
+        "method": request.method,
+        "precision": request.precision,
+        "pure_bf16": request.pure_bf16,
+        "optimizer": request.optimizer,
         "lora_rank": request.lora_rank if s.setup.adapters else None,
         "trainable_params": s.trainable_params,
-        "seq_len": request.seq_len, "micro_batch": request.micro_batch,
-        "grad_ckpt": request.grad_ckpt, "flash_attn": request.flash_attn,
+        "seq_len": request.seq_len,
+        "micro_batch": request.micro_batch,
+        "grad_ckpt": request.grad_ckpt,
+        "flash_attn": request.flash_attn,
         "gpu": _gpu_json(s.gpu),
     }
 
@@ -182,16 +194,29 @@ def _job_json(s: Solution) -> dict[str, Any]:
 def _result_json(e: Estimate) -> dict[str, Any]:
     s = e.solution
     return {
-        "cards": s.cards, "min_cards": s.min_cards, "zero": s.zero, "fits": s.fits,
-        "headroom": s.request.headroom, "usable_memory_gib": round(s.usable_memory_gib, 3),
+        "cards": s.cards,
+        "min_cards": s.min_cards,
+        "zero": s.zero,
+        "fits": s.fits,
+        "headroom": s.request.headroom,
+        "usable_memory_gib": round(s.usable_memory_gib, 3),
         "memory_utilization": round(s.memory_gib["total"] / s.gpu.memory_gib, 4),
-        "nodes": s.nodes, "cards_per_node": CARDS_PER_NODE, "needs_rdma": s.needs_rdma,
+        "nodes": s.nodes,
+        "cards_per_node": CARDS_PER_NODE,
+        "needs_rdma": s.needs_rdma,
         "strategy": s.strategy,
-        "memory_gib": s.memory_gib, "memory_detail_gib": s.memory.detail_gib(),
-        "tokens": s.tokens, "epochs": s.request.epochs, "total_tokens": s.total_tokens,
-        "flops_per_token": s.flops_per_token, "train_flops": s.train_flops,
-        "mfu": s.mfu, "mfu_source": s.mfu_source, "safety_factor": s.request.safety_factor,
-        "hours": s.hours, "card_hours": s.card_hours,
+        "memory_gib": s.memory_gib,
+        "memory_detail_gib": s.memory.detail_gib(),
+        "tokens": s.tokens,
+        "epochs": s.request.epochs,
+        "total_tokens": s.total_tokens,
+        "flops_per_token": s.flops_per_token,
+        "train_flops": s.train_flops,
+        "mfu": s.mfu,
+        "mfu_source": s.mfu_source,
+        "safety_factor": s.request.safety_factor,
+        "hours": s.hours,
+        "card_hours": s.card_hours,
         "why_not": why_not(s) or None,
         "advice": [a.to_json() for a in e.advice],
         "notes": [n.to_json() for n in e.notes],
@@ -215,38 +240,68 @@ def _assumptions() -> dict[str, Any]:
 def _shape_notes(shape: ModelShape) -> list[Note]:
     notes = []
     if shape.inferred:
-        notes.append(Note("inferred_shape", f"shape inferred from a bare size: {shape.layers} "
-                          f"layers, hidden {shape.hidden}, {shape.heads} heads, vocab "
-                          f"{shape.vocab}", {"layers": shape.layers, "hidden": shape.hidden}))
+        notes.append(
+            Note(
+                "inferred_shape",
+                f"shape inferred from a bare size: {shape.layers} "
+                f"layers, hidden {shape.hidden}, {shape.heads} heads, vocab "
+                f"{shape.vocab}",
+                {"layers": shape.layers, "hidden": shape.hidden},
+            )
+        )
     if shape.is_moe:
-        notes.append(Note("moe", f"mixture of experts: memory counts all {shape.experts} "
-                          f"experts, FLOPs the {shape.active_experts} active ones",
-                          {"experts": shape.experts, "active_experts": shape.active_experts}))
+        notes.append(
+            Note(
+                "moe",
+                f"mixture of experts: memory counts all {shape.experts} "
+                f"experts, FLOPs the {shape.active_experts} active ones",
+                {"experts": shape.experts, "active_experts": shape.active_experts},
+            )
+        )
     return notes
 
 
 def _placement_notes(s: Solution) -> list[Note]:
     notes = []
     if s.needs_rdma and s.fits:
-        notes.append(Note("multi_node", f"{s.nodes} nodes: needs an RDMA network (InfiniBand "
-                          f"or RoCE) between them, in one data centre, not across regions",
-                          {"nodes": s.nodes}))
+        notes.append(
+            Note(
+                "multi_node",
+                f"{s.nodes} nodes: needs an RDMA network (InfiniBand "
+                f"or RoCE) between them, in one data centre, not across regions",
+                {"nodes": s.nodes},
+            )
+        )
     if s.cards > 1 and not s.gpu.has_nvlink:
-        notes.append(Note("pcie_only", f"{s.gpu.name} has no NVLink: multi-card training "
-                          f"communicates over PCIe; expect a lower MFU than the table's",
-                          {"gpu": s.gpu.name}))
+        notes.append(
+            Note(
+                "pcie_only",
+                f"{s.gpu.name} has no NVLink: multi-card training "
+                f"communicates over PCIe; expect a lower MFU than the table's",
+                {"gpu": s.gpu.name},
+            )
+        )
     share = s.memory_gib["total"] / s.gpu.memory_gib
     if s.fits and share < OVER_PROVISIONED_BELOW and s.cards == 1:
-        notes.append(Note("over_provisioned", f"uses {share:.0%} of the card's memory: a "
-                          f"smaller card may do", {"memory_share": round(share, 3)}))
+        notes.append(
+            Note(
+                "over_provisioned",
+                f"uses {share:.0%} of the card's memory: a smaller card may do",
+                {"memory_share": round(share, 3)},
+            )
+        )
     return notes
 
 
 def _notes(s: Solution) -> tuple[Note, ...]:
     notes = _shape_notes(s.shape) + _placement_notes(s)
     if s.total_tokens == 0:
-        notes.append(Note("no_tokens", "no --tokens (or --samples/--avg-tokens) given: "
-                          "memory only, hours are 0"))
+        notes.append(
+            Note(
+                "no_tokens",
+                "no --tokens (or --samples/--avg-tokens) given: memory only, hours are 0",
+            )
+        )
     if not s.fits:
         notes.append(Note("does_not_fit", why_not(s)))
     return tuple(notes)

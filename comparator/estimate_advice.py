@@ -61,13 +61,24 @@ def _scaled_mfu(request: EstimateRequest, solution: Solution, method: str) -> fl
 
 
 def _advice(
-    action: str, change: dict[str, Any], description: str, alt: Solution,
-    *, time_factor: float = 1.0, cpu_memory_gib: float = 0.0,
+    action: str,
+    change: dict[str, Any],
+    description: str,
+    alt: Solution,
+    *,
+    time_factor: float = 1.0,
+    cpu_memory_gib: float = 0.0,
 ) -> Advice:
     return Advice(
-        action=action, change=change, description=description, cards=alt.cards,
-        zero=alt.zero, memory_gib=alt.memory_gib["total"], fits=alt.fits,
-        hours=alt.hours * time_factor, card_hours=alt.hours * time_factor * alt.cards,
+        action=action,
+        change=change,
+        description=description,
+        cards=alt.cards,
+        zero=alt.zero,
+        memory_gib=alt.memory_gib["total"],
+        fits=alt.fits,
+        hours=alt.hours * time_factor,
+        card_hours=alt.hours * time_factor * alt.cards,
         cpu_memory_gib=cpu_memory_gib,
     )
 
@@ -82,16 +93,31 @@ def _try(request: EstimateRequest, **change: Any) -> Solution | None:
 def _setting_alternatives(request: EstimateRequest, solution: Solution) -> list[Advice]:
     found: list[Advice] = []
     candidates: list[tuple[str, dict[str, Any], str, bool]] = [
-        ("grad_ckpt", {"grad_ckpt": True}, "turn on gradient checkpointing "
-         "(full recomputation, ≈ +33 % compute)", not request.grad_ckpt),
-        ("micro_batch", {"micro_batch": 1}, f"micro-batch 1 with {request.micro_batch}× "
-         "gradient accumulation (same global batch)", request.micro_batch > 1),
-        ("lora", {"method": "lora"}, "LoRA instead of full fine-tuning",
-         request.method == "full"),
-        ("qlora", {"method": "qlora"}, "QLoRA: 4-bit NF4 base with LoRA adapters",
-         request.method != "qlora"),
-        ("zero3", {"zero": 3}, "ZeRO-3 / FSDP full sharding of weights, gradients and "
-         "optimizer states", solution.zero < 3 and (solution.cards > 1 or request.cards is None)),
+        (
+            "grad_ckpt",
+            {"grad_ckpt": True},
+            "turn on gradient checkpointing (full recomputation, ≈ +33 % compute)",
+            not request.grad_ckpt,
+        ),
+        (
+            "micro_batch",
+            {"micro_batch": 1},
+            f"micro-batch 1 with {request.micro_batch}× gradient accumulation (same global batch)",
+            request.micro_batch > 1,
+        ),
+        ("lora", {"method": "lora"}, "LoRA instead of full fine-tuning", request.method == "full"),
+        (
+            "qlora",
+            {"method": "qlora"},
+            "QLoRA: 4-bit NF4 base with LoRA adapters",
+            request.method != "qlora",
+        ),
+        (
+            "zero3",
+            {"zero": 3},
+            "ZeRO-3 / FSDP full sharding of weights, gradients and optimizer states",
+            solution.zero < 3 and (solution.cards > 1 or request.cards is None),
+        ),
     ]
     for action, change, description, applicable in candidates:
         if not applicable:
@@ -110,10 +136,20 @@ def _offload_alternative(request: EstimateRequest, solution: Solution) -> list[A
         return []
     alt = solve(request, offload_optimizer=True)
     cpu_gib = alt.trainable_params * _optimizer_bytes(solution) / GIB
-    description = (f"offload optimizer states to CPU memory (ZeRO-Offload; needs "
-                   f"≈{cpu_gib:.0f} GiB host RAM, ≈{OFFLOAD_TIME_FACTOR:g}× time)")
-    return [_advice("offload_optimizer", {"offload_optimizer": True}, description, alt,
-                    time_factor=OFFLOAD_TIME_FACTOR, cpu_memory_gib=round(cpu_gib, 1))]
+    description = (
+        f"offload optimizer states to CPU memory (ZeRO-Offload; needs "
+        f"≈{cpu_gib:.0f} GiB host RAM, ≈{OFFLOAD_TIME_FACTOR:g}× time)"
+    )
+    return [
+        _advice(
+            "offload_optimizer",
+            {"offload_optimizer": True},
+            description,
+            alt,
+            time_factor=OFFLOAD_TIME_FACTOR,
+            cpu_memory_gib=round(cpu_gib, 1),
+        )
+    ]
 
 
 def _optimizer_bytes(solution: Solution) -> float:
@@ -145,8 +181,11 @@ def _more_cards_alternative(request: EstimateRequest, solution: Solution) -> lis
 def _combined_steps(request: EstimateRequest) -> list[dict[str, Any]]:
     """Changes in order of increasing cost to the job, applied one on top of the other."""
     steps: list[dict[str, Any]] = [
-        {"micro_batch": 1}, {"grad_ckpt": True}, {"cards": None, "zero": None},
-        {"method": "lora"}, {"method": "qlora"},
+        {"micro_batch": 1},
+        {"grad_ckpt": True},
+        {"cards": None, "zero": None},
+        {"method": "lora"},
+        {"method": "qlora"},
     ]
     seq_len = request.seq_len // 2
     while seq_len >= MIN_ADVISED_SEQ_LEN:
@@ -198,8 +237,10 @@ def why_not(solution: Solution) -> str:
     if solution.fits:
         return ""
     parts = solution.memory_gib
-    largest = max(("weights", "gradients", "optimizer", "activations", "overhead"),
-                  key=lambda name: parts[name])
+    largest = max(
+        ("weights", "gradients", "optimizer", "activations", "overhead"),
+        key=lambda name: parts[name],
+    )
     where = f"on {solution.cards} card(s) with ZeRO-{solution.zero}"
     return (
         f"needs {parts['total']:.1f} GiB per card {where}, but only "
@@ -214,22 +255,41 @@ def rules_of_thumb(solution: Solution) -> list[dict[str, Any]]:
     params = solution.shape.params
     ours_gib = solution.memory_gib["total"] * solution.cards
     if solution.request.method == "full":
-        memory_rules = [("18 bytes per parameter (full fine-tuning)", 18.0),
-                        ("20× the parameter count in GB (full fine-tuning)", 20.0),
-                        ("7B full fine-tuning needs ≥ 70 GB (≈10 bytes per parameter)", 10.0)]
+        memory_rules = [
+            ("18 bytes per parameter (full fine-tuning)", 18.0),
+            ("20× the parameter count in GB (full fine-tuning)", 20.0),
+            ("7B full fine-tuning needs ≥ 70 GB (≈10 bytes per parameter)", 10.0),
+        ]
     else:
-        memory_rules = [("LoRA ≈ 1/5 of full fine-tuning (18 bytes per parameter)", 18 / 5),
-                        ("LoRA ≈ 30 % of full fine-tuning (18 bytes per parameter)", 18 * 0.3)]
+        memory_rules = [
+            ("LoRA ≈ 1/5 of full fine-tuning (18 bytes per parameter)", 18 / 5),
+            ("LoRA ≈ 30 % of full fine-tuning (18 bytes per parameter)", 18 * 0.3),
+        ]
     rules: list[dict[str, Any]] = [
-        {"rule": text, "unit": "GiB (all cards)", "value": round(params * per_param / GIB, 1),
-         "ours": round(ours_gib, 1)}
+        {
+            "rule": text,
+            "unit": "GiB (all cards)",
+            "value": round(params * per_param / GIB, 1),
+            "ours": round(ours_gib, 1),
+        }
         for text, per_param in memory_rules
     ]
     six_psi_d = 6.0 * solution.shape.active_params * solution.total_tokens
-    rules.append({"rule": "6·Ψ·D training FLOPs", "unit": "FLOPs", "value": six_psi_d,
-                  "ours": solution.train_flops})
+    rules.append(
+        {
+            "rule": "6·Ψ·D training FLOPs",
+            "unit": "FLOPs",
+            "value": six_psi_d,
+            "ours": solution.train_flops,
+        }
+    )
     safety = SEED_SAFETY_FACTOR / solution.request.safety_factor
-    rules.append({"rule": "1.5× safety buffer on card-hours", "unit": "card-hours",
-                  "value": round(solution.card_hours * safety, 2),
-                  "ours": round(solution.card_hours, 2)})
+    rules.append(
+        {
+            "rule": "1.5× safety buffer on card-hours",
+            "unit": "card-hours",
+            "value": round(solution.card_hours * safety, 2),
+            "ours": round(solution.card_hours, 2),
+        }
+    )
     return rules

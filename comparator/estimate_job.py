@@ -86,12 +86,16 @@ def _training_values(training: Mapping[str, Any], source: str) -> dict[str, Any]
     for raw_key, value in training.items():
         key = str(raw_key).replace("-", "_")
         if key == "gpu":
-            raise _fail(source, "[training] gpu", "is not read here: put the GPU in "
-                        "[workload] gpu or [requirements] gpus")
+            raise _fail(
+                source,
+                "[training] gpu",
+                "is not read here: put the GPU in [workload] gpu or [requirements] gpus",
+            )
         if key not in _FIELDS:
             known = ", ".join(sorted(_FIELDS))
-            raise _fail(source, f"[training] {raw_key}", f"is not a known key; expected one "
-                        f"of {known}")
+            raise _fail(
+                source, f"[training] {raw_key}", f"is not a known key; expected one of {known}"
+            )
         try:
             values[key] = _converter(key)(value)
         except ValueError as exc:
@@ -105,8 +109,11 @@ def _model_spec(model: Mapping[str, Any], source: str) -> str:
         raise _fail(source, f"[model] {extra[0]}", "is not a known key; expected only name")
     name = model.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise _fail(source, "[model] name", "is required: a model name, a config.json path "
-                    "or a size such as 7B")
+        raise _fail(
+            source,
+            "[model] name",
+            "is required: a model name, a config.json path or a size such as 7B",
+        )
     name = name.strip()
     path = Path(name).expanduser()
     if path.is_absolute():
@@ -129,7 +136,8 @@ def request_from_job(
     request = EstimateRequest(model=spec, gpu=gpu, **_training_values(training, source))
     problems = request_problems(request)
     if problems:
-        raise JobFileError(f"{source}: " + "; ".join(
-            f"[training] {field} {message}" for field, message in problems
-        ))
+        raise JobFileError(
+            f"{source}: "
+            + "; ".join(f"[training] {field} {message}" for field, message in problems)
+        )
     return request

@@ -154,9 +154,16 @@ def _gib(value: float) -> float:
 
 def astuple_fast(memory: MemoryBreakdown) -> tuple[float, ...]:
     return (
-        memory.base_weights, memory.adapter_weights, memory.gradients, memory.optimizer,
-        memory.layer_activations, memory.logits, memory.cuda_context, memory.zero3_gathered,
-        memory.comm_buckets, memory.dequant_workspace,
+        memory.base_weights,
+        memory.adapter_weights,
+        memory.gradients,
+        memory.optimizer,
+        memory.layer_activations,
+        memory.logits,
+        memory.cuda_context,
+        memory.zero3_gathered,
+        memory.comm_buckets,
+        memory.dequant_workspace,
     )
 
 
@@ -164,7 +171,10 @@ def _rounded_parts(detail: tuple[float, ...]) -> tuple[float, float, float, floa
     """The contract's five parts from the ten detailed ones, each rounded to whole MiB."""
     base, adapter, grads, optimizer, layers, logits, context, gathered, buckets, dequant = detail
     return (
-        _gib(base + adapter), _gib(grads), _gib(optimizer), _gib(layers + logits),
+        _gib(base + adapter),
+        _gib(grads),
+        _gib(optimizer),
+        _gib(layers + logits),
         _gib(context + gathered + buckets + dequant),
     )
 
@@ -207,8 +217,8 @@ def _gather_bytes(
     shape: ModelShape, setup: TrainingSetup, weights_total: float, weight_bytes: float
 ) -> float:
     """ZeRO-3 working set: two layers (current + prefetched) or the embedding, if larger."""
-    embed_bytes_per_param = weight_bytes if setup.method == "full" else (
-        4 if setup.precision == "fp32" else 2
+    embed_bytes_per_param = (
+        weight_bytes if setup.method == "full" else (4 if setup.precision == "fp32" else 2)
     )
     embedding = shape.embedding_params * embed_bytes_per_param
     layer = max(weights_total - embedding, 0.0) / shape.layers

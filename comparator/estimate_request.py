@@ -19,11 +19,22 @@ MAX_CARDS = 65536
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)(?:e([+-]?\d+))?\s*([kmbgt]|亿|万)?\s*$", re.I)
 _COUNT_UNITS = {
-    "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "万": 1e4, "亿": 1e8,
+    "k": 1e3,
+    "m": 1e6,
+    "b": 1e9,
+    "g": 1e9,
+    "t": 1e12,
+    "万": 1e4,
+    "亿": 1e8,
 }
 _OPTIMIZER_SPELLINGS = {
-    "adamw": "adamw", "adam": "adamw", "adamw-8bit": "adamw-8bit", "adamw8bit": "adamw-8bit",
-    "adamw_8bit": "adamw-8bit", "adamw_bnb_8bit": "adamw-8bit", "paged_adamw_8bit": "adamw-8bit",
+    "adamw": "adamw",
+    "adam": "adamw",
+    "adamw-8bit": "adamw-8bit",
+    "adamw8bit": "adamw-8bit",
+    "adamw_8bit": "adamw-8bit",
+    "adamw_bnb_8bit": "adamw-8bit",
+    "paged_adamw_8bit": "adamw-8bit",
     "sgd": "sgd",
 }
 
@@ -72,9 +83,7 @@ def parse_token_count(text: str | int | float) -> int:
     else:
         match = _COUNT.match(text.replace(",", "").replace("_", ""))
         if not match:
-            raise InputError(
-                f"expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}"
-            )
+            raise InputError(f"expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}")
         number, exponent, unit = match.groups()
         value = float(f"{number}e{exponent or 0}")
         value *= _COUNT_UNITS[unit.lower()] if unit else 1
@@ -119,8 +128,12 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
         ("lora_rank", _positive_int(request.lora_rank)),
         ("seq_len", _positive_int(request.seq_len)),
         ("micro_batch", _positive_int(request.micro_batch)),
-        ("zero", None if request.zero in (None, 0, 1, 2, 3) else
-         f"must be 0, 1, 2 or 3, got {request.zero!r}"),
+        (
+            "zero",
+            None
+            if request.zero in (None, 0, 1, 2, 3)
+            else f"must be 0, 1, 2 or 3, got {request.zero!r}",
+        ),
         ("cards", None if request.cards is None else _positive_int(request.cards)),
         ("mfu", None if request.mfu is None else _fraction(request.mfu, 0, 1, closed_low=False)),
         ("headroom", _fraction(request.headroom, 0, 0.95, closed_low=True)),
@@ -163,17 +176,25 @@ def _is_number(value: object, low: float, high: float) -> bool:
 def _plainly_valid(r: EstimateRequest) -> bool:
     """A fast yes for the common well-formed request (the detailed checks explain a no)."""
     return (
-        r.method in METHODS and r.precision in PRECISIONS and r.optimizer in OPTIMIZERS
-        and _is_int(r.lora_rank, 1) and _is_int(r.seq_len, 1) and _is_int(r.micro_batch, 1)
+        r.method in METHODS
+        and r.precision in PRECISIONS
+        and r.optimizer in OPTIMIZERS
+        and _is_int(r.lora_rank, 1)
+        and _is_int(r.seq_len, 1)
+        and _is_int(r.micro_batch, 1)
         and r.zero in (None, 0, 1, 2, 3)
         and (r.cards is None or (_is_int(r.cards, 1) and r.cards <= MAX_CARDS))
     ) and (
-        (r.mfu is None or _is_number(r.mfu, 1e-9, 1)) and _is_number(r.headroom, 0, 0.95)
-        and _is_number(r.safety_factor, 1e-9, 100) and _is_number(r.epochs, 1e-9, 1e6)
-        and r.samples is None and r.avg_tokens is None
+        (r.mfu is None or _is_number(r.mfu, 1e-9, 1))
+        and _is_number(r.headroom, 0, 0.95)
+        and _is_number(r.safety_factor, 1e-9, 100)
+        and _is_number(r.epochs, 1e-9, 1e6)
+        and r.samples is None
+        and r.avg_tokens is None
         and (r.tokens is None or _is_int(r.tokens, 0))
         and not (r.pure_bf16 and r.precision == "fp32")
-        and isinstance(r.model, str) and bool(r.model.strip())
+        and isinstance(r.model, str)
+        and bool(r.model.strip())
     )
 
 

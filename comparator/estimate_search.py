@@ -97,10 +97,16 @@ def estimable_gpu(name: str) -> GpuSpec:
 
 def setup_of(request: EstimateRequest, *, offload_optimizer: bool = False) -> TrainingSetup:
     return TrainingSetup(
-        method=request.method, precision=request.precision, pure_bf16=request.pure_bf16,
-        optimizer=request.optimizer, lora_rank=request.lora_rank, seq_len=request.seq_len,
-        micro_batch=request.micro_batch, grad_ckpt=request.grad_ckpt,
-        flash_attn=request.flash_attn, offload_optimizer=offload_optimizer,
+        method=request.method,
+        precision=request.precision,
+        pure_bf16=request.pure_bf16,
+        optimizer=request.optimizer,
+        lora_rank=request.lora_rank,
+        seq_len=request.seq_len,
+        micro_batch=request.micro_batch,
+        grad_ckpt=request.grad_ckpt,
+        flash_attn=request.flash_attn,
+        offload_optimizer=offload_optimizer,
     )
 
 
@@ -181,10 +187,23 @@ def solve(request: EstimateRequest, *, offload_optimizer: bool = False) -> Solut
         per_token * total_tokens, cards, gpu.bf16_tflops, mfu, request.safety_factor
     )
     return Solution(
-        request=request, shape=shape, gpu=gpu, setup=setup, cards=cards, zero=zero,
-        min_cards=least, fits=memory.total_gib <= usable_gib, memory=memory,
-        usable_memory_gib=usable_gib, trainable_params=inputs.trainable_params,
-        tokens=tokens, total_tokens=total_tokens, flops_per_token=per_token,
-        train_flops=per_token * total_tokens, mfu=mfu, mfu_source=mfu_source,
-        hours=hours, card_hours=hours * cards,
+        request=request,
+        shape=shape,
+        gpu=gpu,
+        setup=setup,
+        cards=cards,
+        zero=zero,
+        min_cards=least,
+        fits=memory.total_gib <= usable_gib,
+        memory=memory,
+        usable_memory_gib=usable_gib,
+        trainable_params=inputs.trainable_params,
+        tokens=tokens,
+        total_tokens=total_tokens,
+        flops_per_token=per_token,
+        train_flops=per_token * total_tokens,
+        mfu=mfu,
+        mfu_source=mfu_source,
+        hours=hours,
+        card_hours=hours * cards,
     )

@@ -40,8 +40,10 @@ class FetchPolicy:
 
     def timeout(self) -> httpx.Timeout:
         return httpx.Timeout(
-            connect=self.connect_timeout_s, read=self.read_timeout_s,
-            write=self.read_timeout_s, pool=self.deadline_s,
+            connect=self.connect_timeout_s,
+            read=self.read_timeout_s,
+            write=self.read_timeout_s,
+            pool=self.deadline_s,
         )
 
 

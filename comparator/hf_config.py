@@ -90,7 +90,9 @@ def _gpt2_style(read: _Reader, name: str, model_type: str) -> ModelShape:
         intermediate=read.optional("n_inner", 4 * hidden),
         vocab=read.first("vocab_size"),
         tied_embeddings=read.flag("tie_word_embeddings", True),
-        gated_mlp=False, linear_bias=True, layer_norm=True,
+        gated_mlp=False,
+        linear_bias=True,
+        layer_norm=True,
         position_embeddings=0 if bloom else read.optional("n_positions", 1024),
         extra_norms=1 if bloom else 0,
         source="config",
@@ -134,7 +136,8 @@ def _llama_style(read: _Reader, name: str, model_type: str) -> ModelShape:
         head_dim=read.optional("head_dim", 0) or None,
         gated_mlp=not gelu,
         qkv_bias=read.flag("attention_bias", model_type in ("qwen2", "qwen2_moe")),
-        linear_bias=gelu, layer_norm=gelu,
+        linear_bias=gelu,
+        layer_norm=gelu,
         qk_norm=model_type in ("qwen3", "qwen3_moe"),
         source="config",
     )
@@ -144,8 +147,9 @@ def _check(shape: ModelShape, read: _Reader) -> ModelShape:
     if shape.head_dim is None and shape.hidden % shape.heads:
         raise read.fail(f"hidden size {shape.hidden} is not a multiple of {shape.heads} heads")
     if shape.heads % shape.kv_heads:
-        raise read.fail(f"{shape.heads} attention heads are not a multiple of "
-                        f"{shape.kv_heads} key/value heads")
+        raise read.fail(
+            f"{shape.heads} attention heads are not a multiple of {shape.kv_heads} key/value heads"
+        )
     if shape.active_experts > shape.experts:
         raise read.fail(f"{shape.active_experts} active experts exceed {shape.experts} experts")
     return shape

@@ -52,14 +52,19 @@ class OfferHistory:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "provider": self.provider, **dict(zip(KEY_FIELDS, self.key, strict=True)),
-            "current": self.current, "first_price": format(self.first_price, "f"),
+            "provider": self.provider,
+            **dict(zip(KEY_FIELDS, self.key, strict=True)),
+            "current": self.current,
+            "first_price": format(self.first_price, "f"),
             "last_price": format(self.last_price, "f"),
             "min_price": format(min(p.price for p in self.points), "f"),
             "change_pct": str(self.change_pct),
             "points": [
-                {"snapshot_id": str(p.snapshot_id), "fetched_at": p.fetched_at.isoformat(),
-                 "price": format(p.price, "f")}
+                {
+                    "snapshot_id": str(p.snapshot_id),
+                    "fetched_at": p.fetched_at.isoformat(),
+                    "price": format(p.price, "f"),
+                }
                 for p in self.points
             ],
         }

@@ -23,12 +23,29 @@ from comparator.money import parse_decimal
 
 DEFAULT_ZONE = ZoneInfo("Asia/Shanghai")
 EXPORT_BASES = ("exempt", "standard_contract", "certified", "cac_assessed")
-_TOP_KEYS = {"name", "currency", "workload", "model", "training", "schedule", "requirements",
-             "budget"}
+_TOP_KEYS = {
+    "name",
+    "currency",
+    "workload",
+    "model",
+    "training",
+    "schedule",
+    "requirements",
+    "budget",
+}
 _WORKLOAD_KEYS = {"card_hours", "gpu", "cards"}
 _SCHEDULE_KEYS = {"earliest_start", "deadline", "interruptible", "restart_overhead_hours"}
-_REQUIREMENT_KEYS = {"gpus", "provinces", "cities", "certifications", "mlps_level",
-                     "contains_personal_info", "export_basis", "invoice", "spot"}
+_REQUIREMENT_KEYS = {
+    "gpus",
+    "provinces",
+    "cities",
+    "certifications",
+    "mlps_level",
+    "contains_personal_info",
+    "export_basis",
+    "invoice",
+    "spot",
+}
 
 
 @dataclass(frozen=True)
@@ -95,8 +112,9 @@ class _Reader:
     def reject_unknown(self, data: Mapping[str, Any], allowed: set[str], where: str) -> None:
         unknown = sorted(set(data) - allowed)
         if unknown:
-            raise self.fail(f"{where}{unknown[0]}", f"one of {', '.join(sorted(allowed))}",
-                            unknown[0])
+            raise self.fail(
+                f"{where}{unknown[0]}", f"one of {', '.join(sorted(allowed))}", unknown[0]
+            )
 
     def text(self, data: Mapping[str, Any], key: str, where: str) -> str | None:
         value = data.get(key)
@@ -185,8 +203,11 @@ def _schedule(reader: _Reader, data: Mapping[str, Any] | None) -> Schedule:
     start = reader.moment(data, "earliest_start", "schedule.")
     deadline = reader.moment(data, "deadline", "schedule.")
     if deadline <= start:
-        raise reader.fail("schedule.deadline", f"a time after earliest_start {start.isoformat()}",
-                          deadline.isoformat())
+        raise reader.fail(
+            "schedule.deadline",
+            f"a time after earliest_start {start.isoformat()}",
+            deadline.isoformat(),
+        )
     return Schedule(
         earliest_start=start,
         deadline=deadline,

@@ -176,24 +176,50 @@ class ModelShape:
     def summary(self) -> dict[str, object]:
         """The ``model`` object of ``suanli estimate --json``."""
         return {
-            "name": self.name, "params": self.params, "active_params": self.active_params,
-            "layers": self.layers, "hidden": self.hidden, "heads": self.heads,
-            "kv_heads": self.kv_heads, "head_dim": self.dim_per_head,
-            "intermediate": self.intermediate, "vocab": self.vocab,
-            "tied_embeddings": self.tied_embeddings, "experts": self.experts,
-            "active_experts": self.active_experts, "source": self.source,
+            "name": self.name,
+            "params": self.params,
+            "active_params": self.active_params,
+            "layers": self.layers,
+            "hidden": self.hidden,
+            "heads": self.heads,
+            "kv_heads": self.kv_heads,
+            "head_dim": self.dim_per_head,
+            "intermediate": self.intermediate,
+            "vocab": self.vocab,
+            "tied_embeddings": self.tied_embeddings,
+            "experts": self.experts,
+            "active_experts": self.active_experts,
+            "source": self.source,
             "inferred_shape": self.inferred,
         }
 
 
 def _llama(
-    name: str, layers: int, hidden: int, heads: int, kv: int, inter: int, vocab: int,
-    *, tied_embeddings: bool = False, experts: int = 1, active_experts: int = 1,
+    name: str,
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv: int,
+    inter: int,
+    vocab: int,
+    *,
+    tied_embeddings: bool = False,
+    experts: int = 1,
+    active_experts: int = 1,
     qkv_bias: bool = False,
 ) -> ModelShape:
     return ModelShape(
-        name, layers, hidden, heads, kv, inter, vocab, tied_embeddings,
-        experts=experts, active_experts=active_experts, qkv_bias=qkv_bias,
+        name,
+        layers,
+        hidden,
+        heads,
+        kv,
+        inter,
+        vocab,
+        tied_embeddings,
+        experts=experts,
+        active_experts=active_experts,
+        qkv_bias=qkv_bias,
     )
 
 
@@ -204,9 +230,7 @@ def _qwen2(
     return ModelShape(name, layers, hidden, heads, kv, inter, vocab, tied, qkv_bias=True)
 
 
-def _qwen3(
-    name: str, layers: int, hidden: int, heads: int, inter: int, tied: bool
-) -> ModelShape:
+def _qwen3(name: str, layers: int, hidden: int, heads: int, inter: int, tied: bool) -> ModelShape:
     return ModelShape(
         name, layers, hidden, heads, 8, inter, 151936, tied, head_dim=128, qk_norm=True
     )
@@ -249,10 +273,14 @@ BUILTIN_SHAPES: tuple[ModelShape, ...] = (
 
 #: Other spellings of built-in models (same architecture).
 _ALIASES: dict[str, str] = {
-    "Llama-3-8B": "Llama-3.1-8B", "Llama-3-70B": "Llama-3.1-70B",
-    "Mistral-7B": "Mistral-7B-v0.1", "Mistral-7B-v0.2": "Mistral-7B-v0.1",
-    "GLM-4-9B-chat": "GLM-4-9B", "GLM4-9B": "GLM-4-9B",
-    "DeepSeek-LLM-7B-base": "DeepSeek-LLM-7B", "DeepSeek-LLM-67B-base": "DeepSeek-LLM-67B",
+    "Llama-3-8B": "Llama-3.1-8B",
+    "Llama-3-70B": "Llama-3.1-70B",
+    "Mistral-7B": "Mistral-7B-v0.1",
+    "Mistral-7B-v0.2": "Mistral-7B-v0.1",
+    "GLM-4-9B-chat": "GLM-4-9B",
+    "GLM4-9B": "GLM-4-9B",
+    "DeepSeek-LLM-7B-base": "DeepSeek-LLM-7B",
+    "DeepSeek-LLM-67B-base": "DeepSeek-LLM-67B",
 }
 
 _JUNK_WORDS = frozenset({"hf", "chat", "instruct", "base", "it", "meta"})
@@ -321,8 +349,15 @@ def shape_from_size(params: int, label: str) -> ModelShape:
     layers = max(1, round((params - 2 * INFERRED_VOCAB * hidden) / per_layer))
     heads = hidden // INFERRED_HEAD_DIM
     return ModelShape(
-        label, layers, hidden, heads, heads, intermediate, INFERRED_VOCAB,
-        source="size", stated_params=params,
+        label,
+        layers,
+        hidden,
+        heads,
+        heads,
+        intermediate,
+        INFERRED_VOCAB,
+        source="size",
+        stated_params=params,
     )
 
 

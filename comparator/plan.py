@@ -81,8 +81,7 @@ class Selection:
 
 
 def _usable(rate: HourlyRate | ContractRate, slots: int) -> NDArray[np.bool_]:
-    if rate.available is None and (isinstance(rate, ContractRate)
-                                   or len(rate.slot_costs) >= slots):
+    if rate.available is None and (isinstance(rate, ContractRate) or len(rate.slot_costs) >= slots):
         return np.ones(slots, dtype=bool)
     return np.array([rate.usable(t) for t in range(slots)], dtype=bool)
 
@@ -109,8 +108,7 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     for contract in problem.contracts:
         cost = float(contract.cost)
         per_run_slot = max(cost / contract.period_slots, contract.min_periods * cost / runs)
-        np.minimum(per_slot, np.where(_usable(contract, slots), per_run_slot, np.inf),
-                   out=per_slot)
+        np.minimum(per_slot, np.where(_usable(contract, slots), per_run_slot, np.inf), out=per_slot)
     cheapest = np.partition(per_slot, work - 1)[:work]
     if not np.isfinite(cheapest).all():
         return None
@@ -126,14 +124,16 @@ def _lower_key(candidate: Candidate, bound: int, objective: str) -> Key:
 def _evaluate(candidate: Candidate, options: PlanOptions) -> Evaluated:
     profile = solve_schedule(candidate.problem, keep_trace=True)
     cheapest = profile.cheapest()
-    chosen = (profile.fastest(options.budget_cents) if options.objective == "time"
-              else profile.cheapest(options.budget_cents))
+    chosen = (
+        profile.fastest(options.budget_cents)
+        if options.objective == "time"
+        else profile.cheapest(options.budget_cents)
+    )
     cheapest_cents = profile.cost_cents(cheapest) if cheapest is not None else None
     if chosen is None:
         return Evaluated(candidate, None, None, cheapest_cents, None)
     finish = candidate.grid.at(profile.finish_slot(chosen))
-    return Evaluated(candidate, chosen, profile.cost_cents(chosen), cheapest_cents, finish,
-                     profile)
+    return Evaluated(candidate, chosen, profile.cost_cents(chosen), cheapest_cents, finish, profile)
 
 
 class _Ranking:
@@ -178,8 +178,9 @@ class _Ranking:
         return len(ranked) >= shown and lower > ranked[shown - 1].key(objective)
 
 
-def choose(candidates: Sequence[Candidate], options: PlanOptions, *,
-           by_candidate: bool = False) -> Selection:
+def choose(
+    candidates: Sequence[Candidate], options: PlanOptions, *, by_candidate: bool = False
+) -> Selection:
     """Solve candidates in order of their lower bounds, skipping the provably hopeless.
 
     The best of each (provider, GPU) pair is ranked, or, with ``by_candidate``, the best
@@ -208,7 +209,7 @@ def choose(candidates: Sequence[Candidate], options: PlanOptions, *,
     ranked = ranking.ranked()
     if ranked:
         selection.best = ranked[0]
-        selection.alternatives = ranked[1: 1 + options.top]
+        selection.alternatives = ranked[1 : 1 + options.top]
     return selection
 
 
@@ -225,22 +226,38 @@ def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Pl
     grid = candidate.grid
     segments = tuple(
         PlanSegment(
-            offer_id=s.key, billing=candidate.offers[s.key].billing,
-            start=grid.at(s.start), end=grid.at(s.end), units=candidate.units[s.key],
-            periods=s.periods, unit_price=candidate.unit_prices[s.key], cost=s.cost,
-            run_end=grid.at(s.run_end), overhead_hours=s.overhead_slots,
+            offer_id=s.key,
+            billing=candidate.offers[s.key].billing,
+            start=grid.at(s.start),
+            end=grid.at(s.end),
+            units=candidate.units[s.key],
+            periods=s.periods,
+            unit_price=candidate.unit_prices[s.key],
+            cost=s.cost,
+            run_end=grid.at(s.run_end),
+            overhead_hours=s.overhead_slots,
         )
         for s in schedule.segments
     )
     sample: OfferView = next(iter(candidate.offers.values()))
     return Plan(
-        provider=candidate.provider, provider_name=sample.provider_name,
-        region=candidate.region, region_name=sample.region_name, province=sample.province,
-        city=sample.city, gpu=candidate.gpu, cards=candidate.cards,
-        node_cards=candidate.node_cards, currency=currency, total_cost=schedule.cost,
-        start=grid.at(schedule.start), finish=grid.at(schedule.finish),
-        run_hours=schedule.run_slots, work_hours=candidate.run_hours,
-        card_hours=candidate.work.card_hours, segments=segments,
+        provider=candidate.provider,
+        provider_name=sample.provider_name,
+        region=candidate.region,
+        region_name=sample.region_name,
+        province=sample.province,
+        city=sample.city,
+        gpu=candidate.gpu,
+        cards=candidate.cards,
+        node_cards=candidate.node_cards,
+        currency=currency,
+        total_cost=schedule.cost,
+        start=grid.at(schedule.start),
+        finish=grid.at(schedule.finish),
+        run_hours=schedule.run_slots,
+        work_hours=candidate.run_hours,
+        card_hours=candidate.work.card_hours,
+        segments=segments,
     )
 
 

@@ -24,8 +24,8 @@ from zoneinfo import ZoneInfo
 
 from comparator.calendar import slot_factors
 from comparator.errors import CalendarError
-from comparator.offer_view import OfferView
 from comparator.money import FxTable
+from comparator.offer_view import OfferView
 from comparator.plan_problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.throughput import is_rdma, run_hours
 
@@ -150,8 +150,9 @@ def group_offers(offers: Iterable[OfferView]) -> dict[tuple[str, str, str, int],
     return groups
 
 
-def card_counts(work: GpuWork, node_cards: int, offers: Sequence[OfferView],
-                max_nodes: int) -> list[int]:
+def card_counts(
+    work: GpuWork, node_cards: int, offers: Sequence[OfferView], max_nodes: int
+) -> list[int]:
     """Card counts worth trying on one group: within a node, then whole nodes over RDMA."""
     if work.fixed_cards is not None:
         return [work.fixed_cards]
@@ -172,10 +173,14 @@ def _fits(offer: OfferView, cards: int, lang: str = "en") -> str | None:
     if cards > offer.node_cards and not is_rdma(offer.network):
         network = offer.network or "none"
         if lang == "zh":
-            return (f"network: {cards} 卡跨多台 {offer.node_cards} 卡节点，需要 IB/RoCE 组网"
-                    f"（该报价为 {network}）")
-        return (f"network: {cards} cards span several {offer.node_cards}-card nodes, which "
-                f"needs an IB/RoCE network (offer has {network})")
+            return (
+                f"network: {cards} 卡跨多台 {offer.node_cards} 卡节点，需要 IB/RoCE 组网"
+                f"（该报价为 {network}）"
+            )
+        return (
+            f"network: {cards} cards span several {offer.node_cards}-card nodes, which "
+            f"needs an IB/RoCE network (offer has {network})"
+        )
     return None
 
 
@@ -186,8 +191,9 @@ def _hourly_rate(offer: OfferView, units: int, price: Decimal, grid: SlotGrid) -
     return HourlyRate(offer.offer_id, tuple(unit_cost * f for f in factors), offer.min_units)
 
 
-def _rate(offer: OfferView, units: int, price: Decimal,
-          grid: SlotGrid) -> HourlyRate | ContractRate:
+def _rate(
+    offer: OfferView, units: int, price: Decimal, grid: SlotGrid
+) -> HourlyRate | ContractRate:
     if offer.billing in HOURLY_MODES:
         return _hourly_rate(offer, units, price, grid)
     return ContractRate(offer.offer_id, offer.period_hours, price * units, offer.min_units)
@@ -208,16 +214,25 @@ class _Builder:
             price = self.options.prices.unit_price(offer)
             if price is None:
                 target = self.options.prices.currency
-                self.result.note(offer, f"currency: 没有 {offer.currency} → {target} 的汇率"
-                                 if self.options.lang == "zh" else
-                                 f"currency: no FX rate for {offer.currency} → {target}")
+                self.result.note(
+                    offer,
+                    f"currency: 没有 {offer.currency} → {target} 的汇率"
+                    if self.options.lang == "zh"
+                    else f"currency: no FX rate for {offer.currency} → {target}",
+                )
             else:
                 prices[offer.offer_id] = price
         return prices
 
-    def candidate(self, key: tuple[str, str, str, int], offers: Sequence[OfferView],
-                  prices: Mapping[str, Decimal], work: GpuWork, cards: int,
-                  grid: SlotGrid) -> Candidate | None:
+    def candidate(
+        self,
+        key: tuple[str, str, str, int],
+        offers: Sequence[OfferView],
+        prices: Mapping[str, Decimal],
+        work: GpuWork,
+        cards: int,
+        grid: SlotGrid,
+    ) -> Candidate | None:
         usable, units = [], {}
         for offer in offers:
             why = _fits(offer, cards)
@@ -229,24 +244,38 @@ class _Builder:
         hours = run_hours(work.card_hours, cards, key[3], self.options.multi_node_efficiency)
         rates = [_rate(o, units[o.offer_id], prices[o.offer_id], grid) for o in usable]
         problem = ScheduleProblem(
-            grid.deadline_slot, hours, self.options.interruptible,
+            grid.deadline_slot,
+            hours,
+            self.options.interruptible,
             self.options.restart_overhead_hours if self.options.interruptible else 0,
             tuple(r for r in rates if isinstance(r, HourlyRate)),
             tuple(r for r in rates if isinstance(r, ContractRate)),
         )
-        return Candidate(key[0], key[1], key[2], cards, key[3], work, grid, problem,
-                         {o.offer_id: o for o in usable}, units,
-                         {o.offer_id: prices[o.offer_id] for o in usable})
+        return Candidate(
+            key[0],
+            key[1],
+            key[2],
+            cards,
+            key[3],
+            work,
+            grid,
+            problem,
+            {o.offer_id: o for o in usable},
+            units,
+            {o.offer_id: prices[o.offer_id] for o in usable},
+        )
 
-    def group(self, key: tuple[str, str, str, int], offers: list[OfferView],
-              work: GpuWork) -> None:
+    def group(self, key: tuple[str, str, str, int], offers: list[OfferView], work: GpuWork) -> None:
         priced = self.prices(offers)
         offers = [o for o in offers if o.offer_id in priced]
         offers = self._calendar_checked(offers)
         counts = card_counts(work, key[3], offers, self.options.max_nodes)
         grid = self.grid_for(key[0])
-        found = [c for n in counts
-                 if (c := self.candidate(key, offers, priced, work, n, grid)) is not None]
+        found = [
+            c
+            for n in counts
+            if (c := self.candidate(key, offers, priced, work, n, grid)) is not None
+        ]
         self._note_unusable(offers, counts, found)
         self.result.candidates.extend(_undominated(found))
 
@@ -258,16 +287,21 @@ class _Builder:
                 continue
             grid = self.grid_for(offer.provider)
             try:
-                slot_factors(offer.time_of_use, grid.first,
-                             grid.deadline_slot + offer.min_units - 1, grid.timezone)
+                slot_factors(
+                    offer.time_of_use,
+                    grid.first,
+                    grid.deadline_slot + offer.min_units - 1,
+                    grid.timezone,
+                )
             except CalendarError as exc:
                 self.result.note(offer, f"time of use: {exc}")
                 continue
             kept.append(offer)
         return kept
 
-    def _note_unusable(self, offers: Sequence[OfferView], counts: Sequence[int],
-                       found: Sequence[Candidate]) -> None:
+    def _note_unusable(
+        self, offers: Sequence[OfferView], counts: Sequence[int], found: Sequence[Candidate]
+    ) -> None:
         used = {offer_id for c in found for offer_id in c.offers}
         for offer in offers:
             if offer.offer_id in used:
@@ -283,7 +317,9 @@ def _undominated(candidates: list[Candidate]) -> list[Candidate]:
     kept = []
     for c in candidates:
         dominated = any(
-            o is not c and o.cards > c.cards and o.run_hours <= c.run_hours
+            o is not c
+            and o.cards > c.cards
+            and o.run_hours <= c.run_hours
             and set(c.units) <= set(o.units)
             and all(o.units[k] <= c.units[k] for k in c.units)
             for o in candidates
@@ -293,8 +329,9 @@ def _undominated(candidates: list[Candidate]) -> list[Candidate]:
     return kept
 
 
-def build_candidates(offers: Sequence[OfferView], work_by_gpu: Mapping[str, GpuWork],
-                     options: CandidateOptions) -> CandidateSet:
+def build_candidates(
+    offers: Sequence[OfferView], work_by_gpu: Mapping[str, GpuWork], options: CandidateOptions
+) -> CandidateSet:
     """Every candidate placement of the job over ``offers`` (already eligible)."""
     result = CandidateSet()
     builder = _Builder(options, result)

@@ -103,17 +103,26 @@ class ScheduleProfile:
             raise PlanError("this profile was solved without keeping its layers")
         if self.cost_cents(diagonal) >= FINITE:
             raise PlanError(f"no plan finishes at slot {self.work + diagonal}")
-        rebuilder = Rebuilder(self.problem, self.hourly, self.contracts, self._closed,
-                              self._idle, self.terminal.values)
+        rebuilder = Rebuilder(
+            self.problem,
+            self.hourly,
+            self.contracts,
+            self._closed,
+            self._idle,
+            self.terminal.values,
+        )
         return rebuilder.schedule(diagonal)
 
     # --- the programme -------------------------------------------------------------------
     def _run(self) -> None:
-        self._hourly_steps = (HourlySteps(self.hourly, self.width, self.overhead)
-                              if self.hourly is not None else None)
+        self._hourly_steps = (
+            HourlySteps(self.hourly, self.width, self.overhead) if self.hourly is not None else None
+        )
         self._contract_steps = (
-            ContractSteps(self.contracts, self.width, self.work, self.overhead,
-                          self.hourly_count) if self.contracts is not None else None)
+            ContractSteps(self.contracts, self.width, self.work, self.overhead, self.hourly_count)
+            if self.contracts is not None
+            else None
+        )
         self._nothing = np.full((self.hourly_count, self.width), INF)
         for layer in range(self.work):
             self._layer(layer)

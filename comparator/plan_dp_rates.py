@@ -50,12 +50,16 @@ def _all_true(rows: int, width: int) -> Bools:
 
 def _free_windows(unusable: Ints, first: int, width: int, length: Ints | int) -> Bools:
     """``[rate, d]``: no unusable slot in ``[first + d, first + d + length)`` of each rate."""
-    before = unusable[:, first: first + width]
+    before = unusable[:, first : first + width]
     if isinstance(length, int):
-        free: Bools = (unusable[:, first + length: first + length + width] - before) == 0
+        free: Bools = (unusable[:, first + length : first + length + width] - before) == 0
         return free
-    after = np.stack([row[first + n: first + n + width] for row, n in
-                      zip(unusable, length.tolist(), strict=True)])
+    after = np.stack(
+        [
+            row[first + n : first + n + width]
+            for row, n in zip(unusable, length.tolist(), strict=True)
+        ]
+    )
     free = (after - before) == 0
     return free
 
@@ -93,8 +97,9 @@ class HourlyRates:
         self.places = [t[4] for t in tables]
         classes = [np.unique(b[:deadline]) for b in self.b]
         self.class_count = max(len(c) for c in classes)
-        self.start_class = np.stack([np.searchsorted(c, b[:deadline])
-                                     for c, b in zip(classes, self.b, strict=True)])
+        self.start_class = np.stack(
+            [np.searchsorted(c, b[:deadline]) for c, b in zip(classes, self.b, strict=True)]
+        )
         self.carry = self._carry_table(classes)
         horizons = [deadline + r.min_slots - 1 for r in rates]
         self.all_free = all(int(self.unusable[j, h]) == 0 for j, h in enumerate(horizons))
@@ -102,8 +107,9 @@ class HourlyRates:
     def _tables(self, rate: HourlyRate, deadline: int) -> tuple[Ints, Ints, Ints, int, int]:
         horizon = deadline + rate.min_slots - 1
         usable = [rate.usable(t) for t in range(horizon)]
-        places, cent = _ticks_per_cent([rate.slot_costs[t] for t in range(horizon) if usable[t]],
-                                       rate.key)
+        places, cent = _ticks_per_cent(
+            [rate.slot_costs[t] for t in range(horizon) if usable[t]], rate.key
+        )
         ticks = [to_ticks(rate.slot_costs[t], places) if ok else 0 for t, ok in enumerate(usable)]
         ticks += [0] * (self.length - 1 - horizon)
         prefix = np.zeros(self.length, dtype=np.int64)
@@ -150,8 +156,9 @@ class ContractRates:
             self.next_class[j, : len(nxt)] = nxt
             self.increment[j, : len(inc)] = inc
         horizon = deadline + int(self.span.max()) + int(self.period.max()) + 1
-        self.unusable = np.stack([_unusable_prefix([r.usable(t) for t in range(horizon)], horizon)
-                                  for r in rates])
+        self.unusable = np.stack(
+            [_unusable_prefix([r.usable(t) for t in range(horizon)], horizon) for r in rates]
+        )
         self.all_free = not self.unusable[:, -1].any()
 
     @staticmethod

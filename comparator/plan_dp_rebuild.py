@@ -31,9 +31,15 @@ class _Source:
 
 
 class Rebuilder:
-    def __init__(self, problem: ScheduleProblem, hourly: HourlyRates | None,
-                 contracts: ContractRates | None, closed: list[Ints], idle: list[Ints],
-                 terminal: Ints) -> None:
+    def __init__(
+        self,
+        problem: ScheduleProblem,
+        hourly: HourlyRates | None,
+        contracts: ContractRates | None,
+        closed: list[Ints],
+        idle: list[Ints],
+        terminal: Ints,
+    ) -> None:
         self.problem = problem
         self.hourly, self.contracts = hourly, contracts
         self.closed = np.stack(closed)  # [layer, rate, d]
@@ -83,16 +89,25 @@ class Rebuilder:
         return cents, free
 
     # --- one segment ---------------------------------------------------------------------------
-    def _match(self, rate: int, end_layer: int, diagonal: int, run_end: int, value: int,
-               final: bool) -> tuple[ScheduledSegment, _Source] | None:
+    def _match(
+        self, rate: int, end_layer: int, diagonal: int, run_end: int, value: int, final: bool
+    ) -> tuple[ScheduledSegment, _Source] | None:
         for resumed in (False, True):
             found = self._match_kind(rate, end_layer, diagonal, run_end, value, final, resumed)
             if found is not None:
                 return found
         return None
 
-    def _match_kind(self, rate: int, end_layer: int, diagonal: int, run_end: int, value: int,
-                    final: bool, resumed: bool) -> tuple[ScheduledSegment, _Source] | None:
+    def _match_kind(
+        self,
+        rate: int,
+        end_layer: int,
+        diagonal: int,
+        run_end: int,
+        value: int,
+        final: bool,
+        resumed: bool,
+    ) -> tuple[ScheduledSegment, _Source] | None:
         overhead = self.overhead if resumed else 0
         if resumed and (overhead == 0 or diagonal < overhead):
             return None
@@ -103,13 +118,15 @@ class Rebuilder:
             runs, layers = runs[keep], layers[keep]
         start_diagonal = diagonal - overhead
         starts = run_end - runs
-        sources = (self.idle[layers, start_diagonal] if resumed
-                   else self._plain_source(layers, start_diagonal, rate))
+        sources = (
+            self.idle[layers, start_diagonal]
+            if resumed
+            else self._plain_source(layers, start_diagonal, rate)
+        )
         if rate < self.hourly_count:
             cost, free, ends, periods = self._hourly_options(rate, starts, run_end, final)
         else:
-            cost, free, ends, periods = self._chain_options(rate, starts, run_end, final,
-                                                            resumed)
+            cost, free, ends, periods = self._chain_options(rate, starts, run_end, final, resumed)
         hits = np.nonzero(free & (sources < FINITE) & (sources + cost == value))[0]
         if not len(hits):
             return None
@@ -117,12 +134,21 @@ class Rebuilder:
         start = int(starts[k])
         kind = "hourly" if rate < self.hourly_count else "contract"
         key = self.problem.rate_keys[rate]
-        segment = ScheduledSegment(key, kind, start, int(ends[k]), int(periods[k]), run_end,
-                                   overhead, Decimal(int(cost[k])) / 100)
+        segment = ScheduledSegment(
+            key,
+            kind,
+            start,
+            int(ends[k]),
+            int(periods[k]),
+            run_end,
+            overhead,
+            Decimal(int(cost[k])) / 100,
+        )
         return segment, _Source(int(layers[k]), start_diagonal, rate, resumed)
 
-    def _hourly_options(self, j: int, starts: Ints, run_end: int,
-                        final: bool) -> tuple[Ints, Ints, Ints, Ints]:
+    def _hourly_options(
+        self, j: int, starts: Ints, run_end: int, final: bool
+    ) -> tuple[Ints, Ints, Ints, Ints]:
         assert self.hourly is not None
         minimum = int(self.hourly.min_slots[j])
         ends = np.maximum(run_end, starts + minimum) if final else np.full(len(starts), run_end)
@@ -131,8 +157,9 @@ class Rebuilder:
             free &= (run_end - starts) >= minimum
         return cents, free, ends, ends - starts
 
-    def _chain_options(self, rate: int, starts: Ints, run_end: int, final: bool,
-                       resumed: bool) -> tuple[Ints, Ints, Ints, Ints]:
+    def _chain_options(
+        self, rate: int, starts: Ints, run_end: int, final: bool, resumed: bool
+    ) -> tuple[Ints, Ints, Ints, Ints]:
         assert self.contracts is not None
         c = rate - self.hourly_count
         period = int(self.contracts.period[c])
@@ -181,8 +208,9 @@ class Rebuilder:
             if source.layer == 0:
                 break
             layer, closed_diagonal, rate = self._closed_node(source, value)
-            found_next = self._match(rate, layer, closed_diagonal, layer + closed_diagonal,
-                                     value, final=False)
+            found_next = self._match(
+                rate, layer, closed_diagonal, layer + closed_diagonal, value, final=False
+            )
             if found_next is None:
                 raise PlanError("internal error: a closed segment has no start")
             found = found_next
@@ -191,8 +219,9 @@ class Rebuilder:
             raise PlanError("internal error: the rebuilt plan does not add up to its cost")
         return ScheduleResult(Decimal(cost) / 100, finish, tuple(segments))
 
-    def _first_match(self, diagonal: int, finish: int,
-                     cost: int) -> tuple[ScheduledSegment, _Source]:
+    def _first_match(
+        self, diagonal: int, finish: int, cost: int
+    ) -> tuple[ScheduledSegment, _Source]:
         for rate in range(len(self.problem.rate_keys)):
             found = self._match(rate, self.work, diagonal, finish, cost, final=True)
             if found is not None:

@@ -66,8 +66,9 @@ class HourlySteps:
         self._age(layer)
         self._start(layer, sources.values[: self.count], 0)
         if resume and self.overhead:
-            self._start(layer, np.broadcast_to(sources.idle, (self.count, self.width)),
-                        self.overhead)
+            self._start(
+                layer, np.broadcast_to(sources.idle, (self.count, self.width)), self.overhead
+            )
 
     def _mature(self, j: int, starts: Ints, where: slice, values: Ints) -> None:
         if self.rates.class_count == 1:
@@ -97,7 +98,7 @@ class HourlySteps:
         if count <= 0:
             return
         starts = layer + np.arange(count)
-        new = values[:, :count] - self.rates.a[:, layer: layer + count]
+        new = values[:, :count] - self.rates.a[:, layer : layer + count]
         if not self.rates.all_free:
             new = np.where(self.rates.free(layer, count, overhead + 1), new, INF)
         where = slice(overhead, self.width)
@@ -135,8 +136,9 @@ class HourlySteps:
 class ContractSteps:
     """Open contract chains of each contract rate, by the remainder of their exact cost."""
 
-    def __init__(self, rates: ContractRates, width: int, work: int, overhead: int,
-                 first_rate: int) -> None:
+    def __init__(
+        self, rates: ContractRates, width: int, work: int, overhead: int, first_rate: int
+    ) -> None:
         self.rates = rates
         self.width = width
         self.work = work
@@ -167,7 +169,9 @@ class ContractSteps:
         if self.rates.all_free:
             return None
         row = self.rates.unusable[j]
-        free: Ints = (row[first + length: first + length + count] - row[first: first + count]) == 0
+        free: Ints = (
+            row[first + length : first + length + count] - row[first : first + count]
+        ) == 0
         return free
 
     def _start(self, j: int, layer: int, values: Ints, overhead: int, terminal: Terminal) -> None:

@@ -125,8 +125,10 @@ def _cents(value: Decimal) -> float:
 def _whole_cents(candidates: Sequence[Candidate]) -> bool:
     def whole(v: Decimal) -> bool:
         return (v * 100) == (v * 100).to_integral_value()
+
     return all(whole(c.cost) for cand in candidates for c in cand.problem.contracts) and all(
-        whole(v) for cand in candidates for r in cand.problem.hourly for v in r.slot_costs)
+        whole(v) for cand in candidates for r in cand.problem.hourly for v in r.slot_costs
+    )
 
 
 class _Builder:
@@ -139,8 +141,11 @@ class _Builder:
         deadline, work = problem.deadline_slot, problem.work_slots
         overhead = problem.restart_overhead_slots if problem.interruptible else 0
         model = self.model
-        cols = _Columns(model.var(), [model.var() for _ in range(deadline)],
-                        [model.var() for _ in range(deadline)])
+        cols = _Columns(
+            model.var(),
+            [model.var() for _ in range(deadline)],
+            [model.var() for _ in range(deadline)],
+        )
         for j, rate in enumerate(problem.hourly):
             cols.hourly[j] = self._hourly(cand, rate, deadline)
         for j, contract in enumerate(problem.contracts):
@@ -160,9 +165,11 @@ class _Builder:
 
     def _hourly(self, cand: Candidate, rate: Any, deadline: int) -> dict[int, int]:
         model = self.model
-        slots = {t: model.var(_cents(rate.slot_costs[t]))
-                 for t in range(min(deadline + rate.min_slots - 1, len(rate.slot_costs)))
-                 if rate.usable(t)}
+        slots = {
+            t: model.var(_cents(rate.slot_costs[t]))
+            for t in range(min(deadline + rate.min_slots - 1, len(rate.slot_costs)))
+            if rate.usable(t)
+        }
         for t, var in slots.items():
             self._use(cand, rate.key, t, var)
             if rate.min_slots < 2:
@@ -172,18 +179,21 @@ class _Builder:
             model.row([(var, 1.0), *[(i, -v) for i, v in before], (start, -1.0)], -INF, 0)
             for k in range(1, rate.min_slots):
                 later = slots.get(t + k)
-                model.row([(start, 1.0)] + ([(later, -1.0)] if later is not None else []),
-                          -INF, 0)
+                model.row([(start, 1.0)] + ([(later, -1.0)] if later is not None else []), -INF, 0)
         return slots
 
-    def _contract(self, cand: Candidate, contract: Any,
-                  deadline: int) -> tuple[dict[int, int], dict[int, int]]:
+    def _contract(
+        self, cand: Candidate, contract: Any, deadline: int
+    ) -> tuple[dict[int, int], dict[int, int]]:
         """Period starts, and per slot whether a period is running (at most one at a time:
         ``active[t] = active[t−1] + y[t] − y[t−P]``)."""
         model, period = self.model, contract.period_slots
         last = deadline + (contract.min_periods - 1) * period
-        starts = {t: model.var(_cents(contract.cost)) for t in range(last)
-                  if all(contract.usable(s) for s in range(t, t + period))}
+        starts = {
+            t: model.var(_cents(contract.cost))
+            for t in range(last)
+            if all(contract.usable(s) for s in range(t, t + period))
+        }
         active = {t: model.var() for t in range(last + period - 1)}
         for t, var in active.items():
             terms = [(var, 1.0)] + ([(active[t - 1], -1.0)] if t else [])
@@ -200,8 +210,7 @@ class _Builder:
             model.row(terms, -INF, 0)
             for k in range(1, contract.min_periods):
                 later = starts.get(t + k * period)
-                model.row([(chain, 1.0)] + ([(later, -1.0)] if later is not None else []),
-                          -INF, 0)
+                model.row([(chain, 1.0)] + ([(later, -1.0)] if later is not None else []), -INF, 0)
         return starts, active
 
     def _use(self, cand: Candidate, offer_id: str, slot: int, var: int) -> None:
@@ -216,8 +225,12 @@ class _Builder:
                 self.model.row([(v, float(u)) for v, u in terms], -INF, stock[offer_id])
 
 
-def _warm_values(columns: list[list[_Columns]], jobs: Sequence[MilpJob], count: int,
-                 warm: Sequence[tuple[int, ScheduleResult] | None]) -> list[float] | None:
+def _warm_values(
+    columns: list[list[_Columns]],
+    jobs: Sequence[MilpJob],
+    count: int,
+    warm: Sequence[tuple[int, ScheduleResult] | None],
+) -> list[float] | None:
     values = [0.0] * count
     for job_cols, job, start in zip(columns, jobs, warm, strict=True):
         if start is None:
@@ -247,9 +260,14 @@ def _warm_values(columns: list[list[_Columns]], jobs: Sequence[MilpJob], count: 
     return values
 
 
-def solve_milp(jobs: Sequence[MilpJob], stock: Mapping[str, int], *, time_limit_s: float = 30.0,
-               warm: Sequence[tuple[int, ScheduleResult] | None] | None = None,
-               threads: int = 1) -> MilpOutcome:
+def solve_milp(
+    jobs: Sequence[MilpJob],
+    stock: Mapping[str, int],
+    *,
+    time_limit_s: float = 30.0,
+    warm: Sequence[tuple[int, ScheduleResult] | None] | None = None,
+    threads: int = 1,
+) -> MilpOutcome:
     """Solve the shared-stock MILP; ``warm`` gives each job's (candidate index, schedule)."""
     builder = _Builder()
     columns = [[builder.candidate(c) for c in job.candidates] for job in jobs]
@@ -262,8 +280,13 @@ def solve_milp(jobs: Sequence[MilpJob], stock: Mapping[str, int], *, time_limit_
     with _quiet_stdout():
         highs = highspy.Highs()  # type: ignore[no-untyped-call]
         highs.setOptionValue("output_flag", False)
-        for name, value in (("time_limit", float(time_limit_s)), ("mip_rel_gap", 0.0),
-                            ("mip_abs_gap", 1e-6), ("threads", threads), ("random_seed", 0)):
+        for name, value in (
+            ("time_limit", float(time_limit_s)),
+            ("mip_rel_gap", 0.0),
+            ("mip_abs_gap", 1e-6),
+            ("threads", threads),
+            ("random_seed", 0),
+        ):
             highs.setOptionValue(name, value)
         highs.passModel(builder.model.lp())
         values = _warm_values(columns, jobs, len(builder.model.cost), warm) if warm else None
@@ -278,7 +301,8 @@ def solve_milp(jobs: Sequence[MilpJob], stock: Mapping[str, int], *, time_limit_
 
 def _paid(cols: _Columns) -> list[int]:
     return [v for slots in cols.hourly.values() for v in slots.values()] + [
-        v for starts in cols.periods.values() for v in starts.values()]
+        v for starts in cols.periods.values() for v in starts.values()
+    ]
 
 
 def _outcome(highs: Any, jobs: Sequence[MilpJob], columns: list[list[_Columns]]) -> MilpOutcome:
@@ -300,8 +324,9 @@ def _outcome(highs: Any, jobs: Sequence[MilpJob], columns: list[list[_Columns]])
     return MilpOutcome(schedules, objective, bound, status == "Optimal", status, seconds, whole)
 
 
-def _extract(job: MilpJob, job_cols: list[_Columns],
-             values: Any) -> tuple[Candidate, ScheduleResult] | None:
+def _extract(
+    job: MilpJob, job_cols: list[_Columns], values: Any
+) -> tuple[Candidate, ScheduleResult] | None:
     chosen = [i for i, cols in enumerate(job_cols) if values[cols.choose] > 0.5]
     if len(chosen) != 1:
         return None
@@ -319,6 +344,9 @@ def _paid_items(cand: Candidate, cols: _Columns, values: Any) -> list[tuple[int,
         items += [(t, t + 1, key, 1) for t, v in slots.items() if values[v] > 0.5]
     for j, starts in cols.periods.items():
         contract = cand.problem.contracts[j]
-        items += [(t, t + contract.period_slots, contract.key, 1)
-                  for t, v in starts.items() if values[v] > 0.5]
+        items += [
+            (t, t + contract.period_slots, contract.key, 1)
+            for t, v in starts.items()
+            if values[v] > 0.5
+        ]
     return sorted(items)

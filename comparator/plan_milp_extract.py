@@ -15,8 +15,9 @@ from comparator.plan_candidates import Candidate
 from comparator.plan_problem import ScheduledSegment, ScheduleResult
 
 
-def canonical_schedule(cand: Candidate,
-                       items: list[tuple[int, int, str, int]]) -> ScheduleResult | None:
+def canonical_schedule(
+    cand: Candidate, items: list[tuple[int, int, str, int]]
+) -> ScheduleResult | None:
     """Merge paid items into segments and run every paid slot until the work is done.
 
     Blocks whose gain would not exceed the restart overhead are left idle, and segments that
@@ -32,8 +33,9 @@ def canonical_schedule(cand: Candidate,
     index = 0
     while index < len(segments) and remaining > 0:
         block = [segments[index]]
-        while (index + len(block) < len(segments)
-               and segments[index + len(block)][0] == block[-1][1]):
+        while (
+            index + len(block) < len(segments) and segments[index + len(block)][0] == block[-1][1]
+        ):
             block.append(segments[index + len(block)])
         index += len(block)
         result += _run_block(cand, block, overhead if result else 0, remaining)
@@ -66,8 +68,9 @@ def _merge(items: list[tuple[int, int, str, int]]) -> list[tuple[int, int, str, 
     return merged
 
 
-def _run_block(cand: Candidate, block: list[tuple[int, int, str, int]], overhead: int,
-               remaining: int) -> list[ScheduledSegment]:
+def _run_block(
+    cand: Candidate, block: list[tuple[int, int, str, int]], overhead: int, remaining: int
+) -> list[ScheduledSegment]:
     deadline = cand.problem.deadline_slot
     length = min(block[-1][1], deadline) - block[0][0]
     if length - overhead <= 0:
@@ -77,22 +80,39 @@ def _run_block(cand: Candidate, block: list[tuple[int, int, str, int]], overhead
     for start, end, key, periods in block:
         if start >= stop:
             break
-        segments.append(_segment(cand, key, start, end, periods, min(end, stop),
-                                 overhead if start == block[0][0] else 0))
+        segments.append(
+            _segment(
+                cand,
+                key,
+                start,
+                end,
+                periods,
+                min(end, stop),
+                overhead if start == block[0][0] else 0,
+            )
+        )
     return segments
 
 
-def _segment(cand: Candidate, key: str, start: int, end: int, periods: int, run_end: int,
-             overhead: int) -> ScheduledSegment:
+def _segment(
+    cand: Candidate, key: str, start: int, end: int, periods: int, run_end: int, overhead: int
+) -> ScheduledSegment:
     for rate in cand.problem.hourly:
         if rate.key == key:
             end = min(end, max(run_end, start + rate.min_slots))
             cost = round_money(sum(rate.slot_costs[start:end], Decimal(0)))
-            return ScheduledSegment(key, "hourly", start, end, end - start, run_end, overhead,
-                                    cost)
+            return ScheduledSegment(key, "hourly", start, end, end - start, run_end, overhead, cost)
     contract = next(c for c in cand.problem.contracts if c.key == key)
-    return ScheduledSegment(key, "contract", start, end, periods, run_end, overhead,
-                            round_money(contract.cost * periods))
+    return ScheduledSegment(
+        key,
+        "contract",
+        start,
+        end,
+        periods,
+        run_end,
+        overhead,
+        round_money(contract.cost * periods),
+    )
 
 
 def _blocks(segments: list[ScheduledSegment]) -> list[list[ScheduledSegment]]:

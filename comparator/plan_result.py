@@ -32,12 +32,18 @@ class PlanSegment:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "offer_id": self.offer_id, "billing": self.billing,
-            "start": self.start.isoformat(), "end": self.end.isoformat(),
-            "units": self.units, "cost": money_str(self.cost),
-            "periods": self.periods, "unit_price": str(self.unit_price),
-            "run_start": self.start.isoformat(), "run_end": self.run_end.isoformat(),
-            "run_hours": self.run_hours, "overhead_hours": self.overhead_hours,
+            "offer_id": self.offer_id,
+            "billing": self.billing,
+            "start": self.start.isoformat(),
+            "end": self.end.isoformat(),
+            "units": self.units,
+            "cost": money_str(self.cost),
+            "periods": self.periods,
+            "unit_price": str(self.unit_price),
+            "run_start": self.start.isoformat(),
+            "run_end": self.run_end.isoformat(),
+            "run_hours": self.run_hours,
+            "overhead_hours": self.overhead_hours,
         }
 
 
@@ -80,18 +86,28 @@ class Plan:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "provider": self.provider, "region": self.region, "gpu": self.gpu,
-            "cards": self.cards, "total_cost": money_str(self.total_cost),
-            "start": self.start.isoformat(), "finish": self.finish.isoformat(),
+            "provider": self.provider,
+            "region": self.region,
+            "gpu": self.gpu,
+            "cards": self.cards,
+            "total_cost": money_str(self.total_cost),
+            "start": self.start.isoformat(),
+            "finish": self.finish.isoformat(),
             "run_hours": self.run_hours,
             "segments": [s.to_json() for s in self.segments],
-            "provider_name": self.provider_name, "region_name": self.region_name,
-            "province": self.province, "city": self.city, "node_cards": self.node_cards,
-            "nodes": -(-self.cards // self.node_cards), "currency": self.currency,
-            "work_hours": self.work_hours, "overhead_hours": self.overhead_hours,
+            "provider_name": self.provider_name,
+            "region_name": self.region_name,
+            "province": self.province,
+            "city": self.city,
+            "node_cards": self.node_cards,
+            "nodes": -(-self.cards // self.node_cards),
+            "currency": self.currency,
+            "work_hours": self.work_hours,
+            "overhead_hours": self.overhead_hours,
             "card_hours": float(self.card_hours),
-            "run_blocks": [{"start": a.isoformat(), "end": b.isoformat()}
-                           for a, b in self.run_blocks],
+            "run_blocks": [
+                {"start": a.isoformat(), "end": b.isoformat()} for a, b in self.run_blocks
+            ],
         }
 
 
@@ -106,9 +122,15 @@ class ExcludedOffer:
     kind: str  # compliance | requirements | memory | throughput | stock | network | …
 
     def to_json(self) -> dict[str, Any]:
-        return {"provider": self.provider, "offer_id": self.offer_id, "region": self.region,
-                "gpu": self.gpu, "billing": self.billing, "reasons": list(self.reasons),
-                "kind": self.kind}
+        return {
+            "provider": self.provider,
+            "offer_id": self.offer_id,
+            "region": self.region,
+            "gpu": self.gpu,
+            "billing": self.billing,
+            "reasons": list(self.reasons),
+            "kind": self.kind,
+        }
 
 
 @dataclass
@@ -136,8 +158,7 @@ class PlanResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "job": {"name": self.job_name, "card_hours": self.job_card_hours,
-                    "gpu": self.job_gpu},
+            "job": {"name": self.job_name, "card_hours": self.job_card_hours, "gpu": self.job_gpu},
             "currency": self.currency,
             "best": self.best.to_json() if self.best else None,
             "alternatives": [p.to_json() for p in self.alternatives],

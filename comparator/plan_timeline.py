@@ -15,7 +15,7 @@ HOUR = timedelta(hours=1)
 LEGEND = {
     "zh": f"{RUN_HOURLY} 按量运行  {RUN_CONTRACT} 包期运行  {PAID_IDLE} 已付费未运行  {IDLE} 空闲",
     "en": f"{RUN_HOURLY} running (hourly)  {RUN_CONTRACT} running (contract)  "
-          f"{PAID_IDLE} paid, not running  {IDLE} idle",
+    f"{PAID_IDLE} paid, not running  {IDLE} idle",
 }
 _WEEKDAYS = {"zh": "一二三四五六日", "en": "MTWTFSS"}
 
@@ -32,8 +32,9 @@ def _hour_marks(plan: Plan, zone: ZoneInfo) -> dict[datetime, str]:
     return marks
 
 
-def timeline_lines(plan: Plan, zone: ZoneInfo, *, lang: str = "zh",
-                   max_days: int = 40) -> list[str]:
+def timeline_lines(
+    plan: Plan, zone: ZoneInfo, *, lang: str = "zh", max_days: int = 40
+) -> list[str]:
     """Lines ``MM-DD W │24 marks│ N h``; long plans keep their first and last days."""
     marks = _hour_marks(plan, zone)
     if not marks:

@@ -21,8 +21,8 @@ from comparator.calendar import factor_at, parse_time_of_use
 from comparator.errors import PlanError
 from comparator.gpus import GPUS, resolve_gpu
 from comparator.job import Job
-from comparator.offer_view import OfferView
 from comparator.money import round_money
+from comparator.offer_view import OfferView
 from comparator.plan_candidates import PriceBasis
 from comparator.plan_problem import ScheduledSegment, ScheduleProblem, ScheduleResult
 from comparator.plan_result import Plan, PlanSegment
@@ -53,8 +53,9 @@ def _whole_hour(moment: datetime, zone: ZoneInfo) -> bool:
     return local.minute == 0 and local.second == 0 and local.microsecond == 0
 
 
-def segment_cost(segment: PlanSegment, offer: OfferView, unit_price: Decimal,
-                 zone: ZoneInfo) -> Decimal:
+def segment_cost(
+    segment: PlanSegment, offer: OfferView, unit_price: Decimal, zone: ZoneInfo
+) -> Decimal:
     """The line item of ``segment`` recomputed from the billing rules."""
     if offer.billing not in ("hourly", "spot"):
         return round_money(unit_price * segment.units * segment.periods)
@@ -85,11 +86,14 @@ class _Checker:
             return None
         plan = self.plan
         if (offer.provider, offer.region, offer.gpu) != (plan.provider, plan.region, plan.gpu):
-            self.fail(f"offer {offer.offer_id} is {offer.provider}/{offer.region}/{offer.gpu}, "
-                      f"not the plan's {plan.provider}/{plan.region}/{plan.gpu}")
+            self.fail(
+                f"offer {offer.offer_id} is {offer.provider}/{offer.region}/{offer.gpu}, "
+                f"not the plan's {plan.provider}/{plan.region}/{plan.gpu}"
+            )
         if offer.billing != segment.billing:
-            self.fail(f"offer {offer.offer_id} bills {offer.billing}, segment says "
-                      f"{segment.billing}")
+            self.fail(
+                f"offer {offer.offer_id} bills {offer.billing}, segment says {segment.billing}"
+            )
         return offer
 
     def placement(self, segment: PlanSegment, offer: OfferView) -> None:
@@ -103,33 +107,41 @@ class _Checker:
             self.fail(f"offer {offer.offer_id}: GPU {offer.gpu} not allowed by the job")
         units = -(-self.plan.cards // offer.cards)
         if segment.units != units:
-            self.fail(f"segment {offer.offer_id}: {segment.units} units, {self.plan.cards} "
-                      f"cards need {units}")
+            self.fail(
+                f"segment {offer.offer_id}: {segment.units} units, {self.plan.cards} "
+                f"cards need {units}"
+            )
         if offer.stock is not None and segment.units > offer.stock:
-            self.fail(f"segment {offer.offer_id}: {segment.units} units exceed stock "
-                      f"{offer.stock}")
+            self.fail(f"segment {offer.offer_id}: {segment.units} units exceed stock {offer.stock}")
         if self.plan.cards > offer.node_cards and not is_rdma(offer.network):
-            self.fail(f"offer {offer.offer_id}: {self.plan.cards} cards span nodes without "
-                      f"an IB/RoCE network")
+            self.fail(
+                f"offer {offer.offer_id}: {self.plan.cards} cards span nodes without "
+                f"an IB/RoCE network"
+            )
 
     def billing(self, segment: PlanSegment, offer: OfferView) -> None:
         if not (_whole_hour(segment.start, self.zone) and _whole_hour(segment.end, self.zone)):
             self.fail(f"segment {offer.offer_id}: not on whole hours of {self.zone.key}")
         length = _hours(segment.start, segment.end)
         if length != segment.periods * PERIOD_HOURS[offer.billing]:
-            self.fail(f"segment {offer.offer_id}: {length} h is not {segment.periods} × "
-                      f"{PERIOD_HOURS[offer.billing]} h")
+            self.fail(
+                f"segment {offer.offer_id}: {length} h is not {segment.periods} × "
+                f"{PERIOD_HOURS[offer.billing]} h"
+            )
         if segment.periods < offer.min_units:
-            self.fail(f"segment {offer.offer_id}: {segment.periods} periods, minimum "
-                      f"{offer.min_units}")
+            self.fail(
+                f"segment {offer.offer_id}: {segment.periods} periods, minimum {offer.min_units}"
+            )
         price = self.context.prices.unit_price(offer)
         if price is None:
             self.fail(f"offer {offer.offer_id}: no FX rate for {offer.currency}")
             return
         expected = segment_cost(segment, offer, price, self.zone)
         if expected != segment.cost:
-            self.fail(f"segment {offer.offer_id} {segment.start.isoformat()}: costs "
-                      f"{expected}, plan says {segment.cost}")
+            self.fail(
+                f"segment {offer.offer_id} {segment.start.isoformat()}: costs "
+                f"{expected}, plan says {segment.cost}"
+            )
 
     def run(self, segment: PlanSegment) -> None:
         schedule = self.job.schedule
@@ -145,8 +157,10 @@ class _Checker:
             if after.start < before.end:
                 self.fail(f"segments {before.offer_id} and {after.offer_id} overlap")
             if after.start == before.end and after.offer_id == before.offer_id:
-                self.fail(f"segments of {after.offer_id} at {after.start.isoformat()} should "
-                          f"be one segment")
+                self.fail(
+                    f"segments of {after.offer_id} at {after.start.isoformat()} should "
+                    f"be one segment"
+                )
             if after.start < before.run_end:
                 self.fail(f"run time of {before.offer_id} overlaps {after.offer_id}")
 
@@ -159,8 +173,10 @@ class _Checker:
             blocks += resumed
             expected = overhead if resumed and blocks > 1 else 0
             if segment.overhead_hours != expected:
-                self.fail(f"segment {segment.offer_id}: overhead {segment.overhead_hours} h, "
-                          f"expected {expected} h")
+                self.fail(
+                    f"segment {segment.offer_id}: overhead {segment.overhead_hours} h, "
+                    f"expected {expected} h"
+                )
         if blocks > 1 and not schedule.interruptible:
             self.fail(f"the job may not pause but runs in {blocks} blocks")
         ran = sum(s.run_hours for s in segments)
@@ -174,18 +190,21 @@ class _Checker:
         workload = self.job.workload
         hours = self.plan.card_hours
         if workload.card_hours is not None and workload.gpu is not None:
-            scaled = scale_card_hours(workload.card_hours, resolve_gpu(workload.gpu),
-                                      GPUS[self.plan.gpu])
+            scaled = scale_card_hours(
+                workload.card_hours, resolve_gpu(workload.gpu), GPUS[self.plan.gpu]
+            )
             hours = scaled if scaled is not None else hours
-        return run_hours(hours, self.plan.cards, self.plan.node_cards,
-                         self.context.multi_node_efficiency)
+        return run_hours(
+            hours, self.plan.cards, self.plan.node_cards, self.context.multi_node_efficiency
+        )
 
     def totals(self, segments: Sequence[PlanSegment]) -> None:
         total = sum((s.cost for s in segments), Decimal(0))
         if total != self.plan.total_cost:
             self.fail(f"total {self.plan.total_cost} but segments sum to {total}")
-        if segments and (self.plan.start != segments[0].start
-                         or self.plan.finish != segments[-1].run_end):
+        if segments and (
+            self.plan.start != segments[0].start or self.plan.finish != segments[-1].run_end
+        ):
             self.fail("plan start/finish do not match its first and last run hours")
         if self.plan.finish > self.job.schedule.deadline:
             self.fail(f"finishes {self.plan.finish.isoformat()}, after the deadline")
@@ -227,8 +246,9 @@ def validate_shared_stock(plans: Sequence[Plan], offers: Mapping[str, OfferView]
     for (offer_id, moment), units in sorted(used.items()):
         stock = offers[offer_id].stock if offer_id in offers else None
         if stock is not None and units > stock:
-            problems.append(f"offer {offer_id} at {moment.isoformat()}: {units} units rented, "
-                            f"stock {stock}")
+            problems.append(
+                f"offer {offer_id} at {moment.isoformat()}: {units} units rented, stock {stock}"
+            )
     return problems
 
 
@@ -259,8 +279,7 @@ def _schedule_segment(problem: ScheduleProblem, segment: ScheduledSegment) -> li
         if segment.end - segment.start != segment.periods * contract.period_slots:
             problems.append(f"{where}: not {segment.periods} whole periods")
         if segment.periods < contract.min_periods:
-            problems.append(f"{where}: {segment.periods} periods, minimum "
-                            f"{contract.min_periods}")
+            problems.append(f"{where}: {segment.periods} periods, minimum {contract.min_periods}")
         if not all(contract.usable(t) for t in range(segment.start, segment.end)):
             problems.append(f"{where}: uses a slot the rate does not offer")
         cost = round_money(contract.cost * segment.periods)
@@ -269,8 +288,10 @@ def _schedule_segment(problem: ScheduleProblem, segment: ScheduledSegment) -> li
     if cost != segment.cost:
         problems.append(f"{where}: costs {cost}, schedule says {segment.cost}")
     if not segment.start < segment.run_end <= min(segment.end, problem.deadline_slot):
-        problems.append(f"{where}: runs until {segment.run_end}, outside its paid slots or "
-                        f"past the deadline {problem.deadline_slot}")
+        problems.append(
+            f"{where}: runs until {segment.run_end}, outside its paid slots or "
+            f"past the deadline {problem.deadline_slot}"
+        )
     return problems
 
 
@@ -290,8 +311,10 @@ def validate_schedule(problem: ScheduleProblem, result: ScheduleResult) -> list[
         blocks += resumed
         expected = overhead if resumed and blocks > 1 else 0
         if segment.overhead_slots != expected:
-            problems.append(f"segment at {segment.start}: overhead {segment.overhead_slots}, "
-                            f"expected {expected}")
+            problems.append(
+                f"segment at {segment.start}: overhead {segment.overhead_slots}, "
+                f"expected {expected}"
+            )
     if blocks > 1 and not problem.interruptible:
         problems.append(f"{blocks} run blocks, but the job may not pause")
     work = sum(s.run_slots for s in segments) - overhead * max(blocks - 1, 0)

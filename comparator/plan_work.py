@@ -38,9 +38,12 @@ def _from_workload(job: Job, gpus: Iterable[str]) -> WorkTable:
     for gpu in gpus:
         hours = scale_card_hours(workload.card_hours, reference, GPUS[gpu])
         if hours is None:
-            table.unusable[gpu] = ("throughput", f"throughput: no dense BF16 figure for {gpu} "
-                                                 f"or {reference.name}, card-hours cannot be "
-                                                 f"converted")
+            table.unusable[gpu] = (
+                "throughput",
+                f"throughput: no dense BF16 figure for {gpu} "
+                f"or {reference.name}, card-hours cannot be "
+                f"converted",
+            )
             continue
         table.work[gpu] = GpuWork(gpu, hours, 1, workload.cards)
     return table
@@ -51,12 +54,16 @@ def _memory_reason(result: Estimate) -> str:
     need = solution.memory.total_gib
     usable = solution.usable_memory_gib
     if solution.request.cards is not None:
-        return (f"memory: on {solution.cards} × {solution.gpu.name} the job needs "
-                f"{need:.1f} GiB per card, {usable:.1f} GiB usable "
-                f"({solution.gpu.memory_gib:g} GiB less headroom)")
-    return (f"memory: {solution.gpu.name} ({solution.gpu.memory_gib:g} GiB) cannot hold the job "
-            f"with any card count the estimator tries (still {need:.1f} GiB per card at "
-            f"{solution.cards} cards)")
+        return (
+            f"memory: on {solution.cards} × {solution.gpu.name} the job needs "
+            f"{need:.1f} GiB per card, {usable:.1f} GiB usable "
+            f"({solution.gpu.memory_gib:g} GiB less headroom)"
+        )
+    return (
+        f"memory: {solution.gpu.name} ({solution.gpu.memory_gib:g} GiB) cannot hold the job "
+        f"with any card count the estimator tries (still {need:.1f} GiB per card at "
+        f"{solution.cards} cards)"
+    )
 
 
 def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:

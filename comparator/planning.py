@@ -25,8 +25,8 @@ from comparator.compliance import evaluate_offers
 from comparator.config import Settings
 from comparator.errors import PlanError
 from comparator.job import Job, load_job
-from comparator.offer_view import OfferView
 from comparator.money import FxTable
+from comparator.offer_view import OfferView
 from comparator.plan import OBJECTIVES, PlanOptions, Selection, choose, realise
 from comparator.plan_candidates import (
     CandidateOptions,
@@ -58,9 +58,14 @@ class PlanContext:
     lang: str = "en"
 
 
-def context_from_settings(settings: Settings, *, objective: str = "cost",
-                          top: int | None = None, today: date | None = None,
-                          lang: str = "en") -> PlanContext:
+def context_from_settings(
+    settings: Settings,
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    today: date | None = None,
+    lang: str = "en",
+) -> PlanContext:
     if objective not in OBJECTIVES:
         raise PlanError(f"--objective: expected cost or time, got {objective!r}")
     return PlanContext(
@@ -76,8 +81,9 @@ def context_from_settings(settings: Settings, *, objective: str = "cost",
 
 
 def _exclusion(offer: OfferView, kind: str, reasons: Sequence[str]) -> ExcludedOffer:
-    return ExcludedOffer(offer.provider, offer.offer_id, offer.region, offer.gpu, offer.billing,
-                         tuple(reasons), kind)
+    return ExcludedOffer(
+        offer.provider, offer.offer_id, offer.region, offer.gpu, offer.billing, tuple(reasons), kind
+    )
 
 
 def _kind_of(reason: str) -> str:
@@ -94,10 +100,14 @@ def _requirement_reason(job: Job, offer: OfferView, lang: str) -> str | None:
         return f"requirements: GPU {offer.gpu} is not among [requirements] gpus ({allowed})"
     if offer.billing == "spot" and not (req.spot and job.schedule.interruptible):
         if lang == "zh":
-            return ("requirements: 竞价实例可能被抢占；任务须设 spot = true 且 "
-                    "interruptible = true 才能使用")
-        return ("requirements: spot offers may be pre-empted; the job needs spot = true and "
-                "interruptible = true to use them")
+            return (
+                "requirements: 竞价实例可能被抢占；任务须设 spot = true 且 "
+                "interruptible = true 才能使用"
+            )
+        return (
+            "requirements: spot offers may be pre-empted; the job needs spot = true and "
+            "interruptible = true to use them"
+        )
     return None
 
 
@@ -110,16 +120,22 @@ class _Filter:
         self.excluded: list[ExcludedOffer] = []
         self.warnings: dict[str, list[str]] = {}
 
-    def compliant(self, offers: Sequence[OfferView],
-                  profiles: Mapping[str, ProviderProfile]) -> list[OfferView]:
+    def compliant(
+        self, offers: Sequence[OfferView], profiles: Mapping[str, ProviderProfile]
+    ) -> list[OfferView]:
         schedule = self.job.schedule
         eligibility = evaluate_offers(
-            offers, profiles, self.job.requirements, today=self.context.today,
+            offers,
+            profiles,
+            self.job.requirements,
+            today=self.context.today,
             last_day=schedule.deadline.astimezone(SHANGHAI).date(),
-            freshness_days=self.context.freshness_days, lang=self.context.lang,
+            freshness_days=self.context.freshness_days,
+            lang=self.context.lang,
         )
-        self.excluded += [_exclusion(e.offer, "compliance", e.reasons)
-                          for e in eligibility.excluded]
+        self.excluded += [
+            _exclusion(e.offer, "compliance", e.reasons) for e in eligibility.excluded
+        ]
         self.warnings = dict(eligibility.warnings)
         return list(eligibility.eligible)
 
@@ -151,8 +167,9 @@ class _Filter:
                 self.excluded.append(_exclusion(by_id[offer_id], _kind_of(reasons[0]), reasons))
 
 
-def _assumptions(job: Job, context: PlanContext, offers: Sequence[OfferView],
-                 table: WorkTable) -> dict[str, Any]:
+def _assumptions(
+    job: Job, context: PlanContext, offers: Sequence[OfferView], table: WorkTable
+) -> dict[str, Any]:
     currencies = sorted({o.currency.upper() for o in offers} - {job.currency})
     rates = {c: str(context.fx.rate(c, job.currency)) for c in currencies if context.fx.knows(c)}
     return {
@@ -162,17 +179,20 @@ def _assumptions(job: Job, context: PlanContext, offers: Sequence[OfferView],
         "throughput": throughput_table(sorted(table.work) + sorted(table.unusable)),
         "card_hours_by_gpu": {g: str(w.card_hours) for g, w in sorted(table.work.items())},
         "min_cards_by_gpu": {g: w.min_cards for g, w in sorted(table.work.items())},
-        "window": {"earliest_start": job.schedule.earliest_start.isoformat(),
-                   "deadline": job.schedule.deadline.isoformat(),
-                   "interruptible": job.schedule.interruptible,
-                   "restart_overhead_hours": job.schedule.restart_overhead_hours},
+        "window": {
+            "earliest_start": job.schedule.earliest_start.isoformat(),
+            "deadline": job.schedule.deadline.isoformat(),
+            "interruptible": job.schedule.interruptible,
+            "restart_overhead_hours": job.schedule.restart_overhead_hours,
+        },
         "budget": None if job.max_cost is None else str(job.max_cost),
         "slots": "whole hours of each provider's time zone",
     }
 
 
-def _job_reference(job: Job, table: WorkTable, best_gpu: str | None) -> tuple[float | None,
-                                                                              str | None]:
+def _job_reference(
+    job: Job, table: WorkTable, best_gpu: str | None
+) -> tuple[float | None, str | None]:
     if job.workload.card_hours is not None:
         return float(job.workload.card_hours), job.workload.gpu
     gpu = best_gpu or next(iter(sorted(table.work)), None)
@@ -191,11 +211,15 @@ def _schedule_exclusions(selection: Selection, job: Job, lang: str) -> list[Excl
             solved.setdefault(offer_id, []).append(evaluated.cheapest_cents is not None)
             offers[offer_id] = offer
     deadline = job.schedule.deadline.isoformat()
-    reason = (f"deadline: 该报价无法在 {deadline} 之前完成" if lang == "zh" else
-              f"deadline: no schedule on this offer finishes by {deadline}")
+    reason = (
+        f"deadline: 该报价无法在 {deadline} 之前完成"
+        if lang == "zh"
+        else f"deadline: no schedule on this offer finishes by {deadline}"
+    )
     return [
         _exclusion(offers[i], "deadline", [reason])
-        for i, results in solved.items() if not any(results) and i not in skipped
+        for i, results in solved.items()
+        if not any(results) and i not in skipped
     ]
 
 
@@ -211,47 +235,77 @@ class Prepared:
     built: CandidateSet
 
 
-def prepare(job: Job, offers: Sequence[OfferView], profiles: Mapping[str, ProviderProfile],
-            context: PlanContext) -> Prepared:
+def prepare(
+    job: Job,
+    offers: Sequence[OfferView],
+    profiles: Mapping[str, ProviderProfile],
+    context: PlanContext,
+) -> Prepared:
     """Compliance, requirements, work per GPU and every candidate placement of ``job``."""
     checks = _Filter(job, context)
     eligible = checks.allowed(checks.compliant(offers, profiles))
     table = work_table(job, {o.gpu for o in eligible}, headroom=context.headroom)
     workable = checks.workable(eligible, table)
     options = CandidateOptions(
-        job.schedule.earliest_start, job.schedule.deadline, job.schedule.interruptible,
-        job.schedule.restart_overhead_hours, context.multi_node_efficiency,
+        job.schedule.earliest_start,
+        job.schedule.deadline,
+        job.schedule.interruptible,
+        job.schedule.restart_overhead_hours,
+        context.multi_node_efficiency,
         PriceBasis(job.currency, context.fx),
-        {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()}, lang=context.lang,
+        {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
+        lang=context.lang,
     )
     built = build_candidates(workable, table.work, options)
     checks.unschedulable(workable, built)
     return Prepared(job, context, offers, checks, table, built)
 
 
-def finish(prepared: Prepared, selection: Selection, best: Plan | None,
-           alternatives: list[Plan], *, optimal: bool = True) -> PlanResult:
+def finish(
+    prepared: Prepared,
+    selection: Selection,
+    best: Plan | None,
+    alternatives: list[Plan],
+    *,
+    optimal: bool = True,
+) -> PlanResult:
     """The :class:`PlanResult` of a prepared job once its plans are chosen."""
     job, context, checks = prepared.job, prepared.context, prepared.checks
     excluded = checks.excluded + _schedule_exclusions(selection, job, context.lang)
     card_hours, gpu = _job_reference(job, prepared.table, best.gpu if best else None)
     result = PlanResult(
-        job_name=job.name, job_card_hours=card_hours, job_gpu=gpu, currency=job.currency,
-        objective=context.objective, best=best, alternatives=alternatives, excluded=excluded,
-        optimal=optimal, warnings=checks.warnings,
+        job_name=job.name,
+        job_card_hours=card_hours,
+        job_gpu=gpu,
+        currency=job.currency,
+        objective=context.objective,
+        best=best,
+        alternatives=alternatives,
+        excluded=excluded,
+        optimal=optimal,
+        warnings=checks.warnings,
         assumptions=_assumptions(job, context, prepared.offers, prepared.table),
-        stats={"offers": len(prepared.offers), "candidates": len(prepared.built.candidates),
-               "solved": len(selection.evaluated), "pruned": selection.pruned},
+        stats={
+            "offers": len(prepared.offers),
+            "candidates": len(prepared.built.candidates),
+            "solved": len(selection.evaluated),
+            "pruned": selection.pruned,
+        },
     )
     if best is None:
-        diagnosis = diagnose(job, len(prepared.offers), excluded, prepared.built.candidates,
-                             selection, context.lang)
+        diagnosis = diagnose(
+            job, len(prepared.offers), excluded, prepared.built.candidates, selection, context.lang
+        )
         result.binding, result.message = diagnosis.binding, diagnosis.message
     return result
 
 
-def plan_job(job: Job, offers: Sequence[OfferView], profiles: Mapping[str, ProviderProfile],
-             context: PlanContext) -> PlanResult:
+def plan_job(
+    job: Job,
+    offers: Sequence[OfferView],
+    profiles: Mapping[str, ProviderProfile],
+    context: PlanContext,
+) -> PlanResult:
     """The best plan, alternatives and exclusions of ``job`` over ``offers`` (exact)."""
     prepared = prepare(job, offers, profiles, context)
     options = PlanOptions(context.objective, job.max_cost, context.top)
@@ -261,26 +315,40 @@ def plan_job(job: Job, offers: Sequence[OfferView], profiles: Mapping[str, Provi
     return finish(prepared, selection, best, alternatives)
 
 
-def plan_job_file(engine: Engine, path: str | Path, settings: Settings, *,
-                  objective: str = "cost", top: int | None = None, today: date | None = None,
-                  lang: str = "en") -> PlanResult:
+def plan_job_file(
+    engine: Engine,
+    path: str | Path,
+    settings: Settings,
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    today: date | None = None,
+    lang: str = "en",
+) -> PlanResult:
     """Read ``path`` and the catalog behind ``engine``, and plan the job."""
     job = load_job(path)
-    context = context_from_settings(settings, objective=objective, top=top, today=today,
-                                    lang=lang)
+    context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
     return plan_job(job, current_offers(engine), load_profiles(engine), context)
 
 
-def plan_jobs_files(engine: Engine, paths: Sequence[str | Path], settings: Settings, *,
-                    objective: str = "cost", top: int | None = None, today: date | None = None,
-                    lang: str = "en", time_limit_s: float = 30.0) -> SharedPlan:
+def plan_jobs_files(
+    engine: Engine,
+    paths: Sequence[str | Path],
+    settings: Settings,
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    today: date | None = None,
+    lang: str = "en",
+    time_limit_s: float = 30.0,
+) -> SharedPlan:
     """Plan several jobs together: they share the stock of the catalog's offers."""
     from comparator.planning_shared import plan_jobs
 
     jobs = [load_job(p) for p in paths]
     if objective != "cost":
         raise PlanError("--objective time plans one job at a time; plan the jobs separately")
-    context = context_from_settings(settings, objective=objective, top=top, today=today,
-                                    lang=lang)
-    return plan_jobs(jobs, current_offers(engine), load_profiles(engine), context,
-                     time_limit_s=time_limit_s)
+    context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
+    return plan_jobs(
+        jobs, current_offers(engine), load_profiles(engine), context, time_limit_s=time_limit_s
+    )

@@ -24,8 +24,8 @@ from decimal import Decimal
 from typing import Any
 
 from comparator.job import Job
-from comparator.offer_view import OfferView
 from comparator.money import money_str
+from comparator.offer_view import OfferView
 from comparator.plan import Evaluated, PlanOptions, Selection, choose, solved_schedule, to_plan
 from comparator.plan_candidates import Candidate
 from comparator.plan_dp import solve_schedule
@@ -52,10 +52,14 @@ class SharedPlan:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "plans": [r.to_json() for r in self.results], "optimal": self.optimal,
-            "gap": self.gap, "method": self.method, "total_cost": money_str(self.total_cost),
+            "plans": [r.to_json() for r in self.results],
+            "optimal": self.optimal,
+            "gap": self.gap,
+            "method": self.method,
+            "total_cost": money_str(self.total_cost),
             "lower_bound": None if self.lower_bound is None else money_str(self.lower_bound),
-            "seconds": round(self.seconds, 3), "milp_status": self.milp_status,
+            "seconds": round(self.seconds, 3),
+            "milp_status": self.milp_status,
         }
 
 
@@ -85,26 +89,34 @@ def _fits(stock: Mapping[str, int], used: Usage) -> bool:
 
 def _restricted(candidate: Candidate, used: Usage) -> Candidate:
     """``candidate`` with each rate usable only in slots where enough stock is left."""
+
     def free(offer_id: str, slots: int) -> tuple[bool, ...] | None:
         offer = candidate.offers[offer_id]
         if offer.stock is None:
             return None
         need = candidate.units[offer_id]
-        return tuple(used.get((offer_id, _hour(candidate, t)), 0) + need <= offer.stock
-                     for t in range(slots))
+        return tuple(
+            used.get((offer_id, _hour(candidate, t)), 0) + need <= offer.stock for t in range(slots)
+        )
 
     problem = candidate.problem
-    hourly = tuple(dataclasses.replace(r, available=free(r.key, len(r.slot_costs)))
-                   for r in problem.hourly)
-    contracts = tuple(dataclasses.replace(c, available=free(
-        c.key, problem.deadline_slot + c.period_slots * c.min_periods)) for c in
-        problem.contracts)
-    return dataclasses.replace(candidate, problem=dataclasses.replace(
-        problem, hourly=hourly, contracts=contracts))
+    hourly = tuple(
+        dataclasses.replace(r, available=free(r.key, len(r.slot_costs))) for r in problem.hourly
+    )
+    contracts = tuple(
+        dataclasses.replace(
+            c, available=free(c.key, problem.deadline_slot + c.period_slots * c.min_periods)
+        )
+        for c in problem.contracts
+    )
+    return dataclasses.replace(
+        candidate, problem=dataclasses.replace(problem, hourly=hourly, contracts=contracts)
+    )
 
 
-def _cheapest_on(candidates: Sequence[Candidate], used: Usage,
-                 budget_cents: int | None) -> tuple[Candidate, ScheduleResult] | None:
+def _cheapest_on(
+    candidates: Sequence[Candidate], used: Usage, budget_cents: int | None
+) -> tuple[Candidate, ScheduleResult] | None:
     """The cheapest schedule of any candidate on the stock ``used`` leaves (original candidate
     returned: the schedule is valid for it)."""
     best: tuple[int, Candidate, Candidate, int] | None = None
@@ -140,15 +152,20 @@ class _JobState:
     def outside_bound(self) -> float:
         """Lower bound of every candidate the MILP does not see."""
         inside = {id(e.candidate) for e in self.top}
-        bounds = [e.cost_cents for e in self.selection.evaluated
-                  if id(e.candidate) not in inside and e.cost_cents is not None]
-        bounds += [b for c in self.selection.skipped
-                   if (b := self.selection.bounds.get(id(c))) is not None]
+        bounds = [
+            e.cost_cents
+            for e in self.selection.evaluated
+            if id(e.candidate) not in inside and e.cost_cents is not None
+        ]
+        bounds += [
+            b for c in self.selection.skipped if (b := self.selection.bounds.get(id(c))) is not None
+        ]
         return float(min(bounds)) if bounds else math.inf
 
 
-def _repair(states: Sequence[_JobState],
-            stock: Mapping[str, int]) -> list[tuple[Candidate, ScheduleResult]] | None:
+def _repair(
+    states: Sequence[_JobState], stock: Mapping[str, int]
+) -> list[tuple[Candidate, ScheduleResult]] | None:
     used: Usage = {}
     chosen: dict[int, tuple[Candidate, ScheduleResult]] = {}
     order = sorted(range(len(states)), key=lambda i: -states[i].best_cents)
@@ -183,9 +200,14 @@ def _lower_bound(states: Sequence[_JobState], milp: MilpOutcome | None) -> float
     return max(independent, min(inside, outside))
 
 
-def plan_jobs(jobs: Sequence[Job], offers: Sequence[OfferView],
-              profiles: Mapping[str, ProviderProfile], context: PlanContext, *,
-              time_limit_s: float = 30.0) -> SharedPlan:
+def plan_jobs(
+    jobs: Sequence[Job],
+    offers: Sequence[OfferView],
+    profiles: Mapping[str, ProviderProfile],
+    context: PlanContext,
+    *,
+    time_limit_s: float = 30.0,
+) -> SharedPlan:
     """Plan ``jobs`` together under the offers' stock; see the module docstring."""
     started = time.perf_counter()
     prepared = [prepare(job, offers, profiles, context) for job in jobs]
@@ -211,8 +233,16 @@ def plan_jobs(jobs: Sequence[Job], offers: Sequence[OfferView],
             result = finish(p, state.selection, plan, [], optimal=shared.optimal)
         plans.append(result)
     total = sum((r.best.total_cost for r in plans if r.best), Decimal(0))
-    return SharedPlan(plans, shared.optimal, shared.gap, shared.method, total,
-                      shared.lower_bound, time.perf_counter() - started, shared.milp_status)
+    return SharedPlan(
+        plans,
+        shared.optimal,
+        shared.gap,
+        shared.method,
+        total,
+        shared.lower_bound,
+        time.perf_counter() - started,
+        shared.milp_status,
+    )
 
 
 @dataclass
@@ -225,8 +255,7 @@ class _Shared:
     milp_status: str | None = None
 
 
-def _solve(states: dict[int, _JobState], stock: Mapping[str, int],
-           time_limit_s: float) -> _Shared:
+def _solve(states: dict[int, _JobState], stock: Mapping[str, int], time_limit_s: float) -> _Shared:
     if not states:
         return _Shared({}, True, 0.0, "none", None)
     alone = {i: (s.top[0].candidate, solved_schedule(s.top[0])) for i, s in states.items()}
@@ -239,8 +268,11 @@ def _solve(states: dict[int, _JobState], stock: Mapping[str, int],
     ordered = list(states)
     repaired = _repair([states[i] for i in ordered], stock)
     milp = _milp([states[i] for i in ordered], stock, repaired, time_limit_s)
-    options = [r for r in (repaired, milp.schedules_if_complete())
-               if r is not None and _fits(stock, _usage_all(r))]
+    options = [
+        r
+        for r in (repaired, milp.schedules_if_complete())
+        if r is not None and _fits(stock, _usage_all(r))
+    ]
     if not options:
         raise_infeasible(states)
     best = min(options, key=_cents)
@@ -249,8 +281,14 @@ def _solve(states: dict[int, _JobState], stock: Mapping[str, int],
     gap = max(0.0, (upper - math.ceil(lower - 1e-6)) / upper) if upper else 0.0
     optimal = gap == 0.0 and milp.outcome is not None and milp.outcome.whole_cents
     method = "milp" if milp.schedules_if_complete() is best else "repair"
-    return _Shared(dict(zip(ordered, best, strict=True)), optimal, gap, method,
-                   Decimal(math.ceil(lower - 1e-6)) / 100, milp.outcome.status)
+    return _Shared(
+        dict(zip(ordered, best, strict=True)),
+        optimal,
+        gap,
+        method,
+        Decimal(math.ceil(lower - 1e-6)) / 100,
+        milp.outcome.status,
+    )
 
 
 @dataclass
@@ -264,9 +302,12 @@ class _MilpRun:
         return [s for s in found if s is not None]
 
 
-def _milp(states: Sequence[_JobState], stock: Mapping[str, int],
-          repaired: list[tuple[Candidate, ScheduleResult]] | None,
-          time_limit_s: float) -> _MilpRun:
+def _milp(
+    states: Sequence[_JobState],
+    stock: Mapping[str, int],
+    repaired: list[tuple[Candidate, ScheduleResult]] | None,
+    time_limit_s: float,
+) -> _MilpRun:
     jobs, warm = [], []
     for index, state in enumerate(states):
         candidates = [e.candidate for e in state.top]
@@ -277,8 +318,9 @@ def _milp(states: Sequence[_JobState], stock: Mapping[str, int],
             start = (len(candidates) - 1, schedule)
         jobs.append(MilpJob(state.prepared.job.name, candidates, state.budget_cents))
         warm.append(start)
-    outcome = solve_milp(jobs, stock, time_limit_s=time_limit_s,
-                         warm=warm if repaired is not None else None)
+    outcome = solve_milp(
+        jobs, stock, time_limit_s=time_limit_s, warm=warm if repaired is not None else None
+    )
     return _MilpRun(outcome)
 
 
@@ -286,7 +328,8 @@ def raise_infeasible(states: Mapping[int, _JobState]) -> None:
     from comparator.errors import PlanError
 
     names = ", ".join(s.prepared.job.name for s in states.values())
-    raise PlanError(f"jobs {names} cannot all be placed with the stock available: each fits "
-                    f"alone, but not together before their deadlines. Plan them separately, "
-                    f"move a deadline, or find more stock")
-
+    raise PlanError(
+        f"jobs {names} cannot all be placed with the stock available: each fits "
+        f"alone, but not together before their deadlines. Plan them separately, "
+        f"move a deadline, or find more stock"
+    )

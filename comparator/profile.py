@@ -102,12 +102,29 @@ class ProviderProfile:
 _TOP_LEVEL = ("provider", "licenses", "filings", "certifications", "datacenters")
 _EXTRA = ("notes", "source")  # free text allowed in every table
 _PROVIDER_KEYS = (
-    "id", "name", "legal_name", "uscc", "country", "website", "own_datacenter", "support",
-    "support_response_minutes", "registered_capital_cny", "invoice_types", "demo", "timezone",
+    "id",
+    "name",
+    "legal_name",
+    "uscc",
+    "country",
+    "website",
+    "own_datacenter",
+    "support",
+    "support_response_minutes",
+    "registered_capital_cny",
+    "invoice_types",
+    "demo",
+    "timezone",
     *_EXTRA,
 )
 _LICENSE_KEYS = (
-    "number", "services", "idc_item", "coverage", "valid_until", "last_annual_report", *_EXTRA,
+    "number",
+    "services",
+    "idc_item",
+    "coverage",
+    "valid_until",
+    "last_annual_report",
+    *_EXTRA,
 )
 _FILING_KEYS = ("kind", "number", "level", "assessed_on", *_EXTRA)
 _CERT_KEYS = ("name", "certifier", "valid_until", *_EXTRA)
@@ -150,8 +167,7 @@ def _number_field(fields: Fields, key: str, *allowed: str) -> str | None:
         return None
     kind = identify_number(number)
     if kind is not None and kind not in allowed:
-        fields.fail(key, f"{_NUMBER_KINDS[allowed[0]]}, but this is {_NUMBER_KINDS[kind]}",
-                    number)
+        fields.fail(key, f"{_NUMBER_KINDS[allowed[0]]}, but this is {_NUMBER_KINDS[kind]}", number)
     return number.strip()
 
 
@@ -175,8 +191,9 @@ def _filing(fields: Fields) -> Filing:
         level = fields.optional_int("level", minimum=1, maximum=5)
         if level is None:
             fields.fail("level", "an MLPS (等保) level 1–5")
-        return Filing(kind, fields.optional_str("number"), level,
-                      fields.optional_date("assessed_on"))
+        return Filing(
+            kind, fields.optional_str("number"), level, fields.optional_date("assessed_on")
+        )
     allowed = ("icp_filing", "icp_license") if kind.startswith("icp") else (kind,)
     number = _number_field(fields, "number", *allowed)
     if number is None:
@@ -208,8 +225,9 @@ def _datacenter(fields: Fields, provider_country: str) -> DataCenter:
     if country == "CN" and province is None:
         fields.fail("province", "a province (name or 简称) for a data centre in mainland China")
     if country != "CN" and province is not None:
-        fields.fail("province", f"no Chinese province for a data centre in country {country}",
-                    province)
+        fields.fail(
+            "province", f"no Chinese province for a data centre in country {country}", province
+        )
     return DataCenter(
         id=fields.identifier("id"),
         name=fields.required_str("name"),
@@ -252,15 +270,23 @@ def loads_profile(content: bytes, location: str) -> ProviderProfile:
 
 def profile_to_dict(profile: ProviderProfile) -> dict[str, Any]:
     """A JSON-able mapping (dates as ISO strings, money as strings) that parse_profile reads."""
-    provider = _compact({
-        "id": profile.id, "name": profile.name, "legal_name": profile.legal_name,
-        "uscc": profile.uscc, "country": profile.country, "website": profile.website,
-        "own_datacenter": profile.own_datacenter, "support": profile.support,
-        "support_response_minutes": profile.support_response_minutes,
-        "registered_capital_cny": profile.registered_capital_cny,
-        "invoice_types": list(profile.invoice_types), "demo": profile.demo,
-        "timezone": profile.timezone,
-    })
+    provider = _compact(
+        {
+            "id": profile.id,
+            "name": profile.name,
+            "legal_name": profile.legal_name,
+            "uscc": profile.uscc,
+            "country": profile.country,
+            "website": profile.website,
+            "own_datacenter": profile.own_datacenter,
+            "support": profile.support,
+            "support_response_minutes": profile.support_response_minutes,
+            "registered_capital_cny": profile.registered_capital_cny,
+            "invoice_types": list(profile.invoice_types),
+            "demo": profile.demo,
+            "timezone": profile.timezone,
+        }
+    )
     return {
         "provider": provider,
         "licenses": [_compact(vars(item)) for item in profile.licenses],

@@ -20,8 +20,9 @@ _COUNTRY_WORDS = {"中国": "CN", "中国大陆": "CN", "香港": "HK", "澳门"
 class Fields:
     """One table (``[provider]``, one ``[[licenses]]`` entry…) of a profile being parsed."""
 
-    def __init__(self, data: Mapping[str, Any], source: str, where: str,
-                 allowed: Sequence[str] = ()) -> None:
+    def __init__(
+        self, data: Mapping[str, Any], source: str, where: str, allowed: Sequence[str] = ()
+    ) -> None:
         self.data = data
         self.source = source
         self.where = where
@@ -37,8 +38,9 @@ class Fields:
         for key in self.data:
             if key not in allowed:
                 place = f"{self.where} {key}".strip()
-                raise ProfileError(f"{self.source}: {place}: unknown field; expected one of "
-                                   f"{', '.join(allowed)}")
+                raise ProfileError(
+                    f"{self.source}: {place}: unknown field; expected one of {', '.join(allowed)}"
+                )
         return self
 
     # --- tables -------------------------------------------------------------------------
@@ -83,8 +85,9 @@ class Fields:
             self.fail(key, "true or false", value)
         return value
 
-    def optional_int(self, key: str, minimum: int | None = None,
-                     maximum: int | None = None) -> int | None:
+    def optional_int(
+        self, key: str, minimum: int | None = None, maximum: int | None = None
+    ) -> int | None:
         value = self.data.get(key)
         if value is None:
             return None

@@ -48,8 +48,11 @@ def job_estimate(job: Job, plan: Mapping[str, Any], headroom: float) -> dict[str
         return None
     best = plan.get("best")
     training = dict(job.training or {})
-    gpu = best["gpu"] if best else (job.workload.gpu or next(iter(job.requirements.gpus),
-                                                             DEFAULT_GPU))
+    gpu = (
+        best["gpu"]
+        if best
+        else (job.workload.gpu or next(iter(job.requirements.gpus), DEFAULT_GPU))
+    )
     request = request_from_job(job.model, training, gpu=gpu, source=job.source)
     if "headroom" not in training:
         request = dataclasses.replace(request, headroom=headroom)
@@ -71,44 +74,83 @@ def throughput_rows(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
     for row in rows:
         own = row.get("relative_throughput")
         relative = f"{float(own) / float(base):.3f}" if own and base else None
-        result.append({"gpu": row["gpu"], "bf16_tflops": row.get("bf16_tflops"),
-                       "mfu": row.get("mfu"), "effective_tflops": own, "relative": relative})
+        result.append(
+            {
+                "gpu": row["gpu"],
+                "bf16_tflops": row.get("bf16_tflops"),
+                "mfu": row.get("mfu"),
+                "effective_tflops": own,
+                "relative": relative,
+            }
+        )
     return result
 
 
-def compliance_report(profiles: Mapping[str, ProviderProfile], job: Job,
-                      offers: Sequence[OfferView], today: date, settings: Settings,
-                      lang: str) -> dict[str, Any]:
+def compliance_report(
+    profiles: Mapping[str, ProviderProfile],
+    job: Job,
+    offers: Sequence[OfferView],
+    today: date,
+    settings: Settings,
+    lang: str,
+) -> dict[str, Any]:
     """The ``check --json`` document for the job: every provider and its data centres."""
     last_day = job.schedule.deadline.astimezone(settings.timezone).date()
     reports = check_providers(
-        profiles, job.requirements, today=today, last_day=last_day, offers=offers,
+        profiles,
+        job.requirements,
+        today=today,
+        last_day=last_day,
+        offers=offers,
         freshness_days=settings.price_freshness_days,
     )
-    return {"today": today.isoformat(), "last_day": last_day.isoformat(),
-            "providers": [r.to_json(lang) for r in reports]}
+    return {
+        "today": today.isoformat(),
+        "last_day": last_day.isoformat(),
+        "providers": [r.to_json(lang) for r in reports],
+    }
 
 
-def make_quote(engine: Engine, job_path: str | Path, settings: Settings, *, lang: str = "zh-CN",
-               objective: str = "cost", top: int | None = None, today: date | None = None,
-               now: datetime | None = None) -> StoredQuote:
+def make_quote(
+    engine: Engine,
+    job_path: str | Path,
+    settings: Settings,
+    *,
+    lang: str = "zh-CN",
+    objective: str = "cost",
+    top: int | None = None,
+    today: date | None = None,
+    now: datetime | None = None,
+) -> StoredQuote:
     """Plan ``job_path`` on the current catalog and store the quote; returns it with its number."""
     created_at = (now or datetime.now(settings.timezone)).replace(microsecond=0)
     day = today or created_at.astimezone(settings.timezone).date()
     check_lang = "en" if lang == "en" else "zh"
     job = load_job(job_path)
     offers, profiles = current_offers(engine), load_profiles(engine)
-    context = context_from_settings(settings, objective=objective, top=top, today=day,
-                                    lang=check_lang)
+    context = context_from_settings(
+        settings, objective=objective, top=top, today=day, lang=check_lang
+    )
     plan = plan_job(job, offers, profiles, context).to_json()
     estimate_json = job_estimate(job, plan, settings.headroom)
     parts = QuoteParts(
-        job=job, input_sha256=file_sha256(job_path), plan=plan, estimate=estimate_json,
+        job=job,
+        input_sha256=file_sha256(job_path),
+        plan=plan,
+        estimate=estimate_json,
         compliance=compliance_report(profiles, job, offers, day, settings, check_lang),
-        offers=offers, provider_names={pid: p.name for pid, p in profiles.items()},
+        offers=offers,
+        provider_names={pid: p.name for pid, p in profiles.items()},
         throughput_table=throughput_rows(plan),
-        mfu=estimate_json["mfu"] if estimate_json else None, objective=objective,
+        mfu=estimate_json["mfu"] if estimate_json else None,
+        objective=objective,
     )
-    document = assemble_document(parts, settings, created_at=created_at, today=day, lang=lang,
-                                 software_version=comparator.__version__)
+    document = assemble_document(
+        parts,
+        settings,
+        created_at=created_at,
+        today=day,
+        lang=lang,
+        software_version=comparator.__version__,
+    )
     return freeze_quote(engine, document)

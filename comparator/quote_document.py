@@ -28,8 +28,8 @@ from zoneinfo import ZoneInfo
 from comparator.calendar import slot_factors
 from comparator.config import Settings
 from comparator.job import Job
-from comparator.offer_view import OfferView
 from comparator.money import FxTable
+from comparator.offer_view import OfferView
 
 HOURLY_BILLINGS = ("hourly", "spot")
 MAX_CURVE_HOURS = 24 * 400
@@ -56,17 +56,19 @@ def _jsonable_table(table: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not table:
         return None
     plain = (str, int, float, bool, type(None))
-    return {key: value if isinstance(value, plain) else str(value)
-            for key, value in table.items()}
+    return {key: value if isinstance(value, plain) else str(value) for key, value in table.items()}
 
 
 def job_section(job: Job) -> dict[str, Any]:
     """The job as the quote shows it (canonical names, ISO times, decimal strings)."""
     req = job.requirements
     return {
-        "name": job.name, "currency": job.currency, "source": job.source,
+        "name": job.name,
+        "currency": job.currency,
+        "source": job.source,
         "card_hours": None if job.workload.card_hours is None else str(job.workload.card_hours),
-        "gpu": job.workload.gpu, "cards": job.workload.cards,
+        "gpu": job.workload.gpu,
+        "cards": job.workload.cards,
         "model": _jsonable_table(job.model),
         "training": _jsonable_table(job.training),
         "earliest_start": job.schedule.earliest_start.isoformat(),
@@ -74,10 +76,15 @@ def job_section(job: Job) -> dict[str, Any]:
         "interruptible": job.schedule.interruptible,
         "restart_overhead_hours": job.schedule.restart_overhead_hours,
         "requirements": {
-            "gpus": list(req.gpus), "provinces": list(req.provinces), "cities": list(req.cities),
-            "certifications": list(req.certifications), "mlps_level": req.mlps_level,
+            "gpus": list(req.gpus),
+            "provinces": list(req.provinces),
+            "cities": list(req.cities),
+            "certifications": list(req.certifications),
+            "mlps_level": req.mlps_level,
             "contains_personal_info": req.contains_personal_info,
-            "export_basis": req.export_basis, "invoice": req.invoice, "spot": req.spot,
+            "export_basis": req.export_basis,
+            "invoice": req.invoice,
+            "spot": req.spot,
         },
         "max_cost": None if job.max_cost is None else f"{job.max_cost:.2f}",
     }
@@ -94,29 +101,43 @@ def referenced_offer_ids(plan: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def price_age(offer: OfferView, today: date, zone: ZoneInfo,
-              freshness_days: int) -> dict[str, Any]:
+def price_age(offer: OfferView, today: date, zone: ZoneInfo, freshness_days: int) -> dict[str, Any]:
     """Where one price came from and how many days old it is on ``today``."""
     age_days = (today - offer.observed_at.astimezone(zone).date()).days
     return {
-        "offer_id": offer.offer_id, "provider": offer.provider, "region": offer.region,
-        "gpu": offer.gpu, "cards": offer.cards, "billing": offer.billing,
-        "price": str(offer.price), "currency": offer.currency,
+        "offer_id": offer.offer_id,
+        "provider": offer.provider,
+        "region": offer.region,
+        "gpu": offer.gpu,
+        "cards": offer.cards,
+        "billing": offer.billing,
+        "price": str(offer.price),
+        "currency": offer.currency,
         "observed_at": offer.observed_at.astimezone(zone).isoformat(),
-        "age_days": age_days, "stale": age_days > freshness_days,
+        "age_days": age_days,
+        "stale": age_days > freshness_days,
         "snapshot_id": str(offer.snapshot_id),
     }
 
 
-def price_ages(plan: Mapping[str, Any], offers: Mapping[str, OfferView], today: date,
-               zone: ZoneInfo, freshness_days: int) -> list[dict[str, Any]]:
+def price_ages(
+    plan: Mapping[str, Any],
+    offers: Mapping[str, OfferView],
+    today: date,
+    zone: ZoneInfo,
+    freshness_days: int,
+) -> list[dict[str, Any]]:
     """The age of every price the plan document refers to."""
-    return [price_age(offers[i], today, zone, freshness_days)
-            for i in referenced_offer_ids(plan) if i in offers]
+    return [
+        price_age(offers[i], today, zone, freshness_days)
+        for i in referenced_offer_ids(plan)
+        if i in offers
+    ]
 
 
-def curve_offer(best: Mapping[str, Any] | None, offers: Mapping[str, OfferView],
-                candidates: Iterable[OfferView]) -> OfferView | None:
+def curve_offer(
+    best: Mapping[str, Any] | None, offers: Mapping[str, OfferView], candidates: Iterable[OfferView]
+) -> OfferView | None:
     """The hourly offer whose price curve the timeline shows: one the best plan uses, else an
     hourly offer of the same provider, data centre and GPU (cheapest list price), else none."""
     if not best:
@@ -125,13 +146,20 @@ def curve_offer(best: Mapping[str, Any] | None, offers: Mapping[str, OfferView],
     hourly = [o for o in used if o.billing in HOURLY_BILLINGS]
     if hourly:
         return hourly[0]
-    same = [o for o in candidates if o.billing in HOURLY_BILLINGS and o.provider == best["provider"]
-            and o.region == best["region"] and o.gpu == best["gpu"]]
+    same = [
+        o
+        for o in candidates
+        if o.billing in HOURLY_BILLINGS
+        and o.provider == best["provider"]
+        and o.region == best["region"]
+        and o.gpu == best["gpu"]
+    ]
     return min(same, key=lambda o: (o.card_hour_price, o.offer_id), default=None)
 
 
-def price_curve(offer: OfferView | None, job: Job, fx: FxTable,
-                zone: ZoneInfo) -> list[dict[str, str]]:
+def price_curve(
+    offer: OfferView | None, job: Job, fx: FxTable, zone: ZoneInfo
+) -> list[dict[str, str]]:
     """Change points of the offer's card-hour price over the job's window, in the quote currency."""
     if offer is None or not fx.knows(offer.currency) or not fx.knows(job.currency):
         return []
@@ -150,8 +178,11 @@ def price_curve(offer: OfferView | None, job: Job, fx: FxTable,
 
 def fx_rates_into(fx: FxTable, currency: str) -> dict[str, str]:
     """One unit of every other known currency, priced in ``currency`` (6 significant digits)."""
-    return {code: f"{fx.rate(code, currency):.6g}"
-            for code in sorted(fx.rates_cny) if code != currency.upper()}
+    return {
+        code: f"{fx.rate(code, currency):.6g}"
+        for code in sorted(fx.rates_cny)
+        if code != currency.upper()
+    }
 
 
 def assumptions_section(settings: Settings, parts: QuoteParts) -> dict[str, Any]:
@@ -159,16 +190,26 @@ def assumptions_section(settings: Settings, parts: QuoteParts) -> dict[str, Any]
     return {
         "mfu": parts.mfu,
         "throughput_table": [dict(row) for row in parts.throughput_table],
-        "fx": {"rates": fx_rates_into(fx, parts.job.currency), "to": parts.job.currency,
-               "date": settings.fx_date.isoformat()},
+        "fx": {
+            "rates": fx_rates_into(fx, parts.job.currency),
+            "to": parts.job.currency,
+            "date": settings.fx_date.isoformat(),
+        },
         "multi_node_efficiency": str(Decimal(str(settings.multi_node_efficiency))),
         "headroom": str(Decimal(str(settings.headroom))),
         "price_freshness_days": settings.price_freshness_days,
     }
 
 
-def assemble_document(parts: QuoteParts, settings: Settings, *, created_at: datetime,
-                      today: date, lang: str, software_version: str) -> dict[str, Any]:
+def assemble_document(
+    parts: QuoteParts,
+    settings: Settings,
+    *,
+    created_at: datetime,
+    today: date,
+    lang: str,
+    software_version: str,
+) -> dict[str, Any]:
     """The quote document (without its number, which storing it assigns)."""
     by_id = {o.offer_id: o for o in parts.offers}
     fx = FxTable(settings.fx_rates, settings.fx_date)

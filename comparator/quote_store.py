@@ -40,8 +40,9 @@ def parse_number(text: str) -> tuple[int, int]:
     """``Q-2026-000123`` → ``(2026, 123)``; anything else is an InputError."""
     match = NUMBER_PATTERN.match(text.strip())
     if not match:
-        raise InputError(f"quote number: expected Q-<year>-<6 digits> like Q-2026-000123, "
-                         f"got {text!r}")
+        raise InputError(
+            f"quote number: expected Q-<year>-<6 digits> like Q-2026-000123, got {text!r}"
+        )
     return int(match.group(1)), int(match.group(2))
 
 
@@ -49,8 +50,10 @@ def next_number(conn: Connection, year: int) -> str:
     """The next free number of ``year`` (one more than the highest stored)."""
     prefix = f"Q-{year:04d}-"
     highest = conn.execute(
-        select(QUOTE.c.number).where(QUOTE.c.number.like(f"{prefix}%"))
-        .order_by(QUOTE.c.number.desc()).limit(1)
+        select(QUOTE.c.number)
+        .where(QUOTE.c.number.like(f"{prefix}%"))
+        .order_by(QUOTE.c.number.desc())
+        .limit(1)
     ).scalar()
     sequence = parse_number(highest)[1] + 1 if highest else 1
     return format_number(year, sequence)
@@ -81,8 +84,10 @@ def freeze_quote(engine: Engine, document: Mapping[str, Any]) -> StoredQuote:
             return StoredQuote(number, json.loads(row["document_json"]))
         except IntegrityError:
             continue  # another process took the number first: take the next one
-    raise CatalogError(f"could not allocate a quote number for {created_at.year} after "
-                       f"{_ATTEMPTS} attempts; is another process storing quotes?")
+    raise CatalogError(
+        f"could not allocate a quote number for {created_at.year} after "
+        f"{_ATTEMPTS} attempts; is another process storing quotes?"
+    )
 
 
 def load_quote(engine: Engine, number: str) -> StoredQuote:

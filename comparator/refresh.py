@@ -62,11 +62,17 @@ class SourceOutcome:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "provider": self.provider, "status": self.status, "offers": self.offers,
+            "provider": self.provider,
+            "status": self.status,
+            "offers": self.offers,
             "snapshot_id": None if self.snapshot_id is None else str(self.snapshot_id),
-            "error": self.error, "source": self.source, "attempt": self.attempt,
-            "seconds": round(self.seconds, 3), "first_snapshot": self.first_snapshot,
-            "change_counts": count_changes(self.changes), "notes": list(self.notes),
+            "error": self.error,
+            "source": self.source,
+            "attempt": self.attempt,
+            "seconds": round(self.seconds, 3),
+            "first_snapshot": self.first_snapshot,
+            "change_counts": count_changes(self.changes),
+            "notes": list(self.notes),
         }
 
 
@@ -88,7 +94,8 @@ class RefreshReport:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "period": self.period, "seconds": round(self.seconds, 3),
+            "period": self.period,
+            "seconds": round(self.seconds, 3),
             "runs": [run.to_json() for run in self.runs],
             "changes": [change.to_json() for change in self.changes],
         }
@@ -128,9 +135,16 @@ def run_refresh(
     zone = sources.worker.timezone
     period = current_period(parse_cron(sources.worker.cron, zone), now or datetime.now(zone))
     selected = sources.select(providers)
-    return asyncio.run(refresh_sources(
-        engine, selected, period=period, timezone=zone, only_if_due=only_if_due, progress=progress,
-    ))
+    return asyncio.run(
+        refresh_sources(
+            engine,
+            selected,
+            period=period,
+            timezone=zone,
+            only_if_due=only_if_due,
+            progress=progress,
+        )
+    )
 
 
 async def refresh_sources(
@@ -147,7 +161,9 @@ async def refresh_sources(
     profiles = await asyncio.to_thread(load_profiles, engine)
     limits = httpx.Limits(max_connections=32, max_keepalive_connections=16)
     async with httpx.AsyncClient(
-        limits=limits, follow_redirects=True, headers={"User-Agent": USER_AGENT},
+        limits=limits,
+        follow_redirects=True,
+        headers={"User-Agent": USER_AGENT},
     ) as client:
         context = _Context(engine, client, period, timezone, only_if_due, profiles, progress)
         outcomes = await asyncio.gather(*(_refresh_source(context, s) for s in sources))
@@ -157,8 +173,14 @@ async def refresh_sources(
 async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
     started = time.monotonic()
     claim = await asyncio.to_thread(
-        claim_run, context.engine, source.provider, source.location, context.period.label,
-        only_if_due=context.only_if_due, now=context.now(), deadline_s=source.policy.deadline_s,
+        claim_run,
+        context.engine,
+        source.provider,
+        source.location,
+        context.period.label,
+        only_if_due=context.only_if_due,
+        now=context.now(),
+        deadline_s=source.policy.deadline_s,
     )
     if isinstance(claim, str):
         outcome = await _skipped(context, source, claim)
@@ -218,19 +240,41 @@ def _outcome(
 ) -> SourceOutcome:
     record: RunRecord = stored.record
     return SourceOutcome(
-        source.provider, source.location, record.status, record.offers, record.snapshot_id,
-        record.error, claim.attempt, seconds, stored.changes, stored.first_snapshot, notes,
+        source.provider,
+        source.location,
+        record.status,
+        record.offers,
+        record.snapshot_id,
+        record.error,
+        claim.attempt,
+        seconds,
+        stored.changes,
+        stored.first_snapshot,
+        notes,
     )
 
 
 def _log(outcome: SourceOutcome, period: str) -> None:
     if outcome.status in GOOD:
         counts = ", ".join(f"{n} {k}" for k, n in count_changes(outcome.changes).items() if n)
-        log.info("%s: %s in %s (attempt %s), %d offers, snapshot %s%s, %.1f s",
-                 outcome.provider, outcome.status, period, outcome.attempt, outcome.offers,
-                 outcome.snapshot_id, f" ({counts})" if counts else "", outcome.seconds)
+        log.info(
+            "%s: %s in %s (attempt %s), %d offers, snapshot %s%s, %.1f s",
+            outcome.provider,
+            outcome.status,
+            period,
+            outcome.attempt,
+            outcome.offers,
+            outcome.snapshot_id,
+            f" ({counts})" if counts else "",
+            outcome.seconds,
+        )
     elif outcome.status == SKIPPED:
         log.info("%s: skipped in %s: %s", outcome.provider, period, outcome.error)
     else:
-        log.warning("%s: failed in %s (attempt %s): %s", outcome.provider, period,
-                    outcome.attempt, outcome.error)
+        log.warning(
+            "%s: failed in %s (attempt %s): %s",
+            outcome.provider,
+            period,
+            outcome.attempt,
+            outcome.error,
+        )

@@ -53,11 +53,16 @@ def store_result(
         if result.profile is not None:
             store_profile_in(conn, result.profile)
         snapshot = store_snapshot_in(
-            conn, source.provider, result.offers, source=source.location,
-            content_sha256=digest, fetched_at=now,
+            conn,
+            source.provider,
+            result.offers,
+            source=source.location,
+            content_sha256=digest,
+            fetched_at=now,
         )
-        record = RunRecord(snapshot.status, snapshot.offers, snapshot.snapshot_id,
-                           validators=result.validators)
+        record = RunRecord(
+            snapshot.status, snapshot.offers, snapshot.snapshot_id, validators=result.validators
+        )
         _finish(conn, claim, record, now)
     if snapshot.status != SUCCEEDED or previous is None:
         return Stored(record, first_snapshot=previous is None)
@@ -102,8 +107,17 @@ def finish_failed(engine: Engine, claim: Claim, error: str, now: datetime) -> Ru
 def _finish(conn: Connection, claim: Claim, record: RunRecord, now: datetime) -> None:
     validators = record.validators or Validators()
     error = None if record.error is None else record.error[:ERROR_LIMIT]
-    conn.execute(update(RUN).where(RUN.c.id == claim.run_id).values(
-        status=record.status, finished_at=now, offers=record.offers,
-        snapshot_id=record.snapshot_id, error=error, etag=validators.etag,
-        last_modified=validators.last_modified, body_sha256=validators.sha256,
-    ))
+    conn.execute(
+        update(RUN)
+        .where(RUN.c.id == claim.run_id)
+        .values(
+            status=record.status,
+            finished_at=now,
+            offers=record.offers,
+            snapshot_id=record.snapshot_id,
+            error=error,
+            etag=validators.etag,
+            last_modified=validators.last_modified,
+            body_sha256=validators.sha256,
+        )
+    )

@@ -22,9 +22,7 @@ from comparator.errors import RenderError
 from comparator.i18n import billing_label, check_label, label, normalize_lang
 from comparator.report_view import build_view
 
-PANGO_HINT = (
-    "--pdf needs Pango: apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk"
-)
+PANGO_HINT = "--pdf needs Pango: apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk"
 _CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "US$", "EUR": "€", "HKD": "HK$", "JPY": "JP¥"}
 
 
@@ -86,8 +84,12 @@ def environment(directory: Path | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(
-        money=format_money, when=format_when, short_when=format_short_when, date=format_date,
-        number=format_number, px=format_coordinate,
+        money=format_money,
+        when=format_when,
+        short_when=format_short_when,
+        date=format_date,
+        number=format_number,
+        px=format_coordinate,
     )
     return env
 
@@ -129,8 +131,13 @@ def render_pdf(html: str, document: Mapping[str, Any]) -> bytes:
     return pdf
 
 
-def write_report(document: Mapping[str, Any], html_path: Path | None, pdf_path: Path | None,
-                 *, lang: str | None = None) -> None:
+def write_report(
+    document: Mapping[str, Any],
+    html_path: Path | None,
+    pdf_path: Path | None,
+    *,
+    lang: str | None = None,
+) -> None:
     """Write the HTML and/or PDF of a quote document (either path may be ``None``)."""
     html = render_html(document, lang=lang)
     if html_path is not None:

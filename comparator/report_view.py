@@ -82,8 +82,9 @@ def provider_names(document: Mapping[str, Any]) -> dict[str, str]:
     return {pid: str(entry.get("name") or pid) for pid, entry in names.items()}
 
 
-def ranked_plans(best: Mapping[str, Any] | None,
-                 alternatives: Sequence[Mapping[str, Any]]) -> list[RankedPlan]:
+def ranked_plans(
+    best: Mapping[str, Any] | None, alternatives: Sequence[Mapping[str, Any]]
+) -> list[RankedPlan]:
     """The alternatives ranked after the best plan, each with its cost difference."""
     best_cost = Decimal(best["total_cost"]) if best else None
     ranked = []
@@ -97,17 +98,24 @@ def ranked_plans(best: Mapping[str, Any] | None,
     return ranked
 
 
-def offer_ref(offer_id: str, entry: Mapping[str, Any] | None,
-              fallback: Mapping[str, Any] | None = None) -> OfferRef:
+def offer_ref(
+    offer_id: str, entry: Mapping[str, Any] | None, fallback: Mapping[str, Any] | None = None
+) -> OfferRef:
     """What the document knows about an offer: its price-age entry, else the exclusion row."""
     info = entry or fallback or {}
     cards = info.get("cards")
-    return OfferRef(str(offer_id), str(info.get("region") or ""), str(info.get("gpu") or ""),
-                    int(cards) if cards is not None else None, str(info.get("billing") or ""))
+    return OfferRef(
+        str(offer_id),
+        str(info.get("region") or ""),
+        str(info.get("gpu") or ""),
+        int(cards) if cards is not None else None,
+        str(info.get("billing") or ""),
+    )
 
 
-def excluded_groups(excluded: Sequence[Mapping[str, Any]], offers: Mapping[str, Any],
-                    names: Mapping[str, str]) -> list[ExcludedGroup]:
+def excluded_groups(
+    excluded: Sequence[Mapping[str, Any]], offers: Mapping[str, Any], names: Mapping[str, str]
+) -> list[ExcludedGroup]:
     """Exclusions grouped by provider and identical reasons, in order of first appearance."""
     groups: dict[tuple[str, tuple[str, ...]], list[OfferRef]] = {}
     for item in excluded:
@@ -116,8 +124,10 @@ def excluded_groups(excluded: Sequence[Mapping[str, Any]], offers: Mapping[str, 
         refs = groups.setdefault(key, [])
         if offer_id:
             refs.append(offer_ref(offer_id, offers.get(offer_id), item))
-    return [ExcludedGroup(names.get(provider, provider), tuple(refs), reasons)
-            for (provider, reasons), refs in groups.items()]
+    return [
+        ExcludedGroup(names.get(provider, provider), tuple(refs), reasons)
+        for (provider, reasons), refs in groups.items()
+    ]
 
 
 def _check_statuses(checks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
@@ -135,17 +145,26 @@ def check_message(check: Mapping[str, Any], lang: str) -> str:
     return str(localized or check.get("message") or "")
 
 
-def _findings(provider: str, datacenter: str, checks: Sequence[Mapping[str, Any]],
-              lang: str) -> list[Finding]:
+def _findings(
+    provider: str, datacenter: str, checks: Sequence[Mapping[str, Any]], lang: str
+) -> list[Finding]:
     return [
-        Finding(provider, datacenter, c["id"], c["status"], check_message(c, lang),
-                str(c.get("evidence") or ""))
-        for c in checks if c["status"] != "pass"
+        Finding(
+            provider,
+            datacenter,
+            c["id"],
+            c["status"],
+            check_message(c, lang),
+            str(c.get("evidence") or ""),
+        )
+        for c in checks
+        if c["status"] != "pass"
     ]
 
 
-def compliance_matrix(compliance: Mapping[str, Any] | None, names: Mapping[str, str],
-                      lang: str = "zh-CN") -> ComplianceMatrix:
+def compliance_matrix(
+    compliance: Mapping[str, Any] | None, names: Mapping[str, str], lang: str = "zh-CN"
+) -> ComplianceMatrix:
     """Providers (and their data centres) × check ids, plus every non-passing finding."""
     providers = (compliance or {}).get("providers") or []
     columns: dict[str, None] = {}
@@ -154,15 +173,22 @@ def compliance_matrix(compliance: Mapping[str, Any] | None, names: Mapping[str, 
     for report in providers:
         pid = report["provider"]
         units = [("", report["status"], report.get("checks") or [])]
-        units += [(dc["id"], dc["status"], dc.get("checks") or [])
-                  for dc in report.get("datacenters") or []]
+        units += [
+            (dc["id"], dc["status"], dc.get("checks") or [])
+            for dc in report.get("datacenters") or []
+        ]
         for datacenter, status, checks in units:
             columns.update(dict.fromkeys(c["id"] for c in checks))
             entries.append((pid, datacenter, status, _check_statuses(checks)))
             findings += _findings(names.get(pid, pid), datacenter, checks, lang)
     rows = tuple(
-        MatrixRow(pid, names.get(pid, pid), dc, status,
-                  tuple(statuses.get(column, "") for column in columns))
+        MatrixRow(
+            pid,
+            names.get(pid, pid),
+            dc,
+            status,
+            tuple(statuses.get(column, "") for column in columns),
+        )
         for pid, dc, status, statuses in entries
     )
     return ComplianceMatrix(tuple(columns), rows, tuple(findings))
@@ -173,8 +199,9 @@ def _memory_chart(document: Mapping[str, Any]) -> charts.MemoryChart | None:
     if not estimate or not estimate.get("memory_gib"):
         return None
     headroom = float((document.get("assumptions") or {}).get("headroom") or 0.10)
-    return charts.memory_chart(estimate["memory_gib"], float(estimate["gpu"]["memory_gib"]),
-                               headroom)
+    return charts.memory_chart(
+        estimate["memory_gib"], float(estimate["gpu"]["memory_gib"]), headroom
+    )
 
 
 def _budget(document: Mapping[str, Any], best: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -220,8 +247,11 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         "budget": _budget(document, best),
         "requirements": requirement_items((document.get("job") or {}).get("requirements")),
         "memory_chart": _memory_chart(document),
-        "timeline": charts.timeline_chart(document["job"], segments,
-                                          document.get("price_curve") or []) if best else None,
+        "timeline": charts.timeline_chart(
+            document["job"], segments, document.get("price_curve") or []
+        )
+        if best
+        else None,
         "cost_chart": charts.cost_chart(best, alternatives, names),
         "compliance": compliance_matrix(document.get("compliance"), names, lang),
     }

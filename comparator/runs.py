@@ -68,8 +68,14 @@ def write_transaction(engine: Engine) -> Iterator[Connection]:
 
 
 def claim_run(
-    engine: Engine, provider: str, source: str, period: str, *,
-    only_if_due: bool, now: datetime, deadline_s: float,
+    engine: Engine,
+    provider: str,
+    source: str,
+    period: str,
+    *,
+    only_if_due: bool,
+    now: datetime,
+    deadline_s: float,
 ) -> Claim | str:
     """A new attempt of (provider, period), or the reason another process or run has it.
 
@@ -84,18 +90,29 @@ def claim_run(
             if reason:
                 return reason
             attempt = max((r.attempt for r in runs), default=0) + 1
-            run_id = conn.execute(insert(RUN).values(
-                provider_id=provider, source=source, period=period, attempt=attempt,
-                status=RUNNING, started_at=now, offers=0, holder=this_holder(),
-            )).inserted_primary_key[0]  # type: ignore[index]
+            run_id = conn.execute(
+                insert(RUN).values(
+                    provider_id=provider,
+                    source=source,
+                    period=period,
+                    attempt=attempt,
+                    status=RUNNING,
+                    started_at=now,
+                    offers=0,
+                    holder=this_holder(),
+                )
+            ).inserted_primary_key[0]  # type: ignore[index]
     except IntegrityError:
         return f"another process claimed period {period} at the same moment"
     return Claim(int(run_id), provider, period, attempt)
 
 
 def _reason_to_skip(
-    conn: Connection, runs: Sequence[Row[Any]], only_if_due: bool,
-    now: datetime, deadline_s: float,
+    conn: Connection,
+    runs: Sequence[Row[Any]],
+    only_if_due: bool,
+    now: datetime,
+    deadline_s: float,
 ) -> str | None:
     good = [r for r in runs if r.status in GOOD]
     if only_if_due and good:
@@ -106,10 +123,15 @@ def _reason_to_skip(
             continue
         if _alive(run, now, deadline_s):
             return f"being refreshed by {run.holder} since {run.started_at:%H:%M:%S}"
-        conn.execute(update(RUN).where(RUN.c.id == run.id).values(
-            status=FAILED, finished_at=now,
-            error=f"abandoned: process {run.holder} stopped before finishing",
-        ))
+        conn.execute(
+            update(RUN)
+            .where(RUN.c.id == run.id)
+            .values(
+                status=FAILED,
+                finished_at=now,
+                error=f"abandoned: process {run.holder} stopped before finishing",
+            )
+        )
     return None
 
 
@@ -143,10 +165,12 @@ def current_snapshot(engine: Engine, provider: str) -> SnapshotInfo | None:
         row = conn.execute(
             select(SNAPSHOT.c.id, SNAPSHOT.c.offers, SNAPSHOT.c.content_sha256)
             .where(SNAPSHOT.c.provider_id == provider)
-            .order_by(SNAPSHOT.c.id.desc()).limit(1)
+            .order_by(SNAPSHOT.c.id.desc())
+            .limit(1)
         ).first()
-    return None if row is None else SnapshotInfo(int(row.id), int(row.offers),
-                                                 str(row.content_sha256))
+    return (
+        None if row is None else SnapshotInfo(int(row.id), int(row.offers), str(row.content_sha256))
+    )
 
 
 def last_validators(engine: Engine, provider: str, source: str) -> Validators | None:
@@ -155,9 +179,14 @@ def last_validators(engine: Engine, provider: str, source: str) -> Validators | 
     with engine.connect() as conn:
         row = conn.execute(
             select(RUN.c.etag, RUN.c.last_modified, RUN.c.body_sha256)
-            .where(RUN.c.provider_id == provider, RUN.c.source == source,
-                   RUN.c.status.in_(GOOD), RUN.c.snapshot_id == current.scalar_subquery())
-            .order_by(RUN.c.id.desc()).limit(1)
+            .where(
+                RUN.c.provider_id == provider,
+                RUN.c.source == source,
+                RUN.c.status.in_(GOOD),
+                RUN.c.snapshot_id == current.scalar_subquery(),
+            )
+            .order_by(RUN.c.id.desc())
+            .limit(1)
         ).first()
     if row is None:
         return None

@@ -16,8 +16,13 @@ from apscheduler.triggers.cron import CronTrigger
 
 from comparator.errors import InputError
 
-_LOOKBACKS = (timedelta(hours=2), timedelta(days=2), timedelta(days=8), timedelta(days=32),
-              timedelta(days=370))
+_LOOKBACKS = (
+    timedelta(hours=2),
+    timedelta(days=2),
+    timedelta(days=8),
+    timedelta(days=32),
+    timedelta(days=370),
+)
 _WEEKLY = timedelta(days=7) - timedelta(hours=2)  # a DST change may shorten a week by an hour
 
 
@@ -33,8 +38,10 @@ def parse_cron(text: str, zone: ZoneInfo, where: str = "cron") -> CronTrigger:
             return CronTrigger(day_of_week=days, hour=int(hour), minute=int(minute), timezone=zone)
     except ValueError as exc:
         raise InputError(f"{where}: {exc} (got {text!r})") from None
-    raise InputError(f"{where}: expected \"mon 03:00\", \"daily 03:00\" or a crontab line "
-                     f"\"0 3 * * mon\", got {text!r}")
+    raise InputError(
+        f'{where}: expected "mon 03:00", "daily 03:00" or a crontab line '
+        f'"0 3 * * mon", got {text!r}'
+    )
 
 
 @dataclass(frozen=True)

@@ -56,8 +56,10 @@ class SourcesFile:
         known = {s.provider: s for s in self.sources}
         unknown = [p for p in providers if p not in known]
         if unknown:
-            raise InputError(f"{self.path}: no [[source]] for provider(s) {', '.join(unknown)}; "
-                             f"known: {', '.join(sorted(known))}")
+            raise InputError(
+                f"{self.path}: no [[source]] for provider(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(known))}"
+            )
         return tuple(known[p] for p in providers)
 
 
@@ -67,8 +69,9 @@ def load_sources(path: str | Path) -> SourcesFile:
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(f"{file}: no such sources file (try --config examples/sources.toml)") \
-            from None
+        raise InputError(
+            f"{file}: no such sources file (try --config examples/sources.toml)"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{file}: cannot read the sources file ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
@@ -103,12 +106,13 @@ def _worker(table: object, where: str) -> WorkerConfig:
     cron = table.get("cron", DEFAULT_CRON)
     zone_name = table.get("timezone", DEFAULT_TIMEZONE)
     if not isinstance(cron, str) or not cron.strip():
-        raise InputError(f"{where} cron: expected text like \"mon 03:00\" or \"0 3 * * mon\"")
+        raise InputError(f'{where} cron: expected text like "mon 03:00" or "0 3 * * mon"')
     try:
         zone = ZoneInfo(str(zone_name))
     except (ZoneInfoNotFoundError, ValueError):
-        raise InputError(f"{where} timezone: expected an IANA zone such as Asia/Shanghai, "
-                         f"got {zone_name!r}") from None
+        raise InputError(
+            f"{where} timezone: expected an IANA zone such as Asia/Shanghai, got {zone_name!r}"
+        ) from None
     parse_cron(cron, zone, where=f"{where} cron")
     return WorkerConfig(cron.strip(), zone)
 
@@ -143,7 +147,7 @@ def _text(entry: Mapping[str, Any], key: str, where: str) -> str:
 
 def _location(entry: Mapping[str, Any], file: Path, where: str) -> str:
     if ("url" in entry) == ("path" in entry):
-        raise InputError(f"{where}: expected exactly one of url = \"https://…\" or path = \"…\"")
+        raise InputError(f'{where}: expected exactly one of url = "https://…" or path = "…"')
     if "url" in entry:
         url = entry["url"]
         if not isinstance(url, str) or not is_url(url):
@@ -175,12 +179,14 @@ def _policy(entry: Mapping[str, Any], where: str) -> FetchPolicy:
     return FetchPolicy(retries=retries, **numbers)
 
 
-def _number(entry: Mapping[str, Any], key: str, default: float, where: str,
-            minimum: float = 0.001) -> float:
+def _number(
+    entry: Mapping[str, Any], key: str, default: float, where: str, minimum: float = 0.001
+) -> float:
     value = entry.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
-        raise InputError(f"{where}: {key}: expected a number ≥ {minimum:g} (seconds), "
-                         f"got {value!r}")
+        raise InputError(
+            f"{where}: {key}: expected a number ≥ {minimum:g} (seconds), got {value!r}"
+        )
     return float(value)
 
 
@@ -188,6 +194,8 @@ def _unique_providers(sources: Sequence[SourceSpec], file: Path) -> None:
     seen: set[str] = set()
     for source in sources:
         if source.provider in seen:
-            raise InputError(f"{source.origin}: provider {source.provider!r} already has a "
-                             "[[source]]; one source per provider")
+            raise InputError(
+                f"{source.origin}: provider {source.provider!r} already has a "
+                "[[source]]; one source per provider"
+            )
         seen.add(source.provider)

@@ -46,8 +46,9 @@ def is_rdma(network: str | None) -> bool:
     return bool(network) and str(network).strip().lower().startswith(RDMA_PREFIXES)
 
 
-def run_hours(card_hours: Decimal, cards: int, node_cards: int,
-              multi_node_efficiency: Decimal) -> int:
+def run_hours(
+    card_hours: Decimal, cards: int, node_cards: int, multi_node_efficiency: Decimal
+) -> int:
     """Whole hours the job runs on ``cards`` cards (rounded up)."""
     efficiency = Decimal(1) if cards <= node_cards else multi_node_efficiency
     hours = card_hours / (cards * efficiency)
@@ -59,12 +60,15 @@ def throughput_table(gpus: list[str]) -> list[dict[str, Any]]:
     rows = []
     for name in sorted(set(gpus)):
         spec = GPUS[name]
-        rows.append({
-            "gpu": name,
-            "bf16_tflops": spec.bf16_tflops,
-            "gpu_class": gpu_class(spec),
-            "mfu": default_mfu(spec, "full") if spec.bf16_tflops is not None else None,
-            "relative_throughput": (str(relative_throughput(spec))
-                                    if spec.bf16_tflops is not None else None),
-        })
+        rows.append(
+            {
+                "gpu": name,
+                "bf16_tflops": spec.bf16_tflops,
+                "gpu_class": gpu_class(spec),
+                "mfu": default_mfu(spec, "full") if spec.bf16_tflops is not None else None,
+                "relative_throughput": (
+                    str(relative_throughput(spec)) if spec.bf16_tflops is not None else None
+                ),
+            }
+        )
     return rows

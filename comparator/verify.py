@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from comparator.gpus import find_gpu
-from comparator.offer_view import OfferView
 from comparator.nvsmi import GpuReading, MachineReport, Topology
+from comparator.offer_view import OfferView
 from comparator.verify_checks import HARDWARE_CHECKS, Check, Expectation, worst
 from comparator.verify_measure import NOT_REQUESTED, Measurements, measurement_checks
 

@@ -57,14 +57,24 @@ def run_worker(engine: Engine, sources_path: Path, stop: threading.Event | None 
     stop = stop or threading.Event()
     scheduler = BackgroundScheduler(timezone=zone)
     scheduler.add_job(
-        refresh_due, trigger, args=(engine, sources_path), id="refresh", name="refresh",
+        refresh_due,
+        trigger,
+        args=(engine, sources_path),
+        id="refresh",
+        name="refresh",
         next_run_time=datetime.now(zone),  # catch up at start
-        misfire_grace_time=None, coalesce=True, max_instances=1,
+        misfire_grace_time=None,
+        coalesce=True,
+        max_instances=1,
     )
     with _stop_on_signals(stop):
         scheduler.start()
-        log.info("worker started: %d source(s), cron %r %s; catching up now",
-                 len(sources.sources), sources.worker.cron, zone.key)
+        log.info(
+            "worker started: %d source(s), cron %r %s; catching up now",
+            len(sources.sources),
+            sources.worker.cron,
+            zone.key,
+        )
         while not stop.wait(1.0):
             pass
         log.info("stopping: letting a running refresh finish")

@@ -59,7 +59,7 @@ class JsonMapping:
             _known_columns(columns, table, where)
         records = options.get("records", "")
         if not isinstance(records, str):
-            raise InputError(f"{where}: records: expected a dotted path such as \"data.items\"")
+            raise InputError(f'{where}: records: expected a dotted path such as "data.items"')
         return cls(records, fields, defaults, value_maps)
 
     def row(self, record: Mapping[str, Any], provider: str) -> dict[str, str]:
@@ -76,15 +76,17 @@ class JsonMapping:
 
 def _string_table(value: object, name: str, where: str, required: bool = True) -> dict[str, str]:
     if not isinstance(value, Mapping) or (required and not value):
-        raise InputError(f"{where}: {name}: expected a table [source.{name}] of column = \"…\"")
+        raise InputError(f'{where}: {name}: expected a table [source.{name}] of column = "…"')
     return {str(k): str(v) for k, v in value.items()}
 
 
 def _known_columns(columns: Mapping[str, object], table: str, where: str) -> None:
     unknown = sorted(set(columns) - set(COLUMNS))
     if unknown:
-        raise InputError(f"{where}: {table}: unknown column(s) {', '.join(unknown)}; "
-                         f"expected price-sheet columns ({', '.join(COLUMNS)})")
+        raise InputError(
+            f"{where}: {table}: unknown column(s) {', '.join(unknown)}; "
+            f"expected price-sheet columns ({', '.join(COLUMNS)})"
+        )
 
 
 def dig(document: Any, path: str) -> Any:
@@ -116,8 +118,9 @@ def records_to_sheet(content: bytes, mapping: JsonMapping, source: SourceSpec) -
         raise InputError(f"{source.location}: not JSON ({exc})") from None
     records = dig(document, mapping.records)
     if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
-        raise InputError(f"{source.location}: records = {mapping.records!r}: expected a list of "
-                         "objects there")
+        raise InputError(
+            f"{source.location}: records = {mapping.records!r}: expected a list of objects there"
+        )
     rows = [mapping.row(record, source.provider) for record in records]
     return json.dumps(rows, ensure_ascii=False).encode()
 

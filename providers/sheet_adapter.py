@@ -23,11 +23,15 @@ SHEET_FORMATS = ("csv", "tsv", "xlsx", "json")
 def known_catalog(source: SourceSpec, profile: ProviderProfile | None) -> KnownCatalog:
     """What rows of this source may name: its provider and that provider's data centres."""
     if profile is None:
-        raise SourceError(f"{source.where}: provider {source.provider!r} has no profile; "
-                          "give `profile = \"….toml\"` in the source or import one first")
+        raise SourceError(
+            f"{source.where}: provider {source.provider!r} has no profile; "
+            'give `profile = "….toml"` in the source or import one first'
+        )
     if profile.id != source.provider:
-        raise SourceError(f"{source.where}: the profile is for provider {profile.id!r}, "
-                          f"but the source says provider = {source.provider!r}")
+        raise SourceError(
+            f"{source.where}: the profile is for provider {profile.id!r}, "
+            f"but the source says provider = {source.provider!r}"
+        )
     regions = {dc.name: dc.id for dc in profile.datacenters}
     regions.update({dc.id: dc.id for dc in profile.datacenters})
     return KnownCatalog({profile.id: regions})
@@ -52,8 +56,9 @@ class SheetAdapter(Adapter):
     def check_options(cls, options: Mapping[str, Any], where: str) -> None:
         fmt = options.get("format")
         if fmt is not None and fmt not in SHEET_FORMATS:
-            raise InputError(f"{where}: format: expected one of {', '.join(SHEET_FORMATS)}, "
-                             f"got {fmt!r}")
+            raise InputError(
+                f"{where}: format: expected one of {', '.join(SHEET_FORMATS)}, got {fmt!r}"
+            )
 
     async def fetch(self, since: Validators | None = None) -> AdapterResult:
         fetched = await self.fetch_profile()

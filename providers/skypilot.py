@@ -50,11 +50,18 @@ class SkypilotOptions:
         countries = options.get("region_countries", {})
         spot = options.get("spot", True)
         if not isinstance(countries, Mapping) or not isinstance(spot, bool):
-            raise InputError(f"{spec.where}: expected spot = true|false and a "
-                             "region_countries table of region = \"CC\"")
+            raise InputError(
+                f"{spec.where}: expected spot = true|false and a "
+                'region_countries table of region = "CC"'
+            )
         country = str(options.get("country", "US")).upper()
-        return cls(cloud.lower(), str(options.get("name") or spec.provider), country, spot,
-                   {str(k): str(v).upper() for k, v in countries.items()})
+        return cls(
+            cloud.lower(),
+            str(options.get("name") or spec.provider),
+            country,
+            spot,
+            {str(k): str(v).upper() for k, v in countries.items()},
+        )
 
 
 def _cloud_from_location(location: str) -> str | None:
@@ -80,7 +87,7 @@ class SkypilotAdapter(Adapter):
         "name": "provider display name; default: the provider id",
         "country": "provider's ISO country code, also data centres' default (US)",
         "spot": "turn SpotPrice into `spot` offers (default true)",
-        "region_countries": "table region = \"CC\" for data centres in other countries",
+        "region_countries": 'table region = "CC" for data centres in other countries',
     }
 
     @classmethod
@@ -136,16 +143,22 @@ class _RowContext:
 
 
 def _parse_row(
-    line: int, row: Mapping[str, str], options: SkypilotOptions,
-    datacenters: Datacenters, parsed: CatalogParse, context: _RowContext,
+    line: int,
+    row: Mapping[str, str],
+    options: SkypilotOptions,
+    datacenters: Datacenters,
+    parsed: CatalogParse,
+    context: _RowContext,
 ) -> None:
     accelerator = row["AcceleratorName"]
     cards = parse_count(row["AcceleratorCount"])
     if not accelerator or cards == 0:
         return  # a CPU-only instance
     if cards is None:
-        parsed.notes.append(f"row {line}: {row['InstanceType']} has a fractional GPU count "
-                            f"({row['AcceleratorCount']}); left out")
+        parsed.notes.append(
+            f"row {line}: {row['InstanceType']} has a fractional GPU count "
+            f"({row['AcceleratorCount']}); left out"
+        )
         return
     problems_before = len(parsed.problems)
     spec = _gpu(line, row, cards, options, parsed)
@@ -162,9 +175,14 @@ def _gpu(
 ) -> GpuSpec | None:
     spec = find_gpu(row["AcceleratorName"])
     if spec is None:
-        parsed.problems.append(RowProblem(line, "AcceleratorName", "a GPU known to the registry "
-                                          "(add an alias to comparator/gpus.py)",
-                                          row["AcceleratorName"]))
+        parsed.problems.append(
+            RowProblem(
+                line,
+                "AcceleratorName",
+                "a GPU known to the registry (add an alias to comparator/gpus.py)",
+                row["AcceleratorName"],
+            )
+        )
         return None
     whole_instance = options.cloud in WHOLE_INSTANCE_MEMORY_CLOUDS
     try:
@@ -174,8 +192,10 @@ def _gpu(
         return None
     snapped = form_factor(snap_to_memory(spec, memory_gib), row["InstanceType"])
     if memory_gib and abs(snapped.memory_gib - memory_gib) > MEMORY_NOTE_RATIO * snapped.memory_gib:
-        parsed.notes.append(f"row {line}: {row['AcceleratorName']} reports {memory_gib:g} GiB per "
-                            f"GPU; priced as {snapped.name} ({snapped.memory_gib:g} GiB)")
+        parsed.notes.append(
+            f"row {line}: {row['AcceleratorName']} reports {memory_gib:g} GiB per "
+            f"GPU; priced as {snapped.name} ({snapped.memory_gib:g} GiB)"
+        )
     return snapped
 
 
@@ -183,8 +203,11 @@ def form_factor(spec: GpuSpec, sku: str) -> GpuSpec:
     """The PCIe or SXM variant the instance type names (``gpu_1x_h100_pcie``, ``A100_SXM4``)."""
     words = sku.lower()
     wanted = "pcie" if "pcie" in words else "nvlink" if "sxm" in words else spec.interconnect
-    variants = [s for s in GPUS.values() if s.family == spec.family
-                and s.memory_gib == spec.memory_gib and s.interconnect == wanted]
+    variants = [
+        s
+        for s in GPUS.values()
+        if s.family == spec.family and s.memory_gib == spec.memory_gib and s.interconnect == wanted
+    ]
     return spec if spec.interconnect == wanted or not variants else variants[0]
 
 
@@ -207,14 +230,28 @@ def _prices(
 
 
 def _offer(
-    row: Mapping[str, str], spec: GpuSpec, cards: int, region: str, billing: str,
-    price: Decimal, context: _RowContext,
+    row: Mapping[str, str],
+    spec: GpuSpec,
+    cards: int,
+    region: str,
+    billing: str,
+    price: Decimal,
+    context: _RowContext,
 ) -> OfferIn:
     return OfferIn(
-        provider=context.source.provider, region=region, gpu=spec.name, cards=cards,
-        node_cards=cards, billing=billing, price=price, currency="USD",
-        tax_inclusive=False, vat_rate=Decimal(0), observed_at=context.fetched_at,
-        source=context.source.location, sku=row["InstanceType"],
+        provider=context.source.provider,
+        region=region,
+        gpu=spec.name,
+        cards=cards,
+        node_cards=cards,
+        billing=billing,
+        price=price,
+        currency="USD",
+        tax_inclusive=False,
+        vat_rate=Decimal(0),
+        observed_at=context.fetched_at,
+        source=context.source.location,
+        sku=row["InstanceType"],
     )
 
 
@@ -222,8 +259,12 @@ def _profile(
     options: SkypilotOptions, source: SourceSpec, datacenters: Datacenters
 ) -> ProviderProfile:
     data = {
-        "provider": {"id": source.provider, "name": options.name, "country": options.country,
-                     "source": f"SkyPilot catalog v8 ({options.cloud})"},
+        "provider": {
+            "id": source.provider,
+            "name": options.name,
+            "country": options.country,
+            "source": f"SkyPilot catalog v8 ({options.cloud})",
+        },
         "datacenters": [
             {"id": dc_id, "name": name, "country": country, "region": region}
             for dc_id, name, country, region in datacenters.used()

@@ -15,10 +15,25 @@ _VAST_REGION = re.compile(r"^(?P<state>.*),\s*(?P<country>[A-Z]{2}),\s*(?P<conti
 _NOT_ID = re.compile(r"[^a-z0-9]+")
 #: words in region names that name a country ("paris-france-1", "us-east-1", "FIN-01")
 COUNTRY_WORDS: Mapping[str, str] = {
-    "us": "US", "usa": "US", "canada": "CA", "france": "FR", "japan": "JP", "poland": "PL",
-    "india": "IN", "germany": "DE", "uk": "GB", "fin": "FI", "finland": "FI", "sweden": "SE",
-    "norway": "NO", "iceland": "IS", "netherlands": "NL", "australia": "AU", "singapore": "SG",
-    "korea": "KR", "israel": "IL",
+    "us": "US",
+    "usa": "US",
+    "canada": "CA",
+    "france": "FR",
+    "japan": "JP",
+    "poland": "PL",
+    "india": "IN",
+    "germany": "DE",
+    "uk": "GB",
+    "fin": "FI",
+    "finland": "FI",
+    "sweden": "SE",
+    "norway": "NO",
+    "iceland": "IS",
+    "netherlands": "NL",
+    "australia": "AU",
+    "singapore": "SG",
+    "korea": "KR",
+    "israel": "IL",
 }
 
 
@@ -130,9 +145,11 @@ class Datacenters:
     def _new(self, region: str, line: int) -> tuple[str, str, str] | None:
         country = region_country(region, self.default_country, self.overrides)
         if country == "CN":
-            self.notes.append(f"row {line} and others in region {region!r}: a mainland China "
-                              "data centre needs a province, which the catalog does not give; "
-                              "left out")
+            self.notes.append(
+                f"row {line} and others in region {region!r}: a mainland China "
+                "data centre needs a province, which the catalog does not give; "
+                "left out"
+            )
             return None
         name = region_name(region)
         base = _NOT_ID.sub("-", _ascii(name).lower()).strip("-") or "region"

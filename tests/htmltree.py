@@ -6,8 +6,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-        "track", "wbr"}
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
 
 
 @dataclass
@@ -26,8 +39,11 @@ class Element:
         return "".join(c if isinstance(c, str) else c.text() for c in self.children)
 
     def find_all(self, tag: str, css_class: str | None = None) -> list[Element]:
-        return [e for e in self.iter() if e.tag == tag
-                and (css_class is None or css_class in e.attrs.get("class", "").split())]
+        return [
+            e
+            for e in self.iter()
+            if e.tag == tag and (css_class is None or css_class in e.attrs.get("class", "").split())
+        ]
 
     def by_id(self, element_id: str) -> Element:
         return next(e for e in self.iter() if e.attrs.get("id") == element_id)

@@ -65,8 +65,9 @@ class FaultServer:
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
-    def set(self, path: str, *replies: Reply, etag: str | None = None,
-            last_modified: str | None = None) -> str:
+    def set(
+        self, path: str, *replies: Reply, etag: str | None = None, last_modified: str | None = None
+    ) -> str:
         with self._lock:
             self.routes[path] = Route(list(replies), etag, last_modified)
         return self.url(path)
@@ -135,7 +136,7 @@ def _handler_for(server: FaultServer) -> type[BaseHTTPRequestHandler]:
 
         def _trickle(self, reply: Reply) -> None:
             for start in range(0, len(reply.body), reply.trickle_bytes):
-                self.wfile.write(reply.body[start:start + reply.trickle_bytes])
+                self.wfile.write(reply.body[start : start + reply.trickle_bytes])
                 self.wfile.flush()
                 time.sleep(reply.trickle_every_s)
 

@@ -73,8 +73,7 @@ def _price(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> tuple[Decimal
             hourly = problem.hourly[rate]
             if count < hourly.min_slots:
                 return None
-            total += round_money(sum((hourly.slot_costs[t] for t in range(start, end)),
-                                     Decimal(0)))
+            total += round_money(sum((hourly.slot_costs[t] for t in range(start, end)), Decimal(0)))
         else:
             contract = problem.contracts[rate]
             if count < contract.min_periods:
@@ -86,8 +85,9 @@ def _price(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> tuple[Decimal
 
 
 @lru_cache(maxsize=64)
-def _run_sets(deadline: int, work: int, overhead: int,
-              interruptible: bool) -> list[tuple[int, int]]:
+def _run_sets(
+    deadline: int, work: int, overhead: int, interruptible: bool
+) -> list[tuple[int, int]]:
     """(bitmask, finish) of every run-slot set with exactly ``work`` slots of work."""
     found = []
     for mask in range(1, 1 << deadline):
@@ -111,8 +111,12 @@ def brute_force(problem: ScheduleProblem) -> dict[int, Decimal]:
         if cost < cheapest_by_cover.get(covered, Decimal("Infinity")):
             cheapest_by_cover[covered] = cost
     best: dict[int, Decimal] = {}
-    run_sets = _run_sets(problem.deadline_slot, problem.work_slots,
-                         problem.restart_overhead_slots, problem.interruptible)
+    run_sets = _run_sets(
+        problem.deadline_slot,
+        problem.work_slots,
+        problem.restart_overhead_slots,
+        problem.interruptible,
+    )
     for covered, cost in cheapest_by_cover.items():
         for mask, finish in run_sets:
             if mask & ~covered == 0 and cost < best.get(finish, Decimal("Infinity")):

@@ -24,8 +24,10 @@ CLOUDS = ("lambda", "vast", "shadeform", "nebius", "verda")
 
 def profile_toml(provider: str) -> str:
     """A minimal overseas profile with one data centre, sg-1."""
-    return (f'[provider]\nid = "{provider}"\nname = "{provider} cloud"\ncountry = "SG"\n\n'
-            '[[datacenters]]\nid = "sg-1"\nname = "Singapore"\n')
+    return (
+        f'[provider]\nid = "{provider}"\nname = "{provider} cloud"\ncountry = "SG"\n\n'
+        '[[datacenters]]\nid = "sg-1"\nname = "Singapore"\n'
+    )
 
 
 def sheet_csv(provider: str, prices: Sequence[str]) -> bytes:
@@ -37,8 +39,12 @@ def sheet_csv(provider: str, prices: Sequence[str]) -> bytes:
 
 def source_entry(provider: str, location: str, adapter: str = "sheet", **keys: Any) -> str:
     where = "url" if location.startswith("http") else "path"
-    lines = ["[[source]]", f'provider = "{provider}"', f'adapter = "{adapter}"',
-             f'{where} = "{location}"']
+    lines = [
+        "[[source]]",
+        f'provider = "{provider}"',
+        f'adapter = "{adapter}"',
+        f'{where} = "{location}"',
+    ]
     lines += [f"{key} = {_toml(value)}" for key, value in keys.items()]
     return "\n".join(lines) + "\n"
 
@@ -100,13 +106,15 @@ def runs_by_provider(
 
 def snapshot_counts(engine: Engine) -> dict[str, int]:
     with engine.connect() as conn:
-        rows = conn.execute(select(SNAPSHOT.c.provider_id, func.count())
-                            .group_by(SNAPSHOT.c.provider_id))
+        rows = conn.execute(
+            select(SNAPSHOT.c.provider_id, func.count()).group_by(SNAPSHOT.c.provider_id)
+        )
         return {str(provider): int(count) for provider, count in rows}
 
 
 def current_snapshot_ids(engine: Engine) -> dict[str, int]:
     with engine.connect() as conn:
-        rows = conn.execute(select(SNAPSHOT.c.provider_id, func.max(SNAPSHOT.c.id))
-                            .group_by(SNAPSHOT.c.provider_id))
+        rows = conn.execute(
+            select(SNAPSHOT.c.provider_id, func.max(SNAPSHOT.c.id)).group_by(SNAPSHOT.c.provider_id)
+        )
         return {str(provider): int(snapshot_id) for provider, snapshot_id in rows}

@@ -30,17 +30,33 @@ province = "Guangdong"
 """
 API = {
     "code": 0,
-    "data": {"items": [
-        {"zone": "gd-sz-1", "spec": {"gpuModel": "NVIDIA A800 80GB", "gpuCount": 8},
-         "price": {"amount": 45000.10, "unit": "MONTH"}, "stock": 3},
-        {"zone": "Shenzhen 1", "spec": {"gpuModel": "4090", "gpuCount": 1},
-         "price": {"amount": "1.88", "unit": "HOUR"}, "stock": None},
-    ]},
+    "data": {
+        "items": [
+            {
+                "zone": "gd-sz-1",
+                "spec": {"gpuModel": "NVIDIA A800 80GB", "gpuCount": 8},
+                "price": {"amount": 45000.10, "unit": "MONTH"},
+                "stock": 3,
+            },
+            {
+                "zone": "Shenzhen 1",
+                "spec": {"gpuModel": "4090", "gpuCount": 1},
+                "price": {"amount": "1.88", "unit": "HOUR"},
+                "stock": None,
+            },
+        ]
+    },
 }
 MAPPING: dict[str, Any] = {
     "records": "data.items",
-    "fields": {"region": "zone", "gpu": "spec.gpuModel", "cards": "spec.gpuCount",
-               "price": "price.amount", "billing": "price.unit", "stock": "stock"},
+    "fields": {
+        "region": "zone",
+        "gpu": "spec.gpuModel",
+        "cards": "spec.gpuCount",
+        "price": "price.amount",
+        "billing": "price.unit",
+        "stock": "stock",
+    },
     "defaults": {"currency": "CNY"},
     "values": {"billing": {"MONTH": "monthly", "HOUR": "hourly"}},
 }
@@ -55,8 +71,9 @@ def server() -> Iterator[FaultServer]:
 
 def fetch(server: FaultServer, body: bytes, options: Mapping[str, Any]) -> AdapterResult:
     url = server.set("/v1/prices", Reply(body=body))
-    source = SourceSpec("acme", "http_json", url, server.url("/acme.toml"),
-                        FetchPolicy(deadline_s=5), options)
+    source = SourceSpec(
+        "acme", "http_json", url, server.url("/acme.toml"), FetchPolicy(deadline_s=5), options
+    )
 
     async def go() -> AdapterResult:
         async with httpx.AsyncClient() as client:
@@ -69,19 +86,28 @@ def test_mapped_records_become_offers(server: FaultServer) -> None:
     result = fetch(server, json.dumps(API).encode(), MAPPING)
     monthly, hourly = result.offer_list()
     assert (monthly.region, monthly.gpu, monthly.cards, monthly.billing) == (
-        "gd-sz-1", "A800-SXM4-80GB", 8, "monthly")
+        "gd-sz-1",
+        "A800-SXM4-80GB",
+        8,
+        "monthly",
+    )
     assert monthly.price == Decimal("45000.10")  # the JSON number's digits, not a float's
     assert monthly.stock == 3 and monthly.currency == "CNY"
     assert (hourly.region, hourly.gpu, hourly.billing, hourly.stock) == (
-        "gd-sz-1", "RTX4090", "hourly", None)
+        "gd-sz-1",
+        "RTX4090",
+        "hourly",
+        None,
+    )
     assert result.profile is not None and result.profile.datacenters[0].province == "广东"
 
 
 def test_bad_records_are_listed_with_their_positions(server: FaultServer) -> None:
     broken = json.loads(json.dumps(API))
     broken["data"]["items"][1]["spec"]["gpuModel"] = "GTX 9999"
-    broken["data"]["items"].append({"zone": "gd-sz-1", "spec": {"gpuModel": "H800"},
-                                    "price": {"amount": -1, "unit": "HOUR"}})
+    broken["data"]["items"].append(
+        {"zone": "gd-sz-1", "spec": {"gpuModel": "H800"}, "price": {"amount": -1, "unit": "HOUR"}}
+    )
     with pytest.raises(SheetError) as info:
         fetch(server, json.dumps(broken).encode(), MAPPING)
     message = str(info.value)

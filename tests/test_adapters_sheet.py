@@ -47,8 +47,9 @@ def fetch(source: SourceSpec, since: Validators | None = None, **kwargs: object)
 
 
 def spec(location: str, profile: str | None, **options: object) -> SourceSpec:
-    return SourceSpec("acme", "sheet", location, profile, FetchPolicy(deadline_s=5, backoff_s=0.01),
-                      options)
+    return SourceSpec(
+        "acme", "sheet", location, profile, FetchPolicy(deadline_s=5, backoff_s=0.01), options
+    )
 
 
 def test_sheet_and_profile_from_urls(server: FaultServer) -> None:
@@ -57,8 +58,12 @@ def test_sheet_and_profile_from_urls(server: FaultServer) -> None:
     result = fetch(spec(sheet, profile))
     assert result.profile is not None and result.profile.name == "Acme GPU"
     [offer] = result.offer_list()
-    assert (offer.provider, offer.region, offer.gpu, offer.cards) == ("acme", "sg-1",
-                                                                     "H100-SXM5-80GB", 8)
+    assert (offer.provider, offer.region, offer.gpu, offer.cards) == (
+        "acme",
+        "sg-1",
+        "H100-SXM5-80GB",
+        8,
+    )
     assert offer.price == Decimal("22.40") and offer.currency == "USD"
     assert result.validators.etag == '"1"'
     again = fetch(spec(sheet, profile), since=result.validators)
@@ -102,8 +107,16 @@ def test_a_profile_for_another_provider_is_refused(tmp_path: Path) -> None:
 
 
 def test_format_option_names_the_type_when_the_url_does_not(server: FaultServer) -> None:
-    rows = [{"provider": "acme", "region": "sg-1", "gpu": "L40S", "billing": "monthly",
-             "price": "900", "currency": "USD"}]
+    rows = [
+        {
+            "provider": "acme",
+            "region": "sg-1",
+            "gpu": "L40S",
+            "billing": "monthly",
+            "price": "900",
+            "currency": "USD",
+        }
+    ]
     url = server.set("/api/export", Reply(body=json.dumps(rows).encode()))
     profile = server.set("/acme.toml", Reply(body=PROFILE.encode()))
     [offer] = fetch(spec(url, profile, format="json")).offer_list()

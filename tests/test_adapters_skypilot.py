@@ -33,8 +33,13 @@ def catalog_server() -> Iterator[FaultServer]:
 
 
 def fetch(server: FaultServer, cloud: str, **options: object) -> AdapterResult:
-    source = SourceSpec(cloud, "skypilot", server.url(f"/catalogs/v8/{cloud}/vms.csv"),
-                        policy=FetchPolicy(deadline_s=10), options=options)
+    source = SourceSpec(
+        cloud,
+        "skypilot",
+        server.url(f"/catalogs/v8/{cloud}/vms.csv"),
+        policy=FetchPolicy(deadline_s=10),
+        options=options,
+    )
 
     async def go() -> AdapterResult:
         async with httpx.AsyncClient() as client:
@@ -113,15 +118,19 @@ def test_gpu_memory_quirks_pick_the_right_variant(results: dict[str, AdapterResu
     shadeform = results["shadeform"]
     assert _offer(shadeform, "crusoe_A100-80G-sxm4x8") == ("A100-SXM4-80GB", 8)  # GiB in MiB
     assert {o.gpu for o in shadeform.offers if "6000" in o.sku and "Ada" in o.sku} <= {
-        "RTX6000-Ada"}
+        "RTX6000-Ada"
+    }
 
 
 def test_alias_drift_resolves_to_one_canonical_name(results: dict[str, AdapterResult]) -> None:
     drift = {"RTX6000-Ada", "RTX6000Ada", "RTX-6000-Ada"}
     gpus, names = set(), set()
     for cloud in ("vast", "shadeform", "verda"):
-        skus = {r["InstanceType"]: r["AcceleratorName"] for r in csv_rows(cloud)
-                if r["AcceleratorName"] in drift}
+        skus = {
+            r["InstanceType"]: r["AcceleratorName"]
+            for r in csv_rows(cloud)
+            if r["AcceleratorName"] in drift
+        }
         names |= set(skus.values())
         gpus |= {o.gpu for o in results[cloud].offers if o.sku in skus}
     assert names == drift
@@ -138,8 +147,9 @@ def test_spot_only_rows_and_vast_zero_spot(
         billings = {o.billing for o in verda.offers if o.sku == row["InstanceType"]}
         assert billings == {"spot"}
     assert {o.billing for o in results["vast"].offers} == {"hourly"}
-    assert not [o for o in fetch(catalog_server, "nebius", spot=False).offers
-                if o.billing == "spot"]
+    assert not [
+        o for o in fetch(catalog_server, "nebius", spot=False).offers if o.billing == "spot"
+    ]
 
 
 def test_vast_regions_give_countries_and_mainland_rows_are_noted(
@@ -155,8 +165,10 @@ def test_vast_regions_give_countries_and_mainland_rows_are_noted(
 
 
 def test_unknown_gpu_and_bad_prices_fail_the_file_listing_every_row() -> None:
-    header = ("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,"
-              "GpuInfo,SpotPrice\r\n")
+    header = (
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,"
+        "GpuInfo,SpotPrice\r\n"
+    )
     body = (
         "a,H100,1.0,8,64,2.49,us-east-1,,\r\n"
         "b,FooGPU-9000,1.0,8,64,1.00,us-east-1,,\r\n"
@@ -185,11 +197,14 @@ def test_garbage_and_missing_columns_fail_clearly() -> None:
 
 
 def test_fractional_gpus_and_cpu_rows_are_left_out() -> None:
-    content = (b"InstanceType,AcceleratorName,AcceleratorCount,Price,Region\n"
-               b"g4ad.xlarge,V520,0.125,0.38,us-east-1\nc5,,,0.1,us-east-1\n"
-               b"p4d,A100,8,32.77,us-east-1\n")
-    profile, parsed = parse_vms_csv(content, SourceSpec("aws", "skypilot", "/x/aws/vms.csv"),
-                                    datetime.now(UTC))
+    content = (
+        b"InstanceType,AcceleratorName,AcceleratorCount,Price,Region\n"
+        b"g4ad.xlarge,V520,0.125,0.38,us-east-1\nc5,,,0.1,us-east-1\n"
+        b"p4d,A100,8,32.77,us-east-1\n"
+    )
+    profile, parsed = parse_vms_csv(
+        content, SourceSpec("aws", "skypilot", "/x/aws/vms.csv"), datetime.now(UTC)
+    )
     assert [(o.sku, o.gpu, o.cards) for o in parsed.offers] == [("p4d", "A100-SXM4-40GB", 8)]
     assert any("fractional GPU count (0.125)" in note for note in parsed.notes)
     assert [dc.id for dc in profile.datacenters] == ["us-east-1"]

@@ -9,20 +9,31 @@ from pathlib import Path
 import pytest
 
 from comparator import report
+from tests.conftest import skip_unless_installed
 
 CHROMIUM = Path("/usr/bin/chromium")
 DATA = Path(__file__).parent / "data"
 SECTIONS = ("summary", "estimate", "plan", "alternatives", "excluded", "compliance", "assumptions")
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="chromium is not installed")
+pytestmark = skip_unless_installed(CHROMIUM.exists(), "chromium", "SUANLI_REQUIRE_CHROMIUM")
 
 
 def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = [
-        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--hide-scrollbars", f"--user-data-dir={profile}",
-        "--enable-logging=stderr", "--v=0", *args,
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        f"--user-data-dir={profile}",
+        "--enable-logging=stderr",
+        "--v=0",
+        *args,
     ]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
 
@@ -37,8 +48,11 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def console_messages(stderr: str) -> list[str]:
     """Lines Chromium logs for the page's console (errors, CSP and JavaScript problems)."""
-    return [line for line in stderr.splitlines()
-            if "CONSOLE" in line or "Uncaught" in line or "Refused to" in line]
+    return [
+        line
+        for line in stderr.splitlines()
+        if "CONSOLE" in line or "Uncaught" in line or "Refused to" in line
+    ]
 
 
 def test_chromium_loads_the_page_without_console_errors(page: Path, tmp_path: Path) -> None:
@@ -53,8 +67,9 @@ def test_chromium_loads_the_page_without_console_errors(page: Path, tmp_path: Pa
 def test_the_screenshot_is_not_blank(page: Path, tmp_path: Path) -> None:
     image_module = pytest.importorskip("PIL.Image")
     shot = tmp_path / "quote.png"
-    result = chromium(tmp_path / "profile", "--window-size=1000,1400", f"--screenshot={shot}",
-                      page.as_uri())
+    result = chromium(
+        tmp_path / "profile", "--window-size=1000,1400", f"--screenshot={shot}", page.as_uri()
+    )
     assert result.returncode == 0 and shot.is_file(), result.stderr[-2000:]
     assert console_messages(result.stderr) == []
     with image_module.open(shot) as image:

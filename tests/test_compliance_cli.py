@@ -56,8 +56,12 @@ def test_check_json_matches_the_contract(catalog: Any) -> None:
     by_id = {p["provider"]: p for p in doc["providers"]}
     assert sorted(by_id) == DEMO_IDS
     assert {pid: p["status"] for pid, p in by_id.items()} == {
-        "demo-baiyun": "fail", "demo-merlion": "pass", "demo-nanshan": "warn",
-        "demo-pengcheng": "fail", "demo-zhujiang": "warn"}
+        "demo-baiyun": "fail",
+        "demo-merlion": "pass",
+        "demo-nanshan": "warn",
+        "demo-pengcheng": "fail",
+        "demo-zhujiang": "warn",
+    }
     scope = next(c for c in by_id["demo-baiyun"]["checks"] if c["id"] == "licence-scope")
     assert set(scope) >= {"id", "status", "message", "evidence"}
     assert scope["status"] == "fail" and "粤B2-20190318" in scope["evidence"]
@@ -67,8 +71,9 @@ def test_check_json_matches_the_contract(catalog: Any) -> None:
 
 
 def test_check_selected_providers_with_a_job(catalog: Any, tmp_path: Path) -> None:
-    result = catalog("check", "demo-merlion", "--job", job_file(tmp_path), "--json",
-                     "--today", "2026-11-29")
+    result = catalog(
+        "check", "demo-merlion", "--job", job_file(tmp_path), "--json", "--today", "2026-11-29"
+    )
     doc = result.json()
     assert [p["provider"] for p in doc["providers"]] == ["demo-merlion"]
     assert doc["last_day"] == "2026-12-08"
@@ -88,18 +93,23 @@ def test_check_terminal_matrix_and_reasons(catalog: Any) -> None:
     assert "Compliance checks (2026-11-29)" in result.out
     assert "└ js-cz-pc" in result.out and "✗" in result.out
     assert "✗ demo-pengcheng js-cz-pc licence-coverage: 粤B1-20200712 is a provincial" in (
-        result.out.replace("\n", " "))
+        result.out.replace("\n", " ")
+    )
     zh = catalog("check", "--today", "2026-11-29")
     assert "不通过" in zh.out and "合规检查" in zh.out
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    (["check", "nobody"], "unknown provider 'nobody'"),
-    (["check", "--today", "2026-13-01"], "--today: expected a date YYYY-MM-DD"),
-    (["check", "--job", "missing.toml"], "missing.toml"),
-])
-def test_check_bad_input_gives_one_clear_error(catalog: Any, args: list[str],
-                                               fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["check", "nobody"], "unknown provider 'nobody'"),
+        (["check", "--today", "2026-13-01"], "--today: expected a date YYYY-MM-DD"),
+        (["check", "--job", "missing.toml"], "missing.toml"),
+    ],
+)
+def test_check_bad_input_gives_one_clear_error(
+    catalog: Any, args: list[str], fragment: str
+) -> None:
     result = catalog(*args)
     assert result.code == 1 and fragment in result.err and "Traceback" not in result.err
 
@@ -116,8 +126,11 @@ def test_offers_compliant_for_shows_only_eligible_offers(catalog: Any, tmp_path:
     result = catalog("offers", "--json", "--compliant-for", job_file(tmp_path))
     assert result.code == 0, result.err
     regions = sorted((o["provider"], o["region"]) for o in result.json())
-    assert regions == [("demo-nanshan", "gd-sz-1"), ("demo-nanshan", "js-cz-1"),
-                       ("demo-pengcheng", "gd-sz-pc")]
+    assert regions == [
+        ("demo-nanshan", "gd-sz-1"),
+        ("demo-nanshan", "js-cz-1"),
+        ("demo-pengcheng", "gd-sz-pc"),
+    ]
     basis = job_file(tmp_path, 'export_basis = "standard_contract"')
     allowed = catalog("offers", "--json", "--compliant-for", basis)
     assert ("demo-merlion", "sg-1") in {(o["provider"], o["region"]) for o in allowed.json()}

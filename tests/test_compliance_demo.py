@@ -28,8 +28,9 @@ def profiles() -> dict[str, ProviderProfile]:
     return {p.id: p for p in loaded}
 
 
-def reports(profiles: dict[str, ProviderProfile],
-            requirements: Requirements | None = None) -> dict[str, ProviderReport]:
+def reports(
+    profiles: dict[str, ProviderProfile], requirements: Requirements | None = None
+) -> dict[str, ProviderReport]:
     found = check_providers(profiles, requirements, today=TODAY, last_day=LAST_DAY)
     return {r.provider: r for r in found}
 
@@ -88,8 +89,12 @@ def test_overseas_passes_unless_the_job_carries_personal_information(
 
 def test_mainland_provider_with_an_overseas_region(profiles: dict[str, ProviderProfile]) -> None:
     report = reports(profiles, PI_JOB)["demo-qianhai"]
-    assert dc_status(report) == {"gd-sz-qh": "pass", "gd-gz-1": "pass", "sh-1": "pass",
-                                 "sg-1": "fail"}
+    assert dc_status(report) == {
+        "gd-sz-qh": "pass",
+        "gd-gz-1": "pass",
+        "sh-1": "pass",
+        "sg-1": "fail",
+    }
 
 
 def test_stale_annual_report_and_bad_numbers_fail(profiles: dict[str, ProviderProfile]) -> None:
@@ -102,28 +107,58 @@ def demo_offers(profiles: dict[str, ProviderProfile]) -> list[OfferView]:
     offers = []
     for profile in profiles.values():
         for dc in profile.datacenters:
-            offers.append(OfferView(
-                offer_id=f"{profile.id}/{dc.id}", snapshot_id="1", provider=profile.id,
-                provider_name=profile.name, region=dc.id, region_name=dc.name,
-                country=dc.country, province=dc.province, city=dc.city, mainland=dc.mainland,
-                gpu="A100-SXM4-80GB", cards=8, node_cards=8, billing="monthly",
-                price=Decimal("45000.00"), currency="CNY", time_of_use="", stock=None,
-                min_units=1, interconnect=None, network=None, tax_inclusive=True,
-                vat_rate=Decimal("0.06"), observed_at=OBSERVED, source="demo"))
+            offers.append(
+                OfferView(
+                    offer_id=f"{profile.id}/{dc.id}",
+                    snapshot_id="1",
+                    provider=profile.id,
+                    provider_name=profile.name,
+                    region=dc.id,
+                    region_name=dc.name,
+                    country=dc.country,
+                    province=dc.province,
+                    city=dc.city,
+                    mainland=dc.mainland,
+                    gpu="A100-SXM4-80GB",
+                    cards=8,
+                    node_cards=8,
+                    billing="monthly",
+                    price=Decimal("45000.00"),
+                    currency="CNY",
+                    time_of_use="",
+                    stock=None,
+                    min_units=1,
+                    interconnect=None,
+                    network=None,
+                    tax_inclusive=True,
+                    vat_rate=Decimal("0.06"),
+                    observed_at=OBSERVED,
+                    source="demo",
+                )
+            )
     return offers
 
 
 def test_evaluate_offers_for_a_personal_information_job(
     profiles: dict[str, ProviderProfile],
 ) -> None:
-    result = evaluate_offers(demo_offers(profiles), profiles, PI_JOB, today=TODAY,
-                             last_day=LAST_DAY, lang="en")
-    assert sorted(result.eligible_ids) == sorted([
-        "demo-nanshan/gd-sz-1", "demo-nanshan/gd-gz-1", "demo-nanshan/js-cz-1",
-        "demo-nanshan/gz-ga-1", "demo-qianhai/gd-sz-qh", "demo-qianhai/gd-gz-1",
-        "demo-qianhai/sh-1", "demo-zhujiang/gd-sz-1", "demo-zhujiang/gd-dg-1",
-        "demo-pengcheng/gd-sz-pc",
-    ])
+    result = evaluate_offers(
+        demo_offers(profiles), profiles, PI_JOB, today=TODAY, last_day=LAST_DAY, lang="en"
+    )
+    assert sorted(result.eligible_ids) == sorted(
+        [
+            "demo-nanshan/gd-sz-1",
+            "demo-nanshan/gd-gz-1",
+            "demo-nanshan/js-cz-1",
+            "demo-nanshan/gz-ga-1",
+            "demo-qianhai/gd-sz-qh",
+            "demo-qianhai/gd-gz-1",
+            "demo-qianhai/sh-1",
+            "demo-zhujiang/gd-sz-1",
+            "demo-zhujiang/gd-dg-1",
+            "demo-pengcheng/gd-sz-pc",
+        ]
+    )
     reasons = {e.offer.offer_id: e.reasons for e in result.excluded}
     assert reasons["demo-baiyun/gd-gz-by"][0].startswith("licence-scope: ")
     assert reasons["demo-pengcheng/js-cz-pc"][0].startswith("licence-coverage: ")
@@ -135,15 +170,25 @@ def test_evaluate_offers_for_a_personal_information_job(
 
 
 def test_contract_example_job_narrows_to_guangdong(profiles: dict[str, ProviderProfile]) -> None:
-    job = Requirements(provinces=("广东",), certifications=("ISO27001",), mlps_level=3,
-                       contains_personal_info=True, invoice="专票")
-    result = evaluate_offers(demo_offers(profiles), profiles, job, today=TODAY,
-                             last_day=LAST_DAY)
-    assert sorted(result.eligible_ids) == sorted([
-        "demo-nanshan/gd-sz-1", "demo-nanshan/gd-gz-1", "demo-qianhai/gd-sz-qh",
-        "demo-qianhai/gd-gz-1", "demo-zhujiang/gd-sz-1", "demo-zhujiang/gd-dg-1",
-        "demo-pengcheng/gd-sz-pc",
-    ])
+    job = Requirements(
+        provinces=("广东",),
+        certifications=("ISO27001",),
+        mlps_level=3,
+        contains_personal_info=True,
+        invoice="专票",
+    )
+    result = evaluate_offers(demo_offers(profiles), profiles, job, today=TODAY, last_day=LAST_DAY)
+    assert sorted(result.eligible_ids) == sorted(
+        [
+            "demo-nanshan/gd-sz-1",
+            "demo-nanshan/gd-gz-1",
+            "demo-qianhai/gd-sz-qh",
+            "demo-qianhai/gd-gz-1",
+            "demo-zhujiang/gd-sz-1",
+            "demo-zhujiang/gd-dg-1",
+            "demo-pengcheng/gd-sz-pc",
+        ]
+    )
     baiyun = next(e for e in result.excluded if e.offer.provider == "demo-baiyun")
     assert {c.id for c in baiyun.checks} == {"licence-scope", "mlps", "certification"}
 
@@ -152,14 +197,36 @@ def test_offers_without_a_profile_are_judged_on_their_own_location(
     profiles: dict[str, ProviderProfile],
 ) -> None:
     template = next(o for o in demo_offers(profiles) if o.provider == "demo-nanshan")
-    mainland = OfferView(**{**template.__dict__, "offer_id": "m", "provider": "nobody",
-                            "region": "gd-x", "country": "CN", "province": "广东",
-                            "mainland": True})
-    overseas = OfferView(**{**template.__dict__, "offer_id": "o", "provider": "aws",
-                            "region": "us-east-1", "country": "US", "province": None,
-                            "city": None, "mainland": False})
-    stale = OfferView(**{**template.__dict__, "offer_id": "s",
-                         "observed_at": datetime(2026, 9, 1, tzinfo=OBSERVED.tzinfo)})
+    mainland = OfferView(
+        **{
+            **template.__dict__,
+            "offer_id": "m",
+            "provider": "nobody",
+            "region": "gd-x",
+            "country": "CN",
+            "province": "广东",
+            "mainland": True,
+        }
+    )
+    overseas = OfferView(
+        **{
+            **template.__dict__,
+            "offer_id": "o",
+            "provider": "aws",
+            "region": "us-east-1",
+            "country": "US",
+            "province": None,
+            "city": None,
+            "mainland": False,
+        }
+    )
+    stale = OfferView(
+        **{
+            **template.__dict__,
+            "offer_id": "s",
+            "observed_at": datetime(2026, 9, 1, tzinfo=OBSERVED.tzinfo),
+        }
+    )
     result = evaluate_offers([mainland, overseas, stale], profiles, None, today=TODAY)
     assert result.eligible_ids == ["o", "s"]
     assert result.excluded[0].reasons[0].startswith("licence-valid: ")
@@ -170,10 +237,24 @@ def test_an_offer_in_a_datacentre_the_profile_lacks_is_judged_by_its_location(
     profiles: dict[str, ProviderProfile],
 ) -> None:
     template = next(o for o in demo_offers(profiles) if o.provider == "demo-nanshan")
-    inside = OfferView(**{**template.__dict__, "offer_id": "in", "region": "gd-new",
-                          "province": "广东", "city": "佛山"})
-    outside = OfferView(**{**template.__dict__, "offer_id": "out", "region": "sc-new",
-                           "province": "四川", "city": "成都"})
+    inside = OfferView(
+        **{
+            **template.__dict__,
+            "offer_id": "in",
+            "region": "gd-new",
+            "province": "广东",
+            "city": "佛山",
+        }
+    )
+    outside = OfferView(
+        **{
+            **template.__dict__,
+            "offer_id": "out",
+            "region": "sc-new",
+            "province": "四川",
+            "city": "成都",
+        }
+    )
     result = evaluate_offers([inside, outside], profiles, None, today=TODAY)
     assert result.eligible_ids == ["in"]
     assert result.excluded[0].checks[0].id == "licence-coverage"

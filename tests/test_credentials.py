@@ -38,8 +38,13 @@ LICENCES = [
 
 @pytest.mark.parametrize(("text", "province", "jv", "cats", "year", "site", "old"), LICENCES)
 def test_licence_numbers_parse_into_their_parts(
-    text: str, province: str | None, jv: bool, cats: tuple[str, ...], year: int | None,
-    site: int | None, old: bool,
+    text: str,
+    province: str | None,
+    jv: bool,
+    cats: tuple[str, ...],
+    year: int | None,
+    site: int | None,
+    old: bool,
 ) -> None:
     parsed = parse_licence(text)
     assert parsed is not None
@@ -49,16 +54,19 @@ def test_licence_numbers_parse_into_their_parts(
     assert parsed.is_website_number is (site is not None)
 
 
-@pytest.mark.parametrize("text", [
-    "B1-201901",           # sequence too short
-    "C1-20190123",         # no category C
-    "粤B1-18990123",        # year out of range
-    "港B1-20190123",        # Hong Kong issues no mainland licences
-    "粤ICP备12345678号-1",   # a filing is not a licence
-    "京公网安备11010802032137号",
-    "91440300708461136T",
-    "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "B1-201901",  # sequence too short
+        "C1-20190123",  # no category C
+        "粤B1-18990123",  # year out of range
+        "港B1-20190123",  # Hong Kong issues no mainland licences
+        "粤ICP备12345678号-1",  # a filing is not a licence
+        "京公网安备11010802032137号",
+        "91440300708461136T",
+        "",
+    ],
+)
 def test_texts_that_are_not_licences(text: str) -> None:
     assert parse_licence(text) is None
 
@@ -92,12 +100,15 @@ def test_icp_filings_parse(text: str, province: str, number: str, site: int | No
     assert (parsed.province, parsed.number, parsed.site) == (province, number, site)
 
 
-@pytest.mark.parametrize("text", [
-    "粤ICP备1234567号",      # 7 digits
-    "粤ICP备123456789号",    # 9 digits
-    "ICP备12345678号",       # no province
-    "京ICP证030173号",       # a licence, not a filing
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "粤ICP备1234567号",  # 7 digits
+        "粤ICP备123456789号",  # 9 digits
+        "ICP备12345678号",  # no province
+        "京ICP证030173号",  # a licence, not a filing
+    ],
+)
 def test_malformed_icp_filings(text: str) -> None:
     assert parse_icp_filing(text) is None
 
@@ -147,7 +158,7 @@ def test_any_changed_character_breaks_the_check_digit(code: str, _province: str)
     for position in (0, 5, 16):
         digit = code[position]
         swapped = "1" if digit != "1" else "2"
-        changed = code[:position] + swapped + code[position + 1:]
+        changed = code[:position] + swapped + code[position + 1 :]
         parsed = parse_uscc(changed)
         assert parsed is not None and not parsed.check_ok
 
@@ -163,25 +174,31 @@ def test_lower_case_and_full_width_uscc_is_normalised() -> None:
     assert parsed is not None and parsed.text == "91440300708461136T" and parsed.check_ok
 
 
-@pytest.mark.parametrize("code", [
-    "91440300708461136",     # 17 characters
-    "9144030070846113I6T",   # 19 characters
-    "91440300708461136I",    # I is not in the alphabet
-    "914403A0708461136T",    # letters in the division code
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "91440300708461136",  # 17 characters
+        "9144030070846113I6T",  # 19 characters
+        "91440300708461136I",  # I is not in the alphabet
+        "914403A0708461136T",  # letters in the division code
+    ],
+)
 def test_malformed_uscc(code: str) -> None:
     assert parse_uscc(code) is None
 
 
-@pytest.mark.parametrize(("text", "kind"), [
-    ("A2.B1.B2-20202637", "licence"),
-    ("粤B2-20090059-5", "licence"),
-    ("京ICP证030173号", "icp_license"),
-    ("蜀ICP备2026007879号-1", "icp_filing"),
-    ("京公网安备11010802032137号", "gongan"),
-    ("91330106673959654P", "uscc"),
-    ("hello", None),
-])
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("A2.B1.B2-20202637", "licence"),
+        ("粤B2-20090059-5", "licence"),
+        ("京ICP证030173号", "icp_license"),
+        ("蜀ICP备2026007879号-1", "icp_filing"),
+        ("京公网安备11010802032137号", "gongan"),
+        ("91330106673959654P", "uscc"),
+        ("hello", None),
+    ],
+)
 def test_identify_number(text: str, kind: str | None) -> None:
     assert identify_number(text) == kind
 
@@ -190,11 +207,24 @@ def test_normalise_number_folds_width_dashes_and_spaces() -> None:
     assert normalise_number("　粤Ｂ１—２００７ ０２１４ ") == "粤B1-20070214"
 
 
-@pytest.mark.parametrize(("text", "name"), [
-    ("广东", "广东"), ("广东省", "广东"), ("粤", "广东"), ("44", "广东"),
-    ("川", "四川"), ("蜀", "四川"), ("黔", "贵州"), ("贵", "贵州"),
-    ("内蒙古自治区", "内蒙古"), ("新疆维吾尔自治区", "新疆"), ("上海市", "上海"),
-    ("Guangdong", "广东"), ("香港", None), ("火星", None),
-])
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("广东", "广东"),
+        ("广东省", "广东"),
+        ("粤", "广东"),
+        ("44", "广东"),
+        ("川", "四川"),
+        ("蜀", "四川"),
+        ("黔", "贵州"),
+        ("贵", "贵州"),
+        ("内蒙古自治区", "内蒙古"),
+        ("新疆维吾尔自治区", "新疆"),
+        ("上海市", "上海"),
+        ("Guangdong", "广东"),
+        ("香港", None),
+        ("火星", None),
+    ],
+)
 def test_canonical_province(text: str, name: str | None) -> None:
     assert canonical_province(text) == name

@@ -15,8 +15,22 @@ from comparator.estimate_search import CARD_CANDIDATES
 from comparator.model_shapes import resolve_model
 
 CONFIGS = Path(__file__).parent / "data" / "hf_configs"
-CONTRACT_KEYS = {"model", "method", "precision", "gpu", "cards", "min_cards", "zero", "fits",
-                 "memory_gib", "tokens", "train_flops", "mfu", "hours", "card_hours"}
+CONTRACT_KEYS = {
+    "model",
+    "method",
+    "precision",
+    "gpu",
+    "cards",
+    "min_cards",
+    "zero",
+    "fits",
+    "memory_gib",
+    "tokens",
+    "train_flops",
+    "mfu",
+    "hours",
+    "card_hours",
+}
 MEMORY_PARTS = ("weights", "gradients", "optimizer", "activations", "overhead")
 
 
@@ -29,8 +43,16 @@ def test_json_has_the_contract_keys_and_types() -> None:
     doc = _json(model="Llama-2-7b", tokens=10**9)
     assert doc.keys() >= CONTRACT_KEYS
     assert doc["model"]["params"] == 6_738_415_616
-    assert {"name", "params", "layers", "hidden", "heads", "kv_heads", "intermediate",
-            "vocab"} <= doc["model"].keys()
+    assert {
+        "name",
+        "params",
+        "layers",
+        "hidden",
+        "heads",
+        "kv_heads",
+        "intermediate",
+        "vocab",
+    } <= doc["model"].keys()
     assert doc["gpu"] == {"name": "A100-SXM4-80GB", "memory_gib": 80.0, "peak_tflops": 312.0}
     assert set(doc["memory_gib"]) == {*MEMORY_PARTS, "total"}
     for key in ("train_flops", "mfu", "hours", "card_hours"):
@@ -38,12 +60,15 @@ def test_json_has_the_contract_keys_and_types() -> None:
     assert isinstance(doc["cards"], int) and isinstance(doc["fits"], bool)
 
 
-@pytest.mark.parametrize("request_kw", [
-    {"model": "Llama-2-7b", "method": "full", "tokens": 2 * 10**12},
-    {"model": "Qwen2.5-72B", "method": "qlora", "tokens": 3 * 10**8, "gpu": "4090"},
-    {"model": "Mixtral-8x7B", "method": "lora", "tokens": 10**9, "cards": 3, "zero": 3},
-    {"model": "Llama-3.1-70B", "method": "full", "tokens": 10**9, "seq_len": 8192},
-])
+@pytest.mark.parametrize(
+    "request_kw",
+    [
+        {"model": "Llama-2-7b", "method": "full", "tokens": 2 * 10**12},
+        {"model": "Qwen2.5-72B", "method": "qlora", "tokens": 3 * 10**8, "gpu": "4090"},
+        {"model": "Mixtral-8x7B", "method": "lora", "tokens": 10**9, "cards": 3, "zero": 3},
+        {"model": "Llama-3.1-70B", "method": "full", "tokens": 10**9, "seq_len": 8192},
+    ],
+)
 def test_total_is_the_exact_sum_and_card_hours_hours_times_cards(request_kw: dict) -> None:
     doc = _json(**request_kw)
     memory = doc["memory_gib"]
@@ -59,8 +84,7 @@ def test_detail_parts_add_up_to_the_contract_parts() -> None:
     mib = 1 / 1024
     assert d["base_weights"] + d["adapter_weights"] == pytest.approx(m["weights"], abs=mib)
     assert d["layer_activations"] + d["logits"] == pytest.approx(m["activations"], abs=mib)
-    overhead = d["cuda_context"] + d["zero3_gathered"] + d["comm_buckets"] + \
-        d["dequant_workspace"]
+    overhead = d["cuda_context"] + d["zero3_gathered"] + d["comm_buckets"] + d["dequant_workspace"]
     assert overhead == pytest.approx(m["overhead"], abs=2 * mib)
     assert d["cuda_context"] == CUDA_CONTEXT_GIB and d["dequant_workspace"] > 0
 
@@ -75,8 +99,10 @@ def test_qlora_keeps_embeddings_and_head_in_16_bit() -> None:
     shape = resolve_model("Llama-2-7b")
     result = estimate(EstimateRequest(model="Llama-2-7b", method="qlora"))
     embeddings = 2 * 32000 * 4096
-    expected = (shape.quantizable_params * NF4_BYTES_PER_PARAM
-                + (shape.params - shape.quantizable_params) * 2)
+    expected = (
+        shape.quantizable_params * NF4_BYTES_PER_PARAM
+        + (shape.params - shape.quantizable_params) * 2
+    )
     assert shape.params - shape.quantizable_params == embeddings + 65 * 4096  # + norms
     assert result.memory.base_weights == pytest.approx(expected)
 
@@ -92,26 +118,33 @@ def test_mixed_precision_adamw_is_16_bytes_and_pure_bf16_is_8() -> None:
     assert states(mixed) == 16 * 7e9 and states(pure) == 8 * 7e9
 
 
-@pytest.mark.parametrize(("optimizer", "pure", "bytes_per_param"), [
-    ("adamw-8bit", False, 6), ("adamw-8bit", True, 2), ("sgd", False, 8), ("sgd", True, 2),
-])
+@pytest.mark.parametrize(
+    ("optimizer", "pure", "bytes_per_param"),
+    [
+        ("adamw-8bit", False, 6),
+        ("adamw-8bit", True, 2),
+        ("sgd", False, 8),
+        ("sgd", True, 2),
+    ],
+)
 def test_optimizer_state_bytes(optimizer: str, pure: bool, bytes_per_param: int) -> None:
-    result = estimate(EstimateRequest(model="7B", method="full", optimizer=optimizer,
-                                      pure_bf16=pure, cards=1))
+    result = estimate(
+        EstimateRequest(model="7B", method="full", optimizer=optimizer, pure_bf16=pure, cards=1)
+    )
     assert result.memory.optimizer == bytes_per_param * 7e9
 
 
 def test_fp32_doubles_weights_and_activations() -> None:
     bf16 = estimate(EstimateRequest(model="Llama-2-7b", method="lora", cards=1))
-    fp32 = estimate(EstimateRequest(model="Llama-2-7b", method="lora", cards=1,
-                                    precision="fp32"))
+    fp32 = estimate(EstimateRequest(model="Llama-2-7b", method="lora", cards=1, precision="fp32"))
     assert fp32.memory.base_weights == 2 * bf16.memory.base_weights
     assert fp32.memory.layer_activations == 2 * bf16.memory.layer_activations
 
 
 def test_moe_memory_counts_all_experts_and_flops_the_active_ones() -> None:
-    result = estimate(EstimateRequest(model="Mixtral-8x7B", method="full", tokens=10**9,
-                                      grad_ckpt=False, cards=1))
+    result = estimate(
+        EstimateRequest(model="Mixtral-8x7B", method="full", tokens=10**9, grad_ckpt=False, cards=1)
+    )
     shape = result.model
     assert result.memory.base_weights == 2 * 46_702_792_704
     attention = 12 * shape.layers * shape.q_dim * 2048
@@ -119,12 +152,21 @@ def test_moe_memory_counts_all_experts_and_flops_the_active_ones() -> None:
     assert any(n.code == "moe" for n in result.notes)
 
 
-@pytest.mark.parametrize(("method", "ckpt", "dense"), [
-    ("full", False, 6), ("full", True, 8), ("lora", False, 4), ("lora", True, 6),
-])
+@pytest.mark.parametrize(
+    ("method", "ckpt", "dense"),
+    [
+        ("full", False, 6),
+        ("full", True, 8),
+        ("lora", False, 4),
+        ("lora", True, 6),
+    ],
+)
 def test_flops_per_token_by_method(method: str, ckpt: bool, dense: int) -> None:
-    result = estimate(EstimateRequest(model="Llama-2-7b", method=method, grad_ckpt=ckpt,
-                                      seq_len=4096, lora_rank=8))
+    result = estimate(
+        EstimateRequest(
+            model="Llama-2-7b", method=method, grad_ckpt=ckpt, seq_len=4096, lora_rank=8
+        )
+    )
     shape = result.model
     attention = (16 if ckpt else 12) * 32 * 4096 * 4096
     adapters = 0 if method == "full" else (8 if ckpt else 6) * shape.lora_active_dims * 8
@@ -132,8 +174,17 @@ def test_flops_per_token_by_method(method: str, ckpt: bool, dense: int) -> None:
 
 
 def test_hours_follow_flops_peak_and_mfu() -> None:
-    result = estimate(EstimateRequest(model="Qwen2.5-7B", tokens=3 * 10**8, epochs=3,
-                                      mfu=0.3, gpu="H800", cards=2, safety_factor=1.5))
+    result = estimate(
+        EstimateRequest(
+            model="Qwen2.5-7B",
+            tokens=3 * 10**8,
+            epochs=3,
+            mfu=0.3,
+            gpu="H800",
+            cards=2,
+            safety_factor=1.5,
+        )
+    )
     expected = result.train_flops * 1.5 / (2 * 989e12 * 0.3) / 3600
     assert result.hours == pytest.approx(expected, rel=1e-12)
     assert result.total_tokens == 9 * 10**8 and result.to_json()["mfu_source"] == "user"
@@ -160,6 +211,7 @@ def test_card_hours_do_not_depend_on_the_card_count() -> None:
 
 # -- cards and ZeRO ------------------------------------------------------------------------
 
+
 def test_lora_7b_fits_one_card_without_sharding() -> None:
     result = estimate(EstimateRequest(model="Qwen2.5-7B"))
     assert (result.cards, result.min_cards, result.zero, result.fits) == (1, 1, 0, True)
@@ -185,8 +237,9 @@ def test_70b_full_fine_tuning_needs_several_nodes_and_rdma() -> None:
 
 
 def test_headroom_decides_the_fit() -> None:
-    request = EstimateRequest(model="Llama-2-13b", method="lora", cards=1, gpu="A100-40G",
-                              seq_len=512)
+    request = EstimateRequest(
+        model="Llama-2-13b", method="lora", cards=1, gpu="A100-40G", seq_len=512
+    )
     total = estimate(request).memory_gib["total"]
     share = total / 40
     assert estimate(replace(request, headroom=round(1 - share - 0.01, 3))).fits
@@ -194,8 +247,14 @@ def test_headroom_decides_the_fit() -> None:
 
 
 def test_nothing_fits_means_no_min_cards_and_reasons() -> None:
-    request = EstimateRequest(model="Llama-3.1-8B", method="full", seq_len=131072,
-                              grad_ckpt=False, micro_batch=4, tokens=10**9)
+    request = EstimateRequest(
+        model="Llama-3.1-8B",
+        method="full",
+        seq_len=131072,
+        grad_ckpt=False,
+        micro_batch=4,
+        tokens=10**9,
+    )
     result = estimate(request)
     assert not result.fits and result.min_cards is None and result.zero == 3
     doc = result.to_json()
@@ -204,13 +263,27 @@ def test_nothing_fits_means_no_min_cards_and_reasons() -> None:
 
 
 def test_advice_lists_the_downgrade_paths_with_memory_and_time() -> None:
-    request = EstimateRequest(model="Llama-2-13b", method="full", gpu="A100-80G", cards=1,
-                              micro_batch=2, seq_len=1024, grad_ckpt=False, tokens=10**9)
+    request = EstimateRequest(
+        model="Llama-2-13b",
+        method="full",
+        gpu="A100-80G",
+        cards=1,
+        micro_batch=2,
+        seq_len=1024,
+        grad_ckpt=False,
+        tokens=10**9,
+    )
     result = estimate(request)
     assert not result.fits
     actions = {a.action for a in result.advice}
-    assert {"grad_ckpt", "micro_batch", "lora", "qlora", "offload_optimizer",
-            "more_cards"} <= actions
+    assert {
+        "grad_ckpt",
+        "micro_batch",
+        "lora",
+        "qlora",
+        "offload_optimizer",
+        "more_cards",
+    } <= actions
     lora = next(a for a in result.advice if a.action == "lora")
     assert lora.fits and lora.memory_gib < result.memory_gib["total"] and lora.hours > 0
     ckpt = next(a for a in result.advice if a.action == "grad_ckpt")
@@ -224,8 +297,15 @@ def test_advice_lists_the_downgrade_paths_with_memory_and_time() -> None:
 
 
 def test_combined_changes_when_no_single_one_fits() -> None:
-    request = EstimateRequest(model="Llama-3.1-70B", method="full", gpu="H800", cards=8,
-                              micro_batch=4, grad_ckpt=False, tokens=10**9)
+    request = EstimateRequest(
+        model="Llama-3.1-70B",
+        method="full",
+        gpu="H800",
+        cards=8,
+        micro_batch=4,
+        grad_ckpt=False,
+        tokens=10**9,
+    )
     result = estimate(request)
     singles = [a for a in result.advice if a.action != "combined"]
     assert singles and not any(a.fits for a in singles)
@@ -236,8 +316,9 @@ def test_combined_changes_when_no_single_one_fits() -> None:
 
 
 def test_shorter_sequences_are_advised_when_they_help() -> None:
-    request = EstimateRequest(model="Llama-2-7b", seq_len=32768, grad_ckpt=False, cards=1,
-                              tokens=10**9)
+    request = EstimateRequest(
+        model="Llama-2-7b", seq_len=32768, grad_ckpt=False, cards=1, tokens=10**9
+    )
     result = estimate(request)
     shorter = next(a for a in result.advice if a.action == "shorter_seq")
     assert shorter.fits and shorter.change["seq_len"] < 32768
@@ -261,19 +342,23 @@ def test_rules_of_thumb_sit_beside_our_numbers() -> None:
 
 # -- bad input -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("change", "fragment"), [
-    ({"seq_len": 0}, "--seq-len must be a positive integer, got 0"),
-    ({"micro_batch": -1}, "--micro-batch"),
-    ({"method": "dora"}, "--method must be one of full, lora, qlora"),
-    ({"zero": 4}, "--zero must be 0, 1, 2 or 3"),
-    ({"mfu": 1.5}, "--mfu must be in (0, 1]"),
-    ({"headroom": 1.0}, "--headroom"),
-    ({"tokens": 5, "samples": 5, "avg_tokens": 3}, "--samples cannot be combined"),
-    ({"samples": 5}, "--avg-tokens is needed"),
-    ({"pure_bf16": True, "precision": "fp32"}, "--pure-bf16 needs precision bf16"),
-    ({"lora_rank": 4096}, "--lora-rank 4096 must be smaller than the hidden size 4096"),
-    ({"cards": 0}, "--cards"),
-])
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"seq_len": 0}, "--seq-len must be a positive integer, got 0"),
+        ({"micro_batch": -1}, "--micro-batch"),
+        ({"method": "dora"}, "--method must be one of full, lora, qlora"),
+        ({"zero": 4}, "--zero must be 0, 1, 2 or 3"),
+        ({"mfu": 1.5}, "--mfu must be in (0, 1]"),
+        ({"headroom": 1.0}, "--headroom"),
+        ({"tokens": 5, "samples": 5, "avg_tokens": 3}, "--samples cannot be combined"),
+        ({"samples": 5}, "--avg-tokens is needed"),
+        ({"pure_bf16": True, "precision": "fp32"}, "--pure-bf16 needs precision bf16"),
+        ({"lora_rank": 4096}, "--lora-rank 4096 must be smaller than the hidden size 4096"),
+        ({"cards": 0}, "--cards"),
+    ],
+)
 def test_bad_settings_raise_one_clear_input_error(change: dict, fragment: str) -> None:
     with pytest.raises(InputError) as caught:
         estimate(EstimateRequest(model="Llama-2-7b", **change))
@@ -295,10 +380,20 @@ def test_config_missing_keys_is_an_input_error() -> None:
         estimate(EstimateRequest(model=str(CONFIGS / "missing-hidden-size.json")))
 
 
-@pytest.mark.parametrize(("text", "count"), [
-    ("2T", 2 * 10**12), ("300M", 3 * 10**8), ("1.5e9", 1_500_000_000), ("52k", 52_000),
-    ("3亿", 3 * 10**8), ("1,000,000", 10**6), ("7B", 7 * 10**9), (1000, 1000), (2e9, 2 * 10**9),
-])
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("2T", 2 * 10**12),
+        ("300M", 3 * 10**8),
+        ("1.5e9", 1_500_000_000),
+        ("52k", 52_000),
+        ("3亿", 3 * 10**8),
+        ("1,000,000", 10**6),
+        ("7B", 7 * 10**9),
+        (1000, 1000),
+        (2e9, 2 * 10**9),
+    ],
+)
 def test_parse_token_count(text: str | int, count: int) -> None:
     assert parse_token_count(text) == count
 

@@ -18,8 +18,17 @@ from comparator.estimate import Estimate, EstimateRequest, estimate
 from comparator.estimate_memory import fits_gib, memory_inputs, total_gib
 from comparator.estimate_search import setup_of
 
-MODELS = ["Qwen2.5-0.5B", "Llama-2-7b", "Qwen3-8B", "Mixtral-8x7B", "Llama-3.1-70B",
-          "GLM-4-9B", "Yi-34B", "350M", "7B"]
+MODELS = [
+    "Qwen2.5-0.5B",
+    "Llama-2-7b",
+    "Qwen3-8B",
+    "Mixtral-8x7B",
+    "Llama-3.1-70B",
+    "GLM-4-9B",
+    "Yi-34B",
+    "350M",
+    "7B",
+]
 GPUS = ["A100-80G", "4090", "H800", "910B", "L40S"]
 MIB = 1 / 1024
 
@@ -61,8 +70,9 @@ def test_more_tokens_never_fewer_hours(request: EstimateRequest, a: int, b: int)
 
 
 @settings(max_examples=300, deadline=None)
-@given(requests(fixed_cards=True), st.integers(1, 131072), st.integers(1, 131072),
-       st.integers(0, 3))
+@given(
+    requests(fixed_cards=True), st.integers(1, 131072), st.integers(1, 131072), st.integers(0, 3)
+)
 def test_longer_sequences_never_less_memory(
     request: EstimateRequest, a: int, b: int, zero: int
 ) -> None:
@@ -127,9 +137,9 @@ def test_lora_never_needs_more_cards_than_full(request: EstimateRequest) -> None
 def test_contract_arithmetic_holds_for_any_request(request: EstimateRequest) -> None:
     result = estimate(request)
     parts = result.memory_gib
-    assert parts["total"] == sum(parts[k] for k in
-                                 ("weights", "gradients", "optimizer", "activations",
-                                  "overhead"))
+    assert parts["total"] == sum(
+        parts[k] for k in ("weights", "gradients", "optimizer", "activations", "overhead")
+    )
     assert result.card_hours == result.hours * result.cards
     assert result.fits == (parts["total"] <= result.usable_memory_gib)
     if result.fits and request.cards is None:

@@ -65,11 +65,21 @@ def _allocated_gb(e: Estimate) -> float:
 
 _ZERO_WHY = "exact arithmetic; the paper rounds to 3 significant figures: ± half its last digit"
 ZERO_CASES = [
-    Reference(f"ZeRO-{stage} model states", ZERO_PAPER, published, 0.0, _ZERO_WHY,
-              {"model": "7.5B", "method": "full", "cards": 64, "zero": stage, "seq_len": 1},
-              absolute=half_digit)
-    for stage, published, half_digit in ((0, 120.0, 0.5), (1, 31.4, 0.05), (2, 16.6, 0.05),
-                                          (3, 1.9, 0.05))
+    Reference(
+        f"ZeRO-{stage} model states",
+        ZERO_PAPER,
+        published,
+        0.0,
+        _ZERO_WHY,
+        {"model": "7.5B", "method": "full", "cards": 64, "zero": stage, "seq_len": 1},
+        absolute=half_digit,
+    )
+    for stage, published, half_digit in (
+        (0, 120.0, 0.5),
+        (1, 31.4, 0.05),
+        (2, 16.6, 0.05),
+        (3, 1.9, 0.05),
+    )
 ]
 
 
@@ -82,40 +92,110 @@ def test_zero_paper_model_states_per_card(ref: Reference) -> None:
 
 # -- memory: measured LoRA / QLoRA / full peaks ----------------------------------------------
 
-_LORA_WHY = ("LitGPT adapts q and v only with dropout 0.05 and a fused QKV; we model adapters "
-             "on every linear layer without dropout. The saved tensors differ by a few %; 10 %")
-_QLORA_WHY = ("LitGPT's bitsandbytes 4-bit path peaks 15-23 % above NF4 storage plus the "
-              "activations we count (its 16-bit LoRA runs agree within 2 %): dequantisation "
-              "buffers and bnb bookkeeping we model only as one buffer; 25 %")
-_FULL_WHY = ("measured peak includes PyTorch AdamW's temporary buffers and allocator rounding "
-             "that we leave to the headroom; 15 %")
+_LORA_WHY = (
+    "LitGPT adapts q and v only with dropout 0.05 and a fused QKV; we model adapters "
+    "on every linear layer without dropout. The saved tensors differ by a few %; 10 %"
+)
+_QLORA_WHY = (
+    "LitGPT's bitsandbytes 4-bit path peaks 15-23 % above NF4 storage plus the "
+    "activations we count (its 16-bit LoRA runs agree within 2 %): dequantisation "
+    "buffers and bnb bookkeeping we model only as one buffer; 25 %"
+)
+_FULL_WHY = (
+    "measured peak includes PyTorch AdamW's temporary buffers and allocator rounding "
+    "that we leave to the headroom; 15 %"
+)
 
 
-def _litgpt(model: str, method: str, seq_len: int, micro_batch: int, rank: int,
-            gpu: str) -> dict[str, Any]:
-    return {"model": model, "method": method, "seq_len": seq_len, "micro_batch": micro_batch,
-            "lora_rank": rank, "pure_bf16": True, "grad_ckpt": False, "gpu": gpu, "cards": 1}
+def _litgpt(
+    model: str, method: str, seq_len: int, micro_batch: int, rank: int, gpu: str
+) -> dict[str, Any]:
+    return {
+        "model": model,
+        "method": method,
+        "seq_len": seq_len,
+        "micro_batch": micro_batch,
+        "lora_rank": rank,
+        "pure_bf16": True,
+        "grad_ckpt": False,
+        "gpu": gpu,
+        "cards": 1,
+    }
 
 
 MEASURED_CASES = [
-    Reference("Llama 2 7B LoRA mb1", LITGPT_A100, 21.30, 0.10, _LORA_WHY,
-              _litgpt("Llama-2-7b", "lora", 1304, 1, 8, "A100-SXM4-40GB")),
-    Reference("Llama 2 7B LoRA mb2", LITGPT_A100, 29.07, 0.10, _LORA_WHY,
-              _litgpt("Llama-2-7b", "lora", 1304, 2, 8, "A100-SXM4-40GB")),
-    Reference("Llama 2 13B LoRA mb1", LITGPT_A100, 38.12, 0.10, _LORA_WHY,
-              _litgpt("Llama-2-13b", "lora", 1304, 1, 8, "A100-SXM4-40GB")),
-    Reference("Llama 2 7B QLoRA nf4-dq", LITGPT_A100, 13.84, 0.25, _QLORA_WHY,
-              _litgpt("Llama-2-7b", "qlora", 1304, 1, 8, "A100-SXM4-40GB")),
-    Reference("Llama 2 13B QLoRA nf4-dq", LITGPT_A100, 22.55, 0.25, _QLORA_WHY,
-              _litgpt("Llama-2-13b", "qlora", 1304, 1, 8, "A100-SXM4-40GB")),
-    Reference("llama-2-7b/lora.yaml", LITGPT_HUB, 19.77, 0.10, _LORA_WHY,
-              _litgpt("Llama-2-7b", "lora", 512, 2, 32, "A10G")),
-    Reference("mistral-7b/lora.yaml", LITGPT_HUB, 20.66, 0.10, _LORA_WHY,
-              _litgpt("Mistral-7B-v0.1", "lora", 512, 2, 32, "A10G")),
-    Reference("llama-3.1-8b/lora.yaml", LITGPT_HUB, 19.73, 0.10, _LORA_WHY,
-              _litgpt("Llama-3.1-8B", "lora", 512, 1, 32, "A10G")),
-    Reference("tiny-llama/full.yaml (full fine-tuning)", LITGPT_HUB, 14.10, 0.15, _FULL_WHY,
-              _litgpt(str(CONFIGS / "tinyllama-1.1b.json"), "full", 512, 4, 16, "A10G")),
+    Reference(
+        "Llama 2 7B LoRA mb1",
+        LITGPT_A100,
+        21.30,
+        0.10,
+        _LORA_WHY,
+        _litgpt("Llama-2-7b", "lora", 1304, 1, 8, "A100-SXM4-40GB"),
+    ),
+    Reference(
+        "Llama 2 7B LoRA mb2",
+        LITGPT_A100,
+        29.07,
+        0.10,
+        _LORA_WHY,
+        _litgpt("Llama-2-7b", "lora", 1304, 2, 8, "A100-SXM4-40GB"),
+    ),
+    Reference(
+        "Llama 2 13B LoRA mb1",
+        LITGPT_A100,
+        38.12,
+        0.10,
+        _LORA_WHY,
+        _litgpt("Llama-2-13b", "lora", 1304, 1, 8, "A100-SXM4-40GB"),
+    ),
+    Reference(
+        "Llama 2 7B QLoRA nf4-dq",
+        LITGPT_A100,
+        13.84,
+        0.25,
+        _QLORA_WHY,
+        _litgpt("Llama-2-7b", "qlora", 1304, 1, 8, "A100-SXM4-40GB"),
+    ),
+    Reference(
+        "Llama 2 13B QLoRA nf4-dq",
+        LITGPT_A100,
+        22.55,
+        0.25,
+        _QLORA_WHY,
+        _litgpt("Llama-2-13b", "qlora", 1304, 1, 8, "A100-SXM4-40GB"),
+    ),
+    Reference(
+        "llama-2-7b/lora.yaml",
+        LITGPT_HUB,
+        19.77,
+        0.10,
+        _LORA_WHY,
+        _litgpt("Llama-2-7b", "lora", 512, 2, 32, "A10G"),
+    ),
+    Reference(
+        "mistral-7b/lora.yaml",
+        LITGPT_HUB,
+        20.66,
+        0.10,
+        _LORA_WHY,
+        _litgpt("Mistral-7B-v0.1", "lora", 512, 2, 32, "A10G"),
+    ),
+    Reference(
+        "llama-3.1-8b/lora.yaml",
+        LITGPT_HUB,
+        19.73,
+        0.10,
+        _LORA_WHY,
+        _litgpt("Llama-3.1-8B", "lora", 512, 1, 32, "A10G"),
+    ),
+    Reference(
+        "tiny-llama/full.yaml (full fine-tuning)",
+        LITGPT_HUB,
+        14.10,
+        0.15,
+        _FULL_WHY,
+        _litgpt(str(CONFIGS / "tinyllama-1.1b.json"), "full", 512, 4, 16, "A10G"),
+    ),
 ]
 
 
@@ -139,8 +219,9 @@ def test_korthikanti_activations_without_recomputation() -> None:
     Tolerance 5 %: we keep fp32 copies of the norms' inputs (+4·h) and no dropout masks
     (−2·h): 36·h instead of 34·h, +1.8 % here."""
     gpt3 = CONFIGS / "gpt3-175b.json"
-    request = EstimateRequest(model=str(gpt3), method="full", seq_len=2048, grad_ckpt=False,
-                              flash_attn=False, cards=1)
+    request = EstimateRequest(
+        model=str(gpt3), method="full", seq_len=2048, grad_ckpt=False, flash_attn=False, cards=1
+    )
     result = estimate(request)
     s, b, h, a, layers = 2048, 1, 12288, 96, 96
     published = s * b * h * (34 + 5 * a * s / h) * layers
@@ -152,10 +233,12 @@ def test_korthikanti_full_recomputation_keeps_layer_inputs() -> None:
     """Same paper, section 4: with full recomputation only 2·s·b·h·L bytes stay (plus one
     layer being recomputed). Exact apart from that one layer and the final norm."""
     gpt3 = CONFIGS / "gpt3-175b.json"
-    with_ckpt = estimate(EstimateRequest(model=str(gpt3), method="full", seq_len=2048,
-                                         grad_ckpt=True, cards=1)).memory.layer_activations
-    one_layer = estimate(EstimateRequest(model=str(gpt3), method="full", seq_len=2048,
-                                         grad_ckpt=False, cards=1)).memory.layer_activations
+    with_ckpt = estimate(
+        EstimateRequest(model=str(gpt3), method="full", seq_len=2048, grad_ckpt=True, cards=1)
+    ).memory.layer_activations
+    one_layer = estimate(
+        EstimateRequest(model=str(gpt3), method="full", seq_len=2048, grad_ckpt=False, cards=1)
+    ).memory.layer_activations
     s, h, layers = 2048, 12288, 96
     per_layer = (one_layer - 6 * h * s) / layers
     assert with_ckpt - per_layer - 6 * h * s == pytest.approx(2 * s * h * layers, rel=1e-12)
@@ -163,33 +246,90 @@ def test_korthikanti_full_recomputation_keeps_layer_inputs() -> None:
 
 # -- compute: published GPU-hours ------------------------------------------------------------
 
-_HOURS_WHY = ("published GPU-hours include restarts, evaluation and checkpointing; the MFU "
-              "these eight runs imply under our FLOP count spans 0.37-0.55, while the table "
-              "holds one value per GPU class (0.45 A100, 0.38 H100): 25 %")
+_HOURS_WHY = (
+    "published GPU-hours include restarts, evaluation and checkpointing; the MFU "
+    "these eight runs imply under our FLOP count spans 0.37-0.55, while the table "
+    "holds one value per GPU class (0.45 A100, 0.38 H100): 25 %"
+)
 
 
 def _pretraining(model: str, tokens: float, seq_len: int, gpu: str) -> dict[str, Any]:
-    return {"model": model, "method": "full", "grad_ckpt": False, "seq_len": seq_len,
-            "tokens": int(tokens), "gpu": gpu, "cards": 2048}
+    return {
+        "model": model,
+        "method": "full",
+        "grad_ckpt": False,
+        "seq_len": seq_len,
+        "tokens": int(tokens),
+        "gpu": gpu,
+        "cards": 2048,
+    }
 
 
 COMPUTE_CASES = [
-    Reference("Llama 2 7B", LLAMA2, 184_320, 0.25, _HOURS_WHY,
-              _pretraining("Llama-2-7b", 2.0e12, 4096, "A100-80G")),
-    Reference("Llama 2 13B", LLAMA2, 368_640, 0.25, _HOURS_WHY,
-              _pretraining("Llama-2-13b", 2.0e12, 4096, "A100-80G")),
-    Reference("Llama 2 70B", LLAMA2, 1_720_320, 0.25, _HOURS_WHY,
-              _pretraining("Llama-2-70b", 2.0e12, 4096, "A100-80G")),
-    Reference("LLaMA 7B", LLAMA1, 82_432, 0.25, _HOURS_WHY,
-              _pretraining(str(CONFIGS / "llama-2-7b.json"), 1.0e12, 2048, "A100-80G")),
-    Reference("LLaMA 13B", LLAMA1, 135_168, 0.25, _HOURS_WHY,
-              _pretraining("Llama-2-13b", 1.0e12, 2048, "A100-80G")),
-    Reference("LLaMA 33B", LLAMA1, 530_432, 0.25, _HOURS_WHY,
-              _pretraining(str(CONFIGS / "llama-33b.json"), 1.4e12, 2048, "A100-80G")),
-    Reference("LLaMA 65B", LLAMA1, 1_022_362, 0.25, _HOURS_WHY,
-              _pretraining(str(CONFIGS / "llama-65b.json"), 1.4e12, 2048, "A100-80G")),
-    Reference("Llama 3.1 405B", LLAMA31, 30.84e6, 0.25, _HOURS_WHY,
-              _pretraining("Llama-3.1-405B", 15.6e12, 8192, "H100")),
+    Reference(
+        "Llama 2 7B",
+        LLAMA2,
+        184_320,
+        0.25,
+        _HOURS_WHY,
+        _pretraining("Llama-2-7b", 2.0e12, 4096, "A100-80G"),
+    ),
+    Reference(
+        "Llama 2 13B",
+        LLAMA2,
+        368_640,
+        0.25,
+        _HOURS_WHY,
+        _pretraining("Llama-2-13b", 2.0e12, 4096, "A100-80G"),
+    ),
+    Reference(
+        "Llama 2 70B",
+        LLAMA2,
+        1_720_320,
+        0.25,
+        _HOURS_WHY,
+        _pretraining("Llama-2-70b", 2.0e12, 4096, "A100-80G"),
+    ),
+    Reference(
+        "LLaMA 7B",
+        LLAMA1,
+        82_432,
+        0.25,
+        _HOURS_WHY,
+        _pretraining(str(CONFIGS / "llama-2-7b.json"), 1.0e12, 2048, "A100-80G"),
+    ),
+    Reference(
+        "LLaMA 13B",
+        LLAMA1,
+        135_168,
+        0.25,
+        _HOURS_WHY,
+        _pretraining("Llama-2-13b", 1.0e12, 2048, "A100-80G"),
+    ),
+    Reference(
+        "LLaMA 33B",
+        LLAMA1,
+        530_432,
+        0.25,
+        _HOURS_WHY,
+        _pretraining(str(CONFIGS / "llama-33b.json"), 1.4e12, 2048, "A100-80G"),
+    ),
+    Reference(
+        "LLaMA 65B",
+        LLAMA1,
+        1_022_362,
+        0.25,
+        _HOURS_WHY,
+        _pretraining(str(CONFIGS / "llama-65b.json"), 1.4e12, 2048, "A100-80G"),
+    ),
+    Reference(
+        "Llama 3.1 405B",
+        LLAMA31,
+        30.84e6,
+        0.25,
+        _HOURS_WHY,
+        _pretraining("Llama-3.1-405B", 15.6e12, 8192, "H100"),
+    ),
 ]
 # Not used: the Llama 3.1 model card's 8B (1.46M) and 70B (7.0M) H100-hours imply an MFU of
 # 0.18 and 0.29 under this FLOP count, far below the 38-43 % Meta reports for the same cluster,

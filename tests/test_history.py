@@ -33,9 +33,15 @@ def three_weeks(cli: Any, server: FaultServer, tmp_path: Path) -> Any:
     url = publish(server, h100.format("20.00"), l40s.format("600"))
     config = write_sources(tmp_path, [source_entry("acme", url, profile="acme.toml")])
     assert cli("init", "--no-demo").code == 0
-    for rows in ([], [h100.format("18.50"), l40s.format("640.00")],
-                 [h100.format("18.50"), "acme,sg-1,A100-80G,1,hourly,1.25,USD,a100\n",
-                  "acme,sg-1,A100-80G,1,hourly,1.40,USD,a100\n"]):
+    for rows in (
+        [],
+        [h100.format("18.50"), l40s.format("640.00")],
+        [
+            h100.format("18.50"),
+            "acme,sg-1,A100-80G,1,hourly,1.25,USD,a100\n",
+            "acme,sg-1,A100-80G,1,hourly,1.40,USD,a100\n",
+        ],
+    ):
         if rows:
             publish(server, *rows)
         assert cli("refresh", "--config", str(config), "--json").code == 0
@@ -52,8 +58,11 @@ def test_history_follows_each_offer_over_the_snapshots(three_weeks: Any) -> None
     offers = by_gpu(result.json())
     h100 = offers["H100-SXM5-80GB"]
     assert [p["price"] for p in h100["points"]] == ["20.00", "18.50", "18.50"]
-    assert (h100["first_price"], h100["last_price"], h100["change_pct"]) == ("20.00", "18.50",
-                                                                            "-7.5")
+    assert (h100["first_price"], h100["last_price"], h100["change_pct"]) == (
+        "20.00",
+        "18.50",
+        "-7.5",
+    )
     assert h100["current"] is True and h100["cards"] == 8 and h100["currency"] == "USD"
     l40s = offers["L40S"]
     assert [p["price"] for p in l40s["points"]] == ["600", "640.00"]

@@ -23,10 +23,16 @@ def test_upgrade_from_first_revision_keeps_data(any_db_url: str) -> None:
     assert not inspect(engine).has_table("quote")
     store_profile(engine, PROFILE)
     offer = OfferIn(
-        provider="old", region="gd-1", gpu="RTX4090", billing="hourly", price=Decimal("1.2345"),
+        provider="old",
+        region="gd-1",
+        gpu="RTX4090",
+        billing="hourly",
+        price=Decimal("1.2345"),
         observed_at=datetime(2026, 11, 1, tzinfo=UTC),
     )
-    store_snapshot(engine, "old", [offer], source="t", content_sha256="x", fetched_at=datetime.now(UTC))
+    store_snapshot(
+        engine, "old", [offer], source="t", content_sha256="x", fetched_at=datetime.now(UTC)
+    )
 
     upgrade_schema(engine)
 

@@ -14,7 +14,9 @@ from tests.conftest import REPO
 def test_wheel_contents(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path)],
-        cwd=REPO, check=True, capture_output=True,
+        cwd=REPO,
+        check=True,
+        capture_output=True,
     )
     [wheel] = tmp_path.glob("suanli-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())

@@ -25,8 +25,9 @@ from comparator.planning import context_from_settings, plan_job
 from comparator.throughput import is_rdma
 
 REPO = Path(__file__).resolve().parents[1]
-EXAMPLES = sorted(p for p in (REPO / "examples").glob("*.toml")
-                  if "[schedule]" in p.read_text(encoding="utf-8"))
+EXAMPLES = sorted(
+    p for p in (REPO / "examples").glob("*.toml") if "[schedule]" in p.read_text(encoding="utf-8")
+)
 TODAY = "2026-11-29"
 MONEY = re.compile(r"^\d+\.\d{2}$")
 
@@ -36,14 +37,22 @@ def plan_in_process(db_url: str, path: Path, **options: Any) -> tuple[PlanResult
     engine = make_engine(db_url)
     job = load_job(path)
     offers, profiles = current_offers(engine), load_profiles(engine)
-    context = context_from_settings(load_settings({}), today=date.fromisoformat(TODAY),
-                                    **options)
+    context = context_from_settings(load_settings({}), today=date.fromisoformat(TODAY), **options)
     result = plan_job(job, offers, profiles, context)
-    eligible = evaluate_offers(offers, profiles, job.requirements, today=context.today,
-                               last_day=job.schedule.deadline.date())
-    check = ValidationContext(job, {o.offer_id: o for o in offers},
-                              PriceBasis(job.currency, context.fx), context.multi_node_efficiency,
-                              frozenset(eligible.eligible_ids))
+    eligible = evaluate_offers(
+        offers,
+        profiles,
+        job.requirements,
+        today=context.today,
+        last_day=job.schedule.deadline.date(),
+    )
+    check = ValidationContext(
+        job,
+        {o.offer_id: o for o in offers},
+        PriceBasis(job.currency, context.fx),
+        context.multi_node_efficiency,
+        frozenset(eligible.eligible_ids),
+    )
     plans = ([result.best] if result.best else []) + result.alternatives
     problems = [p for plan in plans for p in validate_plan(plan, check)]
     engine.dispose()
@@ -51,8 +60,17 @@ def plan_in_process(db_url: str, path: Path, **options: Any) -> tuple[PlanResult
 
 
 def check_plan_json(plan: dict[str, Any]) -> None:
-    for key in ("provider", "region", "gpu", "cards", "total_cost", "start", "finish",
-                "run_hours", "segments"):
+    for key in (
+        "provider",
+        "region",
+        "gpu",
+        "cards",
+        "total_cost",
+        "start",
+        "finish",
+        "run_hours",
+        "segments",
+    ):
         assert key in plan
     assert MONEY.match(plan["total_cost"])
     start, finish = (datetime.fromisoformat(plan[k]) for k in ("start", "finish"))
@@ -143,25 +161,32 @@ provinces = [{province}]
 {budget}
 """
 LORA = '[model]\nname = "Qwen2.5-7B"\n[training]\nmethod = "lora"\ntokens = "300M"\n'
-FULL_70B = ('[model]\nname = "Llama-2-70b"\n[training]\nmethod = "full"\ntokens = "1B"\n'
-            'cards = 2\n')
+FULL_70B = '[model]\nname = "Llama-2-70b"\n[training]\nmethod = "full"\ntokens = "1B"\ncards = 2\n'
 
 
 @pytest.mark.parametrize(
     ("fields", "binding", "hint"),
     [
-        ({"deadline": "2026-12-01T03:00:00+08:00", "work": LORA + "cards = 1\n"}, "deadline",
-         "Move the deadline to"),
+        (
+            {"deadline": "2026-12-01T03:00:00+08:00", "work": LORA + "cards = 1\n"},
+            "deadline",
+            "Move the deadline to",
+        ),
         ({"budget": "[budget]\nmax_cost = 50"}, "budget", "Raise max_cost to at least"),
         ({"province": '"西藏"'}, "compliance", "fail compliance"),
         ({"work": FULL_70B}, "memory", "memory"),
     ],
 )
-def test_infeasible_jobs_name_the_binding_constraint(cli: Any, demo_db_url: str, tmp_path: Path,
-                                                     fields: dict[str, str], binding: str,
-                                                     hint: str) -> None:
-    values = {"work": LORA, "deadline": "2026-12-08T00:00:00+08:00", "province": '"广东"',
-              "budget": "", **fields}
+def test_infeasible_jobs_name_the_binding_constraint(
+    cli: Any, demo_db_url: str, tmp_path: Path, fields: dict[str, str], binding: str, hint: str
+) -> None:
+    values = {
+        "work": LORA,
+        "deadline": "2026-12-08T00:00:00+08:00",
+        "province": '"广东"',
+        "budget": "",
+        **fields,
+    }
     path = tmp_path / "job.toml"
     path.write_text(JOB.format(**values), encoding="utf-8")
     result = cli("plan", str(path), "--today", TODAY, "--json", db=demo_db_url, lang="en")
@@ -180,16 +205,19 @@ def test_infeasible_jobs_name_the_binding_constraint(cli: Any, demo_db_url: str,
 def test_objective_time_finishes_no_later(cli: Any, demo_db_url: str) -> None:
     example = str(REPO / "examples/lora-7b-guangdong.toml")
     cost = cli("plan", example, "--today", TODAY, "--json", db=demo_db_url).json()
-    fast = cli("plan", example, "--today", TODAY, "--json", "--objective", "time",
-               db=demo_db_url).json()
+    fast = cli(
+        "plan", example, "--today", TODAY, "--json", "--objective", "time", db=demo_db_url
+    ).json()
     assert fast["objective"] == "time"
     assert fast["best"]["finish"] <= cost["best"]["finish"]
     assert Decimal(fast["best"]["total_cost"]) >= Decimal(cost["best"]["total_cost"])
 
 
 def test_several_jobs_print_one_shared_document(cli: Any, demo_db_url: str) -> None:
-    examples = [str(REPO / "examples/lora-7b-guangdong.toml"),
-                str(REPO / "examples/seeds-13b-full-8xa100.toml")]
+    examples = [
+        str(REPO / "examples/lora-7b-guangdong.toml"),
+        str(REPO / "examples/seeds-13b-full-8xa100.toml"),
+    ]
     result = cli("plan", *examples, "--today", TODAY, "--json", db=demo_db_url)
     assert result.code == 0, result.err
     document = result.json()
@@ -228,8 +256,7 @@ provinces = ["广东"]
 """
 
 
-def test_jobs_competing_for_stock_get_a_proven_joint_plan(demo_db_url: str,
-                                                          tmp_path: Path) -> None:
+def test_jobs_competing_for_stock_get_a_proven_joint_plan(demo_db_url: str, tmp_path: Path) -> None:
     """Run as a real process: HiGHS's banner must not reach stdout under --json."""
     paths = []
     for name in ("a", "b"):
@@ -237,8 +264,23 @@ def test_jobs_competing_for_stock_get_a_proven_joint_plan(demo_db_url: str,
         path.write_text(SHARED_JOB.format(name=name), encoding="utf-8")
         paths.append(str(path))
     proc = subprocess.run(
-        [sys.executable, "-m", "comparator", "--db", demo_db_url, "plan", *paths, "--today",
-         TODAY, "--json"], cwd=REPO, capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "comparator",
+            "--db",
+            demo_db_url,
+            "plan",
+            *paths,
+            "--today",
+            TODAY,
+            "--json",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     document = json.loads(proc.stdout)
     assert document["milp_status"] is not None  # the stock bound: HiGHS was needed

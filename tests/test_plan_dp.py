@@ -55,7 +55,10 @@ def test_pausing_splits_line_items_and_each_rounds_on_its_own() -> None:
     result = cheapest(problem)
     assert result is not None
     assert [(s.start, s.end, s.cost) for s in result.segments] == [
-        (0, 1, D("0.33")), (2, 3, D("0.33")), (4, 5, D("0.33"))]
+        (0, 1, D("0.33")),
+        (2, 3, D("0.33")),
+        (4, 5, D("0.33")),
+    ]
     assert result.cost == D("0.99") and result.finish == 5
 
 
@@ -68,8 +71,9 @@ def test_a_short_last_segment_is_padded_to_its_minimum() -> None:
 
 
 def test_a_contract_may_run_past_the_deadline_and_still_win() -> None:
-    problem = ScheduleProblem(12, 10, False, 0, (hourly("h", *["10"] * 12),),
-                              (ContractRate("daily", 24, D("99.99")),))
+    problem = ScheduleProblem(
+        12, 10, False, 0, (hourly("h", *["10"] * 12),), (ContractRate("daily", 24, D("99.99")),)
+    )
     result = cheapest(problem)
     assert result is not None and result.cost == D("99.99")
     (segment,) = result.segments
@@ -79,12 +83,12 @@ def test_a_contract_may_run_past_the_deadline_and_still_win() -> None:
 def test_hourly_and_contracts_mix_and_chain() -> None:
     # 30 h of work: a 24 h contract (50.00) plus 6 cheap hourly slots beats two contracts.
     costs = ["3"] * 24 + ["1"] * 6 + ["3"] * 18
-    problem = ScheduleProblem(48, 30, False, 0, (hourly("h", *costs),),
-                              (ContractRate("daily", 24, D("50")),))
+    problem = ScheduleProblem(
+        48, 30, False, 0, (hourly("h", *costs),), (ContractRate("daily", 24, D("50")),)
+    )
     result = cheapest(problem)
     assert result is not None and result.cost == D("56.00")
-    assert [(s.key, s.start, s.end) for s in result.segments] == [("daily", 0, 24),
-                                                                 ("h", 24, 30)]
+    assert [(s.key, s.start, s.end) for s in result.segments] == [("daily", 0, 24), ("h", 24, 30)]
 
 
 def test_chained_contracts_are_one_line_item() -> None:
@@ -105,7 +109,9 @@ def test_restart_overhead_decides_whether_a_pause_pays() -> None:
     short = cheapest(ScheduleProblem(9, 5, True, 1, (hourly("h", *costs),)))
     assert short is not None and short.cost == D("6.00") and short.finish == 8
     assert [(s.start, s.run_end, s.overhead_slots) for s in short.segments] == [
-        (0, 3, 0), (5, 8, 1)]
+        (0, 3, 0),
+        (5, 8, 1),
+    ]
     long = cheapest(ScheduleProblem(9, 5, True, 3, (hourly("h", *costs),)))
     assert long is not None and long.cost == D("13.00")
     assert [(s.start, s.run_end, s.overhead_slots) for s in long.segments] == [(4, 9, 0)]
@@ -120,8 +126,9 @@ def test_a_job_that_may_not_pause_runs_in_one_block() -> None:
 
 
 def test_switching_rates_is_not_a_pause() -> None:
-    problem = ScheduleProblem(4, 4, False, 3, (hourly("a", "1", "1", "9", "9"),
-                                               hourly("b", "9", "9", "1", "1")))
+    problem = ScheduleProblem(
+        4, 4, False, 3, (hourly("a", "1", "1", "9", "9"), hourly("b", "9", "9", "1", "1"))
+    )
     result = cheapest(problem)
     assert result is not None and result.cost == D("4.00")
     assert [(s.key, s.overhead_slots) for s in result.segments] == [("a", 0), ("b", 0)]
@@ -167,16 +174,23 @@ def random_problem(rng: random.Random) -> ScheduleProblem:
         minimum = rng.choice([1, 1, 2, 3])
         price = D(rng.randint(1, 500)) / 100 * rng.choice([1, 1, 2, 3])
         costs = tuple(price * rng.choice(FACTORS) for _ in range(deadline + minimum - 1))
-        available = (tuple(rng.random() < 0.8 for _ in costs) if rng.random() < 0.2 else None)
+        available = tuple(rng.random() < 0.8 for _ in costs) if rng.random() < 0.2 else None
         rates.append(HourlyRate(f"h{j}", costs, minimum, available))
     contracts = []
     for j in range(rng.randint(0 if rates else 1, 2)):
         cost = D(rng.randint(1, 2000)) / rng.choice([100, 1000])
-        contracts.append(ContractRate(f"c{j}", rng.choice([1, 2, 3, 4, 24]), cost,
-                                      rng.choice([1, 1, 2])))
+        contracts.append(
+            ContractRate(f"c{j}", rng.choice([1, 2, 3, 4, 24]), cost, rng.choice([1, 1, 2]))
+        )
     interruptible = rng.random() < 0.7
-    return ScheduleProblem(deadline, rng.randint(1, deadline), interruptible,
-                           rng.choice([0, 0, 1, 2]), tuple(rates), tuple(contracts))
+    return ScheduleProblem(
+        deadline,
+        rng.randint(1, deadline),
+        interruptible,
+        rng.choice([0, 0, 1, 2]),
+        tuple(rates),
+        tuple(contracts),
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -202,11 +216,19 @@ def medium_problem(rng: random.Random, extra: int) -> ScheduleProblem:
         day = [rng.choice(FACTORS) for _ in range(24)]
         costs = tuple(price * day[t % 24] for t in range(deadline + extra + minimum))
         rates.append(HourlyRate(f"h{j}", costs, minimum))
-    contracts = tuple(ContractRate(f"c{j}", rng.choice([6, 24]), D(rng.randint(500, 20000)) / 100)
-                      for j in range(rng.randint(0, 2)))
+    contracts = tuple(
+        ContractRate(f"c{j}", rng.choice([6, 24]), D(rng.randint(500, 20000)) / 100)
+        for j in range(rng.randint(0, 2))
+    )
     interruptible = rng.random() < 0.7
-    return ScheduleProblem(deadline, rng.randint(2, deadline // 2), interruptible,
-                           rng.choice([0, 1]), tuple(rates), contracts)
+    return ScheduleProblem(
+        deadline,
+        rng.randint(2, deadline // 2),
+        interruptible,
+        rng.choice([0, 1]),
+        tuple(rates),
+        contracts,
+    )
 
 
 def best_cents(problem: ScheduleProblem) -> int | None:
@@ -220,11 +242,13 @@ def test_a_later_deadline_never_raises_the_cost(seed: int) -> None:
     rng = random.Random(100 + seed)
     for _ in range(10):
         problem = medium_problem(rng, extra=24)
-        costs = [best_cents(dataclasses.replace(problem, deadline_slot=problem.deadline_slot + k))
-                 for k in (0, 1, 5, 24)]
+        costs = [
+            best_cents(dataclasses.replace(problem, deadline_slot=problem.deadline_slot + k))
+            for k in (0, 1, 5, 24)
+        ]
         found = [c for c in costs if c is not None]
         assert found == sorted(found, reverse=True), costs
-        assert all(c is not None for c in costs[costs.index(found[0]):]) if found else True
+        assert all(c is not None for c in costs[costs.index(found[0]) :]) if found else True
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -238,11 +262,19 @@ def test_a_lower_price_never_raises_the_cost(seed: int) -> None:
         cheaper_costs = list(rate.slot_costs)
         cheaper_costs[slot] = cheaper_costs[slot] * D("0.5")
         cheaper = dataclasses.replace(
-            problem, hourly=(dataclasses.replace(rate, slot_costs=tuple(cheaper_costs)),
-                             *problem.hourly[1:]))
-        everything = dataclasses.replace(problem, hourly=tuple(
-            dataclasses.replace(r, slot_costs=tuple(c * D("0.9") for c in r.slot_costs))
-            for r in problem.hourly))
+            problem,
+            hourly=(
+                dataclasses.replace(rate, slot_costs=tuple(cheaper_costs)),
+                *problem.hourly[1:],
+            ),
+        )
+        everything = dataclasses.replace(
+            problem,
+            hourly=tuple(
+                dataclasses.replace(r, slot_costs=tuple(c * D("0.9") for c in r.slot_costs))
+                for r in problem.hourly
+            ),
+        )
         for lowered in (cheaper, everything):
             after = best_cents(lowered)
             assert before is None or (after is not None and after <= before)

@@ -81,8 +81,10 @@ deadline = 2026-12-08T00:00:00+08:00
 """
     job = load_job(write(tmp_path, text, "qwen.toml"))
     assert job.name == "qwen" and job.workload.card_hours is None
-    assert job.model == {"name": "Qwen2.5-7B"} and job.training == {"method": "lora",
-                                                                     "tokens": "300M"}
+    assert job.model == {"name": "Qwen2.5-7B"} and job.training == {
+        "method": "lora",
+        "tokens": "300M",
+    }
     assert not job.schedule.interruptible
 
 
@@ -92,11 +94,15 @@ deadline = 2026-12-08T00:00:00+08:00
         (("card_hours = 120", "card_hours = -1"), "workload.card_hours"),
         (('gpu = "A100-80G"', 'gpu = "A1OO"'), "workload.gpu"),
         (("cards = 8", "cards = 0"), "workload.cards"),
-        (("deadline = 2026-12-08T00:00:00+08:00", "deadline = 2026-11-30T00:00:00+08:00"),
-         "schedule.deadline"),
+        (
+            ("deadline = 2026-12-08T00:00:00+08:00", "deadline = 2026-11-30T00:00:00+08:00"),
+            "schedule.deadline",
+        ),
         (("interruptible = true", 'interruptible = "yes"'), "schedule.interruptible"),
-        (("restart_overhead_hours = 0", "restart_overhead_hours = 0.5"),
-         "schedule.restart_overhead_hours"),
+        (
+            ("restart_overhead_hours = 0", "restart_overhead_hours = 0.5"),
+            "schedule.restart_overhead_hours",
+        ),
         (('provinces = ["广东省"]', 'provinces = ["Atlantis"]'), "requirements.provinces"),
         (("mlps_level = 3", "mlps_level = 7"), "requirements.mlps_level"),
         (("spot = false", "spot = false\nspots = true"), "requirements.spots"),
@@ -104,8 +110,9 @@ deadline = 2026-12-08T00:00:00+08:00
         (('currency = "CNY"', 'currency = "yuan"'), "currency"),
     ],
 )
-def test_bad_fields_are_named_with_the_file(tmp_path: Path, change: tuple[str, str],
-                                            field: str) -> None:
+def test_bad_fields_are_named_with_the_file(
+    tmp_path: Path, change: tuple[str, str], field: str
+) -> None:
     path = write(tmp_path, CONTRACT_EXAMPLE.replace(*change))
     with pytest.raises(JobFileError) as caught:
         load_job(path)
@@ -116,8 +123,11 @@ def test_workload_and_model_are_exclusive(tmp_path: Path) -> None:
     text = CONTRACT_EXAMPLE + '\n[model]\nname = "7B"\n'
     with pytest.raises(JobFileError, match="either \\[workload\\] or \\[model\\]"):
         load_job(write(tmp_path, text))
-    no_work = CONTRACT_EXAMPLE.split("[workload]")[0] + "[schedule]" + CONTRACT_EXAMPLE.split(
-        "[schedule]")[1]
+    no_work = (
+        CONTRACT_EXAMPLE.split("[workload]")[0]
+        + "[schedule]"
+        + CONTRACT_EXAMPLE.split("[schedule]")[1]
+    )
     with pytest.raises(JobFileError, match="\\[workload\\] card_hours, or \\[model\\]"):
         load_job(write(tmp_path, no_work))
 

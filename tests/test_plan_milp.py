@@ -38,15 +38,29 @@ def medium_problem(rng: random.Random) -> ScheduleProblem:
         minimum = rng.choice([1, 1, 2, 3])
         price = D(rng.randint(100, 2000)) / 100 * 4
         day = [rng.choice(QUARTERS) for _ in range(24)]
-        rates.append(HourlyRate(f"h{j}", tuple(price * day[t % 24]
-                                               for t in range(deadline + minimum)), minimum))
-    contracts = tuple(ContractRate(f"c{j}", rng.choice([6, 12, 24]),
-                                   D(rng.randint(2000, 20000)) / 100, rng.choice([1, 1, 2]))
-                      for j in range(rng.randint(0, 2)))
+        rates.append(
+            HourlyRate(
+                f"h{j}", tuple(price * day[t % 24] for t in range(deadline + minimum)), minimum
+            )
+        )
+    contracts = tuple(
+        ContractRate(
+            f"c{j}",
+            rng.choice([6, 12, 24]),
+            D(rng.randint(2000, 20000)) / 100,
+            rng.choice([1, 1, 2]),
+        )
+        for j in range(rng.randint(0, 2))
+    )
     interruptible = rng.random() < 0.7
-    return ScheduleProblem(deadline, rng.randint(4, deadline // 2), interruptible,
-                           rng.choice([0, 1, 2]) if interruptible else 0, tuple(rates),
-                           contracts)
+    return ScheduleProblem(
+        deadline,
+        rng.randint(4, deadline // 2),
+        interruptible,
+        rng.choice([0, 1, 2]) if interruptible else 0,
+        tuple(rates),
+        contracts,
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -81,24 +95,39 @@ def test_a_time_limited_answer_is_never_called_optimal() -> None:
 # --- several jobs sharing stock ----------------------------------------------------------------
 def job(name: str, cards: int = 16) -> Job:
     start = datetime(2026, 12, 1, tzinfo=SHANGHAI)
-    return Job(name=name, schedule=Schedule(start, datetime(2026, 12, 2, tzinfo=SHANGHAI), True),
-               workload=Workload(D(160), "A100-SXM4-80GB", cards), requirements=Requirements(),
-               source=f"{name}.toml")
+    return Job(
+        name=name,
+        schedule=Schedule(start, datetime(2026, 12, 2, tzinfo=SHANGHAI), True),
+        workload=Workload(D(160), "A100-SXM4-80GB", cards),
+        requirements=Requirements(),
+        source=f"{name}.toml",
+    )
 
 
 def context() -> PlanContext:
-    return PlanContext(today=datetime(2026, 11, 29).date(),
-                       fx=FxTable({"CNY": D(1), "USD": D("7.12")},
-                                  datetime(2026, 11, 27).date()))
+    return PlanContext(
+        today=datetime(2026, 11, 29).date(),
+        fx=FxTable({"CNY": D(1), "USD": D("7.12")}, datetime(2026, 11, 27).date()),
+    )
 
 
 def shared_offers() -> list:
     night = "00:00-08:00*0.5"
     return [
-        make_offer("cheap", "hourly", "80", cards=8, stock=3, time_of_use=night,
-                   country="SG", provider="sg", region="sg-1"),
-        make_offer("dear", "hourly", "100", cards=8, stock=4, country="SG", provider="sg2",
-                   region="sg-2"),
+        make_offer(
+            "cheap",
+            "hourly",
+            "80",
+            cards=8,
+            stock=3,
+            time_of_use=night,
+            country="SG",
+            provider="sg",
+            region="sg-1",
+        ),
+        make_offer(
+            "dear", "hourly", "100", cards=8, stock=4, country="SG", provider="sg2", region="sg-2"
+        ),
     ]
 
 
@@ -124,8 +153,9 @@ def test_jobs_competing_for_stock_are_planned_jointly_and_proven() -> None:
     by_id = {o.offer_id: o for o in offers}
     assert validate_shared_stock(both, by_id) == []
     for the_job, plan in zip((job("a"), job("b")), both, strict=True):
-        check = ValidationContext(the_job, by_id, PriceBasis("CNY", context().fx),
-                                  context().multi_node_efficiency)
+        check = ValidationContext(
+            the_job, by_id, PriceBasis("CNY", context().fx), context().multi_node_efficiency
+        )
         assert validate_plan(plan, check) == []
     assert shared.total_cost > 2 * alone.best.total_cost  # the stock binds
     assert shared.optimal and shared.gap == 0

@@ -33,18 +33,32 @@ D = Decimal
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 START = datetime(2026, 12, 1, tzinfo=SHANGHAI)
 NIGHT = "00:00-08:00*0.5"
-CONTEXT = PlanContext(today=date(2026, 11, 29),
-                      fx=FxTable({"CNY": D(1), "USD": D("7.12")}, date(2026, 11, 27)))
+CONTEXT = PlanContext(
+    today=date(2026, 11, 29), fx=FxTable({"CNY": D(1), "USD": D("7.12")}, date(2026, 11, 27))
+)
 
 
-def job(card_hours: int = 64, *, cards: int | None = None, days: int = 7,
-        interruptible: bool = True, overhead: int = 0, spot: bool = False,
-        gpus: tuple[str, ...] = (), budget: Decimal | None = None,
-        gpu: str = "A100-SXM4-80GB") -> Job:
+def job(
+    card_hours: int = 64,
+    *,
+    cards: int | None = None,
+    days: int = 7,
+    interruptible: bool = True,
+    overhead: int = 0,
+    spot: bool = False,
+    gpus: tuple[str, ...] = (),
+    budget: Decimal | None = None,
+    gpu: str = "A100-SXM4-80GB",
+) -> Job:
     schedule = Schedule(START, START + timedelta(days=days), interruptible, overhead)
-    return Job(name="test", schedule=schedule, workload=Workload(D(card_hours), gpu, cards),
-               requirements=Requirements(gpus=gpus, spot=spot), max_cost=budget,
-               source="test.toml")
+    return Job(
+        name="test",
+        schedule=schedule,
+        workload=Workload(D(card_hours), gpu, cards),
+        requirements=Requirements(gpus=gpus, spot=spot),
+        max_cost=budget,
+        source="test.toml",
+    )
 
 
 def sg(offer_id: str, billing: str = "hourly", price: str = "10", **fields: object) -> OfferView:
@@ -54,13 +68,19 @@ def sg(offer_id: str, billing: str = "hourly", price: str = "10", **fields: obje
     return make_offer(offer_id, billing, price, country="SG", **fields)  # type: ignore[arg-type]
 
 
-def planned(the_job: Job, offers: Sequence[OfferView], context: PlanContext = CONTEXT,
-            ) -> PlanResult:
+def planned(
+    the_job: Job,
+    offers: Sequence[OfferView],
+    context: PlanContext = CONTEXT,
+) -> PlanResult:
     """Plan and validate every plan of the result independently."""
     result = plan_job(the_job, offers, {}, context)
-    check = ValidationContext(the_job, {o.offer_id: o for o in offers},
-                              PriceBasis(the_job.currency, context.fx),
-                              context.multi_node_efficiency)
+    check = ValidationContext(
+        the_job,
+        {o.offer_id: o for o in offers},
+        PriceBasis(the_job.currency, context.fx),
+        context.multi_node_efficiency,
+    )
     for plan in ([result.best] if result.best else []) + result.alternatives:
         assert validate_plan(plan, check) == []
     return result
@@ -89,8 +109,10 @@ def test_gpu_requirements_exclude_other_models() -> None:
 
 
 def test_stock_and_network_limits_name_the_reason() -> None:
-    offers = [sg("few", price="5", stock=4), sg("no-ib", price="6", network="eth-25g",
-                                                provider="other")]
+    offers = [
+        sg("few", price="5", stock=4),
+        sg("no-ib", price="6", network="eth-25g", provider="other"),
+    ]
     result = planned(job(cards=16), offers)
     assert "stock: 16 cards need 16 units, 4 available" in reasons(result, "few")
     assert "needs an IB/RoCE network" in reasons(result, "no-ib")
@@ -101,8 +123,12 @@ def test_bad_time_of_use_and_uncovered_years_exclude_the_offer() -> None:
     offers = [sg("bad", time_of_use="sunday*0.5"), sg("good", price="12")]
     result = planned(job(), offers)
     assert "expected a day among" in reasons(result, "bad")
-    late = dataclasses.replace(job(), schedule=Schedule(
-        datetime(2099, 1, 1, tzinfo=SHANGHAI), datetime(2099, 1, 5, tzinfo=SHANGHAI), True))
+    late = dataclasses.replace(
+        job(),
+        schedule=Schedule(
+            datetime(2099, 1, 1, tzinfo=SHANGHAI), datetime(2099, 1, 5, tzinfo=SHANGHAI), True
+        ),
+    )
     holiday = [sg("holiday", time_of_use="holiday*0.7"), sg("plain", price="12")]
     result = planned(late, holiday)
     assert "no data for 2099" in reasons(result, "holiday")
@@ -115,8 +141,13 @@ def test_a_gpu_without_a_throughput_figure_cannot_take_scaled_card_hours() -> No
 
 
 def test_a_model_that_does_not_fit_is_excluded_for_memory() -> None:
-    model_job = Job(name="70b", schedule=job().schedule, model={"name": "Llama-2-70b"},
-                    training={"method": "full", "tokens": "1B", "cards": 8}, source="70b.toml")
+    model_job = Job(
+        name="70b",
+        schedule=job().schedule,
+        model={"name": "Llama-2-70b"},
+        training={"method": "full", "tokens": "1B", "cards": 8},
+        source="70b.toml",
+    )
     result = planned(model_job, [sg("4090", gpu="RTX4090"), sg("a100")])
     assert result.best is None and result.binding == "memory"
     assert "memory" in reasons(result, "4090") and "GiB" in reasons(result, "a100")
@@ -157,14 +188,19 @@ CATALOG = [
 def test_the_card_count_is_the_best_over_every_fixed_count() -> None:
     free = planned(job(card_hours=200), CATALOG)
     assert free.best is not None
-    fixed = [planned(job(card_hours=200, cards=n), CATALOG).best for n in (1, 2, 3, 4, 5, 6, 7,
-                                                                          8, 16, 24)]
+    fixed = [
+        planned(job(card_hours=200, cards=n), CATALOG).best
+        for n in (1, 2, 3, 4, 5, 6, 7, 8, 16, 24)
+    ]
     assert free.best.total_cost == min(p.total_cost for p in fixed if p is not None)
 
 
 def test_pruning_by_the_lower_bound_never_changes_the_answer() -> None:
-    for the_job in (job(card_hours=200), job(card_hours=500, overhead=1),
-                    job(card_hours=300, interruptible=False)):
+    for the_job in (
+        job(card_hours=200),
+        job(card_hours=500, overhead=1),
+        job(card_hours=300, interruptible=False),
+    ):
         candidates = prepare(the_job, CATALOG, {}, CONTEXT).built.candidates
         selection = choose(candidates, PlanOptions(top=10))
         exhaustive = {}
@@ -183,14 +219,14 @@ def test_pruning_by_the_lower_bound_never_changes_the_answer() -> None:
 
 def test_objective_time_and_the_budget() -> None:
     cheapest = planned(job(card_hours=200), CATALOG)
-    fastest = planned(job(card_hours=200), CATALOG, dataclasses.replace(CONTEXT,
-                                                                       objective="time"))
+    fastest = planned(job(card_hours=200), CATALOG, dataclasses.replace(CONTEXT, objective="time"))
     assert cheapest.best is not None and fastest.best is not None
     assert fastest.best.finish <= cheapest.best.finish
     assert fastest.best.total_cost >= cheapest.best.total_cost
     budget = cheapest.best.total_cost * D("1.2")
-    bounded = planned(job(card_hours=200, budget=budget), CATALOG,
-                      dataclasses.replace(CONTEXT, objective="time"))
+    bounded = planned(
+        job(card_hours=200, budget=budget), CATALOG, dataclasses.replace(CONTEXT, objective="time")
+    )
     assert bounded.best is not None and bounded.best.total_cost <= budget
     assert cheapest.best.finish >= bounded.best.finish >= fastest.best.finish
     broke = planned(job(card_hours=200, budget=cheapest.best.total_cost - D("0.01")), CATALOG)
@@ -221,17 +257,29 @@ def test_the_validator_catches_every_kind_of_broken_plan() -> None:
     result = planned(the_job, offers)
     plan = result.best
     assert plan is not None
-    check = ValidationContext(the_job, {o.offer_id: o for o in offers},
-                              PriceBasis("CNY", CONTEXT.fx), CONTEXT.multi_node_efficiency)
+    check = ValidationContext(
+        the_job,
+        {o.offer_id: o for o in offers},
+        PriceBasis("CNY", CONTEXT.fx),
+        CONTEXT.multi_node_efficiency,
+    )
     first, *rest = plan.segments
     broken = {
-        "cost": dataclasses.replace(plan, segments=(dataclasses.replace(
-            first, cost=first.cost - D("0.01")), *rest)),
+        "cost": dataclasses.replace(
+            plan, segments=(dataclasses.replace(first, cost=first.cost - D("0.01")), *rest)
+        ),
         "work": dataclasses.replace(plan, segments=tuple(rest)),
-        "overlap": dataclasses.replace(plan, segments=(first, dataclasses.replace(
-            rest[0], start=first.start + timedelta(hours=1)), *rest[1:])),
-        "deadline": dataclasses.replace(plan, finish=the_job.schedule.deadline + timedelta(
-            hours=1)),
+        "overlap": dataclasses.replace(
+            plan,
+            segments=(
+                first,
+                dataclasses.replace(rest[0], start=first.start + timedelta(hours=1)),
+                *rest[1:],
+            ),
+        ),
+        "deadline": dataclasses.replace(
+            plan, finish=the_job.schedule.deadline + timedelta(hours=1)
+        ),
         "units": dataclasses.replace(plan, cards=3),
     }
     for what, bad in broken.items():
@@ -239,8 +287,10 @@ def test_the_validator_catches_every_kind_of_broken_plan() -> None:
     spot_offers = [dataclasses.replace(offers[0], billing="spot")]
     spot_check = dataclasses.replace(check, offers={"tou": spot_offers[0]})
     assert any("spot" in p for p in validate_plan(plan, spot_check))
-    assert any("not compliant" in p
-               for p in validate_plan(plan, dataclasses.replace(check, eligible_ids=frozenset())))
+    assert any(
+        "not compliant" in p
+        for p in validate_plan(plan, dataclasses.replace(check, eligible_ids=frozenset()))
+    )
 
 
 # --- run time --------------------------------------------------------------------------------
@@ -248,8 +298,9 @@ def test_card_hours_scale_by_the_throughput_table_and_nodes_cost_efficiency() ->
     a100, h800 = GPUS["A100-SXM4-80GB"], GPUS["H800-SXM5-80GB"]
     ratio = relative_throughput(a100) / relative_throughput(h800)  # type: ignore[operator]
     scaled = scale_card_hours(D(100), a100, h800)
-    assert scaled is not None and scaled == (D(100) * ratio).quantize(D("0.000001"),
-                                                                   rounding="ROUND_CEILING")
+    assert scaled is not None and scaled == (D(100) * ratio).quantize(
+        D("0.000001"), rounding="ROUND_CEILING"
+    )
     assert scaled < 100  # a faster card needs fewer card-hours
     assert scale_card_hours(D(100), a100, GPUS["K80"]) is None
     assert run_hours(D(100), 8, 8, D("0.9")) == 13  # ceil(100 / 8)

@@ -43,7 +43,11 @@ def test_datacentres_canonicalise_province_and_city_and_default_country() -> Non
 def test_overseas_profile_may_be_minimal() -> None:
     profile = load_profile(PROFILES / "overseas-minimal.toml")
     assert (profile.id, profile.country, profile.licenses, profile.uscc) == (
-        "faraway", "US", (), None)
+        "faraway",
+        "US",
+        (),
+        None,
+    )
     assert not profile.mainland and profile.timezone == "Asia/Shanghai" and not profile.demo
 
 
@@ -69,12 +73,25 @@ def test_demo_flag_and_timezone() -> None:
     assert profile.demo and profile.timezone == "Asia/Singapore"
 
 
-@pytest.mark.parametrize(("fixture", "fragments"), [
-    ("bad-date.toml", ["bad-date.toml", "[[licenses]] #1 valid_until", "YYYY-MM-DD", "2029-13-01"]),
-    ("unknown-province.toml", ["unknown-province.toml", "[[datacenters]] #1 province", "火星"]),
-    ("licence-wrong-field.toml",
-     ["licence-wrong-field.toml", "[[licenses]] #1 number", "ICP filing", "蜀ICP备2026007879号-1"]),
-])
+@pytest.mark.parametrize(
+    ("fixture", "fragments"),
+    [
+        (
+            "bad-date.toml",
+            ["bad-date.toml", "[[licenses]] #1 valid_until", "YYYY-MM-DD", "2029-13-01"],
+        ),
+        ("unknown-province.toml", ["unknown-province.toml", "[[datacenters]] #1 province", "火星"]),
+        (
+            "licence-wrong-field.toml",
+            [
+                "licence-wrong-field.toml",
+                "[[licenses]] #1 number",
+                "ICP filing",
+                "蜀ICP备2026007879号-1",
+            ],
+        ),
+    ],
+)
 def test_malformed_fixture_files_name_file_and_field(fixture: str, fragments: list[str]) -> None:
     with pytest.raises(ProfileError) as error:
         load_profile(PROFILES / fixture)
@@ -134,7 +151,9 @@ MALFORMED = [
 
 @pytest.mark.parametrize(("path", "value", "field"), MALFORMED)
 def test_malformed_fields_give_one_error_naming_file_and_field(
-    path: tuple[Any, ...], value: Any, field: str,
+    path: tuple[Any, ...],
+    value: Any,
+    field: str,
 ) -> None:
     with pytest.raises(ProfileError) as error:
         parse_profile(_with(path, value), "acme.toml")
@@ -144,8 +163,11 @@ def test_malformed_fields_give_one_error_naming_file_and_field(
 def test_unknown_fields_are_named() -> None:
     data = _base()
     data["licenses"][0]["valid_untill"] = "2029-05-01"
-    with pytest.raises(ProfileError, match=r"^p\.toml: \[\[licenses\]\] #1 valid_untill: unknown "
-                       r"field; expected one of number, services"):
+    with pytest.raises(
+        ProfileError,
+        match=r"^p\.toml: \[\[licenses\]\] #1 valid_untill: unknown "
+        r"field; expected one of number, services",
+    ):
         parse_profile(data, "p.toml")
 
 

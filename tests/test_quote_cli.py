@@ -6,7 +6,6 @@ import builtins
 import csv
 import hashlib
 import json
-import shutil
 import subprocess
 import sys
 from datetime import date, datetime
@@ -19,6 +18,7 @@ from sqlalchemy import select
 
 from comparator.db import make_engine
 from comparator.quote_store import QUOTE
+from tests.conftest import needs_pdf
 from tests.htmltree import parse_html
 
 DATA = Path(__file__).parent / "data"
@@ -65,12 +65,13 @@ def test_quote_totals_equal_plan_json(cli: Any, demo_db_url: str, tmp_path: Path
     assert out["quote"].startswith("Q-2026-") and out["html"] == str(html) and out["pdf"] is None
 
 
-@pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils not installed")
+@needs_pdf
 def test_quote_pdf_has_the_plan_total(cli: Any, demo_db_url: str, tmp_path: Path) -> None:
     pdf = tmp_path / "quote.pdf"
     out = quote(cli, demo_db_url, str(JOB), "--pdf", str(pdf), "--today", TODAY)
-    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
     assert money(out["total_cost"]) in text
     assert "最优方案" in text and out["quote"] in text
 
@@ -110,10 +111,14 @@ def test_the_stored_row_freezes_inputs(cli: Any, demo_db_url: str) -> None:
     engine = make_engine(demo_db_url)
     with engine.connect() as conn:
         row = conn.execute(select(QUOTE).where(QUOTE.c.number == out["quote"])).one()
-        current = conn.exec_driver_sql(
-            "SELECT DISTINCT snapshot_id FROM offer WHERE snapshot_id IN "
-            "(SELECT MAX(id) FROM pricesnapshot GROUP BY provider_id)"
-        ).scalars().all()
+        current = (
+            conn.exec_driver_sql(
+                "SELECT DISTINCT snapshot_id FROM offer WHERE snapshot_id IN "
+                "(SELECT MAX(id) FROM pricesnapshot GROUP BY provider_id)"
+            )
+            .scalars()
+            .all()
+        )
     engine.dispose()
     document = json.loads(row.document_json)
     assert row.input_sha256 == hashlib.sha256(JOB.read_bytes()).hexdigest()
@@ -123,8 +128,9 @@ def test_the_stored_row_freezes_inputs(cli: Any, demo_db_url: str) -> None:
     assert {a["offer_id"] for a in document["price_ages"]} >= {
         s["offer_id"] for s in out["plan"]["best"]["segments"]
     }
-    observed = {o["offer_id"]: o["observed_at"] for o in cli("offers", "--json",
-                                                            db=demo_db_url).json()}
+    observed = {
+        o["offer_id"]: o["observed_at"] for o in cli("offers", "--json", db=demo_db_url).json()
+    }
     for age in document["price_ages"]:
         assert age["observed_at"] == observed[age["offer_id"]]
         days = (date.fromisoformat(TODAY) - datetime.fromisoformat(age["observed_at"]).date()).days
@@ -151,10 +157,13 @@ def test_human_output_names_the_quote_number(cli: Any, demo_db_url: str) -> None
 
 def test_a_model_job_shows_its_estimate(cli: Any, demo_db_url: str, tmp_path: Path) -> None:
     job = tmp_path / "model-job.toml"
-    job.write_text(JOB.read_text(encoding="utf-8").replace(
-        '[workload]\ncard_hours = 120\ngpu = "A100-80G"\n',
-        '[model]\nname = "Qwen2.5-7B"\n\n[training]\nmethod = "lora"\ntokens = "20M"\n',
-    ), encoding="utf-8")
+    job.write_text(
+        JOB.read_text(encoding="utf-8").replace(
+            '[workload]\ncard_hours = 120\ngpu = "A100-80G"\n',
+            '[model]\nname = "Qwen2.5-7B"\n\n[training]\nmethod = "lora"\ntokens = "20M"\n',
+        ),
+        encoding="utf-8",
+    )
     html = tmp_path / "quote.html"
     out = quote(cli, demo_db_url, str(job), "-o", str(html), "--today", TODAY)
     root = parse_html(html.read_text(encoding="utf-8"))
@@ -178,8 +187,9 @@ def test_missing_pango_fails_pdf_but_keeps_html_and_the_quote(
     monkeypatch.delitem(sys.modules, "weasyprint", raising=False)
     monkeypatch.setattr(builtins, "__import__", no_pango)
     html, pdf = tmp_path / "q.html", tmp_path / "q.pdf"
-    result = cli("quote", str(JOB), "-o", str(html), "--pdf", str(pdf), "--today", TODAY,
-                 db=demo_db_url)
+    result = cli(
+        "quote", str(JOB), "-o", str(html), "--pdf", str(pdf), "--today", TODAY, db=demo_db_url
+    )
     assert result.code == 1
     assert "apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk" in result.err
     assert "Q-2026-000001 is saved" in " ".join(result.err.split())

@@ -23,22 +23,47 @@ from comparator.quote_document import (
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 FX = FxTable({"CNY": Decimal(1), "USD": Decimal("7.12")}, date(2026, 11, 27))
-JOB = parse_job({
-    "name": "t", "workload": {"card_hours": 100, "gpu": "A100-80G"},
-    "schedule": {"earliest_start": "2026-12-01T00:00:00+08:00",
-                 "deadline": "2026-12-08T00:00:00+08:00", "interruptible": True},
-}, "job.toml")
+JOB = parse_job(
+    {
+        "name": "t",
+        "workload": {"card_hours": 100, "gpu": "A100-80G"},
+        "schedule": {
+            "earliest_start": "2026-12-01T00:00:00+08:00",
+            "deadline": "2026-12-08T00:00:00+08:00",
+            "interruptible": True,
+        },
+    },
+    "job.toml",
+)
 
 
 def offer(offer_id: str = "1", **changes: Any) -> OfferView:
     base = OfferView(
-        offer_id=offer_id, snapshot_id="7", provider="acme", provider_name="阿克米",
-        region="gd-sz-1", region_name="深圳一区", country="CN", province="广东", city="深圳",
-        mainland=True, gpu="A100-SXM4-80GB", cards=8, node_cards=8, billing="hourly",
-        price=Decimal("64.00"), currency="CNY", time_of_use="00:00-08:00*0.5; sat-sun*0.8",
-        stock=None, min_units=1, interconnect="nvlink", network="ib-200g",
-        tax_inclusive=True, vat_rate=Decimal("0.06"),
-        observed_at=datetime(2026, 11, 25, 10, tzinfo=SHANGHAI), source="demo",
+        offer_id=offer_id,
+        snapshot_id="7",
+        provider="acme",
+        provider_name="阿克米",
+        region="gd-sz-1",
+        region_name="深圳一区",
+        country="CN",
+        province="广东",
+        city="深圳",
+        mainland=True,
+        gpu="A100-SXM4-80GB",
+        cards=8,
+        node_cards=8,
+        billing="hourly",
+        price=Decimal("64.00"),
+        currency="CNY",
+        time_of_use="00:00-08:00*0.5; sat-sun*0.8",
+        stock=None,
+        min_units=1,
+        interconnect="nvlink",
+        network="ib-200g",
+        tax_inclusive=True,
+        vat_rate=Decimal("0.06"),
+        observed_at=datetime(2026, 11, 25, 10, tzinfo=SHANGHAI),
+        source="demo",
     )
     return dataclasses.replace(base, **changes)
 
@@ -46,8 +71,11 @@ def offer(offer_id: str = "1", **changes: Any) -> OfferView:
 def test_price_curve_has_a_point_at_every_change() -> None:
     points = price_curve(offer(), JOB, FX, SHANGHAI)
     as_pairs = [(p["hour_start"][5:16], p["price"]) for p in points]
-    assert as_pairs[:3] == [("12-01T00:00", "4.0000"), ("12-01T08:00", "8.0000"),
-                            ("12-02T00:00", "4.0000")]
+    assert as_pairs[:3] == [
+        ("12-01T00:00", "4.0000"),
+        ("12-01T08:00", "8.0000"),
+        ("12-02T00:00", "4.0000"),
+    ]
     assert ("12-05T08:00", "6.4000") in as_pairs  # Saturday: 0.8, the night 0.5 wins at night
     assert ("12-05T00:00", "4.0000") in as_pairs
     assert len(as_pairs) == 14
@@ -62,8 +90,12 @@ def test_price_curve_converts_into_the_quote_currency() -> None:
 def test_curve_offer_prefers_the_hourly_offer_of_the_plan_then_a_sibling() -> None:
     hourly, monthly = offer("1"), offer("2", billing="monthly", price=Decimal(30000))
     elsewhere = offer("3", region="gd-gz-1")
-    best = {"provider": "acme", "region": "gd-sz-1", "gpu": "A100-SXM4-80GB",
-            "segments": [{"offer_id": "2"}]}
+    best = {
+        "provider": "acme",
+        "region": "gd-sz-1",
+        "gpu": "A100-SXM4-80GB",
+        "segments": [{"offer_id": "2"}],
+    }
     by_id = {o.offer_id: o for o in (hourly, monthly, elsewhere)}
     assert curve_offer(best, by_id, by_id.values()) == hourly
     assert curve_offer(best, by_id, [monthly, elsewhere]) is None
@@ -73,9 +105,11 @@ def test_curve_offer_prefers_the_hourly_offer_of_the_plan_then_a_sibling() -> No
 
 
 def test_referenced_offers_keep_plan_order_once_each() -> None:
-    plan = {"best": {"segments": [{"offer_id": "5"}, {"offer_id": "2"}]},
-            "alternatives": [{"segments": [{"offer_id": "2"}, {"offer_id": "9"}]}],
-            "excluded": [{"offer_id": "1"}, {"offer_id": "5"}, {"offer_id": None}]}
+    plan = {
+        "best": {"segments": [{"offer_id": "5"}, {"offer_id": "2"}]},
+        "alternatives": [{"segments": [{"offer_id": "2"}, {"offer_id": "9"}]}],
+        "excluded": [{"offer_id": "1"}, {"offer_id": "5"}, {"offer_id": None}],
+    }
     assert referenced_offer_ids(plan) == ["5", "2", "9", "1"]
 
 

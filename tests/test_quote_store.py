@@ -25,12 +25,13 @@ def test_numbers_count_up_per_year(engine: Engine, document: dict[str, Any]) -> 
     second = freeze_quote(engine, document)
     next_year = freeze_quote(engine, {**document, "created_at": "2027-01-01T00:00:00+08:00"})
     assert [first.number, second.number, next_year.number] == [
-        "Q-2026-000001", "Q-2026-000002", "Q-2027-000001"
+        "Q-2026-000001",
+        "Q-2026-000002",
+        "Q-2027-000001",
     ]
 
 
-def test_the_year_is_the_local_year_of_created_at(engine: Engine,
-                                                  document: dict[str, Any]) -> None:
+def test_the_year_is_the_local_year_of_created_at(engine: Engine, document: dict[str, Any]) -> None:
     stored = freeze_quote(engine, {**document, "created_at": "2027-01-01T07:00:00+08:00"})
     assert stored.number.startswith("Q-2027-")  # still 2026 in UTC
 
@@ -56,13 +57,15 @@ def test_the_row_carries_the_frozen_metadata(engine: Engine, document: dict[str,
     assert row.lang == "zh-CN"
 
 
-def test_numbering_continues_after_existing_quotes(engine: Engine,
-                                                   document: dict[str, Any]) -> None:
+def test_numbering_continues_after_existing_quotes(
+    engine: Engine, document: dict[str, Any]
+) -> None:
     for _ in range(3):
         freeze_quote(engine, document)
     with engine.begin() as conn:
-        conn.execute(QUOTE.update().where(QUOTE.c.number == "Q-2026-000003")
-                     .values(number="Q-2026-000041"))
+        conn.execute(
+            QUOTE.update().where(QUOTE.c.number == "Q-2026-000003").values(number="Q-2026-000041")
+        )
     assert freeze_quote(engine, document).number == "Q-2026-000042"
 
 

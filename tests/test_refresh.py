@@ -31,8 +31,15 @@ from tests.refresh_helpers import (
     write_sources,
 )
 
-DEMO_PROVIDERS = ("demo-baiyun", "demo-caoyuan", "demo-merlion", "demo-nanshan",
-                  "demo-pengcheng", "demo-qianhai", "demo-zhujiang")
+DEMO_PROVIDERS = (
+    "demo-baiyun",
+    "demo-caoyuan",
+    "demo-merlion",
+    "demo-nanshan",
+    "demo-pengcheng",
+    "demo-qianhai",
+    "demo-zhujiang",
+)
 
 
 @pytest.fixture()
@@ -78,8 +85,12 @@ def test_same_bytes_without_etag_and_same_offers_in_new_bytes_are_unchanged(
     sources = load_sources(config)
     assert run_refresh(engine, sources).runs[0].status == "succeeded"
     assert run_refresh(engine, sources).runs[0].status == "unchanged"  # body hash
-    reordered = b"\n".join([sheet_csv("acme", ["2.10", "4.00"]).splitlines()[0],
-                            *reversed(sheet_csv("acme", ["2.10", "4.00"]).splitlines()[1:])])
+    reordered = b"\n".join(
+        [
+            sheet_csv("acme", ["2.10", "4.00"]).splitlines()[0],
+            *reversed(sheet_csv("acme", ["2.10", "4.00"]).splitlines()[1:]),
+        ]
+    )
     server.set("/acme.csv", Reply(body=reordered + b"\n"))
     assert run_refresh(engine, sources).runs[0].status == "unchanged"  # offers hash
     assert snapshot_counts(engine) == {"acme": 1}
@@ -120,24 +131,40 @@ def fault_matrix(server: FaultServer, folder: Path, good: bool) -> Path:
         "busy": Reply(429, headers={"Retry-After": "1"}),
         "slow": Reply(body=first["slow"] * 80, trickle_bytes=64, trickle_every_s=0.1),
         "stalled": Reply(body=first["stalled"], delay_s=30),  # connected, then silence
-        "malformed": Reply(body=b"provider,region,gpu,billing,price\n"
-                           b"malformed,sg-1,H100,hourly,-3\n"
-                           b"malformed,mars-1,NoSuchGPU,weekly,abc\n"),
+        "malformed": Reply(
+            body=b"provider,region,gpu,billing,price\n"
+            b"malformed,sg-1,H100,hourly,-3\n"
+            b"malformed,mars-1,NoSuchGPU,weekly,abc\n"
+        ),
         "empty": Reply(body=b""),
         "reset": Reply(body=first["reset"] * 50, reset_after_bytes=40),
     }
-    entries = [source_entry("lambda", server.set("/lambda/vms.csv", Reply(body=lambda_csv)),
-                            adapter="skypilot", timeout_s=DEADLINE_S, retries=2,
-                            backoff_s=0.05)]
+    entries = [
+        source_entry(
+            "lambda",
+            server.set("/lambda/vms.csv", Reply(body=lambda_csv)),
+            adapter="skypilot",
+            timeout_s=DEADLINE_S,
+            retries=2,
+            backoff_s=0.05,
+        )
+    ]
     for provider, body in first.items():
         replies = [Reply(body=body)] if good else [faults[provider]]
         if provider == "busy" and not good:
             replies.append(Reply(body=sheet_csv("busy", ["1.90", "3.00"])))
         (folder / f"{provider}.toml").write_text(profile_toml(provider), encoding="utf-8")
         url = server.set(f"/{provider}.csv", *replies)
-        entries.append(source_entry(provider, url, profile=f"{provider}.toml",
-                                    timeout_s=DEADLINE_S,
-                                    retries=2, backoff_s=0.05))
+        entries.append(
+            source_entry(
+                provider,
+                url,
+                profile=f"{provider}.toml",
+                timeout_s=DEADLINE_S,
+                retries=2,
+                backoff_s=0.05,
+            )
+        )
     return write_sources(folder, entries)
 
 
@@ -159,8 +186,11 @@ def test_fault_matrix_good_sources_land_bad_ones_fail_and_keep_their_snapshot(
     document = second.json()
     runs = {r["provider"]: r for r in document["runs"]}
     assert {p: r["status"] for p, r in runs.items()} == {
-        "lambda": "unchanged", "good": "succeeded", "busy": "succeeded",
-        **dict.fromkeys(FAILING, "failed")}
+        "lambda": "unchanged",
+        "good": "succeeded",
+        "busy": "succeeded",
+        **dict.fromkeys(FAILING, "failed"),
+    }
     errors = {p: r["error"] for p, r in runs.items()}
     assert "HTTP 500 after 3 attempt(s)" in errors["down"]
     assert "within the 4 s deadline" in errors["slow"] and "body bytes" in errors["slow"]
@@ -188,7 +218,8 @@ def test_fault_matrix_good_sources_land_bad_ones_fail_and_keep_their_snapshot(
         last = runs[-1]
         assert (last["attempt"], last["status"]) == (2, runs_json_status(document, provider))
         assert last["finished_at"] is not None and (last["error"] is None) == (
-            last["status"] != "failed")
+            last["status"] != "failed"
+        )
     engine.dispose()
 
 

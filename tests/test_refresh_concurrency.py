@@ -41,7 +41,10 @@ def server() -> Iterator[FaultServer]:
 def suanli(db_url: str, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "comparator", "--db", db_url, *args],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -50,8 +53,9 @@ def slow_sources(server: FaultServer, folder: Path) -> Path:
     entries = []
     for provider in PROVIDERS:
         (folder / f"{provider}.toml").write_text(profile_toml(provider), encoding="utf-8")
-        url = server.set(f"/{provider}.csv",
-                         Reply(body=sheet_csv(provider, ["2.50", "4.80"]), delay_s=3.0))
+        url = server.set(
+            f"/{provider}.csv", Reply(body=sheet_csv(provider, ["2.50", "4.80"]), delay_s=3.0)
+        )
         entries.append(source_entry(provider, url, profile=f"{provider}.toml"))
     return write_sources(folder, entries)
 
@@ -68,12 +72,14 @@ def test_two_refreshes_started_together_make_one_run_per_source(
     documents = [json.loads(out) for out, _ in outputs]
     assert documents[0]["period"] == documents[1]["period"]
     for provider in PROVIDERS:
-        statuses = sorted(run["status"] for doc in documents for run in doc["runs"]
-                          if run["provider"] == provider)
+        statuses = sorted(
+            run["status"] for doc in documents for run in doc["runs"] if run["provider"] == provider
+        )
         assert statuses == ["skipped", "succeeded"]
     runs = runs_by_provider(engine, documents[0]["period"])
     assert {p: [(r["attempt"], r["status"]) for r in rs] for p, rs in runs.items()} == {
-        p: [(1, "succeeded")] for p in PROVIDERS}
+        p: [(1, "succeeded")] for p in PROVIDERS
+    }
     assert sum(server.hits[f"/{p}.csv"] for p in PROVIDERS) == len(PROVIDERS)
     engine.dispose()
 
@@ -91,11 +97,16 @@ def wal_size(db: Path) -> int:
 
 def snapshot_rows(engine: Engine) -> list[tuple[int, int, int]]:
     """(snapshot id, offers it says it has, offer rows it has) for every snapshot of `big`."""
-    count = (select(func.count()).select_from(OFFER)
-             .where(OFFER.c.snapshot_id == SNAPSHOT.c.id).scalar_subquery())
+    count = (
+        select(func.count())
+        .select_from(OFFER)
+        .where(OFFER.c.snapshot_id == SNAPSHOT.c.id)
+        .scalar_subquery()
+    )
     with engine.connect() as conn:
-        rows = conn.execute(select(SNAPSHOT.c.id, SNAPSHOT.c.offers, count)
-                            .where(SNAPSHOT.c.provider_id == "big"))
+        rows = conn.execute(
+            select(SNAPSHOT.c.id, SNAPSHOT.c.offers, count).where(SNAPSHOT.c.provider_id == "big")
+        )
         return [(int(a), int(b), int(c)) for a, b, c in rows]
 
 

@@ -20,7 +20,10 @@ def write(folder: Path, text: str) -> Path:
 
 def test_defaults_relative_paths_and_fetch_policy(tmp_path: Path) -> None:
     (tmp_path / "sheets").mkdir()
-    sources = load_sources(write(tmp_path, """
+    sources = load_sources(
+        write(
+            tmp_path,
+            """
 [[source]]
 provider = "acme"
 adapter = "sheet"
@@ -34,7 +37,9 @@ url = "https://example.org/catalogs/v8/lambda/vms.csv"
 timeout_s = 5
 retries = 0
 spot = false
-"""))
+""",
+        )
+    )
     assert (sources.worker.cron, sources.worker.timezone.key) == ("mon 03:00", "Asia/Shanghai")
     acme, lambda_ = sources.sources
     assert acme.location == str(tmp_path / "sheets" / "acme.csv")
@@ -46,28 +51,50 @@ spot = false
         sources.select(["nobody"])
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('[[source]]\nprovider = "a"\nadapter = "excel"\npath = "a.csv"\n',
-     r"#1 \(a\): adapter: expected one of http_json, sheet, skypilot, got 'excel'"),
-    ('[[source]]\nprovider = "a"\nadapter = "sheet"\npath = "a.csv"\nspto = 1\n',
-     r"#1 \(a\): unknown key 'spto'; expected one of provider, adapter"),
-    ('[[source]]\nprovider = "a"\nadapter = "sheet"\n',
-     r"#1 \(a\): expected exactly one of url"),
-    ('[[source]]\nprovider = "a"\nadapter = "sheet"\nurl = "ftp://x/a.csv"\n',
-     r"url: expected an http\(s\) URL"),
-    ('[[source]]\nprovider = "a"\nadapter = "sheet"\npath = "a.csv"\ntimeout_s = 0\n',
-     r"timeout_s: expected a number ≥ 0.001 \(seconds\), got 0"),
-    ('[[source]]\nprovider = "a"\nadapter = "sheet"\npath = "a.csv"\n' * 2,
-     r"#2 \(a\): provider 'a' already has a \[\[source\]\]"),
-    ('[[source]]\nprovider = "a"\nadapter = "http_json"\nurl = "https://x/p"\n',
-     r"fields: expected a table \[source.fields\]"),
-    ('[worker]\ncron = "monday at three"\n[[source]]\nprovider = "a"\nadapter = "sheet"\n'
-     'path = "a.csv"\n', r"\[worker\] cron: expected \"mon 03:00\""),
-    ('[worker]\ntimezone = "Mars/Olympus"\n', r"\[worker\] timezone: expected an IANA zone"),
-    ('[worker]\ncron = "mon 03:00"\n', r"expected at least one \[\[source\]\] table"),
-    ('[[source]]\nprovider = "a b"\nadapter = "sheet"\npath = "a.csv"\n',
-     r"provider: expected a name without spaces"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[[source]]\nprovider = "a"\nadapter = "excel"\npath = "a.csv"\n',
+            r"#1 \(a\): adapter: expected one of http_json, sheet, skypilot, got 'excel'",
+        ),
+        (
+            '[[source]]\nprovider = "a"\nadapter = "sheet"\npath = "a.csv"\nspto = 1\n',
+            r"#1 \(a\): unknown key 'spto'; expected one of provider, adapter",
+        ),
+        (
+            '[[source]]\nprovider = "a"\nadapter = "sheet"\n',
+            r"#1 \(a\): expected exactly one of url",
+        ),
+        (
+            '[[source]]\nprovider = "a"\nadapter = "sheet"\nurl = "ftp://x/a.csv"\n',
+            r"url: expected an http\(s\) URL",
+        ),
+        (
+            '[[source]]\nprovider = "a"\nadapter = "sheet"\npath = "a.csv"\ntimeout_s = 0\n',
+            r"timeout_s: expected a number ≥ 0.001 \(seconds\), got 0",
+        ),
+        (
+            '[[source]]\nprovider = "a"\nadapter = "sheet"\npath = "a.csv"\n' * 2,
+            r"#2 \(a\): provider 'a' already has a \[\[source\]\]",
+        ),
+        (
+            '[[source]]\nprovider = "a"\nadapter = "http_json"\nurl = "https://x/p"\n',
+            r"fields: expected a table \[source.fields\]",
+        ),
+        (
+            '[worker]\ncron = "monday at three"\n[[source]]\nprovider = "a"\nadapter = "sheet"\n'
+            'path = "a.csv"\n',
+            r"\[worker\] cron: expected \"mon 03:00\"",
+        ),
+        ('[worker]\ntimezone = "Mars/Olympus"\n', r"\[worker\] timezone: expected an IANA zone"),
+        ('[worker]\ncron = "mon 03:00"\n', r"expected at least one \[\[source\]\] table"),
+        (
+            '[[source]]\nprovider = "a b"\nadapter = "sheet"\npath = "a.csv"\n',
+            r"provider: expected a name without spaces",
+        ),
+    ],
+)
 def test_mistakes_are_named_with_file_entry_and_key(
     tmp_path: Path, text: str, message: str
 ) -> None:
@@ -89,7 +116,9 @@ def test_examples_file_reads_and_uses_the_public_skypilot_urls() -> None:
     for cloud in ("lambda", "vast", "shadeform", "nebius", "verda"):
         assert by_provider[cloud].location == (
             "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/"
-            f"v8/{cloud}/vms.csv")
+            f"v8/{cloud}/vms.csv"
+        )
     demo = [s for s in sources.sources if s.adapter == "sheet"]
-    assert demo and all(Path(s.location).is_file() and Path(s.profile or "").is_file()
-                        for s in demo)
+    assert demo and all(
+        Path(s.location).is_file() and Path(s.profile or "").is_file() for s in demo
+    )

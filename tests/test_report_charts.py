@@ -13,8 +13,14 @@ JOB = {"earliest_start": "2026-12-01T00:00:00+08:00", "deadline": "2026-12-03T00
 
 
 def segment(start: str, end: str, billing: str, run_end: str | None = None) -> dict[str, Any]:
-    found = {"offer_id": "x", "billing": billing, "units": 1, "cost": "1.00",
-             "start": f"2026-12-{start}:00:00+08:00", "end": f"2026-12-{end}:00:00+08:00"}
+    found = {
+        "offer_id": "x",
+        "billing": billing,
+        "units": 1,
+        "cost": "1.00",
+        "start": f"2026-12-{start}:00:00+08:00",
+        "end": f"2026-12-{end}:00:00+08:00",
+    }
     if run_end:
         found["run_end"] = f"2026-12-{run_end}:00:00+08:00"
     return found
@@ -26,8 +32,12 @@ def test_nice_steps(span: float, step: float) -> None:
 
 
 def test_memory_bars_are_proportional_and_stack() -> None:
-    chart = charts.memory_chart({"weights": 20, "gradients": 10, "optimizer": 30,
-                                 "activations": 10, "overhead": 10}, 80.0, 0.10, width=800)
+    chart = charts.memory_chart(
+        {"weights": 20, "gradients": 10, "optimizer": 30, "activations": 10, "overhead": 10},
+        80.0,
+        0.10,
+        width=800,
+    )
     assert [round(b.width) for b in chart.bars] == [200, 100, 300, 100, 100]
     assert [round(b.x) for b in chart.bars] == [0, 200, 300, 600, 700]
     assert chart.capacity_x == pytest.approx(800)
@@ -41,8 +51,10 @@ def test_memory_over_capacity_scales_to_the_total() -> None:
 
 
 def test_timeline_places_contracts_and_runs_on_the_hour_axis() -> None:
-    segments = [segment("01T00", "01T08", "hourly"),
-                segment("02T00", "03T00", "daily", run_end="02T06")]
+    segments = [
+        segment("01T00", "01T08", "hourly"),
+        segment("02T00", "03T00", "daily", run_end="02T06"),
+    ]
     chart = charts.timeline_chart(JOB, segments, [], width=720)
     per_hour = (chart.plot_right - chart.plot_left) / 48
     assert len(chart.contract_blocks) == 1
@@ -60,17 +72,21 @@ def test_a_contract_past_the_deadline_widens_the_window() -> None:
     chart = charts.timeline_chart(JOB, [segment("02T00", "09T00", "weekly")], [])
     assert chart.deadline_x < chart.plot_right
     assert chart.contract_blocks[0].x + chart.contract_blocks[0].width == pytest.approx(
-        chart.plot_right)
+        chart.plot_right
+    )
 
 
 def test_price_curve_is_a_step_path_over_the_window() -> None:
-    curve = [{"hour_start": "2026-12-01T00:00:00+08:00", "price": "4.00"},
-             {"hour_start": "2026-12-01T08:00:00+08:00", "price": "8.00"}]
+    curve = [
+        {"hour_start": "2026-12-01T00:00:00+08:00", "price": "4.00"},
+        {"hour_start": "2026-12-01T08:00:00+08:00", "price": "8.00"},
+    ]
     chart = charts.timeline_chart(JOB, [], curve)
     numbers = [float(n) for n in re.findall(r"[\d.]+", chart.price_path)]
     xs, ys = numbers[0::2], numbers[1::2]
-    assert xs[0] == pytest.approx(chart.plot_left) and xs[-1] == pytest.approx(chart.plot_right,
-                                                                                abs=0.1)
+    assert xs[0] == pytest.approx(chart.plot_left) and xs[-1] == pytest.approx(
+        chart.plot_right, abs=0.1
+    )
     assert ys[0] > ys[-1], "the cheaper night hours are drawn lower"
     assert chart.price_path.startswith("M") and chart.price_path.count("M") == 1
 

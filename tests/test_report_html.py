@@ -174,8 +174,9 @@ def test_two_hundred_alternatives_chart_the_cheapest_and_list_all(
 
 
 def test_every_label_has_both_languages() -> None:
-    assert all((len(pair) == 2 and all(pair)) or key == "more_suffix"
-               for key, pair in LABELS.items())
+    assert all(
+        (len(pair) == 2 and all(pair)) or key == "more_suffix" for key, pair in LABELS.items()
+    )
 
 
 def test_templates_are_found_in_the_repository() -> None:

@@ -6,7 +6,6 @@ import builtins
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,16 +15,14 @@ import pytest
 
 from comparator import report
 from comparator.errors import RenderError
+from tests.conftest import needs_pdf
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = DATA / "quote_document.pdf.golden.json"
 
-pytest.importorskip("weasyprint", exc_type=ImportError)
-needs_poppler = pytest.mark.skipif(
-    not (shutil.which("pdftotext") and shutil.which("pdffonts") and shutil.which("pdfinfo")),
-    reason="poppler-utils (pdftotext, pdffonts, pdfinfo) not installed",
-)
+pytestmark = needs_pdf
+needs_poppler = needs_pdf
 
 
 def load_document() -> dict[str, Any]:
@@ -79,8 +76,11 @@ def _render_in_subprocess(target: Path) -> bytes:
         "doc = json.loads(Path(sys.argv[1]).read_text(encoding='utf-8')); "
         "report.write_report(doc, None, Path(sys.argv[2]))"
     )
-    subprocess.run([sys.executable, "-c", code, str(DATA / "quote_document.json"), str(target)],
-                   cwd=REPO, check=True)
+    subprocess.run(
+        [sys.executable, "-c", code, str(DATA / "quote_document.json"), str(target)],
+        cwd=REPO,
+        check=True,
+    )
     return target.read_bytes()
 
 
@@ -94,8 +94,11 @@ def _toolchain() -> dict[str, str]:
     import pydyf
     import weasyprint
 
-    return {"weasyprint": weasyprint.__version__, "pydyf": pydyf.__version__,
-            "fonttools": fontTools.version}
+    return {
+        "weasyprint": weasyprint.__version__,
+        "pydyf": pydyf.__version__,
+        "fonttools": fontTools.version,
+    }
 
 
 def test_the_pdf_matches_its_golden_hash(pdf_path: Path) -> None:

@@ -40,12 +40,20 @@ def test_english_sheet_with_defaults() -> None:
 
 
 def test_prices_keep_every_digit() -> None:
-    offers = parse(HEADER + "acme,gd-sz-1,4090,1,hourly,123456789012.1234,,,\nacme,gd-sz-1,4090,1,hourly,0.0001,,,\n")
+    offers = parse(
+        HEADER
+        + "acme,gd-sz-1,4090,1,hourly,123456789012.1234,,,\nacme,gd-sz-1,4090,1,hourly,0.0001,,,\n"
+    )
     assert [str(o.price) for o in offers] == ["123456789012.1234", "0.0001"]
 
 
 def test_region_by_name_and_chinese_billing_words() -> None:
-    text = HEADER + "acme,华南-深圳一区,910B,1,按量,6.5,,,\nacme,js-cz-1,H800,8,竞价,90,,,\nacme,js-cz-1,L40S,1,包年,30000,,,\n"
+    text = (
+        HEADER
+        + "acme,华南-深圳一区,910B,1,按量,6.5,,,\n"
+        + "acme,js-cz-1,H800,8,竞价,90,,,\n"
+        + "acme,js-cz-1,L40S,1,包年,30000,,,\n"
+    )
     offers = parse(text)
     assert [o.region for o in offers] == ["gd-sz-1", "js-cz-1", "js-cz-1"]
     assert [o.billing for o in offers] == ["hourly", "spot", "yearly"]
@@ -99,19 +107,34 @@ def test_malformed_time_of_use_is_rejected() -> None:
 
 
 def test_json_sheet() -> None:
-    rows = [{"provider": "acme", "region": "gd-sz-1", "gpu": "H20", "billing": "daily", "price": 120.5}]
+    rows = [
+        {"provider": "acme", "region": "gd-sz-1", "gpu": "H20", "billing": "daily", "price": 120.5}
+    ]
     [offer] = parse_sheet(json.dumps(rows).encode(), "p.json", KNOWN)
     assert offer.price == Decimal("120.5") and offer.billing == "daily"
 
 
 def test_json_rows_are_numbered_by_position() -> None:
-    rows = [{"provider": "acme", "region": "gd-sz-1", "gpu": "H20", "billing": "daily", "price": p} for p in (1, 0)]
+    rows = [
+        {"provider": "acme", "region": "gd-sz-1", "gpu": "H20", "billing": "daily", "price": p}
+        for p in (1, 0)
+    ]
     with pytest.raises(SheetError, match="row 2, column price"):
         parse_sheet(json.dumps(rows).encode(), "p.json", KNOWN)
 
 
 def test_xlsx_sheet() -> None:
-    frame = pd.DataFrame([{"服务商": "acme", "机房": "gd-sz-1", "卡型": "A800", "计费方式": "包周", "单价": "3000.10"}])
+    frame = pd.DataFrame(
+        [
+            {
+                "服务商": "acme",
+                "机房": "gd-sz-1",
+                "卡型": "A800",
+                "计费方式": "包周",
+                "单价": "3000.10",
+            }
+        ]
+    )
     buffer = io.BytesIO()
     frame.to_excel(buffer, index=False)
     [offer] = parse_sheet(buffer.getvalue(), "p.xlsx", KNOWN)

@@ -49,8 +49,9 @@ def sources_file(
     entries = []
     for provider in PROVIDERS:
         (folder / f"{provider}.toml").write_text(profile_toml(provider), encoding="utf-8")
-        url = server.set(f"/{provider}.csv",
-                         Reply(body=sheet_csv(provider, [price]), delay_s=delay_s))
+        url = server.set(
+            f"/{provider}.csv", Reply(body=sheet_csv(provider, [price]), delay_s=delay_s)
+        )
         entries.append(source_entry(provider, url, profile=f"{provider}.toml"))
     return write_sources(folder, entries)
 
@@ -62,7 +63,10 @@ class WorkerProcess:
         self.lines: list[str] = []
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "comparator", "--db", db_url, "worker", "--config", str(config)],
-            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -121,7 +125,9 @@ def test_after_a_three_week_stop_the_worker_runs_once_and_a_second_worker_runs_n
     runs = runs_by_provider(engine)
     for provider in PROVIDERS:
         assert [(r["period"], r["status"]) for r in runs[provider]] == [
-            (old_period, "succeeded"), (period, "succeeded")]  # no replay of the missed weeks
+            (old_period, "succeeded"),
+            (period, "succeeded"),
+        ]  # no replay of the missed weeks
     assert re.search(rf"alpha: succeeded in {period}", first.log)
     assert "worker started" in first.log and "worker stopped" in first.log
     assert "received SIGTERM" in first.log
@@ -140,8 +146,9 @@ def test_refresh_due_steps_aside_while_another_process_holds_the_lease(
     if engine.dialect.name == "sqlite":  # another process's row lease, not yet expired
         with engine.begin() as conn:
             until = datetime.now(SHANGHAI) + timedelta(minutes=5)
-            conn.execute(LEASE.insert().values(name=LEASE_NAME, holder="elsewhere:1",
-                                               expires_at=until))
+            conn.execute(
+                LEASE.insert().values(name=LEASE_NAME, holder="elsewhere:1", expires_at=until)
+            )
         assert refresh_due(engine, config) is None
         with engine.begin() as conn:
             conn.execute(LEASE.delete())
@@ -163,8 +170,11 @@ def test_an_expired_lease_is_taken_over(sqlite_url: str) -> None:
     engine = make_engine(sqlite_url)
     upgrade_schema(engine)
     with engine.begin() as conn:
-        conn.execute(LEASE.insert().values(name="x", holder="dead:1",
-                                           expires_at=datetime.now(SHANGHAI) - timedelta(1)))
+        conn.execute(
+            LEASE.insert().values(
+                name="x", holder="dead:1", expires_at=datetime.now(SHANGHAI) - timedelta(1)
+            )
+        )
     with hold_lease(engine, "x") as holder:
         assert holder is None
         with engine.connect() as conn:

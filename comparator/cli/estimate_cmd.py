@@ -17,17 +17,31 @@ from comparator.estimate_request import DEFAULT_GPU, normalize_optimizer
 from comparator.model_shapes import BUILTIN_SHAPES
 
 _PARTS: tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...] = (
-    ("weights", "权重", "Weights",
-     (("base_weights", "基座", "base"), ("adapter_weights", "LoRA 适配器", "LoRA adapters"))),
+    (
+        "weights",
+        "权重",
+        "Weights",
+        (("base_weights", "基座", "base"), ("adapter_weights", "LoRA 适配器", "LoRA adapters")),
+    ),
     ("gradients", "梯度", "Gradients", ()),
     ("optimizer", "优化器状态", "Optimizer states", ()),
-    ("activations", "激活", "Activations",
-     (("layer_activations", "各层", "layers"), ("logits", "logits", "logits"))),
-    ("overhead", "开销", "Overhead",
-     (("cuda_context", "CUDA 上下文/框架", "CUDA context/framework"),
-      ("zero3_gathered", "ZeRO-3 在途参数", "ZeRO-3 gathered params"),
-      ("comm_buckets", "通信桶", "comm buckets"),
-      ("dequant_workspace", "QLoRA 反量化缓冲", "QLoRA dequant buffer"))),
+    (
+        "activations",
+        "激活",
+        "Activations",
+        (("layer_activations", "各层", "layers"), ("logits", "logits", "logits")),
+    ),
+    (
+        "overhead",
+        "开销",
+        "Overhead",
+        (
+            ("cuda_context", "CUDA 上下文/框架", "CUDA context/framework"),
+            ("zero3_gathered", "ZeRO-3 在途参数", "ZeRO-3 gathered params"),
+            ("comm_buckets", "通信桶", "comm buckets"),
+            ("dequant_workspace", "QLoRA 反量化缓冲", "QLoRA dequant buffer"),
+        ),
+    ),
 )
 _ADVICE_ZH: dict[str, str] = {
     "grad_ckpt": "开启梯度检查点（完全重计算，约 +33% 计算量）",
@@ -51,12 +65,9 @@ _NOTES_ZH: dict[str, str] = {
 _RULES_ZH: dict[str, str] = {
     "18 bytes per parameter (full fine-tuning)": "每参数 18 字节（全参微调）",
     "20× the parameter count in GB (full fine-tuning)": "显存 GB ≈ 参数量（B）× 20（全参微调）",
-    "7B full fine-tuning needs ≥ 70 GB (≈10 bytes per parameter)":
-        "7B 全参微调至少 70 GB（约每参数 10 字节）",
-    "LoRA ≈ 1/5 of full fine-tuning (18 bytes per parameter)":
-        "LoRA ≈ 全参微调的 1/5（按每参数 18 字节）",
-    "LoRA ≈ 30 % of full fine-tuning (18 bytes per parameter)":
-        "LoRA ≈ 全参微调的 30%（按每参数 18 字节）",
+    "7B full fine-tuning needs ≥ 70 GB (≈10 bytes per parameter)": "7B 全参微调至少 70 GB（约每参数 10 字节）",
+    "LoRA ≈ 1/5 of full fine-tuning (18 bytes per parameter)": "LoRA ≈ 全参微调的 1/5（按每参数 18 字节）",
+    "LoRA ≈ 30 % of full fine-tuning (18 bytes per parameter)": "LoRA ≈ 全参微调的 30%（按每参数 18 字节）",
     "6·Ψ·D training FLOPs": "训练 FLOPs ≈ 6·Ψ·D",
     "1.5× safety buffer on card-hours": "卡时留 1.5 倍余量",
 }
@@ -70,39 +81,56 @@ def register(app: typer.Typer) -> None:
 def estimate_command(
     ctx: typer.Context,
     model: str | None = typer.Option(
-        None, "--model", help="Built-in name (Llama-2-7b, Qwen2.5-7B …), a Hugging Face "
-        "config.json path, or a size such as 7B / 350M."),
+        None,
+        "--model",
+        help="Built-in name (Llama-2-7b, Qwen2.5-7B …), a Hugging Face "
+        "config.json path, or a size such as 7B / 350M.",
+    ),
     method: str = typer.Option("lora", "--method", help="full | lora | qlora."),
-    precision: str = typer.Option("bf16", "--precision", help="bf16 | fp16 | fp32 "
-                                  "(full + bf16/fp16 = mixed precision, fp32 master)."),
-    pure_bf16: bool = typer.Option(False, "--pure-bf16", help="Full FT with bf16 weights, "
-                                   "grads and optimizer states (no fp32 master)."),
+    precision: str = typer.Option(
+        "bf16",
+        "--precision",
+        help="bf16 | fp16 | fp32 (full + bf16/fp16 = mixed precision, fp32 master).",
+    ),
+    pure_bf16: bool = typer.Option(
+        False,
+        "--pure-bf16",
+        help="Full FT with bf16 weights, grads and optimizer states (no fp32 master).",
+    ),
     optimizer: str = typer.Option("adamw", "--optimizer", help="adamw | adamw-8bit | sgd."),
     lora_rank: int = typer.Option(16, "--lora-rank", help="LoRA rank, on every linear layer."),
     seq_len: int = typer.Option(2048, "--seq-len", help="Sequence length (tokens)."),
     micro_batch: int = typer.Option(1, "--micro-batch", help="Micro-batch per card."),
-    grad_ckpt: bool = typer.Option(True, "--grad-ckpt/--no-grad-ckpt",
-                                   help="Full activation recomputation."),
-    flash_attn: bool = typer.Option(True, "--flash-attn/--no-flash-attn",
-                                    help="FlashAttention (no s² attention scores kept)."),
-    zero: int | None = typer.Option(None, "--zero", help="ZeRO stage 0-3 (default: the "
-                                    "smallest that fits)."),
-    tokens: str | None = typer.Option(None, "--tokens", help="Training tokens per epoch: "
-                                      "2T, 300M, 1.5e9 …"),
-    samples: str | None = typer.Option(None, "--samples", help="Samples per epoch (with "
-                                       "--avg-tokens), instead of --tokens."),
-    avg_tokens: int | None = typer.Option(None, "--avg-tokens", help="Average tokens per "
-                                          "sample."),
+    grad_ckpt: bool = typer.Option(
+        True, "--grad-ckpt/--no-grad-ckpt", help="Full activation recomputation."
+    ),
+    flash_attn: bool = typer.Option(
+        True, "--flash-attn/--no-flash-attn", help="FlashAttention (no s² attention scores kept)."
+    ),
+    zero: int | None = typer.Option(
+        None, "--zero", help="ZeRO stage 0-3 (default: the smallest that fits)."
+    ),
+    tokens: str | None = typer.Option(
+        None, "--tokens", help="Training tokens per epoch: 2T, 300M, 1.5e9 …"
+    ),
+    samples: str | None = typer.Option(
+        None, "--samples", help="Samples per epoch (with --avg-tokens), instead of --tokens."
+    ),
+    avg_tokens: int | None = typer.Option(None, "--avg-tokens", help="Average tokens per sample."),
     epochs: float = typer.Option(1.0, "--epochs", help="Epochs."),
     gpu: str = typer.Option(DEFAULT_GPU, "--gpu", help="Any GPU alias: A100-80G, 4090, H800 …"),
-    cards: int | None = typer.Option(None, "--cards", help="Card count (default: the "
-                                     "fewest that fit)."),
-    mfu: float | None = typer.Option(None, "--mfu", help="Model FLOPs utilisation (default: "
-                                     "table by GPU class and method)."),
-    headroom: float | None = typer.Option(None, "--headroom", help="Memory kept free, "
-                                          "0-0.95 (default 0.10 or SUANLI_HEADROOM)."),
-    safety_factor: float = typer.Option(1.0, "--safety-factor", help="Multiply hours by "
-                                        "this buffer (the seeds use 1.5)."),
+    cards: int | None = typer.Option(
+        None, "--cards", help="Card count (default: the fewest that fit)."
+    ),
+    mfu: float | None = typer.Option(
+        None, "--mfu", help="Model FLOPs utilisation (default: table by GPU class and method)."
+    ),
+    headroom: float | None = typer.Option(
+        None, "--headroom", help="Memory kept free, 0-0.95 (default 0.10 or SUANLI_HEADROOM)."
+    ),
+    safety_factor: float = typer.Option(
+        1.0, "--safety-factor", help="Multiply hours by this buffer (the seeds use 1.5)."
+    ),
     list_models: bool = typer.Option(False, "--list-models", help="List built-in models."),
     json_out: bool = JSON_OPTION,
 ) -> None:
@@ -117,13 +145,24 @@ def estimate_command(
     if model is None:
         raise typer.BadParameter("is required (or use --list-models)", param_hint="--model")
     request = EstimateRequest(
-        model=model, method=method.strip().lower(), precision=precision.strip().lower(),
-        pure_bf16=pure_bf16, optimizer=normalize_optimizer(optimizer) or optimizer,
-        lora_rank=lora_rank, seq_len=seq_len, micro_batch=micro_batch, grad_ckpt=grad_ckpt,
-        flash_attn=flash_attn, zero=zero,
+        model=model,
+        method=method.strip().lower(),
+        precision=precision.strip().lower(),
+        pure_bf16=pure_bf16,
+        optimizer=normalize_optimizer(optimizer) or optimizer,
+        lora_rank=lora_rank,
+        seq_len=seq_len,
+        micro_batch=micro_batch,
+        grad_ckpt=grad_ckpt,
+        flash_attn=flash_attn,
+        zero=zero,
         tokens=None if tokens is None else parse_token_count(tokens),
         samples=None if samples is None else parse_token_count(samples),
-        avg_tokens=avg_tokens, epochs=epochs, gpu=gpu, cards=cards, mfu=mfu,
+        avg_tokens=avg_tokens,
+        epochs=epochs,
+        gpu=gpu,
+        cards=cards,
+        mfu=mfu,
         headroom=st.settings.headroom if headroom is None else headroom,
         safety_factor=safety_factor,
     )
@@ -139,14 +178,26 @@ def _list_models(lang: str, json_out: bool) -> None:
         emit_json({"models": [shape.summary() for shape in BUILTIN_SHAPES]})
         return
     table = Table(box=box.SIMPLE_HEAD, title=tr(lang, "内置模型", "Built-in models"))
-    for header in (tr(lang, "模型", "Model"), tr(lang, "参数量", "Params"), "L", "h", "a",
-                   "kv", "I", "V"):
+    for header in (
+        tr(lang, "模型", "Model"),
+        tr(lang, "参数量", "Params"),
+        "L",
+        "h",
+        "a",
+        "kv",
+        "I",
+        "V",
+    ):
         table.add_column(header, justify="left" if header in ("模型", "Model") else "right")
     for s in BUILTIN_SHAPES:
-        params = f"{s.params / 1e9:.2f}B" + (f" ({s.active_params / 1e9:.1f}B act.)"
-                                             if s.is_moe else "")
-        table.add_row(s.name, params, *(str(v) for v in (
-            s.layers, s.hidden, s.heads, s.kv_heads, s.intermediate, s.vocab)))
+        params = f"{s.params / 1e9:.2f}B" + (
+            f" ({s.active_params / 1e9:.1f}B act.)" if s.is_moe else ""
+        )
+        table.add_row(
+            s.name,
+            params,
+            *(str(v) for v in (s.layers, s.hidden, s.heads, s.kv_heads, s.intermediate, s.vocab)),
+        )
     console().print(table)
 
 
@@ -156,8 +207,9 @@ def _gib(value: float) -> str:
 
 def _header(e: Estimate, lang: str) -> str:
     s, r = e.model, e.request
-    kind = {"full": tr(lang, "全参微调", "full fine-tuning"), "lora": "LoRA",
-            "qlora": "QLoRA"}[r.method]
+    kind = {"full": tr(lang, "全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}[
+        r.method
+    ]
     rank = f" r={r.lora_rank}" if r.method != "full" else ""
     mode = "pure" if r.pure_bf16 else ("mixed" if r.precision != "fp32" else "")
     moe = f", MoE {s.experts}×/{s.active_experts}" if s.is_moe else ""
@@ -171,8 +223,11 @@ def _header(e: Estimate, lang: str) -> str:
 
 
 def _memory_table(e: Estimate, lang: str) -> Table:
-    title = tr(lang, f"每卡显存（GiB）· {e.gpu.name} × {e.cards} · ZeRO-{e.zero}",
-               f"Memory per card (GiB) · {e.gpu.name} × {e.cards} · ZeRO-{e.zero}")
+    title = tr(
+        lang,
+        f"每卡显存（GiB）· {e.gpu.name} × {e.cards} · ZeRO-{e.zero}",
+        f"Memory per card (GiB) · {e.gpu.name} × {e.cards} · ZeRO-{e.zero}",
+    )
     table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", min_width=64)
     table.add_column(tr(lang, "部分", "Part"))
     table.add_column("GiB", justify="right")
@@ -185,9 +240,14 @@ def _memory_table(e: Estimate, lang: str) -> Table:
     verdict = "[green]✓[/]" if e.fits else "[bold red]✗[/]"
     table.add_row(f"[bold]{tr(lang, '合计', 'Total')}[/]", f"[bold]{_gib(parts['total'])}[/]")
     usable = e.solution.usable_memory_gib
-    table.add_row(tr(lang, f"可用（{e.gpu.memory_gib:g} GiB 留 {e.request.headroom:.0%} 余量）",
-                     f"usable ({e.gpu.memory_gib:g} GiB less {e.request.headroom:.0%} headroom)"),
-                  f"{_gib(usable)} {verdict}")
+    table.add_row(
+        tr(
+            lang,
+            f"可用（{e.gpu.memory_gib:g} GiB 留 {e.request.headroom:.0%} 余量）",
+            f"usable ({e.gpu.memory_gib:g} GiB less {e.request.headroom:.0%} headroom)",
+        ),
+        f"{_gib(usable)} {verdict}",
+    )
     return table
 
 
@@ -195,29 +255,43 @@ def _strategy_text(e: Estimate, lang: str) -> str:
     if e.cards == 1:
         return tr(lang, "单卡", "single card")
     sharding = f"ZeRO-{e.zero}" if e.zero else tr(lang, "DDP（不分片）", "DDP (no sharding)")
-    text = tr(lang, f"{e.cards} 卡数据并行，{sharding}",
-              f"data parallel over {e.cards} cards, {sharding}")
+    text = tr(
+        lang, f"{e.cards} 卡数据并行，{sharding}", f"data parallel over {e.cards} cards, {sharding}"
+    )
     if e.needs_rdma:
-        text += tr(lang, f"，{e.nodes} 台 × 8 卡，需 RDMA（IB/RoCE）",
-                   f", {e.nodes} nodes × 8 cards, needs RDMA (IB/RoCE)")
+        text += tr(
+            lang,
+            f"，{e.nodes} 台 × 8 卡，需 RDMA（IB/RoCE）",
+            f", {e.nodes} nodes × 8 cards, needs RDMA (IB/RoCE)",
+        )
     return text
 
 
 def _why_not_zh(e: Estimate) -> str:
     parts = e.memory_gib
-    names = {"weights": "权重", "gradients": "梯度", "optimizer": "优化器状态",
-             "activations": "激活", "overhead": "开销"}
+    names = {
+        "weights": "权重",
+        "gradients": "梯度",
+        "optimizer": "优化器状态",
+        "activations": "激活",
+        "overhead": "开销",
+    }
     largest = max(names, key=lambda name: parts[name])
-    return (f"放不下：{e.cards} 卡 ZeRO-{e.zero} 时每卡需 {parts['total']:.1f} GiB，可用仅 "
-            f"{e.solution.usable_memory_gib:.1f} GiB（{e.gpu.memory_gib:g} GiB 留 "
-            f"{e.request.headroom:.0%} 余量）；最大的一项是{names[largest]}"
-            f"（{parts[largest]:.1f} GiB）")
+    return (
+        f"放不下：{e.cards} 卡 ZeRO-{e.zero} 时每卡需 {parts['total']:.1f} GiB，可用仅 "
+        f"{e.solution.usable_memory_gib:.1f} GiB（{e.gpu.memory_gib:g} GiB 留 "
+        f"{e.request.headroom:.0%} 余量）；最大的一项是{names[largest]}"
+        f"（{parts[largest]:.1f} GiB）"
+    )
 
 
 def _strategy_lines(e: Estimate, lang: str) -> list[str]:
     s = e.solution
-    fits = tr(lang, "[green]放得下[/]", "[green]fits[/]") if e.fits else tr(
-        lang, "[bold red]放不下[/]", "[bold red]does not fit[/]")
+    fits = (
+        tr(lang, "[green]放得下[/]", "[green]fits[/]")
+        if e.fits
+        else tr(lang, "[bold red]放不下[/]", "[bold red]does not fit[/]")
+    )
     least = str(e.min_cards) if e.min_cards else tr(lang, "无（512 卡内）", "none (≤ 512)")
     lines = [
         f"{tr(lang, '结论', 'Verdict')}: {fits} · {tr(lang, '策略', 'strategy')}: "
@@ -229,14 +303,20 @@ def _strategy_lines(e: Estimate, lang: str) -> list[str]:
 
 def _compute_table(e: Estimate, lang: str) -> Table:
     s = e.solution
-    table = Table(box=box.SIMPLE_HEAD, title=tr(lang, "计算量与时长", "Compute and time"),
-                  title_justify="left", show_header=False)
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=tr(lang, "计算量与时长", "Compute and time"),
+        title_justify="left",
+        show_header=False,
+    )
     table.add_column()
     table.add_column(justify="right")
     source = tr(lang, "用户指定", "user") if s.mfu_source == "user" else tr(lang, "默认表", "table")
     rows = [
-        (tr(lang, "训练 token（总）", "Training tokens (total)"),
-         f"{s.total_tokens:,} ({s.tokens:,} × {e.request.epochs:g})"),
+        (
+            tr(lang, "训练 token（总）", "Training tokens (total)"),
+            f"{s.total_tokens:,} ({s.tokens:,} × {e.request.epochs:g})",
+        ),
         (tr(lang, "训练 FLOPs", "Training FLOPs"), f"{s.train_flops:.3e}"),
         ("MFU", f"{s.mfu:.2f} ({source})"),
         (tr(lang, "峰值算力", "Peak dense BF16"), f"{e.gpu.bf16_tflops:g} TFLOP/s"),
@@ -250,10 +330,17 @@ def _compute_table(e: Estimate, lang: str) -> Table:
 
 
 def _rules_table(e: Estimate, lang: str) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title_justify="left",
-                  title=tr(lang, "经验法则 vs 本估算", "Rules of thumb vs this estimate"))
-    for header in (tr(lang, "经验法则", "Rule"), tr(lang, "法则", "Rule says"),
-                   tr(lang, "本估算", "Ours"), tr(lang, "单位", "Unit")):
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+        title=tr(lang, "经验法则 vs 本估算", "Rules of thumb vs this estimate"),
+    )
+    for header in (
+        tr(lang, "经验法则", "Rule"),
+        tr(lang, "法则", "Rule says"),
+        tr(lang, "本估算", "Ours"),
+        tr(lang, "单位", "Unit"),
+    ):
         table.add_column(header, justify="left" if header in ("经验法则", "Rule") else "right")
     for rule in e.rules_of_thumb:
         text, unit = rule["rule"], rule["unit"]
@@ -268,11 +355,20 @@ def _number(value: Any) -> str:
 
 
 def _advice_table(advice: tuple[Advice, ...], lang: str) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title_justify="left",
-                  title=tr(lang, "放不下时的替代方案", "Alternatives that change the fit"))
-    for header in (tr(lang, "方案", "Change"), tr(lang, "卡数", "Cards"), "ZeRO",
-                   tr(lang, "每卡 GiB", "GiB/card"), tr(lang, "放得下", "Fits"),
-                   tr(lang, "小时", "Hours"), tr(lang, "卡时", "Card-hours")):
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+        title=tr(lang, "放不下时的替代方案", "Alternatives that change the fit"),
+    )
+    for header in (
+        tr(lang, "方案", "Change"),
+        tr(lang, "卡数", "Cards"),
+        "ZeRO",
+        tr(lang, "每卡 GiB", "GiB/card"),
+        tr(lang, "放得下", "Fits"),
+        tr(lang, "小时", "Hours"),
+        tr(lang, "卡时", "Card-hours"),
+    ):
         table.add_column(header, justify="left" if header in ("方案", "Change") else "right")
     for a in advice:
         text = a.description if lang == "en" else _ADVICE_ZH.get(a.action, a.description)
@@ -280,9 +376,15 @@ def _advice_table(advice: tuple[Advice, ...], lang: str) -> Table:
             text = "组合：" + a.description.removeprefix("together: ")
         elif lang != "en" and a.action in ("shorter_seq", "more_cards"):
             text += f"（{', '.join(f'{k}={v}' for k, v in a.change.items())}）"
-        table.add_row(escape(text), str(a.cards), str(a.zero), _gib(a.memory_gib),
-                      "[green]✓[/]" if a.fits else "[red]✗[/]", f"{a.hours:,.2f}",
-                      f"{a.card_hours:,.2f}")
+        table.add_row(
+            escape(text),
+            str(a.cards),
+            str(a.zero),
+            _gib(a.memory_gib),
+            "[green]✓[/]" if a.fits else "[red]✗[/]",
+            f"{a.hours:,.2f}",
+            f"{a.card_hours:,.2f}",
+        )
     return table
 
 

@@ -30,13 +30,24 @@ if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
     from comparator.refresh import RefreshReport, SourceOutcome
 
 CONFIG_OPTION = typer.Option(
-    Path("sources.toml"), "--config", "-c", envvar="SUANLI_SOURCES",
+    Path("sources.toml"),
+    "--config",
+    "-c",
+    envvar="SUANLI_SOURCES",
     help="Sources file (TOML); env SUANLI_SOURCES. See examples/sources.toml.",
 )
-_STATUS = {"succeeded": ("已更新", "succeeded"), "unchanged": ("无变化", "unchanged"),
-           "failed": ("失败", "failed"), "skipped": ("跳过", "skipped")}
-_KIND = {"cheaper": ("降价", "cheaper"), "dearer": ("涨价", "dearer"),
-         "new": ("新增", "new"), "gone": ("下架", "gone")}
+_STATUS = {
+    "succeeded": ("已更新", "succeeded"),
+    "unchanged": ("无变化", "unchanged"),
+    "failed": ("失败", "failed"),
+    "skipped": ("跳过", "skipped"),
+}
+_KIND = {
+    "cheaper": ("降价", "cheaper"),
+    "dearer": ("涨价", "dearer"),
+    "new": ("新增", "new"),
+    "gone": ("下架", "gone"),
+}
 
 
 def register(app: typer.Typer) -> None:
@@ -79,20 +90,23 @@ def refresh(
 
 
 @contextmanager
-def _progress_bar(
-    total: int, lang: str, quiet: bool
-) -> Iterator[Callable[[SourceOutcome], None]]:
+def _progress_bar(total: int, lang: str, quiet: bool) -> Iterator[Callable[[SourceOutcome], None]]:
     """A bar on stderr that advances as sources finish (a line per source when not a TTY)."""
     out = err_console()
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=out, transient=True, disable=quiet) as bar:
         task = bar.add_task(tr(lang, "刷新价格", "refreshing"), total=total)
 
         def done(outcome: SourceOutcome) -> None:
             if not quiet:
-                bar.console.print(f"  {outcome.provider}: {_status(outcome.status, lang)}",
-                                  markup=False)
+                bar.console.print(
+                    f"  {outcome.provider}: {_status(outcome.status, lang)}", markup=False
+                )
             bar.advance(task)
 
         yield done
@@ -105,15 +119,31 @@ def _status(status: str, lang: str) -> str:
 
 def _print_report(report: RefreshReport, lang: str) -> None:
     out = console()
-    table = Table(title=tr(lang, f"刷新 {report.period}（{report.seconds:.1f} 秒）",
-                           f"Refresh {report.period} ({report.seconds:.1f} s)"))
-    for zh, en in (("服务商", "Provider"), ("结果", "Status"), ("报价数", "Offers"),
-                   ("快照", "Snapshot"), ("变化", "Changes"), ("说明", "Details")):
+    table = Table(
+        title=tr(
+            lang,
+            f"刷新 {report.period}（{report.seconds:.1f} 秒）",
+            f"Refresh {report.period} ({report.seconds:.1f} s)",
+        )
+    )
+    for zh, en in (
+        ("服务商", "Provider"),
+        ("结果", "Status"),
+        ("报价数", "Offers"),
+        ("快照", "Snapshot"),
+        ("变化", "Changes"),
+        ("说明", "Details"),
+    ):
         table.add_column(tr(lang, zh, en), overflow="fold")
     for run in report.runs:
-        table.add_row(run.provider, _status(run.status, lang), str(run.offers),
-                      str(run.snapshot_id or "—"), _change_summary(run, lang),
-                      run.error or "\n".join(run.notes[:3]))
+        table.add_row(
+            run.provider,
+            _status(run.status, lang),
+            str(run.offers),
+            str(run.snapshot_id or "—"),
+            _change_summary(run, lang),
+            run.error or "\n".join(run.notes[:3]),
+        )
     out.print(table)
     if report.changes:
         _print_changes(report.changes, lang)
@@ -128,21 +158,44 @@ def _change_summary(run: SourceOutcome, lang: str) -> str:
 
 def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> None:
     table = Table(title=tr(lang, "价格变化", "Price changes"))
-    for zh, en in (("服务商", "Provider"), ("机房", "Region"), ("GPU", "GPU"), ("卡数", "Cards"),
-                   ("计费", "Billing"), ("规格", "SKU"), ("变化", "Change"), ("原价", "Old"),
-                   ("现价", "New"), ("幅度", "%")):
+    for zh, en in (
+        ("服务商", "Provider"),
+        ("机房", "Region"),
+        ("GPU", "GPU"),
+        ("卡数", "Cards"),
+        ("计费", "Billing"),
+        ("规格", "SKU"),
+        ("变化", "Change"),
+        ("原价", "Old"),
+        ("现价", "New"),
+        ("幅度", "%"),
+    ):
         table.add_column(tr(lang, zh, en), overflow="fold")
     for change in changes[:limit]:
         doc = change.to_json()
-        table.add_row(change.provider, str(doc["region"]), str(doc["gpu"]), str(doc["cards"]),
-                      str(doc["billing"]), str(doc["sku"]), tr(lang, *_KIND[change.kind]),
-                      f"{doc['old_price'] or '—'}", f"{doc['new_price'] or '—'}",
-                      f"{doc['change_pct'] or ''}", style=_style(change))
+        table.add_row(
+            change.provider,
+            str(doc["region"]),
+            str(doc["gpu"]),
+            str(doc["cards"]),
+            str(doc["billing"]),
+            str(doc["sku"]),
+            tr(lang, *_KIND[change.kind]),
+            f"{doc['old_price'] or '—'}",
+            f"{doc['new_price'] or '—'}",
+            f"{doc['change_pct'] or ''}",
+            style=_style(change),
+        )
     out = console()
     out.print(table)
     if len(changes) > limit:
-        out.print(tr(lang, f"另有 {len(changes) - limit} 项变化（--json 查看全部）",
-                     f"{len(changes) - limit} more changes (all of them with --json)"))
+        out.print(
+            tr(
+                lang,
+                f"另有 {len(changes) - limit} 项变化（--json 查看全部）",
+                f"{len(changes) - limit} more changes (all of them with --json)",
+            )
+        )
 
 
 def _style(change: PriceChange) -> str:
@@ -168,26 +221,42 @@ def history(
     if json_out:
         emit_json({"offers": [offer.to_json() for offer in offers[:limit]]})
         return
-    _print_history(sorted(offers, key=lambda o: (o.change_pct, o.provider, o.key)),
-                   limit or 30, st.lang)
+    _print_history(
+        sorted(offers, key=lambda o: (o.change_pct, o.provider, o.key)), limit or 30, st.lang
+    )
 
 
 def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
     table = Table(title=tr(lang, "价格历史（降幅最大在前）", "Price history (biggest drops first)"))
-    for zh, en in (("服务商", "Provider"), ("报价", "Offer"), ("最早 → 最新", "First → last"),
-                   ("幅度 %", "Change %"), ("快照数", "Points"), ("在售", "Current")):
+    for zh, en in (
+        ("服务商", "Provider"),
+        ("报价", "Offer"),
+        ("最早 → 最新", "First → last"),
+        ("幅度 %", "Change %"),
+        ("快照数", "Points"),
+        ("在售", "Current"),
+    ):
         table.add_column(tr(lang, zh, en), overflow="fold")
     for offer in offers[:limit]:
         region, gpu, cards, billing, sku, _, _, currency = offer.key
-        table.add_row(offer.provider, f"{gpu} ×{cards} {billing} {region} {sku}".strip(),
-                      f"{offer.first_price:f} → {offer.last_price:f} {currency}",
-                      str(offer.change_pct), str(len(offer.points)),
-                      tr(lang, "是", "yes") if offer.current else tr(lang, "否", "no"))
+        table.add_row(
+            offer.provider,
+            f"{gpu} ×{cards} {billing} {region} {sku}".strip(),
+            f"{offer.first_price:f} → {offer.last_price:f} {currency}",
+            str(offer.change_pct),
+            str(len(offer.points)),
+            tr(lang, "是", "yes") if offer.current else tr(lang, "否", "no"),
+        )
     out = console()
     out.print(table)
     if len(offers) > limit:
-        out.print(tr(lang, f"另有 {len(offers) - limit} 条（--limit / --json）",
-                     f"{len(offers) - limit} more (--limit / --json)"))
+        out.print(
+            tr(
+                lang,
+                f"另有 {len(offers) - limit} 条（--limit / --json）",
+                f"{len(offers) - limit} more (--limit / --json)",
+            )
+        )
 
 
 def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:
@@ -201,8 +270,11 @@ def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:
     from comparator.worker import run_worker
 
     st = state(ctx)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     for noisy in ("apscheduler", "httpx", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     run_worker(open_catalog(st), config)
