@@ -53,6 +53,26 @@ def _whole_hour(moment: datetime, zone: ZoneInfo) -> bool:
     return local.minute == 0 and local.second == 0 and local.microsecond == 0
 
 
+def resume_problems(
+    spans: Sequence[tuple[object, object, int]], overhead: int, interruptible: bool, unit: str
+) -> tuple[int, list[str]]:
+    """The run blocks of time-ordered (start, run_end, overhead) spans, and every span whose
+    restart overhead is not what a resume costs (the first block pays none)."""
+    problems: list[str] = []
+    blocks = 0
+    previous_end: object = None
+    for start, run_end, charged in spans:
+        resumed = previous_end != start
+        blocks += resumed
+        expected = overhead if resumed and blocks > 1 else 0
+        if charged != expected:
+            problems.append(f"segment at {start}: overhead {charged} {unit}, expected {expected}")
+        previous_end = run_end
+    if blocks > 1 and not interruptible:
+        problems.append(f"{blocks} run blocks, but the job may not pause")
+    return blocks, problems
+
+
 def segment_cost(
     segment: PlanSegment, offer: OfferView, unit_price: Decimal, zone: ZoneInfo
 ) -> Decimal:
@@ -167,18 +187,10 @@ class _Checker:
     def work(self, segments: Sequence[PlanSegment]) -> None:
         schedule = self.job.schedule
         overhead = schedule.restart_overhead_hours if schedule.interruptible else 0
-        blocks = 0
-        for index, segment in enumerate(segments):
-            resumed = index == 0 or segments[index - 1].run_end != segment.start
-            blocks += resumed
-            expected = overhead if resumed and blocks > 1 else 0
-            if segment.overhead_hours != expected:
-                self.fail(
-                    f"segment {segment.offer_id}: overhead {segment.overhead_hours} h, "
-                    f"expected {expected} h"
-                )
-        if blocks > 1 and not schedule.interruptible:
-            self.fail(f"the job may not pause but runs in {blocks} blocks")
+        spans = [(s.start, s.run_end, s.overhead_hours) for s in segments]
+        blocks, problems = resume_problems(spans, overhead, schedule.interruptible, "h")
+        for problem in problems:
+            self.fail(problem)
         ran = sum(s.run_hours for s in segments)
         if ran != self.plan.run_hours:
             self.fail(f"run hours {self.plan.run_hours} but segments run {ran}")
@@ -305,18 +317,9 @@ def validate_schedule(problem: ScheduleProblem, result: ScheduleResult) -> list[
         if after.start == before.end and after.key == before.key:
             problems.append(f"segments of {after.key} at {after.start} should be one")
     overhead = problem.restart_overhead_slots if problem.interruptible else 0
-    blocks = 0
-    for index, segment in enumerate(segments):
-        resumed = index == 0 or segments[index - 1].run_end != segment.start
-        blocks += resumed
-        expected = overhead if resumed and blocks > 1 else 0
-        if segment.overhead_slots != expected:
-            problems.append(
-                f"segment at {segment.start}: overhead {segment.overhead_slots}, "
-                f"expected {expected}"
-            )
-    if blocks > 1 and not problem.interruptible:
-        problems.append(f"{blocks} run blocks, but the job may not pause")
+    spans = [(s.start, s.run_end, s.overhead_slots) for s in segments]
+    blocks, resume = resume_problems(spans, overhead, problem.interruptible, "slots")
+    problems += resume
     work = sum(s.run_slots for s in segments) - overhead * max(blocks - 1, 0)
     if work != problem.work_slots:
         problems.append(f"{work} slots of work done, {problem.work_slots} needed")

@@ -309,3 +309,16 @@ def test_card_hours_scale_by_the_throughput_table_and_nodes_cost_efficiency() ->
     assert not is_rdma(None)
     rows = {row["gpu"]: row for row in throughput_table(["A100-SXM4-80GB", "H800-SXM5-80GB"])}
     assert rows["H800-SXM5-80GB"]["relative_throughput"] == str(relative_throughput(h800))
+
+
+def test_resume_overhead_and_pauses_are_checked() -> None:
+    from comparator.plan_validate import resume_problems
+
+    good = [(0, 4, 0), (4, 6, 0), (10, 13, 2)]  # two blocks; the second resume pays 2 slots
+    assert resume_problems(good, 2, True, "slots") == (2, [])
+    blocks, problems = resume_problems([(0, 4, 0), (10, 13, 0)], 2, True, "slots")
+    assert blocks == 2 and problems == ["segment at 10: overhead 0 slots, expected 2"]
+    _, problems = resume_problems([(0, 4, 1), (4, 6, 0)], 2, True, "slots")
+    assert problems == ["segment at 0: overhead 1 slots, expected 0"]
+    _, problems = resume_problems([(0, 4, 0), (10, 13, 0)], 0, False, "h")
+    assert problems == ["2 run blocks, but the job may not pause"]
