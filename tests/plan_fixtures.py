@@ -7,9 +7,10 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from comparator.billing import PERIOD_HOURS
-from comparator.models import OfferView
+from comparator.offer_view import OfferView
 from comparator.plan_candidates import Candidate, GpuWork, SlotGrid
 from comparator.plan_problem import ScheduleProblem
+from tests.factories import offer_view
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 START = datetime(2026, 12, 1, tzinfo=SHANGHAI)
@@ -35,9 +36,8 @@ def make_offer(
     country: str = "CN",
 ) -> OfferView:
     mainland = country == "CN"
-    return OfferView(
+    return offer_view(
         offer_id=offer_id,
-        snapshot_id="1",
         provider=provider,
         provider_name=provider,
         region=region,
@@ -55,10 +55,8 @@ def make_offer(
         time_of_use=time_of_use,
         stock=stock,
         min_units=min_units,
-        interconnect="nvlink",
         network=network,
         tax_inclusive=tax_inclusive,
-        vat_rate=Decimal("0.06"),
         observed_at=START,
         source="test",
     )

@@ -20,6 +20,7 @@ from comparator.quote_document import (
     price_curve,
     referenced_offer_ids,
 )
+from tests.factories import offer_view
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 FX = FxTable({"CNY": Decimal(1), "USD": Decimal("7.12")}, date(2026, 11, 27))
@@ -38,32 +39,8 @@ JOB = parse_job(
 
 
 def offer(offer_id: str = "1", **changes: Any) -> OfferView:
-    base = OfferView(
-        offer_id=offer_id,
-        snapshot_id="7",
-        provider="acme",
-        provider_name="阿克米",
-        region="gd-sz-1",
-        region_name="深圳一区",
-        country="CN",
-        province="广东",
-        city="深圳",
-        mainland=True,
-        gpu="A100-SXM4-80GB",
-        cards=8,
-        node_cards=8,
-        billing="hourly",
-        price=Decimal("64.00"),
-        currency="CNY",
-        time_of_use="00:00-08:00*0.5; sat-sun*0.8",
-        stock=None,
-        min_units=1,
-        interconnect="nvlink",
-        network="ib-200g",
-        tax_inclusive=True,
-        vat_rate=Decimal("0.06"),
-        observed_at=datetime(2026, 11, 25, 10, tzinfo=SHANGHAI),
-        source="demo",
+    base = offer_view(
+        offer_id=offer_id, snapshot_id="7", time_of_use="00:00-08:00*0.5; sat-sun*0.8"
     )
     return dataclasses.replace(base, **changes)
 

@@ -24,6 +24,7 @@ from comparator.nvsmi import (
 from comparator.verify import VerifyResult, cards_per_machine, evaluate, gpu_json
 from comparator.verify_checks import gpu_list
 from tests.conftest import DATA
+from tests.factories import offer_view
 
 SMI = DATA / "nvidia-smi"
 
@@ -35,32 +36,14 @@ def machine(name: str, topo: str | None = None) -> MachineReport:
 
 def offer(**changes: Any) -> OfferView:
     """An 8×A100-SXM4-80GB NVLink offer as the catalog returns it."""
-    base = OfferView(
+    base = offer_view(
         offer_id="17",
         snapshot_id="3",
         provider="demo-nanshan",
         provider_name="南山算力",
-        region="gd-sz-1",
-        region_name="深圳一区",
-        country="CN",
-        province="广东",
-        city="深圳",
-        mainland=True,
-        gpu="A100-SXM4-80GB",
-        cards=8,
-        node_cards=8,
-        billing="hourly",
         price=Decimal("92.00"),
-        currency="CNY",
-        time_of_use="",
         stock=6,
-        min_units=1,
-        interconnect="nvlink",
-        network="ib-200g",
-        tax_inclusive=True,
-        vat_rate=Decimal("0.06"),
         observed_at=datetime(2026, 11, 25, 2, tzinfo=UTC),
-        source="demo",
     )
     return replace(base, **changes)
 
