@@ -168,3 +168,18 @@ def test_providers_lists_credentials(cli) -> None:
     assert all(p["demo"] for p in providers)
     assert any(p["licenses"] for p in providers)
     assert any(not d["mainland"] for p in providers for d in p["datacenters"])
+
+
+def test_debug_shows_the_traceback(cli) -> None:
+    from comparator.errors import UnknownGpuError
+
+    cli("init")
+    plain = cli("offers", "--gpu", "H8000")
+    assert plain.code == 1 and plain.err.count("\n") <= 2
+    with pytest.raises(UnknownGpuError):
+        cli("--debug", "offers", "--gpu", "H8000")
+
+
+def test_usage_errors_exit_2(cli) -> None:
+    assert cli("offers", "--limit", "zero").code == 2
+    assert cli("no-such-command").code == 2
