@@ -111,6 +111,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "billing": ("计费方式", "Billing"),
     "units": ("数量", "Units"),
     "unit_price": ("单价", "Unit price"),
+    "average_paid": ("实付均价", "avg paid"),
     "cost": ("费用", "Cost"),
     "end": ("结束", "End"),
     "offer": ("报价", "Offer"),

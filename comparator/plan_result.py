@@ -30,6 +30,13 @@ class PlanSegment:
     def run_hours(self) -> int:
         return int((self.run_end - self.start).total_seconds() // 3600)
 
+    @property
+    def average_unit_price(self) -> Decimal:
+        """What one unit-period cost on average: below the list price when off-peak hours won."""
+        paid_periods = self.units * self.periods
+        average = self.cost / paid_periods if paid_periods else self.cost
+        return average.quantize(Decimal("0.0001"))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "offer_id": self.offer_id,
@@ -40,6 +47,7 @@ class PlanSegment:
             "cost": money_str(self.cost),
             "periods": self.periods,
             "unit_price": str(self.unit_price),
+            "average_unit_price": str(self.average_unit_price),
             "run_start": self.start.isoformat(),
             "run_end": self.run_end.isoformat(),
             "run_hours": self.run_hours,

@@ -322,3 +322,12 @@ def test_resume_overhead_and_pauses_are_checked() -> None:
     assert problems == ["segment at 0: overhead 1 slots, expected 0"]
     _, problems = resume_problems([(0, 4, 0), (10, 13, 0)], 0, False, "h")
     assert problems == ["2 run blocks, but the job may not pause"]
+
+
+def test_line_items_show_what_a_unit_period_cost_on_average() -> None:
+    plan = planned(job(card_hours=16, cards=1), [sg("tou", price="10", time_of_use=NIGHT)]).best
+    assert plan is not None
+    for segment in plan.segments:
+        assert segment.average_unit_price * segment.units * segment.periods == segment.cost
+        assert segment.average_unit_price < segment.unit_price  # only cheap night hours were used
+        assert segment.to_json()["average_unit_price"] == str(segment.average_unit_price)

@@ -4,6 +4,7 @@ stock)."""
 from __future__ import annotations
 
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -103,6 +104,11 @@ def _print(result: PlanResult, lang: str) -> None:
     _print_assumptions(out, result, lang)
 
 
+def _price_text(price: Decimal) -> str:
+    """Two decimals when exact to the cent, else the four the average carries."""
+    return money_str(price) if price == price.quantize(Decimal("0.01")) else str(price)
+
+
 def _print_best(out: Console, best: Plan, lang: str) -> None:
     where = " ".join(x for x in (best.province, best.city) if x)
     out.print(
@@ -126,6 +132,7 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
         tr(lang, "数量", "Units"),
         tr(lang, "周期", "Periods"),
         tr(lang, "单价", "Unit price"),
+        tr(lang, "实付均价", "Avg paid"),
         tr(lang, "费用", "Cost"),
     ):
         table.add_column(header, no_wrap=True)
@@ -138,6 +145,7 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
             str(s.units),
             str(s.periods),
             str(s.unit_price),
+            _price_text(s.average_unit_price),
             money_str(s.cost),
         )
     out.print(table)
