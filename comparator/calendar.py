@@ -80,19 +80,48 @@ class TouRule:
 
 
 # --- the holiday calendar -------------------------------------------------------------------
+@dataclass(frozen=True)
+class HolidaySupplement:
+    """Official holidays and 调休 workdays for years the chinesecalendar package lacks.
+
+    The State Council publishes next year's schedule each November, often before a
+    chinesecalendar release carries it; ``SUANLI_HOLIDAYS_FILE`` fills the gap.
+    """
+
+    years: frozenset[int] = frozenset()
+    holidays: frozenset[date] = frozenset()
+    workdays: frozenset[date] = frozenset()
+
+
+_supplement = HolidaySupplement()
+
+
+def use_holiday_supplement(supplement: HolidaySupplement) -> None:
+    """Answer ``workday``/``holiday`` from ``supplement`` for the years it lists."""
+    global _supplement
+    _supplement = supplement
+    for cached in (is_workday, is_holiday, slot_factors):
+        cached.cache_clear()
+
+
 def _covered(day: date) -> None:
     try:
         chinese_calendar.is_workday(day)
     except NotImplementedError as exc:
         raise CalendarError(
             f"the Chinese holiday calendar (chinesecalendar package) has no data for {day}: "
-            f"{exc}; upgrade chinesecalendar, or drop workday/holiday rules for that period"
+            f"{exc}; upgrade chinesecalendar, give that year's official schedule in "
+            f"SUANLI_HOLIDAYS_FILE, or drop workday/holiday rules for that period"
         ) from None
 
 
 @lru_cache(maxsize=4096)
 def is_workday(day: date) -> bool:
     """An official working day (调休 make-up weekend days included)."""
+    if day.year in _supplement.years:
+        return day in _supplement.workdays or (
+            day.weekday() < 5 and day not in _supplement.holidays
+        )
     _covered(day)
     return bool(chinese_calendar.is_workday(day))
 
@@ -100,6 +129,8 @@ def is_workday(day: date) -> bool:
 @lru_cache(maxsize=4096)
 def is_holiday(day: date) -> bool:
     """A day of an official public-holiday break (not an ordinary weekend)."""
+    if day.year in _supplement.years:
+        return day in _supplement.holidays
     _covered(day)
     return day in chinese_calendar.holidays
 

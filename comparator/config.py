@@ -62,6 +62,12 @@ SETTINGS: tuple[Setting, ...] = (
         "fraction of GPU memory kept free when deciding whether a job fits",
     ),
     Setting(
+        "holidays_file",
+        "SUANLI_HOLIDAYS_FILE",
+        "",
+        "TOML file with official holidays and 调休 workdays for years chinesecalendar lacks",
+    ),
+    Setting(
         "multi_node_efficiency",
         "SUANLI_MULTI_NODE_EFFICIENCY",
         "0.90",
@@ -80,6 +86,7 @@ class Settings:
     price_freshness_days: int
     headroom: float
     multi_node_efficiency: float
+    holidays_file: str = ""
 
 
 def parse_fx_rates(text: str, env: str = "SUANLI_FX_RATES") -> dict[str, Decimal]:
@@ -141,4 +148,5 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: str | None)
         ),
         headroom=headroom,
         multi_node_efficiency=efficiency,
+        holidays_file=raw["holidays_file"],
     )

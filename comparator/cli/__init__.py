@@ -38,7 +38,13 @@ def global_options(
     """Global options shared by every command."""
     if lang not in ("zh", "en"):
         raise typer.BadParameter("expected zh or en", param_hint="--lang")
-    ctx.obj = State(settings=load_settings(db_url=db), lang=lang, debug=debug)
+    settings = load_settings(db_url=db)
+    if settings.holidays_file:
+        from comparator.calendar import use_holiday_supplement
+        from comparator.holidays_file import load_holidays_file
+
+        use_holiday_supplement(load_holidays_file(settings.holidays_file))
+    ctx.obj = State(settings=settings, lang=lang, debug=debug)
 
 
 # Each command module registers its commands on `app`.
