@@ -14,6 +14,12 @@ from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
 from comparator.estimate import Estimate, EstimateRequest, estimate, parse_token_count
 from comparator.estimate_advice import Advice
 from comparator.estimate_request import DEFAULT_GPU, normalize_optimizer
+from comparator.i18n import (
+    ESTIMATE_ADVICE_ZH,
+    ESTIMATE_NOTES_ZH,
+    ESTIMATE_UNITS_ZH,
+    RULE_OF_THUMB_ZH,
+)
 from comparator.model_shapes import BUILTIN_SHAPES
 
 _PARTS: tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...] = (
@@ -43,35 +49,6 @@ _PARTS: tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...] = (
         ),
     ),
 )
-_ADVICE_ZH: dict[str, str] = {
-    "grad_ckpt": "开启梯度检查点（完全重计算，约 +33% 计算量）",
-    "micro_batch": "micro-batch 降为 1，用梯度累积保持全局 batch",
-    "lora": "改用 LoRA 代替全参微调",
-    "qlora": "改用 QLoRA（4-bit NF4 基座 + LoRA）",
-    "zero3": "ZeRO-3 / FSDP 全分片（权重、梯度、优化器状态）",
-    "offload_optimizer": "优化器状态卸载到 CPU 内存（ZeRO-Offload）",
-    "shorter_seq": "缩短序列长度",
-    "more_cards": "增加卡数",
-}
-_NOTES_ZH: dict[str, str] = {
-    "inferred_shape": "仅给出规模，结构为推断值（Llama 风格）",
-    "moe": "MoE：显存按全部专家计，FLOPs 按激活专家计",
-    "multi_node": "需要多机：节点间须 RDMA 网络（InfiniBand/RoCE），同一机房，勿跨地域",
-    "pcie_only": "该卡无 NVLink，多卡通信走 PCIe，实际 MFU 会低于表中数值",
-    "over_provisioned": "显存占用偏低，更小的卡可能就够",
-    "no_tokens": "未给出 --tokens（或 --samples/--avg-tokens）：只估显存，时长为 0",
-}
-
-_RULES_ZH: dict[str, str] = {
-    "18 bytes per parameter (full fine-tuning)": "每参数 18 字节（全参微调）",
-    "20× the parameter count in GB (full fine-tuning)": "显存 GB ≈ 参数量（B）× 20（全参微调）",
-    "7B full fine-tuning needs ≥ 70 GB (≈10 bytes per parameter)": "7B 全参微调至少 70 GB（约每参数 10 字节）",
-    "LoRA ≈ 1/5 of full fine-tuning (18 bytes per parameter)": "LoRA ≈ 全参微调的 1/5（按每参数 18 字节）",
-    "LoRA ≈ 30 % of full fine-tuning (18 bytes per parameter)": "LoRA ≈ 全参微调的 30%（按每参数 18 字节）",
-    "6·Ψ·D training FLOPs": "训练 FLOPs ≈ 6·Ψ·D",
-    "1.5× safety buffer on card-hours": "卡时留 1.5 倍余量",
-}
-_UNITS_ZH = {"GiB (all cards)": "GiB（所有卡）", "FLOPs": "FLOPs", "card-hours": "卡时"}
 
 
 def register(app: typer.Typer) -> None:
@@ -345,7 +322,7 @@ def _rules_table(e: Estimate, lang: str) -> Table:
     for rule in e.rules_of_thumb:
         text, unit = rule["rule"], rule["unit"]
         if lang != "en":
-            text, unit = _RULES_ZH.get(text, text), _UNITS_ZH.get(unit, unit)
+            text, unit = RULE_OF_THUMB_ZH.get(text, text), ESTIMATE_UNITS_ZH.get(unit, unit)
         table.add_row(escape(text), _number(rule["value"]), _number(rule["ours"]), unit)
     return table
 
@@ -371,7 +348,7 @@ def _advice_table(advice: tuple[Advice, ...], lang: str) -> Table:
     ):
         table.add_column(header, justify="left" if header in ("方案", "Change") else "right")
     for a in advice:
-        text = a.description if lang == "en" else _ADVICE_ZH.get(a.action, a.description)
+        text = a.description if lang == "en" else ESTIMATE_ADVICE_ZH.get(a.action, a.description)
         if lang != "en" and a.action == "combined":
             text = "组合：" + a.description.removeprefix("together: ")
         elif lang != "en" and a.action in ("shorter_seq", "more_cards"):
@@ -398,7 +375,7 @@ def _print_estimate(out: Console, e: Estimate, lang: str) -> None:
     if e.advice:
         out.print(_advice_table(e.advice, lang))
     for note in e.notes:
-        text = note.message if lang == "en" else _NOTES_ZH.get(note.code, note.message)
+        text = note.message if lang == "en" else ESTIMATE_NOTES_ZH.get(note.code, note.message)
         if lang != "en" and note.code == "does_not_fit":
             text = _why_not_zh(e)
         out.print(f"[yellow]•[/] {escape(text)}")
