@@ -3,6 +3,7 @@ and excluded ones with reasons."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -14,6 +15,7 @@ from comparator.compliance import ProviderReport, check_providers, evaluate_offe
 from comparator.job import Requirements
 from comparator.models import OfferView
 from comparator.profile import ProviderProfile, load_profile
+from tests.factories import offer_view
 
 DEMO = Path(__file__).resolve().parents[1] / "providers" / "demo"
 TODAY = date(2026, 11, 29)
@@ -108,9 +110,8 @@ def demo_offers(profiles: dict[str, ProviderProfile]) -> list[OfferView]:
     for profile in profiles.values():
         for dc in profile.datacenters:
             offers.append(
-                OfferView(
+                offer_view(
                     offer_id=f"{profile.id}/{dc.id}",
-                    snapshot_id="1",
                     provider=profile.id,
                     provider_name=profile.name,
                     region=dc.id,
@@ -119,21 +120,11 @@ def demo_offers(profiles: dict[str, ProviderProfile]) -> list[OfferView]:
                     province=dc.province,
                     city=dc.city,
                     mainland=dc.mainland,
-                    gpu="A100-SXM4-80GB",
-                    cards=8,
-                    node_cards=8,
                     billing="monthly",
                     price=Decimal("45000.00"),
-                    currency="CNY",
-                    time_of_use="",
-                    stock=None,
-                    min_units=1,
                     interconnect=None,
                     network=None,
-                    tax_inclusive=True,
-                    vat_rate=Decimal("0.06"),
                     observed_at=OBSERVED,
-                    source="demo",
                 )
             )
     return offers
@@ -197,35 +188,27 @@ def test_offers_without_a_profile_are_judged_on_their_own_location(
     profiles: dict[str, ProviderProfile],
 ) -> None:
     template = next(o for o in demo_offers(profiles) if o.provider == "demo-nanshan")
-    mainland = OfferView(
-        **{
-            **template.__dict__,
-            "offer_id": "m",
-            "provider": "nobody",
-            "region": "gd-x",
-            "country": "CN",
-            "province": "广东",
-            "mainland": True,
-        }
+    mainland = replace(
+        template,
+        offer_id="m",
+        provider="nobody",
+        region="gd-x",
+        country="CN",
+        province="广东",
+        mainland=True,
     )
-    overseas = OfferView(
-        **{
-            **template.__dict__,
-            "offer_id": "o",
-            "provider": "aws",
-            "region": "us-east-1",
-            "country": "US",
-            "province": None,
-            "city": None,
-            "mainland": False,
-        }
+    overseas = replace(
+        template,
+        offer_id="o",
+        provider="aws",
+        region="us-east-1",
+        country="US",
+        province=None,
+        city=None,
+        mainland=False,
     )
-    stale = OfferView(
-        **{
-            **template.__dict__,
-            "offer_id": "s",
-            "observed_at": datetime(2026, 9, 1, tzinfo=OBSERVED.tzinfo),
-        }
+    stale = replace(
+        template, offer_id="s", observed_at=datetime(2026, 9, 1, tzinfo=OBSERVED.tzinfo)
     )
     result = evaluate_offers([mainland, overseas, stale], profiles, None, today=TODAY)
     assert result.eligible_ids == ["o", "s"]
@@ -237,24 +220,8 @@ def test_an_offer_in_a_datacentre_the_profile_lacks_is_judged_by_its_location(
     profiles: dict[str, ProviderProfile],
 ) -> None:
     template = next(o for o in demo_offers(profiles) if o.provider == "demo-nanshan")
-    inside = OfferView(
-        **{
-            **template.__dict__,
-            "offer_id": "in",
-            "region": "gd-new",
-            "province": "广东",
-            "city": "佛山",
-        }
-    )
-    outside = OfferView(
-        **{
-            **template.__dict__,
-            "offer_id": "out",
-            "region": "sc-new",
-            "province": "四川",
-            "city": "成都",
-        }
-    )
+    inside = replace(template, offer_id="in", region="gd-new", province="广东", city="佛山")
+    outside = replace(template, offer_id="out", region="sc-new", province="四川", city="成都")
     result = evaluate_offers([inside, outside], profiles, None, today=TODAY)
     assert result.eligible_ids == ["in"]
     assert result.excluded[0].checks[0].id == "licence-coverage"

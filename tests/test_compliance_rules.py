@@ -18,6 +18,7 @@ from comparator.compliance_model import Check, ProviderReport
 from comparator.job import Requirements
 from comparator.models import OfferView
 from comparator.profile import parse_profile
+from tests.factories import offer_view
 
 TODAY = date(2026, 11, 29)
 LAST_DAY = date(2026, 12, 8)
@@ -484,9 +485,8 @@ def offer(
     city: str | None = None,
     billing: str = "hourly",
 ) -> OfferView:
-    return OfferView(
+    return offer_view(
         offer_id=offer_id,
-        snapshot_id="1",
         provider=provider,
         provider_name=provider,
         region=region,
@@ -495,19 +495,11 @@ def offer(
         province=province,
         city=city,
         mainland=country == "CN",
-        gpu="A100-SXM4-80GB",
         cards=1,
-        node_cards=8,
         billing=billing,
         price=Decimal("8.00"),
-        currency="CNY",
-        time_of_use="",
-        stock=None,
-        min_units=1,
         interconnect=None,
         network=None,
-        tax_inclusive=True,
-        vat_rate=Decimal("0.06"),
         observed_at=observed_at,
         source="test",
     )
