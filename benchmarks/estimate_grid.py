@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from comparator.estimate import EstimateRequest, estimate
+from comparator.estimate.estimator import EstimateRequest, estimate
 
 ESTIMATES = 10_000
 MODELS = (

@@ -23,12 +23,12 @@ from sqlalchemy import Engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from comparator.catalog import current_offers, store_profile
+from comparator.catalog.db import make_engine, upgrade_schema
+from comparator.catalog.listing import rank_offers
+from comparator.catalog.queries import current_offers, store_profile
 from comparator.config import load_settings
-from comparator.db import make_engine, upgrade_schema
-from comparator.importer import import_files
-from comparator.offer_listing import rank_offers
-from comparator.profile import DataCenter, ProviderProfile
+from comparator.domain.profile import DataCenter, ProviderProfile
+from comparator.refresh.importer import import_files
 
 # A catalog the size of an aggregator's: many data centres and GPU models, as SkyPilot's
 # AWS/GCP files have. A GPU+province filter then matches a few hundred offers, not 5 %.

@@ -5,7 +5,7 @@ types (daily, weekly, monthly) and 200 offers; then HiGHS on the same instance.
 
 Prints the planner's wall time (target < 2 s), the number of candidates solved exactly and
 pruned by the lower bound, and HiGHS's status, objective, bound and time on the time-indexed
-MILP of the same candidates (:mod:`comparator.plan_milp`), with the ratio of the two times.
+MILP of the same candidates (:mod:`comparator.plan.milp.model`), with the ratio of the two times.
 The catalog is synthetic (seeded): 50 (provider, region, GPU) groups × 4 offers of 8-card
 nodes — hourly with night / weekend / public-holiday discounts, daily, weekly and monthly.
 Prices are whole cents after every time-of-use factor, so both methods price alike.
@@ -25,11 +25,11 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from comparator.job import Job, Requirements, Schedule, Workload
-from comparator.models import OfferView
-from comparator.money import FxTable
-from comparator.plan_milp import MilpJob, solve_milp
-from comparator.planning import PlanContext, plan_job, prepare
+from comparator.catalog.models import OfferView
+from comparator.domain.job import Job, Requirements, Schedule, Workload
+from comparator.domain.money import FxTable
+from comparator.plan.milp.model import MilpJob, solve_milp
+from comparator.plan.planning import PlanContext, plan_job, prepare
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 START = datetime(2026, 9, 1, tzinfo=SHANGHAI)  # the window holds National Day 2026

@@ -25,9 +25,9 @@ from sqlalchemy import Engine
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from comparator.db import make_engine, upgrade_schema  # noqa: E402
-from comparator.refresh import RefreshReport, run_refresh  # noqa: E402
-from comparator.sources import load_sources  # noqa: E402
+from comparator.catalog.db import make_engine, upgrade_schema  # noqa: E402
+from comparator.refresh.run import RefreshReport, run_refresh  # noqa: E402
+from comparator.refresh.sources import load_sources  # noqa: E402
 from tests.httpserver import FaultServer, Reply, fault_server  # noqa: E402
 from tests.refresh_helpers import profile_toml, source_entry, write_sources  # noqa: E402
 

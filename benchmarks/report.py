@@ -23,7 +23,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from comparator import report  # noqa: E402
+from comparator.report import render as report  # noqa: E402
 
 FIXTURE = REPO / "tests" / "data" / "quote_document.json"
 

@@ -8,8 +8,8 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from comparator.domain.gpus import GPUS, GpuSpec, resolve_gpu
 from comparator.errors import SuanliError
-from comparator.gpus import GPUS, GpuSpec, resolve_gpu
 
 try:
     __version__ = version("suanli")
@@ -17,20 +17,20 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0+source"
 
 _LAZY: dict[str, str] = {
-    "EstimateRequest": "comparator.estimate",
-    "estimate": "comparator.estimate",
-    "load_job": "comparator.job",
-    "load_profile": "comparator.profile",
-    "evaluate_offers": "comparator.compliance",
-    "check_providers": "comparator.compliance",
-    "plan_job": "comparator.planning",
-    "plan_job_file": "comparator.planning",
-    "make_engine": "comparator.db",
-    "upgrade_schema": "comparator.db",
-    "current_offers": "comparator.catalog",
-    "import_files": "comparator.importer",
-    "run_refresh": "comparator.refresh",
-    "make_quote": "comparator.quote",
+    "EstimateRequest": "comparator.estimate.estimator",
+    "estimate": "comparator.estimate.estimator",
+    "load_job": "comparator.domain.job",
+    "load_profile": "comparator.domain.profile",
+    "evaluate_offers": "comparator.compliance.engine",
+    "check_providers": "comparator.compliance.engine",
+    "plan_job": "comparator.plan.planning",
+    "plan_job_file": "comparator.plan.planning",
+    "make_engine": "comparator.catalog.db",
+    "upgrade_schema": "comparator.catalog.db",
+    "current_offers": "comparator.catalog.queries",
+    "import_files": "comparator.refresh.importer",
+    "run_refresh": "comparator.refresh.run",
+    "make_quote": "comparator.quote.service",
 }
 
 __all__ = ["GPUS", "GpuSpec", "SuanliError", "__version__", "resolve_gpu", *_LAZY]

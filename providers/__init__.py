@@ -10,8 +10,8 @@ from __future__ import annotations
 from comparator.errors import InputError
 from providers.base import Adapter, AdapterResult, SourceSpec
 from providers.http_json import HttpJsonAdapter
-from providers.sheet_adapter import SheetAdapter
-from providers.skypilot import SkypilotAdapter
+from providers.sheet.adapter import SheetAdapter
+from providers.skypilot.adapter import SkypilotAdapter
 
 _ADAPTERS: tuple[type[Adapter], ...] = (SheetAdapter, SkypilotAdapter, HttpJsonAdapter)
 ADAPTERS: dict[str, type[Adapter]] = {adapter.name: adapter for adapter in _ADAPTERS}

@@ -17,9 +17,9 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from comparator.fetch import Document, FetchPolicy, Validators, fetch_document
-from comparator.models import OfferColumns, OfferIn
-from comparator.profile import ProviderProfile, loads_profile
+from comparator.catalog.models import OfferColumns, OfferIn
+from comparator.domain.profile import ProviderProfile, loads_profile
+from providers.fetch import Document, FetchPolicy, Validators, fetch_document
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 

@@ -19,7 +19,7 @@
     [source.values.billing]          # API words → sheet words, per column
     POSTPAID_BY_HOUR = "hourly"
 
-The mapped records go through the price-sheet validation (:func:`providers.sheet.parse_sheet`),
+The mapped records go through the price-sheet validation (:func:`providers.sheet.parse.parse_sheet`),
 so the rules and the messages are those of a JSON sheet; row numbers are record positions.
 """
 
@@ -31,13 +31,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from comparator.catalog.models import OfferColumns
 from comparator.errors import InputError
-from comparator.fetch import Validators
-from comparator.models import OfferColumns
 from providers.base import Adapter, AdapterResult, SourceSpec
-from providers.sheet import KnownCatalog, parse_sheet_columns
-from providers.sheet_adapter import known_catalog
-from providers.sheet_columns import COLUMNS
+from providers.fetch import Validators
+from providers.sheet.adapter import known_catalog
+from providers.sheet.columns import COLUMNS
+from providers.sheet.parse import KnownCatalog, parse_sheet_columns
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, create_engine, text
 
+from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.cli import main as cli_main
-from comparator.db import make_engine, upgrade_schema
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

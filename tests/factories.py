@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from comparator.offer_view import OfferView
+from comparator.domain.offer_view import OfferView
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 

@@ -6,10 +6,10 @@ from datetime import datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-from comparator.billing import PERIOD_HOURS
-from comparator.offer_view import OfferView
-from comparator.plan_candidates import Candidate, GpuWork, SlotGrid
-from comparator.plan_problem import ScheduleProblem
+from comparator.domain.billing import PERIOD_HOURS
+from comparator.domain.offer_view import OfferView
+from comparator.plan.candidates import Candidate, GpuWork, SlotGrid
+from comparator.plan.problem import ScheduleProblem
 from tests.factories import offer_view
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")

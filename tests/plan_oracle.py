@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from decimal import Decimal
 from functools import lru_cache
 
-from comparator.money import round_money
-from comparator.plan_problem import ScheduleProblem
+from comparator.domain.money import round_money
+from comparator.plan.problem import ScheduleProblem
 
 Piece = tuple[str, int, int, int]  # kind, rate index, start slot, periods (1 for hourly)
 

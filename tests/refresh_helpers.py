@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 from sqlmodel import SQLModel
 
-from comparator.sources import SourcesFile, parse_sources
+from comparator.refresh.sources import SourcesFile, parse_sources
 from tests.conftest import REPO, SKYPILOT_DIR
 from tests.httpserver import FaultServer
 

@@ -18,7 +18,7 @@ def _adapter_classes() -> list[type[Adapter]]:
     import pkgutil
 
     found: list[type[Adapter]] = []
-    for module_info in pkgutil.iter_modules(providers.__path__, "providers."):
+    for module_info in pkgutil.walk_packages(providers.__path__, "providers."):
         module = __import__(module_info.name, fromlist=["_"])
         for _, cls in inspect.getmembers(module, inspect.isclass):
             is_adapter = issubclass(cls, Adapter) and cls is not Adapter

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from comparator.errors import InputError, SheetError
-from comparator.fetch import FetchPolicy
 from providers.base import AdapterResult, SourceSpec
+from providers.fetch import FetchPolicy
 from providers.http_json import HttpJsonAdapter, dig
 from tests.httpserver import FaultServer, Reply, fault_server
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from comparator.domain.profile import load_profile
 from comparator.errors import InputError, SheetError, SourceError
-from comparator.fetch import FetchPolicy, Validators
-from comparator.profile import load_profile
 from providers.base import AdapterResult, SourceSpec
-from providers.sheet_adapter import SheetAdapter, sheet_filename
+from providers.fetch import FetchPolicy, Validators
+from providers.sheet.adapter import SheetAdapter, sheet_filename
 from tests.httpserver import FaultServer, Reply, fault_server
 
 PROFILE = """\

@@ -12,12 +12,12 @@ from decimal import Decimal
 import httpx
 import pytest
 
+from comparator.domain.gpus import GPUS
 from comparator.errors import SheetError
-from comparator.fetch import FetchPolicy
-from comparator.gpus import GPUS
 from providers.base import AdapterResult, SourceSpec
-from providers.skypilot import SkypilotAdapter, parse_vms_csv
-from providers.skypilot_rows import gpu_memory_gib, parse_count, region_country
+from providers.fetch import FetchPolicy
+from providers.skypilot.adapter import SkypilotAdapter, parse_vms_csv
+from providers.skypilot.rows import gpu_memory_gib, parse_count, region_country
 from tests.conftest import SKYPILOT_DIR
 from tests.httpserver import FaultServer, fault_server
 

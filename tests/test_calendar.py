@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from comparator.calendar import (
+from comparator.domain.calendar import (
     factor_at,
     is_holiday,
     is_workday,

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from comparator.db import make_engine
-from comparator.models import Offer, PriceSnapshot
+from comparator.catalog.db import make_engine
+from comparator.catalog.models import Offer, PriceSnapshot
 from tests.conftest import DATA
 
 OFFER_KEYS = {

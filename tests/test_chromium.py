@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from comparator import report
+from comparator.report import render as report
 from tests.conftest import skip_unless_installed
 
 CHROMIUM = Path("/usr/bin/chromium")

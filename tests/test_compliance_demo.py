@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from comparator.compliance import ProviderReport, check_providers, evaluate_offers
-from comparator.job import Requirements
-from comparator.models import OfferView
-from comparator.profile import ProviderProfile, load_profile
+from comparator.catalog.models import OfferView
+from comparator.compliance.engine import ProviderReport, check_providers, evaluate_offers
+from comparator.domain.job import Requirements
+from comparator.domain.profile import ProviderProfile, load_profile
 from tests.factories import offer_view
 
 DEMO = Path(__file__).resolve().parents[1] / "providers" / "demo"

@@ -12,12 +12,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from comparator.compliance import check_provider
-from comparator.compliance_licence import required_report_year
-from comparator.compliance_model import Check, ProviderReport
-from comparator.job import Requirements
-from comparator.models import OfferView
-from comparator.profile import parse_profile
+from comparator.catalog.models import OfferView
+from comparator.compliance.engine import check_provider
+from comparator.compliance.licence import required_report_year
+from comparator.compliance.model import Check, ProviderReport
+from comparator.domain.job import Requirements
+from comparator.domain.profile import parse_profile
 from tests.factories import offer_view
 
 TODAY = date(2026, 11, 29)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from comparator.credentials import (
+from comparator.domain.credentials import (
     identify_number,
     normalise_number,
     parse_gongan,
@@ -13,7 +13,7 @@ from comparator.credentials import (
     parse_uscc,
     uscc_check_digit,
 )
-from comparator.provinces import canonical_province
+from comparator.domain.provinces import canonical_province
 
 # text, province, joint venture, categories, year, site, old-style ICP licence
 LICENCES = [

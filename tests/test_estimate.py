@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from comparator.errors import InputError, UnknownGpuError, UnknownModelError
-from comparator.estimate import EstimateRequest, estimate, parse_token_count
-from comparator.estimate_memory import CUDA_CONTEXT_GIB, NF4_BYTES_PER_PARAM
-from comparator.estimate_search import CARD_CANDIDATES
-from comparator.model_shapes import resolve_model
+from comparator.estimate.estimator import EstimateRequest, estimate, parse_token_count
+from comparator.estimate.memory import CUDA_CONTEXT_GIB, NF4_BYTES_PER_PARAM
+from comparator.estimate.search import CARD_CANDIDATES
+from comparator.estimate.shapes import resolve_model
 
 CONFIGS = Path(__file__).parent / "data" / "hf_configs"
 CONTRACT_KEYS = {

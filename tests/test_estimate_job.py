@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from comparator.errors import JobFileError
-from comparator.estimate import EstimateRequest, estimate, request_from_job
+from comparator.estimate.estimator import EstimateRequest, estimate, request_from_job
 
 CONFIGS = Path(__file__).parent / "data" / "hf_configs"
 JOB = """

@@ -14,9 +14,9 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from comparator.estimate import Estimate, EstimateRequest, estimate
-from comparator.estimate_memory import fits_gib, memory_inputs, total_gib
-from comparator.estimate_search import setup_of
+from comparator.estimate.estimator import Estimate, EstimateRequest, estimate
+from comparator.estimate.memory import fits_gib, memory_inputs, total_gib
+from comparator.estimate.search import setup_of
 
 MODELS = [
     "Qwen2.5-0.5B",

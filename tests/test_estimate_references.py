@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from comparator.estimate import Estimate, EstimateRequest, estimate
-from comparator.estimate_memory import GIB
+from comparator.estimate.estimator import Estimate, EstimateRequest, estimate
+from comparator.estimate.memory import GIB
 
 CONFIGS = Path(__file__).parent / "data" / "hf_configs"
 

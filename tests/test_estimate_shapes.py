@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from comparator.errors import UnknownModelError
-from comparator.hf_config import shape_from_config
-from comparator.model_shapes import BUILTIN_SHAPES, find_builtin, parse_size, resolve_model
+from comparator.estimate.hf_config import shape_from_config
+from comparator.estimate.shapes import BUILTIN_SHAPES, find_builtin, parse_size, resolve_model
 
 CONFIGS = Path(__file__).parent / "data" / "hf_configs"
 

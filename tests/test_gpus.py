@@ -6,8 +6,8 @@ import csv
 
 import pytest
 
+from comparator.domain.gpus import GPUS, find_gpu, resolve_gpu, snap_to_memory
 from comparator.errors import UnknownGpuError
-from comparator.gpus import GPUS, find_gpu, resolve_gpu, snap_to_memory
 from tests.conftest import SKYPILOT_DIR
 
 

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from comparator.calendar import (
+from comparator.domain.calendar import (
     HolidaySupplement,
     is_holiday,
     is_workday,
     slot_factors,
     use_holiday_supplement,
 )
+from comparator.domain.holidays import load_holidays_file
 from comparator.errors import CalendarError
-from comparator.holidays_file import load_holidays_file
 from tests.factories import SHANGHAI
 
 SCHEDULE_2027 = """

@@ -7,10 +7,10 @@ from decimal import Decimal
 
 from sqlalchemy import inspect
 
-from comparator.catalog import current_offers, store_profile, store_snapshot
-from comparator.db import make_engine, upgrade_schema
-from comparator.models import OfferIn
-from comparator.profile import DataCenter, ProviderProfile
+from comparator.catalog.db import make_engine, upgrade_schema
+from comparator.catalog.models import OfferIn
+from comparator.catalog.queries import current_offers, store_profile, store_snapshot
+from comparator.domain.profile import DataCenter, ProviderProfile
 
 PROFILE = ProviderProfile(
     id="old", name="旧数据", datacenters=(DataCenter("gd-1", "广一", "CN", "广东", "广州"),)

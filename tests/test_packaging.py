@@ -24,7 +24,7 @@ def test_wheel_contents(tmp_path: Path) -> None:
     assert templates and {f"comparator/_templates/{t}" for t in templates} <= names
     demo = {p.name for p in (REPO / "providers" / "demo").iterdir()}
     assert {f"providers/demo/{d}" for d in demo} <= names
-    assert any(n.startswith("comparator/migrations/versions/0001") for n in names)
+    assert any(n.startswith("comparator/catalog/migrations/versions/0001") for n in names)
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "Requires-Python: >=3.11" in text

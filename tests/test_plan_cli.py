@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from comparator.catalog import current_offers, load_profiles
-from comparator.compliance import evaluate_offers
+from comparator.catalog.db import make_engine
+from comparator.catalog.queries import current_offers, load_profiles
+from comparator.compliance.engine import evaluate_offers
 from comparator.config import load_settings
-from comparator.db import make_engine
-from comparator.job import load_job
-from comparator.plan_candidates import PriceBasis
-from comparator.plan_result import PlanResult
-from comparator.plan_validate import ValidationContext, validate_plan
-from comparator.planning import context_from_settings, plan_job
-from comparator.throughput import is_rdma
+from comparator.domain.job import load_job
+from comparator.estimate.throughput import is_rdma
+from comparator.plan.candidates import PriceBasis
+from comparator.plan.planning import context_from_settings, plan_job
+from comparator.plan.result import PlanResult
+from comparator.plan.validate import ValidationContext, validate_plan
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted(

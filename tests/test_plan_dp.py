@@ -9,9 +9,9 @@ from decimal import Decimal
 import pytest
 from plan_oracle import brute_force
 
-from comparator.plan_dp import ScheduleProfile, solve_schedule
-from comparator.plan_problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
-from comparator.plan_validate import validate_schedule
+from comparator.plan.dp.solver import ScheduleProfile, solve_schedule
+from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
+from comparator.plan.validate import validate_schedule
 
 D = Decimal
 

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from comparator.domain.job import load_job
 from comparator.errors import JobFileError
-from comparator.job import load_job
 
 CONTRACT_EXAMPLE = """
 name = "legal-assistant-qwen7b-lora"

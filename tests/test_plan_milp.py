@@ -10,20 +10,20 @@ from zoneinfo import ZoneInfo
 import pytest
 from plan_fixtures import candidate_for, make_offer
 
-from comparator.job import Job, Requirements, Schedule, Workload
-from comparator.money import FxTable
-from comparator.plan_candidates import PriceBasis
-from comparator.plan_dp import solve_schedule
-from comparator.plan_milp import MilpJob, solve_milp
-from comparator.plan_problem import ContractRate, HourlyRate, ScheduleProblem
-from comparator.plan_validate import (
+from comparator.domain.job import Job, Requirements, Schedule, Workload
+from comparator.domain.money import FxTable
+from comparator.plan.candidates import PriceBasis
+from comparator.plan.dp.solver import solve_schedule
+from comparator.plan.milp.model import MilpJob, solve_milp
+from comparator.plan.planning import PlanContext, plan_job
+from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
+from comparator.plan.shared import plan_jobs
+from comparator.plan.validate import (
     ValidationContext,
     validate_plan,
     validate_schedule,
     validate_shared_stock,
 )
-from comparator.planning import PlanContext, plan_job
-from comparator.planning_shared import plan_jobs
 
 D = Decimal
 SHANGHAI = ZoneInfo("Asia/Shanghai")

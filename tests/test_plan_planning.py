@@ -11,23 +11,23 @@ from zoneinfo import ZoneInfo
 
 from plan_fixtures import make_offer
 
-from comparator.gpus import GPUS
-from comparator.job import Job, Requirements, Schedule, Workload
-from comparator.models import OfferView
-from comparator.money import FxTable
-from comparator.plan import PlanOptions, _evaluate, choose, lower_bound_cents
-from comparator.plan_candidates import PriceBasis
-from comparator.plan_result import PlanResult
-from comparator.plan_timeline import timeline_lines
-from comparator.plan_validate import ValidationContext, validate_plan
-from comparator.planning import PlanContext, plan_job, prepare
-from comparator.throughput import (
+from comparator.catalog.models import OfferView
+from comparator.domain.gpus import GPUS
+from comparator.domain.job import Job, Requirements, Schedule, Workload
+from comparator.domain.money import FxTable
+from comparator.estimate.throughput import (
     is_rdma,
     relative_throughput,
     run_hours,
     scale_card_hours,
     throughput_table,
 )
+from comparator.plan.candidates import PriceBasis
+from comparator.plan.planning import PlanContext, plan_job, prepare
+from comparator.plan.result import PlanResult
+from comparator.plan.solve import PlanOptions, _evaluate, choose, lower_bound_cents
+from comparator.plan.timeline import timeline_lines
+from comparator.plan.validate import ValidationContext, validate_plan
 
 D = Decimal
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -312,7 +312,7 @@ def test_card_hours_scale_by_the_throughput_table_and_nodes_cost_efficiency() ->
 
 
 def test_resume_overhead_and_pauses_are_checked() -> None:
-    from comparator.plan_validate import resume_problems
+    from comparator.plan.validate import resume_problems
 
     good = [(0, 4, 0), (4, 6, 0), (10, 13, 2)]  # two blocks; the second resume pays 2 slots
     assert resume_problems(good, 2, True, "slots") == (2, [])

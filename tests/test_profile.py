@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from comparator.domain.profile import load_profile, parse_profile, profile_to_dict
 from comparator.errors import ProfileError
-from comparator.profile import load_profile, parse_profile, profile_to_dict
 
 PROFILES = Path(__file__).parent / "data" / "profiles"
 DEMO = Path(__file__).resolve().parents[1] / "providers" / "demo"

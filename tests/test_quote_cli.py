@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from comparator.db import make_engine
-from comparator.quote_store import QUOTE
+from comparator.catalog.db import make_engine
+from comparator.quote.store import QUOTE
 from tests.conftest import needs_pdf
 from tests.htmltree import parse_html
 

@@ -10,10 +10,10 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from comparator.job import parse_job
-from comparator.models import OfferView
-from comparator.money import FxTable
-from comparator.quote_document import (
+from comparator.catalog.models import OfferView
+from comparator.domain.job import parse_job
+from comparator.domain.money import FxTable
+from comparator.quote.document import (
     curve_offer,
     job_section,
     price_age,

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from comparator.errors import CatalogError, InputError
-from comparator.quote_store import QUOTE, freeze_quote, load_quote, parse_number
+from comparator.quote.store import QUOTE, freeze_quote, load_quote, parse_number
 
 DATA = Path(__file__).parent / "data"
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from comparator.db import make_engine
-from comparator.refresh import run_refresh
-from comparator.sources import load_sources
+from comparator.catalog.db import make_engine
+from comparator.refresh.run import run_refresh
+from comparator.refresh.sources import load_sources
 from tests.conftest import SKYPILOT_DIR
 from tests.httpserver import FaultServer, Reply, fault_server
 from tests.refresh_helpers import (

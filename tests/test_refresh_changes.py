@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from comparator.changes import KeyedPrice, count_changes, diff_offers, offer_key
+from comparator.catalog.changes import KeyedPrice, count_changes, diff_offers, offer_key
 
 
 def price(

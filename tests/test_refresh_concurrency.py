@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, func, select
 
-from comparator.db import make_engine, upgrade_schema
-from comparator.refresh import run_refresh
-from comparator.sources import load_sources
+from comparator.catalog.db import make_engine, upgrade_schema
+from comparator.refresh.run import run_refresh
+from comparator.refresh.sources import load_sources
 from tests.conftest import REPO
 from tests.httpserver import FaultServer, Reply, fault_server
 from tests.refresh_helpers import (

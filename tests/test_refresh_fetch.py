@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from comparator.errors import SourceError
-from comparator.fetch import (
+from providers.fetch import (
     Document,
     FetchPolicy,
     Validators,

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from comparator.errors import InputError
-from comparator.fetch import FetchPolicy
-from comparator.sources import load_sources
+from comparator.refresh.sources import load_sources
+from providers.fetch import FetchPolicy
 from tests.refresh_helpers import EXAMPLES
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from comparator import charts
+from comparator.report import charts
 
 JOB = {"earliest_start": "2026-12-01T00:00:00+08:00", "deadline": "2026-12-03T00:00:00+08:00"}
 

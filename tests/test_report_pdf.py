@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from comparator import report
 from comparator.errors import RenderError
+from comparator.report import render as report
 from tests.conftest import needs_pdf
 
 DATA = Path(__file__).parent / "data"
@@ -72,7 +72,7 @@ def test_a_cjk_font_is_embedded(pdf_path: Path) -> None:
 
 def _render_in_subprocess(target: Path) -> bytes:
     code = (
-        "import json, sys; from pathlib import Path; from comparator import report; "
+        "import json, sys; from pathlib import Path; from comparator.report import render as report; "
         "doc = json.loads(Path(sys.argv[1]).read_text(encoding='utf-8')); "
         "report.write_report(doc, None, Path(sys.argv[2]))"
     )

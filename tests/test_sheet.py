@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from comparator.errors import SheetError
-from providers.sheet import KnownCatalog, parse_sheet
+from providers.sheet.parse import KnownCatalog, parse_sheet
 from tests.conftest import DATA
 
 KNOWN = KnownCatalog(

@@ -1,4 +1,4 @@
-"""`comparator.verify`: the verdict on fixtures shaped like real nvidia-smi output, per offer."""
+"""`comparator.verify.acceptance`: the verdict on fixtures shaped like real nvidia-smi output, per offer."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from comparator.models import OfferView
-from comparator.nvsmi import (
+from comparator.catalog.models import OfferView
+from comparator.verify.acceptance import VerifyResult, cards_per_machine, evaluate, gpu_json
+from comparator.verify.checks import gpu_list
+from comparator.verify.nvsmi import (
     EccCounts,
     GpuProcess,
     GpuReading,
@@ -21,8 +23,6 @@ from comparator.nvsmi import (
     parse_smi_xml,
     parse_topology,
 )
-from comparator.verify import VerifyResult, cards_per_machine, evaluate, gpu_json
-from comparator.verify_checks import gpu_list
 from tests.conftest import DATA
 from tests.factories import offer_view
 

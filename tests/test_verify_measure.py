@@ -12,11 +12,10 @@ from dataclasses import replace
 
 import pytest
 
-from comparator.gpus import GPUS
-from comparator.nvsmi import MachineReport, PcieLink, Topology, parse_smi_xml, parse_topology
-from comparator.verify import evaluate
-from comparator.verify_checks import Expectation
-from comparator.verify_measure import (
+from comparator.domain.gpus import GPUS
+from comparator.verify.acceptance import evaluate
+from comparator.verify.checks import Expectation
+from comparator.verify.measure import (
     NOT_REQUESTED,
     CardMeasurement,
     Measurements,
@@ -24,6 +23,7 @@ from comparator.verify_measure import (
     measure,
     measurement_checks,
 )
+from comparator.verify.nvsmi import MachineReport, PcieLink, Topology, parse_smi_xml, parse_topology
 from tests.conftest import DATA
 
 SMI = DATA / "nvidia-smi"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from comparator.errors import InputError
-from comparator.nvsmi import (
+from comparator.verify.nvsmi import (
     collect_machine,
     find_nvidia_smi,
     parse_smi_xml,

@@ -16,13 +16,13 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import Engine, select
 
-from comparator.db import make_engine, upgrade_schema
+from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.errors import InputError
-from comparator.lease import LEASE, hold_lease
-from comparator.refresh import run_refresh
-from comparator.schedule import current_period, iso_week, parse_cron
-from comparator.sources import load_sources
-from comparator.worker import LEASE_NAME, refresh_due, run_worker
+from comparator.refresh.lease import LEASE, hold_lease
+from comparator.refresh.run import run_refresh
+from comparator.refresh.schedule import current_period, iso_week, parse_cron
+from comparator.refresh.sources import load_sources
+from comparator.refresh.worker import LEASE_NAME, refresh_due, run_worker
 from tests.conftest import REPO
 from tests.httpserver import FaultServer, Reply, fault_server
 from tests.refresh_helpers import (

@@ -11,16 +11,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
-from comparator.estimate import Estimate, EstimateRequest, estimate, parse_token_count
-from comparator.estimate_advice import Advice
-from comparator.estimate_request import DEFAULT_GPU, normalize_optimizer
-from comparator.i18n import (
+from comparator.estimate.advice import Advice
+from comparator.estimate.estimator import Estimate, EstimateRequest, estimate, parse_token_count
+from comparator.estimate.request import DEFAULT_GPU, normalize_optimizer
+from comparator.estimate.shapes import BUILTIN_SHAPES
+from comparator.report.i18n import (
     ESTIMATE_ADVICE_ZH,
     ESTIMATE_NOTES_ZH,
     ESTIMATE_UNITS_ZH,
     RULE_OF_THUMB_ZH,
 )
-from comparator.model_shapes import BUILTIN_SHAPES
 
 _PARTS: tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...] = (
     (

@@ -23,9 +23,9 @@ from comparator.cli._common import (
     state,
     tr,
 )
-from comparator.money import money_str
-from comparator.plan_result import Plan, PlanResult
-from comparator.plan_timeline import timeline_lines
+from comparator.domain.money import money_str
+from comparator.plan.result import Plan, PlanResult
+from comparator.plan.timeline import timeline_lines
 
 EXCLUDED_SHOWN = 12
 
@@ -51,7 +51,7 @@ def plan(
 
     Example:  suanli plan examples/lora-7b-guangdong.toml --top 3
     """
-    from comparator.planning import plan_job_file, plan_jobs_files
+    from comparator.plan.planning import plan_job_file, plan_jobs_files
 
     st = state(ctx)
     engine = open_catalog(st)

@@ -13,7 +13,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from comparator.changes import PriceChange, count_changes
+from comparator.catalog.changes import PriceChange, count_changes
 from comparator.cli._common import (
     JSON_OPTION,
     console,
@@ -23,11 +23,11 @@ from comparator.cli._common import (
     state,
     tr,
 )
-from comparator.gpus import resolve_gpu
+from comparator.domain.gpus import resolve_gpu
 
 if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
-    from comparator.history import OfferHistory
-    from comparator.refresh import RefreshReport, SourceOutcome
+    from comparator.catalog.history import OfferHistory
+    from comparator.refresh.run import RefreshReport, SourceOutcome
 
 CONFIG_OPTION = typer.Option(
     Path("sources.toml"),
@@ -73,8 +73,8 @@ def refresh(
     Example:  suanli refresh --config examples/sources.toml --provider lambda
     """
     st = state(ctx)
-    from comparator.refresh import run_refresh
-    from comparator.sources import load_sources
+    from comparator.refresh.run import run_refresh
+    from comparator.refresh.sources import load_sources
 
     sources = load_sources(config)
     engine = open_catalog(st)
@@ -215,7 +215,7 @@ def history(
     """
     st = state(ctx)
     canonical = resolve_gpu(gpu).name if gpu else None
-    from comparator.history import price_history
+    from comparator.catalog.history import price_history
 
     offers = price_history(open_catalog(st), provider=provider, gpu=canonical)
     if json_out:
@@ -267,7 +267,7 @@ def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:
 
     Example:  suanli worker --config /etc/suanli/sources.toml
     """
-    from comparator.worker import run_worker
+    from comparator.refresh.worker import run_worker
 
     st = state(ctx)
     logging.basicConfig(

@@ -11,9 +11,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from comparator.cli._common import JSON_OPTION, State, console, emit_json, open_catalog, state, tr
+from comparator.domain.gpus import find_gpu
+from comparator.domain.offer_view import OfferView
 from comparator.errors import InputError
-from comparator.gpus import find_gpu
-from comparator.nvsmi import (
+from comparator.verify.acceptance import VerifyResult, evaluate
+from comparator.verify.measure import NOT_REQUESTED, Measurements, measure
+from comparator.verify.nvsmi import (
     GpuReading,
     MachineReport,
     collect_machine,
@@ -21,9 +24,6 @@ from comparator.nvsmi import (
     parse_smi_xml,
     parse_topology,
 )
-from comparator.offer_view import OfferView
-from comparator.verify import VerifyResult, evaluate
-from comparator.verify_measure import NOT_REQUESTED, Measurements, measure
 
 # check id → (zh, en) row label, in report order
 CHECK_LABELS: dict[str, tuple[str, str]] = {
@@ -125,7 +125,7 @@ def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[Machine
 
 
 def _offer(st: State, offer_id: str | None) -> OfferView | None:
-    from comparator.catalog import get_offer  # loads the database stack
+    from comparator.catalog.queries import get_offer  # loads the database stack
 
     return get_offer(open_catalog(st), offer_id) if offer_id else None
 
@@ -134,7 +134,7 @@ def _store(st: State, result: VerifyResult, quote: str | None) -> dict[str, Any]
     if quote is None:
         return None
     now = datetime.now(st.settings.timezone)
-    from comparator.verify_store import store_verification
+    from comparator.verify.store import store_verification
 
     stored_id = store_verification(open_catalog(st), result, quote_number=quote, created_at=now)
     return {"verification_id": stored_id, "quote_number": quote, "created_at": now}

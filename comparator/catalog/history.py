@@ -1,0 +1,119 @@
+"""Price history: each offer's price over its provider's snapshots ("did it get cheaper?").
+
+An offer is followed across snapshots by what identifies it (data centre, GPU, cards, billing,
+SKU, time-of-use rule, minimum units, currency — as in the change report). A refresh with
+unchanged content makes no snapshot, so every point is a snapshot where something changed.
+When one snapshot holds the same offer twice, its lowest price is the point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Engine, func, select
+
+from comparator.catalog.changes import KEY_FIELDS, OfferKey
+from comparator.catalog.models import Offer, PriceSnapshot, table_of
+
+OFFER = table_of(Offer)
+SNAPSHOT = table_of(PriceSnapshot)
+
+
+@dataclass(frozen=True)
+class PricePoint:
+    snapshot_id: int
+    fetched_at: datetime
+    price: Decimal
+
+
+@dataclass(frozen=True)
+class OfferHistory:
+    provider: str
+    key: OfferKey
+    points: tuple[PricePoint, ...]
+    current: bool  # still offered in the provider's current snapshot
+
+    @property
+    def first_price(self) -> Decimal:
+        return self.points[0].price
+
+    @property
+    def last_price(self) -> Decimal:
+        return self.points[-1].price
+
+    @property
+    def change_pct(self) -> Decimal:
+        change = (self.last_price - self.first_price) / self.first_price * 100
+        return change.quantize(Decimal("0.1"))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "provider": self.provider,
+            **dict(zip(KEY_FIELDS, self.key, strict=True)),
+            "current": self.current,
+            "first_price": format(self.first_price, "f"),
+            "last_price": format(self.last_price, "f"),
+            "min_price": format(min(p.price for p in self.points), "f"),
+            "change_pct": str(self.change_pct),
+            "points": [
+                {
+                    "snapshot_id": str(p.snapshot_id),
+                    "fetched_at": p.fetched_at.isoformat(),
+                    "price": format(p.price, "f"),
+                }
+                for p in self.points
+            ],
+        }
+
+
+def price_history(
+    engine: Engine, *, provider: str | None = None, gpu: str | None = None
+) -> list[OfferHistory]:
+    """Every offer ever stored (filtered by provider id and canonical GPU), oldest point first."""
+    columns = [OFFER.c.provider, *(OFFER.c[name] for name in KEY_FIELDS)]
+    query = (
+        select(*columns, SNAPSHOT.c.id, SNAPSHOT.c.fetched_at, OFFER.c.price)
+        .join(SNAPSHOT, SNAPSHOT.c.id == OFFER.c.snapshot_id)
+        .order_by(*columns, SNAPSHOT.c.id)
+    )
+    if provider is not None:
+        query = query.where(OFFER.c.provider == provider)
+    if gpu is not None:
+        query = query.where(OFFER.c.gpu == gpu)
+    latest = select(SNAPSHOT.c.provider_id, func.max(SNAPSHOT.c.id)).group_by(
+        SNAPSHOT.c.provider_id
+    )
+    with engine.connect() as conn:
+        rows = [tuple(row) for row in conn.execute(query)]
+        current = {str(row[0]): int(row[1]) for row in conn.execute(latest)}
+    return _group(rows, current)
+
+
+def _group(rows: Iterable[tuple[Any, ...]], current: dict[str, int]) -> list[OfferHistory]:
+    histories: list[OfferHistory] = []
+    points: list[PricePoint] = []
+    last: tuple[str, OfferKey] | None = None
+    for row in rows:
+        identity: tuple[str, OfferKey] = (row[0], row[1:9])
+        if last is not None and identity != last:
+            histories.append(_history(last, points, current))
+            points = []
+        last = identity
+        point = PricePoint(row[9], row[10], row[11])
+        if points and points[-1].snapshot_id == point.snapshot_id:  # a duplicate: keep the lowest
+            point = min(points.pop(), point, key=lambda p: p.price)
+        points.append(point)
+    if last is not None:
+        histories.append(_history(last, points, current))
+    return histories
+
+
+def _history(
+    identity: tuple[str, OfferKey], points: list[PricePoint], current: dict[str, int]
+) -> OfferHistory:
+    provider, key = identity
+    return OfferHistory(provider, key, tuple(points), points[-1].snapshot_id == current[provider])

@@ -1,0 +1,226 @@
+"""The catalog schema (SQLModel tables) and the plain objects the pure core consumes.
+
+Money columns are :class:`ExactDecimal` and times :class:`AwareDateTime` (UTC in the DB).
+Schema changes go through Alembic migrations in ``comparator/migrations``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, Table, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from comparator.catalog.dbtypes import AwareDateTime, ExactDecimal
+from comparator.domain.offer_view import OfferView
+
+__all__ = [
+    "Certification",
+    "DataCenter",
+    "Filing",
+    "Lease",
+    "License",
+    "Offer",
+    "OfferColumns",
+    "OfferIn",
+    "OfferView",
+    "PriceSnapshot",
+    "Provider",
+    "Quote",
+    "RefreshRun",
+    "Verification",
+]
+
+
+class Provider(SQLModel, table=True):
+    id: str = Field(primary_key=True, max_length=64)
+    name: str
+    legal_name: str = ""
+    uscc: str = ""
+    country: str = "CN"
+    website: str = ""
+    demo: bool = False
+    profile_json: str = Field(sa_column=Column(Text, nullable=False))
+    profile_sha256: str = Field(max_length=64)
+    updated_at: datetime = Field(sa_type=AwareDateTime)
+
+
+class License(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
+    number: str
+    services: list[str] = Field(default_factory=list, sa_type=JSON)
+    idc_item: str = ""
+    coverage: list[str] = Field(default_factory=list, sa_type=JSON)
+    valid_until: date | None = None
+    last_annual_report: int | None = None
+
+
+class Filing(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
+    kind: str
+    number: str | None = None
+    level: int | None = None
+    assessed_on: date | None = None
+
+
+class Certification(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
+    name: str
+    certifier: str = ""
+    valid_until: date | None = None
+
+
+class DataCenter(SQLModel, table=True):
+    provider_id: str = Field(foreign_key="provider.id", primary_key=True, max_length=64)
+    id: str = Field(primary_key=True, max_length=128)
+    name: str = ""
+    country: str = "CN"
+    province: str | None = Field(default=None, index=True)
+    city: str | None = None
+    region: str | None = None
+    mainland: bool = True
+
+
+class PriceSnapshot(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
+    source: str = ""
+    content_sha256: str = Field(max_length=64)
+    fetched_at: datetime = Field(sa_type=AwareDateTime)
+    offers: int = 0
+
+
+class OfferIn(SQLModel):
+    """One offer as an adapter or a sheet produces it (not yet stored)."""
+
+    provider: str = Field(max_length=64)
+    region: str = Field(max_length=128)
+    gpu: str = Field(max_length=64)
+    cards: int = 1
+    node_cards: int = 8
+    billing: str = Field(max_length=16)
+    price: Decimal = Field(sa_type=ExactDecimal)
+    currency: str = Field(default="CNY", max_length=3)
+    time_of_use: str = ""
+    stock: int | None = None
+    min_units: int = 1
+    interconnect: str | None = None
+    network: str | None = None
+    tax_inclusive: bool = True
+    vat_rate: Decimal = Field(default=Decimal("0.06"), sa_type=ExactDecimal)
+    free_trial_hours: int = 0
+    observed_at: datetime = Field(sa_type=AwareDateTime)
+    source: str = ""
+    sku: str = ""
+
+
+class Offer(OfferIn, table=True):
+    # Covers the usual filters (GPU, then the data centre's province through provider+region)
+    # so they are answered from the index before any offer row is read.
+    __table_args__ = (
+        Index("ix_offer_snapshot_gpu_place", "snapshot_id", "gpu", "provider", "region"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    snapshot_id: int = Field(foreign_key="pricesnapshot.id")
+
+
+class RefreshRun(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("provider_id", "period", "attempt"),
+        Index("ix_refreshrun_provider_period", "provider_id", "period"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    provider_id: str = Field(index=True, max_length=64)
+    source: str = ""
+    period: str = Field(max_length=16)
+    attempt: int = 1
+    status: str = Field(max_length=16)
+    started_at: datetime = Field(sa_type=AwareDateTime)
+    finished_at: datetime | None = Field(default=None, sa_type=AwareDateTime)
+    offers: int = 0
+    snapshot_id: int | None = None
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    holder: str = Field(default="", max_length=128)  # "<host>:<pid>" that claimed the run
+    etag: str | None = None  # sent back as If-None-Match next time
+    last_modified: str | None = None  # sent back as If-Modified-Since next time
+    body_sha256: str | None = Field(default=None, max_length=64)  # of the fetched bytes
+
+
+class Lease(SQLModel, table=True):
+    name: str = Field(primary_key=True, max_length=64)
+    holder: str = Field(max_length=128)
+    expires_at: datetime = Field(sa_type=AwareDateTime)
+
+
+class Quote(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    number: str = Field(unique=True, max_length=32)
+    created_at: datetime = Field(sa_type=AwareDateTime)
+    job_name: str = ""
+    input_sha256: str = Field(max_length=64)
+    snapshot_ids: str = "[]"
+    software_version: str = ""
+    lang: str = "zh"
+    document_json: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class Verification(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(sa_type=AwareDateTime)
+    quote_number: str | None = Field(default=None, index=True, max_length=32)
+    offer_id: str | None = None
+    status: str = Field(max_length=8)
+    result_json: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class OfferColumns:
+    """Offers held column by column (one list per :class:`OfferIn` field).
+
+    Sheets are validated a column at a time and stored in bulk; building 200,000 pydantic
+    objects in between would cost more than reading the sheet. :meth:`offers` gives the
+    objects when a caller wants them.
+    """
+
+    FIELDS: tuple[str, ...] = tuple(OfferIn.model_fields)
+
+    def __init__(self, values: Mapping[str, list[Any]]) -> None:
+        missing = set(self.FIELDS) - set(values)
+        if missing:
+            raise ValueError(f"OfferColumns lacks {sorted(missing)}")
+        self.values = {name: values[name] for name in self.FIELDS}
+        self.count = len(self.values["provider"])
+
+    @classmethod
+    def from_offers(cls, offers: Sequence[OfferIn]) -> OfferColumns:
+        return cls({name: [o.__dict__[name] for o in offers] for name in cls.FIELDS})
+
+    def offers(self) -> list[OfferIn]:
+        """The offers as objects, trusting values that were validated column by column."""
+        rows = zip(*self.values.values(), strict=True)
+        return [OfferIn.model_construct(**dict(zip(self.FIELDS, row, strict=True))) for row in rows]
+
+    def take(self, indices: Sequence[int]) -> OfferColumns:
+        return OfferColumns({name: [col[i] for i in indices] for name, col in self.values.items()})
+
+    def by_provider(self) -> dict[str, OfferColumns]:
+        groups: dict[str, list[int]] = {}
+        for i, provider in enumerate(self.values["provider"]):
+            groups.setdefault(provider, []).append(i)
+        if len(groups) == 1:
+            return {next(iter(groups)): self}
+        return {provider: self.take(rows) for provider, rows in sorted(groups.items())}
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a model, for bulk statements (importing the model registers it)."""
+    table = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table

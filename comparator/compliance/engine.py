@@ -1,0 +1,261 @@
+"""Compliance of providers and offers (pure: no DB, no HTTP).
+
+Rules 1–9 of ``docs compliance.md`` give each provider and each of its data centres a list of
+:class:`Check` verdicts (pass / warn / fail, a reason in Chinese and English, the evidence).
+Dates are inputs — ``today`` and the job's ``last_day`` — so results are reproducible.
+
+* :func:`check_providers` — one :class:`ProviderReport` per provider (``suanli check``).
+* :func:`evaluate_offers` — offers × profiles × job → :class:`Eligibility` (eligible offers and
+  the excluded ones with their reasons), what the planner calls.
+
+The number parsers live in :mod:`comparator.domain.credentials` and are re-exported here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
+
+from comparator.compliance.job import freshness_check, location_checks, requirement_checks
+from comparator.compliance.licence import (
+    LicenceAssessment,
+    annual_report_check,
+    assess_licences,
+    coverage_check,
+    no_licence_checks,
+)
+from comparator.compliance.model import (
+    FAIL,
+    PASS,
+    WARN,
+    Check,
+    DatacenterReport,
+    Eligibility,
+    Exclusion,
+    ProviderReport,
+    check,
+    worst,
+)
+from comparator.compliance.numbers import gongan_checks, uscc_check, website_filing_checks
+from comparator.domain.credentials import (
+    identify_number,
+    normalise_number,
+    parse_gongan,
+    parse_icp_filing,
+    parse_licence,
+    parse_uscc,
+)
+from comparator.domain.job import Requirements
+from comparator.domain.offer_view import OfferView
+from comparator.domain.profile import DataCenter, ProviderProfile
+
+DEFAULT_FRESHNESS_DAYS = 30
+
+__all__ = [
+    "FAIL",
+    "PASS",
+    "WARN",
+    "Check",
+    "DatacenterReport",
+    "Eligibility",
+    "Exclusion",
+    "ProviderReport",
+    "check_provider",
+    "check_providers",
+    "evaluate_offers",
+    "identify_number",
+    "needs_chinese_licence",
+    "normalise_number",
+    "parse_gongan",
+    "parse_icp_filing",
+    "parse_licence",
+    "parse_uscc",
+    "worst",
+]
+
+
+def needs_chinese_licence(profile: ProviderProfile) -> bool:
+    """A provider with a data centre in mainland China (or a CN provider with none listed)."""
+    return profile.mainland or (not profile.datacenters and profile.country == "CN")
+
+
+def check_provider(
+    profile: ProviderProfile,
+    requirements: Requirements | None,
+    *,
+    today: date,
+    last_day: date | None = None,
+    offers: Sequence[OfferView] = (),
+    freshness_days: int = DEFAULT_FRESHNESS_DAYS,
+) -> ProviderReport:
+    """Every check of one provider and of each of its data centres."""
+    last = max(today, last_day or today)
+    assessed = assess_licences(profile, today, last)
+    checks = _provider_checks(profile, assessed, today)
+    if requirements is not None:
+        checks += requirement_checks(profile, requirements, last)
+    by_region: dict[str, list[OfferView]] = {}
+    for offer in offers:
+        if offer.provider == profile.id:
+            by_region.setdefault(offer.region, []).append(offer)
+    datacenters = tuple(
+        _datacenter_report(
+            dc, assessed, profile, requirements, today, by_region.get(dc.id, []), freshness_days
+        )
+        for dc in profile.datacenters
+    )
+    return ProviderReport(profile.id, profile.name, tuple(checks), datacenters)
+
+
+def check_providers(
+    profiles: Mapping[str, ProviderProfile] | Iterable[ProviderProfile],
+    requirements: Requirements | None,
+    *,
+    today: date,
+    last_day: date | None = None,
+    offers: Sequence[OfferView] = (),
+    freshness_days: int = DEFAULT_FRESHNESS_DAYS,
+) -> list[ProviderReport]:
+    """One report per provider, ordered by provider id."""
+    items = profiles.values() if isinstance(profiles, Mapping) else profiles
+    return [
+        check_provider(
+            p,
+            requirements,
+            today=today,
+            last_day=last_day,
+            offers=offers,
+            freshness_days=freshness_days,
+        )
+        for p in sorted(items, key=lambda p: p.id)
+    ]
+
+
+def _provider_checks(
+    profile: ProviderProfile, assessed: list[LicenceAssessment], today: date
+) -> list[Check]:
+    if not needs_chinese_licence(profile):
+        return [
+            check(
+                "licence-valid",
+                PASS,
+                "无中国大陆机房，无需中国电信业务经营许可证",
+                "no data centre in mainland China; no Chinese telecom licence needed",
+                f"country={profile.country}",
+            )
+        ]
+    return [
+        uscc_check(profile),
+        *_licence_checks(assessed, today),
+        *website_filing_checks(profile),
+        *gongan_checks(profile),
+    ]
+
+
+def _licence_checks(assessed: list[LicenceAssessment], today: date) -> list[Check]:
+    if not assessed:
+        return no_licence_checks()
+    best = assessed[0]
+    return [best.validity, best.scope, best.cloud_item, annual_report_check(best.licence, today)]
+
+
+def _datacenter_report(
+    dc: DataCenter,
+    assessed: list[LicenceAssessment],
+    profile: ProviderProfile,
+    requirements: Requirements | None,
+    today: date,
+    offers: Sequence[OfferView],
+    freshness_days: int,
+) -> DatacenterReport:
+    checks: list[Check] = []
+    if dc.mainland and needs_chinese_licence(profile):
+        checks.append(coverage_check(assessed, dc))
+    if requirements is not None:
+        checks += location_checks(dc, requirements)
+    if offers:
+        checks.append(freshness_check([o.observed_at for o in offers], today, freshness_days))
+    return DatacenterReport(dc.id, dc.name, tuple(checks))
+
+
+# --- offers --------------------------------------------------------------------------------
+def evaluate_offers(
+    offers: Sequence[OfferView],
+    profiles: Mapping[str, ProviderProfile],
+    requirements: Requirements | None,
+    *,
+    today: date,
+    last_day: date | None = None,
+    freshness_days: int = DEFAULT_FRESHNESS_DAYS,
+    lang: str = "zh",
+) -> Eligibility:
+    """Split offers into eligible ones (no fail-level check) and excluded ones with reasons.
+
+    An offer whose provider has no profile, or whose data centre the profile does not list,
+    is judged on what the offer itself says (country, province, city): a mainland one then
+    fails for want of a licence, an overseas one needs none.
+    """
+    full = _profiles_covering(offers, profiles)
+    reports = {
+        pid: check_provider(
+            p,
+            requirements,
+            today=today,
+            last_day=last_day,
+            offers=offers,
+            freshness_days=freshness_days,
+        )
+        for pid, p in full.items()
+    }
+    eligible: list[OfferView] = []
+    excluded: list[Exclusion] = []
+    warnings: dict[str, list[str]] = {}
+    for offer in offers:
+        report = reports[offer.provider]
+        failures = report.failures_for(offer.region)
+        if failures:
+            excluded.append(Exclusion(offer, [c.reason(lang) for c in failures], failures))
+            continue
+        eligible.append(offer)
+        warned = _warnings_for(report, offer, today, freshness_days)
+        if warned:
+            warnings[offer.offer_id] = [c.reason(lang) for c in warned]
+    return Eligibility(eligible, excluded, warnings)
+
+
+def _warnings_for(
+    report: ProviderReport, offer: OfferView, today: date, freshness_days: int
+) -> list[Check]:
+    dc_report = report.datacenter(offer.region)
+    dc_checks = [c for c in dc_report.checks if c.id != "price-freshness"] if dc_report else []
+    own = freshness_check([offer.observed_at], today, freshness_days)
+    return [c for c in [*report.checks, *dc_checks, own] if c.status == WARN]
+
+
+def _profiles_covering(
+    offers: Sequence[OfferView], profiles: Mapping[str, ProviderProfile]
+) -> dict[str, ProviderProfile]:
+    """The profiles, completed with a minimal one (or data centre) for offers they lack."""
+    full = dict(profiles)
+    for offer in offers:
+        profile = full.get(offer.provider) or ProviderProfile(
+            id=offer.provider, name=offer.provider_name or offer.provider, country=offer.country
+        )
+        if profile.datacenter(offer.region) is None:
+            profile = dataclasses.replace(
+                profile, datacenters=(*profile.datacenters, _datacenter_of(offer))
+            )
+        full[offer.provider] = profile
+    return full
+
+
+def _datacenter_of(offer: OfferView) -> DataCenter:
+    country = "CN" if offer.mainland else offer.country
+    return DataCenter(
+        offer.region,
+        offer.region_name or offer.region,
+        country,
+        offer.province if offer.mainland else None,
+        offer.city,
+    )

@@ -1,0 +1,294 @@
+"""Job files (TOML): what to train, by when, and under which requirements.
+
+A job gives its work either directly (``[workload] card_hours`` on a reference GPU) or through
+the estimator (``[model]`` + ``[training]``), never both. Dates must carry a time zone; a naive
+date-time is read in Asia/Shanghai. GPU names are canonicalised through the GPU registry and
+province names through :mod:`comparator.domain.provinces`.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from comparator.domain.gpus import resolve_gpu
+from comparator.domain.money import parse_decimal
+from comparator.errors import JobFileError, UnknownGpuError
+
+DEFAULT_ZONE = ZoneInfo("Asia/Shanghai")
+EXPORT_BASES = ("exempt", "standard_contract", "certified", "cac_assessed")
+_TOP_KEYS = {
+    "name",
+    "currency",
+    "workload",
+    "model",
+    "training",
+    "schedule",
+    "requirements",
+    "budget",
+}
+_WORKLOAD_KEYS = {"card_hours", "gpu", "cards"}
+_SCHEDULE_KEYS = {"earliest_start", "deadline", "interruptible", "restart_overhead_hours"}
+_REQUIREMENT_KEYS = {
+    "gpus",
+    "provinces",
+    "cities",
+    "certifications",
+    "mlps_level",
+    "contains_personal_info",
+    "export_basis",
+    "invoice",
+    "spot",
+}
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Work given directly: card-hours on the reference ``gpu``, optionally a fixed card count."""
+
+    card_hours: Decimal | None = None
+    gpu: str | None = None
+    cards: int | None = None
+
+
+@dataclass(frozen=True)
+class Schedule:
+    earliest_start: datetime
+    deadline: datetime
+    interruptible: bool = False
+    restart_overhead_hours: int = 0
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """What a placement must satisfy; empty tuples / ``None`` mean "no requirement"."""
+
+    gpus: tuple[str, ...] = ()
+    provinces: tuple[str, ...] = ()
+    cities: tuple[str, ...] = ()
+    certifications: tuple[str, ...] = ()
+    mlps_level: int | None = None
+    contains_personal_info: bool = False
+    export_basis: str | None = None
+    invoice: str | None = None
+    spot: bool = False
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    schedule: Schedule
+    currency: str = "CNY"
+    workload: Workload = field(default_factory=Workload)
+    model: Mapping[str, Any] | None = None
+    training: Mapping[str, Any] | None = None
+    requirements: Requirements = field(default_factory=Requirements)
+    max_cost: Decimal | None = None
+    source: str = ""
+
+
+class _Reader:
+    """Reads fields of one job file and raises :class:`JobFileError` naming file and field."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, key: str, expected: str, got: object = None) -> JobFileError:
+        shown = "" if got is None else f" (got {got!r})"
+        return JobFileError(f"{self.source}: {key}: expected {expected}{shown}")
+
+    def table(self, data: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
+        value = data.get(key)
+        if value is not None and not isinstance(value, Mapping):
+            raise self.fail(f"[{key}]", "a table")
+        return value
+
+    def reject_unknown(self, data: Mapping[str, Any], allowed: set[str], where: str) -> None:
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise self.fail(
+                f"{where}{unknown[0]}", f"one of {', '.join(sorted(allowed))}", unknown[0]
+            )
+
+    def text(self, data: Mapping[str, Any], key: str, where: str) -> str | None:
+        value = data.get(key)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise self.fail(where + key, "a non-empty string", value)
+        return value.strip() if isinstance(value, str) else None
+
+    def flag(self, data: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
+        value = data.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(where + key, "true or false", value)
+        return value
+
+    def whole(self, data: Mapping[str, Any], key: str, where: str, low: int) -> int | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise self.fail(where + key, f"a whole number ≥ {low}", value)
+        return value
+
+    def positive(self, data: Mapping[str, Any], key: str, where: str) -> Decimal | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        number = parse_decimal(value) if isinstance(value, int | float | str) else None
+        if number is None or number <= 0:
+            raise self.fail(where + key, "a positive number", value)
+        return number
+
+    def strings(self, data: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+        value = data.get(key, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise self.fail(where + key, "a list of strings", value)
+        return tuple(v.strip() for v in value)
+
+    def moment(self, data: Mapping[str, Any], key: str, where: str) -> datetime:
+        value = data.get(key)
+        if isinstance(value, str):
+            try:
+                value = datetime.fromisoformat(value)
+            except ValueError:
+                raise self.fail(where + key, "an ISO date-time", value) from None
+        if isinstance(value, date) and not isinstance(value, datetime):
+            value = datetime.combine(value, time())
+        if not isinstance(value, datetime):
+            raise self.fail(where + key, "a date-time like 2026-12-01T00:00:00+08:00", value)
+        return value if value.tzinfo else value.replace(tzinfo=DEFAULT_ZONE)
+
+    def gpu(self, name: str, key: str) -> str:
+        try:
+            return resolve_gpu(name).name
+        except UnknownGpuError as exc:
+            raise JobFileError(f"{self.source}: {key}: {exc}") from None
+
+
+def _province(reader: _Reader, text: str) -> str:
+    try:
+        from comparator.domain.provinces import canonical_province
+    except ImportError:  # pragma: no cover - only while the provinces module is being written
+        return text
+    canonical = canonical_province(text)
+    if canonical is None:
+        raise reader.fail("requirements.provinces", "a mainland province name or 简称", text)
+    return canonical
+
+
+def _workload(reader: _Reader, data: Mapping[str, Any]) -> Workload:
+    reader.reject_unknown(data, _WORKLOAD_KEYS, "workload.")
+    card_hours = reader.positive(data, "card_hours", "workload.")
+    if card_hours is None:
+        raise reader.fail("workload.card_hours", "a positive number of card-hours")
+    gpu_name = reader.text(data, "gpu", "workload.")
+    if gpu_name is None:
+        raise reader.fail("workload.gpu", "the reference GPU the card-hours were measured on")
+    gpu = reader.gpu(gpu_name, "workload.gpu")
+    return Workload(card_hours, gpu, reader.whole(data, "cards", "workload.", 1))
+
+
+def _schedule(reader: _Reader, data: Mapping[str, Any] | None) -> Schedule:
+    if data is None:
+        raise reader.fail("[schedule]", "a table with earliest_start and deadline")
+    reader.reject_unknown(data, _SCHEDULE_KEYS, "schedule.")
+    start = reader.moment(data, "earliest_start", "schedule.")
+    deadline = reader.moment(data, "deadline", "schedule.")
+    if deadline <= start:
+        raise reader.fail(
+            "schedule.deadline",
+            f"a time after earliest_start {start.isoformat()}",
+            deadline.isoformat(),
+        )
+    return Schedule(
+        earliest_start=start,
+        deadline=deadline,
+        interruptible=reader.flag(data, "interruptible", "schedule.", False),
+        restart_overhead_hours=reader.whole(data, "restart_overhead_hours", "schedule.", 0) or 0,
+    )
+
+
+def _requirements(reader: _Reader, data: Mapping[str, Any] | None) -> Requirements:
+    data = data or {}
+    where = "requirements."
+    reader.reject_unknown(data, _REQUIREMENT_KEYS, where)
+    basis = reader.text(data, "export_basis", where)
+    if basis is not None and basis not in EXPORT_BASES:
+        raise reader.fail(where + "export_basis", f"one of {', '.join(EXPORT_BASES)}", basis)
+    mlps = reader.whole(data, "mlps_level", where, 1)
+    if mlps is not None and mlps > 5:
+        raise reader.fail(where + "mlps_level", "a level from 1 to 5", mlps)
+    return Requirements(
+        gpus=tuple(reader.gpu(g, where + "gpus") for g in reader.strings(data, "gpus", where)),
+        provinces=tuple(_province(reader, p) for p in reader.strings(data, "provinces", where)),
+        cities=reader.strings(data, "cities", where),
+        certifications=reader.strings(data, "certifications", where),
+        mlps_level=mlps,
+        contains_personal_info=reader.flag(data, "contains_personal_info", where, False),
+        export_basis=basis,
+        invoice=reader.text(data, "invoice", where),
+        spot=reader.flag(data, "spot", where, False),
+    )
+
+
+def _work(reader: _Reader, data: Mapping[str, Any]) -> tuple[Workload, Any, Any]:
+    workload = reader.table(data, "workload")
+    model = reader.table(data, "model")
+    training = reader.table(data, "training")
+    if workload is not None and (model is not None or training is not None):
+        raise reader.fail("[workload]", "either [workload] or [model]+[training], not both")
+    if workload is not None:
+        return _workload(reader, workload), None, None
+    if model is None:
+        raise reader.fail("[workload]", "[workload] card_hours, or [model] and [training]")
+    return Workload(), dict(model), dict(training or {})
+
+
+def _budget(reader: _Reader, data: Mapping[str, Any] | None) -> Decimal | None:
+    if data is None:
+        return None
+    reader.reject_unknown(data, {"max_cost"}, "budget.")
+    return reader.positive(data, "max_cost", "budget.")
+
+
+def parse_job(data: Mapping[str, Any], source: str) -> Job:
+    """A :class:`Job` from parsed TOML ``data``; ``source`` names the file in errors."""
+    reader = _Reader(source)
+    reader.reject_unknown(data, _TOP_KEYS, "")
+    workload, model, training = _work(reader, data)
+    currency = reader.text(data, "currency", "") or "CNY"
+    if len(currency) != 3 or not currency.isalpha():
+        raise reader.fail("currency", "an ISO 4217 code like CNY", currency)
+    return Job(
+        name=reader.text(data, "name", "") or Path(source).stem,
+        currency=currency.upper(),
+        workload=workload,
+        model=model,
+        training=training,
+        schedule=_schedule(reader, reader.table(data, "schedule")),
+        requirements=_requirements(reader, reader.table(data, "requirements")),
+        max_cost=_budget(reader, reader.table(data, "budget")),
+        source=source,
+    )
+
+
+def load_job(path: str | Path) -> Job:
+    """Read and validate a job file; :class:`JobFileError` names the file and the field."""
+    source = str(path)
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise JobFileError(f"{source}: no such job file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JobFileError(f"{source}: cannot read the job file: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise JobFileError(f"{source}: not valid TOML: {exc}") from None
+    return parse_job(data, source)

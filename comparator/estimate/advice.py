@@ -1,0 +1,295 @@
+"""What to change when a job does not fit, and the seeds' rules of thumb beside our numbers.
+
+Each alternative is a full re-estimate with one setting changed (cards stay fixed when the
+user fixed them), so its memory and time are computed the same way as the original:
+
+* ``grad_ckpt`` — full activation recomputation (≈ +33 % compute);
+* ``micro_batch`` — micro-batch 1 with gradient accumulation (same global batch and time);
+* ``lora`` / ``qlora`` — parameter-efficient fine-tuning instead of full;
+* ``zero3`` — shard the weights too (more communication, not modelled in time);
+* ``offload_optimizer`` — ZeRO-Offload: optimizer states in CPU memory; time ×
+  ``OFFLOAD_TIME_FACTOR`` (CPU Adam step and PCIe traffic);
+* ``shorter_seq`` — the longest of seq_len/2, /4 … (≥ 256) that fits;
+* ``more_cards`` — the fewest cards that fit, when the user fixed the count;
+* ``combined`` — micro-batch 1, checkpointing, free card count and ZeRO stage, LoRA, QLoRA,
+  then halved sequences, stacked in that order until it fits (shown when it takes two or
+  more changes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from comparator.errors import InputError
+from comparator.estimate.compute import MFU_TABLE, gpu_class
+from comparator.estimate.memory import GIB
+from comparator.estimate.request import EstimateRequest
+from comparator.estimate.search import Solution, solve
+
+OFFLOAD_TIME_FACTOR = 1.3
+MIN_ADVISED_SEQ_LEN = 256
+SEED_SAFETY_FACTOR = 1.5
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One alternative: the change, and the memory and time it leads to."""
+
+    action: str
+    change: dict[str, Any]
+    description: str
+    cards: int
+    zero: int
+    memory_gib: float
+    fits: bool
+    hours: float
+    card_hours: float
+    cpu_memory_gib: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _scaled_mfu(request: EstimateRequest, solution: Solution, method: str) -> float | None:
+    """A user-given MFU carried over to another method in the table's proportion."""
+    if request.mfu is None:
+        return None
+    row = MFU_TABLE[gpu_class(solution.gpu)]
+    return min(1.0, request.mfu * row[method] / row[request.method])
+
+
+def _advice(
+    action: str,
+    change: dict[str, Any],
+    description: str,
+    alt: Solution,
+    *,
+    time_factor: float = 1.0,
+    cpu_memory_gib: float = 0.0,
+) -> Advice:
+    return Advice(
+        action=action,
+        change=change,
+        description=description,
+        cards=alt.cards,
+        zero=alt.zero,
+        memory_gib=alt.memory_gib["total"],
+        fits=alt.fits,
+        hours=alt.hours * time_factor,
+        card_hours=alt.hours * time_factor * alt.cards,
+        cpu_memory_gib=cpu_memory_gib,
+    )
+
+
+def _try(request: EstimateRequest, **change: Any) -> Solution | None:
+    try:
+        return solve(dataclasses.replace(request, **change))
+    except InputError:
+        return None
+
+
+def _setting_alternatives(request: EstimateRequest, solution: Solution) -> list[Advice]:
+    found: list[Advice] = []
+    candidates: list[tuple[str, dict[str, Any], str, bool]] = [
+        (
+            "grad_ckpt",
+            {"grad_ckpt": True},
+            "turn on gradient checkpointing (full recomputation, ≈ +33 % compute)",
+            not request.grad_ckpt,
+        ),
+        (
+            "micro_batch",
+            {"micro_batch": 1},
+            f"micro-batch 1 with {request.micro_batch}× gradient accumulation (same global batch)",
+            request.micro_batch > 1,
+        ),
+        ("lora", {"method": "lora"}, "LoRA instead of full fine-tuning", request.method == "full"),
+        (
+            "qlora",
+            {"method": "qlora"},
+            "QLoRA: 4-bit NF4 base with LoRA adapters",
+            request.method != "qlora",
+        ),
+        (
+            "zero3",
+            {"zero": 3},
+            "ZeRO-3 / FSDP full sharding of weights, gradients and optimizer states",
+            solution.zero < 3 and (solution.cards > 1 or request.cards is None),
+        ),
+    ]
+    for action, change, description, applicable in candidates:
+        if not applicable:
+            continue
+        if "method" in change:
+            change = {**change, "mfu": _scaled_mfu(request, solution, change["method"])}
+        alt = _try(request, **change)
+        if alt is not None:
+            shown = {k: v for k, v in change.items() if k != "mfu" or v is not None}
+            found.append(_advice(action, shown, description, alt))
+    return found
+
+
+def _offload_alternative(request: EstimateRequest, solution: Solution) -> list[Advice]:
+    if solution.memory.optimizer <= 0:
+        return []
+    alt = solve(request, offload_optimizer=True)
+    cpu_gib = alt.trainable_params * _optimizer_bytes(solution) / GIB
+    description = (
+        f"offload optimizer states to CPU memory (ZeRO-Offload; needs "
+        f"≈{cpu_gib:.0f} GiB host RAM, ≈{OFFLOAD_TIME_FACTOR:g}× time)"
+    )
+    return [
+        _advice(
+            "offload_optimizer",
+            {"offload_optimizer": True},
+            description,
+            alt,
+            time_factor=OFFLOAD_TIME_FACTOR,
+            cpu_memory_gib=round(cpu_gib, 1),
+        )
+    ]
+
+
+def _optimizer_bytes(solution: Solution) -> float:
+    shards = solution.cards if solution.zero >= 1 else 1
+    return solution.memory.optimizer * shards / max(solution.trainable_params, 1)
+
+
+def _shorter_seq_alternative(request: EstimateRequest) -> list[Advice]:
+    seq_len = request.seq_len // 2
+    while seq_len >= MIN_ADVISED_SEQ_LEN:
+        alt = _try(request, seq_len=seq_len)
+        if alt is not None and alt.fits:
+            description = f"shorter sequences: {seq_len} tokens instead of {request.seq_len}"
+            return [_advice("shorter_seq", {"seq_len": seq_len}, description, alt)]
+        seq_len //= 2
+    return []
+
+
+def _more_cards_alternative(request: EstimateRequest, solution: Solution) -> list[Advice]:
+    if request.cards is None or solution.min_cards is None:
+        return []
+    alt = _try(request, cards=solution.min_cards)
+    if alt is None:
+        return []
+    description = f"{solution.min_cards} cards instead of {request.cards}"
+    return [_advice("more_cards", {"cards": solution.min_cards}, description, alt)]
+
+
+def _combined_steps(request: EstimateRequest) -> list[dict[str, Any]]:
+    """Changes in order of increasing cost to the job, applied one on top of the other."""
+    steps: list[dict[str, Any]] = [
+        {"micro_batch": 1},
+        {"grad_ckpt": True},
+        {"cards": None, "zero": None},
+        {"method": "lora"},
+        {"method": "qlora"},
+    ]
+    seq_len = request.seq_len // 2
+    while seq_len >= MIN_ADVISED_SEQ_LEN:
+        steps.append({"seq_len": seq_len})
+        seq_len //= 2
+    return steps
+
+
+def _combined_alternative(request: EstimateRequest, solution: Solution) -> list[Advice]:
+    """The cheapest stack of changes that fits, when no single change does."""
+    change: dict[str, Any] = {}
+    for step in _combined_steps(request):
+        if all(getattr(request, k) == v for k, v in step.items()) or (
+            "method" in step and change.get("method") == "qlora"
+        ):
+            continue
+        change.update(step)
+        if "method" in step:
+            change["mfu"] = _scaled_mfu(request, solution, step["method"])
+        alt = _try(request, **change)
+        if alt is not None and alt.fits:
+            if len(change.keys() - {"mfu"}) < 2:
+                return []  # a single change: already among the alternatives
+            shown = {k: v for k, v in change.items() if k != "mfu" or v is not None}
+            resolved: dict[str, Any] = dict(shown)
+            resolved.update((k, getattr(alt, k)) for k in ("cards", "zero") if k in shown)
+            text = "together: " + ", ".join(f"{k}={v}" for k, v in resolved.items())
+            return [_advice("combined", shown, text, alt)]
+    return []
+
+
+def advise(solution: Solution) -> tuple[Advice, ...]:
+    """Alternatives for a job that does not fit, fitting ones first, cheapest first."""
+    if solution.fits:
+        return ()
+    request = solution.request
+    found = (
+        _setting_alternatives(request, solution)
+        + _offload_alternative(request, solution)
+        + _shorter_seq_alternative(request)
+        + _more_cards_alternative(request, solution)
+    )
+    found += _combined_alternative(request, solution)
+    return tuple(sorted(found, key=lambda a: (not a.fits, a.card_hours, a.memory_gib)))
+
+
+def why_not(solution: Solution) -> str:
+    """One sentence on why the job does not fit (empty when it does)."""
+    if solution.fits:
+        return ""
+    parts = solution.memory_gib
+    largest = max(
+        ("weights", "gradients", "optimizer", "activations", "overhead"),
+        key=lambda name: parts[name],
+    )
+    where = f"on {solution.cards} card(s) with ZeRO-{solution.zero}"
+    return (
+        f"needs {parts['total']:.1f} GiB per card {where}, but only "
+        f"{solution.usable_memory_gib:.1f} GiB is usable ({solution.gpu.memory_gib:g} GiB "
+        f"minus {solution.request.headroom:.0%} headroom); the largest part is "
+        f"{largest} ({parts[largest]:.1f} GiB)"
+    )
+
+
+def rules_of_thumb(solution: Solution) -> list[dict[str, Any]]:
+    """The seeds' rules of thumb for this job, each beside our number."""
+    params = solution.shape.params
+    ours_gib = solution.memory_gib["total"] * solution.cards
+    if solution.request.method == "full":
+        memory_rules = [
+            ("18 bytes per parameter (full fine-tuning)", 18.0),
+            ("20× the parameter count in GB (full fine-tuning)", 20.0),
+            ("7B full fine-tuning needs ≥ 70 GB (≈10 bytes per parameter)", 10.0),
+        ]
+    else:
+        memory_rules = [
+            ("LoRA ≈ 1/5 of full fine-tuning (18 bytes per parameter)", 18 / 5),
+            ("LoRA ≈ 30 % of full fine-tuning (18 bytes per parameter)", 18 * 0.3),
+        ]
+    rules: list[dict[str, Any]] = [
+        {
+            "rule": text,
+            "unit": "GiB (all cards)",
+            "value": round(params * per_param / GIB, 1),
+            "ours": round(ours_gib, 1),
+        }
+        for text, per_param in memory_rules
+    ]
+    six_psi_d = 6.0 * solution.shape.active_params * solution.total_tokens
+    rules.append(
+        {
+            "rule": "6·Ψ·D training FLOPs",
+            "unit": "FLOPs",
+            "value": six_psi_d,
+            "ours": solution.train_flops,
+        }
+    )
+    safety = SEED_SAFETY_FACTOR / solution.request.safety_factor
+    rules.append(
+        {
+            "rule": "1.5× safety buffer on card-hours",
+            "unit": "card-hours",
+            "value": round(solution.card_hours * safety, 2),
+            "ours": round(solution.card_hours, 2),
+        }
+    )
+    return rules

@@ -1,0 +1,315 @@
+"""The resource estimator: how many cards, which card, how long — with its work shown.
+
+Pure functions, no database and no I/O beyond reading a config.json the user names.
+``estimate(EstimateRequest(model="Qwen2.5-7B", tokens=300_000_000))`` returns an
+:class:`Estimate` whose ``to_json()`` is the ``suanli estimate --json`` document.
+
+The pieces (each documents its formulas and constants):
+
+* :mod:`comparator.estimate.shapes` and :mod:`comparator.estimate.hf_config` — model architectures;
+* :mod:`comparator.estimate.memory` — memory per card, part by part, under ZeRO 0–3;
+* :mod:`comparator.estimate.compute` — training FLOPs and the default MFU table;
+* :mod:`comparator.estimate.search` — minimal cards and ZeRO stage that fit the headroom;
+* :mod:`comparator.estimate.advice` — alternatives when it does not fit, rules of thumb;
+* :mod:`comparator.estimate.job` — requests from job files (``[model]``, ``[training]``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from comparator.domain.gpus import GpuSpec
+from comparator.estimate.advice import Advice, advise, rules_of_thumb, why_not
+from comparator.estimate.compute import MFU_TABLE
+from comparator.estimate.job import request_from_job
+from comparator.estimate.memory import (
+    COMM_BUCKET_GIB,
+    CUDA_CONTEXT_GIB,
+    LOGITS_BYTES_PER_VALUE,
+    NF4_BYTES_PER_PARAM,
+    MemoryBreakdown,
+)
+from comparator.estimate.request import EstimateRequest, parse_token_count
+from comparator.estimate.search import CARDS_PER_NODE, Solution, solve
+from comparator.estimate.shapes import ModelShape
+
+__all__ = [
+    "Advice",
+    "Estimate",
+    "EstimateRequest",
+    "Note",
+    "estimate",
+    "parse_token_count",
+    "request_from_job",
+]
+
+OVER_PROVISIONED_BELOW = 0.70
+
+
+@dataclass(frozen=True)
+class Note:
+    """A remark on the estimate: a stable ``code``, an English message and its numbers."""
+
+    code: str
+    message: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.params}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The answer to one :class:`EstimateRequest`."""
+
+    solution: Solution
+
+    @cached_property
+    def advice(self) -> tuple[Advice, ...]:
+        """Alternatives when the job does not fit (computed on first use)."""
+        return advise(self.solution)
+
+    @cached_property
+    def notes(self) -> tuple[Note, ...]:
+        return _notes(self.solution)
+
+    @property
+    def request(self) -> EstimateRequest:
+        return self.solution.request
+
+    @property
+    def model(self) -> ModelShape:
+        return self.solution.shape
+
+    @property
+    def gpu(self) -> GpuSpec:
+        return self.solution.gpu
+
+    @property
+    def cards(self) -> int:
+        return self.solution.cards
+
+    @property
+    def min_cards(self) -> int | None:
+        return self.solution.min_cards
+
+    @property
+    def zero(self) -> int:
+        return self.solution.zero
+
+    @property
+    def fits(self) -> bool:
+        return self.solution.fits
+
+    @property
+    def hours(self) -> float:
+        return self.solution.hours
+
+    @property
+    def card_hours(self) -> float:
+        return self.solution.card_hours
+
+    @property
+    def nodes(self) -> int:
+        return self.solution.nodes
+
+    @property
+    def needs_rdma(self) -> bool:
+        return self.solution.needs_rdma
+
+    @property
+    def strategy(self) -> str:
+        return self.solution.strategy
+
+    @property
+    def mfu(self) -> float:
+        return self.solution.mfu
+
+    @property
+    def tokens(self) -> int:
+        return self.solution.tokens
+
+    @property
+    def total_tokens(self) -> int:
+        return self.solution.total_tokens
+
+    @property
+    def train_flops(self) -> float:
+        return self.solution.train_flops
+
+    @property
+    def trainable_params(self) -> int:
+        return self.solution.trainable_params
+
+    @property
+    def usable_memory_gib(self) -> float:
+        return self.solution.usable_memory_gib
+
+    @property
+    def memory(self) -> MemoryBreakdown:
+        """Per-card memory in bytes, part by part (``.parts_gib()`` for the GiB view)."""
+        return self.solution.memory
+
+    @property
+    def memory_gib(self) -> dict[str, float]:
+        return self.solution.memory_gib
+
+    @cached_property
+    def rules_of_thumb(self) -> list[dict[str, Any]]:
+        return rules_of_thumb(self.solution)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``suanli estimate --json`` document (contract keys plus extras)."""
+        return {**_job_json(self.solution), **_result_json(self)}
+
+
+def _gpu_json(gpu: GpuSpec) -> dict[str, Any]:
+    return {
+        "name": gpu.name,
+        "memory_gib": float(gpu.memory_gib),
+        "peak_tflops": float(gpu.bf16_tflops or 0.0),
+    }
+
+
+def _job_json(s: Solution) -> dict[str, Any]:
+    request = s.request
+    return {
+        "model": s.shape.summary(),
+        "method": request.method,
+        "precision": request.precision,
+        "pure_bf16": request.pure_bf16,
+        "optimizer": request.optimizer,
+        "lora_rank": request.lora_rank if s.setup.adapters else None,
+        "trainable_params": s.trainable_params,
+        "seq_len": request.seq_len,
+        "micro_batch": request.micro_batch,
+        "grad_ckpt": request.grad_ckpt,
+        "flash_attn": request.flash_attn,
+        "gpu": _gpu_json(s.gpu),
+    }
+
+
+def _result_json(e: Estimate) -> dict[str, Any]:
+    s = e.solution
+    return {
+        "cards": s.cards,
+        "min_cards": s.min_cards,
+        "zero": s.zero,
+        "fits": s.fits,
+        "headroom": s.request.headroom,
+        "usable_memory_gib": round(s.usable_memory_gib, 3),
+        "memory_utilization": round(s.memory_gib["total"] / s.gpu.memory_gib, 4),
+        "nodes": s.nodes,
+        "cards_per_node": CARDS_PER_NODE,
+        "needs_rdma": s.needs_rdma,
+        "strategy": s.strategy,
+        "memory_gib": s.memory_gib,
+        "memory_detail_gib": s.memory.detail_gib(),
+        "tokens": s.tokens,
+        "epochs": s.request.epochs,
+        "total_tokens": s.total_tokens,
+        "flops_per_token": s.flops_per_token,
+        "train_flops": s.train_flops,
+        "mfu": s.mfu,
+        "mfu_source": s.mfu_source,
+        "safety_factor": s.request.safety_factor,
+        "hours": s.hours,
+        "card_hours": s.card_hours,
+        "why_not": why_not(s) or None,
+        "advice": [a.to_json() for a in e.advice],
+        "notes": [n.to_json() for n in e.notes],
+        "rules_of_thumb": e.rules_of_thumb,
+        "assumptions": _assumptions(),
+    }
+
+
+def _assumptions() -> dict[str, Any]:
+    return {
+        "cuda_context_gib": CUDA_CONTEXT_GIB,
+        "comm_bucket_gib": COMM_BUCKET_GIB,
+        "nf4_bytes_per_param": NF4_BYTES_PER_PARAM,
+        "logits_bytes_per_value": LOGITS_BYTES_PER_VALUE,
+        "activations": "Korthikanti et al. 2022 per layer, adapted to GQA/SwiGLU; dropout off",
+        "flops": "6·Ψ·D (8 with recomputation), LoRA 4·Ψ·D (6), + 12·L·q·s per token",
+        "mfu_table": MFU_TABLE,
+    }
+
+
+def _shape_notes(shape: ModelShape) -> list[Note]:
+    notes = []
+    if shape.inferred:
+        notes.append(
+            Note(
+                "inferred_shape",
+                f"shape inferred from a bare size: {shape.layers} "
+                f"layers, hidden {shape.hidden}, {shape.heads} heads, vocab "
+                f"{shape.vocab}",
+                {"layers": shape.layers, "hidden": shape.hidden},
+            )
+        )
+    if shape.is_moe:
+        notes.append(
+            Note(
+                "moe",
+                f"mixture of experts: memory counts all {shape.experts} "
+                f"experts, FLOPs the {shape.active_experts} active ones",
+                {"experts": shape.experts, "active_experts": shape.active_experts},
+            )
+        )
+    return notes
+
+
+def _placement_notes(s: Solution) -> list[Note]:
+    notes = []
+    if s.needs_rdma and s.fits:
+        notes.append(
+            Note(
+                "multi_node",
+                f"{s.nodes} nodes: needs an RDMA network (InfiniBand "
+                f"or RoCE) between them, in one data centre, not across regions",
+                {"nodes": s.nodes},
+            )
+        )
+    if s.cards > 1 and not s.gpu.has_nvlink:
+        notes.append(
+            Note(
+                "pcie_only",
+                f"{s.gpu.name} has no NVLink: multi-card training "
+                f"communicates over PCIe; expect a lower MFU than the table's",
+                {"gpu": s.gpu.name},
+            )
+        )
+    share = s.memory_gib["total"] / s.gpu.memory_gib
+    if s.fits and share < OVER_PROVISIONED_BELOW and s.cards == 1:
+        notes.append(
+            Note(
+                "over_provisioned",
+                f"uses {share:.0%} of the card's memory: a smaller card may do",
+                {"memory_share": round(share, 3)},
+            )
+        )
+    return notes
+
+
+def _notes(s: Solution) -> tuple[Note, ...]:
+    notes = _shape_notes(s.shape) + _placement_notes(s)
+    if s.total_tokens == 0:
+        notes.append(
+            Note(
+                "no_tokens",
+                "no --tokens (or --samples/--avg-tokens) given: memory only, hours are 0",
+            )
+        )
+    if not s.fits:
+        notes.append(Note("does_not_fit", why_not(s)))
+    return tuple(notes)
+
+
+def estimate(request: EstimateRequest) -> Estimate:
+    """Memory per card, cards and ZeRO stage, FLOPs and hours for ``request``.
+
+    Raises :class:`~comparator.errors.InputError` (or a subclass) on bad input.
+    """
+    return Estimate(solve(request))

@@ -1,0 +1,143 @@
+"""Build an :class:`EstimateRequest` from a job file's ``[model]`` and ``[training]`` tables.
+
+``[training]`` takes the same names and defaults as the ``suanli estimate`` flags (dashes or
+underscores); ``tokens`` and ``samples`` accept ``"300M"``-style strings. The GPU comes from
+the caller (the planner tries each candidate GPU). Every problem raises a
+:class:`JobFileError` naming the job file and the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from comparator.errors import InputError, JobFileError
+from comparator.estimate.request import (
+    EstimateRequest,
+    normalize_optimizer,
+    parse_token_count,
+    request_problems,
+)
+from comparator.estimate.shapes import resolve_model
+
+_FIELDS = {f.name for f in dataclasses.fields(EstimateRequest)} - {"model", "gpu"}
+_BOOL_KEYS = frozenset({"pure_bf16", "grad_ckpt", "flash_attn"})
+_INT_KEYS = frozenset({"lora_rank", "seq_len", "micro_batch", "zero", "cards", "avg_tokens"})
+_COUNT_KEYS = frozenset({"tokens", "samples"})
+_NUMBER_KEYS = frozenset({"epochs", "mfu", "headroom", "safety_factor"})
+_TEXT_KEYS = frozenset({"method", "precision", "optimizer"})
+
+
+def _fail(source: str, where: str, message: str) -> JobFileError:
+    return JobFileError(f"{source}: {where} {message}")
+
+
+def _as_bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false, got {value!r}")
+    return value
+
+
+def _as_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"must be an integer, got {value!r}")
+    return value
+
+
+def _as_count(value: Any) -> int:
+    try:
+        return parse_token_count(value)
+    except InputError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _as_number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"must be a number, got {value!r}")
+    return float(value)
+
+
+def _as_text(key: str) -> Callable[[Any], str]:
+    def convert(value: Any) -> str:
+        if not isinstance(value, str):
+            raise ValueError(f"must be a string, got {value!r}")
+        text = value.strip().lower()
+        return (normalize_optimizer(text) or text) if key == "optimizer" else text
+
+    return convert
+
+
+def _converter(key: str) -> Callable[[Any], Any]:
+    if key in _BOOL_KEYS:
+        return _as_bool
+    if key in _INT_KEYS:
+        return _as_int
+    if key in _COUNT_KEYS:
+        return _as_count
+    if key in _NUMBER_KEYS:
+        return _as_number
+    return _as_text(key)
+
+
+def _training_values(training: Mapping[str, Any], source: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for raw_key, value in training.items():
+        key = str(raw_key).replace("-", "_")
+        if key == "gpu":
+            raise _fail(
+                source,
+                "[training] gpu",
+                "is not read here: put the GPU in [workload] gpu or [requirements] gpus",
+            )
+        if key not in _FIELDS:
+            known = ", ".join(sorted(_FIELDS))
+            raise _fail(
+                source, f"[training] {raw_key}", f"is not a known key; expected one of {known}"
+            )
+        try:
+            values[key] = _converter(key)(value)
+        except ValueError as exc:
+            raise _fail(source, f"[training] {raw_key}", str(exc)) from None
+    return values
+
+
+def _model_spec(model: Mapping[str, Any], source: str) -> str:
+    extra = sorted(str(k) for k in model if k != "name")
+    if extra:
+        raise _fail(source, f"[model] {extra[0]}", "is not a known key; expected only name")
+    name = model.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise _fail(
+            source,
+            "[model] name",
+            "is required: a model name, a config.json path or a size such as 7B",
+        )
+    name = name.strip()
+    path = Path(name).expanduser()
+    if path.is_absolute():
+        return str(path)
+    beside_job = Path(source).parent / path
+    if beside_job.exists() or name.endswith(".json"):
+        return str(beside_job)  # relative paths are relative to the job file
+    return name
+
+
+def request_from_job(
+    model: Mapping[str, Any], training: Mapping[str, Any], *, gpu: str, source: str
+) -> EstimateRequest:
+    """The estimate request a job file describes; :class:`JobFileError` on any bad key."""
+    spec = _model_spec(model, source)
+    try:
+        resolve_model(spec)
+    except InputError as exc:
+        raise _fail(source, "[model] name", f"is not usable: {exc}") from None
+    request = EstimateRequest(model=spec, gpu=gpu, **_training_values(training, source))
+    problems = request_problems(request)
+    if problems:
+        raise JobFileError(
+            f"{source}: "
+            + "; ".join(f"[training] {field} {message}" for field, message in problems)
+        )
+    return request

@@ -1,0 +1,294 @@
+"""GPU memory of a training job, per card, part by part (pure arithmetic, bytes).
+
+Model states (bytes per *trainable* parameter; ZeRO paper, Rajbhandari et al. 2019):
+
+============================  =======  =====  ==========================================
+regime                        weights  grads  optimizer (AdamW / 8-bit AdamW / SGD-momentum)
+============================  =======  =====  ==========================================
+fp32                          4        4      8 / 2 / 4
+mixed bf16/fp16 (fp32 master) 2        2      12 / 6 / 8   (4 master + states)
+pure bf16/fp16                2        2      4 / 2 / 2    (16-bit states, no master)
+============================  =======  =====  ==========================================
+
+LoRA / QLoRA: the frozen base costs 2 bytes per parameter (4 in fp32); QLoRA stores the
+blocks' linear weights as NF4 with double quantisation (4 + 0.127 bits = 0.516 bytes) and
+keeps embeddings, output head and norms in 16 bit. The adapters (rank r on every linear layer
+of the blocks, r·(d_in + d_out) each) are trained like any parameters, in the regime above.
+
+ZeRO over N data-parallel cards: stage ≥ 1 shards optimizer states, ≥ 2 gradients, 3 the
+weights (frozen ones included), each divided by N.
+
+Activations (per layer and token, 16-bit; Korthikanti et al. 2022 adapted to the real shape,
+dropout off as in LLM fine-tuning):
+
+* two norms, each keeping an fp32 copy of its input and its 16-bit output: 12·h bytes;
+* Q and the attention output 2·q_dim each, K and V 2·kv_dim each: 4·q_dim + 4·kv_dim;
+* MLP: SwiGLU keeps gate, up, SiLU(gate) and their product, 8·I per active expert;
+  a GELU MLP keeps fc1's output and the GELU output, 4·I;
+* without FlashAttention the attention scores add 5·a·s (softmax, mask, dropout output).
+
+fp32 training doubles these. Full recomputation (gradient checkpointing) keeps only each
+layer's input (2·h per token) plus one layer's full activations during its backward pass.
+The logits cost b·s·V·8 bytes (fp32 logits and their fp32 gradient for the loss).
+
+Overhead: CUDA context and framework, ``CUDA_CONTEXT_GIB`` (published measurements range
+0.3–2 GiB); gradient communication buckets with more than one card (``COMM_BUCKET_GIB``,
+capped at the gradient size); under ZeRO-3 the parameters gathered in flight — the larger of
+two layers and the embedding, times (N−1)/N; under QLoRA one dequantised 16-bit copy of the
+largest weight matrix for the forward and one for the backward pass. Allocator slack is what
+the headroom is for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from comparator.estimate.shapes import ModelShape
+
+GIB = float(1 << 30)
+MIB_PER_GIB = 1024
+CUDA_CONTEXT_GIB = 1.0
+COMM_BUCKET_GIB = 0.25
+NF4_BYTES_PER_PARAM = (4 + 0.127) / 8
+LOGITS_BYTES_PER_VALUE = 8
+
+METHODS = ("full", "lora", "qlora")
+PRECISIONS = ("bf16", "fp16", "fp32")
+OPTIMIZERS = ("adamw", "adamw-8bit", "sgd")
+
+#: (weights, gradients, optimizer) bytes per trainable parameter, by regime and optimizer.
+_STATE_BYTES: dict[str, dict[str, tuple[float, float, float]]] = {
+    "fp32": {"adamw": (4, 4, 8), "adamw-8bit": (4, 4, 2), "sgd": (4, 4, 4)},
+    "mixed": {"adamw": (2, 2, 12), "adamw-8bit": (2, 2, 6), "sgd": (2, 2, 8)},
+    "pure": {"adamw": (2, 2, 4), "adamw-8bit": (2, 2, 2), "sgd": (2, 2, 2)},
+}
+
+
+@dataclass(frozen=True)
+class TrainingSetup:
+    """The settings that decide memory, independent of the card count."""
+
+    method: str = "lora"
+    precision: str = "bf16"
+    pure_bf16: bool = False
+    optimizer: str = "adamw"
+    lora_rank: int = 16
+    seq_len: int = 2048
+    micro_batch: int = 1
+    grad_ckpt: bool = True
+    flash_attn: bool = True
+    offload_optimizer: bool = False
+
+    @property
+    def regime(self) -> str:
+        if self.precision == "fp32":
+            return "fp32"
+        return "pure" if self.pure_bf16 else "mixed"
+
+    @property
+    def adapters(self) -> bool:
+        return self.method != "full"
+
+
+@dataclass(frozen=True)
+class MemoryInputs:
+    """Unsharded totals of one job (bytes), computed once and reused for every card count."""
+
+    frozen_weight_bytes: float
+    trainable_params: int
+    weight_bytes: float  # per trainable parameter
+    grad_bytes: float
+    optimizer_bytes: float
+    layer_activation_bytes: float
+    logits_bytes: float
+    gather_bytes: float  # ZeRO-3 parameters in flight, before the (N-1)/N factor
+    dequant_bytes: float
+    adapters: bool
+
+    @property
+    def total_weight_bytes(self) -> float:
+        return self.frozen_weight_bytes + self.trainable_params * self.weight_bytes
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Per-card memory in bytes, part by part; ``*_gib`` helpers give the contract's view."""
+
+    base_weights: float
+    adapter_weights: float
+    gradients: float
+    optimizer: float
+    layer_activations: float
+    logits: float
+    cuda_context: float
+    zero3_gathered: float
+    comm_buckets: float
+    dequant_workspace: float
+
+    def parts_gib(self) -> dict[str, float]:
+        """weights, gradients, optimizer, activations, overhead and their sum (GiB, MiB steps).
+
+        Parts are rounded to whole MiB (binary fractions), so ``total`` is exactly their sum.
+        """
+        names = ("weights", "gradients", "optimizer", "activations", "overhead")
+        parts = dict(zip(names, _rounded_parts(astuple_fast(self)), strict=True))
+        parts["total"] = sum(parts.values())
+        return parts
+
+    def detail_gib(self) -> dict[str, float]:
+        return {name: _gib(getattr(self, name)) for name in self.__dataclass_fields__}
+
+    @property
+    def total_gib(self) -> float:
+        return self.parts_gib()["total"]
+
+    @property
+    def total_bytes(self) -> float:
+        """The unrounded sum of every part."""
+        return sum(astuple_fast(self))
+
+
+def _gib(value: float) -> float:
+    return round(value / GIB * MIB_PER_GIB) / MIB_PER_GIB
+
+
+def astuple_fast(memory: MemoryBreakdown) -> tuple[float, ...]:
+    return (
+        memory.base_weights,
+        memory.adapter_weights,
+        memory.gradients,
+        memory.optimizer,
+        memory.layer_activations,
+        memory.logits,
+        memory.cuda_context,
+        memory.zero3_gathered,
+        memory.comm_buckets,
+        memory.dequant_workspace,
+    )
+
+
+def _rounded_parts(detail: tuple[float, ...]) -> tuple[float, float, float, float, float]:
+    """The contract's five parts from the ten detailed ones, each rounded to whole MiB."""
+    base, adapter, grads, optimizer, layers, logits, context, gathered, buckets, dequant = detail
+    return (
+        _gib(base + adapter),
+        _gib(grads),
+        _gib(optimizer),
+        _gib(layers + logits),
+        _gib(context + gathered + buckets + dequant),
+    )
+
+
+def _activation_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> float:
+    norms = 12 * shape.hidden
+    attention = 4 * shape.q_dim + 4 * shape.kv_dim
+    per_expert = (8 if shape.gated_mlp else 4) * shape.intermediate
+    scores = 0 if setup.flash_attn else 5 * shape.heads * setup.seq_len
+    scale = 2 if setup.precision == "fp32" else 1
+    return scale * (norms + attention + shape.active_experts * per_expert + scores)
+
+
+def layer_activation_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
+    """Activations kept for the backward pass by all layers of one card's micro-batch."""
+    tokens = setup.seq_len * setup.micro_batch
+    full_layer = tokens * _activation_bytes_per_token_layer(shape, setup)
+    scale = 2 if setup.precision == "fp32" else 1
+    final_norm = tokens * 6 * shape.hidden * scale
+    if setup.grad_ckpt:
+        return shape.layers * tokens * 2 * shape.hidden * scale + full_layer + final_norm
+    return shape.layers * full_layer + final_norm
+
+
+def _frozen_weight_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
+    base = 4 if setup.precision == "fp32" else 2
+    if setup.method == "full":
+        return 0.0
+    if setup.method == "lora":
+        return float(shape.params * base)
+    quantized = shape.quantizable_params
+    return quantized * NF4_BYTES_PER_PARAM + (shape.params - quantized) * base
+
+
+def trainable_params(shape: ModelShape, setup: TrainingSetup) -> int:
+    return shape.lora_dims * setup.lora_rank if setup.adapters else shape.params
+
+
+def _gather_bytes(
+    shape: ModelShape, setup: TrainingSetup, weights_total: float, weight_bytes: float
+) -> float:
+    """ZeRO-3 working set: two layers (current + prefetched) or the embedding, if larger."""
+    embed_bytes_per_param = (
+        weight_bytes if setup.method == "full" else (4 if setup.precision == "fp32" else 2)
+    )
+    embedding = shape.embedding_params * embed_bytes_per_param
+    layer = max(weights_total - embedding, 0.0) / shape.layers
+    biggest = max(2 * layer, shape.vocab * shape.hidden * embed_bytes_per_param)
+    return min(biggest, weights_total)
+
+
+def memory_inputs(shape: ModelShape, setup: TrainingSetup) -> MemoryInputs:
+    """Everything about the job's memory that does not depend on cards or ZeRO stage."""
+    weight, grad, optimizer = _STATE_BYTES[setup.regime][setup.optimizer]
+    trainable = trainable_params(shape, setup)
+    frozen = _frozen_weight_bytes(shape, setup)
+    weights_total = frozen + trainable * weight
+    dequant = 2 * 2 * shape.largest_linear_params if setup.method == "qlora" else 0.0
+    tokens = setup.seq_len * setup.micro_batch
+    return MemoryInputs(
+        frozen_weight_bytes=frozen,
+        trainable_params=trainable,
+        weight_bytes=weight,
+        grad_bytes=grad,
+        optimizer_bytes=0.0 if setup.offload_optimizer else optimizer,
+        layer_activation_bytes=layer_activation_bytes(shape, setup),
+        logits_bytes=float(tokens * shape.vocab * LOGITS_BYTES_PER_VALUE),
+        gather_bytes=_gather_bytes(shape, setup, weights_total, weight),
+        dequant_bytes=dequant,
+        adapters=setup.adapters,
+    )
+
+
+def _detail_bytes(inputs: MemoryInputs, cards: int, zero: int) -> tuple[float, ...]:
+    """The ten parts of :class:`MemoryBreakdown`, in field order (bytes)."""
+    shards = float(cards)
+    weight_share = 1 / shards if zero >= 3 else 1.0
+    grad_total = inputs.trainable_params * inputs.grad_bytes
+    trainable_weights = inputs.trainable_params * inputs.weight_bytes * weight_share
+    frozen_weights = inputs.frozen_weight_bytes * weight_share
+    return (
+        frozen_weights if inputs.adapters else trainable_weights,
+        trainable_weights if inputs.adapters else 0.0,
+        grad_total / shards if zero >= 2 else grad_total,
+        inputs.trainable_params * inputs.optimizer_bytes / (shards if zero >= 1 else 1.0),
+        inputs.layer_activation_bytes,
+        inputs.logits_bytes,
+        CUDA_CONTEXT_GIB * GIB,
+        inputs.gather_bytes * (shards - 1) / shards if zero >= 3 else 0.0,
+        min(grad_total, COMM_BUCKET_GIB * GIB) if cards > 1 else 0.0,
+        inputs.dequant_bytes,
+    )
+
+
+def per_card(inputs: MemoryInputs, cards: int, zero: int) -> MemoryBreakdown:
+    """Memory of one card for ``cards`` data-parallel cards under ZeRO ``zero``."""
+    return MemoryBreakdown(*_detail_bytes(inputs, cards, zero))
+
+
+def total_gib(inputs: MemoryInputs, cards: int, zero: int) -> float:
+    """``per_card(...).parts_gib()["total"]``, computed without building the breakdown."""
+    return sum(_rounded_parts(_detail_bytes(inputs, cards, zero)))
+
+
+#: The rounded total is within 5 × ½ MiB of the exact one; a margin a little above that.
+_ROUNDING_MARGIN_GIB = 3 / MIB_PER_GIB
+
+
+def fits_gib(inputs: MemoryInputs, cards: int, zero: int, usable_gib: float) -> bool:
+    """``total_gib(...) <= usable_gib``, deciding on the exact sum when it is far from the line."""
+    detail = _detail_bytes(inputs, cards, zero)
+    exact = sum(detail) / GIB
+    if exact < usable_gib - _ROUNDING_MARGIN_GIB:
+        return True
+    if exact > usable_gib + _ROUNDING_MARGIN_GIB:
+        return False
+    return sum(_rounded_parts(detail)) <= usable_gib

@@ -1,0 +1,222 @@
+"""What an estimate is asked for: :class:`EstimateRequest`, token counts, and validation.
+
+Field names are the ``suanli estimate`` flag names with underscores; defaults are the flags'
+defaults. :func:`request_problems` lists what is wrong with a request without raising, so the
+CLI can name flags (``--seq-len``) and job files can name TOML keys (``[training] seq_len``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from comparator.errors import InputError
+from comparator.estimate.memory import METHODS, OPTIMIZERS, PRECISIONS
+
+DEFAULT_GPU = "A100-SXM4-80GB"
+MAX_CARDS = 65536
+
+_COUNT = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)(?:e([+-]?\d+))?\s*([kmbgt]|亿|万)?\s*$", re.I)
+_COUNT_UNITS = {
+    "k": 1e3,
+    "m": 1e6,
+    "b": 1e9,
+    "g": 1e9,
+    "t": 1e12,
+    "万": 1e4,
+    "亿": 1e8,
+}
+_OPTIMIZER_SPELLINGS = {
+    "adamw": "adamw",
+    "adam": "adamw",
+    "adamw-8bit": "adamw-8bit",
+    "adamw8bit": "adamw-8bit",
+    "adamw_8bit": "adamw-8bit",
+    "adamw_bnb_8bit": "adamw-8bit",
+    "paged_adamw_8bit": "adamw-8bit",
+    "sgd": "sgd",
+}
+
+
+@dataclass(frozen=True)
+class EstimateRequest:
+    """One estimate's inputs; field names mirror the ``suanli estimate`` flags."""
+
+    model: str
+    method: str = "lora"
+    precision: str = "bf16"
+    pure_bf16: bool = False
+    optimizer: str = "adamw"
+    lora_rank: int = 16
+    seq_len: int = 2048
+    micro_batch: int = 1
+    grad_ckpt: bool = True
+    flash_attn: bool = True
+    zero: int | None = None
+    tokens: int | None = None
+    samples: int | None = None
+    avg_tokens: int | None = None
+    epochs: float = 1
+    gpu: str = DEFAULT_GPU
+    cards: int | None = None
+    mfu: float | None = None
+    headroom: float = 0.10
+    safety_factor: float = 1.0
+
+    @property
+    def tokens_per_epoch(self) -> int:
+        """``tokens``, or ``samples × avg_tokens``, or 0 when neither was given."""
+        if self.tokens is not None:
+            return self.tokens
+        if self.samples is not None and self.avg_tokens is not None:
+            return self.samples * self.avg_tokens
+        return 0
+
+
+def parse_token_count(text: str | int | float) -> int:
+    """``"2T"`` → 2·10¹², ``"300M"``, ``"1.5e9"``, ``"52k"``, ``"3亿"``, ``1_000_000`` → int."""
+    if isinstance(text, bool):
+        raise InputError(f"expected a token count such as 2T, 300M or 1.5e9, got {text!r}")
+    if isinstance(text, int | float):
+        value = float(text)
+    else:
+        match = _COUNT.match(text.replace(",", "").replace("_", ""))
+        if not match:
+            raise InputError(f"expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}")
+        number, exponent, unit = match.groups()
+        value = float(f"{number}e{exponent or 0}")
+        value *= _COUNT_UNITS[unit.lower()] if unit else 1
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"expected a non-negative token count, got {text!r}")
+    return round(value)
+
+
+def normalize_optimizer(name: str) -> str | None:
+    return _OPTIMIZER_SPELLINGS.get(name.strip().lower())
+
+
+def _choice(value: object, allowed: tuple[str, ...]) -> str | None:
+    if isinstance(value, str) and value in allowed:
+        return None
+    return f"must be one of {', '.join(allowed)}, got {value!r}"
+
+
+def _positive_int(value: object, *, allow_zero: bool = False) -> str | None:
+    low = 0 if allow_zero else 1
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        kind = "a non-negative" if allow_zero else "a positive"
+        return f"must be {kind} integer, got {value!r}"
+    return None
+
+
+def _fraction(value: object, low: float, high: float, *, closed_low: bool) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return f"must be a number, got {value!r}"
+    above = value >= low if closed_low else value > low
+    if not (above and value <= high):
+        bracket = "[" if closed_low else "("
+        return f"must be in {bracket}{low:g}, {high:g}], got {value!r}"
+    return None
+
+
+def _setting_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
+    return [
+        ("method", _choice(request.method, METHODS)),
+        ("precision", _choice(request.precision, PRECISIONS)),
+        ("optimizer", _choice(request.optimizer, OPTIMIZERS)),
+        ("lora_rank", _positive_int(request.lora_rank)),
+        ("seq_len", _positive_int(request.seq_len)),
+        ("micro_batch", _positive_int(request.micro_batch)),
+        (
+            "zero",
+            None
+            if request.zero in (None, 0, 1, 2, 3)
+            else f"must be 0, 1, 2 or 3, got {request.zero!r}",
+        ),
+        ("cards", None if request.cards is None else _positive_int(request.cards)),
+        ("mfu", None if request.mfu is None else _fraction(request.mfu, 0, 1, closed_low=False)),
+        ("headroom", _fraction(request.headroom, 0, 0.95, closed_low=True)),
+        ("safety_factor", _fraction(request.safety_factor, 0, 100, closed_low=False)),
+        ("epochs", _fraction(request.epochs, 0, 1e6, closed_low=False)),
+    ]
+
+
+def _data_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
+    problems: list[tuple[str, str | None]] = []
+    for name in ("tokens", "samples", "avg_tokens"):
+        value = getattr(request, name)
+        if value is not None:
+            problems.append((name, _positive_int(value, allow_zero=True)))
+    if request.tokens is not None and request.samples is not None:
+        problems.append(("samples", "cannot be combined with tokens: give one of them"))
+    if (request.samples is None) != (request.avg_tokens is None) and request.tokens is None:
+        missing = "avg_tokens" if request.avg_tokens is None else "samples"
+        problems.append((missing, "is needed too: samples and avg_tokens go together"))
+    return problems
+
+
+def _combination_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
+    problems: list[tuple[str, str | None]] = []
+    if request.pure_bf16 and request.precision == "fp32":
+        problems.append(("pure_bf16", "needs precision bf16 or fp16, not fp32"))
+    if request.cards is not None and request.cards > MAX_CARDS:
+        problems.append(("cards", f"must be at most {MAX_CARDS}, got {request.cards}"))
+    return problems
+
+
+def _is_int(value: object, low: int) -> bool:
+    return type(value) is int and value >= low
+
+
+def _is_number(value: object, low: float, high: float) -> bool:
+    return type(value) in (int, float) and low <= value <= high  # type: ignore[operator]
+
+
+def _plainly_valid(r: EstimateRequest) -> bool:
+    """A fast yes for the common well-formed request (the detailed checks explain a no)."""
+    return (
+        r.method in METHODS
+        and r.precision in PRECISIONS
+        and r.optimizer in OPTIMIZERS
+        and _is_int(r.lora_rank, 1)
+        and _is_int(r.seq_len, 1)
+        and _is_int(r.micro_batch, 1)
+        and r.zero in (None, 0, 1, 2, 3)
+        and (r.cards is None or (_is_int(r.cards, 1) and r.cards <= MAX_CARDS))
+    ) and (
+        (r.mfu is None or _is_number(r.mfu, 1e-9, 1))
+        and _is_number(r.headroom, 0, 0.95)
+        and _is_number(r.safety_factor, 1e-9, 100)
+        and _is_number(r.epochs, 1e-9, 1e6)
+        and r.samples is None
+        and r.avg_tokens is None
+        and (r.tokens is None or _is_int(r.tokens, 0))
+        and not (r.pure_bf16 and r.precision == "fp32")
+        and isinstance(r.model, str)
+        and bool(r.model.strip())
+    )
+
+
+def request_problems(request: EstimateRequest) -> list[tuple[str, str]]:
+    """(field, message) for every invalid setting; empty when the request is well-formed."""
+    if _plainly_valid(request):
+        return []
+    if not isinstance(request.model, str) or not request.model.strip():
+        return [("model", "must name a model, a config.json or a size such as 7B")]
+    checks = _setting_problems(request) + _data_problems(request)
+    found = [(field, msg) for field, msg in checks if msg]
+    if found:
+        return found
+    return [(field, msg) for field, msg in _combination_problems(request) if msg]
+
+
+def flag_name(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+def check_request(request: EstimateRequest) -> None:
+    """Raise one :class:`InputError` naming every bad flag."""
+    problems = request_problems(request)
+    if problems:
+        raise InputError("; ".join(f"{flag_name(f)} {message}" for f, message in problems))

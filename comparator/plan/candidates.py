@@ -1,0 +1,342 @@
+"""From eligible offers to candidates: one (provider, data centre, GPU, card count) each.
+
+Offers of one provider, data centre, GPU and node size form a *group*; a group with ``n``
+cards is a *candidate*. Every offer of the group that can rent ``n`` cards (enough stock, an
+RDMA network when ``n`` spans nodes) becomes a rate of the candidate's
+:class:`~comparator.plan.problem.ScheduleProblem`: ``units = ceil(n / offer.cards)`` units,
+all of them billed alike. Prices are compared tax-inclusive in the job's currency: an offer
+quoted before VAT gets ``vat_rate`` added, a foreign price is converted at the FX table's rate,
+and an adjusted unit price is kept to four decimal places.
+
+Slots are whole hours of the provider's time zone: slot 0 is the first whole hour at or after
+the job's earliest start, and the job may run until the last whole hour that ends by the
+deadline.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from comparator.domain.calendar import slot_factors
+from comparator.domain.money import FxTable
+from comparator.domain.offer_view import OfferView
+from comparator.errors import CalendarError
+from comparator.estimate.throughput import is_rdma, run_hours
+from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
+
+MAX_NODES = 16
+HOURLY_MODES = ("hourly", "spot")
+PRICE_PLACES = Decimal("0.0001")
+UTC = ZoneInfo("UTC")
+
+
+@dataclass(frozen=True)
+class GpuWork:
+    """The job's work on one GPU model: card-hours there and the card counts it may use."""
+
+    gpu: str
+    card_hours: Decimal
+    min_cards: int = 1
+    fixed_cards: int | None = None
+
+
+@dataclass(frozen=True)
+class SlotGrid:
+    """Whole-hour slots of one time zone covering the job's window."""
+
+    first: datetime
+    deadline_slot: int
+    timezone: ZoneInfo
+
+    def at(self, slot: int) -> datetime:
+        return (self.first.astimezone(UTC) + timedelta(hours=slot)).astimezone(self.timezone)
+
+
+def slot_grid(earliest: datetime, deadline: datetime, timezone: ZoneInfo) -> SlotGrid:
+    """Slot 0 = the first whole local hour at or after ``earliest``."""
+    local = earliest.astimezone(timezone)
+    first = local.replace(minute=0, second=0, microsecond=0)
+    if first < local:
+        first = (first.astimezone(UTC) + timedelta(hours=1)).astimezone(timezone)
+    hours = math.floor((deadline - first).total_seconds() / 3600)
+    return SlotGrid(first, max(hours, 0), timezone)
+
+
+@dataclass(frozen=True)
+class PriceBasis:
+    """Unit prices in the quote currency, tax-inclusive."""
+
+    currency: str
+    fx: FxTable
+
+    def unit_price(self, offer: OfferView) -> Decimal | None:
+        price = offer.price
+        if not offer.tax_inclusive:
+            price = price * (1 + offer.vat_rate)
+        if offer.currency.upper() != self.currency:
+            if not (self.fx.knows(offer.currency) and self.fx.knows(self.currency)):
+                return None
+            price = self.fx.convert(price, offer.currency, self.currency)
+        if price != offer.price:
+            price = price.quantize(PRICE_PLACES)
+        return price
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One placement to schedule: its offers as rates, and how they map back."""
+
+    provider: str
+    region: str
+    gpu: str
+    cards: int
+    node_cards: int
+    work: GpuWork
+    grid: SlotGrid
+    problem: ScheduleProblem
+    offers: Mapping[str, OfferView]
+    units: Mapping[str, int]
+    unit_prices: Mapping[str, Decimal]
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return self.provider, self.gpu
+
+    @property
+    def run_hours(self) -> int:
+        return self.problem.work_slots
+
+    @property
+    def multi_node(self) -> bool:
+        return self.cards > self.node_cards
+
+
+@dataclass
+class CandidateSet:
+    """Candidates built from a set of offers, and why some offers could not be used."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    reasons: dict[str, list[str]] = field(default_factory=dict)
+
+    def note(self, offer: OfferView, reason: str) -> None:
+        reasons = self.reasons.setdefault(offer.offer_id, [])
+        if reason not in reasons:
+            reasons.append(reason)
+
+
+@dataclass(frozen=True)
+class CandidateOptions:
+    earliest: datetime
+    deadline: datetime
+    interruptible: bool
+    restart_overhead_hours: int
+    multi_node_efficiency: Decimal
+    prices: PriceBasis
+    timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
+    max_nodes: int = MAX_NODES
+    lang: str = "en"
+
+
+def group_offers(offers: Iterable[OfferView]) -> dict[tuple[str, str, str, int], list[OfferView]]:
+    groups: dict[tuple[str, str, str, int], list[OfferView]] = {}
+    for offer in offers:
+        key = (offer.provider, offer.region, offer.gpu, offer.node_cards)
+        groups.setdefault(key, []).append(offer)
+    return groups
+
+
+def card_counts(
+    work: GpuWork, node_cards: int, offers: Sequence[OfferView], max_nodes: int
+) -> list[int]:
+    """Card counts worth trying on one group: within a node, then whole nodes over RDMA."""
+    if work.fixed_cards is not None:
+        return [work.fixed_cards]
+    low = max(1, work.min_cards)
+    counts = list(range(low, node_cards + 1))
+    if any(is_rdma(o.network) for o in offers):
+        counts += [k * node_cards for k in range(2, max_nodes + 1) if k * node_cards >= low]
+    return counts
+
+
+def _fits(offer: OfferView, cards: int, lang: str = "en") -> str | None:
+    """Why ``offer`` cannot rent ``cards`` cards, or None when it can."""
+    units = -(-cards // offer.cards)
+    if offer.stock is not None and units > offer.stock:
+        if lang == "zh":
+            return f"stock: {cards} 卡需要 {units} 个单位，库存仅 {offer.stock}"
+        return f"stock: {cards} cards need {units} units, {offer.stock} available"
+    if cards > offer.node_cards and not is_rdma(offer.network):
+        network = offer.network or "none"
+        if lang == "zh":
+            return (
+                f"network: {cards} 卡跨多台 {offer.node_cards} 卡节点，需要 IB/RoCE 组网"
+                f"（该报价为 {network}）"
+            )
+        return (
+            f"network: {cards} cards span several {offer.node_cards}-card nodes, which "
+            f"needs an IB/RoCE network (offer has {network})"
+        )
+    return None
+
+
+def _hourly_rate(offer: OfferView, units: int, price: Decimal, grid: SlotGrid) -> HourlyRate:
+    horizon = grid.deadline_slot + offer.min_units - 1
+    factors = slot_factors(offer.time_of_use, grid.first, horizon, grid.timezone)
+    unit_cost = price * units
+    return HourlyRate(offer.offer_id, tuple(unit_cost * f for f in factors), offer.min_units)
+
+
+def _rate(
+    offer: OfferView, units: int, price: Decimal, grid: SlotGrid
+) -> HourlyRate | ContractRate:
+    if offer.billing in HOURLY_MODES:
+        return _hourly_rate(offer, units, price, grid)
+    return ContractRate(offer.offer_id, offer.period_hours, price * units, offer.min_units)
+
+
+class _Builder:
+    def __init__(self, options: CandidateOptions, result: CandidateSet) -> None:
+        self.options = options
+        self.result = result
+
+    def grid_for(self, provider: str) -> SlotGrid:
+        zone = self.options.timezones.get(provider, ZoneInfo("Asia/Shanghai"))
+        return slot_grid(self.options.earliest, self.options.deadline, zone)
+
+    def prices(self, offers: Sequence[OfferView]) -> dict[str, Decimal]:
+        prices: dict[str, Decimal] = {}
+        for offer in offers:
+            price = self.options.prices.unit_price(offer)
+            if price is None:
+                target = self.options.prices.currency
+                self.result.note(
+                    offer,
+                    f"currency: 没有 {offer.currency} → {target} 的汇率"
+                    if self.options.lang == "zh"
+                    else f"currency: no FX rate for {offer.currency} → {target}",
+                )
+            else:
+                prices[offer.offer_id] = price
+        return prices
+
+    def candidate(
+        self,
+        key: tuple[str, str, str, int],
+        offers: Sequence[OfferView],
+        prices: Mapping[str, Decimal],
+        work: GpuWork,
+        cards: int,
+        grid: SlotGrid,
+    ) -> Candidate | None:
+        usable, units = [], {}
+        for offer in offers:
+            why = _fits(offer, cards)
+            if why is None:
+                usable.append(offer)
+                units[offer.offer_id] = -(-cards // offer.cards)
+        if not usable:
+            return None
+        hours = run_hours(work.card_hours, cards, key[3], self.options.multi_node_efficiency)
+        rates = [_rate(o, units[o.offer_id], prices[o.offer_id], grid) for o in usable]
+        problem = ScheduleProblem(
+            grid.deadline_slot,
+            hours,
+            self.options.interruptible,
+            self.options.restart_overhead_hours if self.options.interruptible else 0,
+            tuple(r for r in rates if isinstance(r, HourlyRate)),
+            tuple(r for r in rates if isinstance(r, ContractRate)),
+        )
+        return Candidate(
+            key[0],
+            key[1],
+            key[2],
+            cards,
+            key[3],
+            work,
+            grid,
+            problem,
+            {o.offer_id: o for o in usable},
+            units,
+            {o.offer_id: prices[o.offer_id] for o in usable},
+        )
+
+    def group(self, key: tuple[str, str, str, int], offers: list[OfferView], work: GpuWork) -> None:
+        priced = self.prices(offers)
+        offers = [o for o in offers if o.offer_id in priced]
+        offers = self._calendar_checked(offers)
+        counts = card_counts(work, key[3], offers, self.options.max_nodes)
+        grid = self.grid_for(key[0])
+        found = [
+            c
+            for n in counts
+            if (c := self.candidate(key, offers, priced, work, n, grid)) is not None
+        ]
+        self._note_unusable(offers, counts, found)
+        self.result.candidates.extend(_undominated(found))
+
+    def _calendar_checked(self, offers: list[OfferView]) -> list[OfferView]:
+        kept = []
+        for offer in offers:
+            if offer.billing not in HOURLY_MODES or not offer.time_of_use:
+                kept.append(offer)
+                continue
+            grid = self.grid_for(offer.provider)
+            try:
+                slot_factors(
+                    offer.time_of_use,
+                    grid.first,
+                    grid.deadline_slot + offer.min_units - 1,
+                    grid.timezone,
+                )
+            except CalendarError as exc:
+                self.result.note(offer, f"time of use: {exc}")
+                continue
+            kept.append(offer)
+        return kept
+
+    def _note_unusable(
+        self, offers: Sequence[OfferView], counts: Sequence[int], found: Sequence[Candidate]
+    ) -> None:
+        used = {offer_id for c in found for offer_id in c.offers}
+        for offer in offers:
+            if offer.offer_id in used:
+                continue
+            reasons = {_fits(offer, n, self.options.lang) for n in counts} - {None}
+            for reason in sorted(r for r in reasons if r):
+                self.result.note(offer, reason)
+                break
+
+
+def _undominated(candidates: list[Candidate]) -> list[Candidate]:
+    """Drop card counts that are never better: slower or as slow, with more units of each offer."""
+    kept = []
+    for c in candidates:
+        dominated = any(
+            o is not c
+            and o.cards > c.cards
+            and o.run_hours <= c.run_hours
+            and set(c.units) <= set(o.units)
+            and all(o.units[k] <= c.units[k] for k in c.units)
+            for o in candidates
+        )
+        if not dominated:
+            kept.append(c)
+    return kept
+
+
+def build_candidates(
+    offers: Sequence[OfferView], work_by_gpu: Mapping[str, GpuWork], options: CandidateOptions
+) -> CandidateSet:
+    """Every candidate placement of the job over ``offers`` (already eligible)."""
+    result = CandidateSet()
+    builder = _Builder(options, result)
+    for key, group in group_offers(offers).items():
+        work = work_by_gpu.get(key[2])
+        if work is not None:
+            builder.group(key, group, work)
+    return result

@@ -1,0 +1,179 @@
+"""Per-rate tables of the dynamic programme (:mod:`comparator.plan.dp.solver`), stacked by rate.
+
+Hourly rates: exact prefix sums of slot costs in integer *ticks* (the rate's finest decimal
+place), split into whole cents ``a`` and remainders ``b``; the *start class* of a segment is
+``b`` at its first slot, and ``carry[j, k, t]`` is the half-up rounding carry (−1, 0 or 1 cent)
+of closing at ``t`` a segment of start class ``k``. Contract rates: the remainder of a chain's
+exact cost, and what one more period adds in cents. Both know which slots may be rented.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+from comparator.errors import PlanError
+from comparator.plan.problem import ContractRate, HourlyRate, decimal_places, to_ticks
+
+Ints = NDArray[np.int64]
+Bools = NDArray[np.bool_]
+INF = np.int64(2**62)
+FINITE = 2**61
+_TICK_LIMIT = 2**52
+
+
+def _ticks_per_cent(values: list[Decimal], what: str) -> tuple[int, int]:
+    """(decimal places, ticks per cent) of one rate: its finest decimal place."""
+    places = decimal_places(values)
+    if places > 12:
+        raise PlanError(f"rate {what}: prices with {places} decimal places are too fine to plan")
+    return places, 10 ** (places - 2)
+
+
+def _unusable_prefix(flags: list[bool], length: int) -> Ints:
+    """Running count of unusable slots, padded with unusable slots up to ``length`` slots."""
+    padded = flags + [False] * (length - len(flags))
+    counts = np.zeros(length + 1, dtype=np.int64)
+    counts[1:] = np.cumsum(np.logical_not(np.array(padded, dtype=bool)))
+    return counts
+
+
+@lru_cache(maxsize=64)
+def _all_true(rows: int, width: int) -> Bools:
+    flags: Bools = np.ones((rows, width), dtype=bool)
+    flags.setflags(write=False)
+    return flags
+
+
+def _free_windows(unusable: Ints, first: int, width: int, length: Ints | int) -> Bools:
+    """``[rate, d]``: no unusable slot in ``[first + d, first + d + length)`` of each rate."""
+    before = unusable[:, first : first + width]
+    if isinstance(length, int):
+        free: Bools = (unusable[:, first + length : first + length + width] - before) == 0
+        return free
+    after = np.stack(
+        [
+            row[first + n : first + n + width]
+            for row, n in zip(unusable, length.tolist(), strict=True)
+        ]
+    )
+    free = (after - before) == 0
+    return free
+
+
+class Grid:
+    """Values of one family of states (exact cents; ``INF`` where unreachable)."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.values: Ints = np.full(shape, INF)
+
+    def relax(self, index: tuple[Ints, ...], values: Ints) -> None:
+        """Lower the states at ``index`` (distinct cells) to ``values`` where smaller."""
+        self.values[index] = np.minimum(self.values[index], values)
+
+    def relax_view(self, index: tuple[int | slice, ...], values: Ints) -> None:
+        """Lower ``values[index]`` (basic indexing: a view) where smaller."""
+        current = self.values[index]
+        np.minimum(current, values, out=current)
+
+
+class HourlyRates:
+    """Prefix sums, start classes and rounding carries of every hourly rate, stacked."""
+
+    def __init__(self, rates: tuple[HourlyRate, ...], deadline: int, overhead: int) -> None:
+        self.rates = rates
+        self.min_slots = np.array([r.min_slots for r in rates], dtype=np.int64)
+        longest = int(self.min_slots.max())
+        self.length = deadline + longest  # prefix indices 0 .. deadline + longest - 1
+        self.reach = deadline + longest + overhead + 2  # slots a window test may look at
+        tables = [self._tables(r, deadline) for r in rates]
+        self.a = np.stack([t[0] for t in tables])
+        self.b = np.stack([t[1] for t in tables])
+        self.unusable = np.stack([t[2] for t in tables])
+        self.cent = np.array([t[3] for t in tables], dtype=np.int64)
+        self.places = [t[4] for t in tables]
+        classes = [np.unique(b[:deadline]) for b in self.b]
+        self.class_count = max(len(c) for c in classes)
+        self.start_class = np.stack(
+            [np.searchsorted(c, b[:deadline]) for c, b in zip(classes, self.b, strict=True)]
+        )
+        self.carry = self._carry_table(classes)
+        horizons = [deadline + r.min_slots - 1 for r in rates]
+        self.all_free = all(int(self.unusable[j, h]) == 0 for j, h in enumerate(horizons))
+
+    def _tables(self, rate: HourlyRate, deadline: int) -> tuple[Ints, Ints, Ints, int, int]:
+        horizon = deadline + rate.min_slots - 1
+        usable = [rate.usable(t) for t in range(horizon)]
+        places, cent = _ticks_per_cent(
+            [rate.slot_costs[t] for t in range(horizon) if usable[t]], rate.key
+        )
+        ticks = [to_ticks(rate.slot_costs[t], places) if ok else 0 for t, ok in enumerate(usable)]
+        ticks += [0] * (self.length - 1 - horizon)
+        prefix = np.zeros(self.length, dtype=np.int64)
+        prefix[1:] = np.cumsum(np.array(ticks, dtype=np.int64))
+        if int(prefix[-1]) > _TICK_LIMIT:
+            raise PlanError(f"rate {rate.key}: amounts too large to plan exactly")
+        unusable = _unusable_prefix(usable, self.reach)
+        return prefix // cent, prefix % cent, unusable, cent, places
+
+    def _carry_table(self, classes: list[Ints]) -> Ints:
+        """``carry[j, k, t]``: rounding carry of closing at ``t`` a segment of start class k."""
+        carry = np.zeros((len(classes), self.class_count, self.length), dtype=np.int64)
+        rows = np.arange(self.class_count)[:, None]
+        for j, values in enumerate(classes):
+            cent, half = int(self.cent[j]), int(self.cent[j]) // 2
+            low = np.searchsorted(values, self.b[j] + half - cent, side="right")
+            high = np.searchsorted(values, self.b[j] + half, side="right")
+            carry[j] = (rows < low).astype(np.int64) - (rows >= high)
+        return carry
+
+    def free(self, first: int, width: int, length: Ints | int) -> Bools:
+        """``[rate, d]``: whether slots ``[first + d, first + d + length)`` may be rented."""
+        if self.all_free:
+            return _all_true(len(self.rates), width)
+        return _free_windows(self.unusable, first, width, length)
+
+
+class ContractRates:
+    """Chain classes (remainder of the exact chain cost) of every contract rate, stacked."""
+
+    def __init__(self, rates: tuple[ContractRate, ...], deadline: int) -> None:
+        self.rates = rates
+        self.period = np.array([r.period_slots for r in rates], dtype=np.int64)
+        self.min_periods = np.array([r.min_periods for r in rates], dtype=np.int64)
+        self.span = self.period * self.min_periods
+        chains = [self._chain(r, deadline) for r in rates]
+        self.class_count = max(len(c[2]) for c in chains)
+        self.first_cents = np.array([c[0] for c in chains], dtype=np.int64)
+        self.cost_ticks = [c[1] for c in chains]
+        self.cent = [c[3] for c in chains]
+        self.next_class = np.full((len(rates), self.class_count), -1, dtype=np.int64)
+        self.increment = np.zeros((len(rates), self.class_count), dtype=np.int64)
+        for j, (_, _, nxt, _, inc) in enumerate(chains):
+            self.next_class[j, : len(nxt)] = nxt
+            self.increment[j, : len(inc)] = inc
+        horizon = deadline + int(self.span.max()) + int(self.period.max()) + 1
+        self.unusable = np.stack(
+            [_unusable_prefix([r.usable(t) for t in range(horizon)], horizon) for r in rates]
+        )
+        self.all_free = not self.unusable[:, -1].any()
+
+    @staticmethod
+    def _chain(rate: ContractRate, deadline: int) -> tuple[int, int, list[int], int, list[int]]:
+        places, cent = _ticks_per_cent([rate.cost], rate.key)
+        cost = to_ticks(rate.cost, places)
+        first = cent // 2 + rate.min_periods * cost
+        limit = deadline // rate.period_slots + 3
+        index: dict[int, int] = {}
+        remainders: list[int] = []
+        remainder = first % cent
+        while remainder not in index and len(remainders) < limit:
+            index[remainder] = len(remainders)
+            remainders.append(remainder)
+            remainder = (remainder + cost) % cent
+        nxt = [index.get((r + cost) % cent, -1) for r in remainders]
+        increment = [(r + cost) // cent for r in remainders]
+        return first // cent, cost, nxt, cent, increment

@@ -1,0 +1,172 @@
+"""Exact dynamic programme for one candidate's schedule (see :mod:`comparator.plan.problem`).
+
+States live on a grid of *layers* ``w`` (work slots done) and *diagonals* ``d = t - w`` (slots
+not spent on work so far): a job that completes on diagonal ``d`` finishes at slot ``W + d``,
+and only ``d ∈ [0, deadline - W]`` can meet the deadline, which bounds every array. Running
+keeps ``d``; idling and restart overhead raise it. Per layer and diagonal the programme holds:
+
+* ``F`` — idle (not started, or paused): the next start is a resume and pays the overhead;
+* ``R[j]`` — the previous slot ran on rate ``j`` and its segment closed here: another rate may
+  start without a pause (the same rate may not: that would split one segment in two);
+* open hourly segments of each hourly rate by *start class*. A segment ``[s, e)`` costs
+  ``a[e] - a[s] + θ`` cents, where ``a``/``b`` are quotient and remainder of the rate's exact
+  prefix sums (in ticks) by one cent and ``θ ∈ {-1, 0, 1}`` is the half-up rounding carry, which
+  depends only on ``b[e]`` and ``b[s]``: grouping open segments by ``b[s]`` makes per-segment
+  rounding exact. Segments younger than their minimum length are kept apart by age;
+* open contract chains of each contract rate, by the remainder of their exact cost.
+
+Values are exact integer cents (``int64``); each layer is a handful of numpy operations over
+all rates and diagonals at once. With ``keep_trace`` the closed and idle values of every layer
+are kept, from which :mod:`comparator.plan.dp.rebuild` rebuilds the optimal plan of any finish
+slot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from comparator.errors import PlanError
+from comparator.plan.dp.rates import FINITE, INF, ContractRates, HourlyRates, Ints
+from comparator.plan.dp.rebuild import Rebuilder
+from comparator.plan.dp.steps import ContractSteps, HourlySteps, Sources, Terminal
+from comparator.plan.problem import ScheduleProblem, ScheduleResult
+
+
+def _others_min(closed: Ints) -> Ints:
+    """``[j, d]``: the minimum over every rate but ``j`` (the second smallest where ``j`` is
+    the smallest; ties make both equal)."""
+    count = closed.shape[0]
+    if count == 1:
+        return np.full(closed.shape, INF)
+    if count == 2:
+        return closed[::-1].copy()
+    ranked = np.sort(closed, axis=0)
+    others: Ints = np.where(closed == ranked[0], ranked[1], ranked[0])
+    return others
+
+
+class ScheduleProfile:
+    """The solved programme: the cheapest cost for every finish slot, and the plans behind it."""
+
+    def __init__(self, problem: ScheduleProblem, *, keep_trace: bool = True) -> None:
+        self.problem = problem
+        self.work = problem.work_slots
+        self.width = problem.deadline_slot - problem.work_slots + 1
+        self.trace = keep_trace
+        self.hourly_count = len(problem.hourly)
+        self.rate_count = self.hourly_count + len(problem.contracts)
+        self.overhead = problem.restart_overhead_slots if problem.interruptible else 0
+        self._closed: list[Ints] = []
+        self._idle: list[Ints] = []
+        self.hourly: HourlyRates | None = None
+        self.contracts: ContractRates | None = None
+        self.terminal = Terminal(max(self.width, 0))
+        if self.width > 0 and self.rate_count:
+            deadline = problem.deadline_slot
+            if problem.hourly:
+                self.hourly = HourlyRates(problem.hourly, deadline, self.overhead)
+            if problem.contracts:
+                self.contracts = ContractRates(problem.contracts, deadline)
+            self._run()
+
+    # --- results -------------------------------------------------------------------------
+    @property
+    def costs_cents(self) -> list[int | None]:
+        """Cheapest cost (cents) of finishing at slot ``work + d``, for each ``d``."""
+        return [int(c) if c < FINITE else None for c in self.terminal.values]
+
+    def finish_slot(self, diagonal: int) -> int:
+        return self.work + diagonal
+
+    def cheapest(self, budget_cents: int | None = None) -> int | None:
+        """Diagonal of the cheapest plan (ties: earliest finish), or None when none fits."""
+        costs = self.terminal.values
+        if not len(costs) or costs.min() >= FINITE:
+            return None
+        best = int(costs.argmin())  # the first minimum: the earliest finish
+        if budget_cents is not None and costs[best] > budget_cents:
+            return None
+        return best
+
+    def fastest(self, budget_cents: int | None = None) -> int | None:
+        """Diagonal of the earliest finish within the budget (its cheapest plan)."""
+        limit = FINITE if budget_cents is None else budget_cents + 1
+        hits = np.nonzero(self.terminal.values < limit)[0]
+        return int(hits[0]) if len(hits) else None
+
+    def cost_cents(self, diagonal: int) -> int:
+        return int(self.terminal.values[diagonal])
+
+    def schedule(self, diagonal: int) -> ScheduleResult:
+        """The optimal plan finishing at slot ``work + diagonal`` (needs ``keep_trace``)."""
+        if not self.trace:
+            raise PlanError("this profile was solved without keeping its layers")
+        if self.cost_cents(diagonal) >= FINITE:
+            raise PlanError(f"no plan finishes at slot {self.work + diagonal}")
+        rebuilder = Rebuilder(
+            self.problem,
+            self.hourly,
+            self.contracts,
+            self._closed,
+            self._idle,
+            self.terminal.values,
+        )
+        return rebuilder.schedule(diagonal)
+
+    # --- the programme -------------------------------------------------------------------
+    def _run(self) -> None:
+        self._hourly_steps = (
+            HourlySteps(self.hourly, self.width, self.overhead) if self.hourly is not None else None
+        )
+        self._contract_steps = (
+            ContractSteps(self.contracts, self.width, self.work, self.overhead, self.hourly_count)
+            if self.contracts is not None
+            else None
+        )
+        self._nothing = np.full((self.hourly_count, self.width), INF)
+        for layer in range(self.work):
+            self._layer(layer)
+        if self._hourly_steps is not None:
+            self._hourly_steps.finish(self.work, self.terminal)
+
+    def _layer(self, layer: int) -> None:
+        closed = self._close_all(layer)
+        idle = self._idle_states(layer, closed)
+        if self.trace:
+            self._closed.append(closed)
+            self._idle.append(idle)
+        sources = self._sources(layer, closed, idle)
+        resume = layer > 0 and self.problem.interruptible
+        if self._hourly_steps is not None:
+            self._hourly_steps.advance(layer, sources, resume)
+        if self._contract_steps is not None:
+            self._contract_steps.advance(layer, sources, self.terminal, resume)
+
+    def _close_all(self, layer: int) -> Ints:
+        parts: list[Ints] = []
+        if self._hourly_steps is not None:
+            parts.append(self._hourly_steps.close(layer) if layer else self._nothing)
+        if self._contract_steps is not None:
+            parts.append(self._contract_steps.close(layer))
+        closed: Ints = np.minimum(np.concatenate(parts), INF)
+        return closed
+
+    def _idle_states(self, layer: int, closed: Ints) -> Ints:
+        if layer == 0:
+            return np.zeros(self.width, dtype=np.int64)
+        idle = np.full(self.width, INF)
+        if self.problem.interruptible and self.width > 1:
+            idle[1:] = np.minimum.accumulate(closed.min(axis=0))[:-1]
+        return idle
+
+    def _sources(self, layer: int, closed: Ints, idle: Ints) -> Sources:
+        """Per rate: the cheapest closed segment of *another* rate (no pause), and idle."""
+        values = _others_min(closed)
+        if layer == 0 or self.overhead == 0:
+            values = np.minimum(values, idle)
+        return Sources(values, idle)
+
+
+def solve_schedule(problem: ScheduleProblem, *, keep_trace: bool = True) -> ScheduleProfile:
+    """Solve one candidate's schedule exactly; see :class:`ScheduleProfile`."""
+    return ScheduleProfile(problem, keep_trace=keep_trace)

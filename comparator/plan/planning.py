@@ -1,0 +1,354 @@
+"""Plan a job: work per GPU → compliance → requirements → candidates → exact DP → plans.
+
+:func:`plan_job` is pure (job, offers, provider profiles and a :class:`PlanContext` in, a
+:class:`~comparator.plan.result.PlanResult` out); :func:`plan_job_file` reads the job file and
+the catalog and calls it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Engine
+
+if TYPE_CHECKING:
+    from comparator.plan.shared import SharedPlan
+
+from comparator.catalog.queries import current_offers, load_profiles
+from comparator.compliance.engine import evaluate_offers
+from comparator.config import Settings
+from comparator.domain.job import Job, load_job
+from comparator.domain.money import FxTable
+from comparator.domain.offer_view import OfferView
+from comparator.domain.profile import ProviderProfile
+from comparator.errors import PlanError
+from comparator.estimate.throughput import throughput_table
+from comparator.plan.candidates import (
+    CandidateOptions,
+    CandidateSet,
+    PriceBasis,
+    build_candidates,
+)
+from comparator.plan.diagnose import diagnose
+from comparator.plan.result import ExcludedOffer, Plan, PlanResult
+from comparator.plan.solve import OBJECTIVES, PlanOptions, Selection, choose, realise
+from comparator.plan.work import WorkTable, work_table
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+DEFAULT_TOP = 5
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    """Everything a plan depends on besides the job and the offers."""
+
+    today: date
+    fx: FxTable
+    multi_node_efficiency: Decimal = Decimal("0.90")
+    headroom: float = 0.10
+    freshness_days: int = 30
+    objective: str = "cost"
+    top: int = DEFAULT_TOP
+    lang: str = "en"
+
+
+def context_from_settings(
+    settings: Settings,
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    today: date | None = None,
+    lang: str = "en",
+) -> PlanContext:
+    if objective not in OBJECTIVES:
+        raise PlanError(f"--objective: expected cost or time, got {objective!r}")
+    return PlanContext(
+        today=today or datetime.now(settings.timezone).date(),
+        fx=FxTable(settings.fx_rates, settings.fx_date),
+        multi_node_efficiency=Decimal(repr(settings.multi_node_efficiency)),
+        headroom=settings.headroom,
+        freshness_days=settings.price_freshness_days,
+        objective=objective,
+        top=DEFAULT_TOP if top is None else max(top, 0),
+        lang=lang,
+    )
+
+
+def _exclusion(offer: OfferView, kind: str, reasons: Sequence[str]) -> ExcludedOffer:
+    return ExcludedOffer(
+        offer.provider, offer.offer_id, offer.region, offer.gpu, offer.billing, tuple(reasons), kind
+    )
+
+
+def _kind_of(reason: str) -> str:
+    head = reason.split(":", 1)[0].strip()
+    return {"time of use": "time-of-use"}.get(head, head)
+
+
+def _requirement_reason(job: Job, offer: OfferView, lang: str) -> str | None:
+    req = job.requirements
+    if req.gpus and offer.gpu not in req.gpus:
+        allowed = ", ".join(req.gpus)
+        if lang == "zh":
+            return f"requirements: 卡型 {offer.gpu} 不在 [requirements] gpus（{allowed}）之内"
+        return f"requirements: GPU {offer.gpu} is not among [requirements] gpus ({allowed})"
+    if offer.billing == "spot" and not (req.spot and job.schedule.interruptible):
+        if lang == "zh":
+            return (
+                "requirements: 竞价实例可能被抢占；任务须设 spot = true 且 "
+                "interruptible = true 才能使用"
+            )
+        return (
+            "requirements: spot offers may be pre-empted; the job needs spot = true and "
+            "interruptible = true to use them"
+        )
+    return None
+
+
+class _Filter:
+    """Offers pass compliance, then the job's GPU/spot rules, then need work on their GPU."""
+
+    def __init__(self, job: Job, context: PlanContext) -> None:
+        self.job = job
+        self.context = context
+        self.excluded: list[ExcludedOffer] = []
+        self.warnings: dict[str, list[str]] = {}
+
+    def compliant(
+        self, offers: Sequence[OfferView], profiles: Mapping[str, ProviderProfile]
+    ) -> list[OfferView]:
+        schedule = self.job.schedule
+        eligibility = evaluate_offers(
+            offers,
+            profiles,
+            self.job.requirements,
+            today=self.context.today,
+            last_day=schedule.deadline.astimezone(SHANGHAI).date(),
+            freshness_days=self.context.freshness_days,
+            lang=self.context.lang,
+        )
+        self.excluded += [
+            _exclusion(e.offer, "compliance", e.reasons) for e in eligibility.excluded
+        ]
+        self.warnings = dict(eligibility.warnings)
+        return list(eligibility.eligible)
+
+    def allowed(self, offers: Sequence[OfferView]) -> list[OfferView]:
+        kept = []
+        for offer in offers:
+            reason = _requirement_reason(self.job, offer, self.context.lang)
+            if reason:
+                self.excluded.append(_exclusion(offer, "requirements", [reason]))
+            else:
+                kept.append(offer)
+        return kept
+
+    def workable(self, offers: Sequence[OfferView], table: WorkTable) -> list[OfferView]:
+        kept = []
+        for offer in offers:
+            if offer.gpu in table.work:
+                kept.append(offer)
+            elif offer.gpu in table.unusable:
+                kind, reason = table.unusable[offer.gpu]
+                self.excluded.append(_exclusion(offer, kind, [reason]))
+        return kept
+
+    def unschedulable(self, offers: Sequence[OfferView], built: CandidateSet) -> None:
+        used = {offer_id for c in built.candidates for offer_id in c.offers}
+        by_id = {o.offer_id: o for o in offers}
+        for offer_id, reasons in built.reasons.items():
+            if offer_id not in used and offer_id in by_id:
+                self.excluded.append(_exclusion(by_id[offer_id], _kind_of(reasons[0]), reasons))
+
+
+def _assumptions(
+    job: Job, context: PlanContext, offers: Sequence[OfferView], table: WorkTable
+) -> dict[str, Any]:
+    currencies = sorted({o.currency.upper() for o in offers} - {job.currency})
+    rates = {c: str(context.fx.rate(c, job.currency)) for c in currencies if context.fx.knows(c)}
+    return {
+        "fx": {"date": context.fx.as_of.isoformat(), "rates": rates, "to": job.currency},
+        "tax_basis": "tax-inclusive (VAT added to prices quoted before tax)",
+        "multi_node_efficiency": str(context.multi_node_efficiency),
+        "throughput": throughput_table(sorted(table.work) + sorted(table.unusable)),
+        "card_hours_by_gpu": {g: str(w.card_hours) for g, w in sorted(table.work.items())},
+        "min_cards_by_gpu": {g: w.min_cards for g, w in sorted(table.work.items())},
+        "window": {
+            "earliest_start": job.schedule.earliest_start.isoformat(),
+            "deadline": job.schedule.deadline.isoformat(),
+            "interruptible": job.schedule.interruptible,
+            "restart_overhead_hours": job.schedule.restart_overhead_hours,
+        },
+        "budget": None if job.max_cost is None else str(job.max_cost),
+        "slots": "whole hours of each provider's time zone",
+    }
+
+
+def _job_reference(
+    job: Job, table: WorkTable, best_gpu: str | None
+) -> tuple[float | None, str | None]:
+    if job.workload.card_hours is not None:
+        return float(job.workload.card_hours), job.workload.gpu
+    gpu = best_gpu or next(iter(sorted(table.work)), None)
+    if gpu is None or gpu not in table.work:
+        return None, gpu
+    return float(table.work[gpu].card_hours), gpu
+
+
+def _schedule_exclusions(selection: Selection, job: Job, lang: str) -> list[ExcludedOffer]:
+    """Offers whose every candidate was solved and missed the deadline."""
+    solved: dict[str, list[bool]] = {}
+    offers: dict[str, OfferView] = {}
+    skipped = {offer_id for c in selection.skipped for offer_id in c.offers}
+    for evaluated in selection.evaluated:
+        for offer_id, offer in evaluated.candidate.offers.items():
+            solved.setdefault(offer_id, []).append(evaluated.cheapest_cents is not None)
+            offers[offer_id] = offer
+    deadline = job.schedule.deadline.isoformat()
+    reason = (
+        f"deadline: 该报价无法在 {deadline} 之前完成"
+        if lang == "zh"
+        else f"deadline: no schedule on this offer finishes by {deadline}"
+    )
+    return [
+        _exclusion(offers[i], "deadline", [reason])
+        for i, results in solved.items()
+        if not any(results) and i not in skipped
+    ]
+
+
+@dataclass
+class Prepared:
+    """A job made ready to solve: offers filtered, work per GPU, candidates built."""
+
+    job: Job
+    context: PlanContext
+    offers: Sequence[OfferView]
+    checks: _Filter
+    table: WorkTable
+    built: CandidateSet
+
+
+def prepare(
+    job: Job,
+    offers: Sequence[OfferView],
+    profiles: Mapping[str, ProviderProfile],
+    context: PlanContext,
+) -> Prepared:
+    """Compliance, requirements, work per GPU and every candidate placement of ``job``."""
+    checks = _Filter(job, context)
+    eligible = checks.allowed(checks.compliant(offers, profiles))
+    table = work_table(job, {o.gpu for o in eligible}, headroom=context.headroom)
+    workable = checks.workable(eligible, table)
+    options = CandidateOptions(
+        job.schedule.earliest_start,
+        job.schedule.deadline,
+        job.schedule.interruptible,
+        job.schedule.restart_overhead_hours,
+        context.multi_node_efficiency,
+        PriceBasis(job.currency, context.fx),
+        {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
+        lang=context.lang,
+    )
+    built = build_candidates(workable, table.work, options)
+    checks.unschedulable(workable, built)
+    return Prepared(job, context, offers, checks, table, built)
+
+
+def finish(
+    prepared: Prepared,
+    selection: Selection,
+    best: Plan | None,
+    alternatives: list[Plan],
+    *,
+    optimal: bool = True,
+) -> PlanResult:
+    """The :class:`PlanResult` of a prepared job once its plans are chosen."""
+    job, context, checks = prepared.job, prepared.context, prepared.checks
+    excluded = checks.excluded + _schedule_exclusions(selection, job, context.lang)
+    card_hours, gpu = _job_reference(job, prepared.table, best.gpu if best else None)
+    result = PlanResult(
+        job_name=job.name,
+        job_card_hours=card_hours,
+        job_gpu=gpu,
+        currency=job.currency,
+        objective=context.objective,
+        best=best,
+        alternatives=alternatives,
+        excluded=excluded,
+        optimal=optimal,
+        warnings=checks.warnings,
+        assumptions=_assumptions(job, context, prepared.offers, prepared.table),
+        stats={
+            "offers": len(prepared.offers),
+            "candidates": len(prepared.built.candidates),
+            "solved": len(selection.evaluated),
+            "pruned": selection.pruned,
+        },
+    )
+    if best is None:
+        diagnosis = diagnose(
+            job, len(prepared.offers), excluded, prepared.built.candidates, selection, context.lang
+        )
+        result.binding, result.message = diagnosis.binding, diagnosis.message
+    return result
+
+
+def plan_job(
+    job: Job,
+    offers: Sequence[OfferView],
+    profiles: Mapping[str, ProviderProfile],
+    context: PlanContext,
+) -> PlanResult:
+    """The best plan, alternatives and exclusions of ``job`` over ``offers`` (exact)."""
+    prepared = prepare(job, offers, profiles, context)
+    options = PlanOptions(context.objective, job.max_cost, context.top)
+    selection = choose(prepared.built.candidates, options)
+    best = realise(selection.best, job.currency) if selection.best else None
+    alternatives = [realise(e, job.currency) for e in selection.alternatives]
+    return finish(prepared, selection, best, alternatives)
+
+
+def plan_job_file(
+    engine: Engine,
+    path: str | Path,
+    settings: Settings,
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    today: date | None = None,
+    lang: str = "en",
+) -> PlanResult:
+    """Read ``path`` and the catalog behind ``engine``, and plan the job."""
+    job = load_job(path)
+    context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
+    return plan_job(job, current_offers(engine), load_profiles(engine), context)
+
+
+def plan_jobs_files(
+    engine: Engine,
+    paths: Sequence[str | Path],
+    settings: Settings,
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    today: date | None = None,
+    lang: str = "en",
+    time_limit_s: float = 30.0,
+) -> SharedPlan:
+    """Plan several jobs together: they share the stock of the catalog's offers."""
+    from comparator.plan.shared import plan_jobs
+
+    jobs = [load_job(p) for p in paths]
+    if objective != "cost":
+        raise PlanError("--objective time plans one job at a time; plan the jobs separately")
+    context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
+    return plan_jobs(
+        jobs, current_offers(engine), load_profiles(engine), context, time_limit_s=time_limit_s
+    )

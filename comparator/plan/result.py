@@ -1,0 +1,181 @@
+"""What the planner returns: plans with dated segments, and the ``plan --json`` document."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from comparator.domain.money import money_str
+
+
+@dataclass(frozen=True)
+class PlanSegment:
+    """One line item: ``units`` of one offer from ``start`` to ``end``; the job runs in
+    ``[start, run_end)``, its first ``overhead_hours`` hours redoing work after a pause."""
+
+    offer_id: str
+    billing: str
+    start: datetime
+    end: datetime
+    units: int
+    periods: int
+    unit_price: Decimal
+    cost: Decimal
+    run_end: datetime
+    overhead_hours: int = 0
+
+    @property
+    def run_hours(self) -> int:
+        return int((self.run_end - self.start).total_seconds() // 3600)
+
+    @property
+    def average_unit_price(self) -> Decimal:
+        """What one unit-period cost on average: below the list price when off-peak hours won."""
+        paid_periods = self.units * self.periods
+        average = self.cost / paid_periods if paid_periods else self.cost
+        return average.quantize(Decimal("0.0001"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "offer_id": self.offer_id,
+            "billing": self.billing,
+            "start": self.start.isoformat(),
+            "end": self.end.isoformat(),
+            "units": self.units,
+            "cost": money_str(self.cost),
+            "periods": self.periods,
+            "unit_price": str(self.unit_price),
+            "average_unit_price": str(self.average_unit_price),
+            "run_start": self.start.isoformat(),
+            "run_end": self.run_end.isoformat(),
+            "run_hours": self.run_hours,
+            "overhead_hours": self.overhead_hours,
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The cheapest (or fastest) schedule of one candidate placement."""
+
+    provider: str
+    provider_name: str
+    region: str
+    region_name: str
+    province: str | None
+    city: str | None
+    gpu: str
+    cards: int
+    node_cards: int
+    currency: str
+    total_cost: Decimal
+    start: datetime
+    finish: datetime
+    run_hours: int
+    work_hours: int
+    card_hours: Decimal
+    segments: tuple[PlanSegment, ...]
+
+    @property
+    def run_blocks(self) -> list[tuple[datetime, datetime]]:
+        """Maximal stretches of consecutive run hours."""
+        blocks: list[tuple[datetime, datetime]] = []
+        for segment in self.segments:
+            if blocks and blocks[-1][1] == segment.start:
+                blocks[-1] = (blocks[-1][0], segment.run_end)
+            else:
+                blocks.append((segment.start, segment.run_end))
+        return blocks
+
+    @property
+    def overhead_hours(self) -> int:
+        return sum(s.overhead_hours for s in self.segments)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "region": self.region,
+            "gpu": self.gpu,
+            "cards": self.cards,
+            "total_cost": money_str(self.total_cost),
+            "start": self.start.isoformat(),
+            "finish": self.finish.isoformat(),
+            "run_hours": self.run_hours,
+            "segments": [s.to_json() for s in self.segments],
+            "provider_name": self.provider_name,
+            "region_name": self.region_name,
+            "province": self.province,
+            "city": self.city,
+            "node_cards": self.node_cards,
+            "nodes": -(-self.cards // self.node_cards),
+            "currency": self.currency,
+            "work_hours": self.work_hours,
+            "overhead_hours": self.overhead_hours,
+            "card_hours": float(self.card_hours),
+            "run_blocks": [
+                {"start": a.isoformat(), "end": b.isoformat()} for a, b in self.run_blocks
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class ExcludedOffer:
+    provider: str
+    offer_id: str
+    region: str
+    gpu: str
+    billing: str
+    reasons: tuple[str, ...]
+    kind: str  # compliance | requirements | memory | throughput | stock | network | …
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "offer_id": self.offer_id,
+            "region": self.region,
+            "gpu": self.gpu,
+            "billing": self.billing,
+            "reasons": list(self.reasons),
+            "kind": self.kind,
+        }
+
+
+@dataclass
+class PlanResult:
+    """Everything ``suanli plan`` reports for one job."""
+
+    job_name: str
+    job_card_hours: float | None
+    job_gpu: str | None
+    currency: str
+    objective: str
+    best: Plan | None
+    alternatives: list[Plan] = field(default_factory=list)
+    excluded: list[ExcludedOffer] = field(default_factory=list)
+    optimal: bool = True
+    message: str | None = None
+    binding: str | None = None
+    assumptions: dict[str, Any] = field(default_factory=dict)
+    warnings: dict[str, list[str]] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def feasible(self) -> bool:
+        return self.best is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "job": {"name": self.job_name, "card_hours": self.job_card_hours, "gpu": self.job_gpu},
+            "currency": self.currency,
+            "best": self.best.to_json() if self.best else None,
+            "alternatives": [p.to_json() for p in self.alternatives],
+            "excluded": [e.to_json() for e in self.excluded],
+            "optimal": self.optimal,
+            "objective": self.objective,
+            "message": self.message,
+            "binding": self.binding,
+            "warnings": self.warnings,
+            "assumptions": self.assumptions,
+            "stats": self.stats,
+        }

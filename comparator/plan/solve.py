@@ -1,0 +1,265 @@
+"""The exact planner for one job: every candidate solved by the dynamic programme, pruned only by
+a proven lower bound (pure: no database).
+
+For each candidate placement (:mod:`comparator.plan.candidates`) the dynamic programme of
+:mod:`comparator.plan.dp.solver` gives the cheapest cost of finishing at every slot. The objective
+picks one plan per candidate — ``cost``: the cheapest within the budget, ties to the earlier
+finish; ``time``: the earliest finish within the budget, ties to the cheaper — and the best
+candidate of each (provider, GPU) pair is reported, best pair first.
+
+A candidate is skipped without solving only when a lower bound proves it cannot be the best of
+its pair nor among the pairs shown: the ``W`` cheapest slot prices of its window (a contract
+counted at its price per hour when fully used), less half a cent per possible segment, and a
+finish no earlier than ``W`` hours after slot 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from comparator.domain.offer_view import OfferView
+from comparator.plan.candidates import Candidate
+from comparator.plan.dp.solver import ScheduleProfile, solve_schedule
+from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
+from comparator.plan.result import Plan, PlanSegment
+
+OBJECTIVES = ("cost", "time")
+Key = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    objective: str = "cost"
+    budget: Decimal | None = None
+    top: int = 5
+
+    @property
+    def budget_cents(self) -> int | None:
+        return None if self.budget is None else int((self.budget * 100).to_integral_value())
+
+
+@dataclass
+class Evaluated:
+    """One solved candidate: the plan the objective picks, and diagnostics."""
+
+    candidate: Candidate
+    diagonal: int | None
+    cost_cents: int | None
+    cheapest_cents: int | None
+    finish: datetime | None
+    profile: ScheduleProfile | None = field(default=None, repr=False)
+
+    def key(self, objective: str) -> Key:
+        assert self.cost_cents is not None and self.finish is not None
+        if objective == "time":
+            return (self.finish, self.cost_cents)
+        return (self.cost_cents, self.finish)
+
+
+@dataclass
+class Selection:
+    best: Evaluated | None = None
+    alternatives: list[Evaluated] = field(default_factory=list)
+    evaluated: list[Evaluated] = field(default_factory=list)
+    skipped: list[Candidate] = field(default_factory=list)
+    bounds: dict[int, int | None] = field(default_factory=dict)  # id(candidate) → lower bound
+
+    @property
+    def pruned(self) -> int:
+        return len(self.skipped)
+
+    @property
+    def meets_deadline(self) -> list[Evaluated]:
+        return [e for e in self.evaluated if e.cheapest_cents is not None]
+
+
+def _usable(rate: HourlyRate | ContractRate, slots: int) -> NDArray[np.bool_]:
+    if rate.available is None and (isinstance(rate, ContractRate) or len(rate.slot_costs) >= slots):
+        return np.ones(slots, dtype=bool)
+    return np.array([rate.usable(t) for t in range(slots)], dtype=bool)
+
+
+def lower_bound_cents(problem: ScheduleProblem) -> int | None:
+    """A proven lower bound on the cost of any optimal schedule of ``problem`` (None: none).
+
+    An optimal plan runs ``R ≤ W + overhead·(W − 1)`` slots (each block gains work). Each run
+    slot costs at least the cheapest of: an hourly rate's slot price, or a contract's price per
+    run slot, which is at least ``max(cost / period, min_periods · cost / R)``. So the ``W``
+    cheapest such slot prices bound the cost, less half a cent for each of ≤ R segments.
+    """
+    slots, work = problem.deadline_slot, problem.work_slots
+    if work > slots:
+        return None
+    overhead = problem.restart_overhead_slots if problem.interruptible else 0
+    runs = min(slots, work + overhead * (work - 1))
+    per_slot = np.full(slots, np.inf)
+    for rate in problem.hourly:
+        costs = np.full(slots, np.inf)
+        known = min(slots, len(rate.slot_costs))
+        costs[:known] = np.array(rate.slot_costs[:known], dtype=float)
+        np.minimum(per_slot, np.where(_usable(rate, slots), costs, np.inf), out=per_slot)
+    for contract in problem.contracts:
+        cost = float(contract.cost)
+        per_run_slot = max(cost / contract.period_slots, contract.min_periods * cost / runs)
+        np.minimum(per_slot, np.where(_usable(contract, slots), per_run_slot, np.inf), out=per_slot)
+    cheapest = np.partition(per_slot, work - 1)[:work]
+    if not np.isfinite(cheapest).all():
+        return None
+    total_cents = float(cheapest.sum()) * 100 * (1 - 1e-9)
+    return int(np.floor(total_cents)) - (runs + 1) // 2
+
+
+def _lower_key(candidate: Candidate, bound: int, objective: str) -> Key:
+    earliest = candidate.grid.at(candidate.run_hours)
+    return (earliest, bound) if objective == "time" else (bound, earliest)
+
+
+def _evaluate(candidate: Candidate, options: PlanOptions) -> Evaluated:
+    profile = solve_schedule(candidate.problem, keep_trace=True)
+    cheapest = profile.cheapest()
+    chosen = (
+        profile.fastest(options.budget_cents)
+        if options.objective == "time"
+        else profile.cheapest(options.budget_cents)
+    )
+    cheapest_cents = profile.cost_cents(cheapest) if cheapest is not None else None
+    if chosen is None:
+        return Evaluated(candidate, None, None, cheapest_cents, None)
+    finish = candidate.grid.at(profile.finish_slot(chosen))
+    return Evaluated(candidate, chosen, profile.cost_cents(chosen), cheapest_cents, finish, profile)
+
+
+class _Ranking:
+    """Best evaluated candidate per group (a (provider, GPU) pair, or each candidate alone)."""
+
+    def __init__(self, options: PlanOptions, by_candidate: bool = False) -> None:
+        self.options = options
+        self.by_candidate = by_candidate
+        self.best_by_pair: dict[object, Evaluated] = {}
+
+    def group(self, candidate: Candidate) -> object:
+        return id(candidate) if self.by_candidate else candidate.pair
+
+    def add(self, evaluated: Evaluated) -> None:
+        if evaluated.cost_cents is None:
+            return
+        pair = self.group(evaluated.candidate)
+        current = self.best_by_pair.get(pair)
+        objective = self.options.objective
+        if current is None or evaluated.key(objective) < current.key(objective):
+            self.best_by_pair[pair] = evaluated
+        self._keep_profiles()
+
+    def _keep_profiles(self) -> None:
+        """Only the plans that may be shown keep their solved layers (memory)."""
+        shown = {id(e) for e in self.ranked()[: self.options.top + 1]}
+        for evaluated in self.best_by_pair.values():
+            if id(evaluated) not in shown:
+                evaluated.profile = None
+
+    def ranked(self) -> list[Evaluated]:
+        return sorted(self.best_by_pair.values(), key=lambda e: e.key(self.options.objective))
+
+    def hopeless(self, candidate: Candidate, lower: Key) -> bool:
+        """True when the bound proves ``candidate`` neither its pair's best nor shown."""
+        objective = self.options.objective
+        current = self.best_by_pair.get(self.group(candidate))
+        if current is not None and lower > current.key(objective):
+            return True
+        shown = self.options.top + 1
+        ranked = self.ranked()
+        return len(ranked) >= shown and lower > ranked[shown - 1].key(objective)
+
+
+def choose(
+    candidates: Sequence[Candidate], options: PlanOptions, *, by_candidate: bool = False
+) -> Selection:
+    """Solve candidates in order of their lower bounds, skipping the provably hopeless.
+
+    The best of each (provider, GPU) pair is ranked, or, with ``by_candidate``, the best
+    ``options.top + 1`` candidates whatever their pair.
+    """
+    bounded = []
+    selection = Selection()
+    for candidate in candidates:
+        bound = lower_bound_cents(candidate.problem)
+        selection.bounds[id(candidate)] = bound
+        if bound is None:
+            selection.evaluated.append(Evaluated(candidate, None, None, None, None))
+            continue
+        bounded.append((_lower_key(candidate, bound, options.objective), candidate))
+    bounded.sort(key=lambda item: item[0])
+    ranking = _Ranking(options, by_candidate)
+    for lower, candidate in bounded:
+        if ranking.hopeless(candidate, lower):
+            selection.skipped.append(candidate)
+            continue
+        evaluated = _evaluate(candidate, options)
+        ranking.add(evaluated)
+        if ranking.best_by_pair.get(ranking.group(candidate)) is not evaluated:
+            evaluated.profile = None
+        selection.evaluated.append(evaluated)
+    ranked = ranking.ranked()
+    if ranked:
+        selection.best = ranked[0]
+        selection.alternatives = ranked[1 : 1 + options.top]
+    return selection
+
+
+# --- from a solved candidate to a dated plan --------------------------------------------------
+def solved_schedule(evaluated: Evaluated) -> ScheduleResult:
+    """The optimal schedule behind ``evaluated`` (its kept layers, or solved again)."""
+    assert evaluated.diagonal is not None
+    profile = evaluated.profile or solve_schedule(evaluated.candidate.problem)
+    return profile.schedule(evaluated.diagonal)
+
+
+def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Plan:
+    """Dated segments of ``schedule`` on ``candidate``'s slot grid."""
+    grid = candidate.grid
+    segments = tuple(
+        PlanSegment(
+            offer_id=s.key,
+            billing=candidate.offers[s.key].billing,
+            start=grid.at(s.start),
+            end=grid.at(s.end),
+            units=candidate.units[s.key],
+            periods=s.periods,
+            unit_price=candidate.unit_prices[s.key],
+            cost=s.cost,
+            run_end=grid.at(s.run_end),
+            overhead_hours=s.overhead_slots,
+        )
+        for s in schedule.segments
+    )
+    sample: OfferView = next(iter(candidate.offers.values()))
+    return Plan(
+        provider=candidate.provider,
+        provider_name=sample.provider_name,
+        region=candidate.region,
+        region_name=sample.region_name,
+        province=sample.province,
+        city=sample.city,
+        gpu=candidate.gpu,
+        cards=candidate.cards,
+        node_cards=candidate.node_cards,
+        currency=currency,
+        total_cost=schedule.cost,
+        start=grid.at(schedule.start),
+        finish=grid.at(schedule.finish),
+        run_hours=schedule.run_slots,
+        work_hours=candidate.run_hours,
+        card_hours=candidate.work.card_hours,
+        segments=segments,
+    )
+
+
+def realise(evaluated: Evaluated, currency: str) -> Plan:
+    return to_plan(evaluated.candidate, solved_schedule(evaluated), currency)

@@ -1,0 +1,68 @@
+"""A text timeline of a plan: one line per day, one character per hour (provider time)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from comparator.plan.result import Plan
+
+RUN_HOURLY = "█"
+RUN_CONTRACT = "▓"
+PAID_IDLE = "░"
+IDLE = "·"
+HOUR = timedelta(hours=1)
+LEGEND = {
+    "zh": f"{RUN_HOURLY} 按量运行  {RUN_CONTRACT} 包期运行  {PAID_IDLE} 已付费未运行  {IDLE} 空闲",
+    "en": f"{RUN_HOURLY} running (hourly)  {RUN_CONTRACT} running (contract)  "
+    f"{PAID_IDLE} paid, not running  {IDLE} idle",
+}
+_WEEKDAYS = {"zh": "一二三四五六日", "en": "MTWTFSS"}
+
+
+def _hour_marks(plan: Plan, zone: ZoneInfo) -> dict[datetime, str]:
+    marks: dict[datetime, str] = {}
+    for segment in plan.segments:
+        running = RUN_HOURLY if segment.billing in ("hourly", "spot") else RUN_CONTRACT
+        moment = segment.start
+        while moment < segment.end:
+            local = moment.astimezone(zone)
+            marks[local] = running if moment < segment.run_end else PAID_IDLE
+            moment += HOUR
+    return marks
+
+
+def timeline_lines(
+    plan: Plan, zone: ZoneInfo, *, lang: str = "zh", max_days: int = 40
+) -> list[str]:
+    """Lines ``MM-DD W │24 marks│ N h``; long plans keep their first and last days."""
+    marks = _hour_marks(plan, zone)
+    if not marks:
+        return []
+    first = min(marks).replace(hour=0)
+    last = max(marks).replace(hour=0)
+    days = []
+    day = first
+    while day <= last:
+        days.append(day)
+        day = (day + timedelta(days=1)).replace(hour=0)
+    lines = [_day_line(d, marks, lang) for d in days]
+    if len(lines) > max_days:
+        keep = max_days // 2
+        skipped = len(lines) - 2 * keep
+        gap = f"… {skipped} 天 …" if lang == "zh" else f"… {skipped} days …"
+        lines = [*lines[:keep], gap, *lines[-keep:]]
+    scale = "0     6     12    18    "
+    header = f"{'':8}│{scale}│" if lang == "zh" else f"{'':7}│{scale}│"
+    return [header, *lines, LEGEND.get(lang, LEGEND["en"])]
+
+
+def _day_line(day: datetime, marks: dict[datetime, str], lang: str) -> str:
+    cells = []
+    running = 0
+    for hour in range(24):
+        mark = marks.get(day.replace(hour=hour), IDLE)
+        running += mark in (RUN_HOURLY, RUN_CONTRACT)
+        cells.append(mark)
+    weekday = _WEEKDAYS.get(lang, _WEEKDAYS["en"])[day.weekday()]
+    return f"{day:%m-%d}{weekday} │{''.join(cells)}│ {running:>2} h"

@@ -1,0 +1,331 @@
+"""An independent check of a plan against the billing rules and the job (billing.md).
+
+:func:`validate_plan` recomputes every segment's cost hour by hour from the offer, the
+time-of-use rules and the calendar (not from the optimiser's tables), and checks every
+constraint: offers, units, stock, network, billing periods and minimums, segment overlap and
+maximality, the run window, contiguity, restart overhead, work done, deadline, budget, spot and
+compliance. It returns the list of problems (empty when the plan is valid).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from comparator.domain.billing import PERIOD_HOURS
+from comparator.domain.calendar import factor_at, parse_time_of_use
+from comparator.domain.gpus import GPUS, resolve_gpu
+from comparator.domain.job import Job
+from comparator.domain.money import round_money
+from comparator.domain.offer_view import OfferView
+from comparator.errors import PlanError
+from comparator.estimate.throughput import is_rdma, run_hours, scale_card_hours
+from comparator.plan.candidates import PriceBasis
+from comparator.plan.problem import ScheduledSegment, ScheduleProblem, ScheduleResult
+from comparator.plan.result import Plan, PlanSegment
+
+HOUR = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class ValidationContext:
+    job: Job
+    offers: Mapping[str, OfferView]
+    prices: PriceBasis
+    multi_node_efficiency: Decimal
+    eligible_ids: frozenset[str] | None = None
+    timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
+
+    def zone(self, provider: str) -> ZoneInfo:
+        return self.timezones.get(provider, ZoneInfo("Asia/Shanghai"))
+
+
+def _hours(a: datetime, b: datetime) -> int:
+    return round((b - a).total_seconds() / 3600)
+
+
+def _whole_hour(moment: datetime, zone: ZoneInfo) -> bool:
+    local = moment.astimezone(zone)
+    return local.minute == 0 and local.second == 0 and local.microsecond == 0
+
+
+def resume_problems(
+    spans: Sequence[tuple[object, object, int]], overhead: int, interruptible: bool, unit: str
+) -> tuple[int, list[str]]:
+    """The run blocks of time-ordered (start, run_end, overhead) spans, and every span whose
+    restart overhead is not what a resume costs (the first block pays none)."""
+    problems: list[str] = []
+    blocks = 0
+    previous_end: object = None
+    for start, run_end, charged in spans:
+        resumed = previous_end != start
+        blocks += resumed
+        expected = overhead if resumed and blocks > 1 else 0
+        if charged != expected:
+            problems.append(f"segment at {start}: overhead {charged} {unit}, expected {expected}")
+        previous_end = run_end
+    if blocks > 1 and not interruptible:
+        problems.append(f"{blocks} run blocks, but the job may not pause")
+    return blocks, problems
+
+
+def segment_cost(
+    segment: PlanSegment, offer: OfferView, unit_price: Decimal, zone: ZoneInfo
+) -> Decimal:
+    """The line item of ``segment`` recomputed from the billing rules."""
+    if offer.billing not in ("hourly", "spot"):
+        return round_money(unit_price * segment.units * segment.periods)
+    rules = parse_time_of_use(offer.time_of_use)
+    total = Decimal(0)
+    moment = segment.start
+    while moment < segment.end:
+        total += unit_price * segment.units * factor_at(rules, moment.astimezone(zone))
+        moment += HOUR
+    return round_money(total)
+
+
+class _Checker:
+    def __init__(self, plan: Plan, context: ValidationContext) -> None:
+        self.plan = plan
+        self.context = context
+        self.job = context.job
+        self.zone = context.zone(plan.provider)
+        self.problems: list[str] = []
+
+    def fail(self, text: str) -> None:
+        self.problems.append(text)
+
+    def offer(self, segment: PlanSegment) -> OfferView | None:
+        offer = self.context.offers.get(segment.offer_id)
+        if offer is None:
+            self.fail(f"segment {segment.offer_id}: unknown offer")
+            return None
+        plan = self.plan
+        if (offer.provider, offer.region, offer.gpu) != (plan.provider, plan.region, plan.gpu):
+            self.fail(
+                f"offer {offer.offer_id} is {offer.provider}/{offer.region}/{offer.gpu}, "
+                f"not the plan's {plan.provider}/{plan.region}/{plan.gpu}"
+            )
+        if offer.billing != segment.billing:
+            self.fail(
+                f"offer {offer.offer_id} bills {offer.billing}, segment says {segment.billing}"
+            )
+        return offer
+
+    def placement(self, segment: PlanSegment, offer: OfferView) -> None:
+        eligible = self.context.eligible_ids
+        if eligible is not None and offer.offer_id not in eligible:
+            self.fail(f"offer {offer.offer_id} is not compliant for this job")
+        schedule, req = self.job.schedule, self.job.requirements
+        if offer.billing == "spot" and not (req.spot and schedule.interruptible):
+            self.fail(f"offer {offer.offer_id} is spot but the job does not allow spot")
+        if req.gpus and offer.gpu not in req.gpus:
+            self.fail(f"offer {offer.offer_id}: GPU {offer.gpu} not allowed by the job")
+        units = -(-self.plan.cards // offer.cards)
+        if segment.units != units:
+            self.fail(
+                f"segment {offer.offer_id}: {segment.units} units, {self.plan.cards} "
+                f"cards need {units}"
+            )
+        if offer.stock is not None and segment.units > offer.stock:
+            self.fail(f"segment {offer.offer_id}: {segment.units} units exceed stock {offer.stock}")
+        if self.plan.cards > offer.node_cards and not is_rdma(offer.network):
+            self.fail(
+                f"offer {offer.offer_id}: {self.plan.cards} cards span nodes without "
+                f"an IB/RoCE network"
+            )
+
+    def billing(self, segment: PlanSegment, offer: OfferView) -> None:
+        if not (_whole_hour(segment.start, self.zone) and _whole_hour(segment.end, self.zone)):
+            self.fail(f"segment {offer.offer_id}: not on whole hours of {self.zone.key}")
+        length = _hours(segment.start, segment.end)
+        if length != segment.periods * PERIOD_HOURS[offer.billing]:
+            self.fail(
+                f"segment {offer.offer_id}: {length} h is not {segment.periods} × "
+                f"{PERIOD_HOURS[offer.billing]} h"
+            )
+        if segment.periods < offer.min_units:
+            self.fail(
+                f"segment {offer.offer_id}: {segment.periods} periods, minimum {offer.min_units}"
+            )
+        price = self.context.prices.unit_price(offer)
+        if price is None:
+            self.fail(f"offer {offer.offer_id}: no FX rate for {offer.currency}")
+            return
+        expected = segment_cost(segment, offer, price, self.zone)
+        if expected != segment.cost:
+            self.fail(
+                f"segment {offer.offer_id} {segment.start.isoformat()}: costs "
+                f"{expected}, plan says {segment.cost}"
+            )
+
+    def run(self, segment: PlanSegment) -> None:
+        schedule = self.job.schedule
+        if segment.start < schedule.earliest_start:
+            self.fail(f"segment {segment.offer_id} starts before the earliest start")
+        if not segment.start < segment.run_end <= segment.end:
+            self.fail(f"segment {segment.offer_id}: run end outside the paid stretch")
+        if segment.run_end > schedule.deadline:
+            self.fail(f"segment {segment.offer_id}: runs past the deadline")
+
+    def sequence(self, segments: Sequence[PlanSegment]) -> None:
+        for before, after in itertools.pairwise(segments):
+            if after.start < before.end:
+                self.fail(f"segments {before.offer_id} and {after.offer_id} overlap")
+            if after.start == before.end and after.offer_id == before.offer_id:
+                self.fail(
+                    f"segments of {after.offer_id} at {after.start.isoformat()} should "
+                    f"be one segment"
+                )
+            if after.start < before.run_end:
+                self.fail(f"run time of {before.offer_id} overlaps {after.offer_id}")
+
+    def work(self, segments: Sequence[PlanSegment]) -> None:
+        schedule = self.job.schedule
+        overhead = schedule.restart_overhead_hours if schedule.interruptible else 0
+        spans = [(s.start, s.run_end, s.overhead_hours) for s in segments]
+        blocks, problems = resume_problems(spans, overhead, schedule.interruptible, "h")
+        for problem in problems:
+            self.fail(problem)
+        ran = sum(s.run_hours for s in segments)
+        if ran != self.plan.run_hours:
+            self.fail(f"run hours {self.plan.run_hours} but segments run {ran}")
+        needed = self._work_hours()
+        if ran - overhead * max(blocks - 1, 0) < needed:
+            self.fail(f"only {ran - overhead * max(blocks - 1, 0)} h of work, job needs {needed}")
+
+    def _work_hours(self) -> int:
+        workload = self.job.workload
+        hours = self.plan.card_hours
+        if workload.card_hours is not None and workload.gpu is not None:
+            scaled = scale_card_hours(
+                workload.card_hours, resolve_gpu(workload.gpu), GPUS[self.plan.gpu]
+            )
+            hours = scaled if scaled is not None else hours
+        return run_hours(
+            hours, self.plan.cards, self.plan.node_cards, self.context.multi_node_efficiency
+        )
+
+    def totals(self, segments: Sequence[PlanSegment]) -> None:
+        total = sum((s.cost for s in segments), Decimal(0))
+        if total != self.plan.total_cost:
+            self.fail(f"total {self.plan.total_cost} but segments sum to {total}")
+        if segments and (
+            self.plan.start != segments[0].start or self.plan.finish != segments[-1].run_end
+        ):
+            self.fail("plan start/finish do not match its first and last run hours")
+        if self.plan.finish > self.job.schedule.deadline:
+            self.fail(f"finishes {self.plan.finish.isoformat()}, after the deadline")
+        if self.job.max_cost is not None and self.plan.total_cost > self.job.max_cost:
+            self.fail(f"costs {self.plan.total_cost}, above the budget {self.job.max_cost}")
+
+    def check(self) -> list[str]:
+        segments = sorted(self.plan.segments, key=lambda s: s.start)
+        if not segments:
+            return ["the plan has no segments"]
+        for segment in segments:
+            offer = self.offer(segment)
+            if offer is not None:
+                self.placement(segment, offer)
+                self.billing(segment, offer)
+            self.run(segment)
+        self.sequence(segments)
+        self.work(segments)
+        self.totals(segments)
+        return self.problems
+
+
+def validate_plan(plan: Plan, context: ValidationContext) -> list[str]:
+    """Every way ``plan`` breaks the billing rules or the job's constraints (empty: valid)."""
+    return _Checker(plan, context).check()
+
+
+def validate_shared_stock(plans: Sequence[Plan], offers: Mapping[str, OfferView]) -> list[str]:
+    """Problems where plans together rent more units of an offer than its stock, hour by hour."""
+    used: dict[tuple[str, datetime], int] = {}
+    for plan in plans:
+        for segment in plan.segments:
+            moment = segment.start
+            while moment < segment.end:
+                key = (segment.offer_id, moment)
+                used[key] = used.get(key, 0) + segment.units
+                moment += HOUR
+    problems = []
+    for (offer_id, moment), units in sorted(used.items()):
+        stock = offers[offer_id].stock if offer_id in offers else None
+        if stock is not None and units > stock:
+            problems.append(
+                f"offer {offer_id} at {moment.isoformat()}: {units} units rented, stock {stock}"
+            )
+    return problems
+
+
+def check_plan(plan: Plan, context: ValidationContext) -> None:
+    """Raise :class:`PlanError` listing every problem of ``plan``."""
+    problems = validate_plan(plan, context)
+    if problems:
+        raise PlanError("invalid plan: " + "; ".join(problems))
+
+
+# --- one candidate's schedule, slot by slot ----------------------------------------------------
+def _schedule_segment(problem: ScheduleProblem, segment: ScheduledSegment) -> list[str]:
+    hourly = {r.key: r for r in problem.hourly}
+    contracts = {c.key: c for c in problem.contracts}
+    where = f"segment {segment.key} [{segment.start}, {segment.end})"
+    problems = []
+    if segment.key in hourly:
+        rate = hourly[segment.key]
+        slots = range(segment.start, segment.end)
+        if segment.end - segment.start < rate.min_slots or segment.periods != len(slots):
+            problems.append(f"{where}: {len(slots)} slots, minimum {rate.min_slots}")
+        if not all(rate.usable(t) for t in slots):
+            problems.append(f"{where}: uses a slot the rate does not offer")
+            return problems
+        cost = round_money(sum((rate.slot_costs[t] for t in slots), Decimal(0)))
+    elif segment.key in contracts:
+        contract = contracts[segment.key]
+        if segment.end - segment.start != segment.periods * contract.period_slots:
+            problems.append(f"{where}: not {segment.periods} whole periods")
+        if segment.periods < contract.min_periods:
+            problems.append(f"{where}: {segment.periods} periods, minimum {contract.min_periods}")
+        if not all(contract.usable(t) for t in range(segment.start, segment.end)):
+            problems.append(f"{where}: uses a slot the rate does not offer")
+        cost = round_money(contract.cost * segment.periods)
+    else:
+        return [f"{where}: unknown rate"]
+    if cost != segment.cost:
+        problems.append(f"{where}: costs {cost}, schedule says {segment.cost}")
+    if not segment.start < segment.run_end <= min(segment.end, problem.deadline_slot):
+        problems.append(
+            f"{where}: runs until {segment.run_end}, outside its paid slots or "
+            f"past the deadline {problem.deadline_slot}"
+        )
+    return problems
+
+
+def validate_schedule(problem: ScheduleProblem, result: ScheduleResult) -> list[str]:
+    """Every way ``result`` breaks billing.md on ``problem`` (empty: valid)."""
+    segments = sorted(result.segments, key=lambda s: s.start)
+    problems = [p for s in segments for p in _schedule_segment(problem, s)]
+    for before, after in itertools.pairwise(segments):
+        if after.start < before.end:
+            problems.append(f"segments at {before.start} and {after.start} overlap")
+        if after.start == before.end and after.key == before.key:
+            problems.append(f"segments of {after.key} at {after.start} should be one")
+    overhead = problem.restart_overhead_slots if problem.interruptible else 0
+    spans = [(s.start, s.run_end, s.overhead_slots) for s in segments]
+    blocks, resume = resume_problems(spans, overhead, problem.interruptible, "slots")
+    problems += resume
+    work = sum(s.run_slots for s in segments) - overhead * max(blocks - 1, 0)
+    if work != problem.work_slots:
+        problems.append(f"{work} slots of work done, {problem.work_slots} needed")
+    total = sum((s.cost for s in segments), Decimal(0))
+    if total != result.cost:
+        problems.append(f"total {result.cost}, segments sum to {total}")
+    if segments and result.finish != segments[-1].run_end:
+        problems.append(f"finish {result.finish}, last run slot ends {segments[-1].run_end}")
+    return problems

@@ -1,0 +1,100 @@
+"""The job's work on each GPU model: card-hours, and the card counts its memory allows.
+
+A ``[workload]`` job gives card-hours on a reference GPU; other GPUs get them scaled by the
+throughput table (:mod:`comparator.estimate.throughput`). A ``[model]`` + ``[training]`` job asks the
+estimator, once per GPU model, for card-hours and the fewest cards that hold the job in memory;
+a GPU that cannot hold it is excluded with the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from comparator.domain.gpus import GPUS, resolve_gpu
+from comparator.domain.job import Job
+from comparator.errors import InputError, JobFileError
+from comparator.estimate.estimator import Estimate, estimate, request_from_job
+from comparator.estimate.throughput import scale_card_hours
+from comparator.plan.candidates import GpuWork
+
+
+@dataclass
+class WorkTable:
+    """Work per GPU model, and why the other GPU models cannot take the job."""
+
+    work: dict[str, GpuWork] = field(default_factory=dict)
+    unusable: dict[str, tuple[str, str]] = field(default_factory=dict)  # gpu → (kind, reason)
+    estimates: dict[str, Estimate] = field(default_factory=dict)
+
+
+def _from_workload(job: Job, gpus: Iterable[str]) -> WorkTable:
+    table = WorkTable()
+    workload = job.workload
+    assert workload.card_hours is not None and workload.gpu is not None
+    reference = resolve_gpu(workload.gpu)
+    for gpu in gpus:
+        hours = scale_card_hours(workload.card_hours, reference, GPUS[gpu])
+        if hours is None:
+            table.unusable[gpu] = (
+                "throughput",
+                f"throughput: no dense BF16 figure for {gpu} "
+                f"or {reference.name}, card-hours cannot be "
+                f"converted",
+            )
+            continue
+        table.work[gpu] = GpuWork(gpu, hours, 1, workload.cards)
+    return table
+
+
+def _memory_reason(result: Estimate) -> str:
+    solution = result.solution
+    need = solution.memory.total_gib
+    usable = solution.usable_memory_gib
+    if solution.request.cards is not None:
+        return (
+            f"memory: on {solution.cards} × {solution.gpu.name} the job needs "
+            f"{need:.1f} GiB per card, {usable:.1f} GiB usable "
+            f"({solution.gpu.memory_gib:g} GiB less headroom)"
+        )
+    return (
+        f"memory: {solution.gpu.name} ({solution.gpu.memory_gib:g} GiB) cannot hold the job "
+        f"with any card count the estimator tries (still {need:.1f} GiB per card at "
+        f"{solution.cards} cards)"
+    )
+
+
+def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:
+    table = WorkTable()
+    assert job.model is not None
+    training = dict(job.training or {})
+    for gpu in gpus:
+        request = request_from_job(job.model, training, gpu=gpu, source=job.source)
+        if "headroom" not in training:
+            request = dataclasses.replace(request, headroom=headroom)
+        if job.workload.cards is not None and request.cards is None:
+            request = dataclasses.replace(request, cards=job.workload.cards)
+        try:
+            result = estimate(request)
+        except JobFileError:
+            raise
+        except InputError as exc:
+            table.unusable[gpu] = ("throughput", f"estimate: {exc}")
+            continue
+        table.estimates[gpu] = result
+        if not result.fits:
+            table.unusable[gpu] = ("memory", _memory_reason(result))
+            continue
+        hours = Decimal(repr(result.card_hours))
+        table.work[gpu] = GpuWork(gpu, hours, result.min_cards or result.cards, request.cards)
+    return table
+
+
+def work_table(job: Job, gpus: Iterable[str], *, headroom: float = 0.10) -> WorkTable:
+    """Work of ``job`` on every GPU model in ``gpus`` (canonical names)."""
+    names = sorted(set(gpus))
+    if job.workload.card_hours is not None:
+        return _from_workload(job, names)
+    return _from_model(job, names, headroom)

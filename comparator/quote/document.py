@@ -1,0 +1,235 @@
+"""The quote document: everything a quote report shows, frozen as one JSON-able dict (pure).
+
+Shape (keys are stable; reports render from this alone)::
+
+    number, created_at, lang, software_version, input_sha256, snapshot_ids, objective,
+    providers {id: {name}}, job {...}, estimate (Estimate.to_json()) | null,
+    plan (PlanResult.to_json(), the `plan --json` document), compliance {providers: [...]},
+    assumptions {mfu, throughput_table[], fx{rates, date}, multi_node_efficiency, headroom,
+                 price_freshness_days},
+    price_ages [{offer_id, provider, region, gpu, cards, billing, price, currency,
+                 observed_at, age_days, stale, snapshot_id}],
+    price_curve_offer: offer id | null,
+    price_curve [{hour_start, price}]   # card-hour price in the quote currency, time-of-use
+                                        # applied; each point holds until the next one
+
+Money is a decimal string; times are ISO 8601 with their offset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from comparator.config import Settings
+from comparator.domain.calendar import slot_factors
+from comparator.domain.job import Job
+from comparator.domain.money import FxTable
+from comparator.domain.offer_view import OfferView
+
+HOURLY_BILLINGS = ("hourly", "spot")
+MAX_CURVE_HOURS = 24 * 400
+
+
+@dataclass(frozen=True)
+class QuoteParts:
+    """What a quote is assembled from: results as JSON documents plus the offers behind them."""
+
+    job: Job
+    input_sha256: str
+    plan: Mapping[str, Any]
+    estimate: Mapping[str, Any] | None
+    compliance: Mapping[str, Any]
+    offers: Sequence[OfferView]
+    provider_names: Mapping[str, str]
+    throughput_table: Sequence[Mapping[str, Any]]
+    mfu: float | None
+    objective: str = "cost"
+
+
+def _jsonable_table(table: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A TOML table with its values as JSON keeps them (dates and others become strings)."""
+    if not table:
+        return None
+    plain = (str, int, float, bool, type(None))
+    return {key: value if isinstance(value, plain) else str(value) for key, value in table.items()}
+
+
+def job_section(job: Job) -> dict[str, Any]:
+    """The job as the quote shows it (canonical names, ISO times, decimal strings)."""
+    req = job.requirements
+    return {
+        "name": job.name,
+        "currency": job.currency,
+        "source": job.source,
+        "card_hours": None if job.workload.card_hours is None else str(job.workload.card_hours),
+        "gpu": job.workload.gpu,
+        "cards": job.workload.cards,
+        "model": _jsonable_table(job.model),
+        "training": _jsonable_table(job.training),
+        "earliest_start": job.schedule.earliest_start.isoformat(),
+        "deadline": job.schedule.deadline.isoformat(),
+        "interruptible": job.schedule.interruptible,
+        "restart_overhead_hours": job.schedule.restart_overhead_hours,
+        "requirements": {
+            "gpus": list(req.gpus),
+            "provinces": list(req.provinces),
+            "cities": list(req.cities),
+            "certifications": list(req.certifications),
+            "mlps_level": req.mlps_level,
+            "contains_personal_info": req.contains_personal_info,
+            "export_basis": req.export_basis,
+            "invoice": req.invoice,
+            "spot": req.spot,
+        },
+        "max_cost": None if job.max_cost is None else f"{job.max_cost:.2f}",
+    }
+
+
+def _plans(plan: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return ([plan["best"]] if plan.get("best") else []) + list(plan.get("alternatives") or [])
+
+
+def referenced_offer_ids(plan: Mapping[str, Any]) -> list[str]:
+    """Offer ids the plan document names: best, alternatives, then excluded; each once."""
+    ids = [s["offer_id"] for p in _plans(plan) for s in p["segments"]]
+    ids += [e["offer_id"] for e in plan.get("excluded") or [] if e.get("offer_id")]
+    return list(dict.fromkeys(ids))
+
+
+def price_age(offer: OfferView, today: date, zone: ZoneInfo, freshness_days: int) -> dict[str, Any]:
+    """Where one price came from and how many days old it is on ``today``."""
+    age_days = (today - offer.observed_at.astimezone(zone).date()).days
+    return {
+        "offer_id": offer.offer_id,
+        "provider": offer.provider,
+        "region": offer.region,
+        "gpu": offer.gpu,
+        "cards": offer.cards,
+        "billing": offer.billing,
+        "price": str(offer.price),
+        "currency": offer.currency,
+        "observed_at": offer.observed_at.astimezone(zone).isoformat(),
+        "age_days": age_days,
+        "stale": age_days > freshness_days,
+        "snapshot_id": str(offer.snapshot_id),
+    }
+
+
+def price_ages(
+    plan: Mapping[str, Any],
+    offers: Mapping[str, OfferView],
+    today: date,
+    zone: ZoneInfo,
+    freshness_days: int,
+) -> list[dict[str, Any]]:
+    """The age of every price the plan document refers to."""
+    return [
+        price_age(offers[i], today, zone, freshness_days)
+        for i in referenced_offer_ids(plan)
+        if i in offers
+    ]
+
+
+def curve_offer(
+    best: Mapping[str, Any] | None, offers: Mapping[str, OfferView], candidates: Iterable[OfferView]
+) -> OfferView | None:
+    """The hourly offer whose price curve the timeline shows: one the best plan uses, else an
+    hourly offer of the same provider, data centre and GPU (cheapest list price), else none."""
+    if not best:
+        return None
+    used = [offers[s["offer_id"]] for s in best["segments"] if s["offer_id"] in offers]
+    hourly = [o for o in used if o.billing in HOURLY_BILLINGS]
+    if hourly:
+        return hourly[0]
+    same = [
+        o
+        for o in candidates
+        if o.billing in HOURLY_BILLINGS
+        and o.provider == best["provider"]
+        and o.region == best["region"]
+        and o.gpu == best["gpu"]
+    ]
+    return min(same, key=lambda o: (o.card_hour_price, o.offer_id), default=None)
+
+
+def price_curve(
+    offer: OfferView | None, job: Job, fx: FxTable, zone: ZoneInfo
+) -> list[dict[str, str]]:
+    """Change points of the offer's card-hour price over the job's window, in the quote currency."""
+    if offer is None or not fx.knows(offer.currency) or not fx.knows(job.currency):
+        return []
+    first = job.schedule.earliest_start.astimezone(zone).replace(minute=0, second=0, microsecond=0)
+    hours = int((job.schedule.deadline - first).total_seconds() // 3600)
+    hours = max(1, min(hours, MAX_CURVE_HOURS))
+    base = fx.convert(offer.card_hour_price, offer.currency, job.currency)
+    points: list[dict[str, str]] = []
+    for k, factor in enumerate(slot_factors(offer.time_of_use, first, hours, zone)):
+        price = f"{base * factor:.4f}"
+        if not points or points[-1]["price"] != price:
+            moment = (first.astimezone(ZoneInfo("UTC")) + timedelta(hours=k)).astimezone(zone)
+            points.append({"hour_start": moment.isoformat(), "price": price})
+    return points
+
+
+def fx_rates_into(fx: FxTable, currency: str) -> dict[str, str]:
+    """One unit of every other known currency, priced in ``currency`` (6 significant digits)."""
+    return {
+        code: f"{fx.rate(code, currency):.6g}"
+        for code in sorted(fx.rates_cny)
+        if code != currency.upper()
+    }
+
+
+def assumptions_section(settings: Settings, parts: QuoteParts) -> dict[str, Any]:
+    fx = FxTable(settings.fx_rates, settings.fx_date)
+    return {
+        "mfu": parts.mfu,
+        "throughput_table": [dict(row) for row in parts.throughput_table],
+        "fx": {
+            "rates": fx_rates_into(fx, parts.job.currency),
+            "to": parts.job.currency,
+            "date": settings.fx_date.isoformat(),
+        },
+        "multi_node_efficiency": str(Decimal(str(settings.multi_node_efficiency))),
+        "headroom": str(Decimal(str(settings.headroom))),
+        "price_freshness_days": settings.price_freshness_days,
+    }
+
+
+def assemble_document(
+    parts: QuoteParts,
+    settings: Settings,
+    *,
+    created_at: datetime,
+    today: date,
+    lang: str,
+    software_version: str,
+) -> dict[str, Any]:
+    """The quote document (without its number, which storing it assigns)."""
+    by_id = {o.offer_id: o for o in parts.offers}
+    fx = FxTable(settings.fx_rates, settings.fx_date)
+    shown = curve_offer(parts.plan.get("best"), by_id, parts.offers)
+    ages = price_ages(parts.plan, by_id, today, settings.timezone, settings.price_freshness_days)
+    return {
+        "number": "",
+        "created_at": created_at.isoformat(),
+        "lang": lang,
+        "software_version": software_version,
+        "input_sha256": parts.input_sha256,
+        "snapshot_ids": sorted({str(o.snapshot_id) for o in parts.offers}),
+        "objective": parts.objective,
+        "providers": {pid: {"name": name} for pid, name in sorted(parts.provider_names.items())},
+        "job": job_section(parts.job),
+        "estimate": dict(parts.estimate) if parts.estimate else None,
+        "plan": dict(parts.plan),
+        "compliance": dict(parts.compliance),
+        "assumptions": assumptions_section(settings, parts),
+        "price_ages": ages,
+        "price_curve_offer": shown.offer_id if shown else None,
+        "price_curve": price_curve(shown, parts.job, fx, settings.timezone),
+    }

@@ -1,0 +1,280 @@
+"""The refresh: run every source's adapter concurrently, store what came back, report changes.
+
+One :class:`httpx.AsyncClient` serves all sources. Each source first claims its
+(provider, period, attempt) run, then fetches within its own deadline, then stores its
+snapshot and the run's outcome in one transaction. A failing source is recorded with its
+error and keeps its last good snapshot current; the others are unaffected. Parsing and
+database work run in threads so a slow parse never starves another source's deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import httpx
+from sqlalchemy import Engine
+
+from comparator.catalog.changes import PriceChange, count_changes
+from comparator.catalog.queries import load_profiles
+from comparator.domain.profile import ProviderProfile
+from comparator.errors import SuanliError
+from comparator.refresh.runs import (
+    FAILED,
+    GOOD,
+    Claim,
+    RunRecord,
+    claim_run,
+    current_snapshot,
+    last_validators,
+)
+from comparator.refresh.schedule import Period, current_period, parse_cron
+from comparator.refresh.sources import SourcesFile
+from comparator.refresh.store import Stored, finish_failed, store_result
+from providers import adapter_class
+from providers.base import SourceSpec
+
+log = logging.getLogger("suanli.refresh")
+SKIPPED = "skipped"
+USER_AGENT = "suanli-refresh (+https://github.com/suanli/suanli)"
+
+
+@dataclass(frozen=True)
+class SourceOutcome:
+    """What happened to one source in one refresh."""
+
+    provider: str
+    source: str
+    status: str  # succeeded | unchanged | failed | skipped
+    offers: int = 0
+    snapshot_id: int | None = None
+    error: str | None = None
+    attempt: int | None = None
+    seconds: float = 0.0
+    changes: list[PriceChange] = field(default_factory=list)
+    first_snapshot: bool = False
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "provider": self.provider,
+            "status": self.status,
+            "offers": self.offers,
+            "snapshot_id": None if self.snapshot_id is None else str(self.snapshot_id),
+            "error": self.error,
+            "source": self.source,
+            "attempt": self.attempt,
+            "seconds": round(self.seconds, 3),
+            "first_snapshot": self.first_snapshot,
+            "change_counts": count_changes(self.changes),
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class RefreshReport:
+    period: str
+    runs: list[SourceOutcome]
+    seconds: float
+
+    @property
+    def changes(self) -> list[PriceChange]:
+        return [change for run in self.runs for change in run.changes]
+
+    @property
+    def all_failed(self) -> bool:
+        """Every source that ran failed (skipped ones do not count): exit non-zero."""
+        ran = [r for r in self.runs if r.status != SKIPPED]
+        return bool(ran) and all(r.status == FAILED for r in ran)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "period": self.period,
+            "seconds": round(self.seconds, 3),
+            "runs": [run.to_json() for run in self.runs],
+            "changes": [change.to_json() for change in self.changes],
+        }
+
+
+ProgressCallback = Callable[[SourceOutcome], None]
+
+
+@dataclass
+class _Context:
+    engine: Engine
+    client: httpx.AsyncClient
+    period: Period
+    timezone: ZoneInfo
+    only_if_due: bool
+    profiles: dict[str, ProviderProfile]
+    progress: ProgressCallback | None
+
+    def now(self) -> datetime:
+        return datetime.now(self.timezone)
+
+
+def run_refresh(
+    engine: Engine,
+    sources: SourcesFile,
+    providers: Sequence[str] = (),
+    *,
+    only_if_due: bool = False,
+    now: datetime | None = None,
+    progress: ProgressCallback | None = None,
+) -> RefreshReport:
+    """Refresh the sources of ``providers`` (all when empty) once: the weekly job's body.
+
+    ``only_if_due`` (the worker) skips sources that already have a good run this period;
+    a manual refresh runs each source as a new attempt.
+    """
+    zone = sources.worker.timezone
+    period = current_period(parse_cron(sources.worker.cron, zone), now or datetime.now(zone))
+    selected = sources.select(providers)
+    return asyncio.run(
+        refresh_sources(
+            engine,
+            selected,
+            period=period,
+            timezone=zone,
+            only_if_due=only_if_due,
+            progress=progress,
+        )
+    )
+
+
+async def refresh_sources(
+    engine: Engine,
+    sources: Sequence[SourceSpec],
+    *,
+    period: Period,
+    timezone: ZoneInfo,
+    only_if_due: bool = False,
+    progress: ProgressCallback | None = None,
+) -> RefreshReport:
+    """Every source concurrently on one client; one outcome per source, in input order."""
+    started = time.monotonic()
+    profiles = await asyncio.to_thread(load_profiles, engine)
+    limits = httpx.Limits(max_connections=32, max_keepalive_connections=16)
+    async with httpx.AsyncClient(
+        limits=limits,
+        follow_redirects=True,
+        headers={"User-Agent": USER_AGENT},
+    ) as client:
+        context = _Context(engine, client, period, timezone, only_if_due, profiles, progress)
+        outcomes = await asyncio.gather(*(_refresh_source(context, s) for s in sources))
+    return RefreshReport(period.label, list(outcomes), time.monotonic() - started)
+
+
+async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
+    started = time.monotonic()
+    claim = await asyncio.to_thread(
+        claim_run,
+        context.engine,
+        source.provider,
+        source.location,
+        context.period.label,
+        only_if_due=context.only_if_due,
+        now=context.now(),
+        deadline_s=source.policy.deadline_s,
+    )
+    if isinstance(claim, str):
+        outcome = await _skipped(context, source, claim)
+    else:
+        outcome = await _run_claimed(context, source, claim, started)
+    _log(outcome, context.period.label)
+    if context.progress is not None:
+        context.progress(outcome)
+    return outcome
+
+
+async def _skipped(context: _Context, source: SourceSpec, reason: str) -> SourceOutcome:
+    current = await asyncio.to_thread(current_snapshot, context.engine, source.provider)
+    offers, snapshot_id = (current.offers, current.id) if current else (0, None)
+    return SourceOutcome(source.provider, source.location, SKIPPED, offers, snapshot_id, reason)
+
+
+async def _run_claimed(
+    context: _Context, source: SourceSpec, claim: Claim, started: float
+) -> SourceOutcome:
+    try:
+        stored, notes = await _fetch_and_store(context, source, claim)
+    except asyncio.CancelledError:
+        finish_failed(context.engine, claim, "interrupted before it finished", context.now())
+        raise
+    except Exception as exc:  # every failure is recorded on the run, never raised past it
+        if not isinstance(exc, SuanliError):
+            log.exception("%s: unexpected error", source.provider)
+        error = _error_text(source, exc)
+        record = await asyncio.to_thread(finish_failed, context.engine, claim, error, context.now())
+        stored, notes = Stored(record), ()
+    return _outcome(source, claim, stored, notes, time.monotonic() - started)
+
+
+async def _fetch_and_store(
+    context: _Context, source: SourceSpec, claim: Claim
+) -> tuple[Stored, tuple[str, ...]]:
+    since = await asyncio.to_thread(
+        last_validators, context.engine, source.provider, source.location
+    )
+    adapter = adapter_class(source.adapter, source.where)(source, context.client, context.profiles)
+    result = await adapter.fetch(since)
+    stored = await asyncio.to_thread(
+        store_result, context.engine, claim, source, result, context.now()
+    )
+    return stored, result.notes
+
+
+def _error_text(source: SourceSpec, exc: BaseException) -> str:
+    if isinstance(exc, SuanliError):
+        return str(exc)
+    return f"{source.where}: unexpected {type(exc).__name__}: {exc}"
+
+
+def _outcome(
+    source: SourceSpec, claim: Claim, stored: Stored, notes: tuple[str, ...], seconds: float
+) -> SourceOutcome:
+    record: RunRecord = stored.record
+    return SourceOutcome(
+        source.provider,
+        source.location,
+        record.status,
+        record.offers,
+        record.snapshot_id,
+        record.error,
+        claim.attempt,
+        seconds,
+        stored.changes,
+        stored.first_snapshot,
+        notes,
+    )
+
+
+def _log(outcome: SourceOutcome, period: str) -> None:
+    if outcome.status in GOOD:
+        counts = ", ".join(f"{n} {k}" for k, n in count_changes(outcome.changes).items() if n)
+        log.info(
+            "%s: %s in %s (attempt %s), %d offers, snapshot %s%s, %.1f s",
+            outcome.provider,
+            outcome.status,
+            period,
+            outcome.attempt,
+            outcome.offers,
+            outcome.snapshot_id,
+            f" ({counts})" if counts else "",
+            outcome.seconds,
+        )
+    elif outcome.status == SKIPPED:
+        log.info("%s: skipped in %s: %s", outcome.provider, period, outcome.error)
+    else:
+        log.warning(
+            "%s: failed in %s (attempt %s): %s",
+            outcome.provider,
+            period,
+            outcome.attempt,
+            outcome.error,
+        )

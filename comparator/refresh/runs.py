@@ -1,0 +1,193 @@
+"""Refresh runs: claiming one (provider, period, attempt), finishing it, what the last good run saw.
+
+The UNIQUE (provider, period, attempt) constraint decides between processes that claim at the
+same moment; a run still ``running`` in another live process makes a claim step aside. A run
+left ``running`` by a process that died (SIGKILL, power loss) is marked ``failed`` when the
+next claim finds it, so it never blocks a source for the rest of the period.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
+
+from sqlalchemy import Connection, Engine, Row, func, insert, select, text, update
+from sqlalchemy.exc import IntegrityError
+
+from comparator.catalog.models import PriceSnapshot, RefreshRun, table_of
+from providers.fetch import Validators
+
+RUN = table_of(RefreshRun)
+SNAPSHOT = table_of(PriceSnapshot)
+RUNNING, SUCCEEDED, UNCHANGED, FAILED = "running", "succeeded", "unchanged", "failed"
+GOOD = (SUCCEEDED, UNCHANGED)
+STALE_AFTER = timedelta(minutes=15)  # beyond the deadline, for runs of other hosts
+ERROR_LIMIT = 20_000
+
+
+def this_holder() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    run_id: int
+    provider: str
+    period: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """How a claimed run ended."""
+
+    status: str
+    offers: int = 0
+    snapshot_id: int | None = None
+    error: str | None = None
+    validators: Validators | None = None
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """A transaction that holds SQLite's write lock from its first statement.
+
+    SQLite would otherwise start it as a reader and refuse the upgrade to a writer, without
+    waiting, when another process wrote in between; taking the lock first lets busy_timeout
+    queue concurrent claims instead.
+    """
+    with engine.begin() as conn:
+        if engine.dialect.name == "sqlite":
+            conn.execute(text("UPDATE refreshrun SET attempt = attempt WHERE 1 = 0"))
+        yield conn
+
+
+def claim_run(
+    engine: Engine,
+    provider: str,
+    source: str,
+    period: str,
+    *,
+    only_if_due: bool,
+    now: datetime,
+    deadline_s: float,
+) -> Claim | str:
+    """A new attempt of (provider, period), or the reason another process or run has it.
+
+    ``only_if_due`` (the worker): step aside when the period already has a good run.
+    """
+    try:
+        with write_transaction(engine) as conn:
+            runs = conn.execute(
+                select(RUN).where(RUN.c.provider_id == provider, RUN.c.period == period)
+            ).all()
+            reason = _reason_to_skip(conn, runs, only_if_due, now, deadline_s)
+            if reason:
+                return reason
+            attempt = max((r.attempt for r in runs), default=0) + 1
+            run_id = conn.execute(
+                insert(RUN).values(
+                    provider_id=provider,
+                    source=source,
+                    period=period,
+                    attempt=attempt,
+                    status=RUNNING,
+                    started_at=now,
+                    offers=0,
+                    holder=this_holder(),
+                )
+            ).inserted_primary_key[0]  # type: ignore[index]
+    except IntegrityError:
+        return f"another process claimed period {period} at the same moment"
+    return Claim(int(run_id), provider, period, attempt)
+
+
+def _reason_to_skip(
+    conn: Connection,
+    runs: Sequence[Row[Any]],
+    only_if_due: bool,
+    now: datetime,
+    deadline_s: float,
+) -> str | None:
+    good = [r for r in runs if r.status in GOOD]
+    if only_if_due and good:
+        last = max(good, key=lambda r: r.attempt)
+        return f"already refreshed in period {last.period} (attempt {last.attempt}, {last.status})"
+    for run in runs:
+        if run.status != RUNNING:
+            continue
+        if _alive(run, now, deadline_s):
+            return f"being refreshed by {run.holder} since {run.started_at:%H:%M:%S}"
+        conn.execute(
+            update(RUN)
+            .where(RUN.c.id == run.id)
+            .values(
+                status=FAILED,
+                finished_at=now,
+                error=f"abandoned: process {run.holder} stopped before finishing",
+            )
+        )
+    return None
+
+
+def _alive(run: Row[Any], now: datetime, deadline_s: float) -> bool:
+    host, _, pid = str(run.holder).rpartition(":")
+    if host == socket.gethostname() and pid.isdigit():
+        return _pid_alive(int(pid))
+    started: datetime = run.started_at
+    return now - started < timedelta(seconds=deadline_s) + STALE_AFTER
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class SnapshotInfo(NamedTuple):
+    id: int
+    offers: int
+    content_sha256: str
+
+
+def current_snapshot(engine: Engine, provider: str) -> SnapshotInfo | None:
+    """The provider's current snapshot, or None when it has none."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(SNAPSHOT.c.id, SNAPSHOT.c.offers, SNAPSHOT.c.content_sha256)
+            .where(SNAPSHOT.c.provider_id == provider)
+            .order_by(SNAPSHOT.c.id.desc())
+            .limit(1)
+        ).first()
+    return (
+        None if row is None else SnapshotInfo(int(row.id), int(row.offers), str(row.content_sha256))
+    )
+
+
+def last_validators(engine: Engine, provider: str, source: str) -> Validators | None:
+    """What the last good run of this source saw, if its snapshot is still the current one."""
+    current = select(func.max(SNAPSHOT.c.id)).where(SNAPSHOT.c.provider_id == provider)
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(RUN.c.etag, RUN.c.last_modified, RUN.c.body_sha256)
+            .where(
+                RUN.c.provider_id == provider,
+                RUN.c.source == source,
+                RUN.c.status.in_(GOOD),
+                RUN.c.snapshot_id == current.scalar_subquery(),
+            )
+            .order_by(RUN.c.id.desc())
+            .limit(1)
+        ).first()
+    if row is None:
+        return None
+    return Validators(row.etag, row.last_modified, row.body_sha256)

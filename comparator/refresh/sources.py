@@ -1,0 +1,201 @@
+"""The sources file (TOML): the worker's schedule and the ``[[source]]`` entries to refresh.
+
+Relative paths are relative to the sources file. Each provider appears at most once: a
+refresh run is per provider and period. Keys an adapter does not declare are refused, so a
+typo is an error instead of a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from comparator.errors import InputError
+from comparator.refresh.schedule import parse_cron
+from providers import adapter_class
+from providers.base import SourceSpec
+from providers.fetch import FetchPolicy, is_url
+
+DEFAULT_CRON = "mon 03:00"
+DEFAULT_TIMEZONE = "Asia/Shanghai"
+_COMMON_KEYS: Mapping[str, str] = {
+    "provider": "provider id the offers belong to",
+    "adapter": "adapter name (sheet, skypilot, http_json)",
+    "url": "URL of the price data",
+    "path": "file of the price data (relative to the sources file)",
+    "profile": "provider profile TOML (path or URL)",
+    "timeout_s": "total deadline for fetching this source, connect to last byte (60)",
+    "connect_timeout_s": "connect timeout per attempt (10)",
+    "read_timeout_s": "longest silence while reading (30)",
+    "retries": "extra attempts after a 429/5xx/network error (3)",
+    "backoff_s": "first backoff between attempts, doubling (1)",
+}
+_WORKER_KEYS = ("cron", "timezone")
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    cron: str = DEFAULT_CRON
+    timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo(DEFAULT_TIMEZONE))
+
+
+@dataclass(frozen=True)
+class SourcesFile:
+    path: str
+    worker: WorkerConfig
+    sources: tuple[SourceSpec, ...]
+
+    def select(self, providers: Sequence[str]) -> tuple[SourceSpec, ...]:
+        """The sources of ``providers`` (all when empty); InputError for an unknown one."""
+        if not providers:
+            return self.sources
+        known = {s.provider: s for s in self.sources}
+        unknown = [p for p in providers if p not in known]
+        if unknown:
+            raise InputError(
+                f"{self.path}: no [[source]] for provider(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(known))}"
+            )
+        return tuple(known[p] for p in providers)
+
+
+def load_sources(path: str | Path) -> SourcesFile:
+    """Read and check a sources file; InputError names the file, the entry and the key."""
+    file = Path(path).expanduser()
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(
+            f"{file}: no such sources file (try --config examples/sources.toml)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{file}: cannot read the sources file ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{file}: not valid TOML ({exc})") from None
+    return parse_sources(data, file)
+
+
+def parse_sources(data: Mapping[str, Any], file: Path) -> SourcesFile:
+    _only(data, ("worker", "source"), str(file))
+    worker = _worker(data.get("worker", {}), f"{file} [worker]")
+    entries = data.get("source", [])
+    if not isinstance(entries, list) or not entries:
+        raise InputError(f"{file}: expected at least one [[source]] table")
+    sources = tuple(
+        _source(entry, file, f"{file} [[source]] #{i}", worker.timezone)
+        for i, entry in enumerate(entries, 1)
+    )
+    _unique_providers(sources, file)
+    return SourcesFile(str(file), worker, sources)
+
+
+def _only(table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise InputError(f"{where}: unknown key {key!r}; expected one of {', '.join(allowed)}")
+
+
+def _worker(table: object, where: str) -> WorkerConfig:
+    if not isinstance(table, Mapping):
+        raise InputError(f"{where}: expected a table")
+    _only(table, _WORKER_KEYS, where)
+    cron = table.get("cron", DEFAULT_CRON)
+    zone_name = table.get("timezone", DEFAULT_TIMEZONE)
+    if not isinstance(cron, str) or not cron.strip():
+        raise InputError(f'{where} cron: expected text like "mon 03:00" or "0 3 * * mon"')
+    try:
+        zone = ZoneInfo(str(zone_name))
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InputError(
+            f"{where} timezone: expected an IANA zone such as Asia/Shanghai, got {zone_name!r}"
+        ) from None
+    parse_cron(cron, zone, where=f"{where} cron")
+    return WorkerConfig(cron.strip(), zone)
+
+
+def _source(entry: object, file: Path, where: str, zone: ZoneInfo) -> SourceSpec:
+    if not isinstance(entry, Mapping):
+        raise InputError(f"{where}: expected a table")
+    provider = _text(entry, "provider", where)
+    where = f"{where} ({provider})"
+    adapter = adapter_class(_text(entry, "adapter", where), where)
+    _only(entry, (*_COMMON_KEYS, *adapter.option_help), where)
+    options = {k: v for k, v in entry.items() if k in adapter.option_help}
+    adapter.check_options(options, where)
+    return SourceSpec(
+        provider=provider,
+        adapter=adapter.name,
+        location=_location(entry, file, where),
+        profile=_resolve(entry["profile"], file) if "profile" in entry else None,
+        policy=_policy(entry, where),
+        options=options,
+        origin=where,
+        timezone=zone,
+    )
+
+
+def _text(entry: Mapping[str, Any], key: str, where: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value.strip()):
+        raise InputError(f"{where}: {key}: expected a name without spaces, got {value!r}")
+    return value.strip()
+
+
+def _location(entry: Mapping[str, Any], file: Path, where: str) -> str:
+    if ("url" in entry) == ("path" in entry):
+        raise InputError(f'{where}: expected exactly one of url = "https://…" or path = "…"')
+    if "url" in entry:
+        url = entry["url"]
+        if not isinstance(url, str) or not is_url(url):
+            raise InputError(f"{where}: url: expected an http(s) URL, got {url!r}")
+        return url
+    return _resolve(entry["path"], file)
+
+
+def _resolve(value: object, file: Path) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{file}: expected a path or URL, got {value!r}")
+    if is_url(value):
+        return value
+    path = Path(value).expanduser()
+    return str(path if path.is_absolute() else (file.parent / path).resolve())
+
+
+def _policy(entry: Mapping[str, Any], where: str) -> FetchPolicy:
+    defaults = FetchPolicy()
+    numbers = {
+        "deadline_s": _number(entry, "timeout_s", defaults.deadline_s, where),
+        "connect_timeout_s": _number(entry, "connect_timeout_s", defaults.connect_timeout_s, where),
+        "read_timeout_s": _number(entry, "read_timeout_s", defaults.read_timeout_s, where),
+        "backoff_s": _number(entry, "backoff_s", defaults.backoff_s, where, minimum=0),
+    }
+    retries = entry.get("retries", defaults.retries)
+    if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 10:
+        raise InputError(f"{where}: retries: expected a whole number 0–10, got {retries!r}")
+    return FetchPolicy(retries=retries, **numbers)
+
+
+def _number(
+    entry: Mapping[str, Any], key: str, default: float, where: str, minimum: float = 0.001
+) -> float:
+    value = entry.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
+        raise InputError(
+            f"{where}: {key}: expected a number ≥ {minimum:g} (seconds), got {value!r}"
+        )
+    return float(value)
+
+
+def _unique_providers(sources: Sequence[SourceSpec], file: Path) -> None:
+    seen: set[str] = set()
+    for source in sources:
+        if source.provider in seen:
+            raise InputError(
+                f"{source.origin}: provider {source.provider!r} already has a "
+                "[[source]]; one source per provider"
+            )
+        seen.add(source.provider)

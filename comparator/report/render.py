@@ -1,0 +1,153 @@
+"""Quote reports: one Jinja environment → a self-contained HTML page → (WeasyPrint) an A4 PDF.
+
+Reports are rendered only from a frozen quote document (a JSON-able dict built and stored by
+:mod:`comparator.quote.service`), never from live catalog objects, so a stored quote renders to the
+same bytes months later. Both outputs are deterministic: no clock, no random ids; the PDF's
+dates come from the quote's ``created_at``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from comparator.errors import RenderError
+from comparator.report import charts
+from comparator.report.i18n import billing_label, check_label, label, normalize_lang
+from comparator.report.view import build_view
+
+PANGO_HINT = "--pdf needs Pango: apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk"
+_CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "US$", "EUR": "€", "HKD": "HK$", "JPY": "JP¥"}
+
+
+def templates_dir() -> Path:
+    """The installed wheel's ``comparator/_templates``, else the repository's ``templates/``."""
+    installed = Path(__file__).parents[1] / "_templates"
+    return installed if installed.is_dir() else Path(__file__).parents[2] / "templates"
+
+
+def format_money(value: object, currency: str = "CNY") -> str:
+    """``1234.5`` → ``¥1,234.50`` (other currencies: ``US$``, or the ISO code and a space)."""
+    amount = Decimal(str(value))
+    symbol = _CURRENCY_SYMBOLS.get(currency.upper(), f"{currency.upper()} ")
+    sign = "-" if amount < 0 else ""
+    return f"{sign}{symbol}{abs(amount):,.2f}"
+
+
+def format_when(value: str | None) -> str:
+    """An ISO date-time as ``2026-12-01 08:00`` (its own offset; the report states the zone)."""
+    if not value:
+        return "—"
+    return datetime.fromisoformat(value).strftime("%Y-%m-%d %H:%M")
+
+
+def format_short_when(value: str | None) -> str:
+    """An ISO date-time as ``12-01 08:00`` for narrow table columns."""
+    if not value:
+        return "—"
+    return datetime.fromisoformat(value).strftime("%m-%d %H:%M")
+
+
+def format_date(value: str | None) -> str:
+    """An ISO date or date-time as ``2026-12-01``."""
+    if not value:
+        return "—"
+    return datetime.fromisoformat(value).strftime("%Y-%m-%d")
+
+
+def format_number(value: object, digits: int = 2) -> str:
+    """A number with thousands separators and at most ``digits`` decimals (trailing 0s kept)."""
+    if value is None:
+        return "—"
+    return f"{Decimal(str(value)):,.{digits}f}"
+
+
+def format_coordinate(value: float) -> str:
+    return f"{value:.1f}"
+
+
+@functools.cache
+def environment(directory: Path | None = None) -> jinja2.Environment:
+    """The one Jinja environment: autoescaping on, strict about undefined names."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(directory or templates_dir()),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        money=format_money,
+        when=format_when,
+        short_when=format_short_when,
+        date=format_date,
+        number=format_number,
+        px=format_coordinate,
+    )
+    return env
+
+
+def render_html(document: Mapping[str, Any], *, lang: str | None = None) -> str:
+    """The quote page as one self-contained HTML string (inline CSS and SVG, no JavaScript)."""
+    report_lang = normalize_lang(lang or str(document.get("lang", "zh-CN")))
+    template = environment().get_template("quote.html.j2")
+    return template.render(
+        document=document,
+        view=build_view(document, report_lang),
+        lang=report_lang,
+        t=functools.partial(label, report_lang),
+        billing=functools.partial(billing_label, report_lang),
+        check_label=functools.partial(check_label, report_lang),
+        colors=charts.COLORS,
+        svg_font=charts.SVG_FONT,
+    )
+
+
+def _weasyprint() -> Any:
+    """Import WeasyPrint; missing system libraries become a RenderError saying what to install."""
+    try:
+        import weasyprint
+    except OSError as exc:
+        raise RenderError(f"{PANGO_HINT} ({exc})") from None
+    except ImportError:
+        raise RenderError("--pdf needs WeasyPrint: pip install 'suanli[pdf]'") from None
+    return weasyprint
+
+
+def render_pdf(html: str, document: Mapping[str, Any]) -> bytes:
+    """The HTML page as an A4 PDF with embedded fonts; the same input gives the same bytes."""
+    weasyprint = _weasyprint()
+    rendered = weasyprint.HTML(string=html, base_url=str(templates_dir())).render()
+    identifier = str(document.get("number", "suanli-quote")).encode()
+    pdf = rendered.write_pdf(pdf_identifier=identifier)
+    assert isinstance(pdf, bytes)
+    return pdf
+
+
+def write_report(
+    document: Mapping[str, Any],
+    html_path: Path | None,
+    pdf_path: Path | None,
+    *,
+    lang: str | None = None,
+) -> None:
+    """Write the HTML and/or PDF of a quote document (either path may be ``None``)."""
+    html = render_html(document, lang=lang)
+    if html_path is not None:
+        _write(html_path, html.encode("utf-8"))
+    if pdf_path is not None:
+        _write(pdf_path, render_pdf(html, document))
+
+
+def _write(path: Path, content: bytes) -> None:
+    try:
+        path.write_bytes(content)
+    except OSError as exc:
+        raise RenderError(f"{path}: cannot write the report ({exc.strerror})") from None

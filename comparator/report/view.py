@@ -1,0 +1,257 @@
+"""What the quote templates show, derived from a frozen quote document (pure, no I/O).
+
+The templates stay simple: every comparison, lookup and chart geometry is made here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from comparator.report import charts
+
+STATUS_RANK = {"pass": 0, "warn": 1, "fail": 2}
+
+
+@dataclass(frozen=True)
+class RankedPlan:
+    """A feasible plan with its rank (1 = best) and its extra cost over the best plan."""
+
+    rank: int
+    plan: Mapping[str, Any]
+    difference: Decimal | None
+    percent: Decimal | None
+
+
+@dataclass(frozen=True)
+class OfferRef:
+    """An offer as a report names it: id and what it rents (any part may be unknown)."""
+
+    offer_id: str
+    region: str
+    gpu: str
+    cards: int | None
+    billing: str
+
+    @property
+    def tag(self) -> str:
+        """``#59`` for the catalog's numeric ids, the id itself otherwise."""
+        return f"#{self.offer_id}" if self.offer_id.isdigit() else self.offer_id
+
+
+@dataclass(frozen=True)
+class ExcludedGroup:
+    """Offers of one provider excluded for the same reasons (one table row)."""
+
+    provider: str
+    offers: tuple[OfferRef, ...]
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    provider: str
+    name: str
+    datacenter: str
+    status: str
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    provider: str
+    datacenter: str
+    check: str
+    status: str
+    message: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class ComplianceMatrix:
+    columns: tuple[str, ...]
+    rows: tuple[MatrixRow, ...]
+    findings: tuple[Finding, ...]
+
+
+def provider_names(document: Mapping[str, Any]) -> dict[str, str]:
+    """Provider id → display name (the id itself when the document has no name)."""
+    names = document.get("providers") or {}
+    return {pid: str(entry.get("name") or pid) for pid, entry in names.items()}
+
+
+def ranked_plans(
+    best: Mapping[str, Any] | None, alternatives: Sequence[Mapping[str, Any]]
+) -> list[RankedPlan]:
+    """The alternatives ranked after the best plan, each with its cost difference."""
+    best_cost = Decimal(best["total_cost"]) if best else None
+    ranked = []
+    for index, plan in enumerate(alternatives, start=2 if best else 1):
+        difference = percent = None
+        if best_cost is not None:
+            difference = Decimal(plan["total_cost"]) - best_cost
+            if best_cost > 0:
+                percent = (difference * 100 / best_cost).quantize(Decimal("0.1"))
+        ranked.append(RankedPlan(index, plan, difference, percent))
+    return ranked
+
+
+def offer_ref(
+    offer_id: str, entry: Mapping[str, Any] | None, fallback: Mapping[str, Any] | None = None
+) -> OfferRef:
+    """What the document knows about an offer: its price-age entry, else the exclusion row."""
+    info = entry or fallback or {}
+    cards = info.get("cards")
+    return OfferRef(
+        str(offer_id),
+        str(info.get("region") or ""),
+        str(info.get("gpu") or ""),
+        int(cards) if cards is not None else None,
+        str(info.get("billing") or ""),
+    )
+
+
+def excluded_groups(
+    excluded: Sequence[Mapping[str, Any]], offers: Mapping[str, Any], names: Mapping[str, str]
+) -> list[ExcludedGroup]:
+    """Exclusions grouped by provider and identical reasons, in order of first appearance."""
+    groups: dict[tuple[str, tuple[str, ...]], list[OfferRef]] = {}
+    for item in excluded:
+        key = (str(item["provider"]), tuple(str(r) for r in item.get("reasons") or ()))
+        offer_id = str(item.get("offer_id") or "")
+        refs = groups.setdefault(key, [])
+        if offer_id:
+            refs.append(offer_ref(offer_id, offers.get(offer_id), item))
+    return [
+        ExcludedGroup(names.get(provider, provider), tuple(refs), reasons)
+        for (provider, reasons), refs in groups.items()
+    ]
+
+
+def _check_statuses(checks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Check id → its worst status (an id may appear more than once)."""
+    statuses: dict[str, str] = {}
+    for check in checks:
+        current = statuses.get(check["id"], "pass")
+        statuses[check["id"]] = max(current, check["status"], key=STATUS_RANK.__getitem__)
+    return statuses
+
+
+def check_message(check: Mapping[str, Any], lang: str) -> str:
+    """The check's message in the report language when the document has both, else as stored."""
+    localized = check.get("message_en" if lang == "en" else "message_zh")
+    return str(localized or check.get("message") or "")
+
+
+def _findings(
+    provider: str, datacenter: str, checks: Sequence[Mapping[str, Any]], lang: str
+) -> list[Finding]:
+    return [
+        Finding(
+            provider,
+            datacenter,
+            c["id"],
+            c["status"],
+            check_message(c, lang),
+            str(c.get("evidence") or ""),
+        )
+        for c in checks
+        if c["status"] != "pass"
+    ]
+
+
+def compliance_matrix(
+    compliance: Mapping[str, Any] | None, names: Mapping[str, str], lang: str = "zh-CN"
+) -> ComplianceMatrix:
+    """Providers (and their data centres) × check ids, plus every non-passing finding."""
+    providers = (compliance or {}).get("providers") or []
+    columns: dict[str, None] = {}
+    entries: list[tuple[str, str, str, dict[str, str]]] = []
+    findings: list[Finding] = []
+    for report in providers:
+        pid = report["provider"]
+        units = [("", report["status"], report.get("checks") or [])]
+        units += [
+            (dc["id"], dc["status"], dc.get("checks") or [])
+            for dc in report.get("datacenters") or []
+        ]
+        for datacenter, status, checks in units:
+            columns.update(dict.fromkeys(c["id"] for c in checks))
+            entries.append((pid, datacenter, status, _check_statuses(checks)))
+            findings += _findings(names.get(pid, pid), datacenter, checks, lang)
+    rows = tuple(
+        MatrixRow(
+            pid,
+            names.get(pid, pid),
+            dc,
+            status,
+            tuple(statuses.get(column, "") for column in columns),
+        )
+        for pid, dc, status, statuses in entries
+    )
+    return ComplianceMatrix(tuple(columns), rows, tuple(findings))
+
+
+def _memory_chart(document: Mapping[str, Any]) -> charts.MemoryChart | None:
+    estimate = document.get("estimate")
+    if not estimate or not estimate.get("memory_gib"):
+        return None
+    headroom = float((document.get("assumptions") or {}).get("headroom") or 0.10)
+    return charts.memory_chart(
+        estimate["memory_gib"], float(estimate["gpu"]["memory_gib"]), headroom
+    )
+
+
+def _budget(document: Mapping[str, Any], best: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    max_cost = (document.get("job") or {}).get("max_cost")
+    if max_cost is None or best is None:
+        return None
+    return {"max_cost": max_cost, "within": Decimal(best["total_cost"]) <= Decimal(max_cost)}
+
+
+def requirement_items(requirements: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """(label key, value) of each requirement the job sets; flags have an empty value."""
+    req = requirements or {}
+    items: list[tuple[str, str]] = []
+    for key in ("gpus", "provinces", "cities", "certifications"):
+        if req.get(key):
+            items.append((key, ", ".join(str(v) for v in req[key])))
+    for key in ("mlps_level", "invoice"):
+        if req.get(key):
+            items.append((key, str(req[key])))
+    for key in ("contains_personal_info", "spot"):
+        if req.get(key):
+            items.append((key, ""))
+    return items
+
+
+def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, Any]:
+    """Everything the templates need beyond the document itself."""
+    plan = document["plan"]
+    best = plan.get("best")
+    alternatives = plan.get("alternatives") or []
+    names = provider_names(document)
+    ranked = ranked_plans(best, alternatives)
+    segments = best["segments"] if best else []
+    offers = {str(entry["offer_id"]): entry for entry in document.get("price_ages") or []}
+    return {
+        "names": names,
+        "offers": offers,
+        "refs": {offer_id: offer_ref(offer_id, entry) for offer_id, entry in offers.items()},
+        "excluded": excluded_groups(plan.get("excluded") or [], offers, names),
+        "best": best,
+        "ranked": ranked,
+        "runner_up": ranked[0] if ranked and best else None,
+        "budget": _budget(document, best),
+        "requirements": requirement_items((document.get("job") or {}).get("requirements")),
+        "memory_chart": _memory_chart(document),
+        "timeline": charts.timeline_chart(
+            document["job"], segments, document.get("price_curve") or []
+        )
+        if best
+        else None,
+        "cost_chart": charts.cost_chart(best, alternatives, names),
+        "compliance": compliance_matrix(document.get("compliance"), names, lang),
+    }

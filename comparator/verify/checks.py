@@ -1,0 +1,364 @@
+"""The acceptance checks of a rented machine: pure functions of a MachineReport and what was bought.
+
+Each check returns one :class:`Check` (``pass`` / ``warn`` / ``fail``) whose message names the
+cards concerned. Thresholds, and why:
+
+* ``memory_total`` — pass at ≥ 92 % of the registry's memory, warn at ≥ 85 %, fail below.
+  GDDR cards with ECC on (A10, A40, L4, T4, RTX A6000…) expose 6.25 % less than their
+  datasheet, HBM cards 0–1 % less; a 40 GB card sold as 80 GB, or a vGPU slice, is far below.
+* ``memory_in_use`` — warn above 1 GiB used on an idle card, fail above 10 % of the card.
+* ``ecc`` — fail on uncorrectable errors since the driver loaded (volatile) or a failed row
+  remap; warn on any other error on record, pending remaps/retirements, retired pages, ECC off.
+* ``pcie_link`` — warn when a link runs narrower than the card's width (x8 of x16) or the slot
+  is an older generation than the card. A lower *current* generation alone is normal at idle.
+* ``nvlink`` — when the offer promises NVLink: fail if no GPU pair is linked by NVLink, warn if
+  some are not; fail whenever the NVSwitch fabric manager reports a card not ready.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from comparator.domain.gpus import GpuSpec, find_gpu
+from comparator.verify.nvsmi import GpuReading, MachineReport
+from comparator.verify.text import say
+
+STATUS_RANK = {"pass": 0, "warn": 1, "fail": 2}
+
+MEMORY_PASS_RATIO = 0.92
+MEMORY_WARN_RATIO = 0.85
+USED_WARN_MIB = 1024
+USED_FAIL_FRACTION = 0.10
+_LISTED = 6  # problems listed per message before "… and N more"
+
+Problem = tuple[str, str]  # (status, text)
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    status: str  # pass | warn | fail
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "status": self.status, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What was bought. Without an offer every field is empty and the machine is judged alone."""
+
+    gpu_name: str | None = None  # canonical registry name
+    gpu: GpuSpec | None = None
+    cards: int | None = None
+    nvlink: bool = False
+    offer_id: str | None = None
+
+
+def worst(statuses: Iterable[str]) -> str:
+    return max(statuses, key=STATUS_RANK.__getitem__, default="pass")
+
+
+def gpu_list(indices: Sequence[int]) -> str:
+    """``[0, 1, 2, 5]`` → ``"GPU 0–2, 5"``."""
+    runs: list[list[int]] = []
+    for index in sorted(indices):
+        if runs and index == runs[-1][-1] + 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    parts = [f"{run[0]}–{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)) for run in runs]
+    return "GPU " + ", ".join(parts)
+
+
+def listing(problems: Sequence[str], lang: str) -> str:
+    """Problems joined with "; ", the first few only."""
+    shown = ("；" if lang == "zh" else "; ").join(problems[:_LISTED])
+    more = len(problems) - _LISTED
+    return shown + (say(lang, "more", count=more) if more > 0 else "")
+
+
+def from_problems(check_id: str, problems: Sequence[Problem], ok: str, lang: str) -> Check:
+    """One check from (status, text) problems, worst first; ``ok`` is the message with none."""
+    if not problems:
+        return Check(check_id, "pass", ok)
+    ordered = sorted(problems, key=lambda item: -STATUS_RANK[item[0]])
+    status = worst(status for status, _ in problems)
+    return Check(check_id, status, listing([text for _, text in ordered], lang))
+
+
+_CARDS = "\x00cards\x00"  # stands for the cards' label until identical problems are grouped
+
+
+def per_card(
+    report: MachineReport, problems_of: Callable[[GpuReading], list[Problem]]
+) -> list[Problem]:
+    """Problems of every card, identical ones merged: "GPU 0–7: …" rather than eight lines.
+
+    ``problems_of`` writes :data:`_CARDS` where the card's label goes.
+    """
+    grouped: dict[Problem, list[int]] = {}
+    for gpu in report.gpus:
+        for problem in problems_of(gpu):
+            grouped.setdefault(problem, []).append(gpu.index)
+    return [
+        (status, text.replace(_CARDS, gpu_list(indices)))
+        for (status, text), indices in grouped.items()
+    ]
+
+
+# --- the checks ----------------------------------------------------------------------------
+
+
+def check_gpu_count(report: MachineReport, expected: Expectation, lang: str) -> Check:
+    found, cards = len(report.gpus), expected.cards
+    if found == 0:
+        return Check("gpu_count", "fail", say(lang, "no_gpu"))
+    if cards is None or found == cards:
+        suffix = say(lang, "as_expected") if cards else ""
+        return Check("gpu_count", "pass", say(lang, "cards_found", found=found) + suffix)
+    if found < cards:
+        return Check("gpu_count", "fail", say(lang, "too_few_cards", found=found, cards=cards))
+    return Check("gpu_count", "warn", say(lang, "too_many_cards", found=found, cards=cards))
+
+
+def _model_problems(gpu: GpuReading, expected: Expectation, lang: str) -> list[Problem]:
+    spec, label = find_gpu(gpu.name), _CARDS
+    problems: list[Problem] = []
+    if spec is None:
+        problems.append(("warn", say(lang, "unknown_model", label=label, name=gpu.name)))
+    elif expected.gpu_name and spec.name != expected.gpu_name:
+        problems.append(
+            (
+                "fail",
+                say(
+                    lang,
+                    "wrong_model",
+                    label=label,
+                    name=gpu.name,
+                    canonical=spec.name,
+                    offered=expected.gpu_name,
+                ),
+            )
+        )
+    if gpu.mig_mode == "Enabled":
+        problems.append(("warn", say(lang, "mig_on", label=label)))
+    if gpu.virtualization_mode == "VGPU":
+        problems.append(("warn", say(lang, "vgpu", label=label)))
+    return problems
+
+
+def model_summary(report: MachineReport) -> str:
+    """``"8 × NVIDIA A100-SXM4-80GB (A100-SXM4-80GB)"``, one part per product name."""
+    counts: dict[str, int] = {}
+    for gpu in report.gpus:
+        counts[gpu.name] = counts.get(gpu.name, 0) + 1
+    parts = []
+    for name, count in counts.items():
+        spec = find_gpu(name)
+        parts.append(f"{count} × {name}" + (f" ({spec.name})" if spec else ""))
+    return "; ".join(parts)
+
+
+def check_gpu_model(report: MachineReport, expected: Expectation, lang: str) -> Check:
+    problems = per_card(report, lambda gpu: _model_problems(gpu, expected, lang))
+    models = {gpu.name for gpu in report.gpus}
+    summary = model_summary(report)
+    if len(models) > 1 and not any(status == "fail" for status, _ in problems):
+        problems.append(("warn", say(lang, "mixed_models", summary=summary)))
+    ok = summary + (say(lang, "as_offered") if expected.gpu_name else "")
+    return from_problems("gpu_model", problems, ok, lang)
+
+
+def _memory_problems(gpu: GpuReading, expected: Expectation, lang: str) -> list[Problem]:
+    spec = expected.gpu or find_gpu(gpu.name)
+    if gpu.memory_total_mib is None:
+        return [("warn", say(lang, "no_memory_total", label=_CARDS))]
+    if spec is None:
+        return [("warn", say(lang, "memory_not_compared", label=_CARDS))]
+    gib = gpu.memory_total_mib / 1024
+    ratio = gib / spec.memory_gib
+    if ratio >= MEMORY_PASS_RATIO:
+        return []
+    status = "warn" if ratio >= MEMORY_WARN_RATIO else "fail"
+    values = {"gib": gib, "canonical": spec.name, "spec_gib": spec.memory_gib, "ratio": ratio}
+    return [(status, say(lang, "memory_short", label=_CARDS, **values))]
+
+
+def check_memory_total(report: MachineReport, expected: Expectation, lang: str) -> Check:
+    problems = per_card(report, lambda gpu: _memory_problems(gpu, expected, lang))
+    totals = sorted({gpu.memory_total_mib for gpu in report.gpus if gpu.memory_total_mib})
+    shown = ", ".join(f"{mib} MiB ({mib / 1024:.1f} GiB)" for mib in totals)
+    return from_problems("memory_total", problems, say(lang, "memory_ok", shown=shown), lang)
+
+
+def _used_problems(gpu: GpuReading, lang: str) -> list[Problem]:
+    used, total = gpu.memory_used_mib, gpu.memory_total_mib
+    if used is None or used <= USED_WARN_MIB:
+        return []
+    share = used / total if total else 1.0
+    status = "fail" if share > USED_FAIL_FRACTION else "warn"
+    text = say(lang, "memory_used", label=_CARDS, used=used, share=share)
+    return [(status, text + ("" if gpu.processes else say(lang, "memory_used_unseen")))]
+
+
+def check_memory_in_use(report: MachineReport, expected: Expectation, lang: str) -> Check:
+    problems = per_card(report, lambda gpu: _used_problems(gpu, lang))
+    most = max((gpu.memory_used_mib or 0 for gpu in report.gpus), default=0)
+    return from_problems("memory_in_use", problems, say(lang, "memory_free", most=most), lang)
+
+
+def _process_lines(report: MachineReport) -> list[str]:
+    lines = []
+    for gpu in report.gpus:
+        for process in gpu.processes:
+            memory = "" if process.used_memory_mib is None else f", {process.used_memory_mib} MiB"
+            lines.append(f"GPU {gpu.index}: pid {process.pid} {process.name}{memory}")
+    return lines
+
+
+def check_processes(report: MachineReport, expected: Expectation, lang: str) -> Check:
+    lines = _process_lines(report)
+    if not lines:
+        return Check("processes", "pass", say(lang, "no_process"))
+    return Check("processes", "warn", say(lang, "processes_lead") + listing(lines, lang))
+
+
+def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
+    ecc, repairs, label = gpu.ecc, gpu.repairs, _CARDS
+    volatile_unc, aggregate_unc = ecc.volatile_uncorrectable or 0, ecc.aggregate_uncorrectable or 0
+    correctable = (ecc.volatile_correctable or 0, ecc.aggregate_correctable or 0)
+    found: list[tuple[bool, str, str, dict[str, object]]] = [
+        (volatile_unc > 0, "fail", "ecc_volatile_unc", {"count": volatile_unc}),
+        (bool(repairs.remap_failure), "fail", "remap_failure", {}),
+        (volatile_unc == 0 < aggregate_unc, "warn", "ecc_aggregate_unc", {"count": aggregate_unc}),
+        (
+            any(correctable),
+            "warn",
+            "ecc_correctable",
+            {"volatile": correctable[0], "aggregate": correctable[1]},
+        ),
+        (bool(repairs.remap_pending), "warn", "remap_pending", {}),
+        (bool(repairs.retirement_pending), "warn", "retirement_pending", {}),
+        (repairs.retired_pages > 0, "warn", "retired_pages", {"count": repairs.retired_pages}),
+        (ecc.mode == "Disabled", "warn", "ecc_disabled", {}),
+    ]
+    return [
+        (status, say(lang, key, label=label, **values)) for hit, status, key, values in found if hit
+    ]
+
+
+def check_ecc(report: MachineReport, expected: Expectation, lang: str) -> Check:
+    problems = per_card(report, lambda gpu: _ecc_problems(gpu, lang))
+    without = [gpu.index for gpu in report.gpus if gpu.ecc.mode is None]
+    ok = say(lang, "ecc_ok")
+    if without:
+        ok += say(lang, "ecc_unsupported", cards=gpu_list(without))
+    return from_problems("ecc", problems, ok, lang)
+
+
+def _pcie_problems(gpu: GpuReading, lang: str) -> list[Problem]:
+    link, label = gpu.pcie, _CARDS
+    problems: list[Problem] = []
+    if link.current_width and link.max_width and link.current_width < link.max_width:
+        problems.append(
+            (
+                "warn",
+                say(
+                    lang, "pcie_narrow", label=label, current=link.current_width, max=link.max_width
+                ),
+            )
+        )
+    if link.max_host_gen and link.max_device_gen and link.max_host_gen < link.max_device_gen:
+        problems.append(
+            (
+                "warn",
+                say(
+                    lang,
+                    "pcie_old_slot",
+                    label=label,
+                    host=link.max_host_gen,
+                    device=link.max_device_gen,
+                ),
+            )
+        )
+    return problems
+
+
+def check_pcie_link(report: MachineReport, expected: Expectation, lang: str) -> Check:
+    problems = per_card(report, lambda gpu: _pcie_problems(gpu, lang))
+    links = {f"gen {g.pcie.max_gen} x{g.pcie.max_width}" for g in report.gpus if g.pcie.max_width}
+    ok = say(lang, "pcie_ok", widths=", ".join(sorted(links)) or say(lang, "not_reported"))
+    idle = [g.index for g in report.gpus if (g.pcie.current_gen or 0) < (g.pcie.max_gen or 0)]
+    if idle:
+        ok += say(lang, "pcie_idle", cards=gpu_list(idle))
+    return from_problems("pcie_link", problems, ok, lang)
+
+
+def _fabric_problems(gpu: GpuReading, lang: str) -> list[Problem]:
+    state, status = gpu.fabric_state, gpu.fabric_status
+    if state in (None, "Completed") and status in (None, "Success"):
+        return []
+    return [("fail", say(lang, "fabric_not_ready", label=_CARDS, state=state, status=status))]
+
+
+def _pairs_text(pairs: Sequence[tuple[int, int]]) -> str:
+    shown = ", ".join(f"{a}–{b}" for a, b in pairs[:_LISTED])
+    return shown + (f", … (+{len(pairs) - _LISTED})" if len(pairs) > _LISTED else "")
+
+
+def _link_problems(report: MachineReport, expected: Expectation, lang: str) -> list[Problem]:
+    topology = report.topology
+    if topology is None:
+        return [("warn", say(lang, "nvlink_unchecked"))] if expected.nvlink else []
+    missing = topology.pairs(nvlink=False)
+    if not expected.nvlink or not missing:
+        return []
+    links = "/".join(sorted({topology.links[pair] for pair in missing}))
+    if not topology.pairs(nvlink=True):
+        return [("fail", say(lang, "nvlink_none", links=links))]
+    return [("warn", say(lang, "nvlink_partial", pairs=_pairs_text(missing)))]
+
+
+def _links_summary(report: MachineReport, lang: str) -> str:
+    if report.topology is None:
+        return say(lang, "no_topology")
+    return say(lang, "links", links="/".join(sorted(set(report.topology.links.values()))))
+
+
+def check_nvlink(report: MachineReport, expected: Expectation, lang: str) -> Check:
+    if len(report.gpus) < 2:
+        return Check("nvlink", "pass", say(lang, "single_card"))
+    problems = per_card(report, lambda gpu: _fabric_problems(gpu, lang))
+    problems += _link_problems(report, expected, lang)
+    return from_problems("nvlink", problems, _links_summary(report, lang), lang)
+
+
+def check_driver(report: MachineReport, expected: Expectation, lang: str) -> Check:
+    enabled = sum(1 for gpu in report.gpus if gpu.persistence_mode == "Enabled")
+    return Check(
+        "driver",
+        "pass",
+        say(
+            lang,
+            "driver",
+            driver=report.driver_version or "?",
+            cuda=report.cuda_version or "?",
+            enabled=enabled,
+            cards=len(report.gpus),
+        ),
+    )
+
+
+HARDWARE_CHECKS: tuple[Callable[[MachineReport, Expectation, str], Check], ...] = (
+    check_gpu_count,
+    check_gpu_model,
+    check_memory_total,
+    check_memory_in_use,
+    check_processes,
+    check_ecc,
+    check_pcie_link,
+    check_nvlink,
+    check_driver,
+)

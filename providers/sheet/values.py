@@ -1,0 +1,221 @@
+"""Column-by-column checks of a price sheet: each turns a column of text into values + problems.
+
+Checks convert each distinct cell text once (sheets repeat values a lot), which keeps a
+200,000-row import close to the speed of reading the CSV.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from datetime import date, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+import pandas as pd
+
+from comparator.domain.billing import BILLING_MODES, parse_billing
+from comparator.domain.gpus import find_gpu, suggest_gpus
+from comparator.domain.money import parse_decimal
+from comparator.errors import RowProblem, SuanliError
+
+if TYPE_CHECKING:
+    from providers.sheet.parse import KnownCatalog
+
+ColumnCheck = Callable[["pd.Series[str]"], tuple[list[object], list[RowProblem]]]
+
+
+class _Bad(Exception):
+    """A cell that failed its check; the message says what was expected."""
+
+
+def _by_unique(column: str, convert: Callable[[str], object]) -> ColumnCheck:
+    def check(cells: pd.Series[str]) -> tuple[list[object], list[RowProblem]]:
+        table: dict[str, object] = {}
+        bad: dict[str, str] = {}
+        for text in cells.unique():
+            try:
+                table[text] = convert(text)
+            except _Bad as exc:
+                bad[text] = str(exc)
+        problems = [
+            RowProblem(int(str(row)), column, bad[text], text)
+            for row, text in cells[cells.isin(list(bad))].items()
+        ]
+        return [table.get(text) for text in cells.tolist()], problems
+
+    return check
+
+
+def _required(text: str, what: str) -> str:
+    if not text:
+        raise _Bad(f"{what} (the cell is empty)")
+    return text
+
+
+def _integer(minimum: int, default: int | None) -> Callable[[str], object]:
+    def convert(text: str) -> object:
+        if not text:
+            return default
+        value = parse_decimal(text)
+        if value is None or value != value.to_integral_value() or value < minimum:
+            raise _Bad(f"a whole number ≥ {minimum}")
+        return int(value)
+
+    return convert
+
+
+def _price(text: str) -> object:
+    value = parse_decimal(_required(text, "a positive number"))
+    if value is None or value <= 0:
+        raise _Bad("a positive number")
+    return value
+
+
+def _billing(text: str) -> object:
+    mode = parse_billing(_required(text, "a billing mode"))
+    if mode is None:
+        raise _Bad(f"a billing mode: {', '.join(BILLING_MODES)} (or 按量/包日/包周/包月/包年/竞价)")
+    return mode
+
+
+def _gpu(text: str) -> object:
+    spec = find_gpu(_required(text, "a GPU model"))
+    if spec is None:
+        hint = suggest_gpus(text)
+        raise _Bad(
+            "a GPU model known to the registry"
+            + (f" (did you mean {', '.join(hint)}?)" if hint else "")
+        )
+    return spec.name
+
+
+def _currency(text: str) -> object:
+    if not text:
+        return "CNY"
+    if not re.fullmatch(r"[A-Za-z]{3}", text):
+        raise _Bad("a three-letter ISO 4217 currency code such as CNY or USD")
+    return text.upper()
+
+
+_TRUE = {"true", "yes", "1", "是", "含税", "y"}
+_FALSE = {"false", "no", "0", "否", "不含税", "n"}
+
+
+def _boolean(text: str) -> object:
+    if not text:
+        return None
+    if text.lower() in _TRUE:
+        return True
+    if text.lower() in _FALSE:
+        return False
+    raise _Bad("true or false (是/否)")
+
+
+def _rate(text: str) -> object:
+    if not text:
+        return None
+    value = parse_decimal(text.rstrip("%"))
+    if value is not None and text.endswith("%"):
+        value = value / 100
+    if value is None or not 0 <= value < 1:
+        raise _Bad("a tax rate between 0 and 1 (e.g. 0.06 or 6%)")
+    return value
+
+
+def _choice(choices: tuple[str, ...]) -> Callable[[str], object]:
+    def convert(text: str) -> object:
+        if not text:
+            return None
+        if text.lower() not in choices:
+            raise _Bad(" or ".join(choices))
+        return text.lower()
+
+    return convert
+
+
+def _network(text: str) -> object:
+    if not text:
+        return None
+    value = re.sub(r"\s+", "-", text.strip().lower())
+    if not re.fullmatch(r"(ib|roce|eth)(-[0-9a-z.]+)*", value):
+        raise _Bad("a node network such as ib-400g, roce-200g or eth-25g")
+    return value
+
+
+def _time_of_use(text: str) -> object:
+    if not text:
+        return ""
+    from comparator.domain.calendar import parse_time_of_use
+
+    try:
+        parse_time_of_use(text)
+    except SuanliError as exc:
+        raise _Bad(f"time-of-use rules like '00:00-08:00*0.5; sat-sun*0.8' ({exc})") from None
+    return text
+
+
+def _observed_at(timezone: ZoneInfo) -> Callable[[str], object]:
+    def convert(text: str) -> object:
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError:
+            try:
+                parsed = datetime.combine(date.fromisoformat(text), datetime.min.time())
+            except ValueError:
+                raise _Bad(
+                    "an ISO date or time such as 2026-11-28 or 2026-11-28T10:00+08:00"
+                ) from None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone)
+
+    return convert
+
+
+def _text(text: str) -> object:
+    return text
+
+
+def _provider(known: KnownCatalog) -> Callable[[str], object]:
+    def convert(text: str) -> object:
+        if text not in known.regions:
+            names = ", ".join(sorted(known.regions)) or "none imported yet"
+            raise _Bad(f"a provider id whose profile was imported (known: {names})")
+        return text
+
+    return convert
+
+
+def column_checks(known: KnownCatalog, timezone: ZoneInfo) -> Mapping[str, ColumnCheck]:
+    """One check per column, in the order the values are needed."""
+    return {
+        "provider": _by_unique("provider", _provider(known)),
+        "region": _by_unique("region", lambda t: _required(t, "a data-centre id")),
+        "gpu": _by_unique("gpu", _gpu),
+        "cards": _by_unique("cards", _integer(1, 1)),
+        "node_cards": _by_unique("node_cards", _integer(1, 8)),
+        "billing": _by_unique("billing", _billing),
+        "price": _by_unique("price", _price),
+        "currency": _by_unique("currency", _currency),
+        "time_of_use": _by_unique("time_of_use", _time_of_use),
+        "stock": _by_unique("stock", _integer(0, None)),
+        "min_units": _by_unique("min_units", _integer(1, 1)),
+        "interconnect": _by_unique("interconnect", _choice(("nvlink", "pcie", "hccs"))),
+        "network": _by_unique("network", _network),
+        "tax_inclusive": _by_unique("tax_inclusive", _boolean),
+        "vat_rate": _by_unique("vat_rate", _rate),
+        "free_trial_hours": _by_unique("free_trial_hours", _integer(0, 0)),
+        "observed_at": _by_unique("observed_at", _observed_at(timezone)),
+        "source": _by_unique("source", _text),
+        "sku": _by_unique("sku", _text),
+    }
+
+
+def fill_tax_defaults(values: dict[str, list[object]]) -> None:
+    """Tax basis defaults (billing.md): CNY prices include 6 % VAT unless the sheet says so."""
+    for i, currency in enumerate(values["currency"]):
+        is_cny = currency == "CNY"
+        if values["tax_inclusive"][i] is None:
+            values["tax_inclusive"][i] = is_cny
+        if values["vat_rate"][i] is None:
+            values["vat_rate"][i] = Decimal("0.06") if is_cny else Decimal(0)
