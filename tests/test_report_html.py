@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from comparator.i18n import LABELS, REPORT_LANGS
 from comparator.report import charts
 from comparator.report import render as report
-from comparator.report.i18n import LABELS, REPORT_LANGS
 from tests.htmltree import Element, parse_html
 
 DATA = Path(__file__).parent / "data"

@@ -15,7 +15,7 @@ from comparator.estimate.advice import Advice
 from comparator.estimate.estimator import Estimate, EstimateRequest, estimate, parse_token_count
 from comparator.estimate.request import DEFAULT_GPU, normalize_optimizer
 from comparator.estimate.shapes import BUILTIN_SHAPES
-from comparator.report.i18n import (
+from comparator.i18n import (
     ESTIMATE_ADVICE_ZH,
     ESTIMATE_NOTES_ZH,
     ESTIMATE_UNITS_ZH,

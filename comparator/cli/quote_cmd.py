@@ -18,7 +18,7 @@ from comparator.cli._common import (
     tr,
 )
 from comparator.errors import InputError, RenderError
-from comparator.report.i18n import normalize_lang
+from comparator.i18n import normalize_lang
 
 if TYPE_CHECKING:  # the catalog and Jinja load when a quote is made
     from comparator.quote.store import StoredQuote

@@ -18,8 +18,8 @@ from typing import Any
 import jinja2
 
 from comparator.errors import RenderError
+from comparator.i18n import billing_label, check_label, label, normalize_lang
 from comparator.report import charts
-from comparator.report.i18n import billing_label, check_label, label, normalize_lang
 from comparator.report.view import build_view
 
 PANGO_HINT = "--pdf needs Pango: apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk"
