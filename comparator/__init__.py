@@ -24,13 +24,13 @@ _LAZY: dict[str, str] = {
     "evaluate_offers": "comparator.compliance.engine",
     "check_providers": "comparator.compliance.engine",
     "plan_job": "comparator.plan.planning",
-    "plan_job_file": "comparator.plan.planning",
+    "plan_job_file": "comparator.services.planning",
     "make_engine": "comparator.catalog.db",
     "upgrade_schema": "comparator.catalog.db",
     "current_offers": "comparator.catalog.queries",
     "import_files": "comparator.refresh.importer",
     "run_refresh": "comparator.refresh.run",
-    "make_quote": "comparator.quote.service",
+    "make_quote": "comparator.services.quoting",
 }
 
 __all__ = ["GPUS", "GpuSpec", "SuanliError", "__version__", "resolve_gpu", *_LAZY]

@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
 
+from comparator.domain.zones import DEFAULT_TIMEZONE_NAME
 from comparator.errors import ConfigError
 
 
@@ -40,7 +41,7 @@ SETTINGS: tuple[Setting, ...] = (
         "SQLAlchemy URL of the catalog database (`--db`); SQLite runs in WAL mode; "
         "PostgreSQL as postgresql+psycopg://user:pass@host/db",
     ),
-    Setting("timezone", "SUANLI_TIMEZONE", "Asia/Shanghai", "time zone of slots and output"),
+    Setting("timezone", "SUANLI_TIMEZONE", DEFAULT_TIMEZONE_NAME, "time zone of slots and output"),
     Setting("currency", "SUANLI_CURRENCY", "CNY", "quote currency (ISO 4217)"),
     Setting(
         "fx_rates",

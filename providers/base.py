@@ -19,9 +19,8 @@ import httpx
 
 from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.domain.profile import ProviderProfile, loads_profile
+from comparator.domain.zones import DEFAULT_TIMEZONE
 from providers.fetch import Document, FetchPolicy, Validators, fetch_document
-
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,7 @@ class SourceSpec:
     policy: FetchPolicy = field(default_factory=FetchPolicy)
     options: Mapping[str, Any] = field(default_factory=dict)  # adapter-specific keys
     origin: str = ""  # "sources.toml [[source]] #2" — where errors point
-    timezone: ZoneInfo = SHANGHAI
+    timezone: ZoneInfo = DEFAULT_TIMEZONE
 
     @property
     def where(self) -> str:

@@ -19,10 +19,11 @@ from comparator.compliance.engine import evaluate_offers
 from comparator.config import load_settings
 from comparator.domain.job import load_job
 from comparator.estimate.throughput import is_rdma
+from comparator.plan import plan_job
 from comparator.plan.candidates import PriceBasis
-from comparator.plan.planning import context_from_settings, plan_job
 from comparator.plan.result import PlanResult
 from comparator.plan.validate import ValidationContext, validate_plan
+from comparator.services import context_from_settings
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted(

@@ -15,7 +15,7 @@ from sqlalchemy import insert
 
 from comparator.catalog.db import make_engine
 from comparator.cli import main as cli_main
-from comparator.verify.store import QUOTE, verifications_of_quote
+from comparator.services.verification import QUOTE, verifications_of_quote
 from tests.conftest import DATA
 from tests.test_verify_nvsmi import fake_nvidia_smi
 

@@ -1,0 +1,43 @@
+"""The catalog database: SQLModel tables, the schema and its migrations, and the queries.
+
+:mod:`.db` makes engines and upgrades the schema (Alembic, :mod:`.migrations`); :mod:`.models`
+holds the tables; :mod:`.queries` stores profiles and append-only price snapshots and reads the
+current offers; :mod:`.history` and :mod:`.changes` compare snapshots; :mod:`.listing` ranks
+offers for ``suanli offers``. Only this package, :mod:`comparator.refresh` and
+:mod:`comparator.services` open a database.
+"""
+
+from comparator.catalog.changes import PriceChange, count_changes, diff_offers
+from comparator.catalog.db import make_engine, schema_is_current, upgrade_schema
+from comparator.catalog.history import OfferHistory, price_history
+from comparator.catalog.listing import OfferRow, rank_offers
+from comparator.catalog.models import OfferColumns, OfferIn
+from comparator.catalog.queries import (
+    SnapshotResult,
+    current_offers,
+    get_offer,
+    has_any_provider,
+    load_profiles,
+    store_profile,
+)
+
+__all__ = [
+    "OfferColumns",
+    "OfferHistory",
+    "OfferIn",
+    "OfferRow",
+    "PriceChange",
+    "SnapshotResult",
+    "count_changes",
+    "current_offers",
+    "diff_offers",
+    "get_offer",
+    "has_any_provider",
+    "load_profiles",
+    "make_engine",
+    "price_history",
+    "rank_offers",
+    "schema_is_current",
+    "store_profile",
+    "upgrade_schema",
+]

@@ -40,8 +40,7 @@ def global_options(
         raise typer.BadParameter("expected zh or en", param_hint="--lang")
     settings = load_settings(db_url=db)
     if settings.holidays_file:
-        from comparator.domain.calendar import use_holiday_supplement
-        from comparator.domain.holidays import load_holidays_file
+        from comparator.domain import load_holidays_file, use_holiday_supplement
 
         use_holiday_supplement(load_holidays_file(settings.holidays_file))
     ctx.obj = State(settings=settings, lang=lang, debug=debug)

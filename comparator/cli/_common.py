@@ -30,7 +30,7 @@ class State:
     def engine(self) -> Engine:
         """The catalog engine, opened on first use (commands that need no DB never open it)."""
         if self._engine is None:
-            from comparator.catalog.db import make_engine
+            from comparator.catalog import make_engine
 
             self._engine = make_engine(self.settings.db_url)
         return self._engine
@@ -74,7 +74,7 @@ JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on std
 
 def open_catalog(st: State) -> Engine:
     """The engine of a catalog that has a schema; older schemas are upgraded in place."""
-    from comparator.catalog.db import schema_is_current, upgrade_schema
+    from comparator.catalog import schema_is_current, upgrade_schema
 
     engine = st.engine()
     if not schema_is_current(engine):

@@ -17,14 +17,12 @@ from comparator.cli._common import (
     state,
     tr,
 )
-from comparator.domain.billing import parse_billing
-from comparator.domain.gpus import resolve_gpu
-from comparator.domain.provinces import canonical_province
+from comparator.domain import canonical_province, parse_billing, resolve_gpu
 from comparator.errors import InputError
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
-    from comparator.catalog.listing import OfferRow
-    from comparator.refresh.importer import ImportResult
+    from comparator.catalog import OfferRow
+    from comparator.refresh import ImportResult
 
 
 def register(app: typer.Typer) -> None:
@@ -47,9 +45,8 @@ def init(
 
     Example:  suanli init && suanli offers
     """
-    from comparator.catalog.db import upgrade_schema
-    from comparator.catalog.queries import has_any_provider
-    from comparator.refresh.importer import load_demo
+    from comparator.catalog import has_any_provider, upgrade_schema
+    from comparator.refresh import load_demo
 
     st = state(ctx)
     engine = st.engine()
@@ -90,7 +87,7 @@ def import_(
 
     Example:  suanli import --profile acme.toml acme-prices.csv
     """
-    from comparator.refresh.importer import import_files, split_files
+    from comparator.refresh import import_files, split_files
 
     st = state(ctx)
     profiles_in_files, sheets = split_files(files or [])
@@ -125,7 +122,7 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
 
     Example:  suanli providers --json
     """
-    from comparator.catalog.queries import load_profiles
+    from comparator.catalog import load_profiles
 
     st = state(ctx)
     profiles = load_profiles(open_catalog(st))
@@ -204,15 +201,14 @@ def offers(
 
     Example:  suanli offers --gpu A100-80G --province 广东 --billing monthly
     """
-    from comparator.catalog.listing import rank_offers
-    from comparator.catalog.queries import current_offers
+    from comparator.catalog import current_offers, rank_offers
 
     st = state(ctx)
     filters = _offer_filters(gpu, province, billing)
     engine = open_catalog(st)
     views = current_offers(engine, provider=provider, **filters)
     if compliant_for is not None:
-        from comparator.services.eligibility import eligible_for_job
+        from comparator.services import eligible_for_job
 
         views = eligible_for_job(engine, views, compliant_for, st.settings)
     ranked, unpriced = rank_offers(views, st.settings)

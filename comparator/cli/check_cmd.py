@@ -20,7 +20,7 @@ from comparator.cli._common import (
     state,
     tr,
 )
-from comparator.compliance.engine import FAIL, PASS, WARN, ProviderReport
+from comparator.compliance import FAIL, PASS, WARN, ProviderReport
 
 # check id → (zh, en) short column label, in column order (the legend spells them out)
 PROVIDER_COLUMNS: dict[str, tuple[str, str]] = {
@@ -65,7 +65,7 @@ def check(
     Example:  suanli check demo-nanshan --job examples/job.toml --today 2026-11-29
     """
     st = state(ctx)
-    from comparator.services.eligibility import check_catalog  # loads the database stack
+    from comparator.services import check_catalog  # loads the database stack
 
     result = check_catalog(
         open_catalog(st),

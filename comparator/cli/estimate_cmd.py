@@ -11,10 +11,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
-from comparator.estimate.advice import Advice
-from comparator.estimate.estimator import Estimate, EstimateRequest, estimate, parse_token_count
-from comparator.estimate.request import DEFAULT_GPU, normalize_optimizer
-from comparator.estimate.shapes import BUILTIN_SHAPES
+from comparator.estimate import (
+    BUILTIN_SHAPES,
+    DEFAULT_GPU,
+    Advice,
+    Estimate,
+    EstimateRequest,
+    estimate,
+    normalize_optimizer,
+    parse_token_count,
+)
 from comparator.i18n import (
     ESTIMATE_ADVICE_ZH,
     ESTIMATE_NOTES_ZH,

@@ -23,9 +23,8 @@ from comparator.cli._common import (
     state,
     tr,
 )
-from comparator.domain.money import money_str
-from comparator.plan.result import Plan, PlanResult
-from comparator.plan.timeline import timeline_lines
+from comparator.domain import DEFAULT_TIMEZONE, money_str
+from comparator.plan import Plan, PlanResult, timeline_lines
 
 EXCLUDED_SHOWN = 12
 
@@ -51,7 +50,7 @@ def plan(
 
     Example:  suanli plan examples/lora-7b-guangdong.toml --top 3
     """
-    from comparator.plan.planning import plan_job_file, plan_jobs_files
+    from comparator.services import plan_job_file, plan_jobs_files
 
     st = state(ctx)
     engine = open_catalog(st)
@@ -149,9 +148,7 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
             money_str(s.cost),
         )
     out.print(table)
-    zone = (
-        best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else ZoneInfo("Asia/Shanghai")
-    )
+    zone = best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else DEFAULT_TIMEZONE
     for line in timeline_lines(best, zone, lang=lang):
         out.print(escape(line))
 

@@ -21,7 +21,7 @@ from comparator.errors import InputError, RenderError
 from comparator.i18n import normalize_lang
 
 if TYPE_CHECKING:  # the catalog and Jinja load when a quote is made
-    from comparator.quote.store import StoredQuote
+    from comparator.quote import StoredQuote
 
 
 def register(app: typer.Typer) -> None:
@@ -47,8 +47,8 @@ def quote(
 
     Example:  suanli quote examples/lora-7b-guangdong.toml -o quote.html --pdf quote.pdf
     """
-    from comparator.quote.service import make_quote  # the planner's imports only when quoting
-    from comparator.quote.store import load_quote
+    from comparator.quote import load_quote
+    from comparator.services import make_quote  # the planner's imports only when quoting
 
     st = state(ctx)
     engine = open_catalog(st)
@@ -81,7 +81,7 @@ def _render_lang(ctx: typer.Context, show: str | None, lang: str) -> str | None:
 
 
 def _render(stored: StoredQuote, output: Path | None, pdf: Path | None, lang: str | None) -> None:
-    from comparator.report.render import write_report
+    from comparator.report import write_report
 
     try:
         write_report(stored.document, output, pdf, lang=lang)
@@ -132,7 +132,7 @@ def _print(
         currency = stored.document["plan"]["currency"]
         names = stored.document.get("providers") or {}
         name = (names.get(best["provider"]) or {}).get("name", best["provider"])
-        from comparator.report.render import format_money
+        from comparator.report import format_money
 
         total = format_money(best["total_cost"], currency)
         out.print(

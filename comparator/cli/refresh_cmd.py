@@ -13,7 +13,6 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from comparator.catalog.changes import PriceChange, count_changes
 from comparator.cli._common import (
     JSON_OPTION,
     console,
@@ -23,11 +22,11 @@ from comparator.cli._common import (
     state,
     tr,
 )
-from comparator.domain.gpus import resolve_gpu
+from comparator.domain import resolve_gpu
 
 if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
-    from comparator.catalog.history import OfferHistory
-    from comparator.refresh.run import RefreshReport, SourceOutcome
+    from comparator.catalog import OfferHistory, PriceChange
+    from comparator.refresh import RefreshReport, SourceOutcome
 
 CONFIG_OPTION = typer.Option(
     Path("sources.toml"),
@@ -73,8 +72,7 @@ def refresh(
     Example:  suanli refresh --config examples/sources.toml --provider lambda
     """
     st = state(ctx)
-    from comparator.refresh.run import run_refresh
-    from comparator.refresh.sources import load_sources
+    from comparator.refresh import load_sources, run_refresh
 
     sources = load_sources(config)
     engine = open_catalog(st)
@@ -152,6 +150,8 @@ def _print_report(report: RefreshReport, lang: str) -> None:
 def _change_summary(run: SourceOutcome, lang: str) -> str:
     if run.first_snapshot:
         return tr(lang, "首个快照", "first snapshot")
+    from comparator.catalog import count_changes
+
     counts = count_changes(run.changes)
     return " ".join(f"{tr(lang, *_KIND[k])} {n}" for k, n in counts.items() if n) or "—"
 
@@ -215,7 +215,7 @@ def history(
     """
     st = state(ctx)
     canonical = resolve_gpu(gpu).name if gpu else None
-    from comparator.catalog.history import price_history
+    from comparator.catalog import price_history
 
     offers = price_history(open_catalog(st), provider=provider, gpu=canonical)
     if json_out:
@@ -267,7 +267,7 @@ def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:
 
     Example:  suanli worker --config /etc/suanli/sources.toml
     """
-    from comparator.refresh.worker import run_worker
+    from comparator.refresh import run_worker
 
     st = state(ctx)
     logging.basicConfig(

@@ -11,16 +11,18 @@ from rich.markup import escape
 from rich.table import Table
 
 from comparator.cli._common import JSON_OPTION, State, console, emit_json, open_catalog, state, tr
-from comparator.domain.gpus import find_gpu
-from comparator.domain.offer_view import OfferView
+from comparator.domain import OfferView, find_gpu
 from comparator.errors import InputError
-from comparator.verify.acceptance import VerifyResult, evaluate
-from comparator.verify.measure import NOT_REQUESTED, Measurements, measure
-from comparator.verify.nvsmi import (
+from comparator.verify import (
+    NOT_REQUESTED,
     GpuReading,
     MachineReport,
+    Measurements,
+    VerifyResult,
     collect_machine,
+    evaluate,
     find_nvidia_smi,
+    measure,
     parse_smi_xml,
     parse_topology,
 )
@@ -125,7 +127,7 @@ def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[Machine
 
 
 def _offer(st: State, offer_id: str | None) -> OfferView | None:
-    from comparator.catalog.queries import get_offer  # loads the database stack
+    from comparator.catalog import get_offer  # loads the database stack
 
     return get_offer(open_catalog(st), offer_id) if offer_id else None
 
@@ -134,7 +136,7 @@ def _store(st: State, result: VerifyResult, quote: str | None) -> dict[str, Any]
     if quote is None:
         return None
     now = datetime.now(st.settings.timezone)
-    from comparator.verify.store import store_verification
+    from comparator.services import store_verification
 
     stored_id = store_verification(open_catalog(st), result, quote_number=quote, created_at=now)
     return {"verification_id": stored_id, "quote_number": quote, "created_at": now}

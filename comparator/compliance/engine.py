@@ -221,7 +221,7 @@ def evaluate_offers(
         warned = _warnings_for(report, offer, today, freshness_days)
         if warned:
             warnings[offer.offer_id] = [c.reason(lang) for c in warned]
-    return Eligibility(eligible, excluded, warnings)
+    return Eligibility(eligible, excluded, warnings, reports)
 
 
 def _warnings_for(

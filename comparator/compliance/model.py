@@ -125,6 +125,7 @@ class Eligibility:
     eligible: list[OfferView]
     excluded: list[Exclusion]
     warnings: dict[str, list[str]] = field(default_factory=dict)
+    reports: dict[str, ProviderReport] = field(default_factory=dict)  # provider id → report
 
     @property
     def eligible_ids(self) -> list[str]:

@@ -1,0 +1,97 @@
+"""The words of the trade, shared by every other part (pure: no database, no HTTP).
+
+GPUs (:mod:`.gpus`), money and FX (:mod:`.money`), billing modes (:mod:`.billing`), time-of-use
+rules and the holiday calendar (:mod:`.calendar`, :mod:`.holidays`), provinces (:mod:`.provinces`),
+credential numbers (:mod:`.credentials`), job files (:mod:`.job`), provider profiles
+(:mod:`.profile`), the offer as the core sees it (:mod:`.offer_view`), the dates a job is judged
+on (:mod:`.policy`) and the default time zone (:mod:`.zones`).
+"""
+
+from comparator.domain.billing import BILLING_MODES, PERIOD_HOURS, parse_billing
+from comparator.domain.calendar import (
+    factor_at,
+    parse_time_of_use,
+    slot_factors,
+    use_holiday_supplement,
+)
+from comparator.domain.credentials import (
+    LicenceNumber,
+    identify_number,
+    normalise_number,
+    parse_gongan,
+    parse_icp_filing,
+    parse_licence,
+    parse_uscc,
+)
+from comparator.domain.gpus import (
+    GPUS,
+    GpuSpec,
+    find_gpu,
+    resolve_gpu,
+    snap_to_memory,
+    suggest_gpus,
+)
+from comparator.domain.holidays import load_holidays_file
+from comparator.domain.job import Job, Requirements, load_job
+from comparator.domain.money import FxTable, money_str, parse_decimal, round_money
+from comparator.domain.offer_view import OfferView
+from comparator.domain.policy import JobPolicy
+from comparator.domain.profile import (
+    Certification,
+    DataCenter,
+    Filing,
+    License,
+    ProviderProfile,
+    load_profile,
+    loads_profile,
+    parse_profile,
+    profile_to_dict,
+)
+from comparator.domain.provinces import canonical_city, canonical_province
+from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
+
+__all__ = [
+    "BILLING_MODES",
+    "DEFAULT_TIMEZONE",
+    "DEFAULT_TIMEZONE_NAME",
+    "GPUS",
+    "PERIOD_HOURS",
+    "Certification",
+    "DataCenter",
+    "Filing",
+    "FxTable",
+    "GpuSpec",
+    "Job",
+    "JobPolicy",
+    "LicenceNumber",
+    "License",
+    "OfferView",
+    "ProviderProfile",
+    "Requirements",
+    "canonical_city",
+    "canonical_province",
+    "factor_at",
+    "find_gpu",
+    "identify_number",
+    "load_holidays_file",
+    "load_job",
+    "load_profile",
+    "loads_profile",
+    "money_str",
+    "normalise_number",
+    "parse_billing",
+    "parse_decimal",
+    "parse_gongan",
+    "parse_icp_filing",
+    "parse_licence",
+    "parse_profile",
+    "parse_time_of_use",
+    "parse_uscc",
+    "profile_to_dict",
+    "resolve_gpu",
+    "round_money",
+    "slot_factors",
+    "snap_to_memory",
+    "suggest_gpus",
+    "use_holiday_supplement",
+]

@@ -15,13 +15,12 @@ from datetime import date, datetime, time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from comparator.domain.gpus import resolve_gpu
 from comparator.domain.money import parse_decimal
+from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import JobFileError, UnknownGpuError
 
-DEFAULT_ZONE = ZoneInfo("Asia/Shanghai")
 EXPORT_BASES = ("exempt", "standard_contract", "certified", "cac_assessed")
 _TOP_KEYS = {
     "name",
@@ -164,7 +163,7 @@ class _Reader:
             value = datetime.combine(value, time())
         if not isinstance(value, datetime):
             raise self.fail(where + key, "a date-time like 2026-12-01T00:00:00+08:00", value)
-        return value if value.tzinfo else value.replace(tzinfo=DEFAULT_ZONE)
+        return value if value.tzinfo else value.replace(tzinfo=DEFAULT_TIMEZONE)
 
     def gpu(self, name: str, key: str) -> str:
         try:

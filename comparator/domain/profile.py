@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from comparator.domain.credentials import identify_number
 from comparator.domain.profile_fields import Fields
+from comparator.domain.zones import DEFAULT_TIMEZONE_NAME
 from comparator.errors import ProfileError
 
 FILING_KINDS = ("icp_filing", "icp_license", "gongan", "mlps")
@@ -88,7 +89,7 @@ class ProviderProfile:
     certifications: tuple[Certification, ...] = ()
     datacenters: tuple[DataCenter, ...] = ()
     demo: bool = False
-    timezone: str = "Asia/Shanghai"
+    timezone: str = DEFAULT_TIMEZONE_NAME
 
     @property
     def mainland(self) -> bool:
@@ -239,7 +240,7 @@ def _datacenter(fields: Fields, provider_country: str) -> DataCenter:
 
 
 def _timezone(fields: Fields) -> str:
-    name = fields.optional_str("timezone") or "Asia/Shanghai"
+    name = fields.optional_str("timezone") or DEFAULT_TIMEZONE_NAME
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):

@@ -1,0 +1,42 @@
+"""The resource estimator (pure): memory per card, cards, FLOPs, hours and card-hours of a job.
+
+Entry: :func:`estimate` on an :class:`EstimateRequest` (or :func:`request_from_job` for a job
+file's ``[model]``/``[training]``). Model architectures: :mod:`.shapes`, :mod:`.hf_config`;
+memory: :mod:`.memory`; FLOPs and MFU: :mod:`.compute`, :mod:`.throughput`; the card search:
+:mod:`.search`; advice: :mod:`.advice`. See :mod:`.estimator` for the pieces in detail.
+"""
+
+from comparator.estimate.advice import Advice
+from comparator.estimate.estimator import (
+    Estimate,
+    EstimateRequest,
+    Note,
+    estimate,
+    parse_token_count,
+    request_from_job,
+)
+from comparator.estimate.request import DEFAULT_GPU, normalize_optimizer
+from comparator.estimate.shapes import BUILTIN_SHAPES
+from comparator.estimate.throughput import (
+    relative_throughput,
+    run_hours,
+    scale_card_hours,
+    throughput_table,
+)
+
+__all__ = [
+    "BUILTIN_SHAPES",
+    "DEFAULT_GPU",
+    "Advice",
+    "Estimate",
+    "EstimateRequest",
+    "Note",
+    "estimate",
+    "normalize_optimizer",
+    "parse_token_count",
+    "relative_throughput",
+    "request_from_job",
+    "run_hours",
+    "scale_card_hours",
+    "throughput_table",
+]

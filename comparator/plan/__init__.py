@@ -1,0 +1,28 @@
+"""The planner (pure): the provably cheapest compliant placement and schedule of a job.
+
+Flow: :func:`plan_job` → compliance and the job's requirements filter the offers → the job's
+work on each GPU (:mod:`.work`, via the estimator) → candidate placements (:mod:`.candidates`)
+→ an exact DP per candidate (:mod:`.dp`) with lower bounds to skip hopeless ones (:mod:`.solve`)
+→ dated plans (:mod:`.result`). Several jobs sharing stock: :func:`plan_jobs` (:mod:`.shared`,
+the DP per job, a repair and a HiGHS MILP in :mod:`.milp`). No database, no HTTP.
+"""
+
+from comparator.plan.planning import DEFAULT_TOP, PlanContext, plan_job
+from comparator.plan.result import ExcludedOffer, Plan, PlanResult, PlanSegment
+from comparator.plan.shared import SharedPlan, plan_jobs
+from comparator.plan.solve import OBJECTIVES
+from comparator.plan.timeline import timeline_lines
+
+__all__ = [
+    "DEFAULT_TOP",
+    "OBJECTIVES",
+    "ExcludedOffer",
+    "Plan",
+    "PlanContext",
+    "PlanResult",
+    "PlanSegment",
+    "SharedPlan",
+    "plan_job",
+    "plan_jobs",
+    "timeline_lines",
+]

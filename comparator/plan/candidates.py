@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 from comparator.domain.calendar import slot_factors
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
+from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma, run_hours
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
@@ -205,7 +206,7 @@ class _Builder:
         self.result = result
 
     def grid_for(self, provider: str) -> SlotGrid:
-        zone = self.options.timezones.get(provider, ZoneInfo("Asia/Shanghai"))
+        zone = self.options.timezones.get(provider, DEFAULT_TIMEZONE)
         return slot_grid(self.options.earliest, self.options.deadline, zone)
 
     def prices(self, offers: Sequence[OfferView]) -> dict[str, Decimal]:

@@ -1,33 +1,27 @@
 """Plan a job: work per GPU → compliance → requirements → candidates → exact DP → plans.
 
-:func:`plan_job` is pure (job, offers, provider profiles and a :class:`PlanContext` in, a
-:class:`~comparator.plan.result.PlanResult` out); :func:`plan_job_file` reads the job file and
-the catalog and calls it.
+:func:`plan_job` is pure: a job, offers, provider profiles and a :class:`PlanContext` in, a
+:class:`~comparator.plan.result.PlanResult` out. Reading the job file and the catalog is
+:mod:`comparator.services.planning`'s work.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Engine
-
-if TYPE_CHECKING:
-    from comparator.plan.shared import SharedPlan
-
-from comparator.catalog.queries import current_offers, load_profiles
 from comparator.compliance.engine import evaluate_offers
-from comparator.config import Settings
-from comparator.domain.job import Job, load_job
+from comparator.compliance.model import ProviderReport
+from comparator.domain.job import Job
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
+from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
-from comparator.errors import PlanError
+from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.estimate.throughput import throughput_table
 from comparator.plan.candidates import (
     CandidateOptions,
@@ -37,10 +31,9 @@ from comparator.plan.candidates import (
 )
 from comparator.plan.diagnose import diagnose
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult
-from comparator.plan.solve import OBJECTIVES, PlanOptions, Selection, choose, realise
-from comparator.plan.work import WorkTable, work_table
+from comparator.plan.solve import PlanOptions, Selection, choose, realise
+from comparator.plan.work import WorkTable, placement_estimate, work_table
 
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 DEFAULT_TOP = 5
 
 
@@ -56,28 +49,7 @@ class PlanContext:
     objective: str = "cost"
     top: int = DEFAULT_TOP
     lang: str = "en"
-
-
-def context_from_settings(
-    settings: Settings,
-    *,
-    objective: str = "cost",
-    top: int | None = None,
-    today: date | None = None,
-    lang: str = "en",
-) -> PlanContext:
-    if objective not in OBJECTIVES:
-        raise PlanError(f"--objective: expected cost or time, got {objective!r}")
-    return PlanContext(
-        today=today or datetime.now(settings.timezone).date(),
-        fx=FxTable(settings.fx_rates, settings.fx_date),
-        multi_node_efficiency=Decimal(repr(settings.multi_node_efficiency)),
-        headroom=settings.headroom,
-        freshness_days=settings.price_freshness_days,
-        objective=objective,
-        top=DEFAULT_TOP if top is None else max(top, 0),
-        lang=lang,
-    )
+    timezone: ZoneInfo = DEFAULT_TIMEZONE  # of "today" and of the job's last day
 
 
 def _exclusion(offer: OfferView, kind: str, reasons: Sequence[str]) -> ExcludedOffer:
@@ -117,19 +89,20 @@ class _Filter:
     def __init__(self, job: Job, context: PlanContext) -> None:
         self.job = job
         self.context = context
+        self.policy = JobPolicy.of(job, timezone=context.timezone, today=context.today)
         self.excluded: list[ExcludedOffer] = []
         self.warnings: dict[str, list[str]] = {}
+        self.reports: tuple[ProviderReport, ...] = ()
 
     def compliant(
         self, offers: Sequence[OfferView], profiles: Mapping[str, ProviderProfile]
     ) -> list[OfferView]:
-        schedule = self.job.schedule
         eligibility = evaluate_offers(
             offers,
             profiles,
-            self.job.requirements,
-            today=self.context.today,
-            last_day=schedule.deadline.astimezone(SHANGHAI).date(),
+            self.policy.requirements,
+            today=self.policy.today,
+            last_day=self.policy.last_day,
             freshness_days=self.context.freshness_days,
             lang=self.context.lang,
         )
@@ -137,6 +110,7 @@ class _Filter:
             _exclusion(e.offer, "compliance", e.reasons) for e in eligibility.excluded
         ]
         self.warnings = dict(eligibility.warnings)
+        self.reports = tuple(eligibility.reports[pid] for pid in sorted(eligibility.reports))
         return list(eligibility.eligible)
 
     def allowed(self, offers: Sequence[OfferView]) -> list[OfferView]:
@@ -192,13 +166,13 @@ def _assumptions(
 
 def _job_reference(
     job: Job, table: WorkTable, best_gpu: str | None
-) -> tuple[float | None, str | None]:
+) -> tuple[Decimal | None, str | None]:
     if job.workload.card_hours is not None:
-        return float(job.workload.card_hours), job.workload.gpu
+        return job.workload.card_hours, job.workload.gpu
     gpu = best_gpu or next(iter(sorted(table.work)), None)
     if gpu is None or gpu not in table.work:
         return None, gpu
-    return float(table.work[gpu].card_hours), gpu
+    return table.work[gpu].card_hours, gpu
 
 
 def _schedule_exclusions(selection: Selection, job: Job, lang: str) -> list[ExcludedOffer]:
@@ -291,6 +265,11 @@ def finish(
             "solved": len(selection.evaluated),
             "pruned": selection.pruned,
         },
+        estimate=placement_estimate(
+            job, (best.gpu, best.cards) if best else None, headroom=context.headroom
+        ),
+        compliance=checks.reports,
+        policy=checks.policy,
     )
     if best is None:
         diagnosis = diagnose(
@@ -313,42 +292,3 @@ def plan_job(
     best = realise(selection.best, job.currency) if selection.best else None
     alternatives = [realise(e, job.currency) for e in selection.alternatives]
     return finish(prepared, selection, best, alternatives)
-
-
-def plan_job_file(
-    engine: Engine,
-    path: str | Path,
-    settings: Settings,
-    *,
-    objective: str = "cost",
-    top: int | None = None,
-    today: date | None = None,
-    lang: str = "en",
-) -> PlanResult:
-    """Read ``path`` and the catalog behind ``engine``, and plan the job."""
-    job = load_job(path)
-    context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
-    return plan_job(job, current_offers(engine), load_profiles(engine), context)
-
-
-def plan_jobs_files(
-    engine: Engine,
-    paths: Sequence[str | Path],
-    settings: Settings,
-    *,
-    objective: str = "cost",
-    top: int | None = None,
-    today: date | None = None,
-    lang: str = "en",
-    time_limit_s: float = 30.0,
-) -> SharedPlan:
-    """Plan several jobs together: they share the stock of the catalog's offers."""
-    from comparator.plan.shared import plan_jobs
-
-    jobs = [load_job(p) for p in paths]
-    if objective != "cost":
-        raise PlanError("--objective time plans one job at a time; plan the jobs separately")
-    context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
-    return plan_jobs(
-        jobs, current_offers(engine), load_profiles(engine), context, time_limit_s=time_limit_s
-    )

@@ -7,7 +7,10 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from comparator.compliance import ProviderReport
 from comparator.domain.money import money_str
+from comparator.domain.policy import JobPolicy
+from comparator.estimate import Estimate
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,7 @@ class PlanResult:
     """Everything ``suanli plan`` reports for one job."""
 
     job_name: str
-    job_card_hours: float | None
+    job_card_hours: Decimal | None
     job_gpu: str | None
     currency: str
     objective: str
@@ -159,14 +162,23 @@ class PlanResult:
     assumptions: dict[str, Any] = field(default_factory=dict)
     warnings: dict[str, list[str]] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
+    # What the quote reuses instead of re-deriving (not part of the `plan --json` document):
+    estimate: Estimate | None = None  # the estimator on the best placement ([model] jobs)
+    compliance: tuple[ProviderReport, ...] = ()  # every provider the offers were judged on
+    policy: JobPolicy | None = None  # the dates compliance judged on
 
     @property
     def feasible(self) -> bool:
         return self.best is not None
 
     def to_json(self) -> dict[str, Any]:
+        """The `plan --json` document (card-hours become JSON numbers here, once)."""
         return {
-            "job": {"name": self.job_name, "card_hours": self.job_card_hours, "gpu": self.job_gpu},
+            "job": {
+                "name": self.job_name,
+                "card_hours": _float_or_none(self.job_card_hours),
+                "gpu": self.job_gpu,
+            },
             "currency": self.currency,
             "best": self.best.to_json() if self.best else None,
             "alternatives": [p.to_json() for p in self.alternatives],
@@ -179,3 +191,7 @@ class PlanResult:
             "assumptions": self.assumptions,
             "stats": self.stats,
         }
+
+
+def _float_or_none(value: Decimal | None) -> float | None:
+    return None if value is None else float(value)

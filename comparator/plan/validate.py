@@ -22,6 +22,7 @@ from comparator.domain.gpus import GPUS, resolve_gpu
 from comparator.domain.job import Job
 from comparator.domain.money import round_money
 from comparator.domain.offer_view import OfferView
+from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import PlanError
 from comparator.estimate.throughput import is_rdma, run_hours, scale_card_hours
 from comparator.plan.candidates import PriceBasis
@@ -41,7 +42,7 @@ class ValidationContext:
     timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
 
     def zone(self, provider: str) -> ZoneInfo:
-        return self.timezones.get(provider, ZoneInfo("Asia/Shanghai"))
+        return self.timezones.get(provider, DEFAULT_TIMEZONE)
 
 
 def _hours(a: datetime, b: datetime) -> int:

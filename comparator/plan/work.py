@@ -16,7 +16,8 @@ from decimal import Decimal
 from comparator.domain.gpus import GPUS, resolve_gpu
 from comparator.domain.job import Job
 from comparator.errors import InputError, JobFileError
-from comparator.estimate.estimator import Estimate, estimate, request_from_job
+from comparator.estimate.estimator import Estimate, EstimateRequest, estimate, request_from_job
+from comparator.estimate.request import DEFAULT_GPU
 from comparator.estimate.throughput import scale_card_hours
 from comparator.plan.candidates import GpuWork
 
@@ -66,14 +67,20 @@ def _memory_reason(result: Estimate) -> str:
     )
 
 
-def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:
-    table = WorkTable()
+def _request(job: Job, gpu: str, headroom: float) -> EstimateRequest:
+    """The estimate request of a ``[model]`` job on ``gpu`` (the planner's headroom by default)."""
     assert job.model is not None
     training = dict(job.training or {})
+    request = request_from_job(job.model, training, gpu=gpu, source=job.source)
+    if "headroom" not in training:
+        request = dataclasses.replace(request, headroom=headroom)
+    return request
+
+
+def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:
+    table = WorkTable()
     for gpu in gpus:
-        request = request_from_job(job.model, training, gpu=gpu, source=job.source)
-        if "headroom" not in training:
-            request = dataclasses.replace(request, headroom=headroom)
+        request = _request(job, gpu, headroom)
         if job.workload.cards is not None and request.cards is None:
             request = dataclasses.replace(request, cards=job.workload.cards)
         try:
@@ -98,3 +105,23 @@ def work_table(job: Job, gpus: Iterable[str], *, headroom: float = 0.10) -> Work
     if job.workload.card_hours is not None:
         return _from_workload(job, names)
     return _from_model(job, names, headroom)
+
+
+def placement_estimate(
+    job: Job, placement: tuple[str, int] | None, *, headroom: float = 0.10
+) -> Estimate | None:
+    """The estimate of a ``[model]`` job on a placement (GPU, cards), else on the job's own GPU.
+
+    None for a ``[workload]`` job, or when the estimator cannot judge that placement.
+    """
+    if job.model is None:
+        return None
+    if placement is None:
+        gpu = job.workload.gpu or next(iter(job.requirements.gpus), DEFAULT_GPU)
+        request = _request(job, gpu, headroom)
+    else:
+        request = dataclasses.replace(_request(job, placement[0], headroom), cards=placement[1])
+    try:
+        return estimate(request)
+    except InputError:
+        return None

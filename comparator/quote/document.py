@@ -22,14 +22,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from comparator.config import Settings
 from comparator.domain.calendar import slot_factors
+from comparator.domain.gpus import GPUS
 from comparator.domain.job import Job
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
+from comparator.estimate import relative_throughput
+from comparator.plan import PlanResult
 
 HOURLY_BILLINGS = ("hourly", "spot")
 MAX_CURVE_HOURS = 24 * 400
@@ -37,18 +41,55 @@ MAX_CURVE_HOURS = 24 * 400
 
 @dataclass(frozen=True)
 class QuoteParts:
-    """What a quote is assembled from: results as JSON documents plus the offers behind them."""
+    """What a quote is assembled from: the planner's result and the offers behind it."""
 
     job: Job
     input_sha256: str
-    plan: Mapping[str, Any]
-    estimate: Mapping[str, Any] | None
-    compliance: Mapping[str, Any]
+    result: PlanResult
     offers: Sequence[OfferView]
     provider_names: Mapping[str, str]
-    throughput_table: Sequence[Mapping[str, Any]]
-    mfu: float | None
     objective: str = "cost"
+    check_lang: str = "zh"  # the language of the compliance reasons
+
+    @cached_property
+    def plan(self) -> dict[str, Any]:
+        return self.result.to_json()
+
+    @cached_property
+    def estimate(self) -> dict[str, Any] | None:
+        return self.result.estimate.to_json() if self.result.estimate else None
+
+
+def throughput_rows(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The planner's throughput table with each GPU's speed relative to the job's reference."""
+    rows = (plan.get("assumptions") or {}).get("throughput") or []
+    reference_name = (plan.get("job") or {}).get("gpu")
+    reference = GPUS.get(reference_name) if reference_name else None
+    base = relative_throughput(reference) if reference else None
+    result = []
+    for row in rows:
+        own = row.get("relative_throughput")
+        relative = f"{float(own) / float(base):.3f}" if own and base else None
+        result.append(
+            {
+                "gpu": row["gpu"],
+                "bf16_tflops": row.get("bf16_tflops"),
+                "mfu": row.get("mfu"),
+                "effective_tflops": own,
+                "relative": relative,
+            }
+        )
+    return result
+
+
+def compliance_section(result: PlanResult, lang: str) -> dict[str, Any]:
+    """The ``check --json`` document of the providers the planner judged, on its dates."""
+    policy = result.policy
+    return {
+        "today": policy.today.isoformat() if policy else None,
+        "last_day": policy.last_day.isoformat() if policy and policy.last_day else None,
+        "providers": [report.to_json(lang) for report in result.compliance],
+    }
 
 
 def _jsonable_table(table: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -188,8 +229,8 @@ def fx_rates_into(fx: FxTable, currency: str) -> dict[str, str]:
 def assumptions_section(settings: Settings, parts: QuoteParts) -> dict[str, Any]:
     fx = FxTable(settings.fx_rates, settings.fx_date)
     return {
-        "mfu": parts.mfu,
-        "throughput_table": [dict(row) for row in parts.throughput_table],
+        "mfu": parts.estimate["mfu"] if parts.estimate else None,
+        "throughput_table": throughput_rows(parts.plan),
         "fx": {
             "rates": fx_rates_into(fx, parts.job.currency),
             "to": parts.job.currency,
@@ -225,9 +266,9 @@ def assemble_document(
         "objective": parts.objective,
         "providers": {pid: {"name": name} for pid, name in sorted(parts.provider_names.items())},
         "job": job_section(parts.job),
-        "estimate": dict(parts.estimate) if parts.estimate else None,
-        "plan": dict(parts.plan),
-        "compliance": dict(parts.compliance),
+        "estimate": parts.estimate,
+        "plan": parts.plan,
+        "compliance": compliance_section(parts.result, parts.check_lang),
         "assumptions": assumptions_section(settings, parts),
         "price_ages": ages,
         "price_curve_offer": shown.offer_id if shown else None,

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
 from comparator.errors import InputError
 from comparator.refresh.schedule import parse_cron
 from providers import adapter_class
@@ -21,7 +22,6 @@ from providers.base import SourceSpec
 from providers.fetch import FetchPolicy, is_url
 
 DEFAULT_CRON = "mon 03:00"
-DEFAULT_TIMEZONE = "Asia/Shanghai"
 _COMMON_KEYS: Mapping[str, str] = {
     "provider": "provider id the offers belong to",
     "adapter": "adapter name (sheet, skypilot, http_json)",
@@ -40,7 +40,7 @@ _WORKER_KEYS = ("cron", "timezone")
 @dataclass(frozen=True)
 class WorkerConfig:
     cron: str = DEFAULT_CRON
-    timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo(DEFAULT_TIMEZONE))
+    timezone: ZoneInfo = DEFAULT_TIMEZONE
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ def _worker(table: object, where: str) -> WorkerConfig:
         raise InputError(f"{where}: expected a table")
     _only(table, _WORKER_KEYS, where)
     cron = table.get("cron", DEFAULT_CRON)
-    zone_name = table.get("timezone", DEFAULT_TIMEZONE)
+    zone_name = table.get("timezone", DEFAULT_TIMEZONE_NAME)
     if not isinstance(cron, str) or not cron.strip():
         raise InputError(f'{where} cron: expected text like "mon 03:00" or "0 3 * * mon"')
     try:

@@ -1,0 +1,9 @@
+"""Quote reports: a stored quote document → HTML (one Jinja environment) → PDF (WeasyPrint).
+
+:mod:`.view` shapes the document for the templates, :mod:`.charts` draws the inline SVG charts,
+:mod:`.render` renders and writes the files.
+"""
+
+from comparator.report.render import format_money, render_html, render_pdf, write_report
+
+__all__ = ["format_money", "render_html", "render_pdf", "write_report"]

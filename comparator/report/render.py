@@ -1,7 +1,7 @@
 """Quote reports: one Jinja environment → a self-contained HTML page → (WeasyPrint) an A4 PDF.
 
 Reports are rendered only from a frozen quote document (a JSON-able dict built and stored by
-:mod:`comparator.quote.service`), never from live catalog objects, so a stored quote renders to the
+:mod:`comparator.services.quoting`), never from live catalog objects, so a stored quote renders to the
 same bytes months later. Both outputs are deterministic: no clock, no random ids; the PDF's
 dates come from the quote's ``created_at``.
 """

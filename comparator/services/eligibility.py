@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import Engine
 
@@ -22,34 +21,17 @@ from comparator.compliance.engine import (
     evaluate_offers,
 )
 from comparator.config import Settings
-from comparator.domain.job import Job, Requirements, load_job
+from comparator.domain.job import load_job
 from comparator.domain.offer_view import OfferView
+from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import InputError
 
 
-@dataclass(frozen=True)
-class JobPolicy:
-    """What compliance needs of a job: its requirements and last day (None without a job)."""
-
-    requirements: Requirements | None
-    last_day: date | None
-
-
-def today_in(timezone: ZoneInfo) -> date:
-    return datetime.now(timezone).date()
-
-
-def job_last_day(job: Job, timezone: ZoneInfo) -> date:
-    """The job's last day: the date of ``[schedule] deadline`` in the configured time zone."""
-    return job.schedule.deadline.astimezone(timezone).date()
-
-
-def job_policy(job_path: str | Path | None, timezone: ZoneInfo) -> JobPolicy:
-    if job_path is None:
-        return JobPolicy(None, None)
-    job = load_job(job_path)
-    return JobPolicy(job.requirements, job_last_day(job, timezone))
+def job_policy(job_path: str | Path | None, settings: Settings, today: date | None) -> JobPolicy:
+    """The policy of a job file (or of no job) in the configured time zone."""
+    job = None if job_path is None else load_job(job_path)
+    return JobPolicy.of(job, timezone=settings.timezone, today=today)
 
 
 def evaluate_for_job(
@@ -62,12 +44,12 @@ def evaluate_for_job(
     lang: str = "zh",
 ) -> Eligibility:
     """Eligible and excluded offers for a job file, against the catalog's provider profiles."""
-    policy = job_policy(job_path, settings.timezone)
+    policy = job_policy(job_path, settings, today)
     return evaluate_offers(
         offers,
         load_profiles(engine),
         policy.requirements,
-        today=today or today_in(settings.timezone),
+        today=policy.today,
         last_day=policy.last_day,
         freshness_days=settings.price_freshness_days,
         lang=lang,
@@ -105,18 +87,17 @@ def check_catalog(
 ) -> CatalogCheck:
     """Compliance of the catalog's providers (all, or ``provider_ids``), optionally for a job."""
     profiles = _select(load_profiles(engine), provider_ids)
-    policy = job_policy(job_path, settings.timezone)
-    day = today or today_in(settings.timezone)
+    policy = job_policy(job_path, settings, today)
     offers = [o for o in current_offers(engine) if o.provider in profiles]
     reports = check_providers(
         profiles,
         policy.requirements,
-        today=day,
+        today=policy.today,
         last_day=policy.last_day,
         offers=offers,
         freshness_days=settings.price_freshness_days,
     )
-    return CatalogCheck(day, policy.last_day, reports)
+    return CatalogCheck(policy.today, policy.last_day, reports)
 
 
 def _select(profiles: dict[str, ProviderProfile], ids: Sequence[str]) -> dict[str, ProviderProfile]:

@@ -1,0 +1,31 @@
+"""Acceptance checks of a rented machine (pure): is it what the offer sold?
+
+:mod:`.nvsmi` reads ``nvidia-smi -q -x`` and ``topo -m``; :mod:`.checks` judges them against the
+offer; :mod:`.measure` runs optional PyTorch measurements; :mod:`.acceptance` puts it together.
+Storing a verdict is :mod:`comparator.services.verification`'s work.
+"""
+
+from comparator.verify.acceptance import VerifyResult, evaluate
+from comparator.verify.measure import NOT_REQUESTED, Measurements, measure
+from comparator.verify.nvsmi import (
+    GpuReading,
+    MachineReport,
+    collect_machine,
+    find_nvidia_smi,
+    parse_smi_xml,
+    parse_topology,
+)
+
+__all__ = [
+    "NOT_REQUESTED",
+    "GpuReading",
+    "MachineReport",
+    "Measurements",
+    "VerifyResult",
+    "collect_machine",
+    "evaluate",
+    "find_nvidia_smi",
+    "measure",
+    "parse_smi_xml",
+    "parse_topology",
+]

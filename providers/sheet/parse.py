@@ -18,11 +18,10 @@ from zoneinfo import ZoneInfo
 import pandas as pd
 
 from comparator.catalog.models import OfferColumns, OfferIn
+from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import InputError, RowProblem, SheetError
 from providers.sheet.columns import COLUMNS, REQUIRED, header_map
 from providers.sheet.values import ColumnCheck, column_checks, fill_tax_defaults
-
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 
 @dataclass(frozen=True)
@@ -107,7 +106,7 @@ def parse_sheet(
     known: KnownCatalog,
     *,
     imported_at: datetime | None = None,
-    timezone: ZoneInfo = SHANGHAI,
+    timezone: ZoneInfo = DEFAULT_TIMEZONE,
 ) -> list[OfferIn]:
     """Every offer of a price sheet, or :class:`SheetError` listing every bad row."""
     columns = parse_sheet_columns(
@@ -122,7 +121,7 @@ def parse_sheet_columns(
     known: KnownCatalog,
     *,
     imported_at: datetime | None = None,
-    timezone: ZoneInfo = SHANGHAI,
+    timezone: ZoneInfo = DEFAULT_TIMEZONE,
 ) -> OfferColumns:
     """:func:`parse_sheet`, column by column: what bulk import stores without row objects."""
     raw, first_row = read_table(content, filename)

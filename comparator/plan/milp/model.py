@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-import highspy
 import numpy as np
 
 from comparator.plan.candidates import Candidate
@@ -66,6 +65,8 @@ class _Model:
         self.rows.append(([i for i, _ in terms], [v for _, v in terms], low, high))
 
     def lp(self) -> Any:
+        import highspy  # HiGHS loads only when several jobs share stock, not for `plan --help`
+
         lp = highspy.HighsLp()
         lp.num_col_ = len(self.cost)
         lp.num_row_ = len(self.rows)
@@ -277,6 +278,8 @@ def solve_milp(
             terms = [(v, builder.model.cost[v]) for cols in job_cols for v in _paid(cols)]
             builder.model.row(terms, -INF, job.budget_cents)
     builder.stock_rows(stock)
+    import highspy
+
     with _quiet_stdout():
         highs = highspy.Highs()  # type: ignore[no-untyped-call]
         highs.setOptionValue("output_flag", False)
