@@ -14,10 +14,11 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, select
 
 from comparator.catalog.changes import KEY_FIELDS, OfferKey
 from comparator.catalog.models import Offer, PriceSnapshot, table_of
+from comparator.catalog.queries import current_snapshots
 
 OFFER = table_of(Offer)
 SNAPSHOT = table_of(PriceSnapshot)
@@ -84,12 +85,10 @@ def price_history(
         query = query.where(OFFER.c.provider == provider)
     if gpu is not None:
         query = query.where(OFFER.c.gpu == gpu)
-    latest = select(SNAPSHOT.c.provider_id, func.max(SNAPSHOT.c.id)).group_by(
-        SNAPSHOT.c.provider_id
-    )
+    latest = current_snapshots()
     with engine.connect() as conn:
         rows = [tuple(row) for row in conn.execute(query)]
-        current = {str(row[0]): int(row[1]) for row in conn.execute(latest)}
+        current = {str(pid): int(sid) for pid, sid in conn.execute(latest)}
     return _group(rows, current)
 
 

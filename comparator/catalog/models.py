@@ -7,22 +7,19 @@ Schema changes go through Alembic migrations in ``comparator/migrations``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Table, Text, UniqueConstraint
+from sqlalchemy import Column, Index, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from comparator.catalog.dbtypes import AwareDateTime, ExactDecimal
 from comparator.domain.offer_view import OfferView
 
 __all__ = [
-    "Certification",
-    "DataCenter",
-    "Filing",
+    "DataCenterRow",
     "Lease",
-    "License",
     "Offer",
     "OfferColumns",
     "OfferIn",
@@ -48,35 +45,15 @@ class Provider(SQLModel, table=True):
     updated_at: datetime = Field(sa_type=AwareDateTime)
 
 
-class License(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
-    number: str
-    services: list[str] = Field(default_factory=list, sa_type=JSON)
-    idc_item: str = ""
-    coverage: list[str] = Field(default_factory=list, sa_type=JSON)
-    valid_until: date | None = None
-    last_annual_report: int | None = None
+class DataCenterRow(SQLModel, table=True):
+    """Where each provider's data centres are: an index the offer filters join (by province).
 
+    Written from the profile's :class:`comparator.domain.DataCenter` on every profile import;
+    the profile document itself (``provider.profile_json``) is the source of truth.
+    """
 
-class Filing(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
-    kind: str
-    number: str | None = None
-    level: int | None = None
-    assessed_on: date | None = None
+    __tablename__ = "datacenter"
 
-
-class Certification(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    provider_id: str = Field(foreign_key="provider.id", index=True, max_length=64)
-    name: str
-    certifier: str = ""
-    valid_until: date | None = None
-
-
-class DataCenter(SQLModel, table=True):
     provider_id: str = Field(foreign_key="provider.id", primary_key=True, max_length=64)
     id: str = Field(primary_key=True, max_length=128)
     name: str = ""

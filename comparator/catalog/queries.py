@@ -7,16 +7,18 @@ interrupted import leaves the whole snapshot or none of it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import (
     Connection,
     Engine,
+    ScalarSelect,
     Select,
     Table,
     delete,
@@ -26,13 +28,9 @@ from sqlalchemy import (
     tuple_,
 )
 from sqlalchemy.sql.elements import ColumnElement
-from sqlmodel import SQLModel
 
 from comparator.catalog.models import (
-    Certification,
-    DataCenter,
-    Filing,
-    License,
+    DataCenterRow,
     Offer,
     OfferColumns,
     OfferIn,
@@ -46,7 +44,7 @@ from comparator.errors import CatalogError
 
 OFFER = table_of(Offer)
 SNAPSHOT = table_of(PriceSnapshot)
-DATACENTER = table_of(DataCenter)
+DATACENTER = table_of(DataCenterRow)
 PROVIDER = table_of(Provider)
 OFFER_FIELDS: tuple[str, ...] = OfferColumns.FIELDS
 _NOT_CONTENT = ("observed_at", "source")
@@ -127,74 +125,19 @@ def _provider_row(profile: ProviderProfile, text: str, sha: str) -> dict[str, An
 
 
 def _delete_credentials(conn: Connection, provider_id: str) -> None:
-    for model in (License, Filing, Certification, DataCenter):
-        table = table_of(model)
-        conn.execute(delete(table).where(table.c.provider_id == provider_id))
+    conn.execute(delete(DATACENTER).where(DATACENTER.c.provider_id == provider_id))
 
 
 def _insert_credentials(conn: Connection, profile: ProviderProfile) -> None:
-    pid = profile.id
-    rows: list[tuple[type[SQLModel], list[dict[str, Any]]]] = [
-        (
-            License,
-            [
-                {
-                    "provider_id": pid,
-                    "number": x.number,
-                    "services": list(x.services),
-                    "idc_item": x.idc_item,
-                    "coverage": list(x.coverage),
-                    "valid_until": x.valid_until,
-                    "last_annual_report": x.last_annual_report,
-                }
-                for x in profile.licenses
-            ],
-        ),
-        (
-            Filing,
-            [
-                {
-                    "provider_id": pid,
-                    "kind": x.kind,
-                    "number": x.number,
-                    "level": x.level,
-                    "assessed_on": x.assessed_on,
-                }
-                for x in profile.filings
-            ],
-        ),
-        (
-            Certification,
-            [
-                {
-                    "provider_id": pid,
-                    "name": x.name,
-                    "certifier": x.certifier or "",
-                    "valid_until": x.valid_until,
-                }
-                for x in profile.certifications
-            ],
-        ),
-        (
-            DataCenter,
-            [
-                {
-                    "provider_id": pid,
-                    "id": x.id,
-                    "name": x.name,
-                    "country": x.country,
-                    "province": x.province,
-                    "city": x.city,
-                    "region": x.region,
-                    "mainland": x.mainland,
-                }
-                for x in profile.datacenters
-            ],
-        ),
+    """The profile's data centres as rows of the data centre index."""
+    columns = set(DATACENTER.c.keys())
+    rows = [
+        {key: value for key, value in dataclasses.asdict(dc).items() if key in columns}
+        | {"provider_id": profile.id, "mainland": dc.mainland}
+        for dc in profile.datacenters
     ]
-    for model, values in rows:
-        if values:
-            conn.execute(insert(table_of(model)), values)
+    if rows:
+        conn.execute(insert(DATACENTER), rows)
 
 
 def load_profiles(engine: Engine) -> dict[str, ProviderProfile]:
@@ -221,8 +164,47 @@ def known_regions(engine: Engine) -> dict[str, dict[str, str]]:
 # ---------------------------------------------------------------- snapshots
 
 
+def current_snapshots() -> Select[Any]:
+    """(provider id, current snapshot id) of every provider: its newest snapshot."""
+    return select(SNAPSHOT.c.provider_id, func.max(SNAPSHOT.c.id).label("id")).group_by(
+        SNAPSHOT.c.provider_id
+    )
+
+
+def current_snapshot_id(provider_id: str) -> ScalarSelect[int]:
+    """The id of the provider's current snapshot, as a subquery."""
+    return (
+        select(func.max(SNAPSHOT.c.id)).where(SNAPSHOT.c.provider_id == provider_id)
+    ).scalar_subquery()
+
+
 def current_snapshot_ids() -> Select[tuple[int]]:
-    return select(func.max(SNAPSHOT.c.id)).group_by(SNAPSHOT.c.provider_id)
+    return select(current_snapshots().subquery().c.id)
+
+
+class SnapshotInfo(NamedTuple):
+    id: int
+    offers: int
+    content_sha256: str
+
+
+def current_snapshot_in(conn: Connection, provider_id: str) -> SnapshotInfo | None:
+    """The provider's current (newest) snapshot, or None when it has none."""
+    row = conn.execute(
+        select(SNAPSHOT.c.id, SNAPSHOT.c.offers, SNAPSHOT.c.content_sha256)
+        .where(SNAPSHOT.c.provider_id == provider_id)
+        .order_by(SNAPSHOT.c.id.desc())
+        .limit(1)
+    ).first()
+    return (
+        None if row is None else SnapshotInfo(int(row.id), int(row.offers), str(row.content_sha256))
+    )
+
+
+def current_snapshot(engine: Engine, provider_id: str) -> SnapshotInfo | None:
+    """:func:`current_snapshot_in` on a connection of its own."""
+    with engine.connect() as conn:
+        return current_snapshot_in(conn, provider_id)
 
 
 def store_snapshot(
@@ -256,12 +238,7 @@ def store_snapshot_in(
     fetched_at: datetime,
 ) -> SnapshotResult:
     """:func:`store_snapshot` inside the caller's transaction (several providers of one sheet)."""
-    current = conn.execute(
-        select(SNAPSHOT.c.id, SNAPSHOT.c.content_sha256, SNAPSHOT.c.offers)
-        .where(SNAPSHOT.c.provider_id == provider_id)
-        .order_by(SNAPSHOT.c.id.desc())
-        .limit(1)
-    ).first()
+    current = current_snapshot_in(conn, provider_id)
     if current is not None and current.content_sha256 == content_sha256:
         return SnapshotResult(provider_id, current.id, "unchanged", current.offers)
     columns = as_columns(offers)

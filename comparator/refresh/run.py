@@ -21,7 +21,7 @@ import httpx
 from sqlalchemy import Engine
 
 from comparator.catalog.changes import PriceChange, count_changes
-from comparator.catalog.queries import load_profiles
+from comparator.catalog.queries import current_snapshot, load_profiles
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import SuanliError
 from comparator.refresh.runs import (
@@ -30,7 +30,6 @@ from comparator.refresh.runs import (
     Claim,
     RunRecord,
     claim_run,
-    current_snapshot,
     last_validators,
 )
 from comparator.refresh.schedule import Period, current_period, parse_cron

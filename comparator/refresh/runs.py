@@ -14,12 +14,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, func, insert, select, text, update
+from sqlalchemy import Connection, Engine, Row, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from comparator.catalog.models import PriceSnapshot, RefreshRun, table_of
+from comparator.catalog.queries import current_snapshot_id
 from providers.fetch import Validators
 
 RUN = table_of(RefreshRun)
@@ -153,29 +154,8 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-class SnapshotInfo(NamedTuple):
-    id: int
-    offers: int
-    content_sha256: str
-
-
-def current_snapshot(engine: Engine, provider: str) -> SnapshotInfo | None:
-    """The provider's current snapshot, or None when it has none."""
-    with engine.connect() as conn:
-        row = conn.execute(
-            select(SNAPSHOT.c.id, SNAPSHOT.c.offers, SNAPSHOT.c.content_sha256)
-            .where(SNAPSHOT.c.provider_id == provider)
-            .order_by(SNAPSHOT.c.id.desc())
-            .limit(1)
-        ).first()
-    return (
-        None if row is None else SnapshotInfo(int(row.id), int(row.offers), str(row.content_sha256))
-    )
-
-
 def last_validators(engine: Engine, provider: str, source: str) -> Validators | None:
     """What the last good run of this source saw, if its snapshot is still the current one."""
-    current = select(func.max(SNAPSHOT.c.id)).where(SNAPSHOT.c.provider_id == provider)
     with engine.connect() as conn:
         row = conn.execute(
             select(RUN.c.etag, RUN.c.last_modified, RUN.c.body_sha256)
@@ -183,7 +163,7 @@ def last_validators(engine: Engine, provider: str, source: str) -> Validators | 
                 RUN.c.provider_id == provider,
                 RUN.c.source == source,
                 RUN.c.status.in_(GOOD),
-                RUN.c.snapshot_id == current.scalar_subquery(),
+                RUN.c.snapshot_id == current_snapshot_id(provider),
             )
             .order_by(RUN.c.id.desc())
             .limit(1)

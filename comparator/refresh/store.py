@@ -20,7 +20,12 @@ from comparator.catalog.changes import (
     keyed_prices,
 )
 from comparator.catalog.models import Offer, OfferColumns, OfferIn, table_of
-from comparator.catalog.queries import content_sha256, store_profile_in, store_snapshot_in
+from comparator.catalog.queries import (
+    content_sha256,
+    current_snapshot,
+    store_profile_in,
+    store_snapshot_in,
+)
 from comparator.refresh.runs import (
     ERROR_LIMIT,
     FAILED,
@@ -29,7 +34,6 @@ from comparator.refresh.runs import (
     UNCHANGED,
     Claim,
     RunRecord,
-    current_snapshot,
     write_transaction,
 )
 from providers.base import AdapterResult, SourceSpec
