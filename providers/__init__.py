@@ -1,6 +1,9 @@
 """Provider adapters and their registry: adapter name → class.
 
-Nothing outside this package imports a specific adapter; it asks :func:`adapter_class`.
+Nothing outside this package imports a specific adapter or module; it asks
+:func:`adapter_class` and uses the names below (``__all__``): the adapter interface
+(:mod:`.base`), HTTP fetching with its limits and validators (:mod:`.fetch`) and sheet
+parsing for ``suanli import`` (:mod:`.sheet`).
 To add one: subclass :class:`providers.base.Adapter`, set ``name``, list it in ``_ADAPTERS``
 and give it a ``tests/test_adapters_<name>.py`` (a test checks both).
 """
@@ -9,7 +12,9 @@ from __future__ import annotations
 
 from comparator.errors import InputError
 from providers.base import Adapter, AdapterResult, SourceSpec
+from providers.fetch import FetchPolicy, Validators, is_url
 from providers.http_json import HttpJsonAdapter
+from providers.sheet import KnownCatalog, parse_sheet_columns
 from providers.sheet.adapter import SheetAdapter
 from providers.skypilot.adapter import SkypilotAdapter
 
@@ -26,4 +31,15 @@ def adapter_class(name: str, where: str = "source") -> type[Adapter]:
         raise InputError(f"{where}: adapter: expected one of {known}, got {name!r}") from None
 
 
-__all__ = ["ADAPTERS", "Adapter", "AdapterResult", "SourceSpec", "adapter_class"]
+__all__ = [
+    "ADAPTERS",
+    "Adapter",
+    "AdapterResult",
+    "FetchPolicy",
+    "KnownCatalog",
+    "SourceSpec",
+    "Validators",
+    "adapter_class",
+    "is_url",
+    "parse_sheet_columns",
+]

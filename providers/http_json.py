@@ -37,7 +37,8 @@ from providers.base import Adapter, AdapterResult, SourceSpec
 from providers.fetch import Validators
 from providers.sheet.adapter import known_catalog
 from providers.sheet.columns import COLUMNS
-from providers.sheet.parse import KnownCatalog, parse_sheet_columns
+from providers.sheet.known import KnownCatalog
+from providers.sheet.parse import parse_sheet_columns
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,8 @@ from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.cli import main as cli_main
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-SKYPILOT_DIR = SHARED / "data" / "skypilot-catalog"
 DATA = Path(__file__).resolve().parent / "data"
+SKYPILOT_DIR = DATA / "skypilot-catalog"  # copies of the public catalog, see its SOURCE.md
 
 
 def postgres_admin_url() -> str | None:

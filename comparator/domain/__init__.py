@@ -7,7 +7,13 @@ credential numbers (:mod:`.credentials`), job files (:mod:`.job`), provider prof
 on (:mod:`.policy`) and the default time zone (:mod:`.zones`).
 """
 
-from comparator.domain.billing import BILLING_MODES, PERIOD_HOURS, parse_billing
+from comparator.domain.billing import (
+    BILLING_MODES,
+    CONTRACT_MODES,
+    HOURLY_MODES,
+    PERIOD_HOURS,
+    parse_billing,
+)
 from comparator.domain.calendar import (
     factor_at,
     parse_time_of_use,
@@ -52,9 +58,11 @@ from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
 
 __all__ = [
     "BILLING_MODES",
+    "CONTRACT_MODES",
     "DEFAULT_TIMEZONE",
     "DEFAULT_TIMEZONE_NAME",
     "GPUS",
+    "HOURLY_MODES",
     "PERIOD_HOURS",
     "Certification",
     "DataCenter",

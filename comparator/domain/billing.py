@@ -14,6 +14,7 @@ PERIOD_HOURS: dict[str, int] = {
 }
 BILLING_MODES: tuple[str, ...] = tuple(PERIOD_HOURS)
 CONTRACT_MODES: tuple[str, ...] = ("daily", "weekly", "monthly", "yearly")
+HOURLY_MODES: tuple[str, ...] = ("hourly", "spot")  # billed per started hour, no contract
 
 _WORDS: dict[str, str] = {
     "hourly": "hourly",

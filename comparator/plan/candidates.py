@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
+from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.calendar import slot_factors
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
@@ -31,7 +32,6 @@ from comparator.estimate.throughput import is_rdma, run_hours
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 
 MAX_NODES = 16
-HOURLY_MODES = ("hourly", "spot")
 PRICE_PLACES = Decimal("0.0001")
 UTC = ZoneInfo("UTC")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from comparator.domain.billing import HOURLY_MODES
 from comparator.plan.result import Plan
 
 RUN_HOURLY = "█"
@@ -23,7 +24,7 @@ _WEEKDAYS = {"zh": "一二三四五六日", "en": "MTWTFSS"}
 def _hour_marks(plan: Plan, zone: ZoneInfo) -> dict[datetime, str]:
     marks: dict[datetime, str] = {}
     for segment in plan.segments:
-        running = RUN_HOURLY if segment.billing in ("hourly", "spot") else RUN_CONTRACT
+        running = RUN_HOURLY if segment.billing in HOURLY_MODES else RUN_CONTRACT
         moment = segment.start
         while moment < segment.end:
             local = moment.astimezone(zone)

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-from comparator.domain.billing import PERIOD_HOURS
+from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.calendar import factor_at, parse_time_of_use
 from comparator.domain.gpus import GPUS, resolve_gpu
 from comparator.domain.job import Job
@@ -78,7 +78,7 @@ def segment_cost(
     segment: PlanSegment, offer: OfferView, unit_price: Decimal, zone: ZoneInfo
 ) -> Decimal:
     """The line item of ``segment`` recomputed from the billing rules."""
-    if offer.billing not in ("hourly", "spot"):
+    if offer.billing not in HOURLY_MODES:
         return round_money(unit_price * segment.units * segment.periods)
     rules = parse_time_of_use(offer.time_of_use)
     total = Decimal(0)

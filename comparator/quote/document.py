@@ -27,6 +27,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from comparator.config import Settings
+from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.calendar import slot_factors
 from comparator.domain.gpus import GPUS
 from comparator.domain.job import Job
@@ -35,7 +36,6 @@ from comparator.domain.offer_view import OfferView
 from comparator.estimate import relative_throughput
 from comparator.plan import PlanResult
 
-HOURLY_BILLINGS = ("hourly", "spot")
 MAX_CURVE_HOURS = 24 * 400
 
 
@@ -184,13 +184,13 @@ def curve_offer(
     if not best:
         return None
     used = [offers[s["offer_id"]] for s in best["segments"] if s["offer_id"] in offers]
-    hourly = [o for o in used if o.billing in HOURLY_BILLINGS]
+    hourly = [o for o in used if o.billing in HOURLY_MODES]
     if hourly:
         return hourly[0]
     same = [
         o
         for o in candidates
-        if o.billing in HOURLY_BILLINGS
+        if o.billing in HOURLY_MODES
         and o.provider == best["provider"]
         and o.region == best["region"]
         and o.gpu == best["gpu"]

@@ -24,7 +24,7 @@ from comparator.catalog.queries import (
 )
 from comparator.domain.profile import load_profile
 from comparator.errors import InputError
-from providers.sheet.parse import KnownCatalog, parse_sheet_columns
+from providers import KnownCatalog, parse_sheet_columns
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "providers" / "demo"
 SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".xlsm", ".json")

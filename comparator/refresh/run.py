@@ -35,8 +35,7 @@ from comparator.refresh.runs import (
 from comparator.refresh.schedule import Period, current_period, parse_cron
 from comparator.refresh.sources import SourcesFile
 from comparator.refresh.store import Stored, finish_failed, store_result
-from providers import adapter_class
-from providers.base import SourceSpec
+from providers import SourceSpec, adapter_class
 
 log = logging.getLogger("suanli.refresh")
 SKIPPED = "skipped"

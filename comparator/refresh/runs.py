@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from comparator.catalog.models import PriceSnapshot, RefreshRun, table_of
 from comparator.catalog.queries import current_snapshot_id
-from providers.fetch import Validators
+from providers import Validators
 
 RUN = table_of(RefreshRun)
 SNAPSHOT = table_of(PriceSnapshot)

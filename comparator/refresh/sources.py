@@ -17,9 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
 from comparator.errors import InputError
 from comparator.refresh.schedule import parse_cron
-from providers import adapter_class
-from providers.base import SourceSpec
-from providers.fetch import FetchPolicy, is_url
+from providers import FetchPolicy, SourceSpec, adapter_class, is_url
 
 DEFAULT_CRON = "mon 03:00"
 _COMMON_KEYS: Mapping[str, str] = {

@@ -36,8 +36,7 @@ from comparator.refresh.runs import (
     RunRecord,
     write_transaction,
 )
-from providers.base import AdapterResult, SourceSpec
-from providers.fetch import Validators
+from providers import AdapterResult, SourceSpec, Validators
 
 OFFER = table_of(Offer)
 

@@ -15,7 +15,8 @@ from comparator.domain.profile import ProviderProfile
 from comparator.errors import InputError, SourceError
 from providers.base import Adapter, AdapterResult, SourceSpec
 from providers.fetch import Validators, document_name
-from providers.sheet.parse import KnownCatalog, parse_sheet_columns
+from providers.sheet.known import KnownCatalog
+from providers.sheet.parse import parse_sheet_columns
 
 SHEET_FORMATS = ("csv", "tsv", "xlsx", "json")
 

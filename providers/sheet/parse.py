@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePath
 from zoneinfo import ZoneInfo
@@ -21,17 +20,8 @@ from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import InputError, RowProblem, SheetError
 from providers.sheet.columns import COLUMNS, REQUIRED, header_map
+from providers.sheet.known import KnownCatalog
 from providers.sheet.values import ColumnCheck, column_checks, fill_tax_defaults
-
-
-@dataclass(frozen=True)
-class KnownCatalog:
-    """What a sheet may refer to: provider ids and each provider's data centres (id or name)."""
-
-    regions: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-
-    def region_id(self, provider: str, region: str) -> str | None:
-        return self.regions.get(provider, {}).get(region)
 
 
 def decode_csv(content: bytes) -> str:

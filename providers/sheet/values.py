@@ -21,7 +21,7 @@ from comparator.domain.money import parse_decimal
 from comparator.errors import RowProblem, SuanliError
 
 if TYPE_CHECKING:
-    from providers.sheet.parse import KnownCatalog
+    from providers.sheet.known import KnownCatalog
 
 ColumnCheck = Callable[["pd.Series[str]"], tuple[list[object], list[RowProblem]]]
 

@@ -1,0 +1,133 @@
+"""The house rules of ARCHITECTURE.md, checked on the source: circles, purity, boundaries, sizes."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from tests.import_graph import (
+    REPO,
+    all_imports,
+    cycles,
+    module_edges,
+    module_files,
+    package_of,
+)
+
+SUBPACKAGES = sorted(
+    p.name for p in (REPO / "comparator").iterdir() if (p / "__init__.py").is_file()
+)
+PURE_CORE = ("domain", "estimate", "compliance", "plan")
+PURE_FORBIDDEN_PACKAGES = ("catalog", "refresh", "cli", "services", "quote", "report")
+PURE_FORBIDDEN_LIBRARIES = ("sqlalchemy", "sqlmodel", "alembic", "psycopg", "httpx", "providers")
+ADAPTERS_MAY_USE = ("comparator.errors", "comparator.domain", "comparator.catalog.models")
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+
+
+def test_no_import_circles_deferred_imports_included() -> None:
+    assert cycles(module_edges()) == []
+
+
+@pytest.mark.parametrize("package", PURE_CORE)
+def test_the_pure_core_opens_no_database_and_no_network(package: str) -> None:
+    bad = []
+    for imp in all_imports():
+        if package_of(imp.source) != package or imp.source.startswith("providers"):
+            continue
+        top = imp.target.split(".")[0]
+        inner = imp.target.split(".")[1] if imp.target.startswith("comparator.") else ""
+        if top in PURE_FORBIDDEN_LIBRARIES or inner in PURE_FORBIDDEN_PACKAGES:
+            bad.append(f"{imp.source}:{imp.line} imports {imp.target}")
+    assert bad == []
+
+
+def test_cli_imports_only_the_public_names_of_subpackages() -> None:
+    bad = []
+    for imp in all_imports():
+        if not imp.source.startswith("comparator.cli"):
+            continue
+        parts = imp.target.split(".")
+        if parts[0] == "comparator" and len(parts) > 2 and parts[1] != "cli":
+            bad.append(f"{imp.source}:{imp.line} imports {imp.target}")
+    assert bad == []
+
+
+def test_public_names_are_what_each_subpackage_exports() -> None:
+    """Every name the CLI takes from a subpackage is in that subpackage's ``__all__``."""
+    import importlib
+
+    for imp in all_imports():
+        parts = imp.target.split(".")
+        if imp.source.startswith("comparator.cli") and len(parts) == 2 and parts[1] in SUBPACKAGES:
+            exported = importlib.import_module(imp.target).__all__
+            assert set(imp.names) <= set(exported), f"{imp.source}:{imp.line}"
+
+
+def test_adapters_use_only_the_documented_parts_of_comparator() -> None:
+    bad = [
+        f"{i.source}:{i.line} imports {i.target}"
+        for i in all_imports()
+        if i.source.startswith("providers")
+        and i.target.startswith("comparator")
+        and not i.target.startswith(ADAPTERS_MAY_USE)
+    ]
+    assert bad == []
+
+
+def test_comparator_reaches_adapters_only_through_the_providers_package() -> None:
+    bad = [
+        f"{i.source}:{i.line} imports {i.target}"
+        for i in all_imports()
+        if i.source.startswith("comparator") and i.target.startswith("providers.")
+    ]
+    assert bad == []
+
+
+def _function_body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Lines of a function's body: its signature (option declarations) and docstring aside."""
+    body = node.body
+    if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    assert node.end_lineno is not None
+    return node.end_lineno - body[0].lineno + 1
+
+
+def test_modules_and_functions_stay_small() -> None:
+    too_long = []
+    for module, path in module_files().items():
+        source = path.read_text(encoding="utf-8")
+        if len(source.splitlines()) > MAX_MODULE_LINES:
+            too_long.append(f"{module}: {len(source.splitlines())} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = _function_body_lines(node)
+                if lines > MAX_FUNCTION_LINES:
+                    too_long.append(f"{module}.{node.name}: {lines} lines")
+    assert too_long == []
+
+
+def test_every_subpackage_is_described_in_the_architecture_page() -> None:
+    page = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    described = set(re.findall(r"^\| `(\w+)/` \|", page, re.M))
+    assert set(SUBPACKAGES) <= described, set(SUBPACKAGES) - described
+
+
+def test_the_drawing_in_the_architecture_page_is_current() -> None:
+    from tests.import_graph import mermaid
+
+    page = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    assert mermaid() in page, "regenerate it with: python -m tests.import_graph"
+
+
+def test_tests_read_nothing_beside_the_repository() -> None:
+    """A fresh clone has no ../shared: every file a test reads lives under tests/data."""
+    offenders = [
+        p.name
+        for p in (REPO / "tests").rglob("*.py")
+        if p.name != "test_architecture.py"
+        if re.search(r"""parent\s*/\s*["']shared["']|\.\./shared""", p.read_text("utf-8"))
+    ]
+    assert offenders == []
