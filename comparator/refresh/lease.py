@@ -3,7 +3,8 @@
 PostgreSQL: a session advisory lock (``pg_try_advisory_lock``) on a connection kept open while
 the lease is held; the server frees it when the process dies. SQLite: a ``lease`` row with an
 expiry, taken in a write transaction and renewed by a thread while held; a crashed holder's
-lease runs out after ``ttl``.
+lease runs out after ``ttl``, and one held by a process of this host that is gone (SIGKILL)
+is taken over at once.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, delete, insert, select, text, update
 
 from comparator.catalog.models import Lease, table_of
-from comparator.refresh.runs import this_holder, write_transaction
+from comparator.refresh.runs import local_holder_alive, this_holder, write_transaction
 
 LEASE = table_of(Lease)
 DEFAULT_TTL = timedelta(minutes=5)
@@ -68,7 +69,12 @@ def _take_row(engine: Engine, name: str, ttl: timedelta) -> str | None:
     now, me = datetime.now(UTC), this_holder()
     with write_transaction(engine) as conn:
         row = conn.execute(select(LEASE).where(LEASE.c.name == name)).first()
-        if row is not None and row.holder != me and row.expires_at > now:
+        if (
+            row is not None
+            and row.holder != me
+            and row.expires_at > now
+            and local_holder_alive(row.holder) is not False
+        ):
             return f"{row.holder} (until {row.expires_at:%Y-%m-%d %H:%M:%S} UTC)"
         values = {"holder": me, "expires_at": now + ttl}
         if row is None:

@@ -135,10 +135,18 @@ def _reason_to_skip(
     return None
 
 
-def _alive(run: Row[Any], now: datetime, deadline_s: float) -> bool:
-    host, _, pid = str(run.holder).rpartition(":")
+def local_holder_alive(holder: str) -> bool | None:
+    """Whether a ``host:pid`` holder of this host still runs; None for another host's."""
+    host, _, pid = holder.rpartition(":")
     if host == socket.gethostname() and pid.isdigit():
-        return _pid_alive(int(pid))
+        return int(pid) == os.getpid() or _pid_alive(int(pid))
+    return None
+
+
+def _alive(run: Row[Any], now: datetime, deadline_s: float) -> bool:
+    local = local_holder_alive(str(run.holder))
+    if local is not None:
+        return local
     started: datetime = run.started_at
     return now - started < timedelta(seconds=deadline_s) + STALE_AFTER
 

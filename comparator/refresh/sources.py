@@ -34,13 +34,15 @@ _COMMON_KEYS: Mapping[str, str] = {
     "retries": "extra attempts after a 429/5xx/network error (3)",
     "backoff_s": "first backoff between attempts, doubling (1)",
 }
-_WORKER_KEYS = ("cron", "timezone")
+_WORKER_KEYS = ("cron", "timezone", "stop_grace_s")
+DEFAULT_STOP_GRACE_S = 30.0
 
 
 @dataclass(frozen=True)
 class WorkerConfig:
     cron: str = DEFAULT_CRON
     timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo(DEFAULT_TIMEZONE))
+    stop_grace_s: float = DEFAULT_STOP_GRACE_S  # SIGTERM: how long running sources may finish
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,8 @@ def _worker(table: object, where: str) -> WorkerConfig:
             f"{where} timezone: expected an IANA zone such as Asia/Shanghai, got {zone_name!r}"
         ) from None
     parse_cron(cron, zone, where=f"{where} cron")
-    return WorkerConfig(cron.strip(), zone)
+    grace = _number(table, "stop_grace_s", DEFAULT_STOP_GRACE_S, where, minimum=0)
+    return WorkerConfig(cron.strip(), zone, min(grace, 3600.0))
 
 
 def _source(entry: object, file: Path, where: str, zone: ZoneInfo) -> SourceSpec:
