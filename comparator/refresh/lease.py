@@ -9,7 +9,6 @@ is taken over at once.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,8 +16,9 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, delete, insert, select, text, update
 
+from comparator.catalog.db import advisory_key, write_transaction
 from comparator.catalog.models import Lease, table_of
-from comparator.refresh.runs import local_holder_alive, this_holder, write_transaction
+from comparator.refresh.runs import local_holder_alive, this_holder
 
 LEASE = table_of(Lease)
 DEFAULT_TTL = timedelta(minutes=5)
@@ -44,11 +44,6 @@ def hold_lease(engine: Engine, name: str, ttl: timedelta = DEFAULT_TTL) -> Itera
         stop.set()
         renewer.join()
         _release_row(engine, name)
-
-
-def advisory_key(name: str) -> int:
-    """A stable signed 64-bit key for ``pg_try_advisory_lock``."""
-    return int.from_bytes(hashlib.sha256(f"suanli:{name}".encode()).digest()[:8], signed=True)
 
 
 @contextmanager
@@ -86,7 +81,7 @@ def _take_row(engine: Engine, name: str, ttl: timedelta) -> str | None:
 
 def _renew(engine: Engine, name: str, ttl: timedelta, stop: threading.Event) -> None:
     while not stop.wait(ttl.total_seconds() / 3):
-        with engine.begin() as conn:
+        with write_transaction(engine) as conn:
             conn.execute(
                 update(LEASE)
                 .where(LEASE.c.name == name, LEASE.c.holder == this_holder())
@@ -95,5 +90,5 @@ def _renew(engine: Engine, name: str, ttl: timedelta, stop: threading.Event) -> 
 
 
 def _release_row(engine: Engine, name: str) -> None:
-    with engine.begin() as conn:
+    with write_transaction(engine) as conn:
         conn.execute(delete(LEASE).where(LEASE.c.name == name, LEASE.c.holder == this_holder()))

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Engine, Row, func, insert, select, text, update
+from sqlalchemy import Connection, Engine, Row, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from comparator.catalog.db import write_transaction
 from comparator.catalog.models import PriceSnapshot, RefreshRun, table_of
 from providers.fetch import Validators
 
@@ -51,20 +51,6 @@ class RunRecord:
     snapshot_id: int | None = None
     error: str | None = None
     validators: Validators | None = None
-
-
-@contextmanager
-def write_transaction(engine: Engine) -> Iterator[Connection]:
-    """A transaction that holds SQLite's write lock from its first statement.
-
-    SQLite would otherwise start it as a reader and refuse the upgrade to a writer, without
-    waiting, when another process wrote in between; taking the lock first lets busy_timeout
-    queue concurrent claims instead.
-    """
-    with engine.begin() as conn:
-        if engine.dialect.name == "sqlite":
-            conn.execute(text("UPDATE refreshrun SET attempt = attempt WHERE 1 = 0"))
-        yield conn
 
 
 def claim_run(

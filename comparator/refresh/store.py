@@ -19,6 +19,7 @@ from comparator.catalog.changes import (
     diff_offers,
     keyed_prices,
 )
+from comparator.catalog.db import write_transaction
 from comparator.catalog.models import Offer, OfferColumns, OfferIn, table_of
 from comparator.catalog.queries import content_sha256, store_profile_in, store_snapshot_in
 from comparator.refresh.runs import (
@@ -30,7 +31,6 @@ from comparator.refresh.runs import (
     Claim,
     RunRecord,
     current_snapshot,
-    write_transaction,
 )
 from providers.base import AdapterResult, SourceSpec
 from providers.fetch import Validators
@@ -55,7 +55,7 @@ def store_result(
     previous = current_snapshot(engine, source.provider)
     changed = previous is not None and previous.content_sha256 != digest
     before = _stored_prices(engine, previous.id) if previous and changed else []
-    with write_transaction(engine) as conn:
+    with write_transaction(engine, f"provider:{source.provider}") as conn:
         if result.profile is not None:
             store_profile_in(conn, result.profile)
         snapshot = store_snapshot_in(
@@ -105,7 +105,7 @@ def new_prices(offers: list[OfferIn] | OfferColumns) -> list[KeyedPrice]:
 
 def finish_failed(engine: Engine, claim: Claim, error: str, now: datetime) -> RunRecord:
     record = RunRecord(FAILED, error=error)
-    with engine.begin() as conn:
+    with write_transaction(engine) as conn:
         _finish(conn, claim, record, now)
     return record
 
