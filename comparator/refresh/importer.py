@@ -14,6 +14,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DataError, OperationalError, StatementError
 
 from comparator.catalog.db import write_transaction
 from comparator.catalog.models import OfferColumns
@@ -75,20 +76,36 @@ def split_files(files: Sequence[Path]) -> tuple[list[Path], list[Path]]:
 
 
 def import_files(
-    engine: Engine, sheets: Sequence[Path], profiles: Sequence[Path], *, timezone: ZoneInfo
+    engine: Engine,
+    sheets: Sequence[Path],
+    profiles: Sequence[Path],
+    *,
+    timezone: ZoneInfo,
+    decimal: str | None = None,
 ) -> ImportResult:
     """Import profiles, then sheets: every file is checked before anything is written."""
     parsed_profiles = [load_profile(p) for p in _existing(profiles)]
     sheet_paths = _existing(sheets)
     known = KnownCatalog(_regions_with(known_regions(engine), parsed_profiles))
-    parsed = [(path, _parse(path, known, timezone)) for path in sheet_paths]
+    parsed = [(path, _parse(path, known, timezone, decimal)) for path in sheet_paths]
     keys = [f"provider:{p.id}" for p in parsed_profiles]
     keys += [f"provider:{pid}" for _, offers in parsed for pid in offers.by_provider()]
-    with write_transaction(engine, *keys) as conn:
-        profile_results = [(p.id, store_profile_in(conn, p)) for p in parsed_profiles]
-        snapshot_results = [
-            (path.name, r) for path, offers in parsed for r in _store_sheet(conn, offers, path.name)
-        ]
+    try:
+        with write_transaction(engine, *keys) as conn:
+            profile_results = [(p.id, store_profile_in(conn, p)) for p in parsed_profiles]
+            snapshot_results = [
+                (path.name, r)
+                for path, offers in parsed
+                for r in _store_sheet(conn, offers, path.name)
+            ]
+    except (DataError, StatementError) as exc:  # a value the checks let through: still a message
+        if isinstance(exc, OperationalError):
+            raise
+        names = ", ".join(str(p) for p in [*profiles, *sheet_paths])
+        reason = str(getattr(exc, "orig", exc)).splitlines()[0][:200]
+        raise InputError(
+            f"{names}: the database refused a value ({reason}); nothing imported"
+        ) from None
     return ImportResult(profile_results, snapshot_results)
 
 
@@ -103,8 +120,14 @@ def _regions_with(
     return stored
 
 
-def _parse(path: Path, known: KnownCatalog, timezone: ZoneInfo) -> OfferColumns:
-    return parse_sheet_columns(path.read_bytes(), str(path), known, timezone=timezone)
+def _parse(
+    path: Path, known: KnownCatalog, timezone: ZoneInfo, decimal: str | None
+) -> OfferColumns:
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the sheet ({exc.strerror or exc})") from None
+    return parse_sheet_columns(content, str(path), known, timezone=timezone, decimal=decimal)
 
 
 def store_sheet(engine: Engine, offers: OfferColumns, source: str) -> list[SnapshotResult]:

@@ -50,6 +50,7 @@ class SheetAdapter(Adapter):
     name: ClassVar[str] = "sheet"
     option_help: ClassVar[Mapping[str, str]] = {
         "format": "csv, tsv, xlsx or json when the URL does not end in one",
+        "decimal": 'the decimal mark of the sheet\'s numbers: "." (default) or ","',
     }
 
     @classmethod
@@ -59,6 +60,8 @@ class SheetAdapter(Adapter):
             raise InputError(
                 f"{where}: format: expected one of {', '.join(SHEET_FORMATS)}, got {fmt!r}"
             )
+        if options.get("decimal", ".") not in (".", ","):
+            raise InputError(f'{where}: decimal: expected "." or ",", got {options["decimal"]!r}')
 
     async def fetch(self, since: Validators | None = None) -> AdapterResult:
         fetched = await self.fetch_profile()
@@ -71,5 +74,9 @@ class SheetAdapter(Adapter):
 
     def parse(self, content: bytes, known: KnownCatalog) -> OfferColumns:
         return parse_sheet_columns(
-            content, sheet_filename(self.source), known, timezone=self.source.timezone
+            content,
+            sheet_filename(self.source),
+            known,
+            timezone=self.source.timezone,
+            decimal=self.source.options.get("decimal"),
         )
