@@ -170,7 +170,7 @@ async def refresh_sources(
     limits = httpx.Limits(max_connections=32, max_keepalive_connections=16)
     async with httpx.AsyncClient(
         limits=limits,
-        follow_redirects=True,
+        follow_redirects=False,  # providers.fetch follows them itself, checking each
         headers={"User-Agent": USER_AGENT},
     ) as client:
         context = _Context(engine, client, period, timezone, only_if_due, profiles, progress)
@@ -199,7 +199,7 @@ async def _until_done_or_stopped(
 def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> SourceOutcome:
     if task.cancelled():
         reason = "interrupted: the worker was stopped before this source finished"
-        return SourceOutcome(source.provider, source.location, FAILED, error=reason)
+        return SourceOutcome(source.provider, source.shown, FAILED, error=reason)
     return task.result()
 
 
@@ -209,7 +209,7 @@ async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcom
         claim_run,
         context.engine,
         source.provider,
-        source.location,
+        source.shown,
         context.period.label,
         only_if_due=context.only_if_due,
         now=context.now(),
@@ -228,7 +228,7 @@ async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcom
 async def _skipped(context: _Context, source: SourceSpec, reason: str) -> SourceOutcome:
     current = await asyncio.to_thread(current_snapshot, context.engine, source.provider)
     offers, snapshot_id = (current.offers, current.id) if current else (0, None)
-    return SourceOutcome(source.provider, source.location, SKIPPED, offers, snapshot_id, reason)
+    return SourceOutcome(source.provider, source.shown, SKIPPED, offers, snapshot_id, reason)
 
 
 async def _run_claimed(
@@ -241,9 +241,9 @@ async def _run_claimed(
         finish_failed(context.engine, claim, reason, context.now())
         raise
     except Exception as exc:  # every failure is recorded on the run, never raised past it
-        if not isinstance(exc, SuanliError):
-            log.exception("%s: unexpected error", source.provider)
         error = _error_text(source, exc)
+        if not isinstance(exc, SuanliError):
+            log.error("%s: unexpected error: %s", source.provider, error)
         record = await asyncio.to_thread(finish_failed, context.engine, claim, error, context.now())
         stored, notes = Stored(record), ()
     return _outcome(source, claim, stored, notes, time.monotonic() - started)
@@ -252,9 +252,7 @@ async def _run_claimed(
 async def _fetch_and_store(
     context: _Context, source: SourceSpec, claim: Claim
 ) -> tuple[Stored, tuple[str, ...]]:
-    since = await asyncio.to_thread(
-        last_validators, context.engine, source.provider, source.location
-    )
+    since = await asyncio.to_thread(last_validators, context.engine, source.provider, source.shown)
     adapter = adapter_class(source.adapter, source.where)(source, context.client, context.profiles)
     result = await adapter.fetch(since)
     stored = await asyncio.to_thread(
@@ -265,8 +263,8 @@ async def _fetch_and_store(
 
 def _error_text(source: SourceSpec, exc: BaseException) -> str:
     if isinstance(exc, SuanliError):
-        return str(exc)
-    return f"{source.where}: unexpected {type(exc).__name__}: {exc}"
+        return source.scrub(str(exc))
+    return source.scrub(f"{source.where}: unexpected {type(exc).__name__}: {exc}")
 
 
 def _outcome(
@@ -275,7 +273,7 @@ def _outcome(
     record: RunRecord = stored.record
     return SourceOutcome(
         source.provider,
-        source.location,
+        source.shown,
         record.status,
         record.offers,
         record.snapshot_id,

@@ -62,7 +62,7 @@ def store_result(
             conn,
             source.provider,
             result.offers,
-            source=source.location,
+            source=source.shown,
             content_sha256=digest,
             fetched_at=now,
         )

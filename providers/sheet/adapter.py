@@ -6,7 +6,6 @@ bytes, knows which provider the source belongs to, and refuses rows of any other
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -69,7 +68,7 @@ class SheetAdapter(Adapter):
         if document.not_modified:
             return AdapterResult(fetched, [], document.validators, not_modified=True)
         known = known_catalog(self.source, self.known_profile(fetched))
-        offers = await asyncio.to_thread(self.parse, document.content, known)
+        offers = await self.parse_within(self.parse, document.content, known)
         return AdapterResult(fetched, offers, document.validators)
 
     def parse(self, content: bytes, known: KnownCatalog) -> OfferColumns:
