@@ -119,3 +119,23 @@ def test_one_canonical_decimal_on_both_databases(any_db_url: str, tmp_path: Path
     prices = sorted(str(o.price) for o in current_offers(engine))
     assert prices == ["100", "2.50"]
     engine.dispose()
+
+
+def test_a_far_away_xlsx_cell_is_read_quickly() -> None:
+    import io
+    import time
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(HEADER.split(","))
+    sheet.append(ROW.split(","))
+    sheet.cell(1_048_576, 1, PROVIDER)  # a 1.7 KB file whose last row is the sheet's last
+    buffer = io.BytesIO()
+    book.save(buffer)
+    started = time.monotonic()
+    with pytest.raises(SheetError, match="row 1048576"):
+        parse_sheet(buffer.getvalue(), "far.xlsx", KNOWN)
+    assert time.monotonic() - started < 10

@@ -26,7 +26,6 @@ from comparator.errors import InputError
 MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
 MAX_ROWS = 2_000_000  # data rows
 MAX_COLUMNS = 256
-MAX_JSON_DEPTH = 32
 _READ_ERRORS = (
     ValueError,  # includes UnicodeError and json.JSONDecodeError
     KeyError,
@@ -34,7 +33,6 @@ _READ_ERRORS = (
     TypeError,
     AttributeError,
     OverflowError,
-    RecursionError,
     zipfile.BadZipFile,
     zlib.error,
     EOFError,
@@ -94,6 +92,10 @@ def read_table(content: bytes, filename: str) -> Table:
         ) from None
     except MemoryError:
         raise InputError(f"{filename}: too large to read") from None
+    except RecursionError:  # the C JSON parser stops at the interpreter's recursion limit
+        raise InputError(
+            f"{filename}: nested too deeply; expected a list of flat objects (one per offer)"
+        ) from None
     except _READ_ERRORS as exc:
         raise InputError(
             f"{filename}: not a readable {kind} sheet: {type(exc).__name__}: {short(exc)}"
@@ -158,7 +160,6 @@ def _csv_table(content: bytes, sep: str) -> Table:
 
 def _json_table(content: bytes, filename: str) -> Table:
     text = decode_text(content)
-    _check_json_depth(text, filename)
     document = json.loads(text, parse_float=str, parse_int=str, parse_constant=str)
     decimal = "."
     if isinstance(document, dict) and isinstance(document.get("offers"), list):
@@ -189,32 +190,6 @@ def _json_cell(value: Any) -> str:
     if isinstance(value, dict | list):
         return json.dumps(value)[:200] + "\x1e"  # never a valid value: reported as such
     return str(value)
-
-
-def _check_json_depth(text: str, filename: str) -> None:
-    """Refuse nesting deeper than any sheet needs before the recursive parser sees it."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                raise InputError(
-                    f"{filename}: JSON nested more than {MAX_JSON_DEPTH} levels deep; "
-                    "expected a list of flat objects"
-                )
-        elif char in "]}":
-            depth -= 1
-        deepest = max(deepest, depth)
 
 
 def _xlsx_table(content: bytes, filename: str) -> Table:
