@@ -74,6 +74,12 @@ SETTINGS: tuple[Setting, ...] = (
         "0.90",
         "scaling efficiency when a job spans several nodes (1 within one node)",
     ),
+    Setting(
+        "lock_timeout_s",
+        "SUANLI_LOCK_TIMEOUT_S",
+        "30",
+        "seconds a write (import, refresh) waits for another process's write lock before failing",
+    ),
 )
 
 
@@ -88,6 +94,7 @@ class Settings:
     headroom: float
     multi_node_efficiency: float
     holidays_file: str = ""
+    lock_timeout_s: float = 30.0
 
 
 def parse_fx_rates(text: str, env: str = "SUANLI_FX_RATES") -> dict[str, Decimal]:
@@ -150,4 +157,5 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: str | None)
         headroom=headroom,
         multi_node_efficiency=efficiency,
         holidays_file=raw["holidays_file"],
+        lock_timeout_s=min(_number(raw["lock_timeout_s"], by_name["lock_timeout_s"], float), 86400),
     )

@@ -48,8 +48,13 @@ class RowProblem:
     got: str = ""
 
     def __str__(self) -> str:
-        got = f" (got {self.got!r})" if self.got else ""
-        return f"row {self.row}, column {self.column}: expected {self.expected}{got}"
+        got = f" (got {_cut(self.got)!r})" if self.got else ""
+        return f"row {self.row}, column {_cut(self.column)}: expected {self.expected}{got}"
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    """A cell as an error message shows it: long ones cut, with their length."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 class SheetError(InputError):

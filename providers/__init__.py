@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from comparator.errors import InputError
 from providers.base import Adapter, AdapterResult, SourceSpec
-from providers.fetch import FetchPolicy, Validators, is_url
+from providers.fetch import FetchPolicy, Validators
 from providers.http_json import HttpJsonAdapter
 from providers.sheet import KnownCatalog, parse_sheet_columns
 from providers.sheet.adapter import SheetAdapter
 from providers.skypilot.adapter import SkypilotAdapter
+from providers.urls import is_url, mask_url
 
 _ADAPTERS: tuple[type[Adapter], ...] = (SheetAdapter, SkypilotAdapter, HttpJsonAdapter)
 ADAPTERS: dict[str, type[Adapter]] = {adapter.name: adapter for adapter in _ADAPTERS}
@@ -41,5 +42,6 @@ __all__ = [
     "Validators",
     "adapter_class",
     "is_url",
+    "mask_url",
     "parse_sheet_columns",
 ]

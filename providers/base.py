@@ -3,16 +3,17 @@
 An adapter gets its ``[[source]]`` settings and an injected :class:`httpx.AsyncClient`, and has
 one method, :meth:`Adapter.fetch`. It returns data and never writes to the database; the
 refresh stores what it returns. Every document of one source shares one deadline
-(``timeout_s``: connect to last byte, retries included); parsing happens after it.
+(``timeout_s``: connect to last byte, retries included); parsing happens after it, within
+``parse_timeout_s``.
 """
 
 from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -20,7 +21,11 @@ import httpx
 from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.domain.profile import ProviderProfile, loads_profile
 from comparator.domain.zones import DEFAULT_TIMEZONE
+from comparator.errors import SourceError
 from providers.fetch import Document, FetchPolicy, Validators, fetch_document
+from providers.urls import mask_text, mask_url
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,15 @@ class SourceSpec:
     @property
     def where(self) -> str:
         return self.origin or f"source {self.provider}"
+
+    @property
+    def shown(self) -> str:
+        """The location as stored and printed: credentials and query secrets masked."""
+        return mask_url(self.location)
+
+    def scrub(self, text: str) -> str:
+        """``text`` with this source's URLs masked and its secrets (token, headers) removed."""
+        return mask_text(text, (self.location, self.profile or ""), self.policy.secrets())
 
 
 @dataclass(frozen=True)
@@ -93,6 +107,20 @@ class Adapter(ABC):
         return await fetch_document(
             self.client, location, self.source.policy, since=since, deadline=self._deadline
         )
+
+    async def parse_within(self, parse: Callable[..., T], *args: Any) -> T:
+        """``parse(*args)`` in a thread, given at most the source's ``parse_timeout_s``.
+
+        On time-out the source fails at once; the thread finishes on its own (the sheet
+        limits bound how long that can be).
+        """
+        limit = self.source.policy.parse_timeout_s
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(parse, *args), limit)
+        except TimeoutError:
+            raise SourceError(
+                f"{self.source.where}: parsing took longer than parse_timeout_s = {limit:g} s"
+            ) from None
 
     async def fetch_profile(self) -> ProviderProfile | None:
         """The source's ``profile`` (TOML, path or URL), or ``None`` when it names none."""

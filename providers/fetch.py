@@ -6,6 +6,12 @@ absolute deadline enforced with :func:`asyncio.timeout_at` over every attempt. 4
 transport errors (reset, refused, read timeout) are retried with exponential backoff,
 honouring ``Retry-After``; a 4xx or an empty body is final. ``ETag``/``Last-Modified`` from
 the previous fetch are sent back, and a ``304`` comes back as ``not_modified``.
+
+Bounded and safe: a body is cut at ``max_body_bytes`` (counted on the wire and once
+decompressed, so a gzip bomb stops at the limit too); redirects are followed by hand, only to
+the same host and port (or the hosts a source allows), never from a public URL to a loopback,
+private or link-local address; ``headers`` and a bearer token from ``token_env`` go with the
+request and never into a stored or printed URL (:func:`mask_url`, :func:`mask_text`).
 """
 
 from __future__ import annotations
@@ -13,19 +19,24 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import hashlib
+import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urljoin
 
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from comparator.errors import SourceError
+from providers.urls import check_redirect, is_url, mask_url, origin
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 300.0
+MAX_REDIRECTS = 5
+DEFAULT_MAX_BODY_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -37,6 +48,29 @@ class FetchPolicy:
     read_timeout_s: float = 30.0
     retries: int = 3
     backoff_s: float = 1.0
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    parse_timeout_s: float = 60.0
+    redirect_hosts: tuple[str, ...] = ()  # other hosts redirects may go to; "*": any
+    headers: tuple[tuple[str, str], ...] = ()
+    token_env: str | None = None  # environment variable holding a bearer token
+
+    def request_headers(self, location: str) -> dict[str, str]:
+        """``headers`` plus ``Authorization: Bearer …`` from ``token_env``."""
+        headers = dict(self.headers)
+        if self.token_env:
+            token = os.environ.get(self.token_env, "")
+            if not token:
+                raise SourceError(
+                    f"{mask_url(location)}: token_env: the environment variable "
+                    f"{self.token_env} is not set"
+                )
+            headers["Authorization"] = f"Bearer {token}"
+        return headers
+
+    def secrets(self) -> tuple[str, ...]:
+        """Values that must never be stored or printed."""
+        token = os.environ.get(self.token_env, "") if self.token_env else ""
+        return tuple(s for s in (token, *(v for _, v in self.headers)) if len(s) >= 8)
 
     def timeout(self) -> httpx.Timeout:
         return httpx.Timeout(
@@ -84,7 +118,7 @@ class RetryableStatus(SourceError):
     def __init__(self, url: str, status: int, retry_after_s: float | None) -> None:
         self.status = status
         self.retry_after_s = retry_after_s
-        super().__init__(f"{url}: HTTP {status}")
+        super().__init__(f"{mask_url(url)}: HTTP {status}")
 
 
 @dataclass
@@ -95,10 +129,6 @@ class _Progress:
 
 def _sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
-
-
-def is_url(location: str) -> bool:
-    return location.startswith(("http://", "https://"))
 
 
 def document_name(location: str) -> str:
@@ -116,7 +146,8 @@ async def fetch_document(
 ) -> Document:
     """The document at ``location``; ``deadline`` is an event-loop time shared by a source."""
     if not is_url(location):
-        return _unless_same(await asyncio.to_thread(_read_file, location), since)
+        document = await asyncio.to_thread(_read_file, location, policy.max_body_bytes)
+        return _unless_same(document, since)
     loop_deadline = deadline if deadline is not None else _loop_time() + policy.deadline_s
     progress = _Progress()
     try:
@@ -124,11 +155,13 @@ async def fetch_document(
             document = await _get_with_retries(client, location, policy, since, progress)
     except TimeoutError:
         raise SourceError(
-            f"{location}: no complete answer within the {policy.deadline_s:g} s deadline "
+            f"{mask_url(location)}: no complete answer within the {policy.deadline_s:g} s deadline "
             f"({progress.attempts} attempt(s), {progress.body_bytes} body bytes received)"
         ) from None
     if not document.not_modified and not document.content:
-        raise SourceError(f"{location}: the server sent an empty body (HTTP 200, 0 bytes)")
+        raise SourceError(
+            f"{mask_url(location)}: the server sent an empty body (HTTP 200, 0 bytes)"
+        )
     return _unless_same(document, since)
 
 
@@ -143,9 +176,14 @@ def _loop_time() -> float:
     return asyncio.get_running_loop().time()
 
 
-def _read_file(location: str) -> Document:
+def _read_file(location: str, max_bytes: int) -> Document:
     path = Path(location)
     try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise SourceError(
+                f"{location}: {size} bytes; the limit is {max_bytes} bytes (max_body_mb)"
+            )
         content = path.read_bytes()
     except OSError as exc:
         raise SourceError(f"{location}: cannot read the file ({exc.strerror})") from None
@@ -176,7 +214,7 @@ async def _get_with_retries(
         raise SourceError(f"{exc} after {progress.attempts} attempt(s)") from None
     except httpx.HTTPError as exc:
         raise SourceError(
-            f"{url}: {_describe(exc)} after {progress.attempts} attempt(s) "
+            f"{mask_url(url)}: {_describe(exc)} after {progress.attempts} attempt(s) "
             f"({progress.body_bytes} body bytes received)"
         ) from None
     raise AssertionError("tenacity either returns or raises")  # pragma: no cover
@@ -189,19 +227,50 @@ async def _get_once(
     since: Validators | None,
     progress: _Progress,
 ) -> Document:
-    headers = since.request_headers() if since else {}
-    async with client.stream("GET", url, headers=headers, timeout=policy.timeout()) as response:
-        if response.status_code == 304 and since is not None:
-            return Document(url, b"", since, not_modified=True)
-        _raise_for_status(url, response)
-        chunks = []
-        async for chunk in response.aiter_bytes():
-            progress.body_bytes += len(chunk)
-            chunks.append(chunk)
-        content = b"".join(chunks)
+    headers = {**policy.request_headers(url), **(since.request_headers() if since else {})}
+    current = url
+    for _ in range(MAX_REDIRECTS + 1):
+        request = client.build_request("GET", current, headers=headers, timeout=policy.timeout())
+        response = await client.send(request, stream=True, follow_redirects=False)
+        try:
+            if response.is_redirect and "location" in response.headers:
+                target = urljoin(current, response.headers["location"])
+                await check_redirect(url, current, target, policy.redirect_hosts)
+                if origin(target) != origin(current):
+                    headers.pop("Authorization", None)  # a token is for its own host only
+                current = target
+                continue
+            if response.status_code == 304 and since is not None:
+                return Document(url, b"", since, not_modified=True)
+            _raise_for_status(url, response)
+            content = await _read_body(url, response, policy.max_body_bytes, progress)
+        finally:
+            await response.aclose()
         etag, modified = response.headers.get("etag"), response.headers.get("last-modified")
-        validators = Validators(etag, modified, _sha256(content))
-        return Document(url, content, validators)
+        return Document(url, content, Validators(etag, modified, _sha256(content)))
+    raise SourceError(f"{mask_url(url)}: more than {MAX_REDIRECTS} redirects")
+
+
+async def _read_body(url: str, response: httpx.Response, limit: int, progress: _Progress) -> bytes:
+    """The body, decompressed, stopped as soon as it passes ``limit`` bytes either way."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_big(url, f"Content-Length says {declared} bytes", limit)
+    buffer = bytearray()
+    async for chunk in response.aiter_bytes():
+        progress.body_bytes = response.num_bytes_downloaded
+        if response.num_bytes_downloaded > limit:
+            raise _too_big(url, f"more than {limit} bytes arrived", limit)
+        if len(buffer) + len(chunk) > limit:
+            raise _too_big(url, f"more than {limit} bytes once decompressed", limit)
+        buffer += chunk
+    return bytes(buffer)
+
+
+def _too_big(url: str, what: str, limit: int) -> SourceError:
+    return SourceError(
+        f"{mask_url(url)}: body too large ({what}); the limit is {limit // 2**20} MiB (max_body_mb)"
+    )
 
 
 def _raise_for_status(url: str, response: httpx.Response) -> None:
@@ -209,7 +278,7 @@ def _raise_for_status(url: str, response: httpx.Response) -> None:
     if status in RETRY_STATUSES:
         raise RetryableStatus(url, status, parse_retry_after(response.headers.get("retry-after")))
     if status >= 300:
-        raise SourceError(f"{url}: HTTP {status} {response.reason_phrase}; expected 200")
+        raise SourceError(f"{mask_url(url)}: HTTP {status} {response.reason_phrase}; expected 200")
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:

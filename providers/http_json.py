@@ -25,7 +25,6 @@ so the rules and the messages are those of a JSON sheet; row numbers are record 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -148,11 +147,11 @@ class HttpJsonAdapter(Adapter):
         if document.not_modified:
             return AdapterResult(fetched, [], document.validators, not_modified=True)
         known = known_catalog(self.source, self.known_profile(fetched))
-        offers = await asyncio.to_thread(self.parse, document.content, mapping, known)
+        offers = await self.parse_within(self.parse, document.content, mapping, known)
         return AdapterResult(fetched, offers, document.validators)
 
     def parse(self, content: bytes, mapping: JsonMapping, known: KnownCatalog) -> OfferColumns:
         sheet = records_to_sheet(content, mapping, self.source)
         return parse_sheet_columns(
-            sheet, f"{self.source.location}#records.json", known, timezone=self.source.timezone
+            sheet, f"{self.source.shown}#records.json", known, timezone=self.source.timezone
         )

@@ -50,6 +50,7 @@ class FaultServer:
         self.routes: dict[str, Route] = {}
         self.hits: Counter[str] = Counter()
         self.conditional_hits: Counter[str] = Counter()
+        self.request_headers: dict[str, dict[str, str]] = {}  # the last request's, per path
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
@@ -86,6 +87,7 @@ class FaultServer:
     def _route(self, path: str, headers: dict[str, str]) -> tuple[Route | None, Reply | None]:
         with self._lock:
             self.hits[path] += 1
+            self.request_headers[path] = headers
             route = self.routes.get(path)
             if route is None:
                 return None, None

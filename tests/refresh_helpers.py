@@ -57,9 +57,11 @@ def _toml(value: Any) -> str:
     return str(value)
 
 
-def write_sources(folder: Path, entries: Sequence[str], cron: str = "mon 03:00") -> Path:
+def write_sources(
+    folder: Path, entries: Sequence[str], cron: str = "mon 03:00", worker_extra: str = ""
+) -> Path:
     path = folder / "sources.toml"
-    worker = f'[worker]\ncron = "{cron}"\ntimezone = "Asia/Shanghai"\n\n'
+    worker = f'[worker]\ncron = "{cron}"\ntimezone = "Asia/Shanghai"\n{worker_extra}\n'
     path.write_text(worker + "\n".join(entries), encoding="utf-8")
     return path
 

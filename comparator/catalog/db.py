@@ -1,39 +1,93 @@
-"""Engines from a URL and schema upgrades through Alembic. No global engine: pass it in."""
+"""Engines from a URL and schema upgrades through Alembic. No global engine: pass it in.
+
+Every write goes through :func:`write_transaction`, which takes the database's write lock with
+its first statement (SQLite ``BEGIN IMMEDIATE``) and waits for it at most the lock timeout
+(``SUANLI_LOCK_TIMEOUT_S``, 30 s by default), then fails with one clear message.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event, inspect
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
-from comparator.errors import ConfigError
+from comparator.errors import CatalogError, ConfigError
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+DEFAULT_LOCK_TIMEOUT_S = 30.0
+_WRITE = "suanli_write"  # execution option: this transaction writes
+_LOCK_TIMEOUTS: weakref.WeakKeyDictionary[Engine, float] = weakref.WeakKeyDictionary()
 
 
-def _prepare_sqlite(engine: Engine) -> None:
+def _prepare_sqlite(engine: Engine, lock_timeout_s: float) -> None:
     """WAL mode, foreign keys, a busy timeout, and real BEGINs (pysqlite defers them)."""
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_s * 1000)}")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        connection.exec_driver_sql("BEGIN")
+        writes = connection.get_execution_options().get(_WRITE, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
 
 
-def make_engine(url: str) -> Engine:
+def lock_timeout_s(engine: Engine) -> float:
+    return _LOCK_TIMEOUTS.get(engine, DEFAULT_LOCK_TIMEOUT_S)
+
+
+@contextmanager
+def write_transaction(engine: Engine, *lock_keys: str) -> Iterator[Connection]:
+    """A transaction holding the write lock from its first statement, waiting for it boundedly.
+
+    SQLite: ``BEGIN IMMEDIATE`` (a deferred transaction would start as a reader and fail,
+    without waiting, when another process wrote first). PostgreSQL: a transaction advisory
+    lock per ``lock_keys`` (e.g. ``provider:ID``), taken in sorted order, so two writers of
+    the same provider run one after the other and the second sees the first's snapshot.
+    """
+    wait_s = lock_timeout_s(engine)
+    try:
+        with engine.connect().execution_options(**{_WRITE: True}) as conn, conn.begin():
+            if engine.dialect.name == "postgresql" and lock_keys:
+                conn.execute(text(f"SET LOCAL lock_timeout = '{int(wait_s * 1000)}ms'"))
+                for key in sorted(set(lock_keys)):
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": advisory_key(key)})
+            yield conn
+    except OperationalError as exc:
+        if not _is_lock_wait(exc):
+            raise
+        raise CatalogError(
+            f"the catalog database {engine.url.render_as_string(hide_password=True)} is busy: "
+            f"another process held its write lock for more than {wait_s:g} s "
+            "(SUANLI_LOCK_TIMEOUT_S); nothing was written, try again"
+        ) from None
+
+
+def _is_lock_wait(exc: DBAPIError) -> bool:
+    message = str(exc.orig).lower()
+    return "database is locked" in message or "lock timeout" in message
+
+
+def advisory_key(name: str) -> int:
+    """A stable signed 64-bit key for PostgreSQL advisory locks."""
+    return int.from_bytes(hashlib.sha256(f"suanli:{name}".encode()).digest()[:8], signed=True)
+
+
+def make_engine(url: str, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> Engine:
     """An engine for a SQLite or PostgreSQL URL; a SQLite file's folder is created if missing."""
     try:
         parsed = make_url(url)
@@ -42,16 +96,19 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(parsed, connect_args={"timeout": 30})
-        _prepare_sqlite(engine)
+        engine = create_engine(parsed, connect_args={"timeout": lock_timeout_s})
+        _prepare_sqlite(engine, lock_timeout_s)
+        _LOCK_TIMEOUTS[engine] = lock_timeout_s
         return engine
     try:
-        return create_engine(parsed, pool_pre_ping=True)
+        engine = create_engine(parsed, pool_pre_ping=True)
     except (NoSuchModuleError, ModuleNotFoundError) as exc:
         raise ConfigError(
             f"--db: no driver for {parsed.drivername!r} ({exc}); for PostgreSQL install "
             "suanli[postgres] and use postgresql+psycopg://user:pass@host/db"
         ) from None
+    _LOCK_TIMEOUTS[engine] = lock_timeout_s
+    return engine
 
 
 def alembic_config(connection: Connection) -> Config:

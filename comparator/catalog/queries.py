@@ -29,6 +29,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.sql.elements import ColumnElement
 
+from comparator.catalog.db import write_transaction
 from comparator.catalog.models import (
     DataCenterRow,
     Offer,
@@ -87,7 +88,7 @@ def content_sha256(offers: Sequence[OfferIn] | OfferColumns) -> str:
 
 def store_profile(engine: Engine, profile: ProviderProfile) -> ProfileStatus:
     """Insert or replace a provider with its credentials and data centres (one transaction)."""
-    with engine.begin() as conn:
+    with write_transaction(engine, f"provider:{profile.id}") as conn:
         return store_profile_in(conn, profile)
 
 
@@ -217,7 +218,7 @@ def store_snapshot(
     fetched_at: datetime,
 ) -> SnapshotResult:
     """Append a snapshot with its offers in one transaction, unless the content is unchanged."""
-    with engine.begin() as conn:
+    with write_transaction(engine, f"provider:{provider_id}") as conn:
         return store_snapshot_in(
             conn,
             provider_id,

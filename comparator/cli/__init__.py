@@ -81,6 +81,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug, not bad input: still one line, never a traceback
+        if "--debug" in args:
+            raise
+        err_console().print(
+            f"[bold red]error:[/] unexpected {type(exc).__name__}: {escape(str(exc)[:300])} "
+            "(a bug in suanli: run again with --debug for the traceback and report it)",
+            soft_wrap=True,
+        )
+        return 1
     return 0
 
 

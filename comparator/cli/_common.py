@@ -32,7 +32,7 @@ class State:
         if self._engine is None:
             from comparator.catalog import make_engine
 
-            self._engine = make_engine(self.settings.db_url)
+            self._engine = make_engine(self.settings.db_url, self.settings.lock_timeout_s)
         return self._engine
 
 

@@ -78,6 +78,9 @@ def import_(
     profile: list[Path] = typer.Option(
         [], "--profile", help="A provider profile (TOML); may repeat."
     ),
+    decimal: str = typer.Option(
+        ".", "--decimal", help='Decimal mark of the sheets\' numbers: "." or "," (1,5 = 1.5).'
+    ),
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Import provider profiles and price sheets as new snapshots.
@@ -94,9 +97,17 @@ def import_(
     profiles = [*profile, *profiles_in_files]
     if not profiles and not sheets:
         raise InputError("suanli import: give at least one price sheet or --profile PROFILE.toml")
+    if decimal not in (".", ","):
+        raise InputError(f'--decimal: expected "." or ",", got {decimal!r}')
     names = ", ".join(p.name for p in [*profiles, *sheets])
     with err_console().status(tr(st.lang, f"正在导入 {names} …", f"Importing {names} …")):
-        result = import_files(open_catalog(st), sheets, profiles, timezone=st.settings.timezone)
+        result = import_files(
+            open_catalog(st),
+            sheets,
+            profiles,
+            timezone=st.settings.timezone,
+            decimal=None if decimal == "." else decimal,
+        )
     if json_out:
         emit_json(result.to_json())
     else:

@@ -21,6 +21,8 @@ from comparator.errors import InputError, RenderError
 from comparator.i18n import normalize_lang
 
 if TYPE_CHECKING:  # the catalog and Jinja load when a quote is made
+    from sqlalchemy import Engine
+
     from comparator.quote import StoredQuote
 
 
@@ -52,6 +54,7 @@ def quote(
 
     st = state(ctx)
     engine = open_catalog(st)
+    _check_outputs(engine, output, pdf)  # before anything is planned or saved
     if show is not None:
         stored = load_quote(engine, show)
     elif job is None:
@@ -71,6 +74,14 @@ def quote(
         emit_json(_json(stored, output, pdf))
     else:
         _print(stored, output, pdf, st.lang, saved=show is None)
+
+
+def _check_outputs(engine: Engine, output: Path | None, pdf: Path | None) -> None:
+    from comparator.report import check_outputs
+
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    protected = [Path(f"{database}{end}") for end in ("", "-wal", "-shm")] if database else []
+    check_outputs([output, pdf], protected)
 
 
 def _render_lang(ctx: typer.Context, show: str | None, lang: str) -> str | None:

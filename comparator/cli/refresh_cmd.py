@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -277,4 +278,5 @@ def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:
     )
     for noisy in ("apscheduler", "httpx", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    run_worker(open_catalog(st), config)
+    if not run_worker(open_catalog(st), config):
+        os._exit(1)  # a refresh thread is stuck past the grace: do not wait for it at exit

@@ -2,24 +2,53 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 CENT = Decimal("0.01")
+MAX_NUMBER_TEXT = 64  # characters of a number as written
+MAX_MAGNITUDE = 40  # |exponent| of a number's leading digit: 1e-40 … 9.99e40
+_POINT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
+_COMMA = re.compile(r"[+-]?(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+)(?:,[0-9]+)?")
 
 
-def parse_decimal(text: object) -> Decimal | None:
-    """A finite Decimal from a sheet cell (str/int/Decimal), or None when it is not a number."""
+def parse_decimal(text: object, decimal_mark: str = ".") -> Decimal | None:
+    """A finite Decimal from a sheet cell (str/int/Decimal), or None when it is not a number.
+
+    Digits as people write them (full-width ``１２`` too) with ``decimal_mark``: ``"."`` (the
+    default; a comma is then not a number, never a thousands separator read as ×1000) or
+    ``","`` (``1,5`` or ``1.234,56``). The value comes back in canonical form (``1E+2`` →
+    ``100``), so SQLite's text and PostgreSQL's NUMERIC hold the same digits. Numbers beyond
+    1e±40 or written in more than 64 characters are refused before any arithmetic.
+    """
     if isinstance(text, bool):
         return None
     if isinstance(text, float):
         text = repr(text)
+    if isinstance(text, int) and abs(text) >= 10**MAX_MAGNITUDE:
+        return None
+    raw = str(text)
+    if len(raw) > MAX_NUMBER_TEXT * 4:
+        return None
+    written = unicodedata.normalize("NFKC", raw).strip()
+    if len(written) > MAX_NUMBER_TEXT:
+        return None
+    if decimal_mark == ",":
+        if not _COMMA.fullmatch(written):
+            return None
+        written = written.replace(".", "").replace(",", ".")
+    elif not (_POINT.fullmatch(written) or isinstance(text, Decimal)):
+        return None
     try:
-        value = Decimal(str(text).strip().replace(",", ""))
+        value = Decimal(written)
     except (InvalidOperation, ValueError):
         return None
-    return value if value.is_finite() else None
+    if not value.is_finite() or (value and abs(value.adjusted()) > MAX_MAGNITUDE):
+        return None
+    return Decimal(f"{value:f}")
 
 
 def round_money(amount: Decimal) -> Decimal:

@@ -230,7 +230,7 @@ def _datacenter(fields: Fields, provider_country: str) -> DataCenter:
             "province", f"no Chinese province for a data centre in country {country}", province
         )
     return DataCenter(
-        id=fields.identifier("id"),
+        id=fields.identifier("id", max_length=128),
         name=fields.required_str("name"),
         country=country,
         province=province,
@@ -261,11 +261,15 @@ def load_profile(path: str | Path) -> ProviderProfile:
 def loads_profile(content: bytes, location: str) -> ProviderProfile:
     """A provider profile from TOML bytes (a file's or a URL's); errors name ``location``."""
     try:
-        data = tomllib.loads(content.decode("utf-8"))
+        data = tomllib.loads(content.decode("utf-8-sig"))  # a BOM from Windows editors is fine
     except UnicodeDecodeError as exc:
         raise ProfileError(f"{location}: expected UTF-8 text ({exc.reason})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"{location}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise ProfileError(
+            f"{location}: not valid TOML (arrays or tables nested too deep)"
+        ) from None
     return parse_profile(data, location)
 
 

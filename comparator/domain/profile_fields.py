@@ -6,13 +6,18 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, NoReturn
 
+from comparator.domain.money import parse_decimal
 from comparator.domain.provinces import canonical_city, canonical_province
 from comparator.errors import ProfileError
 
 NATIONWIDE = "全国"
+MAX_TEXT = 1_000  # characters of any text field
+MAX_ID = 64  # characters of a provider id (data-centre ids: 128)
+INT_RANGE = (-(2**31), 2**31 - 1)  # what a 32-bit INTEGER column holds
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _SERVICE_RE = re.compile(r"^[AB]\d{1,2}(?:-\d)?$")
 _COUNTRY_WORDS = {"中国": "CN", "中国大陆": "CN", "香港": "HK", "澳门": "MO", "台湾": "TW"}
 
@@ -31,7 +36,9 @@ class Fields:
 
     def fail(self, key: str, expected: str, got: object = None) -> NoReturn:
         place = f"{self.where} {key}".strip()
-        shown = "" if got is None else f" (got {got!r})"
+        text = "" if got is None else repr(got)
+        text = text if len(text) <= 80 else f"{text[:80]}… ({len(text)} characters)"
+        shown = f" (got {text})" if text else ""
         raise ProfileError(f"{self.source}: {place}: expected {expected}{shown}")
 
     def known(self, allowed: Sequence[str]) -> Fields:
@@ -65,7 +72,14 @@ class Fields:
             return None
         if not isinstance(value, str):
             self.fail(key, "a string", value)
+        self._storable(key, value)
         return value.strip() or None
+
+    def _storable(self, key: str, value: str) -> None:
+        if len(value) > MAX_TEXT:
+            self.fail(key, f"text of at most {MAX_TEXT} characters", value)
+        if _UNSTORABLE.search(value):
+            self.fail(key, "text without NUL bytes or unpaired surrogates", value)
 
     def required_str(self, key: str) -> str:
         value = self.optional_str(key)
@@ -73,10 +87,12 @@ class Fields:
             self.fail(key, "a non-empty string", "missing")
         return value
 
-    def identifier(self, key: str) -> str:
+    def identifier(self, key: str, max_length: int = MAX_ID) -> str:
         value = self.required_str(key)
         if any(ch.isspace() for ch in value):
             self.fail(key, "an id without spaces", value)
+        if len(value) > max_length:
+            self.fail(key, f"an id of at most {max_length} characters", value)
         return value
 
     def optional_bool(self, key: str) -> bool | None:
@@ -93,8 +109,10 @@ class Fields:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(key, "a whole number", value)
-        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-            self.fail(key, f"a whole number from {minimum} to {maximum}", value)
+        low = INT_RANGE[0] if minimum is None else minimum
+        high = INT_RANGE[1] if maximum is None else maximum
+        if not low <= value <= high:
+            self.fail(key, f"a whole number from {low} to {high}", value)
         return value
 
     def optional_decimal(self, key: str) -> Decimal | None:
@@ -103,11 +121,10 @@ class Fields:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float | str):
             self.fail(key, "a number", value)
-        try:
-            number = Decimal(str(value).replace(",", "").strip())
-        except InvalidOperation:
-            self.fail(key, "a number", value)
-        if not number.is_finite() or number < 0:
+        number = parse_decimal(value)
+        if number is None:
+            self.fail(key, "a number written with a decimal point, such as 1000000.50", value)
+        if number < 0:
             self.fail(key, "a non-negative number", value)
         return number
 
@@ -138,6 +155,8 @@ class Fields:
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             self.fail(key, "a list of strings", value)
+        for item in value:
+            self._storable(key, item)
         return tuple(v.strip() for v in value if v.strip())
 
     # --- domain values ------------------------------------------------------------------

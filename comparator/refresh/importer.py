@@ -1,7 +1,9 @@
 """`suanli import` and `suanli init --demo`: profiles and price sheets from files into the catalog.
 
-Profiles are stored first, then sheets. A sheet is validated whole before anything is written,
-and all of its providers' snapshots are written in one transaction.
+Every file is read and validated before anything is written; then the profiles and all the
+sheets' snapshots are written in one transaction that takes the write lock first (a bounded
+wait), so concurrent imports queue instead of failing, and an import that fails writes nothing.
+Identical concurrent imports make one snapshot: the second finds the first's content current.
 """
 
 from __future__ import annotations
@@ -11,18 +13,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DataError, OperationalError, StatementError
 
+from comparator.catalog.db import write_transaction
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.queries import (
     SnapshotResult,
     content_sha256,
     known_regions,
-    store_profile,
+    store_profile_in,
     store_snapshot_in,
     utc_now,
 )
-from comparator.domain.profile import load_profile
+from comparator.domain.profile import ProviderProfile, load_profile
 from comparator.errors import InputError
 from providers import KnownCatalog, parse_sheet_columns
 
@@ -72,39 +76,80 @@ def split_files(files: Sequence[Path]) -> tuple[list[Path], list[Path]]:
 
 
 def import_files(
-    engine: Engine, sheets: Sequence[Path], profiles: Sequence[Path], *, timezone: ZoneInfo
+    engine: Engine,
+    sheets: Sequence[Path],
+    profiles: Sequence[Path],
+    *,
+    timezone: ZoneInfo,
+    decimal: str | None = None,
 ) -> ImportResult:
-    """Import profiles, then sheets. Every file is checked before the first write of its kind."""
+    """Import profiles, then sheets: every file is checked before anything is written."""
     parsed_profiles = [load_profile(p) for p in _existing(profiles)]
     sheet_paths = _existing(sheets)
-    profile_results = [(p.id, store_profile(engine, p)) for p in parsed_profiles]
-    known = KnownCatalog(known_regions(engine))
-    parsed = [(path, _parse(path, known, timezone)) for path in sheet_paths]
-    snapshot_results = [
-        (path.name, r) for path, offers in parsed for r in store_sheet(engine, offers, path.name)
-    ]
+    known = KnownCatalog(_regions_with(known_regions(engine), parsed_profiles))
+    parsed = [(path, _parse(path, known, timezone, decimal)) for path in sheet_paths]
+    keys = [f"provider:{p.id}" for p in parsed_profiles]
+    keys += [f"provider:{pid}" for _, offers in parsed for pid in offers.by_provider()]
+    try:
+        with write_transaction(engine, *keys) as conn:
+            profile_results = [(p.id, store_profile_in(conn, p)) for p in parsed_profiles]
+            snapshot_results = [
+                (path.name, r)
+                for path, offers in parsed
+                for r in _store_sheet(conn, offers, path.name)
+            ]
+    except (DataError, StatementError) as exc:  # a value the checks let through: still a message
+        if isinstance(exc, OperationalError):
+            raise
+        names = ", ".join(str(p) for p in [*profiles, *sheet_paths])
+        reason = str(getattr(exc, "orig", exc)).splitlines()[0][:200]
+        raise InputError(
+            f"{names}: the database refused a value ({reason}); nothing imported"
+        ) from None
     return ImportResult(profile_results, snapshot_results)
 
 
-def _parse(path: Path, known: KnownCatalog, timezone: ZoneInfo) -> OfferColumns:
-    return parse_sheet_columns(path.read_bytes(), str(path), known, timezone=timezone)
+def _regions_with(
+    stored: dict[str, dict[str, str]], profiles: Sequence[ProviderProfile]
+) -> dict[str, dict[str, str]]:
+    """What sheets may name: the stored providers, with the profiles being imported replacing."""
+    for profile in profiles:
+        regions = {dc.name: dc.id for dc in profile.datacenters}
+        regions.update({dc.id: dc.id for dc in profile.datacenters})
+        stored[profile.id] = regions
+    return stored
+
+
+def _parse(
+    path: Path, known: KnownCatalog, timezone: ZoneInfo, decimal: str | None
+) -> OfferColumns:
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the sheet ({exc.strerror or exc})") from None
+    return parse_sheet_columns(content, str(path), known, timezone=timezone, decimal=decimal)
 
 
 def store_sheet(engine: Engine, offers: OfferColumns, source: str) -> list[SnapshotResult]:
     """One snapshot per provider of the sheet, all in one transaction."""
+    keys = [f"provider:{pid}" for pid in offers.by_provider()]
+    with write_transaction(engine, *keys) as conn:
+        return _store_sheet(conn, offers, source)
+
+
+def _store_sheet(conn: Connection, offers: OfferColumns, source: str) -> list[SnapshotResult]:
     fetched_at = utc_now()
-    with engine.begin() as conn:
-        return [
-            store_snapshot_in(
-                conn,
-                pid,
-                group,
-                source=source,
-                content_sha256=content_sha256(group),
-                fetched_at=fetched_at,
-            )
-            for pid, group in offers.by_provider().items()
-        ]
+    return [
+        store_snapshot_in(
+            conn,
+            pid,
+            group,
+            source=source,
+            content_sha256=content_sha256(group),
+            fetched_at=fetched_at,
+        )
+        for pid, group in offers.by_provider().items()
+    ]
 
 
 def demo_files(directory: Path = DEMO_DIR) -> tuple[list[Path], list[Path]]:

@@ -3,12 +3,12 @@
 PostgreSQL: a session advisory lock (``pg_try_advisory_lock``) on a connection kept open while
 the lease is held; the server frees it when the process dies. SQLite: a ``lease`` row with an
 expiry, taken in a write transaction and renewed by a thread while held; a crashed holder's
-lease runs out after ``ttl``.
+lease runs out after ``ttl``, and one held by a process of this host that is gone (SIGKILL)
+is taken over at once.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,8 +16,9 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, delete, insert, select, text, update
 
+from comparator.catalog.db import advisory_key, write_transaction
 from comparator.catalog.models import Lease, table_of
-from comparator.refresh.runs import this_holder, write_transaction
+from comparator.refresh.runs import local_holder_alive, this_holder
 
 LEASE = table_of(Lease)
 DEFAULT_TTL = timedelta(minutes=5)
@@ -45,11 +46,6 @@ def hold_lease(engine: Engine, name: str, ttl: timedelta = DEFAULT_TTL) -> Itera
         _release_row(engine, name)
 
 
-def advisory_key(name: str) -> int:
-    """A stable signed 64-bit key for ``pg_try_advisory_lock``."""
-    return int.from_bytes(hashlib.sha256(f"suanli:{name}".encode()).digest()[:8], signed=True)
-
-
 @contextmanager
 def _advisory_lock(engine: Engine, name: str) -> Iterator[bool]:
     key = advisory_key(name)
@@ -68,7 +64,12 @@ def _take_row(engine: Engine, name: str, ttl: timedelta) -> str | None:
     now, me = datetime.now(UTC), this_holder()
     with write_transaction(engine) as conn:
         row = conn.execute(select(LEASE).where(LEASE.c.name == name)).first()
-        if row is not None and row.holder != me and row.expires_at > now:
+        if (
+            row is not None
+            and row.holder != me
+            and row.expires_at > now
+            and local_holder_alive(row.holder) is not False
+        ):
             return f"{row.holder} (until {row.expires_at:%Y-%m-%d %H:%M:%S} UTC)"
         values = {"holder": me, "expires_at": now + ttl}
         if row is None:
@@ -80,7 +81,7 @@ def _take_row(engine: Engine, name: str, ttl: timedelta) -> str | None:
 
 def _renew(engine: Engine, name: str, ttl: timedelta, stop: threading.Event) -> None:
     while not stop.wait(ttl.total_seconds() / 3):
-        with engine.begin() as conn:
+        with write_transaction(engine) as conn:
             conn.execute(
                 update(LEASE)
                 .where(LEASE.c.name == name, LEASE.c.holder == this_holder())
@@ -89,5 +90,5 @@ def _renew(engine: Engine, name: str, ttl: timedelta, stop: threading.Event) -> 
 
 
 def _release_row(engine: Engine, name: str) -> None:
-    with engine.begin() as conn:
+    with write_transaction(engine) as conn:
         conn.execute(delete(LEASE).where(LEASE.c.name == name, LEASE.c.holder == this_holder()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -124,11 +125,14 @@ def run_refresh(
     only_if_due: bool = False,
     now: datetime | None = None,
     progress: ProgressCallback | None = None,
+    stop: threading.Event | None = None,
 ) -> RefreshReport:
     """Refresh the sources of ``providers`` (all when empty) once: the weekly job's body.
 
     ``only_if_due`` (the worker) skips sources that already have a good run this period;
-    a manual refresh runs each source as a new attempt.
+    a manual refresh runs each source as a new attempt. When ``stop`` is set (SIGTERM), the
+    sources still running get the worker's ``stop_grace_s``, then are cancelled and recorded
+    as failed, so the next run retries them.
     """
     zone = sources.worker.timezone
     period = current_period(parse_cron(sources.worker.cron, zone), now or datetime.now(zone))
@@ -141,6 +145,8 @@ def run_refresh(
             timezone=zone,
             only_if_due=only_if_due,
             progress=progress,
+            stop=stop,
+            grace_s=sources.worker.stop_grace_s,
         )
     )
 
@@ -153,6 +159,8 @@ async def refresh_sources(
     timezone: ZoneInfo,
     only_if_due: bool = False,
     progress: ProgressCallback | None = None,
+    stop: threading.Event | None = None,
+    grace_s: float = 0.0,
 ) -> RefreshReport:
     """Every source concurrently on one client; one outcome per source, in input order."""
     started = time.monotonic()
@@ -160,12 +168,37 @@ async def refresh_sources(
     limits = httpx.Limits(max_connections=32, max_keepalive_connections=16)
     async with httpx.AsyncClient(
         limits=limits,
-        follow_redirects=True,
+        follow_redirects=False,  # providers.fetch follows them itself, checking each
         headers={"User-Agent": USER_AGENT},
     ) as client:
         context = _Context(engine, client, period, timezone, only_if_due, profiles, progress)
-        outcomes = await asyncio.gather(*(_refresh_source(context, s) for s in sources))
-    return RefreshReport(period.label, list(outcomes), time.monotonic() - started)
+        tasks = [asyncio.ensure_future(_refresh_source(context, s)) for s in sources]
+        await _until_done_or_stopped(tasks, stop, grace_s)
+    outcomes = [_result_of(task, source) for task, source in zip(tasks, sources, strict=True)]
+    return RefreshReport(period.label, outcomes, time.monotonic() - started)
+
+
+async def _until_done_or_stopped(
+    tasks: Sequence[asyncio.Future[SourceOutcome]], stop: threading.Event | None, grace_s: float
+) -> None:
+    """Wait for every task; once ``stop`` is set, at most ``grace_s`` more, then cancel."""
+    pending = set(tasks)
+    while pending and not (stop is not None and stop.is_set()):
+        _, pending = await asyncio.wait(pending, timeout=0.2)
+    if pending:
+        log.info("stopping: %d source(s) still running get %g s to finish", len(pending), grace_s)
+        _, pending = await asyncio.wait(pending, timeout=grace_s)
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending)
+
+
+def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> SourceOutcome:
+    if task.cancelled():
+        reason = "interrupted: the worker was stopped before this source finished"
+        return SourceOutcome(source.provider, source.shown, FAILED, error=reason)
+    return task.result()
 
 
 async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
@@ -174,7 +207,7 @@ async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcom
         claim_run,
         context.engine,
         source.provider,
-        source.location,
+        source.shown,
         context.period.label,
         only_if_due=context.only_if_due,
         now=context.now(),
@@ -193,7 +226,7 @@ async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcom
 async def _skipped(context: _Context, source: SourceSpec, reason: str) -> SourceOutcome:
     current = await asyncio.to_thread(current_snapshot, context.engine, source.provider)
     offers, snapshot_id = (current.offers, current.id) if current else (0, None)
-    return SourceOutcome(source.provider, source.location, SKIPPED, offers, snapshot_id, reason)
+    return SourceOutcome(source.provider, source.shown, SKIPPED, offers, snapshot_id, reason)
 
 
 async def _run_claimed(
@@ -202,12 +235,13 @@ async def _run_claimed(
     try:
         stored, notes = await _fetch_and_store(context, source, claim)
     except asyncio.CancelledError:
-        finish_failed(context.engine, claim, "interrupted before it finished", context.now())
+        reason = "interrupted: the worker was stopped before this source finished"
+        finish_failed(context.engine, claim, reason, context.now())
         raise
     except Exception as exc:  # every failure is recorded on the run, never raised past it
-        if not isinstance(exc, SuanliError):
-            log.exception("%s: unexpected error", source.provider)
         error = _error_text(source, exc)
+        if not isinstance(exc, SuanliError):
+            log.error("%s: unexpected error: %s", source.provider, error)
         record = await asyncio.to_thread(finish_failed, context.engine, claim, error, context.now())
         stored, notes = Stored(record), ()
     return _outcome(source, claim, stored, notes, time.monotonic() - started)
@@ -216,9 +250,7 @@ async def _run_claimed(
 async def _fetch_and_store(
     context: _Context, source: SourceSpec, claim: Claim
 ) -> tuple[Stored, tuple[str, ...]]:
-    since = await asyncio.to_thread(
-        last_validators, context.engine, source.provider, source.location
-    )
+    since = await asyncio.to_thread(last_validators, context.engine, source.provider, source.shown)
     adapter = adapter_class(source.adapter, source.where)(source, context.client, context.profiles)
     result = await adapter.fetch(since)
     stored = await asyncio.to_thread(
@@ -229,8 +261,8 @@ async def _fetch_and_store(
 
 def _error_text(source: SourceSpec, exc: BaseException) -> str:
     if isinstance(exc, SuanliError):
-        return str(exc)
-    return f"{source.where}: unexpected {type(exc).__name__}: {exc}"
+        return source.scrub(str(exc))
+    return source.scrub(f"{source.where}: unexpected {type(exc).__name__}: {exc}")
 
 
 def _outcome(
@@ -239,7 +271,7 @@ def _outcome(
     record: RunRecord = stored.record
     return SourceOutcome(
         source.provider,
-        source.location,
+        source.shown,
         record.status,
         record.offers,
         record.snapshot_id,

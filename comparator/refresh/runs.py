@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, insert, select, text, update
+from sqlalchemy import Connection, Engine, Row, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from comparator.catalog.db import write_transaction
 from comparator.catalog.models import PriceSnapshot, RefreshRun, table_of
 from comparator.catalog.queries import current_snapshot_id
 from providers import Validators
@@ -52,20 +52,6 @@ class RunRecord:
     snapshot_id: int | None = None
     error: str | None = None
     validators: Validators | None = None
-
-
-@contextmanager
-def write_transaction(engine: Engine) -> Iterator[Connection]:
-    """A transaction that holds SQLite's write lock from its first statement.
-
-    SQLite would otherwise start it as a reader and refuse the upgrade to a writer, without
-    waiting, when another process wrote in between; taking the lock first lets busy_timeout
-    queue concurrent claims instead.
-    """
-    with engine.begin() as conn:
-        if engine.dialect.name == "sqlite":
-            conn.execute(text("UPDATE refreshrun SET attempt = attempt WHERE 1 = 0"))
-        yield conn
 
 
 def claim_run(
@@ -136,10 +122,18 @@ def _reason_to_skip(
     return None
 
 
-def _alive(run: Row[Any], now: datetime, deadline_s: float) -> bool:
-    host, _, pid = str(run.holder).rpartition(":")
+def local_holder_alive(holder: str) -> bool | None:
+    """Whether a ``host:pid`` holder of this host still runs; None for another host's."""
+    host, _, pid = holder.rpartition(":")
     if host == socket.gethostname() and pid.isdigit():
-        return _pid_alive(int(pid))
+        return int(pid) == os.getpid() or _pid_alive(int(pid))
+    return None
+
+
+def _alive(run: Row[Any], now: datetime, deadline_s: float) -> bool:
+    local = local_holder_alive(str(run.holder))
+    if local is not None:
+        return local
     started: datetime = run.started_at
     return now - started < timedelta(seconds=deadline_s) + STALE_AFTER
 

@@ -31,14 +31,21 @@ _COMMON_KEYS: Mapping[str, str] = {
     "read_timeout_s": "longest silence while reading (30)",
     "retries": "extra attempts after a 429/5xx/network error (3)",
     "backoff_s": "first backoff between attempts, doubling (1)",
+    "max_body_mb": "largest body accepted, on the wire and decompressed, in MiB (64)",
+    "parse_timeout_s": "longest time parsing the fetched data may take (60)",
+    "redirect_hosts": 'other hosts redirects may lead to (["cdn.example.com"]; ["*"]: any)',
+    "headers": 'extra request headers, e.g. { Accept = "text/csv" } (not for secrets)',
+    "token_env": "environment variable whose value is sent as Authorization: Bearer …",
 }
-_WORKER_KEYS = ("cron", "timezone")
+_WORKER_KEYS = ("cron", "timezone", "stop_grace_s")
+DEFAULT_STOP_GRACE_S = 30.0
 
 
 @dataclass(frozen=True)
 class WorkerConfig:
     cron: str = DEFAULT_CRON
     timezone: ZoneInfo = DEFAULT_TIMEZONE
+    stop_grace_s: float = DEFAULT_STOP_GRACE_S  # SIGTERM: how long running sources may finish
 
 
 @dataclass(frozen=True)
@@ -112,7 +119,8 @@ def _worker(table: object, where: str) -> WorkerConfig:
             f"{where} timezone: expected an IANA zone such as Asia/Shanghai, got {zone_name!r}"
         ) from None
     parse_cron(cron, zone, where=f"{where} cron")
-    return WorkerConfig(cron.strip(), zone)
+    grace = _number(table, "stop_grace_s", DEFAULT_STOP_GRACE_S, where, minimum=0)
+    return WorkerConfig(cron.strip(), zone, min(grace, 3600.0))
 
 
 def _source(entry: object, file: Path, where: str, zone: ZoneInfo) -> SourceSpec:
@@ -174,7 +182,45 @@ def _policy(entry: Mapping[str, Any], where: str) -> FetchPolicy:
     retries = entry.get("retries", defaults.retries)
     if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 10:
         raise InputError(f"{where}: retries: expected a whole number 0–10, got {retries!r}")
-    return FetchPolicy(retries=retries, **numbers)
+    max_mb = _number(entry, "max_body_mb", defaults.max_body_bytes / 2**20, where)
+    return FetchPolicy(
+        retries=retries,
+        max_body_bytes=int(min(max_mb, 4096) * 2**20),
+        parse_timeout_s=_number(entry, "parse_timeout_s", defaults.parse_timeout_s, where),
+        redirect_hosts=_strings(entry, "redirect_hosts", where),
+        headers=_headers(entry, where),
+        token_env=_env_name(entry, where),
+        **numbers,
+    )
+
+
+def _strings(entry: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = entry.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise InputError(f"{where}: {key}: expected a list of host names, got {value!r}")
+    return tuple(v.lower() for v in value)
+
+
+def _headers(entry: Mapping[str, Any], where: str) -> tuple[tuple[str, str], ...]:
+    value = entry.get("headers", {})
+    ok = isinstance(value, Mapping) and all(
+        isinstance(v, str) and k.isascii() and "\n" not in v and "\r" not in v
+        for k, v in value.items()
+    )
+    if not ok:
+        raise InputError(
+            f'{where}: headers: expected a table of text, e.g. {{ Accept = "text/csv" }}'
+        )
+    return tuple((str(k), str(v)) for k, v in value.items())
+
+
+def _env_name(entry: Mapping[str, Any], where: str) -> str | None:
+    value = entry.get("token_env")
+    if value is not None and (not isinstance(value, str) or not value.isidentifier()):
+        raise InputError(
+            f"{where}: token_env: expected the name of an environment variable, got {value!r}"
+        )
+    return value
 
 
 def _number(

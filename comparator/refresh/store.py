@@ -19,6 +19,7 @@ from comparator.catalog.changes import (
     diff_offers,
     keyed_prices,
 )
+from comparator.catalog.db import write_transaction
 from comparator.catalog.models import Offer, OfferColumns, OfferIn, table_of
 from comparator.catalog.queries import (
     content_sha256,
@@ -34,7 +35,6 @@ from comparator.refresh.runs import (
     UNCHANGED,
     Claim,
     RunRecord,
-    write_transaction,
 )
 from providers import AdapterResult, SourceSpec, Validators
 
@@ -58,14 +58,14 @@ def store_result(
     previous = current_snapshot(engine, source.provider)
     changed = previous is not None and previous.content_sha256 != digest
     before = _stored_prices(engine, previous.id) if previous and changed else []
-    with write_transaction(engine) as conn:
+    with write_transaction(engine, f"provider:{source.provider}") as conn:
         if result.profile is not None:
             store_profile_in(conn, result.profile)
         snapshot = store_snapshot_in(
             conn,
             source.provider,
             result.offers,
-            source=source.location,
+            source=source.shown,
             content_sha256=digest,
             fetched_at=now,
         )
@@ -108,7 +108,7 @@ def new_prices(offers: list[OfferIn] | OfferColumns) -> list[KeyedPrice]:
 
 def finish_failed(engine: Engine, claim: Claim, error: str, now: datetime) -> RunRecord:
     record = RunRecord(FAILED, error=error)
-    with engine.begin() as conn:
+    with write_transaction(engine) as conn:
         _finish(conn, claim, record, now)
     return record
 

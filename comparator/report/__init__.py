@@ -4,6 +4,12 @@
 :mod:`.render` renders and writes the files.
 """
 
-from comparator.report.render import format_money, render_html, render_pdf, write_report
+from comparator.report.render import (
+    check_outputs,
+    format_money,
+    render_html,
+    render_pdf,
+    write_report,
+)
 
-__all__ = ["format_money", "render_html", "render_pdf", "write_report"]
+__all__ = ["check_outputs", "format_money", "render_html", "render_pdf", "write_report"]

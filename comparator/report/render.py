@@ -8,8 +8,11 @@ dates come from the quote's ``created_at``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Mapping
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -146,8 +149,71 @@ def write_report(
         _write(pdf_path, render_pdf(html, document))
 
 
-def _write(path: Path, content: bytes) -> None:
+def check_outputs(paths: Sequence[Path | None], protected: Sequence[Path]) -> None:
+    """Refuse output paths that would overwrite ``protected`` files (the catalog) or each other."""
+    given = [p for p in paths if p is not None]
+    keep = {_identity(p) for p in protected} - {None}
+    seen: set[object] = set()
+    for path in given:
+        identity = _identity(path)
+        if identity in keep:
+            raise RenderError(f"{path}: is the catalog database; choose another output file")
+        if identity in seen:
+            raise RenderError(f"{path}: given for both -o and --pdf; choose two files")
+        seen.add(identity)
+        if path.is_dir():
+            raise RenderError(f"{path}: is a folder; expected a file name")
+
+
+def _identity(path: Path) -> object:
+    """What names a file whatever the spelling: (device, inode) if it exists, else its path."""
     try:
-        path.write_bytes(content)
+        stat = path.stat()
+    except OSError:
+        return str(path.expanduser().resolve())
+    return (stat.st_dev, stat.st_ino)
+
+
+def _write(path: Path, content: bytes) -> None:
+    """Write through a temporary file in the same folder and rename it over ``path``.
+
+    A full disk or any failure leaves ``path`` as it was (never a truncated report) and raises.
+    Devices and pipes (``/dev/stdout``) are written directly, and their errors still raise.
+    """
+    try:
+        if path.exists() and not path.is_file():
+            with path.open("wb") as device:
+                device.write(content)
+            return
+        _replace(path, content)
     except OSError as exc:
-        raise RenderError(f"{path}: cannot write the report ({exc.strerror})") from None
+        raise RenderError(
+            f"{path}: cannot write the report ({exc.strerror or exc}); nothing was written"
+        ) from None
+
+
+def _replace(path: Path, content: bytes) -> None:
+    descriptor, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(content)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _mode_for(path: Path) -> int:
+    """The existing file's permissions, or what a plain new file would get."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

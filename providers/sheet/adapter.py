@@ -6,7 +6,6 @@ bytes, knows which provider the source belongs to, and refuses rows of any other
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -51,6 +50,7 @@ class SheetAdapter(Adapter):
     name: ClassVar[str] = "sheet"
     option_help: ClassVar[Mapping[str, str]] = {
         "format": "csv, tsv, xlsx or json when the URL does not end in one",
+        "decimal": 'the decimal mark of the sheet\'s numbers: "." (default) or ","',
     }
 
     @classmethod
@@ -60,6 +60,8 @@ class SheetAdapter(Adapter):
             raise InputError(
                 f"{where}: format: expected one of {', '.join(SHEET_FORMATS)}, got {fmt!r}"
             )
+        if options.get("decimal", ".") not in (".", ","):
+            raise InputError(f'{where}: decimal: expected "." or ",", got {options["decimal"]!r}')
 
     async def fetch(self, since: Validators | None = None) -> AdapterResult:
         fetched = await self.fetch_profile()
@@ -67,10 +69,14 @@ class SheetAdapter(Adapter):
         if document.not_modified:
             return AdapterResult(fetched, [], document.validators, not_modified=True)
         known = known_catalog(self.source, self.known_profile(fetched))
-        offers = await asyncio.to_thread(self.parse, document.content, known)
+        offers = await self.parse_within(self.parse, document.content, known)
         return AdapterResult(fetched, offers, document.validators)
 
     def parse(self, content: bytes, known: KnownCatalog) -> OfferColumns:
         return parse_sheet_columns(
-            content, sheet_filename(self.source), known, timezone=self.source.timezone
+            content,
+            sheet_filename(self.source),
+            known,
+            timezone=self.source.timezone,
+            decimal=self.source.options.get("decimal"),
         )

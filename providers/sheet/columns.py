@@ -58,19 +58,19 @@ _LOOKUP: dict[str, str] = {
 }
 
 
-def header_map(headers: Sequence[str]) -> tuple[dict[str, str], list[RowProblem]]:
-    """Original header → canonical column for the headers we know; duplicates are problems.
+def header_map(headers: Sequence[str]) -> tuple[dict[int, str], list[RowProblem]]:
+    """Header position → canonical column for the headers we know; duplicates are problems.
 
     Headers we do not know (a 备注 column, say) are ignored.
     """
-    mapping: dict[str, str] = {}
+    mapping: dict[int, str] = {}
     problems: list[RowProblem] = []
-    for header in headers:
-        column = _LOOKUP.get(normalize_header(header))
+    for position, header in enumerate(headers):
+        column = _LOOKUP.get(normalize_header(header)) if len(header) <= 64 else None
         if column is None:
             continue
         if column in mapping.values():
             problems.append(RowProblem(1, header, f"one column for {column}, not two"))
             continue
-        mapping[header] = column
+        mapping[position] = column
     return mapping, problems

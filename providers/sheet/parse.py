@@ -1,5 +1,7 @@
 """Price sheets (billing.md): CSV, XLSX or JSON; English or Chinese headers; UTF-8 or GB18030.
 
+Reading the bytes (and every way they can be broken) is :mod:`providers.sheet.read`'s.
+
 :func:`parse_sheet` is pure: bytes in, offers out. Every bad cell of every row is collected and
 reported together in one :class:`SheetError`; a sheet with any bad row yields nothing.
 Row numbers are what a spreadsheet shows (the header is row 1); in JSON, the object's position.
@@ -7,8 +9,6 @@ Row numbers are what a spreadsheet shows (the header is row 1); in JSON, the obj
 
 from __future__ import annotations
 
-import io
-import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import PurePath
@@ -18,65 +18,15 @@ import pandas as pd
 
 from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.domain.zones import DEFAULT_TIMEZONE
-from comparator.errors import InputError, RowProblem, SheetError
+from comparator.errors import RowProblem, SheetError
 from providers.sheet.columns import COLUMNS, REQUIRED, header_map
 from providers.sheet.known import KnownCatalog
+from providers.sheet.read import Table, read_table
 from providers.sheet.values import ColumnCheck, column_checks, fill_tax_defaults
 
 
-def decode_csv(content: bytes) -> str:
-    """UTF-8 (with or without BOM), else GB18030 — what Chinese Excel exports."""
-    try:
-        return content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return content.decode("gb18030")
-
-
-def read_table(content: bytes, filename: str) -> tuple[pd.DataFrame, int]:
-    """The sheet as a frame of strings, and the row number of its first data row."""
-    suffix = PurePath(filename).suffix.lower()
-    try:
-        if suffix in (".xlsx", ".xlsm"):
-            frame = pd.read_excel(io.BytesIO(content), dtype=str, keep_default_na=False)
-            return frame, 2
-        if suffix == ".json":
-            return _json_frame(content, filename), 1
-        text = decode_csv(content)
-        frame = pd.read_csv(
-            io.StringIO(text),
-            dtype=str,
-            keep_default_na=False,
-            sep=None if suffix == ".tsv" else ",",
-            engine="c" if suffix != ".tsv" else "python",
-        )
-        return frame, 2
-    except UnicodeDecodeError:
-        raise InputError(f"{filename}: expected UTF-8 or GB18030 text") from None
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise InputError(
-            f"{filename}: not a readable {suffix.lstrip('.') or 'CSV'} sheet: {exc}"
-        ) from None
-    except ImportError as exc:
-        raise InputError(
-            f"{filename}: XLSX needs openpyxl: pip install 'suanli[xlsx]' ({exc})"
-        ) from None
-
-
-def _json_frame(content: bytes, filename: str) -> pd.DataFrame:
-    try:
-        rows = json.loads(decode_csv(content), parse_float=str, parse_int=str)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{filename}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
-    if isinstance(rows, dict) and isinstance(rows.get("offers"), list):
-        rows = rows["offers"]
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise InputError(f"{filename}: expected a JSON list of objects (one per offer)")
-    records = [{k: "" if v is None else str(v) for k, v in r.items()} for r in rows]
-    return pd.DataFrame.from_records(records).fillna("").astype(str)
-
-
-def _rename_headers(frame: pd.DataFrame, filename: str) -> pd.DataFrame:
-    mapping, problems = header_map([str(c) for c in frame.columns])
+def _rename_headers(table: Table, filename: str) -> pd.DataFrame:
+    mapping, problems = header_map(table.headers)
     missing = [c for c in REQUIRED if c not in mapping.values()]
     problems += [
         RowProblem(1, column, f"a column named {column} (or {', '.join(COLUMNS[column].aliases)})")
@@ -84,7 +34,7 @@ def _rename_headers(frame: pd.DataFrame, filename: str) -> pd.DataFrame:
     ]
     if problems:
         raise SheetError(filename, problems)
-    renamed: pd.DataFrame = frame[list(mapping)].rename(columns=mapping)
+    renamed: pd.DataFrame = table.frame[list(mapping)].rename(columns=mapping)
     for column in renamed.columns:
         renamed[column] = renamed[column].str.strip()
     return renamed
@@ -112,16 +62,20 @@ def parse_sheet_columns(
     *,
     imported_at: datetime | None = None,
     timezone: ZoneInfo = DEFAULT_TIMEZONE,
+    decimal: str | None = None,
 ) -> OfferColumns:
-    """:func:`parse_sheet`, column by column: what bulk import stores without row objects."""
-    raw, first_row = read_table(content, filename)
-    frame = _rename_headers(raw, filename)
-    frame.index = pd.RangeIndex(first_row, first_row + len(frame))
+    """:func:`parse_sheet`, column by column: what bulk import stores without row objects.
+
+    ``decimal``: the decimal mark the sheet's source declares (``","`` reads ``1,5`` as 1.5);
+    None: what the sheet itself declares (a JSON ``"decimal"`` key), else ``"."``.
+    """
+    table = read_table(content, filename)
+    frame = _rename_headers(table, filename)
     defaults = {
         "observed_at": (imported_at or datetime.now(timezone)).isoformat(),
         "source": PurePath(filename).name,
     }
-    checks = column_checks(known, timezone)
+    checks = column_checks(known, timezone, decimal if decimal is not None else table.decimal)
     values, problems = _check_columns(frame, checks, defaults)
     problems += _check_rows(frame.index, values, known)
     if problems:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -26,8 +26,30 @@ if TYPE_CHECKING:
 ColumnCheck = Callable[["pd.Series[str]"], tuple[list[object], list[RowProblem]]]
 
 
+MAX_TEXT = 1_000  # characters of any cell the catalog stores
+# whole-number columns: (smallest, largest); the largest fits a 32-bit INTEGER everywhere
+INTEGER_RANGES = {
+    "cards": (1, 100_000),
+    "node_cards": (1, 1_024),
+    "stock": (0, 1_000_000_000),
+    "min_units": (1, 1_000_000),
+    "free_trial_hours": (0, 1_000_000),
+}
+MAX_PRICE = Decimal(10**12)  # per unit: totals stay well inside Decimal's 28 digits
+PRICE_PLACES = 12  # decimal places a price may have
+OBSERVED_RANGE = (datetime(1990, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC))
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff\x1e]")  # NUL, lone surrogates, JSON non-values
+
+
 class _Bad(Exception):
     """A cell that failed its check; the message says what was expected."""
+
+
+def _storable(text: str) -> None:
+    if len(text) > MAX_TEXT:
+        raise _Bad(f"text of at most {MAX_TEXT} characters")
+    if _UNSTORABLE.search(text):
+        raise _Bad("text without NUL bytes, unpaired surrogates or nested JSON values")
 
 
 def _by_unique(column: str, convert: Callable[[str], object]) -> ColumnCheck:
@@ -36,6 +58,7 @@ def _by_unique(column: str, convert: Callable[[str], object]) -> ColumnCheck:
         bad: dict[str, str] = {}
         for text in cells.unique():
             try:
+                _storable(text)
                 table[text] = convert(text)
             except _Bad as exc:
                 bad[text] = str(exc)
@@ -54,23 +77,44 @@ def _required(text: str, what: str) -> str:
     return text
 
 
-def _integer(minimum: int, default: int | None) -> Callable[[str], object]:
+def _number(text: str, what: str, decimal: str) -> Decimal:
+    value = parse_decimal(text, decimal)
+    if value is not None:
+        return value
+    if decimal == "." and "," in text:
+        raise _Bad(
+            f"{what} with a decimal point, such as 3.10 (a comma is read as the decimal mark "
+            'only when the sheet declares decimal = ",")'
+        )
+    raise _Bad(what)
+
+
+def _integer(column: str, default: int | None, decimal: str) -> Callable[[str], object]:
+    low, high = INTEGER_RANGES[column]
+    what = f"a whole number from {low} to {high}"
+
     def convert(text: str) -> object:
         if not text:
             return default
-        value = parse_decimal(text)
-        if value is None or value != value.to_integral_value() or value < minimum:
-            raise _Bad(f"a whole number ≥ {minimum}")
+        value = _number(text, what, decimal)
+        if value != value.to_integral_value() or not low <= value <= high:
+            raise _Bad(what)
         return int(value)
 
     return convert
 
 
-def _price(text: str) -> object:
-    value = parse_decimal(_required(text, "a positive number"))
-    if value is None or value <= 0:
-        raise _Bad("a positive number")
-    return value
+def _price(decimal: str) -> Callable[[str], object]:
+    what = f"a positive number up to {MAX_PRICE} with at most {PRICE_PLACES} decimal places"
+
+    def convert(text: str) -> object:
+        value = _number(_required(text, "a positive number"), what, decimal)
+        exponent = value.as_tuple().exponent
+        if not 0 < value <= MAX_PRICE or not isinstance(exponent, int) or exponent < -PRICE_PLACES:
+            raise _Bad(what)
+        return value
+
+    return convert
 
 
 def _billing(text: str) -> object:
@@ -113,15 +157,21 @@ def _boolean(text: str) -> object:
     raise _Bad("true or false (是/否)")
 
 
-def _rate(text: str) -> object:
-    if not text:
-        return None
-    value = parse_decimal(text.rstrip("%"))
-    if value is not None and text.endswith("%"):
-        value = value / 100
-    if value is None or not 0 <= value < 1:
-        raise _Bad("a tax rate between 0 and 1 (e.g. 0.06 or 6%)")
-    return value
+def _rate(decimal: str) -> Callable[[str], object]:
+    what = "a tax rate between 0 and 1 (e.g. 0.06 or 6%)"
+
+    def convert(text: str) -> object:
+        if not text:
+            return None
+        value = _number(text.rstrip("%"), what, decimal)
+        if text.endswith("%"):
+            value = value / 100
+        exponent = value.as_tuple().exponent
+        if not 0 <= value < 1 or not isinstance(exponent, int) or exponent < -PRICE_PLACES:
+            raise _Bad(what)
+        return value
+
+    return convert
 
 
 def _choice(choices: tuple[str, ...]) -> Callable[[str], object]:
@@ -151,7 +201,7 @@ def _time_of_use(text: str) -> object:
 
     try:
         parse_time_of_use(text)
-    except SuanliError as exc:
+    except (SuanliError, ArithmeticError, ValueError) as exc:
         raise _Bad(f"time-of-use rules like '00:00-08:00*0.5; sat-sun*0.8' ({exc})") from None
     return text
 
@@ -167,7 +217,14 @@ def _observed_at(timezone: ZoneInfo) -> Callable[[str], object]:
                 raise _Bad(
                     "an ISO date or time such as 2026-11-28 or 2026-11-28T10:00+08:00"
                 ) from None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone)
+        aware = parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone)
+        try:
+            in_range = OBSERVED_RANGE[0] <= aware.astimezone(UTC) < OBSERVED_RANGE[1]
+        except (OverflowError, ValueError):
+            in_range = False
+        if not in_range:
+            raise _Bad("a date between 1990 and 2199")
+        return aware
 
     return convert
 
@@ -186,25 +243,29 @@ def _provider(known: KnownCatalog) -> Callable[[str], object]:
     return convert
 
 
-def column_checks(known: KnownCatalog, timezone: ZoneInfo) -> Mapping[str, ColumnCheck]:
-    """One check per column, in the order the values are needed."""
+def column_checks(
+    known: KnownCatalog, timezone: ZoneInfo, decimal: str = "."
+) -> Mapping[str, ColumnCheck]:
+    """One check per column, in the order the values are needed; ``decimal``: "." or ","."""
     return {
         "provider": _by_unique("provider", _provider(known)),
         "region": _by_unique("region", lambda t: _required(t, "a data-centre id")),
         "gpu": _by_unique("gpu", _gpu),
-        "cards": _by_unique("cards", _integer(1, 1)),
-        "node_cards": _by_unique("node_cards", _integer(1, 8)),
+        "cards": _by_unique("cards", _integer("cards", 1, decimal)),
+        "node_cards": _by_unique("node_cards", _integer("node_cards", 8, decimal)),
         "billing": _by_unique("billing", _billing),
-        "price": _by_unique("price", _price),
+        "price": _by_unique("price", _price(decimal)),
         "currency": _by_unique("currency", _currency),
         "time_of_use": _by_unique("time_of_use", _time_of_use),
-        "stock": _by_unique("stock", _integer(0, None)),
-        "min_units": _by_unique("min_units", _integer(1, 1)),
+        "stock": _by_unique("stock", _integer("stock", None, decimal)),
+        "min_units": _by_unique("min_units", _integer("min_units", 1, decimal)),
         "interconnect": _by_unique("interconnect", _choice(("nvlink", "pcie", "hccs"))),
         "network": _by_unique("network", _network),
         "tax_inclusive": _by_unique("tax_inclusive", _boolean),
-        "vat_rate": _by_unique("vat_rate", _rate),
-        "free_trial_hours": _by_unique("free_trial_hours", _integer(0, 0)),
+        "vat_rate": _by_unique("vat_rate", _rate(decimal)),
+        "free_trial_hours": _by_unique(
+            "free_trial_hours", _integer("free_trial_hours", 0, decimal)
+        ),
         "observed_at": _by_unique("observed_at", _observed_at(timezone)),
         "source": _by_unique("source", _text),
         "sku": _by_unique("sku", _text),

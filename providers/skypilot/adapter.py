@@ -12,7 +12,6 @@ accelerator-name drift (``RTX6000Ada``/``RTX-6000-Ada``), Vast's ``"<state>, <CC
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 from collections.abc import Mapping
@@ -99,7 +98,7 @@ class SkypilotAdapter(Adapter):
         if document.not_modified:
             return AdapterResult(None, [], document.validators, not_modified=True)
         fetched_at = datetime.now(self.source.timezone)
-        profile, parsed = await asyncio.to_thread(
+        profile, parsed = await self.parse_within(
             parse_vms_csv, document.content, self.source, fetched_at
         )
         return AdapterResult(profile, parsed.offers, document.validators, notes=tuple(parsed.notes))
@@ -250,7 +249,7 @@ def _offer(
         tax_inclusive=False,
         vat_rate=Decimal(0),
         observed_at=context.fetched_at,
-        source=context.source.location,
+        source=context.source.shown,
         sku=row["InstanceType"],
     )
 

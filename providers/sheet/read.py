@@ -1,0 +1,250 @@
+"""Reading a price sheet's bytes into a table of text: CSV, TSV, JSON or XLSX, within limits.
+
+This is the input boundary: whatever the bytes are (truncated zip, broken XML, deep nesting,
+odd encodings, a cell at row 1,048,576), the result is a table or an :class:`InputError` that
+names the file. Sizes are checked before the work they would cause: the sheet's bytes, its
+rows and columns, an XLSX's uncompressed size.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+from xml.etree.ElementTree import ParseError
+from xml.parsers.expat import ExpatError
+
+import pandas as pd
+
+from comparator.errors import InputError
+
+MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
+MAX_ROWS = 2_000_000  # data rows
+MAX_COLUMNS = 256
+_READ_ERRORS = (
+    ValueError,  # includes UnicodeError and json.JSONDecodeError
+    KeyError,
+    IndexError,
+    TypeError,
+    AttributeError,
+    OverflowError,
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    ExpatError,
+    ParseError,
+    csv.Error,
+    pd.errors.ParserError,
+    pd.errors.EmptyDataError,
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    """The header cells, and the data rows as a frame of text indexed by spreadsheet row."""
+
+    headers: list[str]
+    frame: pd.DataFrame  # columns 0..n-1, as the headers
+    decimal: str = "."  # what the sheet declared as decimal mark (JSON "decimal")
+
+
+def decode_text(content: bytes) -> str:
+    """UTF-8 (with or without BOM), else GB18030 — what Chinese Excel exports."""
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return content.decode("gb18030")
+
+
+def short(text: object, limit: int = 120) -> str:
+    """``text`` cut for an error message."""
+    value = str(text)
+    return value if len(value) <= limit else f"{value[:limit]}… ({len(value)} characters)"
+
+
+def read_table(content: bytes, filename: str) -> Table:
+    """The sheet as text cells, or InputError naming the file and what was wrong."""
+    suffix = PurePath(filename).suffix.lower()
+    kind = suffix.lstrip(".") or "CSV"
+    if len(content) > MAX_SHEET_BYTES:
+        raise InputError(
+            f"{filename}: {len(content)} bytes; expected a sheet of at most {MAX_SHEET_BYTES} bytes"
+        )
+    try:
+        if suffix in (".xlsx", ".xlsm"):
+            table = _xlsx_table(content, filename)
+        elif suffix == ".json":
+            table = _json_table(content, filename)
+        else:
+            table = _csv_table(content, "\t" if suffix == ".tsv" else ",")
+    except InputError:
+        raise
+    except UnicodeDecodeError:
+        raise InputError(f"{filename}: expected UTF-8 or GB18030 text") from None
+    except ImportError as exc:
+        raise InputError(
+            f"{filename}: XLSX needs openpyxl: pip install 'suanli[xlsx]' ({exc})"
+        ) from None
+    except MemoryError:
+        raise InputError(f"{filename}: too large to read") from None
+    except RecursionError:  # the C JSON parser stops at the interpreter's recursion limit
+        raise InputError(
+            f"{filename}: nested too deeply; expected a list of flat objects (one per offer)"
+        ) from None
+    except _READ_ERRORS as exc:
+        raise InputError(
+            f"{filename}: not a readable {kind} sheet: {type(exc).__name__}: {short(exc)}"
+        ) from None
+    _check_size(table, filename)
+    return table
+
+
+def _check_size(table: Table, filename: str) -> None:
+    if len(table.headers) > MAX_COLUMNS:
+        raise InputError(
+            f"{filename}: {len(table.headers)} columns; expected at most {MAX_COLUMNS}"
+        )
+    if len(table.frame) > MAX_ROWS:
+        raise InputError(f"{filename}: {len(table.frame)} rows; expected at most {MAX_ROWS}")
+
+
+def _from_rows(
+    headers: list[str], numbered: list[tuple[int, list[str]]], decimal: str = "."
+) -> Table:
+    """Header + (row number, cells) of the non-blank data rows."""
+    width = len(headers)
+    body = [(cells + [""] * width)[:width] for _, cells in numbered]
+    index = pd.Index([number for number, _ in numbered], dtype="int64")
+    frame = pd.DataFrame(body, index=index, columns=range(width), dtype=object)
+    return Table(headers, frame.fillna("").astype(str), decimal)
+
+
+def _blank(cells: list[str]) -> bool:
+    return not any(c.strip() for c in cells)
+
+
+def _without_blank_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    if frame.empty or not len(frame.columns):
+        return frame
+    blank = (frame.apply(lambda column: column.str.strip()) == "").all(axis=1)
+    kept: pd.DataFrame = frame[~blank]
+    return kept
+
+
+def _csv_table(content: bytes, sep: str) -> Table:
+    text = decode_text(content)
+    if not text.strip():
+        return Table([], pd.DataFrame(index=pd.Index([], dtype="int64")))
+    frame = pd.read_csv(
+        io.StringIO(text),
+        dtype=str,
+        header=None,
+        keep_default_na=False,
+        skip_blank_lines=False,
+        sep=sep,
+        engine="c",
+        nrows=MAX_ROWS + 2,
+    )
+    frame = frame.fillna("")
+    headers = [str(h).strip() for h in frame.iloc[0].tolist()] if len(frame) else []
+    body = frame.iloc[1:].astype(str)
+    body.index = pd.RangeIndex(2, 2 + len(body))
+    body.columns = pd.RangeIndex(len(body.columns))
+    return Table(headers, _without_blank_rows(body))
+
+
+def _json_table(content: bytes, filename: str) -> Table:
+    text = decode_text(content)
+    document = json.loads(text, parse_float=str, parse_int=str, parse_constant=str)
+    decimal = "."
+    if isinstance(document, dict) and isinstance(document.get("offers"), list):
+        decimal = _declared_decimal(document.get("decimal", "."), filename)
+        document = document["offers"]
+    if not isinstance(document, list) or not all(isinstance(r, dict) for r in document):
+        raise InputError(f"{filename}: expected a JSON list of objects (one per offer)")
+    headers: list[str] = []
+    for record in document:
+        headers += [key for key in record if key not in headers]
+        if len(headers) > MAX_COLUMNS:
+            break
+    numbered = [(n, [_json_cell(r.get(key)) for key in headers]) for n, r in enumerate(document, 1)]
+    return _from_rows(headers, [(n, cells) for n, cells in numbered if not _blank(cells)], decimal)
+
+
+def _declared_decimal(value: object, filename: str) -> str:
+    if value not in (".", ","):
+        raise InputError(f'{filename}: decimal: expected "." or ",", got {short(value)!r}')
+    return str(value)
+
+
+def _json_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value)[:200] + "\x1e"  # never a valid value: reported as such
+    return str(value)
+
+
+def _xlsx_table(content: bytes, filename: str) -> Table:
+    from openpyxl import load_workbook
+
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        unpacked = sum(info.file_size for info in archive.infolist())
+        if unpacked > MAX_SHEET_BYTES:
+            raise InputError(
+                f"{filename}: {unpacked} bytes once unzipped; expected at most {MAX_SHEET_BYTES}"
+            )
+    try:
+        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+        try:
+            if not book.worksheets:
+                raise InputError(f"{filename}: the workbook has no sheet")
+            headers, numbered = _xlsx_rows(book.worksheets[0], filename)
+        finally:
+            book.close()
+    except (InputError, MemoryError):
+        raise
+    except Exception as exc:  # openpyxl's errors on a broken workbook are many and unlisted
+        raise InputError(
+            f"{filename}: not a readable xlsx workbook: {type(exc).__name__}: {short(exc)}"
+        ) from None
+    return _from_rows(headers, numbered)
+
+
+def _xlsx_rows(sheet: Any, filename: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The first row's cells as headers and the non-blank rows below it, numbered."""
+    headers: list[str] | None = None
+    numbered: list[tuple[int, list[str]]] = []
+    for number, values in enumerate(sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1), 1):
+        if number > MAX_ROWS + 1:
+            raise InputError(f"{filename}: more than {MAX_ROWS} rows; expected at most {MAX_ROWS}")
+        if not values or values.count(None) == len(values):
+            continue  # a blank row (openpyxl pads gaps up to the last used row with them)
+        cells = ["" if v is None else _xlsx_cell(v) for v in values]
+        if len(cells) > MAX_COLUMNS and cells[MAX_COLUMNS]:
+            raise InputError(
+                f"{filename}: row {number} has a cell past column {MAX_COLUMNS}; "
+                f"expected at most {MAX_COLUMNS} columns"
+            )
+        if headers is None and number == 1:
+            headers = [c.strip() for c in cells[:MAX_COLUMNS]]
+        elif not _blank(cells):
+            numbered.append((number, cells[:MAX_COLUMNS]))
+    return headers or [], numbered
+
+
+def _xlsx_cell(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    if hasattr(value, "isoformat"):
+        return str(value.isoformat())
+    return str(value)

@@ -1,0 +1,99 @@
+"""URLs of refresh sources: masking secrets for storage and output, and which redirects are safe.
+
+A URL may carry credentials (``https://user:pass@host/``) or a key in its query
+(``?api_key=…``); the refresh fetches with them but stores and prints :func:`mask_url`'s form.
+A redirect goes only to the source's own host and port, or to a host the source lists in
+``redirect_hosts``; and never from a public source to a loopback, private or link-local
+address (a source whose own URL is internal may redirect internally).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import re
+import socket
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from comparator.errors import SourceError
+
+_SECRET_PARAM = re.compile(
+    r"key|token|secret|passw|pwd|sig|auth|credential|session|signature", re.IGNORECASE
+)
+_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+def is_url(location: str) -> bool:
+    return location.startswith(("http://", "https://"))
+
+
+def mask_url(location: str) -> str:
+    """``location`` with credentials (``user:pass@``) and secret-looking query values masked."""
+    if not is_url(location):
+        return location
+    try:
+        parts = urlsplit(location)
+        netloc = parts.netloc
+        if "@" in netloc:
+            netloc = "***@" + netloc.rsplit("@", 1)[1]
+        query = [
+            (name, "***" if _SECRET_PARAM.search(name) else value)
+            for name, value in parse_qsl(parts.query, keep_blank_values=True)
+        ]
+        masked_query = urlencode(query, safe="*") if parts.query else ""
+        return urlunsplit((parts.scheme, netloc, parts.path, masked_query, parts.fragment))
+    except ValueError:
+        return _USERINFO.sub("***@", location.split("?", 1)[0])
+
+
+def mask_text(text: str, locations: tuple[str, ...] = (), secrets: tuple[str, ...] = ()) -> str:
+    """``text`` (an error, a log line) with every given URL masked and every secret removed."""
+    for location in locations:
+        if location:
+            text = text.replace(location, mask_url(location))
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return _USERINFO.sub("***@", text)
+
+
+def origin(url: str) -> tuple[str, int | None]:
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return (parts.hostname or "").lower(), parts.port or default
+
+
+async def check_redirect(
+    source_url: str, current: str, target: str, allowed_hosts: tuple[str, ...]
+) -> None:
+    """Refuse a redirect the source did not allow (SourceError says which and why)."""
+    shown = f"{mask_url(source_url)}: redirect to {mask_url(target)} refused"
+    if not is_url(target):
+        raise SourceError(f"{shown}: not an http(s) URL")
+    if urlsplit(current).scheme == "https" and urlsplit(target).scheme != "https":
+        raise SourceError(f"{shown}: from https to plain http")
+    host, _ = origin(target)
+    if origin(target) != origin(source_url) and not ("*" in allowed_hosts or host in allowed_hosts):
+        raise SourceError(
+            f"{shown}: another host or port than the source's; list it in redirect_hosts "
+            "to allow it"
+        )
+    source_host = origin(source_url)[0]
+    if not await _is_internal(source_host) and await _is_internal(host):
+        raise SourceError(f"{shown}: a loopback, private or link-local address")
+
+
+async def _is_internal(host: str) -> bool:
+    """Whether ``host`` is (or resolves to) a loopback, private, link-local or reserved address."""
+    try:
+        addresses = [ipaddress.ip_address(host.strip("[]"))]
+    except ValueError:
+        try:
+            infos = await asyncio.to_thread(socket.getaddrinfo, host, None)
+        except OSError:
+            return False  # unresolvable: the request itself will fail
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+    return any(
+        a.is_loopback or a.is_private or a.is_link_local or a.is_reserved or a.is_unspecified
+        for a in addresses
+    )
