@@ -33,7 +33,7 @@ Default MFU by GPU class and method (``MFU_TABLE``), calibrated on published run
 from __future__ import annotations
 
 from comparator.domain.gpus import GpuSpec
-from comparator.estimate.shapes import ModelShape
+from comparator.estimate.architecture import ModelShape
 
 SECONDS_PER_HOUR = 3600.0
 

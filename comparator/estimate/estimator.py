@@ -22,6 +22,7 @@ from typing import Any
 
 from comparator.domain.gpus import GpuSpec
 from comparator.estimate.advice import Advice, advise, rules_of_thumb, why_not
+from comparator.estimate.architecture import ModelShape
 from comparator.estimate.compute import MFU_TABLE
 from comparator.estimate.job import request_from_job
 from comparator.estimate.memory import (
@@ -33,7 +34,6 @@ from comparator.estimate.memory import (
 )
 from comparator.estimate.request import EstimateRequest, parse_token_count
 from comparator.estimate.search import CARDS_PER_NODE, Solution, solve
-from comparator.estimate.shapes import ModelShape
 
 __all__ = [
     "Advice",

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from comparator.estimate.shapes import ModelShape
+from comparator.estimate.architecture import ModelShape
 
 GIB = float(1 << 30)
 MIB_PER_GIB = 1024
