@@ -78,11 +78,26 @@ def estimate_command(
     lora_rank: int = typer.Option(16, "--lora-rank", help="LoRA rank, on every linear layer."),
     seq_len: int = typer.Option(2048, "--seq-len", help="Sequence length (tokens)."),
     micro_batch: int = typer.Option(1, "--micro-batch", help="Micro-batch per card."),
-    grad_ckpt: bool = typer.Option(
-        True, "--grad-ckpt/--no-grad-ckpt", help="Full activation recomputation."
+    grad_ckpt: bool | None = typer.Option(
+        None,
+        "--grad-ckpt/--no-grad-ckpt",
+        help="Full activation recomputation on/off (default: only when needed to fit).",
+    ),
+    recompute: str | None = typer.Option(
+        None, "--recompute", help="none | selective | full (default: the cheapest that fits)."
     ),
     flash_attn: bool = typer.Option(
         True, "--flash-attn/--no-flash-attn", help="FlashAttention (no s² attention scores kept)."
+    ),
+    chunked_loss: bool | None = typer.Option(
+        None,
+        "--chunked-loss/--no-chunked-loss",
+        help="Chunked cross-entropy, 1/8 of the logits at once (default: only when needed).",
+    ),
+    offload: bool | None = typer.Option(
+        None,
+        "--offload/--no-offload",
+        help="Optimizer states in CPU memory, ≈1.3× time (default: only if nothing else fits).",
     ),
     zero: int | None = typer.Option(
         None, "--zero", help="ZeRO stage 0-3 (default: the smallest that fits)."
@@ -130,8 +145,10 @@ def estimate_command(
         lora_rank=lora_rank,
         seq_len=seq_len,
         micro_batch=micro_batch,
-        grad_ckpt=grad_ckpt,
+        grad_ckpt=recompute.strip().lower() if recompute is not None else grad_ckpt,
         flash_attn=flash_attn,
+        chunked_loss=chunked_loss,
+        offload_optimizer=offload,
         zero=zero,
         tokens=None if tokens is None else parse_token_count(tokens),
         samples=None if samples is None else parse_token_count(samples),
@@ -194,7 +211,7 @@ def _header(e: Estimate, lang: str) -> str:
         f"[bold]{escape(s.name)}[/] ({s.params / 1e9:.2f}B{moe}; L={s.layers} h={s.hidden} "
         f"a={s.heads} kv={s.kv_heads}) · {kind}{rank} · {r.precision} {mode} · "
         f"{r.optimizer} · seq {r.seq_len} × mb {r.micro_batch} · "
-        f"{tr(lang, '检查点', 'ckpt')} {'✓' if r.grad_ckpt else '✗'} · "
+        f"{tr(lang, '重计算', 'recompute')} {e.solution.setup.recompute} · "
         f"flash {'✓' if r.flash_attn else '✗'}"
     )
 

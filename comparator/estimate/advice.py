@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from comparator.errors import InputError
-from comparator.estimate.compute import MFU_TABLE, gpu_class
+from comparator.estimate.compute import MFU_TABLE, OFFLOAD_TIME_FACTOR, gpu_class
 from comparator.estimate.memory import GIB
 from comparator.estimate.request import EstimateRequest
 from comparator.estimate.search import Solution, solve
 
-OFFLOAD_TIME_FACTOR = 1.3
 MIN_ADVISED_SEQ_LEN = 256
 SEED_SAFETY_FACTOR = 1.5
 
@@ -66,7 +65,6 @@ def _advice(
     description: str,
     alt: Solution,
     *,
-    time_factor: float = 1.0,
     cpu_memory_gib: float = 0.0,
 ) -> Advice:
     return Advice(
@@ -77,9 +75,24 @@ def _advice(
         zero=alt.zero,
         memory_gib=alt.memory_gib["total"],
         fits=alt.fits,
-        hours=alt.hours * time_factor,
-        card_hours=alt.hours * time_factor * alt.cards,
+        hours=alt.hours,
+        card_hours=alt.card_hours,
         cpu_memory_gib=cpu_memory_gib,
+    )
+
+
+def pinned(solution: Solution) -> EstimateRequest:
+    """The request with the memory savers the estimator chose fixed (alternatives add to them)."""
+    request, setup = solution.request, solution.setup
+    return dataclasses.replace(
+        request,
+        grad_ckpt=setup.recompute if request.grad_ckpt is None else request.grad_ckpt,
+        chunked_loss=setup.chunked_loss if request.chunked_loss is None else request.chunked_loss,
+        offload_optimizer=(
+            setup.offload_optimizer
+            if request.offload_optimizer is None
+            else request.offload_optimizer
+        ),
     )
 
 
@@ -97,7 +110,7 @@ def _setting_alternatives(request: EstimateRequest, solution: Solution) -> list[
             "grad_ckpt",
             {"grad_ckpt": True},
             "turn on gradient checkpointing (full recomputation, ≈ +33 % compute)",
-            not request.grad_ckpt,
+            solution.setup.recompute != "full",
         ),
         (
             "micro_batch",
@@ -132,9 +145,11 @@ def _setting_alternatives(request: EstimateRequest, solution: Solution) -> list[
 
 
 def _offload_alternative(request: EstimateRequest, solution: Solution) -> list[Advice]:
-    if solution.memory.optimizer <= 0:
+    if solution.memory.optimizer <= 0 or solution.setup.offload_optimizer:
         return []
-    alt = solve(request, offload_optimizer=True)
+    alt = _try(request, offload_optimizer=True)
+    if alt is None:
+        return []
     cpu_gib = alt.trainable_params * _optimizer_bytes(solution) / GIB
     description = (
         f"offload optimizer states to CPU memory (ZeRO-Offload; needs "
@@ -146,7 +161,6 @@ def _offload_alternative(request: EstimateRequest, solution: Solution) -> list[A
             {"offload_optimizer": True},
             description,
             alt,
-            time_factor=OFFLOAD_TIME_FACTOR,
             cpu_memory_gib=round(cpu_gib, 1),
         )
     ]
@@ -221,7 +235,7 @@ def advise(solution: Solution) -> tuple[Advice, ...]:
     """Alternatives for a job that does not fit, fitting ones first, cheapest first."""
     if solution.fits:
         return ()
-    request = solution.request
+    request = pinned(solution)
     found = (
         _setting_alternatives(request, solution)
         + _offload_alternative(request, solution)

@@ -185,7 +185,11 @@ def _job_json(s: Solution) -> dict[str, Any]:
         "trainable_params": s.trainable_params,
         "seq_len": request.seq_len,
         "micro_batch": request.micro_batch,
-        "grad_ckpt": request.grad_ckpt,
+        "grad_ckpt": s.setup.recompute == "full",
+        "recompute": s.setup.recompute,
+        "chunked_loss": s.setup.chunked_loss,
+        "offload_optimizer": s.setup.offload_optimizer,
+        "memory_choices": [c.to_json() for c in s.choices],
         "flash_attn": request.flash_attn,
         "gpu": _gpu_json(s.gpu),
     }

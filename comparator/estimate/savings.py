@@ -1,0 +1,229 @@
+"""Where a job fits: card count and ZeRO stage, and the memory savers it needs to get there.
+
+Card counts searched (``CARD_CANDIDATES``): 1, 2, 4, 8 within a node, then whole nodes of
+``CARDS_PER_NODE`` up to ``MAX_SEARCH_CARDS``. With ZeRO-3 the memory per card never grows
+with the card count, so the smallest count that fits is found by bisection; at that count
+the lowest ZeRO stage that fits is used (less communication).
+
+Memory savers are chosen like the ZeRO stage — only when needed, cheapest first, unless the
+user fixed them (``LADDER``, time factors in brackets):
+
+1. nothing (×1);
+2. chunked cross-entropy: 1/8 of the logits live at once (≈ ×1, torchtune/Liger);
+3. selective recomputation of the attention scores, only without FlashAttention
+   (Korthikanti et al. 2022; the attention-score forward again, ≈ ×1.0–1.1);
+4. full recomputation / gradient checkpointing (the forward again: 8·Ψ instead of 6·Ψ,
+   ≈ ×1.33);
+5. optimizer states offloaded to CPU (ZeRO-Offload, ×``OFFLOAD_TIME_FACTOR``).
+
+With the card count free, a cheaper step wins when it fits on no more cards than the fullest
+saving needs, rounded up to one node (``CARDS_PER_NODE``): a node of 8 cards without
+recomputation beats 4 cards with it (the same node, a quarter less time), while 128 cards
+without recomputation do not beat 16 with it. CPU offload is the last resort: it is chosen
+only when no on-card step fits at all (the card count the user fixed, or any up to
+``MAX_SEARCH_CARDS``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+from dataclasses import dataclass
+
+from comparator.estimate.architecture import ModelShape
+from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token
+from comparator.estimate.memory import MemoryInputs, TrainingSetup, fits_gib, memory_inputs
+from comparator.estimate.request import EstimateRequest
+
+CARDS_PER_NODE = 8
+MAX_SEARCH_CARDS = 512
+CARD_CANDIDATES: tuple[int, ...] = (1, 2, 4, 8, *range(16, MAX_SEARCH_CARDS + 1, 8))
+
+#: (recompute, chunked_loss, offload_optimizer), cheapest first.
+LADDER: tuple[tuple[str, bool, bool], ...] = (
+    ("none", False, False),
+    ("none", True, False),
+    ("selective", True, False),
+    ("full", True, False),
+    ("full", True, True),
+)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One memory-saving setting: its value, who set it, why, and what it costs in time."""
+
+    setting: str  # recompute | chunked_loss | offload_optimizer
+    value: str | bool
+    chosen_by: str  # user | estimator
+    reason: str
+    time_factor: float
+
+    def to_json(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The setup used, its memory inputs, cards, ZeRO stage and the fewest cards that fit."""
+
+    setup: TrainingSetup
+    inputs: MemoryInputs
+    cards: int
+    zero: int
+    min_cards: int | None
+    fits: bool
+
+
+def lowest_fitting_stage(inputs: MemoryInputs, cards: int, usable_gib: float) -> int | None:
+    """The lowest ZeRO stage that fits on ``cards`` cards; ``None`` if none does."""
+    for stage in (0, 1, 2, 3) if cards > 1 else (0,):
+        if fits_gib(inputs, cards, stage, usable_gib):
+            return stage
+    return None
+
+
+def minimal_cards(inputs: MemoryInputs, usable_gib: float, zero: int | None) -> int | None:
+    """The fewest candidate cards that fit (with ``zero``, or with any stage); ``None``."""
+    stage = 3 if zero is None else zero
+    if fits_gib(inputs, 1, stage, usable_gib):
+        return 1
+    multi = CARD_CANDIDATES[1:]
+    if not fits_gib(inputs, multi[-1], stage, usable_gib):
+        return None
+    index = bisect.bisect_left(
+        range(len(multi)), True, key=lambda i: fits_gib(inputs, multi[i], stage, usable_gib)
+    )
+    return multi[index]
+
+
+def _place(
+    request: EstimateRequest, shape: ModelShape, setup: TrainingSetup, usable_gib: float
+) -> Placement:
+    """Cards, ZeRO stage and min cards for ``setup`` and the request's fixed or free cards."""
+    inputs = memory_inputs(shape, setup)
+    least = minimal_cards(inputs, usable_gib, request.zero)
+    cards = request.cards or least
+    if cards is None:
+        cards = 1 if request.zero == 0 else MAX_SEARCH_CARDS
+    zero = request.zero
+    if zero is None:
+        found = lowest_fitting_stage(inputs, cards, usable_gib)
+        zero = found if found is not None else (3 if cards > 1 else 0)
+    fits = fits_gib(inputs, cards, zero, usable_gib)
+    return Placement(setup, inputs, cards, zero, least, fits)
+
+
+def _steps(request: EstimateRequest) -> list[TrainingSetup]:
+    """The ladder with the user's fixed settings imposed, duplicates removed, in order."""
+    steps: list[TrainingSetup] = []
+    for recompute, chunked, offload in LADDER:
+        if recompute == "selective" and request.flash_attn:
+            continue  # FlashAttention keeps no scores: nothing to recompute selectively
+        setup = TrainingSetup(
+            request,
+            recompute=request.recompute or recompute,
+            chunked_loss=chunked if request.chunked_loss is None else request.chunked_loss,
+            offload_optimizer=(
+                offload if request.offload_optimizer is None else request.offload_optimizer
+            ),
+        )
+        if setup not in steps:
+            steps.append(setup)
+    return steps
+
+
+def _cheapest(
+    request: EstimateRequest, shape: ModelShape, steps: list[TrainingSetup], usable_gib: float
+) -> Placement:
+    """The cheapest of ``steps`` that fits within the card bound (else the fullest saving)."""
+    fullest = _place(request, shape, steps[-1], usable_gib)
+    if not fullest.fits:
+        return fullest
+    bound = max(CARDS_PER_NODE, fullest.cards) if request.cards is None else fullest.cards
+    for setup in steps[:-1]:
+        found = _place(request, shape, setup, usable_gib)
+        if found.fits and found.cards <= bound:
+            return _without_unneeded_chunking(request, shape, found, usable_gib)
+    return _without_unneeded_chunking(request, shape, fullest, usable_gib)
+
+
+def place(request: EstimateRequest, shape: ModelShape, usable_gib: float) -> Placement:
+    """The cheapest step of the ladder that fits; CPU offload only when nothing else does."""
+    steps = _steps(request)
+    on_cards = [s for s in steps if not s.offload_optimizer]
+    offloaded = [s for s in steps if s.offload_optimizer]
+    found = _cheapest(request, shape, on_cards, usable_gib) if on_cards else None
+    if found is not None and (found.fits or not offloaded):
+        return found
+    moved = _cheapest(request, shape, offloaded, usable_gib)
+    return moved if moved.fits or found is None else found  # offloading in vain: not at all
+
+
+def _without_unneeded_chunking(
+    request: EstimateRequest, shape: ModelShape, found: Placement, usable_gib: float
+) -> Placement:
+    """Drop a chosen chunked loss when a later step's saving is enough on its own."""
+    setup = found.setup
+    if request.chunked_loss is not None or not setup.chunked_loss or setup.recompute == "none":
+        return found
+    plain = _place(request, shape, dataclasses.replace(setup, chunked_loss=False), usable_gib)
+    return plain if plain.fits and plain.cards <= found.cards else found
+
+
+def recompute_time_factor(shape: ModelShape, setup: TrainingSetup) -> float:
+    """FLOPs with the setup's recomputation over FLOPs without it."""
+    request = setup.request
+    args = (request.method, request.seq_len, request.lora_rank)
+    plain = flops_per_token(shape, args[0], "none", args[1], args[2])
+    return flops_per_token(shape, args[0], setup.recompute, args[1], args[2]) / plain
+
+
+_REASONS = {
+    ("recompute", "none"): "fits without recomputation: no extra compute",
+    ("recompute", "selective"): (
+        "attention scores do not fit without FlashAttention: recompute them "
+        "(selective recomputation, Korthikanti et al. 2022)"
+    ),
+    ("recompute", "full"): (
+        "activations do not fit: keep only each layer's input and recompute the rest "
+        "(full recomputation / gradient checkpointing)"
+    ),
+    ("chunked_loss", False): "the full logits fit: plain cross-entropy",
+    ("chunked_loss", True): "the logits do not fit at once: chunked cross-entropy (8 chunks)",
+    ("offload_optimizer", False): "optimizer states fit on the cards",
+    ("offload_optimizer", True): (
+        "nothing else fits: optimizer states in CPU memory (ZeRO-Offload; needs host RAM)"
+    ),
+}
+
+
+def choices(
+    request: EstimateRequest, shape: ModelShape, setup: TrainingSetup
+) -> tuple[Choice, ...]:
+    """What was chosen for each memory saver, by whom, why, and its time factor."""
+    fixed = {
+        "recompute": request.recompute is not None,
+        "chunked_loss": request.chunked_loss is not None,
+        "offload_optimizer": request.offload_optimizer is not None,
+    }
+    values: dict[str, str | bool] = {
+        "recompute": setup.recompute,
+        "chunked_loss": setup.chunked_loss,
+        "offload_optimizer": setup.offload_optimizer,
+    }
+    factors = {
+        "recompute": recompute_time_factor(shape, setup),
+        "chunked_loss": 1.0,
+        "offload_optimizer": OFFLOAD_TIME_FACTOR if setup.offload_optimizer else 1.0,
+    }
+    return tuple(
+        Choice(
+            setting=name,
+            value=value,
+            chosen_by="user" if fixed[name] else "estimator",
+            reason="set by the user" if fixed[name] else _REASONS[(name, value)],
+            time_factor=round(factors[name], 4),
+        )
+        for name, value in values.items()
+    )
