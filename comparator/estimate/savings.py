@@ -13,15 +13,17 @@ user fixed them (``LADDER``, time factors in brackets):
 3. selective recomputation of the attention scores, only without FlashAttention
    (Korthikanti et al. 2022; the attention-score forward again, ≈ ×1.0–1.1);
 4. full recomputation / gradient checkpointing (the forward again: 8·Ψ instead of 6·Ψ,
-   ≈ ×1.33);
-5. optimizer states offloaded to CPU (ZeRO-Offload, ×``OFFLOAD_TIME_FACTOR``).
+   ≈ ×1.33).
 
 With the card count free, a cheaper step wins when it fits on no more cards than the fullest
 saving needs, rounded up to one node (``CARDS_PER_NODE``): a node of 8 cards without
 recomputation beats 4 cards with it (the same node, a quarter less time), while 128 cards
-without recomputation do not beat 16 with it. CPU offload is the last resort: it is chosen
-only when no on-card step fits at all (the card count the user fixed, or any up to
-``MAX_SEARCH_CARDS``).
+without recomputation do not beat 16 with it.
+
+CPU offload of the optimizer states (ZeRO-Offload, ×``OFFLOAD_TIME_FACTOR``) is never
+chosen on its own: it needs host RAM (12 bytes per parameter for AdamW) that an offer does
+not state. It is used when the user asks for it (``--offload``) and advised, with its cost,
+when nothing else fits.
 """
 
 from __future__ import annotations
@@ -39,13 +41,12 @@ CARDS_PER_NODE = 8
 MAX_SEARCH_CARDS = 512
 CARD_CANDIDATES: tuple[int, ...] = (1, 2, 4, 8, *range(16, MAX_SEARCH_CARDS + 1, 8))
 
-#: (recompute, chunked_loss, offload_optimizer), cheapest first.
-LADDER: tuple[tuple[str, bool, bool], ...] = (
-    ("none", False, False),
-    ("none", True, False),
-    ("selective", True, False),
-    ("full", True, False),
-    ("full", True, True),
+#: (recompute, chunked_loss), cheapest first.
+LADDER: tuple[tuple[str, bool], ...] = (
+    ("none", False),
+    ("none", True),
+    ("selective", True),
+    ("full", True),
 )
 
 
@@ -117,16 +118,14 @@ def _place(
 def _steps(request: EstimateRequest) -> list[TrainingSetup]:
     """The ladder with the user's fixed settings imposed, duplicates removed, in order."""
     steps: list[TrainingSetup] = []
-    for recompute, chunked, offload in LADDER:
+    for recompute, chunked in LADDER:
         if recompute == "selective" and request.flash_attn:
             continue  # FlashAttention keeps no scores: nothing to recompute selectively
         setup = TrainingSetup(
             request,
             recompute=request.recompute or recompute,
             chunked_loss=chunked if request.chunked_loss is None else request.chunked_loss,
-            offload_optimizer=(
-                offload if request.offload_optimizer is None else request.offload_optimizer
-            ),
+            offload_optimizer=bool(request.offload_optimizer),
         )
         if setup not in steps:
             steps.append(setup)
@@ -149,15 +148,8 @@ def _cheapest(
 
 
 def place(request: EstimateRequest, shape: ModelShape, usable_gib: float) -> Placement:
-    """The cheapest step of the ladder that fits; CPU offload only when nothing else does."""
-    steps = _steps(request)
-    on_cards = [s for s in steps if not s.offload_optimizer]
-    offloaded = [s for s in steps if s.offload_optimizer]
-    found = _cheapest(request, shape, on_cards, usable_gib) if on_cards else None
-    if found is not None and (found.fits or not offloaded):
-        return found
-    moved = _cheapest(request, shape, offloaded, usable_gib)
-    return moved if moved.fits or found is None else found  # offloading in vain: not at all
+    """The cheapest step of the ladder that fits (the fullest saving when none does)."""
+    return _cheapest(request, shape, _steps(request), usable_gib)
 
 
 def _without_unneeded_chunking(
@@ -191,9 +183,9 @@ _REASONS = {
     ),
     ("chunked_loss", False): "the full logits fit: plain cross-entropy",
     ("chunked_loss", True): "the logits do not fit at once: chunked cross-entropy (8 chunks)",
-    ("offload_optimizer", False): "optimizer states fit on the cards",
-    ("offload_optimizer", True): (
-        "nothing else fits: optimizer states in CPU memory (ZeRO-Offload; needs host RAM)"
+    ("offload_optimizer", False): (
+        "optimizer states stay on the cards (offload is only used when asked for: "
+        "it needs host RAM an offer does not state)"
     ),
 }
 
