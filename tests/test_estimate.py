@@ -210,11 +210,13 @@ def test_without_tokens_only_memory_is_estimated() -> None:
     assert [n.code for n in result.notes if n.code == "no_tokens"] == ["no_tokens"]
 
 
-def test_card_hours_do_not_depend_on_the_card_count() -> None:
-    base = EstimateRequest(model="Llama-2-7b", method="full", tokens=10**10)
-    one, eight = estimate(replace(base, cards=4)), estimate(replace(base, cards=16))
-    assert one.card_hours == pytest.approx(eight.card_hours, rel=1e-12)
-    assert eight.hours == pytest.approx(one.hours / 4, rel=1e-12)
+def test_card_hours_do_not_depend_on_the_card_count_within_a_node() -> None:
+    base = EstimateRequest(model="Llama-2-7b", method="full", tokens=10**10, grad_ckpt=True)
+    two, eight = estimate(replace(base, cards=2)), estimate(replace(base, cards=8))
+    assert two.card_hours == pytest.approx(eight.card_hours, rel=1e-12)
+    assert eight.hours == pytest.approx(two.hours / 4, rel=1e-12)
+    sixteen = estimate(replace(base, cards=16))  # across nodes: the fitted multi-node factor
+    assert sixteen.card_hours > eight.card_hours
 
 
 # -- cards and ZeRO ------------------------------------------------------------------------

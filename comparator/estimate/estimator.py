@@ -32,6 +32,7 @@ from comparator.estimate.memory import (
     NF4_BYTES_PER_PARAM,
     MemoryBreakdown,
 )
+from comparator.estimate.mfu import fit
 from comparator.estimate.request import EstimateRequest, parse_token_count
 from comparator.estimate.search import CARDS_PER_NODE, Solution, solve
 
@@ -221,12 +222,24 @@ def _result_json(e: Estimate) -> dict[str, Any]:
         "safety_factor": s.request.safety_factor,
         "hours": s.hours,
         "card_hours": s.card_hours,
+        "hours_range": _range(s.hours_low, s.hours, s.hours_high),
+        "card_hours_range": _range(s.hours_low * s.cards, s.card_hours, s.hours_high * s.cards),
         "why_not": why_not(s) or None,
         "advice": [a.to_json() for a in e.advice],
         "notes": [n.to_json() for n in e.notes],
         "rules_of_thumb": e.rules_of_thumb,
         "assumptions": _assumptions(),
     }
+
+
+def _fit_summary() -> dict[str, Any]:
+    stored = fit()
+    keys = ("coefficients", "runs", "sources", "median_hours_error", "worst_hours_ratio")
+    return {key: stored[key] for key in (*keys, "range_coverage")}
+
+
+def _range(low: float, expected: float, high: float) -> dict[str, float]:
+    return {"low": low, "expected": expected, "high": high}
 
 
 def _assumptions() -> dict[str, Any]:
@@ -237,7 +250,8 @@ def _assumptions() -> dict[str, Any]:
         "logits_bytes_per_value": LOGITS_BYTES_PER_VALUE,
         "activations": "Korthikanti et al. 2022 per layer, adapted to GQA/SwiGLU; dropout off",
         "flops": "6·Ψ·D (8 with recomputation), LoRA 4·Ψ·D (6), + 12·L·q·s per token",
-        "mfu_table": MFU_TABLE,
+        "mfu_table": MFU_TABLE,  # the planner's GPU-to-GPU card-hour conversion
+        "mfu_fit": _fit_summary(),
     }
 
 

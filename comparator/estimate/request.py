@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from comparator.errors import InputError
 
 METHODS = ("full", "lora", "qlora")
-PRECISIONS = ("bf16", "fp16", "fp32")
+PRECISIONS = ("bf16", "fp16", "fp32", "fp8")  # fp8: FP8 matmuls, bf16/fp32 states
 OPTIMIZERS = ("adamw", "adamw-8bit", "sgd")
 #: Activation recomputation: none, selective (attention scores only; Korthikanti et al. 2022),
 #: full (every layer's activations from its input, "gradient checkpointing").

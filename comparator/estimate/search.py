@@ -11,13 +11,9 @@ from functools import lru_cache
 
 from comparator.domain.gpus import GpuSpec, resolve_gpu
 from comparator.errors import InputError
-from comparator.estimate.compute import (
-    OFFLOAD_TIME_FACTOR,
-    default_mfu,
-    flops_per_token,
-    training_hours,
-)
+from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token, training_hours
 from comparator.estimate.memory import MemoryBreakdown, TrainingSetup, per_card
+from comparator.estimate.mfu import FP8_FAMILIES, efficiency, hours_range_factors
 from comparator.estimate.request import EstimateRequest, check_request
 from comparator.estimate.savings import (
     CARD_CANDIDATES,
@@ -56,6 +52,8 @@ class Solution:
     hours: float
     card_hours: float
     choices: tuple[Choice, ...] = ()
+    hours_low: float = 0.0
+    hours_high: float = 0.0
 
     @property
     def nodes(self) -> int:
@@ -114,16 +112,27 @@ def _check_shape(request: EstimateRequest, shape: ModelShape) -> None:
         )
 
 
-def _mfu(request: EstimateRequest, gpu: GpuSpec) -> tuple[float, str]:
+def _mfu(
+    request: EstimateRequest, gpu: GpuSpec, shape: ModelShape, cards: int
+) -> tuple[float, str]:
     if request.mfu is not None:
         return request.mfu, "user"
-    return default_mfu(gpu, request.method), "table"
+    return efficiency(gpu, shape.active_params, request.method, request.precision, cards), "fit"
+
+
+def _check_precision(request: EstimateRequest, gpu: GpuSpec) -> None:
+    if request.precision == "fp8" and gpu.family not in FP8_FAMILIES:
+        raise InputError(
+            f"--precision fp8: {gpu.name} has no FP8 tensor cores (Ada, Hopper or Blackwell "
+            f"cards have them); use bf16"
+        )
 
 
 def solve(request: EstimateRequest) -> Solution:
     """Everything about ``request`` except advice; raises :class:`InputError` on bad input."""
     check_request(request)
     gpu = estimable_gpu(request.gpu)
+    _check_precision(request, gpu)
     shape = resolve_model(request.model)
     _check_shape(request, shape)
     usable_gib = gpu.memory_gib * (1 - request.headroom)
@@ -135,13 +144,14 @@ def solve(request: EstimateRequest) -> Solution:
     per_token = flops_per_token(
         shape, request.method, setup.recompute, request.seq_len, request.lora_rank
     )
-    mfu, mfu_source = _mfu(request, gpu)
+    mfu, mfu_source = _mfu(request, gpu, shape, found.cards)
     assert gpu.bf16_tflops is not None  # estimable_gpu guarantees it
     hours = training_hours(
         per_token * total_tokens, found.cards, gpu.bf16_tflops, mfu, request.safety_factor
     )
     if setup.offload_optimizer:
         hours *= OFFLOAD_TIME_FACTOR
+    low, high = hours_range_factors() if mfu_source == "fit" else (1.0, 1.0)
     return Solution(
         request=request,
         shape=shape,
@@ -163,4 +173,6 @@ def solve(request: EstimateRequest) -> Solution:
         hours=hours,
         card_hours=hours * found.cards,
         choices=choices(request, shape, setup),
+        hours_low=hours * low,
+        hours_high=hours * high,
     )
