@@ -6,8 +6,9 @@ Run from the repository root:  .venv/bin/python scripts/fit_throughput.py [--che
 Each run in tests/data/throughput/runs.json gives its measured throughput (tokens per second
 per GPU, tokens and GPU-hours, or the source's own TFLOP/s per GPU). Its efficiency is the
 FLOPs the estimator counts for that job (recomputation included) times the tokens per second
-per GPU, over the card's dense BF16 peak. log(efficiency) is fitted by least squares on the
-features of comparator.estimate.mfu; the 5th/95th residual percentiles give the hours range.
+per GPU, over the card's dense BF16 peak. log(efficiency) is fitted by weighted least squares
+on the features of comparator.estimate.mfu, each source weighing the same in total (a run
+weighs 1/runs-of-its-source); the 5th/95th residual percentiles give the hours range.
 ``--check`` exits 1 when the stored fit differs from a refit (CI guard).
 """
 
@@ -17,6 +18,7 @@ import json
 import math
 import statistics
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from comparator.domain.gpus import resolve_gpu  # noqa: E402
-from comparator.estimate.compute import flops_per_token  # noqa: E402
+from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token  # noqa: E402
 from comparator.estimate.mfu import FEATURES, features  # noqa: E402
 from comparator.estimate.shapes import resolve_model  # noqa: E402
 
@@ -47,13 +49,16 @@ def measured_efficiency(run: dict[str, Any]) -> float:
     peak = gpu.bf16_tflops * 1e12
     if "tflops_per_gpu" in run:
         return float(run["tflops_per_gpu"]) * 1e12 / peak
+    # a run with a paged/offloaded optimizer is what the estimator times with --offload: its
+    # efficiency is that of the same run on the cards, the offload factor taken back out
     shape = resolve_model(model_spec(run))
     per_token = flops_per_token(shape, run["method"], run["recompute"], run["seq_len"], LORA_RANK)
     if "tokens_per_s_per_gpu" in run:
         rate = float(run["tokens_per_s_per_gpu"])
     else:
         rate = float(run["tokens"]) / (float(run["gpu_hours"]) * 3600)
-    return per_token * rate / peak
+    paged = OFFLOAD_TIME_FACTOR if run.get("offload_optimizer") else 1.0
+    return per_token * rate * paged / peak
 
 
 def feature_row(run: dict[str, Any]) -> list[float]:
@@ -67,7 +72,10 @@ def refit() -> dict[str, Any]:
     runs = json.loads(RUNS.read_text(encoding="utf-8"))["runs"]
     x = np.array([feature_row(run) for run in runs])
     y = np.array([math.log(measured_efficiency(run)) for run in runs])
-    coefficients, *_ = np.linalg.lstsq(x, y, rcond=None)
+    per_source = Counter(run["source"] for run in runs)
+    # every source weighs the same in total, so one long table cannot dominate the fit
+    root_w = np.array([per_source[run["source"]] ** -0.5 for run in runs])
+    coefficients, *_ = np.linalg.lstsq(x * root_w[:, None], y * root_w, rcond=None)
     residuals = y - x @ coefficients
     p05, p95 = (float(np.percentile(residuals, q)) for q in (5, 95))
     # hours scale with 1/efficiency: hours error = exp(-residual) - 1

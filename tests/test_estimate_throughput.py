@@ -37,7 +37,7 @@ def _request(run: dict[str, Any]) -> EstimateRequest:
         cards=run["cards"],
         tokens=TOKENS,
         chunked_loss=False,
-        offload_optimizer=False,
+        offload_optimizer=bool(run.get("offload_optimizer", False)),
     )
 
 

@@ -15,10 +15,12 @@ user fixed them (``LADDER``, time factors in brackets):
 4. full recomputation / gradient checkpointing (the forward again: 8·Ψ instead of 6·Ψ,
    ≈ ×1.33).
 
-With the card count free, a cheaper step wins when it fits on no more cards than the fullest
-saving needs, rounded up to one node (``CARDS_PER_NODE``): a node of 8 cards without
-recomputation beats 4 cards with it (the same node, a quarter less time), while 128 cards
-without recomputation do not beat 16 with it.
+Among the steps that fit, the one with the fewest card-hours wins (cards × FLOPs / fitted
+efficiency, which falls with PCIe-only cards and across nodes). With the card count free, a
+step is only considered when it fits on no more cards than the fullest saving needs, rounded
+up to one node (``CARDS_PER_NODE``): a node of 8 A100 without recomputation beats 4 with it,
+4 PCIe cards without it lose to 1 card with it, and 128 cards without it are not weighed
+against 16 with it.
 
 CPU offload of the optimizer states (ZeRO-Offload, ×``OFFLOAD_TIME_FACTOR``) is never
 chosen on its own: it needs host RAM (12 bytes per parameter for AdamW) that an offer does
@@ -32,9 +34,11 @@ import bisect
 import dataclasses
 from dataclasses import dataclass
 
+from comparator.domain.gpus import GpuSpec
 from comparator.estimate.architecture import ModelShape
 from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token
 from comparator.estimate.memory import MemoryInputs, TrainingSetup, fits_gib, memory_inputs
+from comparator.estimate.mfu import efficiency
 from comparator.estimate.request import EstimateRequest
 
 CARDS_PER_NODE = 8
@@ -132,24 +136,33 @@ def _steps(request: EstimateRequest) -> list[TrainingSetup]:
     return steps
 
 
-def _cheapest(
-    request: EstimateRequest, shape: ModelShape, steps: list[TrainingSetup], usable_gib: float
+def _cost(shape: ModelShape, gpu: GpuSpec, found: Placement) -> float:
+    """Card-hours of a placement, up to a common factor: cards × FLOPs / efficiency."""
+    request = found.setup.request
+    rate = efficiency(gpu, shape.active_params, request.method, request.precision, found.cards)
+    return found.cards * recompute_time_factor(shape, found.setup) / rate
+
+
+def place(
+    request: EstimateRequest, shape: ModelShape, gpu: GpuSpec, usable_gib: float
 ) -> Placement:
-    """The cheapest of ``steps`` that fits within the card bound (else the fullest saving)."""
+    """The step of the ladder that fits at the least card-hours (the fullest saving if none).
+
+    Steps that need more cards than the fullest saving (rounded up to a node) are not
+    considered; among the others the cheapest in card-hours wins, the earlier step on a tie.
+    """
+    steps = _steps(request)
     fullest = _place(request, shape, steps[-1], usable_gib)
     if not fullest.fits:
         return fullest
     bound = max(CARDS_PER_NODE, fullest.cards) if request.cards is None else fullest.cards
-    for setup in steps[:-1]:
-        found = _place(request, shape, setup, usable_gib)
-        if found.fits and found.cards <= bound:
-            return _without_unneeded_chunking(request, shape, found, usable_gib)
-    return _without_unneeded_chunking(request, shape, fullest, usable_gib)
-
-
-def place(request: EstimateRequest, shape: ModelShape, usable_gib: float) -> Placement:
-    """The cheapest step of the ladder that fits (the fullest saving when none does)."""
-    return _cheapest(request, shape, _steps(request), usable_gib)
+    fitting = [
+        found
+        for found in (_place(request, shape, setup, usable_gib) for setup in steps[:-1])
+        if found.fits and found.cards <= bound
+    ]
+    best = min([*fitting, fullest], key=lambda found: _cost(shape, gpu, found))
+    return _without_unneeded_chunking(request, shape, best, usable_gib)
 
 
 def _without_unneeded_chunking(

@@ -136,7 +136,7 @@ def solve(request: EstimateRequest) -> Solution:
     shape = resolve_model(request.model)
     _check_shape(request, shape)
     usable_gib = gpu.memory_gib * (1 - request.headroom)
-    found = place(request, shape, usable_gib)
+    found = place(request, shape, gpu, usable_gib)
     setup = found.setup
     memory = per_card(found.inputs, found.cards, found.zero)
     tokens = request.tokens_per_epoch
