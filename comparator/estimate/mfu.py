@@ -97,6 +97,7 @@ def features(
     }
 
 
+@lru_cache(maxsize=4096)
 def efficiency(
     gpu: GpuSpec, active_params: float, method: str, precision: str, cards: int
 ) -> float:

@@ -152,15 +152,20 @@ def place(
     considered; among the others the cheapest in card-hours wins, the earlier step on a tie.
     """
     steps = _steps(request)
+    first = _place(request, shape, steps[0], usable_gib)
+    if len(steps) == 1 or (first.fits and (request.cards is not None or first.cards == 1)):
+        return first  # the least work on the fewest cards possible: nothing can beat it
     fullest = _place(request, shape, steps[-1], usable_gib)
     if not fullest.fits:
         return fullest
     bound = max(CARDS_PER_NODE, fullest.cards) if request.cards is None else fullest.cards
-    fitting = [
-        found
-        for found in (_place(request, shape, setup, usable_gib) for setup in steps[:-1])
-        if found.fits and found.cards <= bound
-    ]
+    fitting: list[Placement] = []
+    for setup in steps[:-1]:
+        found = first if setup is steps[0] else _place(request, shape, setup, usable_gib)
+        if found.fits and found.cards <= bound:
+            fitting.append(found)
+            if found.cards == fullest.cards:
+                break  # later steps do more work on no fewer cards
     best = min([*fitting, fullest], key=lambda found: _cost(shape, gpu, found))
     return _without_unneeded_chunking(request, shape, best, usable_gib)
 

@@ -7,7 +7,7 @@ needs more than one node needs an RDMA network (InfiniBand or RoCE) between the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from comparator.domain.gpus import GpuSpec, resolve_gpu
 from comparator.errors import InputError
@@ -51,9 +51,13 @@ class Solution:
     mfu_source: str
     hours: float
     card_hours: float
-    choices: tuple[Choice, ...] = ()
     hours_low: float = 0.0
     hours_high: float = 0.0
+
+    @cached_property
+    def choices(self) -> tuple[Choice, ...]:
+        """What was chosen for each memory saver, by whom, why, at what time factor."""
+        return choices(self.request, self.shape, self.setup)
 
     @property
     def nodes(self) -> int:
@@ -172,7 +176,6 @@ def solve(request: EstimateRequest) -> Solution:
         mfu_source=mfu_source,
         hours=hours,
         card_hours=hours * found.cards,
-        choices=choices(request, shape, setup),
         hours_low=hours * low,
         hours_high=hours * high,
     )
