@@ -35,6 +35,7 @@ from comparator.estimate.memory import (
 from comparator.estimate.mfu import fit
 from comparator.estimate.request import EstimateRequest, parse_token_count
 from comparator.estimate.search import CARDS_PER_NODE, Solution, solve
+from comparator.estimate.utilisation import utilisation_notes
 
 __all__ = [
     "Advice",
@@ -313,6 +314,7 @@ def _placement_notes(s: Solution) -> list[Note]:
 
 def _notes(s: Solution) -> tuple[Note, ...]:
     notes = _shape_notes(s.shape) + _placement_notes(s)
+    notes += [Note(code, text, params) for code, text, params in utilisation_notes(s)]
     if s.total_tokens == 0:
         notes.append(
             Note(
