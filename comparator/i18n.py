@@ -234,6 +234,8 @@ ESTIMATE_ADVICE_ZH: dict[str, str] = {
     "qlora": "改用 QLoRA（4-bit NF4 基座 + LoRA）",
     "zero3": "ZeRO-3 / FSDP 全分片（权重、梯度、优化器状态）",
     "offload_optimizer": "优化器状态卸载到 CPU 内存（ZeRO-Offload）",
+    "flash_attn": "开启 FlashAttention（不保存 s² 注意力分数，且更快）",
+    "parallelism": "模型并行：张量并行（节点内）× 流水线并行（跨节点）× 上下文并行 × 数据并行",
     "shorter_seq": "缩短序列长度",
     "more_cards": "增加卡数",
 }

@@ -25,6 +25,7 @@ from typing import Any
 from comparator.errors import InputError
 from comparator.estimate.compute import MFU_TABLE, OFFLOAD_TIME_FACTOR, gpu_class
 from comparator.estimate.memory import GIB
+from comparator.estimate.parallel import recommend
 from comparator.estimate.request import EstimateRequest
 from comparator.estimate.search import Solution, solve
 
@@ -117,6 +118,12 @@ def _setting_alternatives(request: EstimateRequest, solution: Solution) -> list[
             {"micro_batch": 1},
             f"micro-batch 1 with {request.micro_batch}× gradient accumulation (same global batch)",
             request.micro_batch > 1,
+        ),
+        (
+            "flash_attn",
+            {"flash_attn": True},
+            "turn on FlashAttention (no s² attention scores kept, and faster)",
+            not request.flash_attn,
         ),
         ("lora", {"method": "lora"}, "LoRA instead of full fine-tuning", request.method == "full"),
         (
@@ -242,8 +249,33 @@ def advise(solution: Solution) -> tuple[Advice, ...]:
         + _shorter_seq_alternative(request)
         + _more_cards_alternative(request, solution)
     )
-    found += _combined_alternative(request, solution)
+    found += _combined_alternative(request, solution) + _parallel_alternative(solution)
     return tuple(sorted(found, key=lambda a: (not a.fits, a.card_hours, a.memory_gib)))
+
+
+def _parallel_alternative(solution: Solution) -> list[Advice]:
+    layout = recommend(solution)
+    if layout is None:
+        return []
+    change = {"tp": layout.tp, "pp": layout.pp, "cp": layout.cp, "dp": layout.dp}
+    text = (
+        f"model parallelism: TP {layout.tp} × PP {layout.pp} × CP {layout.cp} × DP {layout.dp}"
+        f" (sequence parallel{'' if layout.tp > 1 else ' off'}; communication ×"
+        f"{layout.time_factor:.2f})"
+    )
+    return [
+        Advice(
+            action="parallelism",
+            change=change,
+            description=text,
+            cards=layout.cards,
+            zero=1,
+            memory_gib=layout.memory_gib,
+            fits=True,
+            hours=layout.hours,
+            card_hours=layout.card_hours,
+        )
+    ]
 
 
 def why_not(solution: Solution) -> str:

@@ -33,6 +33,7 @@ from comparator.estimate.memory import (
     MemoryBreakdown,
 )
 from comparator.estimate.mfu import fit
+from comparator.estimate.parallel import Layout, recommend
 from comparator.estimate.request import EstimateRequest, parse_token_count
 from comparator.estimate.search import CARDS_PER_NODE, Solution, solve
 from comparator.estimate.utilisation import utilisation_notes
@@ -72,6 +73,11 @@ class Estimate:
     def advice(self) -> tuple[Advice, ...]:
         """Alternatives when the job does not fit (computed on first use)."""
         return advise(self.solution)
+
+    @cached_property
+    def layout(self) -> Layout | None:
+        """TP × PP × CP × DP: data parallel when it fits, else the layout that holds it."""
+        return recommend(self.solution)
 
     @cached_property
     def notes(self) -> tuple[Note, ...]:
@@ -227,6 +233,7 @@ def _result_json(e: Estimate) -> dict[str, Any]:
         "card_hours_range": _range(s.hours_low * s.cards, s.card_hours, s.hours_high * s.cards),
         "why_not": why_not(s) or None,
         "advice": [a.to_json() for a in e.advice],
+        "parallelism": None if e.layout is None else e.layout.to_json(),
         "notes": [n.to_json() for n in e.notes],
         "rules_of_thumb": e.rules_of_thumb,
         "assumptions": _assumptions(),

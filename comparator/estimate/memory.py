@@ -213,24 +213,37 @@ def _rounded_parts(detail: tuple[float, ...]) -> tuple[float, float, float, floa
 
 
 def _activation_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> float:
+    """One layer's saved activations per token, without the attention scores."""
     norms = 12 * shape.hidden
     attention = 4 * shape.q_dim + 4 * shape.kv_dim
     mlp = (8 if shape.gated_mlp else 4) * shape.active_mlp_width
-    keep_scores = not setup.flash_attn and setup.recompute == "none"
-    scores = 5 * shape.heads * setup.seq_len if keep_scores else 0
     scale = 2 if setup.precision == "fp32" else 1
-    return scale * (norms + attention + mlp + scores)
+    return scale * (norms + attention + mlp)
+
+
+def _score_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> float:
+    """Softmax input and output and the mask per token and layer (none with FlashAttention)."""
+    scale = 2 if setup.precision == "fp32" else 1
+    return 0.0 if setup.flash_attn else float(scale * 5 * shape.heads * setup.seq_len)
 
 
 def layer_activation_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
-    """Activations kept for the backward pass by all layers of one card's micro-batch."""
+    """Activations kept for the backward pass by all layers of one card's micro-batch.
+
+    Without recomputation every layer keeps everything; selective recomputation keeps all but
+    the attention scores, which only the layer in its backward pass holds; full recomputation
+    keeps each layer's input and one layer's full activations.
+    """
     tokens = setup.seq_len * setup.micro_batch
-    full_layer = tokens * _activation_bytes_per_token_layer(shape, setup)
+    body = tokens * _activation_bytes_per_token_layer(shape, setup)
+    scores = tokens * _score_bytes_per_token_layer(shape, setup)
     scale = 2 if setup.precision == "fp32" else 1
     final_norm = tokens * 6 * shape.hidden * scale
     if setup.recompute == "full":
-        return shape.layers * tokens * 2 * shape.hidden * scale + full_layer + final_norm
-    return shape.layers * full_layer + final_norm
+        return shape.layers * tokens * 2 * shape.hidden * scale + body + scores + final_norm
+    if setup.recompute == "selective":
+        return shape.layers * body + scores + final_norm
+    return shape.layers * (body + scores) + final_norm
 
 
 def logits_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
