@@ -39,7 +39,7 @@ from comparator.estimate.memory import (
     memory_inputs,
 )
 from comparator.estimate.mfu import efficiency
-from comparator.estimate.savings import CARD_CANDIDATES, CARDS_PER_NODE
+from comparator.estimate.savings import CARD_CANDIDATES, CARDS_PER_NODE, MAX_SEARCH_CARDS
 from comparator.estimate.search import Solution
 
 PCIE_GBS = 25.0
@@ -48,6 +48,7 @@ CP_MIN_SEQ = 8192
 TP_SIZES = (1, 2, 4, 8)
 CP_SIZES = (1, 2, 4, 8)
 PP_SIZES = (1, 2, 4, 8, 16, 32, 64)
+MAX_DP = MAX_SEARCH_CARDS
 _NEEDED = "data parallelism alone cannot hold the activations or model states per card"
 
 
@@ -111,19 +112,42 @@ def _time_factor(s: Solution, tp: int, pp: int, cp: int, mfu: float) -> float:
     return factor * (1 + (pp - 1) / (MICRO_BATCHES_PER_STAGE * pp))
 
 
-def _layouts(s: Solution, cards: int) -> list[tuple[int, int, int, int]]:
+def _splits(s: Solution) -> list[tuple[int, int, int]]:
+    """(tp, pp, cp) allowed for this model: tp divides the heads, tp × cp inside one node."""
     heads, layers = s.shape.heads, s.shape.layers
     long = s.request.seq_len >= CP_MIN_SEQ
-    found = []
-    for tp in TP_SIZES:
-        for cp in CP_SIZES if long else (1,):
-            if heads % tp or tp * cp > min(cards, CARDS_PER_NODE) or cards % (tp * cp):
-                continue
-            for pp in PP_SIZES:
-                if pp > layers or cards % (tp * cp * pp):
-                    continue
-                found.append((tp, pp, cp, cards // (tp * cp * pp)))
-    return found
+    return [
+        (tp, pp, cp)
+        for tp in TP_SIZES
+        for cp in (CP_SIZES if long else (1,))
+        for pp in PP_SIZES
+        if not heads % tp and tp * cp <= CARDS_PER_NODE and pp <= layers
+    ]
+
+
+def _fewest_cards(s: Solution, inputs: MemoryInputs, split: tuple[int, int, int]) -> int | None:
+    """The fewest cards (a searched count, or the user's) on which ``split`` fits; ``None``."""
+    tp, pp, cp = split
+    group = tp * pp * cp
+    if s.request.cards is not None:
+        fixed = s.request.cards
+        ok = (
+            not fixed % group
+            and _memory_gib(inputs, tp, pp, cp, fixed // group) <= s.usable_memory_gib
+        )
+        return fixed if ok else None
+    if _memory_gib(inputs, tp, pp, cp, MAX_DP) > s.usable_memory_gib:
+        return None
+    return next(
+        (
+            cards
+            for cards in CARD_CANDIDATES
+            if cards >= group
+            and not cards % group
+            and _memory_gib(inputs, tp, pp, cp, cards // group) <= s.usable_memory_gib
+        ),
+        None,
+    )
 
 
 def _layout(s: Solution, inputs: MemoryInputs, split: tuple[int, int, int, int]) -> Layout:
@@ -171,10 +195,12 @@ def recommend(s: Solution) -> Layout | None:
             f"fits with data parallelism ({s.strategy})",
         )
     inputs = memory_inputs(s.shape, s.setup)
-    candidates = CARD_CANDIDATES if s.request.cards is None else (s.request.cards,)
-    for cards in candidates:
-        layouts = (_layout(s, inputs, split) for split in _layouts(s, cards))
-        fitting = [layout for layout in layouts if layout.fits]
-        if fitting:
-            return min(fitting, key=lambda layout: (layout.hours, layout.tp * layout.cp))
-    return None
+    fitting = []
+    for split in _splits(s):
+        cards = _fewest_cards(s, inputs, split)
+        if cards is not None:
+            tp, pp, cp = split
+            fitting.append(_layout(s, inputs, (tp, pp, cp, cards // (tp * pp * cp))))
+    if not fitting:
+        return None
+    return min(fitting, key=lambda layout: (layout.cards, layout.hours, layout.tp * layout.cp))

@@ -65,7 +65,13 @@ class Choice:
     time_factor: float
 
     def to_json(self) -> dict[str, object]:
-        return dataclasses.asdict(self)
+        return {
+            "setting": self.setting,
+            "value": self.value,
+            "chosen_by": self.chosen_by,
+            "reason": self.reason,
+            "time_factor": self.time_factor,
+        }
 
 
 @dataclass(frozen=True)
