@@ -138,3 +138,36 @@ def test_neutral_keys_are_accepted() -> None:
     data = json.loads((CONFIGS / "llama-2-7b.json").read_text())
     extra = {"rope_scaling": {"type": "yarn"}, "sliding_window": 4096, "hidden_dropout": 0.1}
     assert shape_from_config({**data, **extra}, "cfg.json").params == 6_738_415_616
+
+
+@pytest.mark.parametrize(
+    ("name", "filename"),
+    [
+        ("deepseek-ai/DeepSeek-V3", "deepseek-v3.json"),
+        ("deepseek-ai/DeepSeek-V2", "deepseek-v2.json"),
+        ("deepseek-ai/DeepSeek-V2-Lite", "deepseek-v2-lite.json"),
+        ("Qwen/Qwen1.5-MoE-A2.7B-Chat", "qwen1.5-moe-a2.7b.json"),
+        ("Qwen/Qwen2-57B-A14B", "qwen2-57b-a14b.json"),
+        ("Qwen/Qwen3-30B-A3B", "qwen3-30b-a3b.json"),
+        ("mistralai/Mixtral-8x22B-v0.1", "mixtral-8x22b.json"),
+        ("google/gemma-2b", "gemma-2b.json"),
+        ("google/gemma-7b", "gemma-7b.json"),
+        ("google/gemma-2-2b-it", "gemma-2-2b.json"),
+        ("google/gemma-2-9b", "gemma-2-9b.json"),
+        ("google/gemma-2-27b", "gemma-2-27b.json"),
+        ("microsoft/Phi-3-mini-4k-instruct", "phi-3-mini-4k.json"),
+        ("microsoft/Phi-3-small-8k-instruct", "phi-3-small-8k.json"),
+        ("microsoft/phi-2", "phi-2.json"),
+        ("THUDM/chatglm3-6b", "chatglm3-6b.json"),
+        ("bigcode/starcoder", "starcoder.json"),
+        ("bigscience/bloom-7b1", "bloom-7b1.json"),
+        ("openai-community/gpt2", "gpt2.json"),
+        ("openai-community/gpt2-xl", "gpt2-xl.json"),
+        ("tiiuae/falcon-7b", "falcon-7b.json"),
+    ],
+)
+def test_new_builtin_names_match_their_config_files(name: str, filename: str) -> None:
+    builtin = resolve_model(name)
+    from_file = resolve_model(str(CONFIGS / filename))
+    assert builtin.source == "builtin"
+    assert (builtin.params, builtin.active_params) == (from_file.params, from_file.active_params)

@@ -14,6 +14,7 @@ The shape itself and its parameter count live in :mod:`comparator.estimate.archi
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 import re
@@ -22,7 +23,8 @@ from pathlib import Path
 
 from comparator.errors import UnknownModelError
 from comparator.estimate.architecture import ModelShape
-from comparator.estimate.hf_config import load_config
+from comparator.estimate.builtin_configs import CONFIGS
+from comparator.estimate.hf_config import load_config, shape_from_config
 
 __all__ = ["BUILTIN_SHAPES", "ModelShape", "find_builtin", "parse_size", "resolve_model"]
 
@@ -110,6 +112,12 @@ BUILTIN_SHAPES: tuple[ModelShape, ...] = (
     _llama("DeepSeek-LLM-67B", 95, 8192, 64, 8, 22016, 102400),
 )
 
+#: MoE, MLA, Gemma, Phi, BigCode … read from their config.json keys (``builtin_configs``).
+BUILTIN_SHAPES += tuple(
+    dataclasses.replace(shape_from_config(data, name), name=name, source="builtin")
+    for name, data in CONFIGS.items()
+)
+
 #: Other spellings of built-in models (same architecture).
 _ALIASES: dict[str, str] = {
     "Llama-3-8B": "Llama-3.1-8B",
@@ -120,6 +128,15 @@ _ALIASES: dict[str, str] = {
     "GLM4-9B": "GLM-4-9B",
     "DeepSeek-LLM-7B-base": "DeepSeek-LLM-7B",
     "DeepSeek-LLM-67B-base": "DeepSeek-LLM-67B",
+    "DeepSeek-R1": "DeepSeek-V3",
+    "DeepSeek-Coder-V2-Lite": "DeepSeek-V2-Lite",
+    "Phi-3-mini-4k": "Phi-3-mini",
+    "Phi-3-mini-128k": "Phi-3-mini",
+    "Phi-3-small-8k": "Phi-3-small",
+    "Phi-3-small-128k": "Phi-3-small",
+    "Qwen2-MoE-57B-A14B": "Qwen2-57B-A14B",
+    "GPT2": "GPT-2",
+    "GPT2-XL": "GPT-2-XL",
 }
 
 _JUNK_WORDS = frozenset({"hf", "chat", "instruct", "base", "it", "meta"})
