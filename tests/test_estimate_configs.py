@@ -114,7 +114,7 @@ def test_phi3_small_reads_ff_intermediate_size() -> None:
 @pytest.mark.parametrize(
     ("extra", "named"),
     [
-        ({"mlp_bias": True}, "mlp_bias"),
+        ({"qk_layernorm": True}, "qk_layernorm"),
         ({"num_experts": 16, "num_experts_per_tok": 2, "expert_layer_period": 2}, "expert_layer"),
         ({"linear_num_key_heads": 4, "linear_key_head_dim": 128}, "linear_key_head_dim"),
         ({"index_n_heads": 64}, "index_n_heads"),
@@ -126,6 +126,12 @@ def test_unknown_count_changing_keys_are_an_error_naming_them(
     data = json.loads((CONFIGS / "llama-2-7b.json").read_text())
     with pytest.raises(UnknownModelError, match=named):
         shape_from_config({**data, **extra}, "cfg.json")
+
+
+def test_llama_mlp_bias_is_counted() -> None:
+    data = json.loads((CONFIGS / "llama-2-7b.json").read_text())
+    biased = shape_from_config({**data, "mlp_bias": True}, "cfg.json")
+    assert biased.params - 6_738_415_616 == 32 * (2 * 11008 + 4096)
 
 
 def test_deepseek_keys_on_a_config_without_experts_are_not_read_as_dense() -> None:

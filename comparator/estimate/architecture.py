@@ -71,6 +71,7 @@ class ModelShape:
     norms_per_layer: int = 2
     lm_head_bias: bool = False
     family: str = ""
+    mlp_bias: bool = False  # biases on the MLP only (Llama's mlp_bias)
 
     @property
     def dim_per_head(self) -> int:
@@ -129,10 +130,10 @@ class ModelShape:
 
     def mlp_params(self, width: int) -> int:
         """Parameters of one MLP (or expert) of intermediate size ``width``."""
-        h = self.hidden
+        h, bias = self.hidden, self.linear_bias or self.mlp_bias
         if self.gated_mlp:
-            return 3 * h * width + ((2 * width + h) if self.linear_bias else 0)
-        return 2 * h * width + ((width + h) if self.linear_bias else 0)
+            return 3 * h * width + ((2 * width + h) if bias else 0)
+        return 2 * h * width + ((width + h) if bias else 0)
 
     @cached_property
     def expert_params(self) -> int:

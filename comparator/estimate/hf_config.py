@@ -246,11 +246,12 @@ def _llama_style(read: Reader, name: str, model_type: str) -> ModelShape:
         gated_mlp=not gelu,
         qkv_bias=read.flag("attention_bias", model_type in _QKV_BIAS_TYPES),
         linear_bias=gelu and read.flag("use_bias", True),
-        layer_norm=gelu or model_type == "phi3small",
+        layer_norm=gelu or model_type in ("phi3small", "phimoe"),
+        mlp_bias=read.flag("mlp_bias", False),
         qk_norm=_qk_norm(read, model_type),
         mla=_mla(read),
         norms_per_layer=4 if model_type in _FOUR_NORMS else (1 if phi else 2),
-        lm_head_bias=phi,
+        lm_head_bias=read.flag("lm_head_bias", phi),
         source="config",
         family=model_type,
         **moe,
@@ -279,10 +280,10 @@ def _check(shape: ModelShape, read: Reader) -> ModelShape:
 
 
 def _read(read: Reader, data: Mapping[str, Any], name: str, model_type: str) -> ModelShape:
-    if model_type in ("gpt2", "bloom", "gpt_bigcode") or "n_layer" in data or "n_embd" in data:
-        return _gpt2_style(read, name, model_type)
     if model_type in ("falcon", "refinedweb", "refinedwebmodel"):
         return _falcon(read, name)
+    if model_type in ("gpt2", "bloom", "gpt_bigcode") or "n_layer" in data or "n_embd" in data:
+        return _gpt2_style(read, name, model_type)
     if model_type == "chatglm" or "ffn_hidden_size" in data:
         return _chatglm_style(read, name)
     return _llama_style(read, name, model_type)
