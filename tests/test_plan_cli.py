@@ -114,8 +114,8 @@ def test_the_seeds_case_is_cheaper_than_their_flat_rate(demo_db_url: str) -> Non
     best = result.best
     assert best.cards == 8 and best.gpu == "A100-SXM4-80GB"
     # the seeds' rule of thumb says 40–60 h; the estimate (no checkpointing needed, throughput
-    # fitted to published runs, issue 12) expects ≈39 h with a range of ≈26–53 h around it
-    assert 36 <= best.run_hours <= 60
+    # fitted to published runs, issue 12) expects ≈36 h, its range ≈25–53 h overlapping theirs
+    assert 30 <= best.run_hours <= 60
     assert len(best.run_blocks) == 1  # one uninterrupted run
     flat = Decimal(15) * best.cards * best.run_hours  # their 15 元/卡时
     assert best.total_cost < flat

@@ -7,9 +7,13 @@ Face's Smol playbook). The coefficients and the fit's error on its own data live
 ``mfu_fit.json`` beside this module; ``docs/estimation.md`` explains them.
 
 Features: the GPU class (Hopper/Blackwell, A100-class data centre, PCIe/workstation cards),
-log₁₀ of the active parameters in billions (small models keep big cards less busy), LoRA and
-QLoRA, FP8 (on cards that have it, against the BF16 peak), several cards without NVLink, and
-more than one node.
+log₁₀ of the active parameters in billions (small models keep big cards less busy), QLoRA
+(dequantising the NF4 weights), FP8 (on cards that have it, against the BF16 peak), several
+cards without NVLink, and more than one node. LoRA has no feature of its own: it differs from
+full fine-tuning in the FLOPs counted (no weight gradients: 4·Ψ instead of 6·Ψ), not in how
+busy the card is — a LoRA coefficient fitted to the three torchtune LoRA runs came out ×1.5,
+an artefact of the slow full fine-tuning runs on the same cards, and made the fit worse on the
+other sources (median error 14.4 % with it, 11.0 % without).
 
 The efficiency applies to the FLOPs the estimator counts, *recomputation included*
 (:func:`~comparator.estimate.compute.flops_per_token`), and was fitted that way: a
@@ -62,7 +66,6 @@ FEATURES = (
     "datacenter",
     "workstation",
     "log_size",
-    "lora",
     "qlora",
     "fp8",
     "pcie_multi",
@@ -89,7 +92,6 @@ def features(
         "datacenter": float(kind in ("datacenter", "other")),
         "workstation": float(kind == "workstation"),
         "log_size": math.log10(size),
-        "lora": float(method == "lora"),
         "qlora": float(method == "qlora"),
         "fp8": float(precision == "fp8"),
         "pcie_multi": float(cards > 1 and not gpu.has_nvlink),
