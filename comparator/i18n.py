@@ -239,6 +239,36 @@ ESTIMATE_ADVICE_ZH: dict[str, str] = {
     "shorter_seq": "缩短序列长度",
     "more_cards": "增加卡数",
 }
+#: The memory table of `suanli estimate`: part, zh, en, and its detailed parts.
+ESTIMATE_MEMORY_PARTS: tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...] = (
+    (
+        "weights",
+        "权重",
+        "Weights",
+        (("base_weights", "基座", "base"), ("adapter_weights", "LoRA 适配器", "LoRA adapters")),
+    ),
+    ("gradients", "梯度", "Gradients", ()),
+    ("optimizer", "优化器状态", "Optimizer states", ()),
+    (
+        "activations",
+        "激活",
+        "Activations",
+        (("layer_activations", "各层", "layers"), ("logits", "logits", "logits")),
+    ),
+    (
+        "overhead",
+        "开销",
+        "Overhead",
+        (
+            ("cuda_context", "CUDA 上下文/框架", "CUDA context/framework"),
+            ("zero3_gathered", "ZeRO-3 在途参数", "ZeRO-3 gathered params"),
+            ("comm_buckets", "通信桶", "comm buckets"),
+            ("dequant_workspace", "QLoRA 反量化缓冲", "QLoRA dequant buffer"),
+        ),
+    ),
+)
+
+
 ESTIMATE_NOTES_ZH: dict[str, str] = {
     "inferred_shape": "仅给出规模，结构为推断值（Llama 风格）",
     "moe": "MoE：显存按全部专家计，FLOPs 按激活专家计",
