@@ -16,7 +16,10 @@ dequantisation work is not FLOPs counted here but shows in its lower MFU.
 ``hours = train_flops × safety_factor / (cards × peak dense BF16 FLOP/s × MFU) / 3600``.
 The MFU applies to ``train_flops`` as counted above (recomputation included).
 
-Default MFU by GPU class and method (``MFU_TABLE``), calibrated on published runs:
+The estimator's efficiency comes from the fit in :mod:`comparator.estimate.mfu`. The per-class
+table below (``MFU_TABLE``) remains for the planner's conversion of ``[workload]`` card-hours
+between GPUs (:mod:`comparator.estimate.throughput`) and for scaling a user's ``--mfu`` across
+methods in the advice:
 
 * A100-class full training 0.45 — Llama 2 7B/13B/70B (2.0T tokens, 184,320 / 368,640 /
   1,720,320 A100-80GB GPU-hours) imply 0.45 / 0.43 / 0.46 under this FLOP count
