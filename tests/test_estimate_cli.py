@@ -139,6 +139,7 @@ def test_english_tables_with_advice_when_it_does_not_fit(
         "1",
         "--tokens",
         "1B",
+        "--no-offload",
     )
     assert code == 0
     for text in (

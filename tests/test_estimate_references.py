@@ -71,7 +71,14 @@ ZERO_CASES = [
         published,
         0.0,
         _ZERO_WHY,
-        {"model": "7.5B", "method": "full", "cards": 64, "zero": stage, "seq_len": 1},
+        {
+            "model": "7.5B",
+            "method": "full",
+            "cards": 64,
+            "zero": stage,
+            "seq_len": 1,
+            "offload_optimizer": False,  # the paper's states are all on the cards
+        },
         absolute=half_digit,
     )
     for stage, published, half_digit in (
@@ -345,8 +352,13 @@ def test_published_gpu_hours(ref: Reference) -> None:
 def test_llama2_7b_calibration_point_is_close() -> None:
     """The domain notes' calibration point: 184,320 A100-80GB hours (Llama 2 paper)."""
     result = COMPUTE_CASES[0].run()
-    assert result.card_hours == pytest.approx(184_320, rel=0.05)
-    assert result.mfu == 0.45 and result.to_json()["mfu_source"] == "table"
+    assert result.card_hours == pytest.approx(184_320, rel=0.15)  # the fit's median error
+    assert result.to_json()["mfu_source"] == "fit"
+    low, high = (
+        result.to_json()["card_hours_range"]["low"],
+        result.to_json()["card_hours_range"]["high"],
+    )
+    assert low <= 184_320 <= high
 
 
 def test_llama3_405b_training_flops() -> None:

@@ -114,7 +114,9 @@ def test_the_seeds_case_is_cheaper_than_their_flat_rate(demo_db_url: str) -> Non
     assert problems == [] and result.best is not None
     best = result.best
     assert best.cards == 8 and best.gpu == "A100-SXM4-80GB"
-    assert 40 <= best.run_hours <= 60  # the seeds' 40–60 h
+    # the seeds' rule of thumb says 40–60 h; the estimate (no checkpointing needed, throughput
+    # fitted to published runs, issue 12) expects ≈36 h, its range ≈25–53 h overlapping theirs
+    assert 30 <= best.run_hours <= 60
     assert len(best.run_blocks) == 1  # one uninterrupted run
     flat = Decimal(15) * best.cards * best.run_hours  # their 15 元/卡时
     assert best.total_cost < flat
@@ -173,7 +175,7 @@ FULL_70B = '[model]\nname = "Llama-2-70b"\n[training]\nmethod = "full"\ntokens =
             "deadline",
             "Move the deadline to",
         ),
-        ({"budget": "[budget]\nmax_cost = 50"}, "budget", "Raise max_cost to at least"),
+        ({"budget": "[budget]\nmax_cost = 5"}, "budget", "Raise max_cost to at least"),
         ({"province": '"西藏"'}, "compliance", "fail compliance"),
         ({"work": FULL_70B}, "memory", "memory"),
     ],

@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from comparator.cli import estimate_options as opt
 from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
 from comparator.estimate import (
     BUILTIN_SHAPES,
-    DEFAULT_GPU,
     Advice,
     Estimate,
     EstimateRequest,
@@ -23,37 +23,10 @@ from comparator.estimate import (
 )
 from comparator.i18n import (
     ESTIMATE_ADVICE_ZH,
+    ESTIMATE_MEMORY_PARTS,
     ESTIMATE_NOTES_ZH,
     ESTIMATE_UNITS_ZH,
     RULE_OF_THUMB_ZH,
-)
-
-_PARTS: tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...] = (
-    (
-        "weights",
-        "权重",
-        "Weights",
-        (("base_weights", "基座", "base"), ("adapter_weights", "LoRA 适配器", "LoRA adapters")),
-    ),
-    ("gradients", "梯度", "Gradients", ()),
-    ("optimizer", "优化器状态", "Optimizer states", ()),
-    (
-        "activations",
-        "激活",
-        "Activations",
-        (("layer_activations", "各层", "layers"), ("logits", "logits", "logits")),
-    ),
-    (
-        "overhead",
-        "开销",
-        "Overhead",
-        (
-            ("cuda_context", "CUDA 上下文/框架", "CUDA context/framework"),
-            ("zero3_gathered", "ZeRO-3 在途参数", "ZeRO-3 gathered params"),
-            ("comm_buckets", "通信桶", "comm buckets"),
-            ("dequant_workspace", "QLoRA 反量化缓冲", "QLoRA dequant buffer"),
-        ),
-    ),
 )
 
 
@@ -63,57 +36,29 @@ def register(app: typer.Typer) -> None:
 
 def estimate_command(
     ctx: typer.Context,
-    model: str | None = typer.Option(
-        None,
-        "--model",
-        help="Built-in name (Llama-2-7b, Qwen2.5-7B …), a Hugging Face "
-        "config.json path, or a size such as 7B / 350M.",
-    ),
-    method: str = typer.Option("lora", "--method", help="full | lora | qlora."),
-    precision: str = typer.Option(
-        "bf16",
-        "--precision",
-        help="bf16 | fp16 | fp32 (full + bf16/fp16 = mixed precision, fp32 master).",
-    ),
-    pure_bf16: bool = typer.Option(
-        False,
-        "--pure-bf16",
-        help="Full FT with bf16 weights, grads and optimizer states (no fp32 master).",
-    ),
-    optimizer: str = typer.Option("adamw", "--optimizer", help="adamw | adamw-8bit | sgd."),
-    lora_rank: int = typer.Option(16, "--lora-rank", help="LoRA rank, on every linear layer."),
-    seq_len: int = typer.Option(2048, "--seq-len", help="Sequence length (tokens)."),
-    micro_batch: int = typer.Option(1, "--micro-batch", help="Micro-batch per card."),
-    grad_ckpt: bool = typer.Option(
-        True, "--grad-ckpt/--no-grad-ckpt", help="Full activation recomputation."
-    ),
-    flash_attn: bool = typer.Option(
-        True, "--flash-attn/--no-flash-attn", help="FlashAttention (no s² attention scores kept)."
-    ),
-    zero: int | None = typer.Option(
-        None, "--zero", help="ZeRO stage 0-3 (default: the smallest that fits)."
-    ),
-    tokens: str | None = typer.Option(
-        None, "--tokens", help="Training tokens per epoch: 2T, 300M, 1.5e9 …"
-    ),
-    samples: str | None = typer.Option(
-        None, "--samples", help="Samples per epoch (with --avg-tokens), instead of --tokens."
-    ),
-    avg_tokens: int | None = typer.Option(None, "--avg-tokens", help="Average tokens per sample."),
-    epochs: float = typer.Option(1.0, "--epochs", help="Epochs."),
-    gpu: str = typer.Option(DEFAULT_GPU, "--gpu", help="Any GPU alias: A100-80G, 4090, H800 …"),
-    cards: int | None = typer.Option(
-        None, "--cards", help="Card count (default: the fewest that fit)."
-    ),
-    mfu: float | None = typer.Option(
-        None, "--mfu", help="Model FLOPs utilisation (default: table by GPU class and method)."
-    ),
-    headroom: float | None = typer.Option(
-        None, "--headroom", help="Memory kept free, 0-0.95 (default 0.10 or SUANLI_HEADROOM)."
-    ),
-    safety_factor: float = typer.Option(
-        1.0, "--safety-factor", help="Multiply hours by this buffer (the seeds use 1.5)."
-    ),
+    model: str | None = opt.MODEL,
+    method: str = opt.METHOD,
+    precision: str = opt.PRECISION,
+    pure_bf16: bool = opt.PURE_BF16,
+    optimizer: str = opt.OPTIMIZER,
+    lora_rank: int = opt.LORA_RANK,
+    seq_len: int = opt.SEQ_LEN,
+    micro_batch: int = opt.MICRO_BATCH,
+    grad_ckpt: bool | None = opt.GRAD_CKPT,
+    recompute: str | None = opt.RECOMPUTE,
+    flash_attn: bool = opt.FLASH_ATTN,
+    chunked_loss: bool | None = opt.CHUNKED_LOSS,
+    offload: bool | None = opt.OFFLOAD,
+    zero: int | None = opt.ZERO,
+    tokens: str | None = opt.TOKENS,
+    samples: str | None = opt.SAMPLES,
+    avg_tokens: int | None = opt.AVG_TOKENS,
+    epochs: float = opt.EPOCHS,
+    gpu: str = opt.GPU,
+    cards: int | None = opt.CARDS,
+    mfu: float | None = opt.MFU,
+    headroom: float | None = opt.HEADROOM,
+    safety_factor: float = opt.SAFETY_FACTOR,
     list_models: bool = typer.Option(False, "--list-models", help="List built-in models."),
     json_out: bool = JSON_OPTION,
 ) -> None:
@@ -127,33 +72,27 @@ def estimate_command(
         return
     if model is None:
         raise typer.BadParameter("is required (or use --list-models)", param_hint="--model")
-    request = EstimateRequest(
-        model=model,
-        method=method.strip().lower(),
-        precision=precision.strip().lower(),
-        pure_bf16=pure_bf16,
-        optimizer=normalize_optimizer(optimizer) or optimizer,
-        lora_rank=lora_rank,
-        seq_len=seq_len,
-        micro_batch=micro_batch,
-        grad_ckpt=grad_ckpt,
-        flash_attn=flash_attn,
-        zero=zero,
-        tokens=None if tokens is None else parse_token_count(tokens),
-        samples=None if samples is None else parse_token_count(samples),
-        avg_tokens=avg_tokens,
-        epochs=epochs,
-        gpu=gpu,
-        cards=cards,
-        mfu=mfu,
-        headroom=st.settings.headroom if headroom is None else headroom,
-        safety_factor=safety_factor,
-    )
-    result = estimate(request)
+    flags = {k: v for k, v in locals().items() if k not in ("ctx", "st", "list_models", "json_out")}
+    result = estimate(_request(flags, st.settings.headroom))
     if json_out:
         emit_json(result.to_json())
     else:
         _print_estimate(console(), result, st.lang)
+
+
+def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
+    """The request from the flags' values, normalised as job files are."""
+    recompute, offload = flags.pop("recompute"), flags.pop("offload")
+    for key in ("method", "precision"):
+        flags[key] = flags[key].strip().lower()
+    flags["optimizer"] = normalize_optimizer(flags["optimizer"]) or flags["optimizer"]
+    if recompute is not None:
+        flags["grad_ckpt"] = recompute.strip().lower()
+    for key in ("tokens", "samples"):
+        flags[key] = None if flags[key] is None else parse_token_count(flags[key])
+    if flags["headroom"] is None:
+        flags["headroom"] = default_headroom
+    return EstimateRequest(**flags, offload_optimizer=offload)
 
 
 def _list_models(lang: str, json_out: bool) -> None:
@@ -200,7 +139,7 @@ def _header(e: Estimate, lang: str) -> str:
         f"[bold]{escape(s.name)}[/] ({s.params / 1e9:.2f}B{moe}; L={s.layers} h={s.hidden} "
         f"a={s.heads} kv={s.kv_heads}) · {kind}{rank} · {r.precision} {mode} · "
         f"{r.optimizer} · seq {r.seq_len} × mb {r.micro_batch} · "
-        f"{tr(lang, '检查点', 'ckpt')} {'✓' if r.grad_ckpt else '✗'} · "
+        f"{tr(lang, '重计算', 'recompute')} {e.solution.setup.recompute} · "
         f"flash {'✓' if r.flash_attn else '✗'}"
     )
 
@@ -215,7 +154,7 @@ def _memory_table(e: Estimate, lang: str) -> Table:
     table.add_column(tr(lang, "部分", "Part"))
     table.add_column("GiB", justify="right")
     parts, detail = e.memory_gib, e.memory.detail_gib()
-    for key, zh, en, children in _PARTS:
+    for key, zh, en, children in ESTIMATE_MEMORY_PARTS:
         table.add_row(tr(lang, zh, en), _gib(parts[key]))
         for child, czh, cen in children:
             if detail[child] > 0:
@@ -284,6 +223,20 @@ def _strategy_lines(e: Estimate, lang: str) -> list[str]:
     return lines
 
 
+def _span(low: float, expected: float, high: float) -> str:
+    if high <= low:
+        return f"{expected:,.2f}"
+    return f"{expected:,.2f} ({low:,.2f}–{high:,.2f})"
+
+
+def _layout_text(e: Estimate) -> str:
+    layout = e.layout
+    if layout is None:
+        return "—"
+    text = f"TP {layout.tp} × PP {layout.pp} × CP {layout.cp} × DP {layout.dp}"
+    return text if layout.fits and e.fits else f"{text} ({layout.cards} cards)"
+
+
 def _compute_table(e: Estimate, lang: str) -> Table:
     s = e.solution
     table = Table(
@@ -294,7 +247,7 @@ def _compute_table(e: Estimate, lang: str) -> Table:
     )
     table.add_column()
     table.add_column(justify="right")
-    source = tr(lang, "用户指定", "user") if s.mfu_source == "user" else tr(lang, "默认表", "table")
+    source = tr(lang, "用户指定", "user") if s.mfu_source == "user" else tr(lang, "拟合", "fit")
     rows = [
         (
             tr(lang, "训练 token（总）", "Training tokens (total)"),
@@ -304,8 +257,12 @@ def _compute_table(e: Estimate, lang: str) -> Table:
         ("MFU", f"{s.mfu:.2f} ({source})"),
         (tr(lang, "峰值算力", "Peak dense BF16"), f"{e.gpu.bf16_tflops:g} TFLOP/s"),
         (tr(lang, "安全系数", "Safety factor"), f"{e.request.safety_factor:g}×"),
-        (tr(lang, "墙钟小时", "Wall-clock hours"), f"{e.hours:,.2f}"),
-        (tr(lang, "卡时", "Card-hours"), f"{e.card_hours:,.2f}"),
+        (tr(lang, "墙钟小时", "Wall-clock hours"), _span(s.hours_low, e.hours, s.hours_high)),
+        (
+            tr(lang, "卡时", "Card-hours"),
+            _span(s.hours_low * e.cards, e.card_hours, s.hours_high * e.cards),
+        ),
+        (tr(lang, "并行", "Layout"), _layout_text(e)),
     ]
     for label, value in rows:
         table.add_row(label, value)

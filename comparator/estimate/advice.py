@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from comparator.errors import InputError
-from comparator.estimate.compute import MFU_TABLE, gpu_class
+from comparator.estimate.compute import MFU_TABLE, OFFLOAD_TIME_FACTOR, gpu_class
 from comparator.estimate.memory import GIB
+from comparator.estimate.parallel import recommend
 from comparator.estimate.request import EstimateRequest
 from comparator.estimate.search import Solution, solve
 
-OFFLOAD_TIME_FACTOR = 1.3
 MIN_ADVISED_SEQ_LEN = 256
 SEED_SAFETY_FACTOR = 1.5
 
@@ -66,7 +66,6 @@ def _advice(
     description: str,
     alt: Solution,
     *,
-    time_factor: float = 1.0,
     cpu_memory_gib: float = 0.0,
 ) -> Advice:
     return Advice(
@@ -77,9 +76,24 @@ def _advice(
         zero=alt.zero,
         memory_gib=alt.memory_gib["total"],
         fits=alt.fits,
-        hours=alt.hours * time_factor,
-        card_hours=alt.hours * time_factor * alt.cards,
+        hours=alt.hours,
+        card_hours=alt.card_hours,
         cpu_memory_gib=cpu_memory_gib,
+    )
+
+
+def pinned(solution: Solution) -> EstimateRequest:
+    """The request with the memory savers the estimator chose fixed (alternatives add to them)."""
+    request, setup = solution.request, solution.setup
+    return dataclasses.replace(
+        request,
+        grad_ckpt=setup.recompute if request.grad_ckpt is None else request.grad_ckpt,
+        chunked_loss=setup.chunked_loss if request.chunked_loss is None else request.chunked_loss,
+        offload_optimizer=(
+            setup.offload_optimizer
+            if request.offload_optimizer is None
+            else request.offload_optimizer
+        ),
     )
 
 
@@ -97,13 +111,19 @@ def _setting_alternatives(request: EstimateRequest, solution: Solution) -> list[
             "grad_ckpt",
             {"grad_ckpt": True},
             "turn on gradient checkpointing (full recomputation, ≈ +33 % compute)",
-            not request.grad_ckpt,
+            solution.setup.recompute != "full",
         ),
         (
             "micro_batch",
             {"micro_batch": 1},
             f"micro-batch 1 with {request.micro_batch}× gradient accumulation (same global batch)",
             request.micro_batch > 1,
+        ),
+        (
+            "flash_attn",
+            {"flash_attn": True},
+            "turn on FlashAttention (no s² attention scores kept, and faster)",
+            not request.flash_attn,
         ),
         ("lora", {"method": "lora"}, "LoRA instead of full fine-tuning", request.method == "full"),
         (
@@ -132,9 +152,11 @@ def _setting_alternatives(request: EstimateRequest, solution: Solution) -> list[
 
 
 def _offload_alternative(request: EstimateRequest, solution: Solution) -> list[Advice]:
-    if solution.memory.optimizer <= 0:
+    if solution.memory.optimizer <= 0 or solution.setup.offload_optimizer:
         return []
-    alt = solve(request, offload_optimizer=True)
+    alt = _try(request, offload_optimizer=True)
+    if alt is None:
+        return []
     cpu_gib = alt.trainable_params * _optimizer_bytes(solution) / GIB
     description = (
         f"offload optimizer states to CPU memory (ZeRO-Offload; needs "
@@ -146,7 +168,6 @@ def _offload_alternative(request: EstimateRequest, solution: Solution) -> list[A
             {"offload_optimizer": True},
             description,
             alt,
-            time_factor=OFFLOAD_TIME_FACTOR,
             cpu_memory_gib=round(cpu_gib, 1),
         )
     ]
@@ -221,15 +242,40 @@ def advise(solution: Solution) -> tuple[Advice, ...]:
     """Alternatives for a job that does not fit, fitting ones first, cheapest first."""
     if solution.fits:
         return ()
-    request = solution.request
+    request = pinned(solution)
     found = (
         _setting_alternatives(request, solution)
         + _offload_alternative(request, solution)
         + _shorter_seq_alternative(request)
         + _more_cards_alternative(request, solution)
     )
-    found += _combined_alternative(request, solution)
+    found += _combined_alternative(request, solution) + _parallel_alternative(solution)
     return tuple(sorted(found, key=lambda a: (not a.fits, a.card_hours, a.memory_gib)))
+
+
+def _parallel_alternative(solution: Solution) -> list[Advice]:
+    layout = recommend(solution)
+    if layout is None:
+        return []
+    change = {"tp": layout.tp, "pp": layout.pp, "cp": layout.cp, "dp": layout.dp}
+    text = (
+        f"model parallelism: TP {layout.tp} × PP {layout.pp} × CP {layout.cp} × DP {layout.dp}"
+        f" (sequence parallel{'' if layout.tp > 1 else ' off'}; communication ×"
+        f"{layout.time_factor:.2f})"
+    )
+    return [
+        Advice(
+            action="parallelism",
+            change=change,
+            description=text,
+            cards=layout.cards,
+            zero=1,
+            memory_gib=layout.memory_gib,
+            fits=True,
+            hours=layout.hours,
+            card_hours=layout.card_hours,
+        )
+    ]
 
 
 def why_not(solution: Solution) -> str:

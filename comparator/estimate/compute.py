@@ -16,7 +16,10 @@ dequantisation work is not FLOPs counted here but shows in its lower MFU.
 ``hours = train_flops × safety_factor / (cards × peak dense BF16 FLOP/s × MFU) / 3600``.
 The MFU applies to ``train_flops`` as counted above (recomputation included).
 
-Default MFU by GPU class and method (``MFU_TABLE``), calibrated on published runs:
+The estimator's efficiency comes from the fit in :mod:`comparator.estimate.mfu`. The per-class
+table below (``MFU_TABLE``) remains for the planner's conversion of ``[workload]`` card-hours
+between GPUs (:mod:`comparator.estimate.throughput`) and for scaling a user's ``--mfu`` across
+methods in the advice:
 
 * A100-class full training 0.45 — Llama 2 7B/13B/70B (2.0T tokens, 184,320 / 368,640 /
   1,720,320 A100-80GB GPU-hours) imply 0.45 / 0.43 / 0.46 under this FLOP count
@@ -33,9 +36,11 @@ Default MFU by GPU class and method (``MFU_TABLE``), calibrated on published run
 from __future__ import annotations
 
 from comparator.domain.gpus import GpuSpec
-from comparator.estimate.shapes import ModelShape
+from comparator.estimate.architecture import ModelShape
 
 SECONDS_PER_HOUR = 3600.0
+#: ZeRO-Offload: the CPU Adam step and the PCIe traffic stretch a step by about this much.
+OFFLOAD_TIME_FACTOR = 1.3
 
 _HOPPER = frozenset({"H100", "H800", "H200", "H20", "GH200", "B200", "B300"})
 _DATACENTER = frozenset({"A100", "A800", "A30", "V100", "P100"})
@@ -74,15 +79,20 @@ def default_mfu(gpu: GpuSpec, method: str) -> float:
 
 
 def flops_per_token(
-    shape: ModelShape, method: str, grad_ckpt: bool, seq_len: int, lora_rank: int
+    shape: ModelShape, method: str, recompute: str, seq_len: int, lora_rank: int
 ) -> float:
-    """Training FLOPs per token (forward + backward, + recomputation when checkpointing)."""
-    recompute = 1 if grad_ckpt else 0
-    attention = float((12 + 4 * recompute) * shape.layers * shape.q_dim * seq_len)
+    """Training FLOPs per token (forward + backward, + the forward work recomputed).
+
+    ``recompute``: ``none``; ``selective`` repeats the attention-score forward (4·L·q·s);
+    ``full`` repeats the whole forward (2·Ψ more, and the attention forward).
+    """
+    full = recompute == "full"
+    again = 0 if recompute == "none" else 4
+    attention = float((12 + again) * shape.layers * shape.q_dim * seq_len)
     if method == "full":
-        return (6 + 2 * recompute) * float(shape.active_params) + attention
+        return (6 + 2 * full) * float(shape.active_params) + attention
     adapters = shape.lora_active_dims * lora_rank
-    dense = (4 + 2 * recompute) * float(shape.active_params) + (6 + 2 * recompute) * adapters
+    dense = (4 + 2 * full) * float(shape.active_params) + (6 + 2 * full) * adapters
     return dense + attention
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from comparator.domain.gpus import GpuSpec
 from comparator.estimate.advice import Advice, advise, rules_of_thumb, why_not
+from comparator.estimate.architecture import ModelShape
 from comparator.estimate.compute import MFU_TABLE
 from comparator.estimate.job import request_from_job
 from comparator.estimate.memory import (
@@ -31,9 +32,11 @@ from comparator.estimate.memory import (
     NF4_BYTES_PER_PARAM,
     MemoryBreakdown,
 )
+from comparator.estimate.mfu import fit
+from comparator.estimate.parallel import Layout, recommend
 from comparator.estimate.request import EstimateRequest, parse_token_count
 from comparator.estimate.search import CARDS_PER_NODE, Solution, solve
-from comparator.estimate.shapes import ModelShape
+from comparator.estimate.utilisation import utilisation_notes
 
 __all__ = [
     "Advice",
@@ -70,6 +73,11 @@ class Estimate:
     def advice(self) -> tuple[Advice, ...]:
         """Alternatives when the job does not fit (computed on first use)."""
         return advise(self.solution)
+
+    @cached_property
+    def layout(self) -> Layout | None:
+        """TP × PP × CP × DP: data parallel when it fits, else the layout that holds it."""
+        return recommend(self.solution)
 
     @cached_property
     def notes(self) -> tuple[Note, ...]:
@@ -185,7 +193,11 @@ def _job_json(s: Solution) -> dict[str, Any]:
         "trainable_params": s.trainable_params,
         "seq_len": request.seq_len,
         "micro_batch": request.micro_batch,
-        "grad_ckpt": request.grad_ckpt,
+        "grad_ckpt": s.setup.recompute == "full",
+        "recompute": s.setup.recompute,
+        "chunked_loss": s.setup.chunked_loss,
+        "offload_optimizer": s.setup.offload_optimizer,
+        "memory_choices": [c.to_json() for c in s.choices],
         "flash_attn": request.flash_attn,
         "gpu": _gpu_json(s.gpu),
     }
@@ -217,12 +229,25 @@ def _result_json(e: Estimate) -> dict[str, Any]:
         "safety_factor": s.request.safety_factor,
         "hours": s.hours,
         "card_hours": s.card_hours,
+        "hours_range": _range(s.hours_low, s.hours, s.hours_high),
+        "card_hours_range": _range(s.hours_low * s.cards, s.card_hours, s.hours_high * s.cards),
         "why_not": why_not(s) or None,
         "advice": [a.to_json() for a in e.advice],
+        "parallelism": None if e.layout is None else e.layout.to_json(),
         "notes": [n.to_json() for n in e.notes],
         "rules_of_thumb": e.rules_of_thumb,
         "assumptions": _assumptions(),
     }
+
+
+def _fit_summary() -> dict[str, Any]:
+    stored = fit()
+    keys = ("coefficients", "runs", "sources", "median_hours_error", "worst_hours_ratio")
+    return {key: stored[key] for key in (*keys, "range_coverage")}
+
+
+def _range(low: float, expected: float, high: float) -> dict[str, float]:
+    return {"low": low, "expected": expected, "high": high}
 
 
 def _assumptions() -> dict[str, Any]:
@@ -233,7 +258,8 @@ def _assumptions() -> dict[str, Any]:
         "logits_bytes_per_value": LOGITS_BYTES_PER_VALUE,
         "activations": "Korthikanti et al. 2022 per layer, adapted to GQA/SwiGLU; dropout off",
         "flops": "6·Ψ·D (8 with recomputation), LoRA 4·Ψ·D (6), + 12·L·q·s per token",
-        "mfu_table": MFU_TABLE,
+        "mfu_table": MFU_TABLE,  # the planner's GPU-to-GPU card-hour conversion
+        "mfu_fit": _fit_summary(),
     }
 
 
@@ -295,6 +321,7 @@ def _placement_notes(s: Solution) -> list[Note]:
 
 def _notes(s: Solution) -> tuple[Note, ...]:
     notes = _shape_notes(s.shape) + _placement_notes(s)
+    notes += [Note(code, text, params) for code, text, params in utilisation_notes(s)]
     if s.total_tokens == 0:
         notes.append(
             Note(

@@ -1,20 +1,34 @@
-"""Read a Hugging Face ``config.json`` into a :class:`~comparator.estimate.shapes.ModelShape`.
+"""Read a Hugging Face ``config.json`` into a :class:`~comparator.estimate.architecture.ModelShape`.
 
-Understood key sets:
+Families and the keys read (spellings in use across the Hub):
 
-* llama / qwen2 / qwen3 / mistral / mixtral / yi / baichuan / deepseek style:
-  ``num_hidden_layers``, ``hidden_size``, ``num_attention_heads``, ``intermediate_size``,
-  ``vocab_size``; optional ``num_key_value_heads``, ``head_dim``, ``tie_word_embeddings``,
-  ``attention_bias``, and for MoE ``num_local_experts`` / ``num_experts`` with
-  ``num_experts_per_tok`` (``moe_intermediate_size`` when present);
-* gpt2 / bloom style: ``n_layer``, ``n_embd`` (or ``hidden_size``), ``n_head``,
-  ``vocab_size``; optional ``n_inner`` (default 4 × hidden) and ``n_positions`` (GPT-2);
-* chatglm (GLM-4): ``num_layers``, ``hidden_size``, ``num_attention_heads``,
-  ``multi_query_group_num``, ``ffn_hidden_size``, ``padded_vocab_size``.
+* llama / mistral / qwen2 / qwen3 / yi / baichuan / gemma / gemma2 / phi3 / starcoder2 /
+  gpt_neox … — ``num_hidden_layers``, ``hidden_size``, ``num_attention_heads``,
+  ``intermediate_size``, ``vocab_size``; ``head_dim``; key/value heads as
+  ``num_key_value_heads``, ``num_kv_heads``, ``n_head_kv``, ``multi_query_group_num`` or
+  ``multi_query``; ``attention_bias``, ``use_bias``, q/k norms (Qwen3, Gemma-3,
+  ``use_qk_norm``);
+* mixture of experts — ``num_local_experts`` (Mixtral), ``num_experts`` (Qwen-MoE),
+  ``n_routed_experts`` (DeepSeek, GLM-4.5) with ``num_experts_per_tok``,
+  ``moe_intermediate_size``, shared experts (``n_shared_experts`` × the expert width, or
+  ``shared_expert_intermediate_size``), dense layers (``first_k_dense_replace`` and
+  ``moe_layer_freq``; ``decoder_sparse_step`` and ``mlp_only_layers``);
+* DeepSeek-V2/V3 multi-head latent attention — ``q_lora_rank`` (null: a plain q projection),
+  ``kv_lora_rank``, ``qk_rope_head_dim``, ``qk_nope_head_dim``, ``v_head_dim``. The
+  multi-token-prediction module (``num_nextn_predict_layers``) is not counted, as in the
+  published 671B;
+* gpt2 / gpt_bigcode / bloom — ``n_layer``, ``n_embd`` (or ``hidden_size``), ``n_head``,
+  ``n_inner`` (default 4 × hidden), ``n_positions``; BigCode's ``multi_query``;
+* falcon — ``multi_query``, ``new_decoder_architecture`` with ``num_kv_heads``,
+  ``parallel_attn``, ``bias``; phi (Phi-2) — parallel block, biased output head;
+  phi3small — ``ff_intermediate_size``, GeGLU; chatglm (ChatGLM3, GLM-4) — ``num_layers``,
+  ``multi_query_group_num``, ``ffn_hidden_size``, ``padded_vocab_size``, ``kv_channels``.
 
-A missing or malformed key raises :class:`UnknownModelError` naming the file and the key.
-Not modelled: shared experts (Qwen-MoE, DeepSeek-MoE) and multi-head latent attention
-(DeepSeek-V2/V3) — such configs read as their plain counterparts and undercount slightly.
+A missing ``tie_word_embeddings`` takes the family's own default (tied for Gemma, GPT-2,
+BigCode, BLOOM, Falcon, Phi-3-small, StarCoder2; untied otherwise). A missing or malformed key
+raises :class:`UnknownModelError` naming the file and the key, and so does any set key that
+would change the count but that no reader understood (:func:`~comparator.estimate.hf_reader.
+unread_count_keys`) — never a silent dense reading.
 """
 
 from __future__ import annotations
@@ -25,49 +39,33 @@ from pathlib import Path
 from typing import Any
 
 from comparator.errors import UnknownModelError
-from comparator.estimate.shapes import ModelShape
+from comparator.estimate.architecture import Mla, ModelShape
+from comparator.estimate.hf_reader import Reader, unread_count_keys
 
-_LLAMA_KEYS = "num_hidden_layers, hidden_size, num_attention_heads, intermediate_size, vocab_size"
-_GPT2_KEYS = "n_layer, n_embd, n_head, vocab_size"
-_EXPECTED = (
-    f"a llama/qwen2/mistral/mixtral-style config.json ({_LLAMA_KEYS}) "
-    f"or a gpt2/bloom-style one ({_GPT2_KEYS})"
-)
 #: model_type values whose MLP is fc1 → GELU → fc2 with biases and LayerNorm.
 _GELU_TYPES = frozenset({"gpt_neox", "gptj", "opt", "falcon", "phi", "gpt_bigcode", "starcoder2"})
-
-
-class _Reader:
-    """Typed access to one config dict, with errors that name the file and key."""
-
-    def __init__(self, data: Mapping[str, Any], source: str) -> None:
-        self.data = data
-        self.source = source
-
-    def fail(self, message: str) -> UnknownModelError:
-        return UnknownModelError(f"{self.source}: {message}")
-
-    def positive(self, key: str, value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise self.fail(f"key {key!r} must be a positive integer, got {value!r}")
-        return value
-
-    def first(self, *keys: str) -> int:
-        for key in keys:
-            if self.data.get(key) is not None:
-                return self.positive(key, self.data[key])
-        wanted = " or ".join(repr(k) for k in keys)
-        raise self.fail(f"missing key {wanted}; expected {_EXPECTED}")
-
-    def optional(self, key: str, default: int) -> int:
-        value = self.data.get(key)
-        return default if value is None else self.positive(key, value)
-
-    def flag(self, key: str, default: bool) -> bool:
-        value = self.data.get(key, default)
-        if not isinstance(value, bool):
-            raise self.fail(f"key {key!r} must be true or false, got {value!r}")
-        return value
+#: model_type values whose config class ties the output head to the embeddings by default.
+_TIED_BY_DEFAULT = frozenset(
+    {
+        "gemma",
+        "gemma2",
+        "gemma3",
+        "gemma3_text",
+        "gpt2",
+        "gpt_bigcode",
+        "bloom",
+        "falcon",
+        "phi3small",
+        "starcoder2",
+        "opt",
+        "cohere",
+    }
+)
+_FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
+_QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})
+_QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe"})
+#: Keys read and deliberately not counted (they do not change the published totals).
+_NOT_COUNTED = ("num_nextn_predict_layers", "quantization_config")
 
 
 def _name(data: Mapping[str, Any], source: str) -> str:
@@ -78,73 +76,190 @@ def _name(data: Mapping[str, Any], source: str) -> str:
     return path.parent.name if path.name == "config.json" and path.parent.name else path.stem
 
 
-def _gpt2_style(read: _Reader, name: str, model_type: str) -> ModelShape:
+def _tied(read: Reader, model_type: str) -> bool:
+    return read.flag("tie_word_embeddings", model_type in _TIED_BY_DEFAULT)
+
+
+def _kv_heads(read: Reader, heads: int) -> int:
+    """Key/value heads under every spelling: GQA counts, ChatGLM groups, MQA flags."""
+    for key in ("num_key_value_heads", "num_kv_heads", "n_head_kv"):
+        if read.has(key):
+            return read.first(key)
+    if read.has("multi_query_group_num") and read.flag("multi_query_attention", True):
+        return read.first("multi_query_group_num")
+    return 1 if read.flag("multi_query", False) else heads
+
+
+def _gpt2_style(read: Reader, name: str, model_type: str) -> ModelShape:
     hidden = read.first("n_embd", "hidden_size", "n_embed")
+    heads = read.first("n_head", "num_attention_heads")
     bloom = model_type == "bloom"
+    bigcode = model_type == "gpt_bigcode"
     return ModelShape(
         name=name,
         layers=read.first("n_layer", "num_hidden_layers"),
         hidden=hidden,
-        heads=read.first("n_head", "num_attention_heads"),
-        kv_heads=read.first("n_head", "num_attention_heads"),
+        heads=heads,
+        kv_heads=1 if read.flag("multi_query", bigcode) else heads,
         intermediate=read.optional("n_inner", 4 * hidden),
         vocab=read.first("vocab_size"),
-        tied_embeddings=read.flag("tie_word_embeddings", True),
+        tied_embeddings=_tied(read, model_type or "gpt2"),
         gated_mlp=False,
         linear_bias=True,
         layer_norm=True,
         position_embeddings=0 if bloom else read.optional("n_positions", 1024),
         extra_norms=1 if bloom else 0,
         source="config",
+        family=model_type or "gpt2",
     )
 
 
-def _chatglm_style(read: _Reader, name: str) -> ModelShape:
+def _falcon(read: Reader, name: str) -> ModelShape:
+    heads = read.first("num_attention_heads", "n_head")
+    hidden = read.first("hidden_size", "n_embed")
+    new = read.flag("new_decoder_architecture", False)
+    if new:
+        kv = (
+            read.first("num_kv_heads", "n_head_kv")
+            if read.has("num_kv_heads") or read.has("n_head_kv")
+            else heads
+        )
+    else:
+        kv = 1 if read.flag("multi_query", True) else heads
+    parallel = read.flag("parallel_attn", True)
+    return ModelShape(
+        name=name,
+        layers=read.first("num_hidden_layers", "n_layer"),
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv,
+        intermediate=read.optional("ffn_hidden_size", 4 * hidden),
+        vocab=read.first("vocab_size"),
+        tied_embeddings=_tied(read, "falcon"),
+        gated_mlp=False,
+        linear_bias=read.flag("bias", False),
+        layer_norm=True,
+        norms_per_layer=2 if new or not parallel else 1,
+        source="config",
+        family="falcon",
+    )
+
+
+def _chatglm_style(read: Reader, name: str) -> ModelShape:
     heads = read.first("num_attention_heads")
-    multi_query = read.flag("multi_query_attention", True)
+    read.flag("post_layer_norm", True)
     return ModelShape(
         name=name,
         layers=read.first("num_layers", "num_hidden_layers"),
         hidden=read.first("hidden_size"),
         heads=heads,
-        kv_heads=read.optional("multi_query_group_num", heads) if multi_query else heads,
+        kv_heads=_kv_heads(read, heads),
         intermediate=read.first("ffn_hidden_size", "intermediate_size"),
         vocab=read.first("padded_vocab_size", "vocab_size"),
         tied_embeddings=read.flag("tie_word_embeddings", False),
         head_dim=read.optional("kv_channels", 0) or None,
         qkv_bias=read.flag("add_qkv_bias", True),
+        linear_bias=read.flag("add_bias_linear", False),
+        layer_norm=not read.flag("rmsnorm", True),
         source="config",
+        family="chatglm",
     )
 
 
-def _llama_style(read: _Reader, name: str, model_type: str) -> ModelShape:
+def _moe_layer_count(read: Reader, layers: int) -> int:
+    """How many layers route to experts (the others have a dense MLP)."""
+    first_dense = read.count("first_k_dense_replace")
+    freq = read.optional("moe_layer_freq", 1)
+    step = read.optional("decoder_sparse_step", 1)
+    mlp_only = set(read.int_list("mlp_only_layers"))
+    return sum(
+        1
+        for i in range(layers)
+        if i >= first_dense and i % freq == 0 and (i + 1) % step == 0 and i not in mlp_only
+    )
+
+
+def _moe(read: Reader, layers: int, model_type: str) -> dict[str, Any]:
+    """ModelShape keyword arguments for the mixture-of-experts keys ({} for a dense model)."""
+    routed = next(
+        (
+            read.count(k)
+            for k in ("n_routed_experts", "num_local_experts", "num_experts")
+            if read.has(k)
+        ),
+        0,
+    )
+    if routed <= 1:
+        return {}
+    width = read.optional("moe_intermediate_size", 0) or read.first("intermediate_size")
+    shared = read.count("n_shared_experts") * width + read.count("shared_expert_intermediate_size")
+    moe_layers = _moe_layer_count(read, layers)
+    return {
+        "experts": routed,
+        "active_experts": read.first("num_experts_per_tok"),
+        "intermediate": width,
+        "dense_intermediate": read.optional("intermediate_size", width),
+        "dense_layers": layers - moe_layers,
+        "shared_intermediate": shared,
+        "shared_gate": model_type == "qwen2_moe" and shared > 0,
+        "router_bias": read.raw("topk_method") == "noaux_tc",
+    }
+
+
+def _mla(read: Reader) -> Mla | None:
+    if not read.has("kv_lora_rank"):
+        return None
+    read.raw("qk_head_dim")
+    return Mla(
+        q_lora_rank=read.count("q_lora_rank"),
+        kv_lora_rank=read.first("kv_lora_rank"),
+        rope_dim=read.first("qk_rope_head_dim"),
+        nope_dim=read.first("qk_nope_head_dim"),
+        v_dim=read.first("v_head_dim"),
+    )
+
+
+def _qk_norm(read: Reader, model_type: str) -> bool:
+    explicit = read.flag("use_qk_norm", False) or read.flag("add_qk_norm", False)
+    return explicit or model_type in _QK_NORM_TYPES
+
+
+def _llama_style(read: Reader, name: str, model_type: str) -> ModelShape:
     heads = read.first("num_attention_heads")
-    experts = read.optional("num_local_experts", read.optional("num_experts", 1))
-    moe_size = read.optional("moe_intermediate_size", 0) if experts > 1 else 0
+    layers = read.first("num_hidden_layers")
     gelu = model_type in _GELU_TYPES
+    if model_type == "gpt_neox":
+        read.flag("use_parallel_residual", True)
+    phi = model_type == "phi"
+    moe = _moe(read, layers, model_type)
+    dense_width = read.first("ff_intermediate_size", "intermediate_size")
     return ModelShape(
         name=name,
-        layers=read.first("num_hidden_layers"),
+        layers=layers,
         hidden=read.first("hidden_size"),
         heads=heads,
-        kv_heads=read.optional("num_key_value_heads", heads),
-        intermediate=moe_size or read.first("intermediate_size"),
+        kv_heads=_kv_heads(read, heads),
+        intermediate=moe.pop("intermediate", dense_width),
         vocab=read.first("vocab_size"),
-        tied_embeddings=read.flag("tie_word_embeddings", False),
-        experts=experts,
-        active_experts=read.first("num_experts_per_tok") if experts > 1 else 1,
+        tied_embeddings=_tied(read, model_type),
         head_dim=read.optional("head_dim", 0) or None,
         gated_mlp=not gelu,
-        qkv_bias=read.flag("attention_bias", model_type in ("qwen2", "qwen2_moe")),
-        linear_bias=gelu,
-        layer_norm=gelu,
-        qk_norm=model_type in ("qwen3", "qwen3_moe"),
+        qkv_bias=read.flag("attention_bias", model_type in _QKV_BIAS_TYPES),
+        linear_bias=gelu and read.flag("use_bias", True),
+        layer_norm=gelu or model_type in ("phi3small", "phimoe"),
+        mlp_bias=read.flag("mlp_bias", False),
+        qk_norm=_qk_norm(read, model_type),
+        mla=_mla(read),
+        norms_per_layer=4 if model_type in _FOUR_NORMS else (1 if phi else 2),
+        lm_head_bias=read.flag("lm_head_bias", phi),
         source="config",
+        family=model_type,
+        **moe,
     )
 
 
-def _check(shape: ModelShape, read: _Reader) -> ModelShape:
-    if shape.head_dim is None and shape.hidden % shape.heads:
+def _check(shape: ModelShape, read: Reader) -> ModelShape:
+    if shape.head_dim is None and shape.mla is None and shape.hidden % shape.heads:
         raise read.fail(f"hidden size {shape.hidden} is not a multiple of {shape.heads} heads")
     if shape.heads % shape.kv_heads:
         raise read.fail(
@@ -152,7 +267,26 @@ def _check(shape: ModelShape, read: _Reader) -> ModelShape:
         )
     if shape.active_experts > shape.experts:
         raise read.fail(f"{shape.active_experts} active experts exceed {shape.experts} experts")
+    for key in _NOT_COUNTED:
+        read.raw(key)
+    unknown = unread_count_keys(read)
+    if unknown:
+        raise read.fail(
+            f"keys {', '.join(repr(k) for k in unknown)} would change the parameter count but "
+            f"are not understood for model_type {shape.family or 'unknown'!r}; the estimator "
+            f"refuses to guess (a dense reading would be wrong)"
+        )
     return shape
+
+
+def _read(read: Reader, data: Mapping[str, Any], name: str, model_type: str) -> ModelShape:
+    if model_type in ("falcon", "refinedweb", "refinedwebmodel"):
+        return _falcon(read, name)
+    if model_type in ("gpt2", "bloom", "gpt_bigcode") or "n_layer" in data or "n_embd" in data:
+        return _gpt2_style(read, name, model_type)
+    if model_type == "chatglm" or "ffn_hidden_size" in data:
+        return _chatglm_style(read, name)
+    return _llama_style(read, name, model_type)
 
 
 def shape_from_config(data: Any, source: str) -> ModelShape:
@@ -161,16 +295,12 @@ def shape_from_config(data: Any, source: str) -> ModelShape:
         raise UnknownModelError(f"{source}: expected a JSON object, got {type(data).__name__}")
     text_config = data.get("text_config")
     if "num_hidden_layers" not in data and isinstance(text_config, Mapping):
-        data = {**data, **text_config}  # multimodal wrappers keep the LM in text_config
-    read = _Reader(data, source)
+        outer = {k: v for k, v in data.items() if k in ("_name_or_path", "tie_word_embeddings")}
+        data = {**outer, **text_config}  # multimodal wrappers keep the LM in text_config
+    read = Reader(data, source)
     model_type = str(data.get("model_type", "")).lower()
-    name = _name(data, source)
-    if model_type in ("gpt2", "bloom") or "n_layer" in data or "n_embd" in data:
-        shape = _gpt2_style(read, name, model_type)
-    elif model_type == "chatglm" or "ffn_hidden_size" in data:
-        shape = _chatglm_style(read, name)
-    else:
-        shape = _llama_style(read, name, model_type)
+    read.raw("model_type")
+    shape = _read(read, data, _name(data, source), model_type)
     return _check(shape, read)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from comparator.errors import InputError, JobFileError
 from comparator.estimate.request import (
+    RECOMPUTE,
     EstimateRequest,
     normalize_optimizer,
     parse_token_count,
@@ -23,7 +24,7 @@ from comparator.estimate.request import (
 from comparator.estimate.shapes import resolve_model
 
 _FIELDS = {f.name for f in dataclasses.fields(EstimateRequest)} - {"model", "gpu"}
-_BOOL_KEYS = frozenset({"pure_bf16", "grad_ckpt", "flash_attn"})
+_BOOL_KEYS = frozenset({"pure_bf16", "flash_attn", "chunked_loss", "offload_optimizer"})
 _INT_KEYS = frozenset({"lora_rank", "seq_len", "micro_batch", "zero", "cards", "avg_tokens"})
 _COUNT_KEYS = frozenset({"tokens", "samples"})
 _NUMBER_KEYS = frozenset({"epochs", "mfu", "headroom", "safety_factor"})
@@ -38,6 +39,14 @@ def _as_bool(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"must be true or false, got {value!r}")
     return value
+
+
+def _as_recompute(value: Any) -> bool | str:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in RECOMPUTE:
+        return value.strip().lower()
+    raise ValueError(f"must be true, false or one of {', '.join(RECOMPUTE)}, got {value!r}")
 
 
 def _as_int(value: Any) -> int:
@@ -72,6 +81,8 @@ def _as_text(key: str) -> Callable[[Any], str]:
 def _converter(key: str) -> Callable[[Any], Any]:
     if key in _BOOL_KEYS:
         return _as_bool
+    if key == "grad_ckpt":
+        return _as_recompute
     if key in _INT_KEYS:
         return _as_int
     if key in _COUNT_KEYS:

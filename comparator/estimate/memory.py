@@ -28,8 +28,10 @@ dropout off as in LLM fine-tuning):
 * without FlashAttention the attention scores add 5·a·s (softmax, mask, dropout output).
 
 fp32 training doubles these. Full recomputation (gradient checkpointing) keeps only each
-layer's input (2·h per token) plus one layer's full activations during its backward pass.
-The logits cost b·s·V·8 bytes (fp32 logits and their fp32 gradient for the loss).
+layer's input (2·h per token) plus one layer's full activations during its backward pass;
+selective recomputation (Korthikanti et al.) drops the attention scores only, which
+FlashAttention never keeps. The logits cost b·s·V·8 bytes (fp32 logits and their fp32
+gradient for the loss); a chunked cross-entropy holds 1/``LOSS_CHUNKS`` of them.
 
 Overhead: CUDA context and framework, ``CUDA_CONTEXT_GIB`` (published measurements range
 0.3–2 GiB); gradient communication buckets with more than one card (``COMM_BUCKET_GIB``,
@@ -43,7 +45,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from comparator.estimate.shapes import ModelShape
+from comparator.estimate.architecture import ModelShape
+from comparator.estimate.request import EstimateRequest
 
 GIB = float(1 << 30)
 MIB_PER_GIB = 1024
@@ -52,9 +55,8 @@ COMM_BUCKET_GIB = 0.25
 NF4_BYTES_PER_PARAM = (4 + 0.127) / 8
 LOGITS_BYTES_PER_VALUE = 8
 
-METHODS = ("full", "lora", "qlora")
-PRECISIONS = ("bf16", "fp16", "fp32")
-OPTIMIZERS = ("adamw", "adamw-8bit", "sgd")
+#: The fused/chunked cross-entropy (torchtune, Liger) holds 1/CHUNKS of the logits at once.
+LOSS_CHUNKS = 8
 
 #: (weights, gradients, optimizer) bytes per trainable parameter, by regime and optimizer.
 _STATE_BYTES: dict[str, dict[str, tuple[float, float, float]]] = {
@@ -66,28 +68,59 @@ _STATE_BYTES: dict[str, dict[str, tuple[float, float, float]]] = {
 
 @dataclass(frozen=True)
 class TrainingSetup:
-    """The settings that decide memory, independent of the card count."""
+    """The settings that decide memory: the request, plus what the estimator chose for it.
 
-    method: str = "lora"
-    precision: str = "bf16"
-    pure_bf16: bool = False
-    optimizer: str = "adamw"
-    lora_rank: int = 16
-    seq_len: int = 2048
-    micro_batch: int = 1
-    grad_ckpt: bool = True
-    flash_attn: bool = True
+    One definition per concept: everything the user asked for stays on ``request``; only the
+    memory-saving choices the estimator makes (recomputation, chunked loss, CPU offload) are
+    fields here, already resolved to concrete values.
+    """
+
+    request: EstimateRequest
+    recompute: str = "none"  # none | selective | full
+    chunked_loss: bool = False
     offload_optimizer: bool = False
 
     @property
+    def method(self) -> str:
+        return self.request.method
+
+    @property
+    def precision(self) -> str:
+        return self.request.precision
+
+    @property
+    def optimizer(self) -> str:
+        return self.request.optimizer
+
+    @property
+    def lora_rank(self) -> int:
+        return self.request.lora_rank
+
+    @property
+    def seq_len(self) -> int:
+        return self.request.seq_len
+
+    @property
+    def micro_batch(self) -> int:
+        return self.request.micro_batch
+
+    @property
+    def flash_attn(self) -> bool:
+        return self.request.flash_attn
+
+    @property
+    def grad_ckpt(self) -> bool:
+        return self.recompute == "full"
+
+    @property
     def regime(self) -> str:
-        if self.precision == "fp32":
+        if self.request.precision == "fp32":
             return "fp32"
-        return "pure" if self.pure_bf16 else "mixed"
+        return "pure" if self.request.pure_bf16 else "mixed"
 
     @property
     def adapters(self) -> bool:
-        return self.method != "full"
+        return self.request.method != "full"
 
 
 @dataclass(frozen=True)
@@ -180,23 +213,44 @@ def _rounded_parts(detail: tuple[float, ...]) -> tuple[float, float, float, floa
 
 
 def _activation_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> float:
+    """One layer's saved activations per token, without the attention scores."""
     norms = 12 * shape.hidden
     attention = 4 * shape.q_dim + 4 * shape.kv_dim
-    per_expert = (8 if shape.gated_mlp else 4) * shape.intermediate
-    scores = 0 if setup.flash_attn else 5 * shape.heads * setup.seq_len
+    mlp = (8 if shape.gated_mlp else 4) * shape.active_mlp_width
     scale = 2 if setup.precision == "fp32" else 1
-    return scale * (norms + attention + shape.active_experts * per_expert + scores)
+    return scale * (norms + attention + mlp)
+
+
+def _score_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> float:
+    """Softmax input and output and the mask per token and layer (none with FlashAttention)."""
+    scale = 2 if setup.precision == "fp32" else 1
+    return 0.0 if setup.flash_attn else float(scale * 5 * shape.heads * setup.seq_len)
 
 
 def layer_activation_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
-    """Activations kept for the backward pass by all layers of one card's micro-batch."""
+    """Activations kept for the backward pass by all layers of one card's micro-batch.
+
+    Without recomputation every layer keeps everything; selective recomputation keeps all but
+    the attention scores, which only the layer in its backward pass holds; full recomputation
+    keeps each layer's input and one layer's full activations.
+    """
     tokens = setup.seq_len * setup.micro_batch
-    full_layer = tokens * _activation_bytes_per_token_layer(shape, setup)
+    body = tokens * _activation_bytes_per_token_layer(shape, setup)
+    scores = tokens * _score_bytes_per_token_layer(shape, setup)
     scale = 2 if setup.precision == "fp32" else 1
     final_norm = tokens * 6 * shape.hidden * scale
-    if setup.grad_ckpt:
-        return shape.layers * tokens * 2 * shape.hidden * scale + full_layer + final_norm
-    return shape.layers * full_layer + final_norm
+    if setup.recompute == "full":
+        return shape.layers * tokens * 2 * shape.hidden * scale + body + scores + final_norm
+    if setup.recompute == "selective":
+        return shape.layers * body + scores + final_norm
+    return shape.layers * (body + scores) + final_norm
+
+
+def logits_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
+    """fp32 logits and their gradient for the loss; a chunked loss holds one chunk of them."""
+    values = setup.seq_len * setup.micro_batch * shape.vocab
+    chunks = LOSS_CHUNKS if setup.chunked_loss else 1
+    return float(values * LOGITS_BYTES_PER_VALUE / chunks)
 
 
 def _frozen_weight_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
@@ -233,7 +287,6 @@ def memory_inputs(shape: ModelShape, setup: TrainingSetup) -> MemoryInputs:
     frozen = _frozen_weight_bytes(shape, setup)
     weights_total = frozen + trainable * weight
     dequant = 2 * 2 * shape.largest_linear_params if setup.method == "qlora" else 0.0
-    tokens = setup.seq_len * setup.micro_batch
     return MemoryInputs(
         frozen_weight_bytes=frozen,
         trainable_params=trainable,
@@ -241,7 +294,7 @@ def memory_inputs(shape: ModelShape, setup: TrainingSetup) -> MemoryInputs:
         grad_bytes=grad,
         optimizer_bytes=0.0 if setup.offload_optimizer else optimizer,
         layer_activation_bytes=layer_activation_bytes(shape, setup),
-        logits_bytes=float(tokens * shape.vocab * LOGITS_BYTES_PER_VALUE),
+        logits_bytes=logits_bytes(shape, setup),
         gather_bytes=_gather_bytes(shape, setup, weights_total, weight),
         dequant_bytes=dequant,
         adapters=setup.adapters,

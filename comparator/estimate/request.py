@@ -12,8 +12,13 @@ import re
 from dataclasses import dataclass
 
 from comparator.errors import InputError
-from comparator.estimate.memory import METHODS, OPTIMIZERS, PRECISIONS
 
+METHODS = ("full", "lora", "qlora")
+PRECISIONS = ("bf16", "fp16", "fp32", "fp8")  # fp8: FP8 matmuls, bf16/fp32 states
+OPTIMIZERS = ("adamw", "adamw-8bit", "sgd")
+#: Activation recomputation: none, selective (attention scores only; Korthikanti et al. 2022),
+#: full (every layer's activations from its input, "gradient checkpointing").
+RECOMPUTE = ("none", "selective", "full")
 DEFAULT_GPU = "A100-SXM4-80GB"
 MAX_CARDS = 65536
 
@@ -51,8 +56,10 @@ class EstimateRequest:
     lora_rank: int = 16
     seq_len: int = 2048
     micro_batch: int = 1
-    grad_ckpt: bool = True
+    grad_ckpt: bool | str | None = None  # None: chosen; True/False = full/none; or RECOMPUTE
     flash_attn: bool = True
+    chunked_loss: bool | None = None  # None: chosen (only when the logits do not fit)
+    offload_optimizer: bool | None = None  # None: chosen (only when nothing else fits)
     zero: int | None = None
     tokens: int | None = None
     samples: int | None = None
@@ -63,6 +70,14 @@ class EstimateRequest:
     mfu: float | None = None
     headroom: float = 0.10
     safety_factor: float = 1.0
+
+    @property
+    def recompute(self) -> str | None:
+        """The user's recomputation setting as one of ``RECOMPUTE``; ``None`` when free."""
+        value = self.grad_ckpt
+        if value is None or isinstance(value, str):
+            return value
+        return "full" if value else "none"
 
     @property
     def tokens_per_epoch(self) -> int:
@@ -110,6 +125,20 @@ def _positive_int(value: object, *, allow_zero: bool = False) -> str | None:
     return None
 
 
+def _recompute_problem(value: object) -> str | None:
+    if value is None or isinstance(value, bool) or value in RECOMPUTE:
+        return None
+    return f"must be true, false or one of {', '.join(RECOMPUTE)}, got {value!r}"
+
+
+def _optional_flag(value: object) -> str | None:
+    return (
+        None
+        if value is None or isinstance(value, bool)
+        else f"must be true or false, got {value!r}"
+    )
+
+
 def _fraction(value: object, low: float, high: float, *, closed_low: bool) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return f"must be a number, got {value!r}"
@@ -128,6 +157,9 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
         ("lora_rank", _positive_int(request.lora_rank)),
         ("seq_len", _positive_int(request.seq_len)),
         ("micro_batch", _positive_int(request.micro_batch)),
+        ("grad_ckpt", _recompute_problem(request.grad_ckpt)),
+        ("chunked_loss", _optional_flag(request.chunked_loss)),
+        ("offload_optimizer", _optional_flag(request.offload_optimizer)),
         (
             "zero",
             None
@@ -182,6 +214,9 @@ def _plainly_valid(r: EstimateRequest) -> bool:
         and _is_int(r.lora_rank, 1)
         and _is_int(r.seq_len, 1)
         and _is_int(r.micro_batch, 1)
+        and (r.grad_ckpt is None or isinstance(r.grad_ckpt, bool) or r.grad_ckpt in RECOMPUTE)
+        and (r.chunked_loss is None or isinstance(r.chunked_loss, bool))
+        and (r.offload_optimizer is None or isinstance(r.offload_optimizer, bool))
         and r.zero in (None, 0, 1, 2, 3)
         and (r.cards is None or (_is_int(r.cards, 1) and r.cards <= MAX_CARDS))
     ) and (

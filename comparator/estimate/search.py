@@ -1,35 +1,31 @@
 """Solve one estimate request: shape, memory per card, card count, ZeRO stage, FLOPs, hours.
 
-Card counts searched (``CARD_CANDIDATES``): 1, 2, 4, 8 within a node, then whole nodes of
-``CARDS_PER_NODE`` up to ``MAX_SEARCH_CARDS``. With ZeRO-3 the memory per card never grows
-with the card count, so the smallest count that fits is found by bisection; at that count
-the lowest ZeRO stage that fits is used (less communication). A job that needs more than one
-node needs an RDMA network (InfiniBand or RoCE) between the nodes.
+Placement and the memory savers are chosen in :mod:`comparator.estimate.savings`. A job that
+needs more than one node needs an RDMA network (InfiniBand or RoCE) between the nodes.
 """
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from comparator.domain.gpus import GpuSpec, resolve_gpu
 from comparator.errors import InputError
-from comparator.estimate.compute import default_mfu, flops_per_token, training_hours
-from comparator.estimate.memory import (
-    MemoryBreakdown,
-    MemoryInputs,
-    TrainingSetup,
-    fits_gib,
-    memory_inputs,
-    per_card,
-)
+from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token, training_hours
+from comparator.estimate.memory import MemoryBreakdown, TrainingSetup, per_card
+from comparator.estimate.mfu import FP8_FAMILIES, efficiency, hours_range_factors
 from comparator.estimate.request import EstimateRequest, check_request
+from comparator.estimate.savings import (
+    CARD_CANDIDATES,
+    CARDS_PER_NODE,
+    MAX_SEARCH_CARDS,
+    Choice,
+    choices,
+    place,
+)
 from comparator.estimate.shapes import ModelShape, resolve_model
 
-CARDS_PER_NODE = 8
-MAX_SEARCH_CARDS = 512
-CARD_CANDIDATES: tuple[int, ...] = (1, 2, 4, 8, *range(16, MAX_SEARCH_CARDS + 1, 8))
+__all__ = ["CARDS_PER_NODE", "CARD_CANDIDATES", "MAX_SEARCH_CARDS", "Solution", "solve"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +51,13 @@ class Solution:
     mfu_source: str
     hours: float
     card_hours: float
+    hours_low: float = 0.0
+    hours_high: float = 0.0
+
+    @cached_property
+    def choices(self) -> tuple[Choice, ...]:
+        """What was chosen for each memory saver, by whom, why, at what time factor."""
+        return choices(self.request, self.shape, self.setup)
 
     @property
     def nodes(self) -> int:
@@ -95,60 +98,14 @@ def estimable_gpu(name: str) -> GpuSpec:
     return spec
 
 
-def setup_of(request: EstimateRequest, *, offload_optimizer: bool = False) -> TrainingSetup:
+def setup_of(request: EstimateRequest) -> TrainingSetup:
+    """The setup with the request's fixed choices, and none of the memory savers otherwise."""
     return TrainingSetup(
-        method=request.method,
-        precision=request.precision,
-        pure_bf16=request.pure_bf16,
-        optimizer=request.optimizer,
-        lora_rank=request.lora_rank,
-        seq_len=request.seq_len,
-        micro_batch=request.micro_batch,
-        grad_ckpt=request.grad_ckpt,
-        flash_attn=request.flash_attn,
-        offload_optimizer=offload_optimizer,
+        request,
+        recompute=request.recompute or "none",
+        chunked_loss=bool(request.chunked_loss),
+        offload_optimizer=bool(request.offload_optimizer),
     )
-
-
-_fits = fits_gib
-
-
-def lowest_fitting_stage(inputs: MemoryInputs, cards: int, usable_gib: float) -> int | None:
-    """The lowest ZeRO stage that fits on ``cards`` cards; ``None`` if none does."""
-    for stage in (0, 1, 2, 3) if cards > 1 else (0,):
-        if _fits(inputs, cards, stage, usable_gib):
-            return stage
-    return None
-
-
-def minimal_cards(inputs: MemoryInputs, usable_gib: float, zero: int | None) -> int | None:
-    """The fewest candidate cards that fit (with ``zero``, or with any stage); ``None``."""
-    stage = 3 if zero is None else zero
-    if _fits(inputs, 1, stage, usable_gib):
-        return 1
-    multi = CARD_CANDIDATES[1:]
-    if not _fits(inputs, multi[-1], stage, usable_gib):
-        return None
-    index = bisect.bisect_left(
-        range(len(multi)), True, key=lambda i: _fits(inputs, multi[i], stage, usable_gib)
-    )
-    return multi[index]
-
-
-def _choose(
-    request: EstimateRequest, inputs: MemoryInputs, usable_gib: float
-) -> tuple[int, int, int | None]:
-    """(cards, zero, min_cards) for the request's fixed or free cards and stage."""
-    least = minimal_cards(inputs, usable_gib, request.zero)
-    cards = request.cards or least
-    if cards is None:
-        cards = 1 if request.zero == 0 else MAX_SEARCH_CARDS
-    if request.zero is not None:
-        return cards, request.zero, least
-    found = lowest_fitting_stage(inputs, cards, usable_gib)
-    if found is not None:
-        return cards, found, least
-    return cards, 3 if cards > 1 else 0, least
 
 
 def _check_shape(request: EstimateRequest, shape: ModelShape) -> None:
@@ -159,45 +116,58 @@ def _check_shape(request: EstimateRequest, shape: ModelShape) -> None:
         )
 
 
-def _mfu(request: EstimateRequest, gpu: GpuSpec) -> tuple[float, str]:
+def _mfu(
+    request: EstimateRequest, gpu: GpuSpec, shape: ModelShape, cards: int
+) -> tuple[float, str]:
     if request.mfu is not None:
         return request.mfu, "user"
-    return default_mfu(gpu, request.method), "table"
+    return efficiency(gpu, shape.active_params, request.method, request.precision, cards), "fit"
 
 
-def solve(request: EstimateRequest, *, offload_optimizer: bool = False) -> Solution:
+def _check_precision(request: EstimateRequest, gpu: GpuSpec) -> None:
+    if request.precision == "fp8" and gpu.family not in FP8_FAMILIES:
+        raise InputError(
+            f"--precision fp8: {gpu.name} has no FP8 tensor cores (Ada, Hopper or Blackwell "
+            f"cards have them); use bf16"
+        )
+
+
+def solve(request: EstimateRequest) -> Solution:
     """Everything about ``request`` except advice; raises :class:`InputError` on bad input."""
     check_request(request)
     gpu = estimable_gpu(request.gpu)
+    _check_precision(request, gpu)
     shape = resolve_model(request.model)
     _check_shape(request, shape)
-    setup = setup_of(request, offload_optimizer=offload_optimizer)
-    inputs = memory_inputs(shape, setup)
     usable_gib = gpu.memory_gib * (1 - request.headroom)
-    cards, zero, least = _choose(request, inputs, usable_gib)
-    memory = per_card(inputs, cards, zero)
+    found = place(request, shape, gpu, usable_gib)
+    setup = found.setup
+    memory = per_card(found.inputs, found.cards, found.zero)
     tokens = request.tokens_per_epoch
     total_tokens = round(tokens * request.epochs)
     per_token = flops_per_token(
-        shape, request.method, request.grad_ckpt, request.seq_len, request.lora_rank
+        shape, request.method, setup.recompute, request.seq_len, request.lora_rank
     )
-    mfu, mfu_source = _mfu(request, gpu)
+    mfu, mfu_source = _mfu(request, gpu, shape, found.cards)
     assert gpu.bf16_tflops is not None  # estimable_gpu guarantees it
     hours = training_hours(
-        per_token * total_tokens, cards, gpu.bf16_tflops, mfu, request.safety_factor
+        per_token * total_tokens, found.cards, gpu.bf16_tflops, mfu, request.safety_factor
     )
+    if setup.offload_optimizer:
+        hours *= OFFLOAD_TIME_FACTOR
+    low, high = hours_range_factors() if mfu_source == "fit" else (1.0, 1.0)
     return Solution(
         request=request,
         shape=shape,
         gpu=gpu,
         setup=setup,
-        cards=cards,
-        zero=zero,
-        min_cards=least,
+        cards=found.cards,
+        zero=found.zero,
+        min_cards=found.min_cards,
         fits=memory.total_gib <= usable_gib,
         memory=memory,
         usable_memory_gib=usable_gib,
-        trainable_params=inputs.trainable_params,
+        trainable_params=found.inputs.trainable_params,
         tokens=tokens,
         total_tokens=total_tokens,
         flops_per_token=per_token,
@@ -205,5 +175,7 @@ def solve(request: EstimateRequest, *, offload_optimizer: bool = False) -> Solut
         mfu=mfu,
         mfu_source=mfu_source,
         hours=hours,
-        card_hours=hours * cards,
+        card_hours=hours * found.cards,
+        hours_low=hours * low,
+        hours_high=hours * high,
     )

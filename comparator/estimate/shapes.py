@@ -9,189 +9,30 @@ A model is named three ways (``resolve_model``):
 * a bare size such as ``7B``, ``7.5B`` or ``350M`` — the parameter count is taken exactly as
   given, and a Llama-style shape is inferred for activations (see :func:`shape_from_size`).
 
-Parameter counts follow the Hugging Face implementations: q/k/v/o and MLP projections,
-RMSNorm (or LayerNorm with bias), optional q/k/v biases (Qwen2, GLM-4), q/k norms (Qwen3),
-learned position embeddings (GPT-2), an untied or tied output head, and for mixture-of-experts
-models every expert plus the router. Memory counts all experts; FLOPs count the active ones.
+The shape itself and its parameter count live in :mod:`comparator.estimate.architecture`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 import re
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 
 from comparator.errors import UnknownModelError
+from comparator.estimate.architecture import ModelShape
+from comparator.estimate.builtin_configs import CONFIGS
+from comparator.estimate.hf_config import load_config, shape_from_config
+
+__all__ = ["BUILTIN_SHAPES", "ModelShape", "find_builtin", "parse_size", "resolve_model"]
 
 #: Vocabulary assumed for a shape inferred from a bare size (Llama 2's).
 INFERRED_VOCAB = 32000
 #: Head size of an inferred shape, and the hidden/layers aspect ratio (both Llama 7B's).
 INFERRED_HEAD_DIM = 128
 INFERRED_HIDDEN_PER_LAYER = 128
-
-
-@dataclass(frozen=True)
-class ModelShape:
-    """The architecture of a decoder-only transformer, as far as memory and FLOPs care."""
-
-    name: str
-    layers: int
-    hidden: int
-    heads: int
-    kv_heads: int
-    intermediate: int  # per expert for MoE models
-    vocab: int
-    tied_embeddings: bool = False
-    experts: int = 1
-    active_experts: int = 1
-    head_dim: int | None = None  # None: hidden // heads
-    gated_mlp: bool = True  # SwiGLU (gate, up, down) vs GELU (fc1, fc2)
-    qkv_bias: bool = False
-    linear_bias: bool = False  # every linear has a bias (GPT-2, BLOOM)
-    layer_norm: bool = False  # LayerNorm with bias instead of RMSNorm
-    qk_norm: bool = False
-    position_embeddings: int = 0
-    extra_norms: int = 0  # e.g. BLOOM's embedding LayerNorm
-    source: str = "builtin"  # builtin | config | size
-    stated_params: int | None = None  # a bare size: the parameter count the user gave
-
-    @property
-    def dim_per_head(self) -> int:
-        return self.head_dim or self.hidden // self.heads
-
-    @property
-    def q_dim(self) -> int:
-        return self.heads * self.dim_per_head
-
-    @property
-    def kv_dim(self) -> int:
-        return self.kv_heads * self.dim_per_head
-
-    @property
-    def is_moe(self) -> bool:
-        return self.experts > 1
-
-    @property
-    def inferred(self) -> bool:
-        return self.stated_params is not None
-
-    # -- parameters --------------------------------------------------------------------------
-
-    @cached_property
-    def _norm_params(self) -> int:
-        return self.hidden * (2 if self.layer_norm else 1)
-
-    @cached_property
-    def attention_params(self) -> int:
-        """Parameters of one layer's attention block (projections, biases, q/k norms)."""
-        h, q, kv = self.hidden, self.q_dim, self.kv_dim
-        total = h * q + 2 * h * kv + q * h
-        if self.qkv_bias or self.linear_bias:
-            total += q + 2 * kv
-        if self.linear_bias:
-            total += h
-        if self.qk_norm:
-            total += 2 * self.dim_per_head
-        return total
-
-    @cached_property
-    def expert_params(self) -> int:
-        """Parameters of one MLP (one expert of an MoE layer)."""
-        h, i = self.hidden, self.intermediate
-        if self.gated_mlp:
-            return 3 * h * i + ((2 * i + h) if self.linear_bias else 0)
-        return 2 * h * i + ((i + h) if self.linear_bias else 0)
-
-    def _layer_params(self, experts: int) -> int:
-        router = self.hidden * self.experts if self.is_moe else 0
-        norms = 2 * self._norm_params
-        return self.attention_params + experts * self.expert_params + router + norms
-
-    @cached_property
-    def layer_params(self) -> int:
-        return self._layer_params(self.experts)
-
-    @cached_property
-    def embedding_params(self) -> int:
-        """Token (and position) embeddings plus an untied output head: kept 16-bit by QLoRA."""
-        head = 0 if self.tied_embeddings else self.vocab * self.hidden
-        return self.vocab * self.hidden + head + self.position_embeddings * self.hidden
-
-    @cached_property
-    def _outer_norm_params(self) -> int:
-        return (1 + self.extra_norms) * self._norm_params
-
-    @cached_property
-    def params(self) -> int:
-        """Total parameters (all experts). A bare size returns the size as given."""
-        if self.stated_params is not None:
-            return self.stated_params
-        return self.layers * self.layer_params + self.embedding_params + self._outer_norm_params
-
-    @cached_property
-    def active_params(self) -> int:
-        """Parameters one token passes through (the active experts only)."""
-        if not self.is_moe or self.stated_params is not None:
-            return self.params
-        active = self.layers * self._layer_params(self.active_experts)
-        return active + self.embedding_params + self._outer_norm_params
-
-    @cached_property
-    def quantizable_params(self) -> int:
-        """Weights of the blocks' linear layers: what QLoRA stores as NF4."""
-        if self.stated_params is not None:
-            return max(self.params - self.embedding_params, 0)
-        h, q, kv = self.hidden, self.q_dim, self.kv_dim
-        attention = h * q + 2 * h * kv + q * h
-        mlp = (3 if self.gated_mlp else 2) * h * self.intermediate * self.experts
-        router = h * self.experts if self.is_moe else 0
-        return self.layers * (attention + mlp + router)
-
-    # -- LoRA ----------------------------------------------------------------------------------
-
-    def _linear_dims(self, experts: int) -> int:
-        """Σ (d_in + d_out) over one layer's linear layers, for ``experts`` experts."""
-        h, q, kv, i = self.hidden, self.q_dim, self.kv_dim, self.intermediate
-        attention = (h + q) + 2 * (h + kv) + (q + h)
-        mlp = (3 if self.gated_mlp else 2) * (h + i)
-        return attention + experts * mlp
-
-    @cached_property
-    def lora_dims(self) -> int:
-        """LoRA parameters per unit of rank, on every linear layer of the blocks."""
-        return self.layers * self._linear_dims(self.experts)
-
-    @cached_property
-    def lora_active_dims(self) -> int:
-        return self.layers * self._linear_dims(self.active_experts)
-
-    @cached_property
-    def largest_linear_params(self) -> int:
-        h = self.hidden
-        return max(h * self.q_dim, h * self.intermediate, self.q_dim * h)
-
-    def summary(self) -> dict[str, object]:
-        """The ``model`` object of ``suanli estimate --json``."""
-        return {
-            "name": self.name,
-            "params": self.params,
-            "active_params": self.active_params,
-            "layers": self.layers,
-            "hidden": self.hidden,
-            "heads": self.heads,
-            "kv_heads": self.kv_heads,
-            "head_dim": self.dim_per_head,
-            "intermediate": self.intermediate,
-            "vocab": self.vocab,
-            "tied_embeddings": self.tied_embeddings,
-            "experts": self.experts,
-            "active_experts": self.active_experts,
-            "source": self.source,
-            "inferred_shape": self.inferred,
-        }
 
 
 def _llama(
@@ -271,6 +112,12 @@ BUILTIN_SHAPES: tuple[ModelShape, ...] = (
     _llama("DeepSeek-LLM-67B", 95, 8192, 64, 8, 22016, 102400),
 )
 
+#: MoE, MLA, Gemma, Phi, BigCode … read from their config.json keys (``builtin_configs``).
+BUILTIN_SHAPES += tuple(
+    dataclasses.replace(shape_from_config(data, name), name=name, source="builtin")
+    for name, data in CONFIGS.items()
+)
+
 #: Other spellings of built-in models (same architecture).
 _ALIASES: dict[str, str] = {
     "Llama-3-8B": "Llama-3.1-8B",
@@ -281,6 +128,15 @@ _ALIASES: dict[str, str] = {
     "GLM4-9B": "GLM-4-9B",
     "DeepSeek-LLM-7B-base": "DeepSeek-LLM-7B",
     "DeepSeek-LLM-67B-base": "DeepSeek-LLM-67B",
+    "DeepSeek-R1": "DeepSeek-V3",
+    "DeepSeek-Coder-V2-Lite": "DeepSeek-V2-Lite",
+    "Phi-3-mini-4k": "Phi-3-mini",
+    "Phi-3-mini-128k": "Phi-3-mini",
+    "Phi-3-small-8k": "Phi-3-small",
+    "Phi-3-small-128k": "Phi-3-small",
+    "Qwen2-MoE-57B-A14B": "Qwen2-57B-A14B",
+    "GPT2": "GPT-2",
+    "GPT2-XL": "GPT-2-XL",
 }
 
 _JUNK_WORDS = frozenset({"hf", "chat", "instruct", "base", "it", "meta"})
@@ -389,8 +245,6 @@ def _unknown(text: str) -> UnknownModelError:
 @lru_cache(maxsize=512)
 def resolve_model(text: str) -> ModelShape:
     """A model shape from a built-in name, a config.json path or a bare size (cached)."""
-    from comparator.estimate.hf_config import load_config
-
     spec = text.strip()
     if not spec:
         raise UnknownModelError("--model is empty: expected a model name, config.json or size")

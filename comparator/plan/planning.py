@@ -152,6 +152,10 @@ def _assumptions(
         "multi_node_efficiency": str(context.multi_node_efficiency),
         "throughput": throughput_table(sorted(table.work) + sorted(table.unusable)),
         "card_hours_by_gpu": {g: str(w.card_hours) for g, w in sorted(table.work.items())},
+        "card_hours_range_by_gpu": {
+            g: {"low": str(low), "high": str(high)}
+            for g, (low, high) in sorted(table.card_hours_range.items())
+        },
         "min_cards_by_gpu": {g: w.min_cards for g, w in sorted(table.work.items())},
         "window": {
             "earliest_start": job.schedule.earliest_start.isoformat(),

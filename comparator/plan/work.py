@@ -3,7 +3,8 @@
 A ``[workload]`` job gives card-hours on a reference GPU; other GPUs get them scaled by the
 throughput table (:mod:`comparator.estimate.throughput`). A ``[model]`` + ``[training]`` job asks the
 estimator, once per GPU model, for card-hours and the fewest cards that hold the job in memory;
-a GPU that cannot hold it is excluded with the reason.
+a GPU that cannot hold it is excluded with the reason. The plan uses the estimate's expected
+card-hours; its low/high range is kept beside them (``card_hours_range``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ class WorkTable:
     work: dict[str, GpuWork] = field(default_factory=dict)
     unusable: dict[str, tuple[str, str]] = field(default_factory=dict)  # gpu → (kind, reason)
     estimates: dict[str, Estimate] = field(default_factory=dict)
+    #: gpu → (low, high) card-hours of the estimate's range; the plan uses the expected value
+    card_hours_range: dict[str, tuple[Decimal, Decimal]] = field(default_factory=dict)
 
 
 def _from_workload(job: Job, gpus: Iterable[str]) -> WorkTable:
@@ -96,6 +99,11 @@ def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:
             continue
         hours = Decimal(repr(result.card_hours))
         table.work[gpu] = GpuWork(gpu, hours, result.min_cards or result.cards, request.cards)
+        solution = result.solution
+        table.card_hours_range[gpu] = (
+            Decimal(repr(solution.hours_low * solution.cards)),
+            Decimal(repr(solution.hours_high * solution.cards)),
+        )
     return table
 
 

@@ -1,0 +1,118 @@
+"""Throughput: the fraction of the card's dense peak a job turns into counted FLOPs, with a range.
+
+``efficiency = exp(Σ coefficient × feature)``, fitted by ``scripts/fit_throughput.py`` to the
+published runs in ``tests/data/throughput/runs.json`` (MosaicML llm-foundry, Megatron-LM,
+Korthikanti et al., torchtune, nanoGPT, llm.c, Llama 1/2/3, DeepSeek-V2/V3, OPT, Hugging
+Face's Smol playbook). The coefficients and the fit's error on its own data live in
+``mfu_fit.json`` beside this module; ``docs/estimation.md`` explains them.
+
+Features: the GPU class (Hopper/Blackwell, A100-class data centre, PCIe/workstation cards),
+log₁₀ of the active parameters in billions (small models keep big cards less busy), QLoRA
+(dequantising the NF4 weights), FP8 (on cards that have it, against the BF16 peak), several
+cards without NVLink, and more than one node. LoRA has no feature of its own: it differs from
+full fine-tuning in the FLOPs counted (no weight gradients: 4·Ψ instead of 6·Ψ), not in how
+busy the card is — a LoRA coefficient fitted to the three torchtune LoRA runs came out ×1.5,
+an artefact of the slow full fine-tuning runs on the same cards, and made the fit worse on the
+other sources (median error 14.4 % with it, 11.0 % without).
+
+The efficiency applies to the FLOPs the estimator counts, *recomputation included*
+(:func:`~comparator.estimate.compute.flops_per_token`), and was fitted that way: a
+checkpointed run is charged its extra forward pass once, as FLOPs, not again as a lower MFU.
+
+``low``/``high`` hours come from the 5th and 95th percentiles of the fit's residuals
+(measured over predicted efficiency): the range held that share of the published runs.
+Other vendors (Ascend, AMD, Intel) have no published runs here: they take the data-centre
+coefficients times ``OTHER_VENDOR_FACTOR``, an assumption, not a fit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from comparator.domain.gpus import GpuSpec
+from comparator.estimate.compute import gpu_class
+
+OTHER_VENDOR_FACTOR = 0.8
+MIN_EFFICIENCY, MAX_EFFICIENCY = 0.03, 0.8
+#: Card families with FP8 tensor cores (Ada, Hopper, Blackwell).
+FP8_FAMILIES = frozenset(
+    {
+        "H100",
+        "H800",
+        "H200",
+        "H20",
+        "GH200",
+        "B200",
+        "B300",
+        "L4",
+        "L40",
+        "L40S",
+        "RTX4060",
+        "RTX4070",
+        "RTX4090",
+        "RTX5060",
+        "RTX5090",
+        "RTX4000-Ada",
+        "RTX6000-Ada",
+        "RTXPRO6000",
+    }
+)
+FEATURES = (
+    "hopper",
+    "datacenter",
+    "workstation",
+    "log_size",
+    "qlora",
+    "fp8",
+    "pcie_multi",
+    "multi_node",
+)
+
+
+@lru_cache(maxsize=1)
+def fit() -> dict[str, Any]:
+    """The stored fit: coefficients, residual quantiles and the error on its own runs."""
+    text = resources.files("comparator.estimate").joinpath("mfu_fit.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def features(
+    gpu: GpuSpec, active_params: float, method: str, precision: str, cards: int
+) -> dict[str, float]:
+    """The model's inputs for one job (0/1 flags and the log size)."""
+    kind = gpu_class(gpu)
+    size = min(max(active_params / 1e9, 0.1), 2000.0)
+    return {
+        "hopper": float(kind == "hopper"),
+        "datacenter": float(kind in ("datacenter", "other")),
+        "workstation": float(kind == "workstation"),
+        "log_size": math.log10(size),
+        "qlora": float(method == "qlora"),
+        "fp8": float(precision == "fp8"),
+        "pcie_multi": float(cards > 1 and not gpu.has_nvlink),
+        "multi_node": float(cards > 8),
+    }
+
+
+@lru_cache(maxsize=4096)
+def efficiency(
+    gpu: GpuSpec, active_params: float, method: str, precision: str, cards: int
+) -> float:
+    """Expected counted-FLOPs utilisation of the dense BF16 peak."""
+    coefficients: dict[str, float] = fit()["coefficients"]
+    values = features(gpu, active_params, method, precision, cards)
+    value = math.exp(sum(coefficients[name] * values[name] for name in FEATURES))
+    if gpu_class(gpu) == "other":
+        value *= OTHER_VENDOR_FACTOR
+    return min(max(value, MIN_EFFICIENCY), MAX_EFFICIENCY)
+
+
+def hours_range_factors() -> tuple[float, float]:
+    """(low, high) multipliers of the expected hours: the fit's 95th/5th residual percentiles."""
+    quantiles: dict[str, float] = fit()["residual_log_quantiles"]
+    return math.exp(-quantiles["p95"]), math.exp(-quantiles["p05"])

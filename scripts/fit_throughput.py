@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Refit the throughput model to the published runs and write comparator/estimate/mfu_fit.json.
+
+Run from the repository root:  .venv/bin/python scripts/fit_throughput.py [--check]
+
+Each run in tests/data/throughput/runs.json gives its measured throughput (tokens per second
+per GPU, tokens and GPU-hours, or the source's own TFLOP/s per GPU). Its efficiency is the
+FLOPs the estimator counts for that job (recomputation included) times the tokens per second
+per GPU, over the card's dense BF16 peak. log(efficiency) is fitted by weighted least squares
+on the features of comparator.estimate.mfu, each source weighing the same in total (a run
+weighs 1/runs-of-its-source); the 5th/95th residual percentiles give the hours range.
+``--check`` exits 1 when the stored fit differs from a refit (CI guard).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from comparator.domain.gpus import resolve_gpu  # noqa: E402
+from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token  # noqa: E402
+from comparator.estimate.mfu import FEATURES, features  # noqa: E402
+from comparator.estimate.shapes import resolve_model  # noqa: E402
+
+RUNS = ROOT / "tests" / "data" / "throughput" / "runs.json"
+OUT = ROOT / "comparator" / "estimate" / "mfu_fit.json"
+LORA_RANK = 16
+
+
+def model_spec(run: dict[str, Any]) -> str:
+    model = str(run["model"])
+    return str(RUNS.parent.parent / model) if model.startswith("hf_configs/") else model
+
+
+def measured_efficiency(run: dict[str, Any]) -> float:
+    """Counted FLOPs per second per GPU over the dense BF16 peak."""
+    gpu = resolve_gpu(run["gpu"])
+    assert gpu.bf16_tflops is not None
+    peak = gpu.bf16_tflops * 1e12
+    if "tflops_per_gpu" in run:
+        return float(run["tflops_per_gpu"]) * 1e12 / peak
+    # a run with a paged/offloaded optimizer is what the estimator times with --offload: its
+    # efficiency is that of the same run on the cards, the offload factor taken back out
+    shape = resolve_model(model_spec(run))
+    per_token = flops_per_token(shape, run["method"], run["recompute"], run["seq_len"], LORA_RANK)
+    if "tokens_per_s_per_gpu" in run:
+        rate = float(run["tokens_per_s_per_gpu"])
+    else:
+        rate = float(run["tokens"]) / (float(run["gpu_hours"]) * 3600)
+    paged = OFFLOAD_TIME_FACTOR if run.get("offload_optimizer") else 1.0
+    return per_token * rate * paged / peak
+
+
+def feature_row(run: dict[str, Any]) -> list[float]:
+    shape = resolve_model(model_spec(run))
+    gpu = resolve_gpu(run["gpu"])
+    values = features(gpu, shape.active_params, run["method"], run["precision"], run["cards"])
+    return [values[name] for name in FEATURES]
+
+
+def refit() -> dict[str, Any]:
+    runs = json.loads(RUNS.read_text(encoding="utf-8"))["runs"]
+    x = np.array([feature_row(run) for run in runs])
+    y = np.array([math.log(measured_efficiency(run)) for run in runs])
+    per_source = Counter(run["source"] for run in runs)
+    # every source weighs the same in total, so one long table cannot dominate the fit
+    root_w = np.array([per_source[run["source"]] ** -0.5 for run in runs])
+    coefficients, *_ = np.linalg.lstsq(x * root_w[:, None], y * root_w, rcond=None)
+    residuals = y - x @ coefficients
+    p05, p95 = (float(np.percentile(residuals, q)) for q in (5, 95))
+    # hours scale with 1/efficiency: hours error = exp(-residual) - 1
+    errors = [abs(math.exp(-r) - 1) for r in residuals]
+    covered = sum(p05 <= r <= p95 for r in residuals)
+    table = [
+        {
+            "id": run["id"],
+            "measured_efficiency": round(math.exp(float(yi)), 4),
+            "predicted_efficiency": round(math.exp(float(yi - ri)), 4),
+            "hours_ratio": round(math.exp(-float(ri)), 3),
+        }
+        for run, yi, ri in zip(runs, y, residuals, strict=True)
+    ]
+    return {
+        "SOURCE": "scripts/fit_throughput.py on tests/data/throughput/runs.json",
+        "features": list(FEATURES),
+        "coefficients": {
+            n: round(float(c), 6) for n, c in zip(FEATURES, coefficients, strict=True)
+        },
+        "residual_log_quantiles": {"p05": round(p05, 6), "p95": round(p95, 6)},
+        "runs": len(runs),
+        "sources": len({run["source"] for run in runs}),
+        "median_hours_error": round(statistics.median(errors), 4),
+        "worst_hours_ratio": round(max(math.exp(-r) for r in residuals), 3),
+        "best_hours_ratio": round(min(math.exp(-r) for r in residuals), 3),
+        "range_coverage": round(covered / len(runs), 4),
+        "per_run": table,
+    }
+
+
+def main() -> int:
+    result = refit()
+    text = json.dumps(result, indent=1) + "\n"
+    if "--check" in sys.argv:
+        stored = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+        if stored != text:
+            print("mfu_fit.json is stale: run scripts/fit_throughput.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.write_text(text, encoding="utf-8")
+    keys = ("runs", "sources", "median_hours_error", "worst_hours_ratio", "range_coverage")
+    summary = {k: result[k] for k in (*keys, "best_hours_ratio")}
+    print(json.dumps({"coefficients": result["coefficients"], **summary}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
