@@ -214,6 +214,8 @@ def prepare(
     offers: Sequence[OfferView],
     profiles: Mapping[str, ProviderProfile],
     context: PlanContext,
+    *,
+    prune: bool = True,
 ) -> Prepared:
     """Compliance, requirements, work per GPU and every candidate placement of ``job``."""
     checks = _Filter(job, context)
@@ -284,9 +286,14 @@ def plan_job(
     offers: Sequence[OfferView],
     profiles: Mapping[str, ProviderProfile],
     context: PlanContext,
+    *,
+    prune: bool = True,
 ) -> PlanResult:
-    """The best plan, alternatives and exclusions of ``job`` over ``offers`` (exact)."""
-    prepared = prepare(job, offers, profiles, context)
+    """The best plan, alternatives and exclusions of ``job`` over ``offers`` (exact).
+
+    ``prune=False`` skips the optimality-preserving pruning of :mod:`comparator.plan.prune`
+    (benchmarks and tests compare both)."""
+    prepared = prepare(job, offers, profiles, context, prune=prune)
     options = PlanOptions(context.objective, job.max_cost, context.top)
     selection = choose(prepared.built.candidates, options)
     best = realise(selection.best, job.currency) if selection.best else None
