@@ -93,7 +93,8 @@ def unpruned_main(url: str) -> None:
     from datetime import date
 
     from comparator.catalog.db import make_engine
-    from comparator.catalog.queries import current_offers, load_profiles
+    from comparator.catalog.offer_filter import current_offers
+    from comparator.catalog.queries import load_profiles
     from comparator.config import load_settings
     from comparator.domain.job import load_job
     from comparator.plan.planning import plan_job
@@ -132,7 +133,7 @@ def offers_query_ms(url: str, runs: int = 5) -> tuple[float, int]:
     """Median in-process time of the GPU + province filter (ranked), and its row count."""
     from comparator.catalog.db import make_engine
     from comparator.catalog.listing import rank_offers
-    from comparator.catalog.queries import current_offers
+    from comparator.catalog.offer_filter import current_offers
     from comparator.config import load_settings
 
     engine = make_engine(url)

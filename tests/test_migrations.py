@@ -9,7 +9,8 @@ from sqlalchemy import inspect
 
 from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.catalog.models import OfferIn
-from comparator.catalog.queries import current_offers, store_profile, store_snapshot
+from comparator.catalog.offer_filter import current_offers
+from comparator.catalog.queries import store_profile, store_snapshot
 from comparator.domain.profile import DataCenter, ProviderProfile
 
 PROFILE = ProviderProfile(
@@ -41,7 +42,7 @@ def test_upgrade_from_first_revision_keeps_data(any_db_url: str) -> None:
     assert view.price == Decimal("1.2345") and view.province == "广东"
     with engine.connect() as conn:
         version = conn.exec_driver_sql("select version_num from alembic_version").scalar_one()
-    assert version == "0004"
+    assert version == "0005"
     assert not any(inspect(engine).has_table(t) for t in ("license", "filing", "certification"))
     upgrade_schema(engine)  # idempotent
     engine.dispose()

@@ -18,6 +18,7 @@ from comparator.compliance.engine import evaluate_offers
 from comparator.compliance.model import ProviderReport
 from comparator.domain.job import Job
 from comparator.domain.money import FxTable
+from comparator.domain.offer_filter import FilteredOffers
 from comparator.domain.offer_view import OfferView
 from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
@@ -207,6 +208,7 @@ class Prepared:
     checks: _Filter
     table: WorkTable
     built: CandidateSet
+    filtered: Sequence[FilteredOffers] = ()  # offers the catalog left out (counted, not listed)
 
 
 def prepare(
@@ -216,6 +218,7 @@ def prepare(
     context: PlanContext,
     *,
     prune: bool = True,
+    filtered: Sequence[FilteredOffers] = (),
 ) -> Prepared:
     """Compliance, requirements, work per GPU and every candidate placement of ``job``."""
     checks = _Filter(job, context)
@@ -234,7 +237,7 @@ def prepare(
     )
     built = build_candidates(workable, table.work, options)
     checks.unschedulable(workable, built)
-    return Prepared(job, context, offers, checks, table, built)
+    return Prepared(job, context, offers, checks, table, built, tuple(filtered))
 
 
 def finish(
@@ -266,6 +269,9 @@ def finish(
             "candidates": len(prepared.built.candidates),
             "solved": len(selection.evaluated),
             "pruned": selection.pruned,
+            "filtered_in_catalog": [
+                {"kind": f.kind, "reason": f.reason, "count": f.count} for f in prepared.filtered
+            ],
         },
         estimate=placement_estimate(
             job, (best.gpu, best.cards) if best else None, headroom=context.headroom
@@ -275,7 +281,13 @@ def finish(
     )
     if best is None:
         diagnosis = diagnose(
-            job, len(prepared.offers), excluded, prepared.built.candidates, selection, context.lang
+            job,
+            len(prepared.offers),
+            excluded,
+            prepared.built.candidates,
+            selection,
+            context.lang,
+            filtered=prepared.filtered,
         )
         result.binding, result.message = diagnosis.binding, diagnosis.message
     return result
@@ -288,12 +300,15 @@ def plan_job(
     context: PlanContext,
     *,
     prune: bool = True,
+    filtered: Sequence[FilteredOffers] = (),
 ) -> PlanResult:
     """The best plan, alternatives and exclusions of ``job`` over ``offers`` (exact).
 
-    ``prune=False`` skips the optimality-preserving pruning of :mod:`comparator.plan.prune`
-    (benchmarks and tests compare both)."""
-    prepared = prepare(job, offers, profiles, context, prune=prune)
+    ``filtered`` counts the offers the catalog already left out for the job
+    (:func:`comparator.plan.prefilter.job_offer_filter`). ``prune=False`` skips the
+    optimality-preserving pruning of :mod:`comparator.plan.prune` (benchmarks and tests
+    compare both)."""
+    prepared = prepare(job, offers, profiles, context, prune=prune, filtered=filtered)
     options = PlanOptions(context.objective, job.max_cost, context.top)
     selection = choose(prepared.built.candidates, options)
     best = realise(selection.best, job.currency) if selection.best else None
