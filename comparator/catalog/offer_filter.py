@@ -106,29 +106,26 @@ def current_offers(
     provider: str | None = None,
     province: str | None = None,
     billing: str | None = None,
-    offer_filter: OfferFilter | None = None,
 ) -> list[OfferView]:
-    """Offers of every provider's current snapshot, filtered by canonical values, by offer id.
-
-    ``offer_filter`` (a job's, :func:`comparator.plan.prefilter.job_offer_filter`) narrows
-    them further; ``gpu`` and ``province`` are the `offers` command's options.
-    """
-    base = offer_filter or OfferFilter()
-    narrowed = OfferFilter(
-        gpus=base.gpus if gpu is None else (gpu,) if not base.gpus or gpu in base.gpus else ("",),
-        provinces=_narrow(base.provinces, province),
-        cities=base.cities,
-        exclude_spot=base.exclude_spot,
+    """Offers of every provider's current snapshot, filtered by canonical values, by offer id."""
+    wanted = OfferFilter(
+        gpus=() if gpu is None else (gpu,), provinces=() if province is None else (province,)
     )
-    query = current_query(narrowed, provider=provider, billing=billing).order_by(OFFER.c.id)
+    return job_offers(engine, wanted, provider=provider, billing=billing)
+
+
+def job_offers(
+    engine: Engine,
+    offer_filter: OfferFilter,
+    *,
+    provider: str | None = None,
+    billing: str | None = None,
+) -> list[OfferView]:
+    """The current offers that pass ``offer_filter`` (a job's,
+    :func:`comparator.plan.prefilter.job_offer_filter`), by offer id, read in batches."""
+    query = current_query(offer_filter, provider=provider, billing=billing).order_by(OFFER.c.id)
     with engine.connect() as conn:
         return list(stream_offers(conn, query))
-
-
-def _narrow(values: tuple[str, ...], one: str | None) -> tuple[str, ...]:
-    if one is None:
-        return values
-    return (one,) if not values or one in values else ("",)
 
 
 def current_snapshot_id_list(engine: Engine) -> list[str]:

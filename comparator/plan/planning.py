@@ -31,6 +31,7 @@ from comparator.plan.candidates import (
     build_candidates,
 )
 from comparator.plan.diagnose import diagnose
+from comparator.plan.prune import LazyCandidates, choose_lazy, lazy_candidates
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult
 from comparator.plan.solve import PlanOptions, Selection, choose, realise
 from comparator.plan.work import WorkTable, placement_estimate, work_table
@@ -134,8 +135,11 @@ class _Filter:
                 self.excluded.append(_exclusion(offer, kind, [reason]))
         return kept
 
-    def unschedulable(self, offers: Sequence[OfferView], built: CandidateSet) -> None:
-        used = {offer_id for c in built.candidates for offer_id in c.offers}
+    def unschedulable(
+        self, offers: Sequence[OfferView], built: CandidateSet, used: set[str] | None = None
+    ) -> None:
+        if used is None:
+            used = {offer_id for c in built.candidates for offer_id in c.offers}
         by_id = {o.offer_id: o for o in offers}
         for offer_id, reasons in built.reasons.items():
             if offer_id not in used and offer_id in by_id:
@@ -209,6 +213,7 @@ class Prepared:
     table: WorkTable
     built: CandidateSet
     filtered: Sequence[FilteredOffers] = ()  # offers the catalog left out (counted, not listed)
+    lazy: LazyCandidates | None = None  # groups expanded only when reached (prune=True)
 
 
 def prepare(
@@ -217,10 +222,13 @@ def prepare(
     profiles: Mapping[str, ProviderProfile],
     context: PlanContext,
     *,
-    prune: bool = True,
+    prune: bool = False,
     filtered: Sequence[FilteredOffers] = (),
 ) -> Prepared:
-    """Compliance, requirements, work per GPU and every candidate placement of ``job``."""
+    """Compliance, requirements, work per GPU and every candidate placement of ``job``.
+
+    With ``prune`` the candidates are built lazily (:mod:`comparator.plan.prune`) and
+    ``built`` fills as :func:`~comparator.plan.prune.choose_lazy` reaches them."""
     checks = _Filter(job, context)
     eligible = checks.allowed(checks.compliant(offers, profiles))
     table = work_table(job, {o.gpu for o in eligible}, headroom=context.headroom)
@@ -235,6 +243,10 @@ def prepare(
         {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
         lang=context.lang,
     )
+    if prune:
+        lazy = lazy_candidates(workable, table.work, options)
+        checks.unschedulable(workable, lazy.built, lazy.used)
+        return Prepared(job, context, offers, checks, table, lazy.built, tuple(filtered), lazy)
     built = build_candidates(workable, table.work, options)
     checks.unschedulable(workable, built)
     return Prepared(job, context, offers, checks, table, built, tuple(filtered))
@@ -269,6 +281,7 @@ def finish(
             "candidates": len(prepared.built.candidates),
             "solved": len(selection.evaluated),
             "pruned": selection.pruned,
+            "groups_not_built": prepared.lazy.not_built if prepared.lazy else 0,
             "filtered_in_catalog": [
                 {"kind": f.kind, "reason": f.reason, "count": f.count} for f in prepared.filtered
             ],
@@ -310,7 +323,10 @@ def plan_job(
     compare both)."""
     prepared = prepare(job, offers, profiles, context, prune=prune, filtered=filtered)
     options = PlanOptions(context.objective, job.max_cost, context.top)
-    selection = choose(prepared.built.candidates, options)
+    if prepared.lazy is not None:
+        selection = choose_lazy(prepared.lazy, options)
+    else:
+        selection = choose(prepared.built.candidates, options)
     best = realise(selection.best, job.currency) if selection.best else None
     alternatives = [realise(e, job.currency) for e in selection.alternatives]
     return finish(prepared, selection, best, alternatives)

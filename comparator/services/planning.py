@@ -18,6 +18,7 @@ from comparator.catalog.offer_filter import (
     count_current,
     current_offers,
     current_snapshot_id_list,
+    job_offers,
 )
 from comparator.catalog.queries import load_profiles
 from comparator.config import Settings
@@ -53,7 +54,7 @@ class JobCatalog:
 def load_for_job(engine: Engine, job: Job, lang: str = "en") -> JobCatalog:
     """The current offers ``job`` can use, filtered in SQL, with their providers' profiles."""
     offer_filter = job_offer_filter(job)
-    offers = current_offers(engine, offer_filter=offer_filter)
+    offers = job_offers(engine, offer_filter)
     total = count_current(engine)
     in_place = count_current(engine, offer_filter) if offer_filter.by_place else total
     filtered = filtered_reasons(offer_filter, total - in_place, in_place - len(offers), lang)
