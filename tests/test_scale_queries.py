@@ -41,7 +41,9 @@ def plan_text(engine: Engine, query: Select[Any]) -> str:
 
 
 @pytest.mark.parametrize("offer_filter", [LISTING, JOB_LOAD], ids=["offers", "plan-load"])
-def test_offer_filters_use_the_offer_indexes(demo_engine: Engine, offer_filter: OfferFilter) -> None:
+def test_offer_filters_use_the_offer_indexes(
+    demo_engine: Engine, offer_filter: OfferFilter
+) -> None:
     plan = plan_text(demo_engine, current_query(offer_filter))
     if demo_engine.dialect.name == "sqlite":
         assert "SCAN offer" not in plan, plan

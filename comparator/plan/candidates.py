@@ -291,6 +291,16 @@ class CandidateBuilder:
         counts = card_counts(work, key[3], offers, self.options.max_nodes)
         return GroupInput(key, offers, priced, work, counts, self.grid_for(key[0]))
 
+    def sketch(self, g: GroupInput, cards: int) -> Candidate | None:
+        """The ``cards``-card candidate without its rates (enough for :func:`undominated`)."""
+        usable = {o.offer_id: o for o in g.offers if _fits(o, cards) is None}
+        if not usable:
+            return None
+        units = {k: -(-cards // o.cards) for k, o in usable.items()}
+        hours = run_hours(g.work.card_hours, cards, g.key[3], self.options.multi_node_efficiency)
+        problem = ScheduleProblem(g.grid.deadline_slot, hours, self.options.interruptible, 0)
+        return Candidate(*g.key[:3], cards, g.key[3], g.work, g.grid, problem, usable, units, {})
+
     def expand(self, g: GroupInput) -> list[Candidate]:
         """The group's candidates, one per card count worth trying."""
         found = [
@@ -299,7 +309,7 @@ class CandidateBuilder:
             if (c := self.candidate(g.key, g.offers, g.prices, g.work, n, g.grid)) is not None
         ]
         self.note_unusable(g.offers, g.counts, found)
-        return _undominated(found)
+        return undominated(found)
 
     def _calendar_checked(self, offers: list[OfferView]) -> list[OfferView]:
         kept = []
@@ -334,7 +344,7 @@ class CandidateBuilder:
                 break
 
 
-def _undominated(candidates: list[Candidate]) -> list[Candidate]:
+def undominated(candidates: list[Candidate]) -> list[Candidate]:
     """Drop card counts that are never better: slower or as slow, with more units of each offer."""
     kept = []
     for c in candidates:

@@ -281,7 +281,7 @@ def finish(
             "candidates": len(prepared.built.candidates),
             "solved": len(selection.evaluated),
             "pruned": selection.pruned,
-            "groups_not_built": prepared.lazy.not_built if prepared.lazy else 0,
+            "counts_not_built": prepared.lazy.not_built if prepared.lazy else 0,
             "filtered_in_catalog": [
                 {"kind": f.kind, "reason": f.reason, "count": f.count} for f in prepared.filtered
             ],

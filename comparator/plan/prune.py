@@ -9,7 +9,7 @@ expanded into candidates only when the best-first walk reaches its bound. Candid
 solved in exactly the order :func:`~comparator.plan.solve.choose` would solve them (by key, then
 by their place in the candidate list), and the walk stops where ``choose`` would find every
 remaining candidate hopeless, so the plans and alternatives are the same, to the cent and the
-tie. Only the groups never reached are not built (counted in ``stats["groups_not_built"]``).
+tie. Card counts never reached are not built (counted in ``stats["counts_not_built"]``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from comparator.plan.candidates import (
     GpuWork,
     GroupInput,
     group_offers,
+    undominated,
 )
 from comparator.plan.slot_prices import shared_factors
 from comparator.plan.solve import (
@@ -86,94 +87,173 @@ def _max_cards(offer: OfferView) -> float:
     return most if is_rdma(offer.network) else min(most, offer.node_cards)
 
 
-def _slot_floor(g: GroupInput, offer: OfferView, slots: int, runs: int) -> float:
-    """A lower bound on what one unit of ``offer`` costs per run slot."""
-    price = float(g.prices[offer.offer_id])
-    if offer.billing in HOURLY_MODES:
-        factors = shared_factors(offer.time_of_use, g.grid.first, max(slots, 1), g.grid.timezone)
-        return price * float(min(factors[:slots] or factors))
-    return max(price / offer.period_hours, offer.min_units * price / max(runs, 1))
+@dataclass(frozen=True)
+class _Floor:
+    """What one offer contributes to a count's bound: per unit and run slot, at least
+    ``hourly`` (hourly offers) or ``max(per_period, per_runs / runs)`` (contracts)."""
+
+    max_cards: float
+    cards: int
+    hourly: float | None
+    per_period: float
+    per_runs: float
 
 
-def group_bound(g: GroupInput, options: CandidateOptions, objective: str) -> Key:
-    """The smallest key any candidate of the group can have (FIRST: some count is infeasible)."""
+def _floors(g: GroupInput) -> list[_Floor]:
+    slots = max(g.grid.deadline_slot, 1)
+    out = []
+    for offer in g.offers:
+        price = float(g.prices[offer.offer_id])
+        if offer.billing in HOURLY_MODES:
+            factors = shared_factors(offer.time_of_use, g.grid.first, slots, g.grid.timezone)
+            out.append(_Floor(_max_cards(offer), offer.cards, price * float(min(factors)), 0, 0))
+        else:
+            per_period = price / offer.period_hours
+            out.append(
+                _Floor(_max_cards(offer), offer.cards, None, per_period, offer.min_units * price)
+            )
+    return out
+
+
+def count_key(
+    g: GroupInput, floors: Sequence[_Floor], cards: int, options: CandidateOptions, objective: str
+) -> Key | None:
+    """The smallest key the group's ``cards``-card candidate can have (None: no such
+    candidate; FIRST: its work cannot fit the window)."""
+    usable = [f for f in floors if f.max_cards >= cards]
+    if not usable:
+        return None
     slots = g.grid.deadline_slot
+    work = run_hours(g.work.card_hours, cards, g.key[3], options.multi_node_efficiency)
+    if work > slots:
+        return FIRST
     overhead = options.restart_overhead_hours if options.interruptible else 0
-    best: Key | None = None
-    for cards in g.counts:
-        usable = [o for o in g.offers if _max_cards(o) >= cards]
-        if not usable:
-            continue
-        work = run_hours(g.work.card_hours, cards, g.key[3], options.multi_node_efficiency)
-        if work > slots:
-            return FIRST
-        runs = min(slots, work + overhead * (work - 1))
-        floor = min(-(-cards // o.cards) * _slot_floor(g, o, slots, runs) for o in usable)
-        bound = math.floor(work * floor * 100 * (1 - 1e-6)) - (runs + 1) // 2 - 1
-        earliest = g.grid.at(work)
-        key = (1, earliest, bound) if objective == "time" else (1, bound, earliest)
-        best = key if best is None or key < best else best
-    return best if best is not None else FIRST
+    runs = max(min(slots, work + overhead * (work - 1)), 1)
+    floor = min(
+        -(-cards // f.cards)
+        * (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs))
+        for f in usable
+    )
+    bound = math.floor(work * floor * 100 * (1 - 1e-6)) - (runs + 1) // 2 - 1
+    earliest = g.grid.at(work)
+    return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
+
+
+def group_key(g: GroupInput, options: CandidateOptions, objective: str) -> Key:
+    """The smallest key any candidate of the group can have."""
+    floors = _floors(g)
+    keys = [count_key(g, floors, n, options, objective) for n in g.counts]
+    known = [k for k in keys if k is not None]
+    return min(known) if known else FIRST
+
+
+Entry = tuple[Key, int, int, int, Any]  # key, group index, position, stage, item
+GROUP, COUNT, BUILT = 0, 1, 2
 
 
 def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
-    """:func:`comparator.plan.solve.choose` over lazily built candidates (same answer)."""
-    heap: list[tuple[Key, int, int, Candidate | GroupInput]] = [
-        (group_bound(g, lazy.builder.options, options.objective), i, -1, g)
+    """:func:`comparator.plan.solve.choose` over lazily built candidates (same answer).
+
+    Stages: a group (its cheapest count's key) → its card counts (each count's key, after
+    the card-count dominance of the candidate builder) → a built candidate (its proven bound).
+    """
+    objective = options.objective
+    heap: list[Entry] = [
+        (group_key(g, lazy.builder.options, objective), i, -1, GROUP, g)
         for i, g in enumerate(lazy.groups)
     ]
     heapq.heapify(heap)
-    selection, ranking = Selection(), _Ranking(options)
-    unbounded: list[tuple[int, int, Candidate]] = []
+    walk = _Walk(lazy, options)
     while heap:
-        key, index, _position, item = heapq.heappop(heap)
-        if isinstance(item, GroupInput):
-            if key != FIRST and _all_hopeless(ranking, key):
-                lazy.not_built = 1 + sum(isinstance(e[3], GroupInput) for e in heap)
-                heap = [e for e in heap if not isinstance(e[3], GroupInput)]
-                heapq.heapify(heap)
-                continue
-            _expand(lazy, item, index, options, selection, heap, unbounded)
-            continue
-        if ranking.hopeless(item, key[1:]):
-            selection.skipped.append(item)
-            continue
-        evaluated = _evaluate(item, options)
+        key, index, position, stage, item = heapq.heappop(heap)
+        if stage == BUILT:
+            walk.solve(key, item)
+        elif key != FIRST and walk.all_hopeless(key):
+            walk.drop(item if stage == GROUP else item[1])
+        elif stage == GROUP:
+            for entry in walk.counts(item, index):
+                heapq.heappush(heap, entry)
+        elif (built := walk.build(item[0], item[1].cards, index, position)) is not None:
+            heapq.heappush(heap, built)
+    return walk.finish()
+
+
+class _Walk:
+    def __init__(self, lazy: LazyCandidates, options: PlanOptions) -> None:
+        self.lazy = lazy
+        self.options = options
+        self.selection = Selection()
+        self.ranking = _Ranking(options)
+        self.unbounded: list[tuple[int, int, Candidate]] = []
+        self.places: dict[int, tuple[int, int]] = {}  # id(candidate) → (group, position)
+
+    def all_hopeless(self, key: Key) -> bool:
+        """Whether ``key`` proves every candidate at or above it out of the shown plans."""
+        shown = self.options.top + 1
+        ranked = self.ranking.ranked()
+        return len(ranked) >= shown and key[1:] > ranked[shown - 1].key(self.options.objective)
+
+    def counts(self, g: GroupInput, index: int) -> list[Entry]:
+        """The group's card counts that the builder would keep, each with its own key."""
+        builder = self.lazy.builder
+        sketches = [c for n in g.counts if (c := builder.sketch(g, n)) is not None]
+        floors = _floors(g)
+        entries = []
+        for position, sketch in enumerate(undominated(sketches)):
+            key = count_key(g, floors, sketch.cards, builder.options, self.options.objective)
+            assert key is not None
+            entries.append((key, index, position, COUNT, (g, sketch)))
+        return entries
+
+    def drop(self, item: GroupInput | Candidate) -> None:
+        """A group or card count left unbuilt: the bound proves it hopeless. Its offers count
+        as skipped (so none is reported as missing the deadline), as in ``choose``."""
+        if isinstance(item, Candidate):
+            self.lazy.not_built += 1
+            self.selection.skipped.append(item)
+            return
+        self.lazy.not_built += len(item.counts)
+        sketch = self.lazy.builder.sketch(item, min(item.counts))
+        if sketch is not None:
+            self.selection.skipped.append(sketch)
+
+    def build(self, g: GroupInput, cards: int, index: int, position: int) -> Entry | None:
+        builder = self.lazy.builder
+        candidate = builder.candidate(g.key, g.offers, g.prices, g.work, cards, g.grid)
+        assert candidate is not None
+        self.lazy.built.candidates.append(candidate)
+        self.places[id(candidate)] = (index, position)
+        bound = lower_bound_cents(candidate.problem)
+        self.selection.bounds[id(candidate)] = bound
+        if bound is None:
+            self.unbounded.append((index, position, candidate))
+            return None
+        return (
+            (1, *_lower_key(candidate, bound, self.options.objective)),
+            index,
+            position,
+            BUILT,
+            candidate,
+        )
+
+    def solve(self, key: Key, candidate: Candidate) -> None:
+        ranking, selection = self.ranking, self.selection
+        if ranking.hopeless(candidate, key[1:]):
+            selection.skipped.append(candidate)
+            return
+        evaluated = _evaluate(candidate, self.options)
         ranking.add(evaluated)
-        if ranking.best_by_pair.get(ranking.group(item)) is not evaluated:
+        if ranking.best_by_pair.get(ranking.group(candidate)) is not evaluated:
             evaluated.profile = None
         selection.evaluated.append(evaluated)
-    unbounded.sort(key=lambda e: e[:2])
-    selection.evaluated[:0] = [Evaluated(c, None, None, None, None) for _, _, c in unbounded]
-    ranked = ranking.ranked()
-    if ranked:
-        selection.best = ranked[0]
-        selection.alternatives = ranked[1 : 1 + options.top]
-    return selection
 
-
-def _all_hopeless(ranking: _Ranking, key: Key) -> bool:
-    """Whether a bound proves every candidate at or above ``key`` out of the shown plans."""
-    shown = ranking.options.top + 1
-    ranked = ranking.ranked()
-    return len(ranked) >= shown and key[1:] > ranked[shown - 1].key(ranking.options.objective)
-
-
-def _expand(
-    lazy: LazyCandidates,
-    g: GroupInput,
-    index: int,
-    options: PlanOptions,
-    selection: Selection,
-    heap: list[tuple[Key, int, int, Candidate | GroupInput]],
-    unbounded: list[tuple[int, int, Candidate]],
-) -> None:
-    for position, candidate in enumerate(lazy.builder.expand(g)):
-        lazy.built.candidates.append(candidate)
-        bound = lower_bound_cents(candidate.problem)
-        selection.bounds[id(candidate)] = bound
-        if bound is None:
-            unbounded.append((index, position, candidate))
-            continue
-        key = (1, *_lower_key(candidate, bound, options.objective))
-        heapq.heappush(heap, (key, index, position, candidate))
+    def finish(self) -> Selection:
+        selection = self.selection
+        self.unbounded.sort(key=lambda e: e[:2])
+        selection.evaluated[:0] = [Evaluated(c, None, None, None, None) for *_, c in self.unbounded]
+        self.lazy.built.candidates.sort(key=lambda c: self.places[id(c)])
+        ranked = self.ranking.ranked()
+        if ranked:
+            selection.best = ranked[0]
+            selection.alternatives = ranked[1 : 1 + self.options.top]
+        return selection
