@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
-from comparator.catalog.db import make_engine, upgrade_schema
+from comparator.catalog.db import MIGRATIONS_DIR, head_revision, make_engine, upgrade_schema
 from comparator.catalog.models import OfferIn
 from comparator.catalog.offer_filter import current_offers
 from comparator.catalog.queries import store_profile, store_snapshot
@@ -59,3 +61,9 @@ def test_schema_matches_models(sqlite_url: str) -> None:
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
     assert diff == []
+
+
+def test_the_head_revision_read_from_file_names_is_alembics_head() -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    assert ScriptDirectory.from_config(config).get_current_head() == head_revision()
