@@ -71,17 +71,25 @@ def current_query(
     each current snapshot's offers through an index instead of scanning every offer.
     """
     current = current_snapshots().subquery("current")
-    query = (
-        select(*_columns())
-        .select_from(current)
-        .join(OFFER, OFFER.c.snapshot_id == current.c.id)
-        .join(PROVIDER, PROVIDER.c.id == OFFER.c.provider)
-    )
-    place = (DATACENTER.c.provider_id == OFFER.c.provider) & (DATACENTER.c.id == OFFER.c.region)
-    if offer_filter.by_place:
-        query = query.join(DATACENTER, place).where(_place_condition(offer_filter))
+    if offer_filter.by_place:  # the places first, then each one's offers by (snapshot, region)
+        places = DATACENTER.c.provider_id == current.c.provider_id
+        query = (
+            select(*_columns())
+            .select_from(current)
+            .join(DATACENTER, places & _place_condition(offer_filter))
+            .join(
+                OFFER, (OFFER.c.snapshot_id == current.c.id) & (OFFER.c.region == DATACENTER.c.id)
+            )
+        )
     else:
-        query = query.outerjoin(DATACENTER, place)
+        place = (DATACENTER.c.provider_id == OFFER.c.provider) & (DATACENTER.c.id == OFFER.c.region)
+        query = (
+            select(*_columns())
+            .select_from(current)
+            .join(OFFER, OFFER.c.snapshot_id == current.c.id)
+            .outerjoin(DATACENTER, place)
+        )
+    query = query.join(PROVIDER, PROVIDER.c.id == OFFER.c.provider)
     if offer_filter.by_offer:
         query = query.where(_offer_condition(offer_filter))
     if provider is not None:
