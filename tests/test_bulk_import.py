@@ -69,3 +69,52 @@ def test_sigkill_during_a_postgres_copy_leaves_nothing_then_a_rerun_stores_all(
     assert done.returncode == 0, done.stderr
     assert stored(engine) == (1, ROWS)
     engine.dispose()
+
+
+def test_a_sheet_of_many_providers_stores_each_changed_one_once(
+    any_db_url: str, tmp_path: Path
+) -> None:
+    from comparator.config import load_settings
+    from comparator.refresh.importer import import_files
+
+    engine = make_engine(any_db_url)
+    upgrade_schema(engine)
+    zone = load_settings({}).timezone
+    profiles = []
+    for name in ("a", "b", "c"):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(profile_toml(name), encoding="utf-8")
+        profiles.append(path)
+
+    def sheet(price_of_b: str) -> Path:
+        path = tmp_path / "many.csv"
+        lines = ["provider,region,gpu,cards,billing,price,currency"]
+        lines += [
+            f"{p},sg-1,H100,{i},hourly,{price_of_b if p == 'b' else '2.5'},USD"
+            for p in ("a", "b", "c")
+            for i in (1, 2)
+        ]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    first = import_files(engine, [sheet("3.1")], profiles, timezone=zone)
+    assert [(r.provider, r.status, r.offers) for _, r in first.snapshots] == [
+        ("a", "succeeded", 2),
+        ("b", "succeeded", 2),
+        ("c", "succeeded", 2),
+    ]
+    again = import_files(engine, [sheet("3.2")], [], timezone=zone)
+    assert [(r.provider, r.status) for _, r in again.snapshots] == [
+        ("a", "unchanged"),
+        ("b", "succeeded"),
+        ("c", "unchanged"),
+    ]
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(SNAPSHOT.c.provider_id, func.count(OFFER.c.id))
+            .join(OFFER, OFFER.c.snapshot_id == SNAPSHOT.c.id)
+            .group_by(SNAPSHOT.c.provider_id, SNAPSHOT.c.id)
+            .order_by(SNAPSHOT.c.provider_id, SNAPSHOT.c.id)
+        ).all()
+    assert [tuple(r) for r in rows] == [("a", 2), ("b", 2), ("b", 2), ("c", 2)]
+    engine.dispose()

@@ -13,13 +13,12 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Engine
 
+from comparator.catalog.bulk import ANALYZE_AFTER_ROWS, analyze_catalog, store_snapshots_in
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.queries import (
     SnapshotResult,
-    content_sha256,
     known_regions,
     store_profile,
-    store_snapshot_in,
     utc_now,
 )
 from comparator.domain.profile import load_profile
@@ -83,6 +82,8 @@ def import_files(
     snapshot_results = [
         (path.name, r) for path, offers in parsed for r in store_sheet(engine, offers, path.name)
     ]
+    if sum(r.offers for _, r in snapshot_results if r.status == "succeeded") >= ANALYZE_AFTER_ROWS:
+        analyze_catalog(engine)
     return ImportResult(profile_results, snapshot_results)
 
 
@@ -94,17 +95,7 @@ def store_sheet(engine: Engine, offers: OfferColumns, source: str) -> list[Snaps
     """One snapshot per provider of the sheet, all in one transaction."""
     fetched_at = utc_now()
     with engine.begin() as conn:
-        return [
-            store_snapshot_in(
-                conn,
-                pid,
-                group,
-                source=source,
-                content_sha256=content_sha256(group),
-                fetched_at=fetched_at,
-            )
-            for pid, group in offers.by_provider().items()
-        ]
+        return store_snapshots_in(conn, offers.by_provider(), source=source, fetched_at=fetched_at)
 
 
 def demo_files(directory: Path = DEMO_DIR) -> tuple[list[Path], list[Path]]:
