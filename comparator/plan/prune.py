@@ -31,7 +31,6 @@ from comparator.plan.candidates import (
     GpuWork,
     GroupInput,
     group_offers,
-    undominated,
 )
 from comparator.plan.slot_prices import shared_factors
 from comparator.plan.solve import (
@@ -140,11 +139,56 @@ def count_key(
 
 
 def group_key(g: GroupInput, options: CandidateOptions, objective: str) -> Key:
-    """The smallest key any candidate of the group can have."""
-    floors = _floors(g)
-    keys = [count_key(g, floors, n, options, objective) for n in g.counts]
-    known = [k for k in keys if k is not None]
-    return min(known) if known else FIRST
+    """A key no candidate of the group can beat, from its offers alone (no count is sketched).
+
+    Any count ``n`` runs ``W(n) ≥ card_hours / (n · max(1, efficiency))`` slots on
+    ``units(n) ≥ n / cards`` units of an offer, so it costs at least
+    ``card_hours / (cards · max(1, efficiency))`` unit-slots at the offer's floor; its finish is
+    no earlier than that of the fastest count. FIRST: some count may not fit the window.
+    """
+    counts, node = sorted(g.counts), g.key[3]
+    single = [n for n in counts if n <= node]
+    multi = [n for n in counts if n > node]
+    eff = options.multi_node_efficiency
+
+    def hours(n: int) -> int:
+        return run_hours(g.work.card_hours, n, node, eff)
+
+    slowest = max(hours(part[0]) for part in (single, multi) if part)
+    slots = g.grid.deadline_slot
+    if slowest > slots:
+        return FIRST
+    fastest = min(hours(part[-1]) for part in (single, multi) if part)
+    scale = float(g.work.card_hours) / max(1.0, float(eff))
+    runs = max(slots, 1)
+    floor = min(
+        scale
+        / f.cards
+        * (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs))
+        for f in _floors(g)
+    )
+    bound = math.floor(floor * 100 * (1 - 1e-6)) - (slots + 1) // 2 - 1
+    earliest = g.grid.at(fastest)
+    return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
+
+
+def kept_counts(g: GroupInput, options: CandidateOptions) -> list[int]:
+    """The card counts :func:`comparator.plan.candidates.undominated` keeps, without building
+    the candidates: a count is dropped when a larger one runs no longer on the same offers
+    with the same units of each (usable offers only shrink and units only grow as the count
+    grows, so "at most as many units of a superset" means exactly this)."""
+    node, eff = g.key[3], options.multi_node_efficiency
+    offers = [(o.offer_id, o.cards, _max_cards(o)) for o in g.offers]
+    sketches = []
+    for n in g.counts:
+        usable = tuple((i, -(-n // cards)) for i, cards, most in offers if most >= n)
+        if usable:
+            sketches.append((n, run_hours(g.work.card_hours, n, node, eff), usable))
+    return [
+        n
+        for n, run, usable in sketches
+        if not any(m > n and r <= run and u == usable for m, r, u in sketches)
+    ]
 
 
 Entry = tuple[Key, int, int, int, Any]  # key, group index, position, stage, item
@@ -169,11 +213,11 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
         if stage == BUILT:
             walk.solve(key, item)
         elif key != FIRST and walk.all_hopeless(key):
-            walk.drop(item if stage == GROUP else item[1])
+            walk.drop(item)
         elif stage == GROUP:
             for entry in walk.counts(item, index):
                 heapq.heappush(heap, entry)
-        elif (built := walk.build(item[0], item[1].cards, index, position)) is not None:
+        elif (built := walk.build(item[0], item[1], index, position)) is not None:
             heapq.heappush(heap, built)
     return walk.finish()
 
@@ -186,31 +230,39 @@ class _Walk:
         self.ranking = _Ranking(options)
         self.unbounded: list[tuple[int, int, Candidate]] = []
         self.places: dict[int, tuple[int, int]] = {}  # id(candidate) → (group, position)
+        self.threshold: Key | None = None  # the (top+1)-th ranked key, once there is one
+        self.dropped: dict[int, tuple[GroupInput, int]] = {}  # group → its fewest cards dropped
 
     def all_hopeless(self, key: Key) -> bool:
-        """Whether ``key`` proves every candidate at or above it out of the shown plans."""
-        shown = self.options.top + 1
-        ranked = self.ranking.ranked()
-        return len(ranked) >= shown and key[1:] > ranked[shown - 1].key(self.options.objective)
+        """Whether ``key`` proves every candidate at or above it out of the shown plans
+        (``_Ranking.hopeless``'s second test, against a threshold kept up to date)."""
+        return self.threshold is not None and key[1:] > self.threshold
+
+    def hopeless(self, candidate: Candidate, key: Key) -> bool:
+        """``_Ranking.hopeless`` without re-sorting the ranking for every candidate."""
+        current = self.ranking.best_by_pair.get(self.ranking.group(candidate))
+        if current is not None and key[1:] > current.key(self.options.objective):
+            return True
+        return self.all_hopeless(key)
 
     def counts(self, g: GroupInput, index: int) -> list[Entry]:
         """The group's card counts that the builder would keep, each with its own key."""
-        builder = self.lazy.builder
-        sketches = [c for n in g.counts if (c := builder.sketch(g, n)) is not None]
+        options = self.lazy.builder.options
         floors = _floors(g)
         entries = []
-        for position, sketch in enumerate(undominated(sketches)):
-            key = count_key(g, floors, sketch.cards, builder.options, self.options.objective)
+        for position, cards in enumerate(kept_counts(g, options)):
+            key = count_key(g, floors, cards, options, self.options.objective)
             assert key is not None
-            entries.append((key, index, position, COUNT, (g, sketch)))
+            entries.append((key, index, position, COUNT, (g, cards)))
         return entries
 
-    def drop(self, item: GroupInput | Candidate) -> None:
+    def drop(self, item: GroupInput | tuple[GroupInput, int]) -> None:
         """A group or card count left unbuilt: the bound proves it hopeless. Its offers count
         as skipped (so none is reported as missing the deadline), as in ``choose``."""
-        if isinstance(item, Candidate):
+        if isinstance(item, tuple):
             self.lazy.not_built += 1
-            self.selection.skipped.append(item)
+            g, cards = item
+            self.dropped[id(g)] = (g, min(cards, self.dropped.get(id(g), (g, cards))[1]))
             return
         self.lazy.not_built += len(item.counts)
         sketch = self.lazy.builder.sketch(item, min(item.counts))
@@ -238,17 +290,24 @@ class _Walk:
 
     def solve(self, key: Key, candidate: Candidate) -> None:
         ranking, selection = self.ranking, self.selection
-        if ranking.hopeless(candidate, key[1:]):
+        if self.hopeless(candidate, key):
             selection.skipped.append(candidate)
             return
         evaluated = _evaluate(candidate, self.options)
         ranking.add(evaluated)
+        ranked, shown = ranking.ranked(), self.options.top + 1
+        if len(ranked) >= shown:
+            self.threshold = ranked[shown - 1].key(self.options.objective)
         if ranking.best_by_pair.get(ranking.group(candidate)) is not evaluated:
             evaluated.profile = None
         selection.evaluated.append(evaluated)
 
     def finish(self) -> Selection:
         selection = self.selection
+        for g, cards in self.dropped.values():  # the offers of every dropped count: skipped
+            sketch = self.lazy.builder.sketch(g, cards)  # (usable offers shrink with cards)
+            if sketch is not None:
+                selection.skipped.append(sketch)
         self.unbounded.sort(key=lambda e: e[:2])
         selection.evaluated[:0] = [Evaluated(c, None, None, None, None) for *_, c in self.unbounded]
         self.lazy.built.candidates.sort(key=lambda c: self.places[id(c)])
