@@ -18,7 +18,7 @@ from plan_fixtures import make_offer
 from comparator.domain.job import Job, Requirements, Schedule, Workload
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
-from comparator.plan.planning import PlanContext, plan_job
+from comparator.plan.planning import PlanContext, plan_job, prepare
 from comparator.plan.result import PlanResult
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -78,13 +78,23 @@ def a_job(card_hours: int, days: int, interruptible: bool, objective_budget: int
     )
 
 
-def answer(result: PlanResult) -> tuple[object, ...]:
+def answer(result: PlanResult, dominated: frozenset[str] = frozenset()) -> tuple[object, ...]:
+    """What both planners must agree on; offers a machine-mate dominates are never excluded
+    by the pruned planner (they are dropped before any candidate), so they are left out."""
     plans = [result.best, *result.alternatives] if result.best else []
     return (
         [(p.provider, p.region, p.gpu, p.cards, p.total_cost, p.finish) for p in plans],
-        sorted((e.offer_id, e.kind, e.reasons) for e in result.excluded),
+        sorted(
+            (e.offer_id, e.kind, e.reasons) for e in result.excluded if e.offer_id not in dominated
+        ),
         result.binding,
     )
+
+
+def dominated_ids(job: Job, offers: list[OfferView], context: PlanContext) -> frozenset[str]:
+    lazy = prepare(job, offers, {}, context, prune=True).lazy
+    assert lazy is not None
+    return frozenset(lazy.dominated)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -111,7 +121,8 @@ def test_pruned_and_unpruned_planners_agree(
     context = PlanContext(today=CONTEXT.today, fx=CONTEXT.fx, objective=objective, top=top)
     pruned = plan_job(job, offers, {}, context)
     unpruned = plan_job(job, offers, {}, context, prune=False)
-    assert answer(pruned) == answer(unpruned)
+    dominated = dominated_ids(job, offers, context)
+    assert answer(pruned, dominated) == answer(unpruned, dominated)
     assert pruned.stats["candidates"] <= unpruned.stats["candidates"]
 
 
@@ -128,3 +139,18 @@ def test_groups_beyond_the_bound_are_never_built() -> None:
     assert answer(pruned) == answer(unpruned)
     assert pruned.stats["counts_not_built"] > 20
     assert pruned.stats["candidates"] < unpruned.stats["candidates"]
+
+
+def test_an_offer_dearer_by_a_cent_in_every_slot_is_dropped_and_nothing_changes() -> None:
+    offers = [
+        make_offer("1", "hourly", "10.00", provider="m", country="SG", time_of_use="sat-sun*0.8"),
+        make_offer("2", "hourly", "10.02", provider="m", country="SG", time_of_use="sat-sun*0.8"),
+        make_offer("3", "hourly", "10.00", provider="m", country="SG"),  # dearer at weekends only
+        make_offer("4", "hourly", "10.005", provider="m", country="SG"),  # less than a cent dearer
+    ]
+    job = a_job(20, 3, True, None)
+    pruned = plan_job(job, offers, {}, CONTEXT)
+    unpruned = plan_job(job, offers, {}, CONTEXT, prune=False)
+    assert dominated_ids(job, offers, CONTEXT) == {"2"}
+    assert pruned.stats["dominated_offers"] == 1
+    assert answer(pruned) == answer(unpruned)

@@ -282,6 +282,7 @@ def finish(
             "solved": len(selection.evaluated),
             "pruned": selection.pruned,
             "counts_not_built": prepared.lazy.not_built if prepared.lazy else 0,
+            "dominated_offers": len(prepared.lazy.dominated) if prepared.lazy else 0,
             "filtered_in_catalog": [
                 {"kind": f.kind, "reason": f.reason, "count": f.count} for f in prepared.filtered
             ],

@@ -14,6 +14,7 @@ tie. Card counts never reached are not built (counted in ``stats["counts_not_bui
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from collections.abc import Mapping, Sequence
@@ -32,6 +33,7 @@ from comparator.plan.candidates import (
     GroupInput,
     group_offers,
 )
+from comparator.plan.dominance import undominated_offers
 from comparator.plan.slot_prices import shared_factors
 from comparator.plan.solve import (
     Evaluated,
@@ -56,6 +58,7 @@ class LazyCandidates:
     built: CandidateSet = field(default_factory=CandidateSet)
     used: set[str] = field(default_factory=set)  # offers some candidate would hold
     not_built: int = 0
+    dominated: set[str] = field(default_factory=set)  # offers a machine-mate strictly dominates
 
 
 def lazy_candidates(
@@ -77,6 +80,11 @@ def lazy_candidates(
         usable = {o.offer_id for o in g.offers if _max_cards(o) >= fewest}
         lazy.used |= usable
         builder.note_unusable([o for o in g.offers if o.offer_id not in usable], g.counts, [])
+    for i, g in enumerate(groups):
+        kept = undominated_offers(g.offers, g.prices, g.grid)
+        if len(kept) < len(g.offers):
+            lazy.dominated |= {o.offer_id for o in g.offers} - {o.offer_id for o in kept}
+            groups[i] = dataclasses.replace(g, offers=kept)
     return lazy
 
 
