@@ -35,6 +35,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 JOB = ROOT / "examples" / "lora-7b-guangdong.toml"
 TODAY = "2026-11-29"
 SUANLI = [sys.executable, "-m", "comparator"]
+CPU_SECONDS: dict[str, float] = {}  # user + system CPU of each measured command (less noisy)
+
+
+def cpu_of(argv: list[str]) -> float:
+    return CPU_SECONDS[" ".join(argv)]
 
 
 @contextmanager
@@ -69,7 +74,8 @@ def measured_child(argv: list[str]) -> tuple[float, float, str]:
     if out.returncode:
         raise SystemExit(f"{' '.join(argv)} failed:\n{out.stderr.decode()[-3000:]}")
     head, _, body = out.stdout.decode().partition("\n")
-    wall, rss = (float(x) for x in head.split())
+    wall, rss, cpu = (float(x) for x in head.split())
+    CPU_SECONDS[" ".join(argv)] = cpu
     return wall, rss, body
 
 
@@ -83,8 +89,9 @@ def measure_main(argv: list[str]) -> None:
     if done.returncode:
         sys.stderr.write(done.stderr.decode())
         raise SystemExit(done.returncode)
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 / 1024
-    sys.stdout.write(f"{wall:.4f} {rss:.4f}\n")
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss, cpu = usage.ru_maxrss / 1024 / 1024, usage.ru_utime + usage.ru_stime
+    sys.stdout.write(f"{wall:.4f} {rss:.4f} {cpu:.4f}\n")
     sys.stdout.write(done.stdout.decode())
 
 
@@ -163,11 +170,11 @@ def one_size(kind: str, offers: int, providers: int, tmp: Path, unpruned_max: in
         query_ms, matched = offers_query_ms(url)
         base = [*SUANLI, "--db", url, "--lang", "en"]
         cli_s, _, _ = measured_child([*base, "offers", "--gpu", "A100-80G", "--province", "广东"])
-        plan_s, plan_gib, out = measured_child(
-            [*base, "plan", str(JOB), "--today", TODAY, "--json"]
-        )
+        plan_argv = [*base, "plan", str(JOB), "--today", TODAY, "--json"]
+        plan_s, plan_gib, out = measured_child(plan_argv)
         plan = json.loads(out)
-        quote_s, quote_gib, _ = measured_child([*base, "quote", str(JOB), "--today", TODAY])
+        quote_argv = [*base, "quote", str(JOB), "--today", TODAY]
+        quote_s, quote_gib, _ = measured_child(quote_argv)
         cost = plan["best"]["total_cost"] if plan["best"] else None
         print(
             f"{kind:8} {offers:>9,} offers / {providers:>6,} providers | import "
@@ -175,17 +182,20 @@ def one_size(kind: str, offers: int, providers: int, tmp: Path, unpruned_max: in
             f"offers query {query_ms:7.1f} ms ({matched} rows; command {cli_s:.2f} s)"
         )
         print(
-            f"{'':8} plan {plan_s:6.2f} s {plan_gib:5.2f} GiB | quote {quote_s:6.2f} s "
-            f"{quote_gib:5.2f} GiB | best {cost} | stats {plan['stats']}"
+            f"{'':8} plan {plan_s:6.2f} s (cpu {cpu_of(plan_argv):.2f} s) {plan_gib:5.2f} GiB | "
+            f"quote {quote_s:6.2f} s (cpu {cpu_of(quote_argv):.2f} s) {quote_gib:5.2f} GiB | "
+            f"best {cost} | stats {plan['stats']}"
         )
         if offers <= unpruned_max:
             child = [sys.executable, str(Path(__file__)), "--unpruned", url]
             old_s, old_gib, out = measured_child(child)
             old_cost = json.loads(out)["total_cost"]
             same = "same optimum" if old_cost == cost else f"DIFFERENT optimum {old_cost}"
+            old_cpu, new_cpu = cpu_of(child), cpu_of(plan_argv)
             print(
-                f"{'':8} unpruned plan {old_s:6.2f} s {old_gib:5.2f} GiB | ratio unpruned/"
-                f"pruned {old_s / plan_s:5.1f}× time, {old_gib / plan_gib:4.1f}× memory | {same}"
+                f"{'':8} unpruned plan {old_s:6.2f} s (cpu {old_cpu:.2f} s) {old_gib:5.2f} GiB"
+                f" | ratio unpruned/pruned {old_s / plan_s:5.1f}× wall, {old_cpu / new_cpu:5.1f}×"
+                f" cpu, {old_gib / plan_gib:4.1f}× memory | {same}"
             )
         sys.stdout.flush()
 
