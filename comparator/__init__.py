@@ -27,7 +27,7 @@ _LAZY: dict[str, str] = {
     "plan_job_file": "comparator.services.planning",
     "make_engine": "comparator.catalog.db",
     "upgrade_schema": "comparator.catalog.db",
-    "current_offers": "comparator.catalog.queries",
+    "current_offers": "comparator.catalog.offer_filter",
     "import_files": "comparator.refresh.importer",
     "run_refresh": "comparator.refresh.run",
     "make_quote": "comparator.services.quoting",

@@ -23,9 +23,9 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlmodel import SQLModel
 
+from comparator.catalog import current_offers
 from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.catalog.listing import rank_offers
-from comparator.catalog.queries import current_offers
 from comparator.config import load_settings
 from comparator.errors import SuanliError
 from comparator.refresh.importer import import_files

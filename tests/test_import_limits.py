@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from comparator.catalog import current_offers
 from comparator.catalog.db import make_engine, upgrade_schema
-from comparator.catalog.queries import current_offers
 from comparator.errors import InputError, SheetError
 from providers.sheet.parse import KnownCatalog, parse_sheet, parse_sheet_columns
 from tests.fuzz_inputs import PROFILE, PROVIDER

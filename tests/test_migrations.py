@@ -5,11 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
-from comparator.catalog.db import make_engine, upgrade_schema
+from comparator.catalog.db import MIGRATIONS_DIR, head_revision, make_engine, upgrade_schema
 from comparator.catalog.models import OfferIn
-from comparator.catalog.queries import current_offers, store_profile, store_snapshot
+from comparator.catalog.offer_filter import current_offers
+from comparator.catalog.queries import store_profile, store_snapshot
 from comparator.domain.profile import DataCenter, ProviderProfile
 
 PROFILE = ProviderProfile(
@@ -41,7 +44,7 @@ def test_upgrade_from_first_revision_keeps_data(any_db_url: str) -> None:
     assert view.price == Decimal("1.2345") and view.province == "广东"
     with engine.connect() as conn:
         version = conn.exec_driver_sql("select version_num from alembic_version").scalar_one()
-    assert version == "0004"
+    assert version == "0005"
     assert not any(inspect(engine).has_table(t) for t in ("license", "filing", "certification"))
     upgrade_schema(engine)  # idempotent
     engine.dispose()
@@ -58,3 +61,9 @@ def test_schema_matches_models(sqlite_url: str) -> None:
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
     assert diff == []
+
+
+def test_the_head_revision_read_from_file_names_is_alembics_head() -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    assert ScriptDirectory.from_config(config).get_current_head() == head_revision()

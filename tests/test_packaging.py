@@ -81,3 +81,16 @@ def test_help_loads_no_database_or_dataframe_stack() -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "HEAVY="
+
+
+def test_offers_on_an_existing_catalog_imports_no_migration_machinery(demo_db_url: str) -> None:
+    """`suanli offers` reads a catalog whose schema is current: Alembic never loads."""
+    code = (
+        "import sys; from comparator.cli import main\n"
+        f"try:\n    main(['--db', {demo_db_url!r}, 'offers', '--json'])\n"
+        "except SystemExit:\n    pass\n"
+        "print('HEAVY=' + ','.join(sorted(m for m in ('alembic', 'numpy') if m in sys.modules)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "HEAVY="

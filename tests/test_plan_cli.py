@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from comparator.catalog.db import make_engine
-from comparator.catalog.queries import current_offers, load_profiles
+from comparator.catalog.offer_filter import current_offers
+from comparator.catalog.queries import load_profiles
 from comparator.compliance.engine import evaluate_offers
 from comparator.config import load_settings
 from comparator.domain.job import load_job

@@ -12,9 +12,9 @@ from comparator.catalog.db import make_engine, schema_is_current, upgrade_schema
 from comparator.catalog.history import OfferHistory, price_history
 from comparator.catalog.listing import OfferRow, rank_offers
 from comparator.catalog.models import OfferColumns, OfferIn
+from comparator.catalog.offer_filter import current_offers
 from comparator.catalog.queries import (
     SnapshotResult,
-    current_offers,
     get_offer,
     has_any_provider,
     load_profiles,

@@ -12,15 +12,16 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
 from comparator.errors import CatalogError, ConfigError
+
+if TYPE_CHECKING:  # Alembic loads only when a schema is upgraded (not for `offers`)
+    from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 DEFAULT_LOCK_TIMEOUT_S = 30.0
@@ -112,6 +113,8 @@ def make_engine(url: str, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> Eng
 
 
 def alembic_config(connection: Connection) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["connection"] = connection
@@ -120,11 +123,32 @@ def alembic_config(connection: Connection) -> Config:
 
 def upgrade_schema(engine: Engine, revision: str = "head") -> None:
     """Bring the schema to ``revision`` (idempotent). Existing data is kept."""
+    from alembic import command  # only commands that migrate load Alembic
+
     try:
         with engine.begin() as connection:
             command.upgrade(alembic_config(connection), revision)
     except OperationalError as exc:
         raise ConfigError(f"cannot open the catalog database {engine.url!r}: {exc.orig}") from None
+
+
+def head_revision() -> str:
+    """The newest migration's revision, read from the file names (``NNNN_….py`` is revision
+    ``NNNN``; tests/test_migrations.py checks it is Alembic's head) without loading Alembic."""
+    versions = MIGRATIONS_DIR / "versions"
+    return max(p.name.split("_", 1)[0] for p in versions.glob("[0-9][0-9][0-9][0-9]_*.py"))
+
+
+def upgrade_if_needed(engine: Engine) -> None:
+    """:func:`upgrade_schema` only when the stored revision is not the head (a current catalog
+    opens without loading Alembic)."""
+    try:
+        with engine.connect() as conn:
+            stored = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+    except OperationalError as exc:
+        raise ConfigError(f"cannot open the catalog database {engine.url!r}: {exc.orig}") from None
+    if stored != head_revision():
+        upgrade_schema(engine)
 
 
 def schema_is_current(engine: Engine) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
@@ -25,7 +25,6 @@ from sqlalchemy import (
     func,
     insert,
     select,
-    tuple_,
 )
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -141,10 +140,21 @@ def _insert_credentials(conn: Connection, profile: ProviderProfile) -> None:
         conn.execute(insert(DATACENTER), rows)
 
 
-def load_profiles(engine: Engine) -> dict[str, ProviderProfile]:
-    """Every stored provider profile, by provider id."""
+def load_profiles(
+    engine: Engine, providers: Collection[str] | None = None
+) -> dict[str, ProviderProfile]:
+    """Every stored provider profile (or those of ``providers`` only), by provider id."""
+    query = select(PROVIDER.c.id, PROVIDER.c.profile_json).order_by(PROVIDER.c.id)
     with engine.connect() as conn:
-        rows = conn.execute(select(PROVIDER.c.id, PROVIDER.c.profile_json).order_by(PROVIDER.c.id))
+        if providers is None:
+            rows = list(conn.execute(query))
+        else:
+            wanted = sorted(providers)
+            rows = [
+                row
+                for start in range(0, len(wanted), 500)
+                for row in conn.execute(query.where(PROVIDER.c.id.in_(wanted[start : start + 500])))
+            ]
         return {pid: parse_profile(json.loads(text), f"catalog:{pid}") for pid, text in rows}
 
 
@@ -258,7 +268,9 @@ def store_snapshot_in(
 
 
 def bulk_insert(conn: Connection, table: Table, columns: Mapping[str, list[Any]]) -> None:
-    """One executemany of whole columns, each bound by its column type's own processor.
+    """Whole columns in one statement, each bound by its column type's own processor:
+    PostgreSQL ``COPY … FROM STDIN``, else one executemany — inside the caller's transaction,
+    so an interrupted import leaves all the rows or none.
 
     Core ``insert()`` with a list of dicts spends most of its time building parameters row
     by row; converting a column at a time keeps a 200k-row snapshot near the driver's speed.
@@ -268,10 +280,18 @@ def bulk_insert(conn: Connection, table: Table, columns: Mapping[str, list[Any]]
     for name, values in columns.items():
         process = table.c[name].type.bind_processor(dialect)
         processed.append([process(v) for v in values] if process else values)
-    marker = "?" if dialect.paramstyle == "qmark" else "%s"
     names = ", ".join(dialect.identifier_preparer.quote(n) for n in columns)
+    rows = list(zip(*processed, strict=True))
+    if dialect.name == "postgresql" and dialect.driver == "psycopg":
+        raw = conn.connection.driver_connection
+        sql = f"COPY {table.name} ({names}) FROM STDIN"
+        with raw.cursor() as cursor, cursor.copy(sql) as copy:  # type: ignore[union-attr]
+            for row in rows:
+                copy.write_row(row)
+        return
+    marker = "?" if dialect.paramstyle == "qmark" else "%s"
     sql = f"INSERT INTO {table.name} ({names}) VALUES ({', '.join([marker] * len(columns))})"
-    conn.exec_driver_sql(sql, list(zip(*processed, strict=True)))
+    conn.exec_driver_sql(sql, rows)
 
 
 # ---------------------------------------------------------------- reading offers
@@ -296,31 +316,6 @@ def _offer_query() -> Select[Any]:
             (DATACENTER.c.provider_id == OFFER.c.provider) & (DATACENTER.c.id == OFFER.c.region),
         )
     )
-
-
-def current_offers(
-    engine: Engine,
-    *,
-    gpu: str | None = None,
-    provider: str | None = None,
-    province: str | None = None,
-    billing: str | None = None,
-) -> list[OfferView]:
-    """Offers of every provider's current snapshot, filtered by canonical values."""
-    query = _offer_query().where(OFFER.c.snapshot_id.in_(current_snapshot_ids()))
-    if gpu is not None:
-        query = query.where(OFFER.c.gpu == gpu)
-    if provider is not None:
-        query = query.where(OFFER.c.provider == provider)
-    if province is not None:
-        in_province = select(DATACENTER.c.provider_id, DATACENTER.c.id).where(
-            DATACENTER.c.province == province
-        )
-        query = query.where(tuple_(OFFER.c.provider, OFFER.c.region).in_(in_province))
-    if billing is not None:
-        query = query.where(OFFER.c.billing == billing)
-    with engine.connect() as conn:
-        return [_view(row) for row in conn.execute(query.order_by(OFFER.c.id))]
 
 
 def get_offer(engine: Engine, offer_id: str) -> OfferView:

@@ -74,7 +74,7 @@ JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on std
 
 def open_catalog(st: State) -> Engine:
     """The engine of a catalog that has a schema; older schemas are upgraded in place."""
-    from comparator.catalog import schema_is_current, upgrade_schema
+    from comparator.catalog.db import schema_is_current, upgrade_if_needed
 
     engine = st.engine()
     if not schema_is_current(engine):
@@ -84,7 +84,7 @@ def open_catalog(st: State) -> Engine:
             f"the catalog database {engine.url.render_as_string(hide_password=True)} has no schema "
             "yet: run `suanli init` first"
         )
-    upgrade_schema(engine)
+    upgrade_if_needed(engine)
     return engine
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 import typer
@@ -24,7 +25,9 @@ from comparator.cli._common import (
     tr,
 )
 from comparator.domain import DEFAULT_TIMEZONE, money_str
-from comparator.plan import Plan, PlanResult, timeline_lines
+
+if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --help
+    from comparator.plan import Plan, PlanResult
 
 EXCLUDED_SHOWN = 12
 
@@ -149,6 +152,8 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
         )
     out.print(table)
     zone = best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else DEFAULT_TIMEZONE
+    from comparator.plan import timeline_lines
+
     for line in timeline_lines(best, zone, lang=lang):
         out.print(escape(line))
 
@@ -190,6 +195,9 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
 
 def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
     """Excluded offers grouped by provider and reason (every offer is in --json)."""
+    for item in result.stats.get("filtered_in_catalog") or []:
+        label = tr(lang, "未载入的报价", "Offers not loaded")
+        out.print(f"{label}: {item['count']} ({escape(item['reason'])})")
     if not result.excluded:
         return
     kinds = Counter(e.kind for e in result.excluded)

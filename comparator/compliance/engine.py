@@ -196,14 +196,15 @@ def evaluate_offers(
     is judged on what the offer itself says (country, province, city): a mainland one then
     fails for want of a licence, an overseas one needs none.
     """
-    full = _profiles_covering(offers, profiles)
+    by_provider = offers_by_provider(offers)
+    full = _profiles_covering(by_provider, profiles)
     reports = {
         pid: check_provider(
             p,
             requirements,
             today=today,
             last_day=last_day,
-            offers=offers,
+            offers=by_provider.get(pid, ()),
             freshness_days=freshness_days,
         )
         for pid, p in full.items()
@@ -211,34 +212,45 @@ def evaluate_offers(
     eligible: list[OfferView] = []
     excluded: list[Exclusion] = []
     warnings: dict[str, list[str]] = {}
+    places: dict[tuple[str, str], tuple[list[Check], list[Check]]] = {}
     for offer in offers:
-        report = reports[offer.provider]
-        failures = report.failures_for(offer.region)
+        place = (offer.provider, offer.region)
+        if place not in places:
+            places[place] = _place_verdict(reports[offer.provider], offer.region)
+        failures, warned = places[place]
         if failures:
             excluded.append(Exclusion(offer, [c.reason(lang) for c in failures], failures))
             continue
         eligible.append(offer)
-        warned = _warnings_for(report, offer, today, freshness_days)
+        own = freshness_check([offer.observed_at], today, freshness_days)
+        warned = [*warned, own] if own.status == WARN else warned
         if warned:
             warnings[offer.offer_id] = [c.reason(lang) for c in warned]
     return Eligibility(eligible, excluded, warnings, reports)
 
 
-def _warnings_for(
-    report: ProviderReport, offer: OfferView, today: date, freshness_days: int
-) -> list[Check]:
-    dc_report = report.datacenter(offer.region)
+def offers_by_provider(offers: Iterable[OfferView]) -> dict[str, list[OfferView]]:
+    """Offers grouped by provider id (each provider is then checked on its own offers only)."""
+    groups: dict[str, list[OfferView]] = {}
+    for offer in offers:
+        groups.setdefault(offer.provider, []).append(offer)
+    return groups
+
+
+def _place_verdict(report: ProviderReport, region: str) -> tuple[list[Check], list[Check]]:
+    """Fail-level checks, and warnings but the per-offer price age, of one data centre."""
+    dc_report = report.datacenter(region)
     dc_checks = [c for c in dc_report.checks if c.id != "price-freshness"] if dc_report else []
-    own = freshness_check([offer.observed_at], today, freshness_days)
-    return [c for c in [*report.checks, *dc_checks, own] if c.status == WARN]
+    warned = [c for c in [*report.checks, *dc_checks] if c.status == WARN]
+    return report.failures_for(region), warned
 
 
 def _profiles_covering(
-    offers: Sequence[OfferView], profiles: Mapping[str, ProviderProfile]
+    by_provider: Mapping[str, Sequence[OfferView]], profiles: Mapping[str, ProviderProfile]
 ) -> dict[str, ProviderProfile]:
     """The profiles, completed with a minimal one (or data centre) for offers they lack."""
     full = dict(profiles)
-    for offer in offers:
+    for offer in _one_per_place(by_provider):
         profile = full.get(offer.provider) or ProviderProfile(
             id=offer.provider, name=offer.provider_name or offer.provider, country=offer.country
         )
@@ -248,6 +260,15 @@ def _profiles_covering(
             )
         full[offer.provider] = profile
     return full
+
+
+def _one_per_place(by_provider: Mapping[str, Sequence[OfferView]]) -> list[OfferView]:
+    """The first offer of each (provider, data centre)."""
+    first: dict[tuple[str, str], OfferView] = {}
+    for offers in by_provider.values():
+        for offer in offers:
+            first.setdefault((offer.provider, offer.region), offer)
+    return list(first.values())
 
 
 def _datacenter_of(offer: OfferView) -> DataCenter:

@@ -23,13 +23,13 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from comparator.domain.billing import HOURLY_MODES
-from comparator.domain.calendar import slot_factors
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma, run_hours
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
+from comparator.plan.slot_prices import shared_factors, shared_slot_costs
 
 MAX_NODES = 16
 PRICE_PLACES = Decimal("0.0001")
@@ -187,9 +187,8 @@ def _fits(offer: OfferView, cards: int, lang: str = "en") -> str | None:
 
 def _hourly_rate(offer: OfferView, units: int, price: Decimal, grid: SlotGrid) -> HourlyRate:
     horizon = grid.deadline_slot + offer.min_units - 1
-    factors = slot_factors(offer.time_of_use, grid.first, horizon, grid.timezone)
-    unit_cost = price * units
-    return HourlyRate(offer.offer_id, tuple(unit_cost * f for f in factors), offer.min_units)
+    costs = shared_slot_costs(price * units, offer.time_of_use, grid.first, horizon, grid.timezone)
+    return HourlyRate(offer.offer_id, costs, offer.min_units)
 
 
 def _rate(
@@ -200,7 +199,19 @@ def _rate(
     return ContractRate(offer.offer_id, offer.period_hours, price * units, offer.min_units)
 
 
-class _Builder:
+@dataclass(frozen=True)
+class GroupInput:
+    """One (provider, data centre, GPU, node size) group ready to expand into candidates."""
+
+    key: tuple[str, str, str, int]
+    offers: Sequence[OfferView]
+    prices: Mapping[str, Decimal]
+    work: GpuWork
+    counts: Sequence[int]
+    grid: SlotGrid
+
+
+class CandidateBuilder:
     def __init__(self, options: CandidateOptions, result: CandidateSet) -> None:
         self.options = options
         self.result = result
@@ -267,18 +278,38 @@ class _Builder:
         )
 
     def group(self, key: tuple[str, str, str, int], offers: list[OfferView], work: GpuWork) -> None:
+        self.result.candidates.extend(self.expand(self.prelude(key, offers, work)))
+
+    # --- hooks of the lazy builder (comparator.plan.prune): a group is prepared, then expanded
+    def prelude(
+        self, key: tuple[str, str, str, int], offers: list[OfferView], work: GpuWork
+    ) -> GroupInput:
+        """A group's priced, calendar-checked offers and card counts (no candidate built)."""
         priced = self.prices(offers)
         offers = [o for o in offers if o.offer_id in priced]
         offers = self._calendar_checked(offers)
         counts = card_counts(work, key[3], offers, self.options.max_nodes)
-        grid = self.grid_for(key[0])
+        return GroupInput(key, offers, priced, work, counts, self.grid_for(key[0]))
+
+    def sketch(self, g: GroupInput, cards: int) -> Candidate | None:
+        """The ``cards``-card candidate without its rates (enough for :func:`undominated`)."""
+        usable = {o.offer_id: o for o in g.offers if _fits(o, cards) is None}
+        if not usable:
+            return None
+        units = {k: -(-cards // o.cards) for k, o in usable.items()}
+        hours = run_hours(g.work.card_hours, cards, g.key[3], self.options.multi_node_efficiency)
+        problem = ScheduleProblem(g.grid.deadline_slot, hours, self.options.interruptible, 0)
+        return Candidate(*g.key[:3], cards, g.key[3], g.work, g.grid, problem, usable, units, {})
+
+    def expand(self, g: GroupInput) -> list[Candidate]:
+        """The group's candidates, one per card count worth trying."""
         found = [
             c
-            for n in counts
-            if (c := self.candidate(key, offers, priced, work, n, grid)) is not None
+            for n in g.counts
+            if (c := self.candidate(g.key, g.offers, g.prices, g.work, n, g.grid)) is not None
         ]
-        self._note_unusable(offers, counts, found)
-        self.result.candidates.extend(_undominated(found))
+        self.note_unusable(g.offers, g.counts, found)
+        return undominated(found)
 
     def _calendar_checked(self, offers: list[OfferView]) -> list[OfferView]:
         kept = []
@@ -288,7 +319,7 @@ class _Builder:
                 continue
             grid = self.grid_for(offer.provider)
             try:
-                slot_factors(
+                shared_factors(
                     offer.time_of_use,
                     grid.first,
                     grid.deadline_slot + offer.min_units - 1,
@@ -300,7 +331,7 @@ class _Builder:
             kept.append(offer)
         return kept
 
-    def _note_unusable(
+    def note_unusable(
         self, offers: Sequence[OfferView], counts: Sequence[int], found: Sequence[Candidate]
     ) -> None:
         used = {offer_id for c in found for offer_id in c.offers}
@@ -313,7 +344,7 @@ class _Builder:
                 break
 
 
-def _undominated(candidates: list[Candidate]) -> list[Candidate]:
+def undominated(candidates: list[Candidate]) -> list[Candidate]:
     """Drop card counts that are never better: slower or as slow, with more units of each offer."""
     kept = []
     for c in candidates:
@@ -335,7 +366,7 @@ def build_candidates(
 ) -> CandidateSet:
     """Every candidate placement of the job over ``offers`` (already eligible)."""
     result = CandidateSet()
-    builder = _Builder(options, result)
+    builder = CandidateBuilder(options, result)
     for key, group in group_offers(offers).items():
         work = work_by_gpu.get(key[2])
         if work is not None:

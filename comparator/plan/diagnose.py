@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from comparator.domain.job import Job
 from comparator.domain.money import money_str
+from comparator.domain.offer_filter import FilteredOffers
 from comparator.plan.candidates import Candidate
 from comparator.plan.result import ExcludedOffer
 from comparator.plan.solve import Selection
@@ -20,8 +21,14 @@ class Diagnosis:
     message: str
 
 
-def _top_reasons(excluded: Sequence[ExcludedOffer], kinds: set[str], limit: int = 3) -> str:
+def _top_reasons(
+    excluded: Sequence[ExcludedOffer],
+    kinds: set[str],
+    limit: int = 3,
+    filtered: Sequence[FilteredOffers] = (),
+) -> str:
     counts = Counter(r for e in excluded if e.kind in kinds for r in e.reasons)
+    counts.update({f.reason: f.count for f in filtered if f.kind in kinds})
     return "; ".join(f"{reason} (×{n})" for reason, n in counts.most_common(limit))
 
 
@@ -87,9 +94,15 @@ def diagnose(
     candidates: Sequence[Candidate],
     selection: Selection,
     lang: str = "en",
+    *,
+    filtered: Sequence[FilteredOffers] = (),
 ) -> Diagnosis:
-    """The first constraint that left nothing feasible, with what would lift it."""
+    """The first constraint that left nothing feasible, with what would lift it.
+
+    ``filtered`` offers (left out by the catalog) count as excluded offers of their kind."""
     kinds = _by_kind(excluded)
+    kinds.update({f.kind: f.count for f in filtered})
+    offer_count += sum(f.count for f in filtered)
     if offer_count == 0:
         return Diagnosis(
             "catalog",
@@ -101,7 +114,7 @@ def diagnose(
             ),
         )
     if kinds["compliance"] == offer_count:
-        reasons = _top_reasons(excluded, {"compliance"})
+        reasons = _top_reasons(excluded, {"compliance"}, filtered=filtered)
         return Diagnosis(
             "compliance",
             _say(
@@ -113,7 +126,7 @@ def diagnose(
             ),
         )
     if not candidates:
-        return _no_candidates(excluded, kinds, lang)
+        return _no_candidates(excluded, kinds, lang, filtered)
     if not selection.meets_deadline:
         return _deadline(job, candidates, lang)
     return _budget(job, selection, lang)
@@ -148,12 +161,17 @@ _ADVICE = {
 }
 
 
-def _no_candidates(excluded: Sequence[ExcludedOffer], kinds: Counter[str], lang: str) -> Diagnosis:
+def _no_candidates(
+    excluded: Sequence[ExcludedOffer],
+    kinds: Counter[str],
+    lang: str,
+    filtered: Sequence[FilteredOffers] = (),
+) -> Diagnosis:
     """Nothing survived the filters: the most common non-compliance reason binds."""
     planner_kinds = Counter({k: n for k, n in kinds.items() if k != "compliance"})
     kind = planner_kinds.most_common(1)[0][0] if planner_kinds else "compliance"
     zh, en = _ADVICE.get(kind, ("放宽 [requirements]", "relax [requirements]"))
-    reasons = _top_reasons(excluded, {kind})
+    reasons = _top_reasons(excluded, {kind}, filtered=filtered)
     return Diagnosis(
         kind,
         _say(

@@ -18,6 +18,7 @@ from comparator.compliance.engine import evaluate_offers
 from comparator.compliance.model import ProviderReport
 from comparator.domain.job import Job
 from comparator.domain.money import FxTable
+from comparator.domain.offer_filter import FilteredOffers
 from comparator.domain.offer_view import OfferView
 from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
@@ -30,6 +31,7 @@ from comparator.plan.candidates import (
     build_candidates,
 )
 from comparator.plan.diagnose import diagnose
+from comparator.plan.prune import LazyCandidates, choose_lazy, lazy_candidates
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult
 from comparator.plan.solve import PlanOptions, Selection, choose, realise
 from comparator.plan.work import WorkTable, placement_estimate, work_table
@@ -133,8 +135,11 @@ class _Filter:
                 self.excluded.append(_exclusion(offer, kind, [reason]))
         return kept
 
-    def unschedulable(self, offers: Sequence[OfferView], built: CandidateSet) -> None:
-        used = {offer_id for c in built.candidates for offer_id in c.offers}
+    def unschedulable(
+        self, offers: Sequence[OfferView], built: CandidateSet, used: set[str] | None = None
+    ) -> None:
+        if used is None:
+            used = {offer_id for c in built.candidates for offer_id in c.offers}
         by_id = {o.offer_id: o for o in offers}
         for offer_id, reasons in built.reasons.items():
             if offer_id not in used and offer_id in by_id:
@@ -211,6 +216,8 @@ class Prepared:
     checks: _Filter
     table: WorkTable
     built: CandidateSet
+    filtered: Sequence[FilteredOffers] = ()  # offers the catalog left out (counted, not listed)
+    lazy: LazyCandidates | None = None  # groups expanded only when reached (prune=True)
 
 
 def prepare(
@@ -218,8 +225,14 @@ def prepare(
     offers: Sequence[OfferView],
     profiles: Mapping[str, ProviderProfile],
     context: PlanContext,
+    *,
+    prune: bool = False,
+    filtered: Sequence[FilteredOffers] = (),
 ) -> Prepared:
-    """Compliance, requirements, work per GPU and every candidate placement of ``job``."""
+    """Compliance, requirements, work per GPU and every candidate placement of ``job``.
+
+    With ``prune`` the candidates are built lazily (:mod:`comparator.plan.prune`) and
+    ``built`` fills as :func:`~comparator.plan.prune.choose_lazy` reaches them."""
     checks = _Filter(job, context)
     eligible = checks.allowed(checks.compliant(offers, profiles))
     table = work_table(job, {o.gpu for o in eligible}, headroom=context.headroom)
@@ -234,9 +247,13 @@ def prepare(
         {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
         lang=context.lang,
     )
+    if prune:
+        lazy = lazy_candidates(workable, table.work, options)
+        checks.unschedulable(workable, lazy.built, lazy.used)
+        return Prepared(job, context, offers, checks, table, lazy.built, tuple(filtered), lazy)
     built = build_candidates(workable, table.work, options)
     checks.unschedulable(workable, built)
-    return Prepared(job, context, offers, checks, table, built)
+    return Prepared(job, context, offers, checks, table, built, tuple(filtered))
 
 
 def finish(
@@ -268,6 +285,11 @@ def finish(
             "candidates": len(prepared.built.candidates),
             "solved": len(selection.evaluated),
             "pruned": selection.pruned,
+            "counts_not_built": prepared.lazy.not_built if prepared.lazy else 0,
+            "dominated_offers": len(prepared.lazy.dominated) if prepared.lazy else 0,
+            "filtered_in_catalog": [
+                {"kind": f.kind, "reason": f.reason, "count": f.count} for f in prepared.filtered
+            ],
         },
         estimate=placement_estimate(
             job, (best.gpu, best.cards) if best else None, headroom=context.headroom
@@ -277,7 +299,13 @@ def finish(
     )
     if best is None:
         diagnosis = diagnose(
-            job, len(prepared.offers), excluded, prepared.built.candidates, selection, context.lang
+            job,
+            len(prepared.offers),
+            excluded,
+            prepared.built.candidates,
+            selection,
+            context.lang,
+            filtered=prepared.filtered,
         )
         result.binding, result.message = diagnosis.binding, diagnosis.message
     return result
@@ -288,11 +316,22 @@ def plan_job(
     offers: Sequence[OfferView],
     profiles: Mapping[str, ProviderProfile],
     context: PlanContext,
+    *,
+    prune: bool = True,
+    filtered: Sequence[FilteredOffers] = (),
 ) -> PlanResult:
-    """The best plan, alternatives and exclusions of ``job`` over ``offers`` (exact)."""
-    prepared = prepare(job, offers, profiles, context)
+    """The best plan, alternatives and exclusions of ``job`` over ``offers`` (exact).
+
+    ``filtered`` counts the offers the catalog already left out for the job
+    (:func:`comparator.plan.prefilter.job_offer_filter`). ``prune=False`` skips the
+    optimality-preserving pruning of :mod:`comparator.plan.prune` (benchmarks and tests
+    compare both)."""
+    prepared = prepare(job, offers, profiles, context, prune=prune, filtered=filtered)
     options = PlanOptions(context.objective, job.max_cost, context.top)
-    selection = choose(prepared.built.candidates, options)
+    if prepared.lazy is not None:
+        selection = choose_lazy(prepared.lazy, options)
+    else:
+        selection = choose(prepared.built.candidates, options)
     best = realise(selection.best, job.currency) if selection.best else None
     alternatives = [realise(e, job.currency) for e in selection.alternatives]
     return finish(prepared, selection, best, alternatives)

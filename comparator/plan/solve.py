@@ -29,6 +29,7 @@ from comparator.plan.candidates import Candidate
 from comparator.plan.dp.solver import ScheduleProfile, solve_schedule
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
 from comparator.plan.result import Plan, PlanSegment
+from comparator.plan.slot_prices import float_costs
 
 OBJECTIVES = ("cost", "time")
 Key = tuple[Any, ...]
@@ -103,7 +104,7 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     for rate in problem.hourly:
         costs = np.full(slots, np.inf)
         known = min(slots, len(rate.slot_costs))
-        costs[:known] = np.array(rate.slot_costs[:known], dtype=float)
+        costs[:known] = float_costs(rate.slot_costs)[:known]
         np.minimum(per_slot, np.where(_usable(rate, slots), costs, np.inf), out=per_slot)
     for contract in problem.contracts:
         cost = float(contract.cost)

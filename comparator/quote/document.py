@@ -50,6 +50,8 @@ class QuoteParts:
     provider_names: Mapping[str, str]
     objective: str = "cost"
     check_lang: str = "zh"  # the language of the compliance reasons
+    # the catalog's current snapshots when the planner loaded only some of their offers
+    snapshot_ids: Sequence[str] | None = None
 
     @cached_property
     def plan(self) -> dict[str, Any]:
@@ -262,7 +264,11 @@ def assemble_document(
         "lang": lang,
         "software_version": software_version,
         "input_sha256": parts.input_sha256,
-        "snapshot_ids": sorted({str(o.snapshot_id) for o in parts.offers}),
+        "snapshot_ids": sorted(
+            {str(o.snapshot_id) for o in parts.offers}
+            if parts.snapshot_ids is None
+            else set(parts.snapshot_ids)
+        ),
         "objective": parts.objective,
         "providers": {pid: {"name": name} for pid, name in sorted(parts.provider_names.items())},
         "job": job_section(parts.job),

@@ -16,14 +16,13 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DataError, OperationalError, StatementError
 
+from comparator.catalog.bulk import ANALYZE_AFTER_ROWS, analyze_catalog, store_snapshots_in
 from comparator.catalog.db import write_transaction
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.queries import (
     SnapshotResult,
-    content_sha256,
     known_regions,
     store_profile_in,
-    store_snapshot_in,
     utc_now,
 )
 from comparator.domain.profile import ProviderProfile, load_profile
@@ -106,6 +105,8 @@ def import_files(
         raise InputError(
             f"{names}: the database refused a value ({reason}); nothing imported"
         ) from None
+    if sum(r.offers for _, r in snapshot_results if r.status == "succeeded") >= ANALYZE_AFTER_ROWS:
+        analyze_catalog(engine)
     return ImportResult(profile_results, snapshot_results)
 
 
@@ -139,17 +140,7 @@ def store_sheet(engine: Engine, offers: OfferColumns, source: str) -> list[Snaps
 
 def _store_sheet(conn: Connection, offers: OfferColumns, source: str) -> list[SnapshotResult]:
     fetched_at = utc_now()
-    return [
-        store_snapshot_in(
-            conn,
-            pid,
-            group,
-            source=source,
-            content_sha256=content_sha256(group),
-            fetched_at=fetched_at,
-        )
-        for pid, group in offers.by_provider().items()
-    ]
+    return store_snapshots_in(conn, offers.by_provider(), source=source, fetched_at=fetched_at)
 
 
 def demo_files(directory: Path = DEMO_DIR) -> tuple[list[Path], list[Path]]:

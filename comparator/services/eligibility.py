@@ -13,7 +13,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from comparator.catalog.queries import current_offers, load_profiles
+from comparator.catalog.offer_filter import current_offers
+from comparator.catalog.queries import load_profiles
 from comparator.compliance.engine import (
     Eligibility,
     ProviderReport,

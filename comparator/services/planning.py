@@ -7,16 +7,26 @@ catalog, the settings and a job file meet it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 
 from sqlalchemy import Engine
 
-from comparator.catalog.queries import current_offers, load_profiles
+from comparator.catalog.offer_filter import (
+    count_current,
+    current_offers,
+    current_snapshot_id_list,
+    job_offers,
+)
+from comparator.catalog.queries import load_profiles
 from comparator.config import Settings
-from comparator.domain.job import load_job
+from comparator.domain.job import Job, load_job
 from comparator.domain.money import FxTable
+from comparator.domain.offer_filter import FilteredOffers
+from comparator.domain.offer_view import OfferView
+from comparator.domain.profile import ProviderProfile
 from comparator.errors import PlanError
 from comparator.plan import (
     DEFAULT_TOP,
@@ -27,6 +37,29 @@ from comparator.plan import (
     plan_job,
     plan_jobs,
 )
+from comparator.plan.prefilter import filtered_reasons, job_offer_filter
+
+
+@dataclass(frozen=True)
+class JobCatalog:
+    """What the catalog holds for one job: the offers that can matter, their providers'
+    profiles, and how many offers it left out (docs/planner-pruning.md, rule 1)."""
+
+    offers: list[OfferView]
+    profiles: dict[str, ProviderProfile]
+    filtered: list[FilteredOffers]
+    snapshot_ids: list[str]  # every current snapshot with offers, loaded or not
+
+
+def load_for_job(engine: Engine, job: Job, lang: str = "en") -> JobCatalog:
+    """The current offers ``job`` can use, filtered in SQL, with their providers' profiles."""
+    offer_filter = job_offer_filter(job)
+    offers = job_offers(engine, offer_filter)
+    total = count_current(engine)
+    in_place = count_current(engine, offer_filter) if offer_filter.by_place else total
+    filtered = filtered_reasons(offer_filter, total - in_place, in_place - len(offers), lang)
+    profiles = load_profiles(engine, {o.provider for o in offers})
+    return JobCatalog(offers, profiles, filtered, current_snapshot_id_list(engine))
 
 
 def context_from_settings(
@@ -66,7 +99,8 @@ def plan_job_file(
     """Read ``path`` and the catalog behind ``engine``, and plan the job."""
     job = load_job(path)
     context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
-    return plan_job(job, current_offers(engine), load_profiles(engine), context)
+    catalog = load_for_job(engine, job, context.lang)
+    return plan_job(job, catalog.offers, catalog.profiles, context, filtered=catalog.filtered)
 
 
 def plan_jobs_files(

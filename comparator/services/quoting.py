@@ -15,14 +15,13 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 import comparator
-from comparator.catalog.queries import current_offers, load_profiles
 from comparator.config import Settings
 from comparator.domain.job import load_job
 from comparator.errors import JobFileError
 from comparator.plan import plan_job
 from comparator.quote.document import QuoteParts, assemble_document
 from comparator.quote.store import StoredQuote, freeze_quote
-from comparator.services.planning import context_from_settings
+from comparator.services.planning import context_from_settings, load_for_job
 
 
 def file_sha256(path: str | Path) -> str:
@@ -49,18 +48,20 @@ def make_quote(
     day = today or created_at.astimezone(settings.timezone).date()
     check_lang = "en" if lang == "en" else "zh"
     job = load_job(job_path)
-    offers, profiles = current_offers(engine), load_profiles(engine)
     context = context_from_settings(
         settings, objective=objective, top=top, today=day, lang=check_lang
     )
+    catalog = load_for_job(engine, job, check_lang)
+    offers, profiles = catalog.offers, catalog.profiles
     parts = QuoteParts(
         job=job,
         input_sha256=file_sha256(job_path),
-        result=plan_job(job, offers, profiles, context),
+        result=plan_job(job, offers, profiles, context, filtered=catalog.filtered),
         offers=offers,
         provider_names={pid: p.name for pid, p in profiles.items()},
         objective=objective,
         check_lang=check_lang,
+        snapshot_ids=catalog.snapshot_ids,
     )
     document = assemble_document(
         parts,

@@ -1,0 +1,226 @@
+"""National scale: import a generated catalog, then time `offers`, `plan` and `quote` on it.
+
+    .venv/bin/python benchmarks/scale.py [--sizes 10000:1000,100000:1000] [--db sqlite,postgres]
+        [--unpruned-max 100000] [--keep DIR]
+
+For each size (offers:providers) and database it prints: import rows/s (profiles apart), the
+`offers --gpu A100-80G --province 广东` query in process (median ms) and as a command (wall),
+and `suanli plan` / `suanli quote` on examples/lora-7b-guangdong.toml as subprocesses (wall s
+and peak RSS from ``wait4``), beside the unpruned planner (every current offer loaded as an
+object, no pruning: the planner as it was) in the same run, with the ratio and a check that
+both find the same optimum to the cent. PostgreSQL runs need SUANLI_TEST_PG_URL (an admin URL:
+a throwaway database is created and dropped). Timings on a shared machine are noisy: compare
+the ratios, measured within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+JOB = ROOT / "examples" / "lora-7b-guangdong.toml"
+TODAY = "2026-11-29"
+SUANLI = [sys.executable, "-m", "comparator"]
+CPU_SECONDS: dict[str, float] = {}  # user + system CPU of each measured command (less noisy)
+
+
+def cpu_of(argv: list[str]) -> float:
+    return CPU_SECONDS[" ".join(argv)]
+
+
+@contextmanager
+def database(kind: str, tmp: Path) -> Iterator[str]:
+    """A fresh database URL of ``kind`` (sqlite file, or a throwaway PostgreSQL database)."""
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp / f'scale-{uuid.uuid4().hex[:6]}.db'}"
+        return
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    admin_url = os.environ.get("SUANLI_TEST_PG_URL")
+    if not admin_url:
+        raise SystemExit("--db postgres needs SUANLI_TEST_PG_URL")
+    name = f"suanli_scale_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def measured_child(argv: list[str]) -> tuple[float, float, str]:
+    """(wall s, peak RSS GiB, stdout) of ``argv``: a wrapper process reports its one child's
+    ``RUSAGE_CHILDREN``, so the peak is that command's alone."""
+    wrapper = [sys.executable, str(Path(__file__)), "--measure", "--", *argv]
+    out = subprocess.run(wrapper, capture_output=True, check=False)
+    if out.returncode:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{out.stderr.decode()[-3000:]}")
+    head, _, body = out.stdout.decode().partition("\n")
+    wall, rss, cpu = (float(x) for x in head.split())
+    CPU_SECONDS[" ".join(argv)] = cpu
+    return wall, rss, body
+
+
+def measure_main(argv: list[str]) -> None:
+    """Run ``argv``; print 'wall_s peak_rss_gib' then its stdout (so rusage is its own)."""
+    import resource
+
+    started = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, check=False)
+    wall = time.perf_counter() - started
+    if done.returncode:
+        sys.stderr.write(done.stderr.decode())
+        raise SystemExit(done.returncode)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss, cpu = usage.ru_maxrss / 1024 / 1024, usage.ru_utime + usage.ru_stime
+    sys.stdout.write(f"{wall:.4f} {rss:.4f} {cpu:.4f}\n")
+    sys.stdout.write(done.stdout.decode())
+
+
+def unpruned_main(url: str) -> None:
+    """The planner as it was: every current offer as an object, no pruning, then the DP."""
+    from datetime import date
+
+    from comparator.catalog.db import make_engine
+    from comparator.catalog.offer_filter import current_offers
+    from comparator.catalog.queries import load_profiles
+    from comparator.config import load_settings
+    from comparator.domain.job import load_job
+    from comparator.plan.planning import plan_job
+    from comparator.services.planning import context_from_settings
+
+    engine = make_engine(url)
+    settings = load_settings({})
+    context = context_from_settings(settings, today=date.fromisoformat(TODAY))
+    result = plan_job(
+        load_job(JOB), current_offers(engine), load_profiles(engine), context, prune=False
+    )
+    best = result.best
+    print(json.dumps({"total_cost": None if best is None else f"{best.total_cost:.2f}"}))
+
+
+def import_catalog(url: str, sheets: list[Path], profiles: list[Path]) -> tuple[float, float, int]:
+    """(profile seconds, sheet seconds, rows) of `suanli import` in this process."""
+    from comparator.catalog.db import make_engine, upgrade_schema
+    from comparator.config import load_settings
+    from comparator.refresh.importer import import_files
+
+    engine = make_engine(url)
+    upgrade_schema(engine)
+    zone = load_settings({}).timezone
+    started = time.perf_counter()
+    import_files(engine, [], profiles, timezone=zone)
+    profile_s = time.perf_counter() - started
+    started = time.perf_counter()
+    result = import_files(engine, sheets, [], timezone=zone)
+    sheet_s = time.perf_counter() - started
+    engine.dispose()
+    return profile_s, sheet_s, sum(r.offers for _, r in result.snapshots)
+
+
+def offers_query_ms(url: str, runs: int = 5) -> tuple[float, int]:
+    """Median in-process time of the GPU + province filter (ranked), and its row count."""
+    from comparator.catalog.db import make_engine
+    from comparator.catalog.listing import rank_offers
+    from comparator.catalog.offer_filter import current_offers
+    from comparator.config import load_settings
+
+    engine = make_engine(url)
+    settings = load_settings({})
+    times, rows = [], 0
+    for _ in range(runs):
+        started = time.perf_counter()
+        ranked, _ = rank_offers(
+            current_offers(engine, gpu="A100-SXM4-80GB", province="广东"), settings
+        )
+        times.append(time.perf_counter() - started)
+        rows = len(ranked)
+    engine.dispose()
+    return statistics.median(times) * 1000, rows
+
+
+def one_size(kind: str, offers: int, providers: int, tmp: Path, unpruned_max: int) -> None:
+    from scale_catalog import write_catalog
+
+    folder = tmp / f"catalog-{offers}-{providers}"
+    if not folder.exists():
+        write_catalog(folder, offers, providers)
+    sheets = sorted((folder / "sheets").glob("*.csv"))
+    profiles = sorted((folder / "profiles").glob("*.toml"))
+    with database(kind, tmp) as url:
+        profile_s, sheet_s, rows = import_catalog(url, sheets, profiles)
+        query_ms, matched = offers_query_ms(url)
+        base = [*SUANLI, "--db", url, "--lang", "en"]
+        cli_s, _, _ = measured_child([*base, "offers", "--gpu", "A100-80G", "--province", "广东"])
+        plan_argv = [*base, "plan", str(JOB), "--today", TODAY, "--json"]
+        plan_s, plan_gib, out = measured_child(plan_argv)
+        plan = json.loads(out)
+        quote_argv = [*base, "quote", str(JOB), "--today", TODAY]
+        quote_s, quote_gib, _ = measured_child(quote_argv)
+        cost = plan["best"]["total_cost"] if plan["best"] else None
+        print(
+            f"{kind:8} {offers:>9,} offers / {providers:>6,} providers | import "
+            f"{rows / sheet_s:9,.0f} rows/s ({sheet_s:.1f} s; profiles {profile_s:.1f} s) | "
+            f"offers query {query_ms:7.1f} ms ({matched} rows; command {cli_s:.2f} s)"
+        )
+        print(
+            f"{'':8} plan {plan_s:6.2f} s (cpu {cpu_of(plan_argv):.2f} s) {plan_gib:5.2f} GiB | "
+            f"quote {quote_s:6.2f} s (cpu {cpu_of(quote_argv):.2f} s) {quote_gib:5.2f} GiB | "
+            f"best {cost} | stats {plan['stats']}"
+        )
+        if offers <= unpruned_max:
+            child = [sys.executable, str(Path(__file__)), "--unpruned", url]
+            old_s, old_gib, out = measured_child(child)
+            old_cost = json.loads(out)["total_cost"]
+            same = "same optimum" if old_cost == cost else f"DIFFERENT optimum {old_cost}"
+            old_cpu, new_cpu = cpu_of(child), cpu_of(plan_argv)
+            print(
+                f"{'':8} unpruned plan {old_s:6.2f} s (cpu {old_cpu:.2f} s) {old_gib:5.2f} GiB"
+                f" | ratio unpruned/pruned {old_s / plan_s:5.1f}× wall, {old_cpu / new_cpu:5.1f}×"
+                f" cpu, {old_gib / plan_gib:4.1f}× memory | {same}"
+            )
+        sys.stdout.flush()
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--measure":
+        measure_main(sys.argv[3:])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--unpruned":
+        unpruned_main(sys.argv[2])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000:1000,100000:1000")
+    parser.add_argument("--db", default="sqlite,postgres")
+    parser.add_argument("--unpruned-max", type=int, default=100_000)
+    parser.add_argument("--keep", type=Path, help="Keep generated catalogs in this folder.")
+    args = parser.parse_args()
+    sizes = [tuple(int(x) for x in s.split(":")) for s in args.sizes.split(",")]
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or Path(scratch)
+        tmp.mkdir(parents=True, exist_ok=True)
+        for offers, providers in sizes:
+            for kind in args.db.split(","):
+                one_size(kind, offers, providers, tmp, args.unpruned_max)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,326 @@
+"""Build candidates only when they can matter (pure; docs/planner-pruning.md, rules 2–3).
+
+:func:`comparator.plan.solve.choose` solves candidates in order of their lower bounds and skips
+the provably hopeless; building every candidate first (its slot prices, its problem) cost more
+than solving the few that matter. Here each (provider, data centre, GPU, node size) group
+gets a cheap lower bound first — ``W × the cheapest slot price`` of each card count, from the
+offers' prices and their rules' cheapest factor, without any slot-price array — and a group is
+expanded into candidates only when the best-first walk reaches its bound. Candidates are then
+solved in exactly the order :func:`~comparator.plan.solve.choose` would solve them (by key, then
+by their place in the candidate list), and the walk stops where ``choose`` would find every
+remaining candidate hopeless, so the plans and alternatives are the same, to the cent and the
+tie. Card counts never reached are not built (counted in ``stats["counts_not_built"]``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from comparator.domain.billing import HOURLY_MODES
+from comparator.domain.offer_view import OfferView
+from comparator.estimate.throughput import is_rdma, run_hours
+from comparator.plan.candidates import (
+    Candidate,
+    CandidateBuilder,
+    CandidateOptions,
+    CandidateSet,
+    GpuWork,
+    GroupInput,
+    group_offers,
+)
+from comparator.plan.dominance import undominated_offers
+from comparator.plan.slot_prices import shared_factors
+from comparator.plan.solve import (
+    Evaluated,
+    PlanOptions,
+    Selection,
+    _evaluate,
+    _lower_key,
+    _Ranking,
+    lower_bound_cents,
+)
+
+Key = tuple[Any, ...]
+FIRST: Key = (0,)  # groups with an infeasible card count are expanded first (recorded as such)
+
+
+@dataclass
+class LazyCandidates:
+    """Groups ready to expand, and the candidates built so far (with the offers' notes)."""
+
+    builder: CandidateBuilder
+    groups: list[GroupInput]
+    built: CandidateSet = field(default_factory=CandidateSet)
+    used: set[str] = field(default_factory=set)  # offers some candidate would hold
+    not_built: int = 0
+    dominated: set[str] = field(default_factory=set)  # offers a machine-mate strictly dominates
+
+
+def lazy_candidates(
+    offers: Sequence[OfferView], work_by_gpu: Mapping[str, GpuWork], options: CandidateOptions
+) -> LazyCandidates:
+    """Every group of ``offers`` prepared (prices, calendars, card counts), none expanded."""
+    built = CandidateSet()
+    builder = CandidateBuilder(options, built)
+    groups = []
+    for key, group in group_offers(offers).items():
+        work = work_by_gpu.get(key[2])
+        if work is not None:
+            prepared = builder.prelude(key, group, work)
+            if prepared.offers and prepared.counts:
+                groups.append(prepared)
+    lazy = LazyCandidates(builder, groups, built)
+    for g in groups:
+        fewest = min(g.counts)
+        usable = {o.offer_id for o in g.offers if _max_cards(o) >= fewest}
+        lazy.used |= usable
+        builder.note_unusable([o for o in g.offers if o.offer_id not in usable], g.counts, [])
+    for i, g in enumerate(groups):
+        kept = undominated_offers(g.offers, g.prices, g.grid)
+        if len(kept) < len(g.offers):
+            lazy.dominated |= {o.offer_id for o in g.offers} - {o.offer_id for o in kept}
+            groups[i] = dataclasses.replace(g, offers=kept)
+    return lazy
+
+
+def _max_cards(offer: OfferView) -> float:
+    """The most cards ``offer`` can rent (its stock of units; one node without RDMA)."""
+    most = math.inf if offer.stock is None else offer.stock * offer.cards
+    return most if is_rdma(offer.network) else min(most, offer.node_cards)
+
+
+@dataclass(frozen=True)
+class _Floor:
+    """What one offer contributes to a count's bound: per unit and run slot, at least
+    ``hourly`` (hourly offers) or ``max(per_period, per_runs / runs)`` (contracts)."""
+
+    max_cards: float
+    cards: int
+    hourly: float | None
+    per_period: float
+    per_runs: float
+
+
+def _floors(g: GroupInput) -> list[_Floor]:
+    slots = max(g.grid.deadline_slot, 1)
+    out = []
+    for offer in g.offers:
+        price = float(g.prices[offer.offer_id])
+        if offer.billing in HOURLY_MODES:
+            factors = shared_factors(offer.time_of_use, g.grid.first, slots, g.grid.timezone)
+            out.append(_Floor(_max_cards(offer), offer.cards, price * float(min(factors)), 0, 0))
+        else:
+            per_period = price / offer.period_hours
+            out.append(
+                _Floor(_max_cards(offer), offer.cards, None, per_period, offer.min_units * price)
+            )
+    return out
+
+
+def count_key(
+    g: GroupInput, floors: Sequence[_Floor], cards: int, options: CandidateOptions, objective: str
+) -> Key | None:
+    """The smallest key the group's ``cards``-card candidate can have (None: no such
+    candidate; FIRST: its work cannot fit the window)."""
+    usable = [f for f in floors if f.max_cards >= cards]
+    if not usable:
+        return None
+    slots = g.grid.deadline_slot
+    work = run_hours(g.work.card_hours, cards, g.key[3], options.multi_node_efficiency)
+    if work > slots:
+        return FIRST
+    overhead = options.restart_overhead_hours if options.interruptible else 0
+    runs = max(min(slots, work + overhead * (work - 1)), 1)
+    floor = min(
+        -(-cards // f.cards)
+        * (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs))
+        for f in usable
+    )
+    bound = math.floor(work * floor * 100 * (1 - 1e-6)) - (runs + 1) // 2 - 1
+    earliest = g.grid.at(work)
+    return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
+
+
+def group_key(g: GroupInput, options: CandidateOptions, objective: str) -> Key:
+    """A key no candidate of the group can beat, from its offers alone (no count is sketched).
+
+    Any count ``n`` runs ``W(n) ≥ card_hours / (n · max(1, efficiency))`` slots on
+    ``units(n) ≥ n / cards`` units of an offer, so it costs at least
+    ``card_hours / (cards · max(1, efficiency))`` unit-slots at the offer's floor; its finish is
+    no earlier than that of the fastest count. FIRST: some count may not fit the window.
+    """
+    counts, node = sorted(g.counts), g.key[3]
+    single = [n for n in counts if n <= node]
+    multi = [n for n in counts if n > node]
+    eff = options.multi_node_efficiency
+
+    def hours(n: int) -> int:
+        return run_hours(g.work.card_hours, n, node, eff)
+
+    slowest = max(hours(part[0]) for part in (single, multi) if part)
+    slots = g.grid.deadline_slot
+    if slowest > slots:
+        return FIRST
+    fastest = min(hours(part[-1]) for part in (single, multi) if part)
+    scale = float(g.work.card_hours) / max(1.0, float(eff))
+    runs = max(slots, 1)
+    floor = min(
+        scale
+        / f.cards
+        * (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs))
+        for f in _floors(g)
+    )
+    bound = math.floor(floor * 100 * (1 - 1e-6)) - (slots + 1) // 2 - 1
+    earliest = g.grid.at(fastest)
+    return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
+
+
+def kept_counts(g: GroupInput, options: CandidateOptions) -> list[int]:
+    """The card counts :func:`comparator.plan.candidates.undominated` keeps, without building
+    the candidates: a count is dropped when a larger one runs no longer on the same offers
+    with the same units of each (usable offers only shrink and units only grow as the count
+    grows, so "at most as many units of a superset" means exactly this)."""
+    node, eff = g.key[3], options.multi_node_efficiency
+    offers = [(o.offer_id, o.cards, _max_cards(o)) for o in g.offers]
+    sketches = []
+    for n in g.counts:
+        usable = tuple((i, -(-n // cards)) for i, cards, most in offers if most >= n)
+        if usable:
+            sketches.append((n, run_hours(g.work.card_hours, n, node, eff), usable))
+    return [
+        n
+        for n, run, usable in sketches
+        if not any(m > n and r <= run and u == usable for m, r, u in sketches)
+    ]
+
+
+Entry = tuple[Key, int, int, int, Any]  # key, group index, position, stage, item
+GROUP, COUNT, BUILT = 0, 1, 2
+
+
+def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
+    """:func:`comparator.plan.solve.choose` over lazily built candidates (same answer).
+
+    Stages: a group (its cheapest count's key) → its card counts (each count's key, after
+    the card-count dominance of the candidate builder) → a built candidate (its proven bound).
+    """
+    objective = options.objective
+    heap: list[Entry] = [
+        (group_key(g, lazy.builder.options, objective), i, -1, GROUP, g)
+        for i, g in enumerate(lazy.groups)
+    ]
+    heapq.heapify(heap)
+    walk = _Walk(lazy, options)
+    while heap:
+        key, index, position, stage, item = heapq.heappop(heap)
+        if stage == BUILT:
+            walk.solve(key, item)
+        elif key != FIRST and walk.all_hopeless(key):
+            walk.drop(item)
+        elif stage == GROUP:
+            for entry in walk.counts(item, index):
+                heapq.heappush(heap, entry)
+        elif (built := walk.build(item[0], item[1], index, position)) is not None:
+            heapq.heappush(heap, built)
+    return walk.finish()
+
+
+class _Walk:
+    def __init__(self, lazy: LazyCandidates, options: PlanOptions) -> None:
+        self.lazy = lazy
+        self.options = options
+        self.selection = Selection()
+        self.ranking = _Ranking(options)
+        self.unbounded: list[tuple[int, int, Candidate]] = []
+        self.places: dict[int, tuple[int, int]] = {}  # id(candidate) → (group, position)
+        self.threshold: Key | None = None  # the (top+1)-th ranked key, once there is one
+        self.dropped: dict[int, tuple[GroupInput, int]] = {}  # group → its fewest cards dropped
+
+    def all_hopeless(self, key: Key) -> bool:
+        """Whether ``key`` proves every candidate at or above it out of the shown plans
+        (``_Ranking.hopeless``'s second test, against a threshold kept up to date)."""
+        return self.threshold is not None and key[1:] > self.threshold
+
+    def hopeless(self, candidate: Candidate, key: Key) -> bool:
+        """``_Ranking.hopeless`` without re-sorting the ranking for every candidate."""
+        current = self.ranking.best_by_pair.get(self.ranking.group(candidate))
+        if current is not None and key[1:] > current.key(self.options.objective):
+            return True
+        return self.all_hopeless(key)
+
+    def counts(self, g: GroupInput, index: int) -> list[Entry]:
+        """The group's card counts that the builder would keep, each with its own key."""
+        options = self.lazy.builder.options
+        floors = _floors(g)
+        entries = []
+        for position, cards in enumerate(kept_counts(g, options)):
+            key = count_key(g, floors, cards, options, self.options.objective)
+            assert key is not None
+            entries.append((key, index, position, COUNT, (g, cards)))
+        return entries
+
+    def drop(self, item: GroupInput | tuple[GroupInput, int]) -> None:
+        """A group or card count left unbuilt: the bound proves it hopeless. Its offers count
+        as skipped (so none is reported as missing the deadline), as in ``choose``."""
+        if isinstance(item, tuple):
+            self.lazy.not_built += 1
+            g, cards = item
+            self.dropped[id(g)] = (g, min(cards, self.dropped.get(id(g), (g, cards))[1]))
+            return
+        self.lazy.not_built += len(item.counts)
+        sketch = self.lazy.builder.sketch(item, min(item.counts))
+        if sketch is not None:
+            self.selection.skipped.append(sketch)
+
+    def build(self, g: GroupInput, cards: int, index: int, position: int) -> Entry | None:
+        builder = self.lazy.builder
+        candidate = builder.candidate(g.key, g.offers, g.prices, g.work, cards, g.grid)
+        assert candidate is not None
+        self.lazy.built.candidates.append(candidate)
+        self.places[id(candidate)] = (index, position)
+        bound = lower_bound_cents(candidate.problem)
+        self.selection.bounds[id(candidate)] = bound
+        if bound is None:
+            self.unbounded.append((index, position, candidate))
+            return None
+        return (
+            (1, *_lower_key(candidate, bound, self.options.objective)),
+            index,
+            position,
+            BUILT,
+            candidate,
+        )
+
+    def solve(self, key: Key, candidate: Candidate) -> None:
+        ranking, selection = self.ranking, self.selection
+        if self.hopeless(candidate, key):
+            selection.skipped.append(candidate)
+            return
+        evaluated = _evaluate(candidate, self.options)
+        ranking.add(evaluated)
+        ranked, shown = ranking.ranked(), self.options.top + 1
+        if len(ranked) >= shown:
+            self.threshold = ranked[shown - 1].key(self.options.objective)
+        if ranking.best_by_pair.get(ranking.group(candidate)) is not evaluated:
+            evaluated.profile = None
+        selection.evaluated.append(evaluated)
+
+    def finish(self) -> Selection:
+        selection = self.selection
+        for g, cards in self.dropped.values():  # the offers of every dropped count: skipped
+            sketch = self.lazy.builder.sketch(g, cards)  # (usable offers shrink with cards)
+            if sketch is not None:
+                selection.skipped.append(sketch)
+        self.unbounded.sort(key=lambda e: e[:2])
+        selection.evaluated[:0] = [Evaluated(c, None, None, None, None) for *_, c in self.unbounded]
+        self.lazy.built.candidates.sort(key=lambda c: self.places[id(c)])
+        ranked = self.ranking.ranked()
+        if ranked:
+            selection.best = ranked[0]
+            selection.alternatives = ranked[1 : 1 + self.options.top]
+        return selection

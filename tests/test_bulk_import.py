@@ -1,0 +1,120 @@
+"""The bulk import path (PostgreSQL COPY) keeps a sheet all-or-nothing, even under SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, func, select, text
+
+from comparator.catalog.db import make_engine, upgrade_schema
+from comparator.catalog.queries import OFFER, SNAPSHOT
+from tests.refresh_helpers import profile_toml
+
+ROWS = 300_000
+
+
+def write_sheet(path: Path, rows: int) -> None:
+    lines = ["provider,region,gpu,cards,billing,price,currency,sku"]
+    lines += [f"big,sg-1,H100,1,hourly,{2 + (i % 997) / 1000:.3f},USD,vm-{i}" for i in range(rows)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def stored(engine: Engine) -> tuple[int, int]:
+    """(snapshots, offers) of the provider "big"."""
+    with engine.connect() as conn:
+        snapshots = conn.execute(
+            select(func.count()).select_from(SNAPSHOT).where(SNAPSHOT.c.provider_id == "big")
+        ).scalar_one()
+        offers = conn.execute(
+            select(func.count()).select_from(OFFER).where(OFFER.c.provider == "big")
+        ).scalar_one()
+    return int(snapshots), int(offers)
+
+
+def copy_under_way(engine: Engine) -> bool:
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT tuples_processed FROM pg_stat_progress_copy")).all()
+    return any(r[0] > 0 for r in rows)
+
+
+@pytest.mark.slow
+def test_sigkill_during_a_postgres_copy_leaves_nothing_then_a_rerun_stores_all(
+    pg_url: str, tmp_path: Path
+) -> None:
+    engine = make_engine(pg_url)
+    upgrade_schema(engine)
+    profile = tmp_path / "big.toml"
+    profile.write_text(profile_toml("big"), encoding="utf-8")
+    sheet = tmp_path / "big.csv"
+    write_sheet(sheet, ROWS)
+    argv = [sys.executable, "-m", "comparator", "--db", pg_url, "import", str(sheet)]
+    proc = subprocess.Popen([*argv, "--profile", str(profile)], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not copy_under_way(engine):
+        assert proc.poll() is None, "the import finished before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert proc.returncode == -signal.SIGKILL
+    time.sleep(0.5)  # the server notices the closed connection and rolls back
+    assert stored(engine) == (0, 0)
+    done = subprocess.run(argv, capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert stored(engine) == (1, ROWS)
+    engine.dispose()
+
+
+def test_a_sheet_of_many_providers_stores_each_changed_one_once(
+    any_db_url: str, tmp_path: Path
+) -> None:
+    from comparator.config import load_settings
+    from comparator.refresh.importer import import_files
+
+    engine = make_engine(any_db_url)
+    upgrade_schema(engine)
+    zone = load_settings({}).timezone
+    profiles = []
+    for name in ("a", "b", "c"):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(profile_toml(name), encoding="utf-8")
+        profiles.append(path)
+
+    def sheet(price_of_b: str) -> Path:
+        path = tmp_path / "many.csv"
+        lines = ["provider,region,gpu,cards,billing,price,currency"]
+        lines += [
+            f"{p},sg-1,H100,{i},hourly,{price_of_b if p == 'b' else '2.5'},USD"
+            for p in ("a", "b", "c")
+            for i in (1, 2)
+        ]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    first = import_files(engine, [sheet("3.1")], profiles, timezone=zone)
+    assert [(r.provider, r.status, r.offers) for _, r in first.snapshots] == [
+        ("a", "succeeded", 2),
+        ("b", "succeeded", 2),
+        ("c", "succeeded", 2),
+    ]
+    again = import_files(engine, [sheet("3.2")], [], timezone=zone)
+    assert [(r.provider, r.status) for _, r in again.snapshots] == [
+        ("a", "unchanged"),
+        ("b", "succeeded"),
+        ("c", "unchanged"),
+    ]
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(SNAPSHOT.c.provider_id, func.count(OFFER.c.id))
+            .join(OFFER, OFFER.c.snapshot_id == SNAPSHOT.c.id)
+            .group_by(SNAPSHOT.c.provider_id, SNAPSHOT.c.id)
+            .order_by(SNAPSHOT.c.provider_id, SNAPSHOT.c.id)
+        ).all()
+    assert [tuple(r) for r in rows] == [("a", 2), ("b", 2), ("b", 2), ("c", 2)]
+    engine.dispose()
