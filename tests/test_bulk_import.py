@@ -65,7 +65,8 @@ def test_sigkill_during_a_postgres_copy_leaves_nothing_then_a_rerun_stores_all(
     assert proc.returncode == -signal.SIGKILL
     time.sleep(0.5)  # the server notices the closed connection and rolls back
     assert stored(engine) == (0, 0)
-    done = subprocess.run(argv, capture_output=True, check=False)
+    # the profile went with the killed transaction too: the rerun brings it again
+    done = subprocess.run([*argv, "--profile", str(profile)], capture_output=True, check=False)
     assert done.returncode == 0, done.stderr
     assert stored(engine) == (1, ROWS)
     engine.dispose()

@@ -8,7 +8,12 @@ offers for ``suanli offers``. Only this package, :mod:`comparator.refresh` and
 """
 
 from comparator.catalog.changes import PriceChange, count_changes, diff_offers
-from comparator.catalog.db import make_engine, schema_is_current, upgrade_schema
+from comparator.catalog.db import (
+    make_engine,
+    schema_is_current,
+    upgrade_if_needed,
+    upgrade_schema,
+)
 from comparator.catalog.history import OfferHistory, price_history
 from comparator.catalog.listing import OfferRow, rank_offers
 from comparator.catalog.models import OfferColumns, OfferIn
@@ -39,5 +44,6 @@ __all__ = [
     "rank_offers",
     "schema_is_current",
     "store_profile",
+    "upgrade_if_needed",
     "upgrade_schema",
 ]

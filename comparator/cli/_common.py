@@ -74,7 +74,7 @@ JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on std
 
 def open_catalog(st: State) -> Engine:
     """The engine of a catalog that has a schema; older schemas are upgraded in place."""
-    from comparator.catalog.db import schema_is_current, upgrade_if_needed
+    from comparator.catalog import schema_is_current, upgrade_if_needed
 
     engine = st.engine()
     if not schema_is_current(engine):
