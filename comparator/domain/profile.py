@@ -90,6 +90,7 @@ class ProviderProfile:
     datacenters: tuple[DataCenter, ...] = ()
     demo: bool = False
     timezone: str = DEFAULT_TIMEZONE_NAME
+    converts_billing: bool = True  # a rented machine may change billing mode in place
 
     @property
     def mainland(self) -> bool:
@@ -116,6 +117,7 @@ _PROVIDER_KEYS = (
     "invoice_types",
     "demo",
     "timezone",
+    "converts_billing",
     *_EXTRA,
 )
 _LICENSE_KEYS = (
@@ -158,6 +160,7 @@ def parse_profile(data: Mapping[str, Any], source: str) -> ProviderProfile:
         datacenters=_datacenters(root.tables("datacenters"), country),
         demo=fields.optional_bool("demo") or False,
         timezone=_timezone(fields),
+        converts_billing=fields.optional_bool("converts_billing") is not False,
     )
 
 
@@ -286,6 +289,7 @@ def profile_to_dict(profile: ProviderProfile) -> dict[str, Any]:
             "invoice_types": list(profile.invoice_types),
             "demo": profile.demo,
             "timezone": profile.timezone,
+            "converts_billing": None if profile.converts_billing else False,
         }
     )
     return {

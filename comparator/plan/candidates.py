@@ -1,5 +1,10 @@
 """From eligible offers to candidates: one (provider, data centre, GPU, card count) each.
 
+Every rate is labelled with its *machine* (docs/billing.md): the offer's rental unit size
+(cards per unit), so that a per-card rental and a whole-machine rental of one data centre are
+two machines and switching between them is a migration. A provider whose profile says
+``converts_billing = false`` cannot change billing in place: each of its offers is a machine.
+
 Offers of one provider, data centre, GPU and node size form a *group*; a group with ``n``
 cards is a *candidate*. Every offer of the group that can rent ``n`` cards (enough stock, an
 RDMA network when ``n`` spans nodes) becomes a rate of the candidate's
@@ -141,6 +146,7 @@ class CandidateOptions:
     timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
     max_nodes: int = MAX_NODES
     lang: str = "en"
+    no_conversion: frozenset[str] = frozenset()  # providers that do not convert billing
 
 
 def group_offers(offers: Iterable[OfferView]) -> dict[tuple[str, str, str, int], list[OfferView]]:
@@ -185,19 +191,31 @@ def _fits(offer: OfferView, cards: int, lang: str = "en") -> str | None:
     return None
 
 
-def _hourly_rate(offer: OfferView, units: int, price: Decimal, grid: SlotGrid) -> HourlyRate:
+def machine_of(offer: OfferView, converts: bool = True) -> str:
+    """The machine an offer rents within its candidate: its rental unit size (docs/billing.md)."""
+    unit = f"{offer.cards}-card unit"
+    return unit if converts else f"{unit} {offer.offer_id}"
+
+
+def _hourly_rate(
+    offer: OfferView, units: int, price: Decimal, grid: SlotGrid, machine: str
+) -> HourlyRate:
     horizon = grid.deadline_slot + offer.min_units - 1
     factors = slot_factors(offer.time_of_use, grid.first, horizon, grid.timezone)
     unit_cost = price * units
-    return HourlyRate(offer.offer_id, tuple(unit_cost * f for f in factors), offer.min_units)
+    costs = tuple(unit_cost * f for f in factors)
+    return HourlyRate(offer.offer_id, costs, offer.min_units, machine=machine)
 
 
 def _rate(
-    offer: OfferView, units: int, price: Decimal, grid: SlotGrid
+    offer: OfferView, units: int, price: Decimal, grid: SlotGrid, converts: bool = True
 ) -> HourlyRate | ContractRate:
+    machine = machine_of(offer, converts)
     if offer.billing in HOURLY_MODES:
-        return _hourly_rate(offer, units, price, grid)
-    return ContractRate(offer.offer_id, offer.period_hours, price * units, offer.min_units)
+        return _hourly_rate(offer, units, price, grid, machine)
+    return ContractRate(
+        offer.offer_id, offer.period_hours, price * units, offer.min_units, machine=machine
+    )
 
 
 class _Builder:
@@ -243,7 +261,8 @@ class _Builder:
         if not usable:
             return None
         hours = run_hours(work.card_hours, cards, key[3], self.options.multi_node_efficiency)
-        rates = [_rate(o, units[o.offer_id], prices[o.offer_id], grid) for o in usable]
+        converts = key[0] not in self.options.no_conversion
+        rates = [_rate(o, units[o.offer_id], prices[o.offer_id], grid, converts) for o in usable]
         problem = ScheduleProblem(
             grid.deadline_slot,
             hours,

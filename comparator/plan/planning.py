@@ -229,6 +229,7 @@ def prepare(
         PriceBasis(job.currency, context.fx),
         {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
         lang=context.lang,
+        no_conversion=frozenset(p for p, prof in profiles.items() if not prof.converts_billing),
     )
     built = build_candidates(workable, table.work, options)
     checks.unschedulable(workable, built)

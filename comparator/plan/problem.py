@@ -16,8 +16,14 @@ validator share:
   periods. Segments never overlap; a contract may run past the deadline and is paid in full.
 * The job runs only in paid slots. An interruptible job may run in any of them; each run block
   after the first loses ``restart_overhead_slots`` slots (they count as run slots, not as work).
-  A job that may not pause runs in one block. Switching from one rate to another between two
-  consecutive slots is not a pause.
+  A job that may not pause runs in one block.
+* Every rate belongs to a *machine* (``machine``: one provider, data centre, GPU and rental unit
+  size; docs/billing.md). Switching from one rate to another of the same machine between two
+  consecutive slots is seamless (not a pause). Switching to a rate of another machine is a
+  *migration*: the job stops and restarts there, so the new block pays
+  ``restart_overhead_slots`` like any resume, and a job that may not pause cannot migrate.
+* Among plans of equal cost the optimiser prefers the fewest *restarts* (resumes and
+  migrations), then the fewest segments (line items), then the earliest finish.
 * ``finish`` is the end of the slot in which the work completes.
 """
 
@@ -43,6 +49,7 @@ class HourlyRate:
     slot_costs: tuple[Decimal, ...]
     min_slots: int = 1
     available: tuple[bool, ...] | None = None
+    machine: str = ""
 
     def usable(self, slot: int) -> bool:
         if slot < 0 or slot >= len(self.slot_costs):
@@ -59,6 +66,7 @@ class ContractRate:
     cost: Decimal
     min_periods: int = 1
     available: tuple[bool, ...] | None = None
+    machine: str = ""
 
     def usable(self, slot: int) -> bool:
         return self.available is None or slot >= len(self.available) or self.available[slot]
@@ -86,6 +94,11 @@ class ScheduleProblem:
     @property
     def rate_keys(self) -> tuple[str, ...]:
         return tuple(r.key for r in self.hourly) + tuple(c.key for c in self.contracts)
+
+    @property
+    def machines(self) -> tuple[str, ...]:
+        """The machine of every rate, hourly rates first (as :attr:`rate_keys`)."""
+        return tuple(r.machine for r in self.hourly) + tuple(c.machine for c in self.contracts)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from comparator.domain.offer_view import OfferView
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import PlanError
 from comparator.estimate.throughput import is_rdma, run_hours, scale_card_hours
-from comparator.plan.candidates import PriceBasis
+from comparator.plan.candidates import PriceBasis, machine_of
 from comparator.plan.problem import ScheduledSegment, ScheduleProblem, ScheduleResult
 from comparator.plan.result import Plan, PlanSegment
 
@@ -40,6 +40,7 @@ class ValidationContext:
     multi_node_efficiency: Decimal
     eligible_ids: frozenset[str] | None = None
     timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
+    no_conversion: frozenset[str] = frozenset()
 
     def zone(self, provider: str) -> ZoneInfo:
         return self.timezones.get(provider, DEFAULT_TIMEZONE)
@@ -55,15 +56,23 @@ def _whole_hour(moment: datetime, zone: ZoneInfo) -> bool:
 
 
 def resume_problems(
-    spans: Sequence[tuple[object, object, int]], overhead: int, interruptible: bool, unit: str
+    spans: Sequence[tuple[object, object, int]],
+    overhead: int,
+    interruptible: bool,
+    unit: str,
+    machines: Sequence[object] | None = None,
 ) -> tuple[int, list[str]]:
     """The run blocks of time-ordered (start, run_end, overhead) spans, and every span whose
-    restart overhead is not what a resume costs (the first block pays none)."""
+    restart overhead is not what a resume costs (the first block pays none). A span on another
+    machine than the one before (``machines``, one per span) starts a new block: a migration."""
     problems: list[str] = []
     blocks = 0
     previous_end: object = None
-    for start, run_end, charged in spans:
-        resumed = previous_end != start
+    previous_machine: object = None
+    for index, (start, run_end, charged) in enumerate(spans):
+        machine = machines[index] if machines is not None else None
+        resumed = previous_end != start or machine != previous_machine
+        previous_machine = machine
         blocks += resumed
         expected = overhead if resumed and blocks > 1 else 0
         if charged != expected:
@@ -189,7 +198,12 @@ class _Checker:
         schedule = self.job.schedule
         overhead = schedule.restart_overhead_hours if schedule.interruptible else 0
         spans = [(s.start, s.run_end, s.overhead_hours) for s in segments]
-        blocks, problems = resume_problems(spans, overhead, schedule.interruptible, "h")
+        converts = self.plan.provider not in self.context.no_conversion
+        machines = [
+            machine_of(offer, converts) if (offer := self.context.offers.get(s.offer_id)) else None
+            for s in segments
+        ]
+        blocks, problems = resume_problems(spans, overhead, schedule.interruptible, "h", machines)
         for problem in problems:
             self.fail(problem)
         ran = sum(s.run_hours for s in segments)
@@ -319,7 +333,9 @@ def validate_schedule(problem: ScheduleProblem, result: ScheduleResult) -> list[
             problems.append(f"segments of {after.key} at {after.start} should be one")
     overhead = problem.restart_overhead_slots if problem.interruptible else 0
     spans = [(s.start, s.run_end, s.overhead_slots) for s in segments]
-    blocks, resume = resume_problems(spans, overhead, problem.interruptible, "slots")
+    machine = dict(zip(problem.rate_keys, problem.machines, strict=True))
+    machines = [machine.get(s.key) for s in segments]
+    blocks, resume = resume_problems(spans, overhead, problem.interruptible, "slots", machines)
     problems += resume
     work = sum(s.run_slots for s in segments) - overhead * max(blocks - 1, 0)
     if work != problem.work_slots:
