@@ -27,6 +27,7 @@ from comparator.domain import DEFAULT_TIMEZONE, money_str
 from comparator.plan import Plan, PlanResult, timeline_lines
 
 EXCLUDED_SHOWN = 12
+NO_FEASIBLE_PLAN = 4  # exit code: nothing feasible (the message names the binding constraint)
 
 
 def register(app: typer.Typer) -> None:
@@ -69,10 +70,12 @@ def plan(
         )
         if json_out:
             emit_json(shared.to_json())
-            return
-        for result in shared.results:
-            _print(result, lang)
-        _print_shared(shared.optimal, shared.gap, lang)
+        else:
+            for result in shared.results:
+                _print(result, lang)
+            _print_shared(shared.optimal, shared.gap, lang)
+        if not all(r.feasible for r in shared.results):
+            raise typer.Exit(NO_FEASIBLE_PLAN)
         return
     result = plan_job_file(
         engine, jobs[0], st.settings, objective=objective, top=top, today=day, lang=lang
@@ -81,6 +84,8 @@ def plan(
         emit_json(result.to_json())
     else:
         _print(result, lang)
+    if not result.feasible:
+        raise typer.Exit(NO_FEASIBLE_PLAN)
 
 
 def _print(result: PlanResult, lang: str) -> None:
@@ -96,6 +101,9 @@ def _print(result: PlanResult, lang: str) -> None:
             f"[bold red]{tr(lang, '没有可行方案', 'No feasible plan')}[/] "
             f"({escape(result.binding or '')}): {escape(result.message or '')}"
         )
+        if result.cheapest_without_budget is not None:
+            out.print(tr(lang, "不限预算时的最便宜方案：", "The cheapest plan without the budget:"))
+            _print_best(out, result.cheapest_without_budget, lang)
     else:
         _print_best(out, result.best, lang)
         _print_alternatives(out, result, lang)

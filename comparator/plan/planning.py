@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -29,7 +30,7 @@ from comparator.plan.candidates import (
     PriceBasis,
     build_candidates,
 )
-from comparator.plan.diagnose import diagnose
+from comparator.plan.diagnose import budget_diagnosis, diagnose
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult
 from comparator.plan.solve import PlanOptions, Selection, choose, realise
 from comparator.plan.work import WorkTable, placement_estimate, work_table
@@ -63,7 +64,7 @@ def _kind_of(reason: str) -> str:
     return {"time of use": "time-of-use"}.get(head, head)
 
 
-def _requirement_reason(job: Job, offer: OfferView, lang: str) -> str | None:
+def requirement_reason(job: Job, offer: OfferView, lang: str) -> str | None:
     req = job.requirements
     if req.gpus and offer.gpu not in req.gpus:
         allowed = ", ".join(req.gpus)
@@ -116,7 +117,7 @@ class _Filter:
     def allowed(self, offers: Sequence[OfferView]) -> list[OfferView]:
         kept = []
         for offer in offers:
-            reason = _requirement_reason(self.job, offer, self.context.lang)
+            reason = requirement_reason(self.job, offer, self.context.lang)
             if reason:
                 self.excluded.append(_exclusion(offer, "requirements", [reason]))
             else:
@@ -292,4 +293,18 @@ def plan_job(
     selection = choose(prepared.built.candidates, options)
     best = realise(selection.best, job.currency) if selection.best else None
     alternatives = [realise(e, job.currency) for e in selection.alternatives]
-    return finish(prepared, selection, best, alternatives)
+    result = finish(prepared, selection, best, alternatives)
+    if result.binding == "budget":
+        _name_the_cheapest(result, prepared, options)
+    return result
+
+
+def _name_the_cheapest(result: PlanResult, prepared: Prepared, options: PlanOptions) -> None:
+    """Over budget: the plan that planning without the budget returns, and a message naming it."""
+    unbudgeted = choose(prepared.built.candidates, dataclasses.replace(options, budget=None))
+    if unbudgeted.best is None:
+        return
+    plan = realise(unbudgeted.best, prepared.job.currency)
+    result.cheapest_without_budget = plan
+    diagnosis = budget_diagnosis(prepared.job, plan, prepared.context.lang)
+    result.message = diagnosis.message

@@ -166,6 +166,8 @@ class PlanResult:
     estimate: Estimate | None = None  # the estimator on the best placement ([model] jobs)
     compliance: tuple[ProviderReport, ...] = ()  # every provider the offers were judged on
     policy: JobPolicy | None = None  # the dates compliance judged on
+    # Over budget: the plan `plan` without the budget returns (named in the message).
+    cheapest_without_budget: Plan | None = None
 
     @property
     def feasible(self) -> bool:
@@ -187,6 +189,9 @@ class PlanResult:
             "objective": self.objective,
             "message": self.message,
             "binding": self.binding,
+            "cheapest_without_budget": (
+                self.cheapest_without_budget.to_json() if self.cheapest_without_budget else None
+            ),
             "warnings": self.warnings,
             "assumptions": self.assumptions,
             "stats": self.stats,
