@@ -96,6 +96,8 @@ def _print(result: PlanResult, lang: str) -> None:
         else tr(lang, "最早完成", "earliest finish")
     )
     out.print(f"[bold]{tr(lang, '计划', 'Plan')}: {escape(result.job_name)}[/]  ({goal})")
+    if result.calendar_warning:
+        out.print(f"[yellow]{tr(lang, '注意', 'Warning')}: {escape(result.calendar_warning)}[/]")
     if result.best is None:
         out.print(
             f"[bold red]{tr(lang, '没有可行方案', 'No feasible plan')}[/] "

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from comparator.compliance.engine import evaluate_offers
 from comparator.compliance.model import ProviderReport
+from comparator.domain.calendar import parse_time_of_use, provisional_years
 from comparator.domain.job import Job
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
@@ -273,12 +274,39 @@ def finish(
         compliance=checks.reports,
         policy=checks.policy,
     )
+    _calendar_warning(result, prepared)
     if best is None:
         diagnosis = diagnose(
             job, len(prepared.offers), excluded, prepared.built.candidates, selection, context.lang
         )
         result.binding, result.message = diagnosis.binding, diagnosis.message
     return result
+
+
+def _calendar_warning(result: PlanResult, prepared: Prepared) -> None:
+    """Warn when offers priced by workday/holiday rules fall in a provisional calendar year."""
+    schedule = prepared.job.schedule
+    zone = prepared.context.timezone
+    years = provisional_years(
+        schedule.earliest_start.astimezone(zone).date(), schedule.deadline.astimezone(zone).date()
+    )
+    uses_calendar = any(
+        any(rule.needs_holidays for rule in parse_time_of_use(o.time_of_use))
+        for c in prepared.built.candidates
+        for o in c.offers.values()
+    )
+    if not years or not uses_calendar:
+        return
+    result.provisional_years = years
+    named = ", ".join(str(y) for y in years)
+    result.calendar_warning = (
+        f"{named} 年的节假日安排为暂定：法定节假日按 holidays 库计算，国务院通知发布前没有调休补班日；"
+        f"含 workday/holiday 规则的价格可能变化。通知发布后在 SUANLI_HOLIDAYS_FILE 中给出即可"
+        if prepared.context.lang == "zh"
+        else f"the holiday calendar of {named} is provisional: statutory holidays computed by the "
+        f"holidays package, no 调休 make-up workdays until the State Council notice is known; "
+        f"prices with workday/holiday rules may change. Give the notice in SUANLI_HOLIDAYS_FILE"
+    )
 
 
 def plan_job(

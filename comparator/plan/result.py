@@ -166,6 +166,9 @@ class PlanResult:
     estimate: Estimate | None = None  # the estimator on the best placement ([model] jobs)
     compliance: tuple[ProviderReport, ...] = ()  # every provider the offers were judged on
     policy: JobPolicy | None = None  # the dates compliance judged on
+    # Years of the window whose holiday calendar is computed, not official (and why it matters).
+    provisional_years: tuple[int, ...] = ()
+    calendar_warning: str | None = None
     # Over budget: the plan `plan` without the budget returns (named in the message).
     cheapest_without_budget: Plan | None = None
 
@@ -193,6 +196,10 @@ class PlanResult:
                 self.cheapest_without_budget.to_json() if self.cheapest_without_budget else None
             ),
             "warnings": self.warnings,
+            "calendar": {
+                "provisional_years": list(self.provisional_years),
+                "warning": self.calendar_warning,
+            },
             "assumptions": self.assumptions,
             "stats": self.stats,
         }
