@@ -95,8 +95,8 @@ Best = tuple[Decimal, int, int, int]  # cost, restarts, line items, finish
 
 def _runs(
     machines: tuple[str | None, ...], work: int, overhead: int, interruptible: bool
-) -> list[tuple[int, int]]:
-    """(restarts, finish) of every set of rented run slots doing exactly ``work`` slots of work.
+) -> list[tuple[int, int, int]]:
+    """(restarts, first run slot, finish) of every set of rented run slots doing exactly ``work`` slots of work.
 
     A block is a maximal run of consecutive run slots on one machine: a pause or a change of
     machine (a migration) starts a new one, which loses ``overhead`` slots."""
@@ -114,7 +114,7 @@ def _runs(
         if not interruptible and blocks > 1:
             continue
         if len(slots) - overhead * (blocks - 1) == work:
-            found.append((blocks - 1, slots[-1] + 1))
+            found.append((blocks - 1, slots[0], slots[-1] + 1))
     return found
 
 
@@ -131,10 +131,10 @@ def _plans(problem: ScheduleProblem) -> dict[int, Best]:
     overhead = problem.restart_overhead_slots if problem.interruptible else 0
     best: dict[int, Best] = {}
     for machines, (cost, items) in cheapest.items():
-        for restarts, finish in _runs(
-            machines, problem.work_slots, overhead, problem.interruptible
-        ):
-            key = (cost, restarts, items, finish)
+        runs = _runs(machines, problem.work_slots, overhead, problem.interruptible)
+        for restarts, first, finish in runs:
+            stored = problem.storage_per_slot * (finish - first)  # the data disk, pauses too
+            key = (cost + stored, restarts, items, finish)
             if finish not in best or key < best[finish]:
                 best[finish] = key
     return best

@@ -71,7 +71,7 @@ def best_of(problem: ScheduleProblem) -> ScheduleResult | None:
 
 
 def random_problem(rng: random.Random) -> ScheduleProblem:
-    """Small problems with equal prices, several machines and migrations."""
+    """Small problems with equal prices, several machines, migrations and storage."""
     deadline = rng.randint(1, 6)
     machines = ["whole", "card", "other"][: rng.randint(1, 3)]
     shared = D(rng.randint(1, 400)) / 100
@@ -92,6 +92,7 @@ def random_problem(rng: random.Random) -> ScheduleProblem:
         contracts.append(
             ContractRate(f"c{j}", period, cost, rng.choice([1, 1, 2]), None, rng.choice(machines))
         )
+    storage = D(rng.randint(1, 80)) / 100 if rng.random() < 0.4 else D(0)
     return ScheduleProblem(
         deadline,
         rng.randint(1, deadline),
@@ -99,13 +100,15 @@ def random_problem(rng: random.Random) -> ScheduleProblem:
         rng.choice([0, 0, 1, 2]),
         tuple(rates),
         tuple(contracts),
+        storage,
     )
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_dp_equals_the_oracle_with_machines_migrations_and_equal_prices(seed: int) -> None:
-    """40 instances per seed, 240 in all: every finish slot's cost to the cent, and the plan
-    chosen has the oracle's fewest restarts, then line items, then earliest finish."""
+    """40 instances per seed, 240 in all: every finish slot's cost to the cent (storage of
+    paused slots included), and the plan chosen has the oracle's fewest restarts, then line
+    items, then earliest finish."""
     rng = random.Random(1300 + seed)
     for _ in range(40):
         problem = random_problem(rng)

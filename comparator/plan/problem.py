@@ -22,6 +22,8 @@ validator share:
   consecutive slots is seamless (not a pause). Switching to a rate of another machine is a
   *migration*: the job stops and restarts there, so the new block pays
   ``restart_overhead_slots`` like any resume, and a job that may not pause cannot migrate.
+* ``storage_per_slot`` (whole cents) is the data disk's charge for every slot from the first run
+  slot to ``finish``, paused and overhead slots included; it is part of the schedule's cost.
 * Among plans of equal cost the optimiser prefers the fewest *restarts* (resumes and
   migrations), then the fewest segments (line items), then the earliest finish.
 * ``finish`` is the end of the slot in which the work completes.
@@ -80,10 +82,18 @@ class ScheduleProblem:
     restart_overhead_slots: int
     hourly: tuple[HourlyRate, ...] = ()
     contracts: tuple[ContractRate, ...] = ()
+    storage_per_slot: Decimal = Decimal(0)
 
     def __post_init__(self) -> None:
         if self.work_slots < 1 or self.deadline_slot < 0 or self.restart_overhead_slots < 0:
             raise PlanError("a schedule needs work_slots ≥ 1, deadline ≥ 0 and overhead ≥ 0")
+        storage = self.storage_per_slot
+        if storage < 0 or storage != storage.quantize(Decimal("0.01")):
+            raise PlanError("storage per slot must be whole cents ≥ 0")
+
+    @property
+    def storage_cents(self) -> int:
+        return int(self.storage_per_slot * 100)
         for rate in self.hourly:
             if rate.min_slots < 1:
                 raise PlanError(f"rate {rate.key}: min_slots must be ≥ 1")
@@ -126,6 +136,7 @@ class ScheduleResult:
     cost: Decimal
     finish: int
     segments: tuple[ScheduledSegment, ...]
+    storage_cost: Decimal = Decimal(0)  # storage from the first run slot to finish
 
     @property
     def start(self) -> int:

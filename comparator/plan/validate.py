@@ -340,9 +340,13 @@ def validate_schedule(problem: ScheduleProblem, result: ScheduleResult) -> list[
     work = sum(s.run_slots for s in segments) - overhead * max(blocks - 1, 0)
     if work != problem.work_slots:
         problems.append(f"{work} slots of work done, {problem.work_slots} needed")
-    total = sum((s.cost for s in segments), Decimal(0))
+    if segments:
+        storage = problem.storage_per_slot * (result.finish - segments[0].start)
+        if storage != result.storage_cost:
+            problems.append(f"storage {result.storage_cost}, expected {storage}")
+    total = sum((s.cost for s in segments), Decimal(0)) + result.storage_cost
     if total != result.cost:
-        problems.append(f"total {result.cost}, segments sum to {total}")
+        problems.append(f"total {result.cost}, segments and storage sum to {total}")
     if segments and result.finish != segments[-1].run_end:
         problems.append(f"finish {result.finish}, last run slot ends {segments[-1].run_end}")
     return problems

@@ -94,6 +94,7 @@ class Ties:
         for contract in problem.contracts:
             periods = problem.deadline_slot // contract.period_slots + contract.min_periods + 2
             bound += contract.cost * periods
+        bound += problem.storage_per_slot * (problem.deadline_slot + 1)
         cents = int(bound * 100) + problem.deadline_slot + 2
         if cents * scale * 4 >= _SCALED_LIMIT:
             return Ties()

@@ -50,6 +50,7 @@ class Rebuilder:
         np.fill_diagonal(self.same, False)
         self.other = np.array([[a != b for b in machines] for a in machines], dtype=bool)
         self.seamless_restart = problem.interruptible and self.overhead_of(problem) == 0
+        self.storage = 0  # scaled storage per paused or overhead slot (set by the profile)
         self.hourly, self.contracts = hourly, contracts
         self.closed = np.stack(closed)  # [layer, rate, d]
         self.idle = np.stack(idle)  # [layer, d]
@@ -74,7 +75,8 @@ class Rebuilder:
         """Value a restart of ``rate`` (after a pause, or a migration) starts from."""
         others = self._among(layers, diagonal, self.other[rate])
         values = np.minimum(self.idle[layers, diagonal], others)
-        restart: Ints = np.where(layers > 0, np.minimum(values + self.ties.restart, INF), INF)
+        extra = self.ties.restart + self.storage * self.overhead
+        restart: Ints = np.where(layers > 0, np.minimum(values + extra, INF), INF)
         return restart
 
     def _plain_source(self, layers: Ints, diagonal: int, rate: int) -> Ints:
@@ -202,13 +204,15 @@ class Rebuilder:
                 return layer, diagonal, int(rate), value
         if not (source.resumed or self.seamless_restart):
             raise PlanError("internal error: no closed segment leads to this start")
-        before = value - self.ties.restart  # a restart: a migration, or a pause
+        overhead = self.overhead if source.resumed else 0
+        before = value - self.ties.restart - self.storage * overhead  # a migration, or a pause
         for rate in np.nonzero(self.other[source.rate] & (row == before))[0]:
             return layer, diagonal, int(rate), before
         for earlier in range(diagonal - 1, -1, -1):
-            hits = np.nonzero(self.closed[layer, :, earlier] == before)[0]
+            paused = before - self.storage * (diagonal - earlier)
+            hits = np.nonzero(self.closed[layer, :, earlier] == paused)[0]
             if len(hits):
-                return layer, earlier, int(hits[0]), before
+                return layer, earlier, int(hits[0]), paused
         raise PlanError("internal error: no closed segment leads to this start")
 
     def _source_value(self, source: _Source) -> int:
@@ -236,9 +240,11 @@ class Rebuilder:
                 raise PlanError("internal error: a closed segment has no start")
             found = found_next
         segments.reverse()
-        if sum(s.cost for s in segments) != Decimal(cost) / 100:
+        storage = Decimal(self.problem.storage_cents * (finish - segments[0].start)) / 100
+        total = Decimal(cost + self.problem.storage_cents * self.work) / 100
+        if sum(s.cost for s in segments) + storage != total:
             raise PlanError("internal error: the rebuilt plan does not add up to its cost")
-        return ScheduleResult(Decimal(cost) / 100, finish, tuple(segments))
+        return ScheduleResult(total, finish, tuple(segments), storage)
 
     def _first_match(
         self, diagonal: int, finish: int, cost: int

@@ -86,6 +86,8 @@ class ScheduleProfile:
         self.rate_count = self.hourly_count + len(problem.contracts)
         self.overhead = problem.restart_overhead_slots if problem.interruptible else 0
         self.ties = Ties.for_problem(problem)
+        self.storage = problem.storage_cents * self.ties.scale  # per paused/overhead slot
+        self.fixed_cents = problem.storage_cents * problem.work_slots  # storage of work slots
         self.machines = Machines(problem.machines)
         self._closed: list[Ints] = []
         self._idle: list[Ints] = []
@@ -104,7 +106,10 @@ class ScheduleProfile:
     @property
     def costs_cents(self) -> list[int | None]:
         """Cheapest cost (cents) of finishing at slot ``work + d``, for each ``d``."""
-        return [self.ties.cents(int(c)) if c < FINITE else None for c in self.terminal.values]
+        return [
+            self.ties.cents(int(c)) + self.fixed_cents if c < FINITE else None
+            for c in self.terminal.values
+        ]
 
     def finish_slot(self, diagonal: int) -> int:
         return self.work + diagonal
@@ -121,12 +126,18 @@ class ScheduleProfile:
 
     def fastest(self, budget_cents: int | None = None) -> int | None:
         """Diagonal of the earliest finish within the budget (its cheapest plan)."""
-        limit = FINITE if budget_cents is None else (budget_cents + 1) * self.ties.scale
+        if budget_cents is not None and budget_cents < self.fixed_cents:
+            return None
+        limit = (
+            FINITE
+            if budget_cents is None
+            else (budget_cents - self.fixed_cents + 1) * self.ties.scale
+        )
         hits = np.nonzero(self.terminal.values < limit)[0]
         return int(hits[0]) if len(hits) else None
 
     def cost_cents(self, diagonal: int) -> int:
-        return self.ties.cents(int(self.terminal.values[diagonal]))
+        return self.ties.cents(int(self.terminal.values[diagonal])) + self.fixed_cents
 
     def schedule(self, diagonal: int) -> ScheduleResult:
         """The optimal plan finishing at slot ``work + diagonal`` (needs ``keep_trace``)."""
@@ -143,6 +154,7 @@ class ScheduleProfile:
             self.terminal.values,
             self.ties,
         )
+        rebuilder.storage = self.storage
         return rebuilder.schedule(diagonal)
 
     # --- the programme -------------------------------------------------------------------
@@ -184,11 +196,17 @@ class ScheduleProfile:
         return closed
 
     def _idle_states(self, layer: int, closed: Ints) -> Ints:
+        """Paused after a closed segment of an earlier diagonal (each paused slot pays storage)."""
         if layer == 0:
             return np.zeros(self.width, dtype=np.int64)
         idle = np.full(self.width, INF)
         if self.problem.interruptible and self.width > 1:
-            idle[1:] = np.minimum.accumulate(closed.min(axis=0))[:-1]
+            if self.storage:
+                steps = np.arange(self.width, dtype=np.int64) * self.storage
+                running = np.minimum.accumulate(np.minimum(closed.min(axis=0), INF) - steps)
+                idle[1:] = np.minimum(running[:-1] + steps[1:], INF)
+            else:
+                idle[1:] = np.minimum.accumulate(closed.min(axis=0))[:-1]
         return idle
 
     def _sources(self, layer: int, closed: Ints, idle: Ints) -> Sources:
@@ -200,7 +218,7 @@ class ScheduleProfile:
             return Sources(np.minimum(values, idle), resume)
         if self.problem.interruptible:
             restart = np.minimum(idle[None, :], self.machines.other(closed))
-            restart = np.minimum(restart + self.ties.restart, INF)
+            restart = np.minimum(restart + self.ties.restart + self.storage * self.overhead, INF)
             if self.overhead == 0:
                 values = np.minimum(values, restart)
             else:
