@@ -31,7 +31,9 @@ _TOP_KEYS = {
     "schedule",
     "requirements",
     "budget",
+    "data",
 }
+_DATA_KEYS = {"dataset_gb", "checkpoint_gb"}
 _WORKLOAD_KEYS = {"card_hours", "gpu", "cards"}
 _SCHEDULE_KEYS = {"earliest_start", "deadline", "interruptible", "restart_overhead_hours"}
 _REQUIREMENT_KEYS = {
@@ -80,6 +82,21 @@ class Requirements:
 
 
 @dataclass(frozen=True)
+class DataNeeds:
+    """``[data]``: what the job keeps on the data centre's disks (GB, decimal: 1 TB = 1000 GB).
+
+    The dataset is uploaded before the first run slot and, with the checkpoints, stored for the
+    whole rental window; the checkpoints are downloaded at the end (egress)."""
+
+    dataset_gb: Decimal = Decimal(0)
+    checkpoint_gb: Decimal = Decimal(0)
+
+    @property
+    def stored_gb(self) -> Decimal:
+        return self.dataset_gb + self.checkpoint_gb
+
+
+@dataclass(frozen=True)
 class Job:
     name: str
     schedule: Schedule
@@ -90,6 +107,7 @@ class Job:
     requirements: Requirements = field(default_factory=Requirements)
     max_cost: Decimal | None = None
     source: str = ""
+    data: DataNeeds = field(default_factory=DataNeeds)
 
 
 class _Reader:
@@ -251,6 +269,16 @@ def _work(reader: _Reader, data: Mapping[str, Any]) -> tuple[Workload, Any, Any]
     return Workload(), dict(model), dict(training or {})
 
 
+def _data(reader: _Reader, data: Mapping[str, Any] | None) -> DataNeeds:
+    if data is None:
+        return DataNeeds()
+    reader.reject_unknown(data, _DATA_KEYS, "data.")
+    return DataNeeds(
+        reader.positive(data, "dataset_gb", "data.") or Decimal(0),
+        reader.positive(data, "checkpoint_gb", "data.") or Decimal(0),
+    )
+
+
 def _budget(reader: _Reader, data: Mapping[str, Any] | None) -> Decimal | None:
     if data is None:
         return None
@@ -276,6 +304,7 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
         requirements=_requirements(reader, reader.table(data, "requirements")),
         max_cost=_budget(reader, reader.table(data, "budget")),
         source=source,
+        data=_data(reader, reader.table(data, "data")),
     )
 
 

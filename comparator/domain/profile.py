@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from comparator.domain.credentials import identify_number
 from comparator.domain.profile_fields import Fields
+from comparator.domain.storage import StorageTerms
 from comparator.domain.zones import DEFAULT_TIMEZONE_NAME
 from comparator.errors import ProfileError
 
@@ -65,6 +66,7 @@ class DataCenter:
     province: str | None = None
     city: str | None = None
     region: str | None = None
+    storage: StorageTerms = field(default_factory=StorageTerms)
 
     @property
     def mainland(self) -> bool:
@@ -131,7 +133,15 @@ _LICENSE_KEYS = (
 )
 _FILING_KEYS = ("kind", "number", "level", "assessed_on", *_EXTRA)
 _CERT_KEYS = ("name", "certifier", "valid_until", *_EXTRA)
-_DC_KEYS = ("id", "name", "country", "province", "city", "region", *_EXTRA)
+_STORAGE_KEYS = (
+    "storage_price_gb_month",
+    "storage_price_gb_day",
+    "free_storage_gb",
+    "upload_gbps",
+    "egress_price_gb",
+    "storage_currency",
+)
+_DC_KEYS = ("id", "name", "country", "province", "city", "region", *_STORAGE_KEYS, *_EXTRA)
 
 
 def parse_profile(data: Mapping[str, Any], source: str) -> ProviderProfile:
@@ -239,6 +249,26 @@ def _datacenter(fields: Fields, provider_country: str) -> DataCenter:
         province=province,
         city=fields.city("city"),
         region=fields.optional_str("region"),
+        storage=_storage(fields),
+    )
+
+
+def _storage(fields: Fields) -> StorageTerms:
+    month = fields.optional_decimal("storage_price_gb_month")
+    day = fields.optional_decimal("storage_price_gb_day")
+    if month is not None and day is not None:
+        fields.fail("storage_price_gb_day", "either storage_price_gb_month or _gb_day, not both")
+    upload = fields.optional_decimal("upload_gbps")
+    if upload is not None and upload <= 0:
+        fields.fail("upload_gbps", "a positive bandwidth in Gbit/s", upload)
+    currency = (fields.optional_str("storage_currency") or "CNY").upper()
+    return StorageTerms(
+        price_gb_month=month,
+        price_gb_day=day,
+        free_gb=fields.optional_decimal("free_storage_gb") or Decimal(0),
+        upload_gbps=upload,
+        egress_price_gb=fields.optional_decimal("egress_price_gb"),
+        currency=currency,
     )
 
 
@@ -297,8 +327,13 @@ def profile_to_dict(profile: ProviderProfile) -> dict[str, Any]:
         "licenses": [_compact(vars(item)) for item in profile.licenses],
         "filings": [_compact(vars(item)) for item in profile.filings],
         "certifications": [_compact(vars(item)) for item in profile.certifications],
-        "datacenters": [_compact(vars(item)) for item in profile.datacenters],
+        "datacenters": [_datacenter_dict(item) for item in profile.datacenters],
     }
+
+
+def _datacenter_dict(datacenter: DataCenter) -> dict[str, Any]:
+    values = {k: v for k, v in vars(datacenter).items() if k != "storage"}
+    return {**_compact(values), **datacenter.storage.to_json()}
 
 
 def _compact(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,11 +28,14 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from comparator.domain.calendar import slot_factors
+from comparator.domain.job import DataNeeds
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
+from comparator.domain.storage import StorageTerms
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma, run_hours
+from comparator.plan.bill import DataBill, data_bill
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 
 MAX_NODES = 16
@@ -108,6 +111,7 @@ class Candidate:
     offers: Mapping[str, OfferView]
     units: Mapping[str, int]
     unit_prices: Mapping[str, Decimal]
+    bill: DataBill = field(default_factory=DataBill)  # upload, storage and egress (docs/billing.md)
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -147,6 +151,8 @@ class CandidateOptions:
     max_nodes: int = MAX_NODES
     lang: str = "en"
     no_conversion: frozenset[str] = frozenset()  # providers that do not convert billing
+    data: DataNeeds = field(default_factory=DataNeeds)
+    storage_terms: Mapping[tuple[str, str], StorageTerms] = field(default_factory=dict)
 
 
 def group_offers(offers: Iterable[OfferView]) -> dict[tuple[str, str, str, int], list[OfferView]]:
@@ -198,23 +204,31 @@ def machine_of(offer: OfferView, converts: bool = True) -> str:
 
 
 def _hourly_rate(
-    offer: OfferView, units: int, price: Decimal, grid: SlotGrid, machine: str
+    offer: OfferView, units: int, price: Decimal, grid: SlotGrid, machine: str, blocked: int
 ) -> HourlyRate:
     horizon = grid.deadline_slot + offer.min_units - 1
     factors = slot_factors(offer.time_of_use, grid.first, horizon, grid.timezone)
     unit_cost = price * units
     costs = tuple(unit_cost * f for f in factors)
-    return HourlyRate(offer.offer_id, costs, offer.min_units, machine=machine)
+    available = (False,) * blocked if blocked else None
+    return HourlyRate(offer.offer_id, costs, offer.min_units, available, machine)
 
 
 def _rate(
-    offer: OfferView, units: int, price: Decimal, grid: SlotGrid, converts: bool = True
+    offer: OfferView,
+    units: int,
+    price: Decimal,
+    grid: SlotGrid,
+    converts: bool = True,
+    blocked: int = 0,
 ) -> HourlyRate | ContractRate:
+    """The rate of ``offer``; its first ``blocked`` slots cannot be rented (the upload)."""
     machine = machine_of(offer, converts)
     if offer.billing in HOURLY_MODES:
-        return _hourly_rate(offer, units, price, grid, machine)
+        return _hourly_rate(offer, units, price, grid, machine, blocked)
+    available = (False,) * blocked if blocked else None
     return ContractRate(
-        offer.offer_id, offer.period_hours, price * units, offer.min_units, machine=machine
+        offer.offer_id, offer.period_hours, price * units, offer.min_units, available, machine
     )
 
 
@@ -262,7 +276,11 @@ class _Builder:
             return None
         hours = run_hours(work.card_hours, cards, key[3], self.options.multi_node_efficiency)
         converts = key[0] not in self.options.no_conversion
-        rates = [_rate(o, units[o.offer_id], prices[o.offer_id], grid, converts) for o in usable]
+        bill = self.bill(key)
+        rates = [
+            _rate(o, units[o.offer_id], prices[o.offer_id], grid, converts, bill.upload_slots)
+            for o in usable
+        ]
         problem = ScheduleProblem(
             grid.deadline_slot,
             hours,
@@ -270,6 +288,7 @@ class _Builder:
             self.options.restart_overhead_hours if self.options.interruptible else 0,
             tuple(r for r in rates if isinstance(r, HourlyRate)),
             tuple(r for r in rates if isinstance(r, ContractRate)),
+            bill.storage_per_hour,
         )
         return Candidate(
             key[0],
@@ -283,7 +302,13 @@ class _Builder:
             {o.offer_id: o for o in usable},
             units,
             {o.offer_id: prices[o.offer_id] for o in usable},
+            bill,
         )
+
+    def bill(self, key: tuple[str, str, str, int]) -> DataBill:
+        options = self.options
+        terms = options.storage_terms.get((key[0], key[1]), StorageTerms())
+        return data_bill(options.data, terms, options.prices.currency, options.prices.fx)
 
     def group(self, key: tuple[str, str, str, int], offers: list[OfferView], work: GpuWork) -> None:
         priced = self.prices(offers)

@@ -232,6 +232,10 @@ def prepare(
         {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
         lang=context.lang,
         no_conversion=frozenset(p for p, prof in profiles.items() if not prof.converts_billing),
+        data=job.data,
+        storage_terms={
+            (pid, dc.id): dc.storage for pid, p in profiles.items() for dc in p.datacenters
+        },
     )
     built = build_candidates(workable, table.work, options)
     checks.unschedulable(workable, built)

@@ -11,6 +11,7 @@ from comparator.compliance import ProviderReport
 from comparator.domain.money import money_str
 from comparator.domain.policy import JobPolicy
 from comparator.estimate import Estimate
+from comparator.plan.bill import BillLine
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class Plan:
     work_hours: int
     card_hours: Decimal
     segments: tuple[PlanSegment, ...]
+    bill: tuple[BillLine, ...] = ()  # upload, storage and egress (docs/billing.md)
 
     @property
     def run_blocks(self) -> list[tuple[datetime, datetime]]:
@@ -106,6 +108,7 @@ class Plan:
             "finish": self.finish.isoformat(),
             "run_hours": self.run_hours,
             "segments": [s.to_json() for s in self.segments],
+            "bill": [b.to_json() for b in self.bill],
             "provider_name": self.provider_name,
             "region_name": self.region_name,
             "province": self.province,

@@ -227,8 +227,17 @@ class _Checker:
 
     def totals(self, segments: Sequence[PlanSegment]) -> None:
         total = sum((s.cost for s in segments), Decimal(0))
+        total += sum((line.cost for line in self.plan.bill), Decimal(0))
         if total != self.plan.total_cost:
-            self.fail(f"total {self.plan.total_cost} but segments sum to {total}")
+            self.fail(f"total {self.plan.total_cost} but segments and bill lines sum to {total}")
+        for line in self.plan.bill:
+            hours = Decimal(_hours(line.start, line.end))
+            if line.kind == "storage" and line.cost != round_money(line.unit_price * hours):
+                self.fail(f"storage line {line.cost} is not {line.unit_price} × {hours} h")
+            if line.kind == "upload" and segments and line.end != segments[0].start:
+                self.fail("the upload does not end at the first run hour")
+            if line.start < self.job.schedule.earliest_start:
+                self.fail(f"{line.kind} starts before the job's earliest start")
         if segments and (
             self.plan.start != segments[0].start or self.plan.finish != segments[-1].run_end
         ):

@@ -1,0 +1,119 @@
+"""The whole bill: upload before the first run hour, storage for the rental window, egress."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+import pytest
+from plan_fixtures import make_offer
+
+from comparator.domain.job import DataNeeds, Job, Schedule, Workload, parse_job
+from comparator.domain.money import FxTable
+from comparator.domain.profile import (
+    DataCenter,
+    ProviderProfile,
+    parse_profile,
+    profile_to_dict,
+)
+from comparator.domain.storage import StorageTerms
+from comparator.errors import JobFileError, ProfileError
+from comparator.plan.candidates import PriceBasis
+from comparator.plan.planning import PlanContext, plan_job
+from comparator.plan.validate import ValidationContext, validate_plan
+
+D = Decimal
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+START = datetime(2026, 12, 1, tzinfo=SHANGHAI)
+CONTEXT = PlanContext(today=date(2026, 11, 29), fx=FxTable({"CNY": D(1)}, date(2026, 11, 27)))
+TERMS = StorageTerms(
+    price_gb_month=D("0.36"), free_gb=D(100), upload_gbps=D(1), egress_price_gb=D("0.5")
+)
+
+
+def _profile(terms: StorageTerms) -> ProviderProfile:
+    dc = DataCenter("sg-1", "Singapore 1", "SG", storage=terms)
+    return ProviderProfile(id="sg", name="SG", country="SG", datacenters=(dc,))
+
+
+def _job(hours: int, interruptible: bool = False, data: DataNeeds | None = None) -> Job:
+    return Job(
+        name="data",
+        schedule=Schedule(START, START + timedelta(days=3), interruptible, 1),
+        workload=Workload(D(hours * 8), "A100-SXM4-80GB", 8),
+        source="data.toml",
+        data=data or DataNeeds(D(2000), D(100)),
+    )
+
+
+def _plan(job: Job, terms: StorageTerms, offers: list | None = None):  # type: ignore[no-untyped-def]
+    offers = offers or [
+        make_offer("h", "hourly", "10", provider="sg", region="sg-1", cards=8, country="SG")
+    ]
+    result = plan_job(job, offers, {"sg": _profile(terms)}, CONTEXT)
+    check = ValidationContext(
+        job, {o.offer_id: o for o in offers}, PriceBasis("CNY", CONTEXT.fx), D("0.9")
+    )
+    assert result.best is not None, result.message
+    assert validate_plan(result.best, check) == []
+    return result
+
+
+def test_2_tb_over_1_gbit_uploads_for_4_4_hours_before_the_first_run_hour() -> None:
+    best = _plan(_job(20), TERMS).best
+    assert best is not None
+    upload, storage, egress = best.bill
+    assert upload.kind == "upload" and upload.quantity == D("4.44")  # 16,000 Gbit / 1 Gbit/s
+    assert upload.start == START and upload.end == best.start == START + timedelta(hours=5)
+    # storage: (2,000 + 100 − 100 free) GB × 0.36 / 720 = ¥1.00 an hour, upload start to finish
+    assert storage.kind == "storage" and storage.unit_price == D("1.00")
+    assert storage.start == START and storage.end == best.finish and storage.quantity == 25
+    assert storage.cost == D("25.00")
+    assert egress.kind == "egress" and egress.cost == D("50.00")  # 100 GB × ¥0.50
+    assert sum(s.cost for s in best.segments) == D("200.00")
+    assert best.total_cost == D("275.00") == D("200") + D("25") + D("50")
+    json_bill = [line["cost"] for line in best.to_json()["bill"]]
+    assert json_bill == ["0.00", "25.00", "50.00"]
+
+
+def test_storage_is_billed_while_paused_so_a_long_pause_must_pay_for_itself() -> None:
+    # cheap hours after a dear night: pausing saves ¥5 of GPU hours but the disk costs ¥1/h
+    costs = "00:00-08:00*3"
+    offer = make_offer(
+        "h", "hourly", "10", provider="sg", region="sg-1", cards=8, country="SG", time_of_use=costs
+    )
+    best = _plan(_job(20, True), TERMS, [offer]).best
+    assert best is not None
+    assert len(best.run_blocks) == 2  # paused through the dear night
+    storage = next(line for line in best.bill if line.kind == "storage")
+    assert storage.start == best.start - timedelta(hours=5)  # the upload just before
+    hours = int((best.finish - storage.start).total_seconds() // 3600)
+    assert storage.quantity == hours and storage.cost == D(hours)
+
+
+def test_what_a_data_centre_does_not_state_is_named_not_guessed() -> None:
+    best = _plan(_job(20), StorageTerms()).best
+    assert best is not None
+    upload, storage, egress = best.bill
+    assert "assumed" in upload.note and upload.quantity == D("4.44")  # 1 Gbit/s, documented
+    assert storage.cost == 0 and "no storage price" in storage.note
+    assert egress.cost == 0 and "no egress price" in egress.note
+
+
+def test_data_keys_in_job_and_profile() -> None:
+    base = {
+        "name": "j",
+        "workload": {"card_hours": 8, "gpu": "A100"},
+        "schedule": {"earliest_start": START, "deadline": START + timedelta(days=1)},
+    }
+    job = parse_job({**base, "data": {"dataset_gb": 2000, "checkpoint_gb": "50.5"}}, "j.toml")
+    assert job.data == DataNeeds(D(2000), D("50.5"))
+    with pytest.raises(JobFileError, match=r"data\.dataset_gb"):
+        parse_job({**base, "data": {"dataset_gb": -1}}, "j.toml")
+    profile = _profile(TERMS)
+    assert parse_profile(profile_to_dict(profile), "p.toml") == profile
+    document = profile_to_dict(profile)
+    document["datacenters"][0]["storage_price_gb_day"] = "0.01"
+    with pytest.raises(ProfileError, match="not both"):
+        parse_profile(document, "p.toml")
