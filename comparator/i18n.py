@@ -120,6 +120,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "contract_block": ("包期合约", "Contract"),
     "hourly_run": ("按量运行", "Hourly run"),
     "total": ("合计", "Total"),
+    "bill_upload": ("数据上传", "Data upload"),
+    "bill_storage": ("数据盘存储", "Data storage"),
+    "bill_egress": ("数据下载（出网）", "Data egress"),
+    "calendar_provisional": ("节假日安排暂定", "Provisional holiday calendar"),
     # alternatives
     "rank": ("排名", "Rank"),
     "difference": ("与最优差额", "vs. best"),

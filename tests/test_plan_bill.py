@@ -117,3 +117,28 @@ def test_data_keys_in_job_and_profile() -> None:
     document["datacenters"][0]["storage_price_gb_day"] = "0.01"
     with pytest.raises(ProfileError, match="not both"):
         parse_profile(document, "p.toml")
+
+
+def test_the_quote_shows_each_data_line_and_they_add_up_to_the_total() -> None:
+    import json
+
+    from comparator.report import render as report
+    from tests.htmltree import parse_html
+    from tests.test_report_html import DATA
+
+    document = json.loads((DATA / "quote_document.json").read_text(encoding="utf-8"))
+    best = _plan(_job(20), TERMS).best
+    assert best is not None
+    plan = best.to_json()
+    document["plan"]["best"] = {**document["plan"]["best"], **plan}
+    root = parse_html(report.render_html(document, lang="en"))
+    cells = {e.attrs["data-bill"]: e.text().strip() for e in root.iter() if "data-bill" in e.attrs}
+    assert cells == {
+        "upload": report.format_money("0.00"),
+        "storage": report.format_money("25.00"),
+        "egress": report.format_money("50.00"),
+    }
+    lines = [Decimal(s["cost"]) for s in plan["segments"]] + [
+        Decimal(b["cost"]) for b in plan["bill"]
+    ]
+    assert sum(lines) == Decimal(plan["total_cost"]) == D("275.00")

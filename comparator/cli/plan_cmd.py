@@ -157,7 +157,22 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
             _price_text(s.average_unit_price),
             money_str(s.cost),
         )
+    for item in best.bill:
+        table.add_row(
+            escape(item.kind),
+            escape(f"{item.quantity} {item.unit}"),
+            f"{item.start:%m-%d %H:%M}",
+            f"{item.end:%m-%d %H:%M}",
+            "",
+            "",
+            str(item.unit_price),
+            "",
+            money_str(item.cost),
+        )
     out.print(table)
+    for item in best.bill:
+        if item.note:
+            out.print(f"[dim]{escape(item.kind)}: {escape(item.note)}[/]")
     zone = best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else DEFAULT_TIMEZONE
     for line in timeline_lines(best, zone, lang=lang):
         out.print(escape(line))
