@@ -79,8 +79,12 @@ def check_plan_json(plan: dict[str, Any]) -> None:
     for segment in plan["segments"]:
         assert set(segment) >= {"offer_id", "billing", "start", "end", "units", "cost"}
         assert MONEY.match(segment["cost"])
+    for line in plan.get("bill", []):
+        assert set(line) >= {"kind", "start", "end", "quantity", "unit_price", "cost"}
+        assert MONEY.match(line["cost"])
     total = sum(Decimal(s["cost"]) for s in plan["segments"])
-    assert total == Decimal(plan["total_cost"])
+    total += sum(Decimal(b["cost"]) for b in plan.get("bill", []))
+    assert total == Decimal(plan["total_cost"])  # GPU line items plus upload, storage, egress
 
 
 def check_contract(document: dict[str, Any]) -> None:

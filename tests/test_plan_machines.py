@@ -8,6 +8,7 @@ items, then the earliest finish; the brute-force oracle checks all of it.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 from datetime import date, datetime, timedelta
@@ -262,3 +263,32 @@ def test_a_provider_that_does_not_convert_billing_migrates_to_change_it() -> Non
     fixed = plan_job(the_job, offers, {"sg": profile}, CONTEXT)
     assert fixed.best is not None and len(fixed.best.segments) == 1
     assert fixed.best.total_cost == D("200.00")  # two days, no change of billing in place
+
+
+def test_run_windows_keep_every_run_hour_inside_them() -> None:
+    offers = [make_offer("h", "hourly", "10", cards=8, **SG)]  # type: ignore[arg-type]
+    the_job = _job(20, True, overhead=0)
+    windows = dataclasses.replace(the_job.schedule, run_windows=("mon-fri 09:00-18:00",))
+    the_job = dataclasses.replace(the_job, schedule=windows)
+    result = plan_job(the_job, offers, {}, CONTEXT)
+    _check(the_job, offers, result)
+    assert result.best is not None and result.best.total_cost == D("200.00")
+    for start, end in result.best.run_blocks:
+        local = start.astimezone(ZoneInfo("Asia/Shanghai"))
+        assert local.weekday() < 5 and 9 <= local.hour and end <= local.replace(hour=18)
+    assert len(result.best.run_blocks) == 3  # 9 + 9 + 2 hours on Tue, Wed, Thu
+
+
+def test_run_windows_use_the_time_of_use_grammar() -> None:
+    from comparator.domain.job import parse_job
+    from comparator.errors import JobFileError
+
+    base = {
+        "workload": {"card_hours": 8, "gpu": "A100"},
+        "schedule": {"earliest_start": START, "deadline": START + timedelta(days=1)},
+    }
+    good = {**base, "schedule": {**base["schedule"], "run_windows": ["mon-fri 09:00-18:00"]}}
+    assert parse_job(good, "j.toml").schedule.run_windows == ("mon-fri 09:00-18:00",)
+    bad = {**base, "schedule": {**base["schedule"], "run_windows": ["someday 09:00-18:00"]}}
+    with pytest.raises(JobFileError, match=r"schedule\.run_windows"):
+        parse_job(bad, "j.toml")

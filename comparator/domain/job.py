@@ -13,13 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from comparator.domain.calendar import TouRule, parse_rule
 from comparator.domain.gpus import resolve_gpu
 from comparator.domain.money import parse_decimal
 from comparator.domain.zones import DEFAULT_TIMEZONE
-from comparator.errors import JobFileError, UnknownGpuError
+from comparator.errors import CalendarError, JobFileError, UnknownGpuError
 
 EXPORT_BASES = ("exempt", "standard_contract", "certified", "cac_assessed")
 _TOP_KEYS = {
@@ -35,7 +37,13 @@ _TOP_KEYS = {
 }
 _DATA_KEYS = {"dataset_gb", "checkpoint_gb"}
 _WORKLOAD_KEYS = {"card_hours", "gpu", "cards"}
-_SCHEDULE_KEYS = {"earliest_start", "deadline", "interruptible", "restart_overhead_hours"}
+_SCHEDULE_KEYS = {
+    "earliest_start",
+    "deadline",
+    "interruptible",
+    "restart_overhead_hours",
+    "run_windows",
+}
 _REQUIREMENT_KEYS = {
     "gpus",
     "provinces",
@@ -64,6 +72,13 @@ class Schedule:
     deadline: datetime
     interruptible: bool = False
     restart_overhead_hours: int = 0
+    run_windows: tuple[str, ...] = ()  # e.g. "mon-fri 09:00-18:00": the job runs only inside
+
+    def in_window(self, moment: datetime) -> bool:
+        """Whether the hour starting at ``moment`` (local time) lies in a run window."""
+        if not self.run_windows:
+            return True
+        return any(rule.matches(moment) for rule in window_rules(self.run_windows))
 
 
 @dataclass(frozen=True)
@@ -230,7 +245,27 @@ def _schedule(reader: _Reader, data: Mapping[str, Any] | None) -> Schedule:
         deadline=deadline,
         interruptible=reader.flag(data, "interruptible", "schedule.", False),
         restart_overhead_hours=reader.whole(data, "restart_overhead_hours", "schedule.", 0) or 0,
+        run_windows=_run_windows(reader, data),
     )
+
+
+@lru_cache(maxsize=64)
+def window_rules(windows: tuple[str, ...]) -> tuple[TouRule, ...]:
+    """Run windows read with the time-of-use grammar (``[DAYS] [HH:MM-HH:MM]``, no factor)."""
+    return tuple(
+        parse_rule(f"{w} *1", where="schedule.run_windows", index=i)
+        for i, w in enumerate(windows, 1)
+    )
+
+
+def _run_windows(reader: _Reader, data: Mapping[str, Any]) -> tuple[str, ...]:
+    windows = reader.strings(data, "run_windows", "schedule.")
+    try:
+        window_rules(windows)
+    except CalendarError as exc:
+        expected = "windows like 'mon-fri 09:00-18:00'"
+        raise reader.fail("schedule.run_windows", expected, str(exc)) from None
+    return windows
 
 
 def _requirements(reader: _Reader, data: Mapping[str, Any] | None) -> Requirements:

@@ -37,6 +37,7 @@ from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma, run_hours
 from comparator.plan.bill import DataBill, data_bill
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
+from comparator.plan.windows import Mask, rentable
 
 MAX_NODES = 16
 HOURLY_MODES = ("hourly", "spot")
@@ -152,6 +153,7 @@ class CandidateOptions:
     lang: str = "en"
     no_conversion: frozenset[str] = frozenset()  # providers that do not convert billing
     data: DataNeeds = field(default_factory=DataNeeds)
+    run_windows: tuple[str, ...] = ()  # the job runs (and rents) only inside these
     storage_terms: Mapping[tuple[str, str], StorageTerms] = field(default_factory=dict)
 
 
@@ -204,13 +206,12 @@ def machine_of(offer: OfferView, converts: bool = True) -> str:
 
 
 def _hourly_rate(
-    offer: OfferView, units: int, price: Decimal, grid: SlotGrid, machine: str, blocked: int
+    offer: OfferView, units: int, price: Decimal, grid: SlotGrid, machine: str, available: Mask
 ) -> HourlyRate:
     horizon = grid.deadline_slot + offer.min_units - 1
     factors = slot_factors(offer.time_of_use, grid.first, horizon, grid.timezone)
     unit_cost = price * units
     costs = tuple(unit_cost * f for f in factors)
-    available = (False,) * blocked if blocked else None
     return HourlyRate(offer.offer_id, costs, offer.min_units, available, machine)
 
 
@@ -220,13 +221,12 @@ def _rate(
     price: Decimal,
     grid: SlotGrid,
     converts: bool = True,
-    blocked: int = 0,
+    available: Mask = None,
 ) -> HourlyRate | ContractRate:
-    """The rate of ``offer``; its first ``blocked`` slots cannot be rented (the upload)."""
+    """The rate of ``offer``, rentable only where ``available`` (the upload, run windows)."""
     machine = machine_of(offer, converts)
     if offer.billing in HOURLY_MODES:
-        return _hourly_rate(offer, units, price, grid, machine, blocked)
-    available = (False,) * blocked if blocked else None
+        return _hourly_rate(offer, units, price, grid, machine, available)
     return ContractRate(
         offer.offer_id, offer.period_hours, price * units, offer.min_units, available, machine
     )
@@ -277,9 +277,9 @@ class _Builder:
         hours = run_hours(work.card_hours, cards, key[3], self.options.multi_node_efficiency)
         converts = key[0] not in self.options.no_conversion
         bill = self.bill(key)
+        mask = rentable(grid.at, grid.deadline_slot, bill.upload_slots, self.options.run_windows)
         rates = [
-            _rate(o, units[o.offer_id], prices[o.offer_id], grid, converts, bill.upload_slots)
-            for o in usable
+            _rate(o, units[o.offer_id], prices[o.offer_id], grid, converts, mask) for o in usable
         ]
         problem = ScheduleProblem(
             grid.deadline_slot,

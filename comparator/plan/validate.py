@@ -181,6 +181,13 @@ class _Checker:
             self.fail(f"segment {segment.offer_id}: run end outside the paid stretch")
         if segment.run_end > schedule.deadline:
             self.fail(f"segment {segment.offer_id}: runs past the deadline")
+        zone = self.context.zone(self.plan.provider)
+        hour = segment.start
+        while schedule.run_windows and hour < segment.run_end:
+            if not schedule.in_window(hour.astimezone(zone)):
+                self.fail(f"segment {segment.offer_id}: runs at {hour.isoformat()}, outside")
+                break
+            hour += HOUR
 
     def sequence(self, segments: Sequence[PlanSegment]) -> None:
         for before, after in itertools.pairwise(segments):
