@@ -275,7 +275,7 @@ def test_run_windows_keep_every_run_hour_inside_them() -> None:
     assert result.best is not None and result.best.total_cost == D("200.00")
     for start, end in result.best.run_blocks:
         local = start.astimezone(ZoneInfo("Asia/Shanghai"))
-        assert local.weekday() < 5 and 9 <= local.hour and end <= local.replace(hour=18)
+        assert local.weekday() < 5 and local.hour >= 9 and end <= local.replace(hour=18)
     assert len(result.best.run_blocks) == 3  # 9 + 9 + 2 hours on Tue, Wed, Thu
 
 
