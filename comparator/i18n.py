@@ -124,6 +124,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "bill_storage": ("数据盘存储", "Data storage"),
     "bill_egress": ("数据下载（出网）", "Data egress"),
     "calendar_provisional": ("节假日安排暂定", "Provisional holiday calendar"),
+    "discount_applied": ("已按协议折扣计价", "Negotiated discount applied"),
     # alternatives
     "rank": ("排名", "Rank"),
     "difference": ("与最优差额", "vs. best"),

@@ -142,3 +142,43 @@ def test_the_quote_shows_each_data_line_and_they_add_up_to_the_total() -> None:
         Decimal(b["cost"]) for b in plan["bill"]
     ]
     assert sum(lines) == Decimal(plan["total_cost"]) == D("275.00")
+
+
+def test_a_negotiated_discount_applies_before_the_plan_and_shows_in_the_assumptions() -> None:
+    import dataclasses
+
+    offers = [make_offer("h", "hourly", "10", provider="sg", region="sg-1", cards=8, country="SG")]
+    profile = dataclasses.replace(_profile(StorageTerms()), discount=D("0.85"))
+    job = _job(20, data=DataNeeds())
+    result = plan_job(job, offers, {"sg": profile}, CONTEXT)
+    assert result.best is not None and result.best.total_cost == D("170.00")  # 200 × 0.85
+    assert result.best.segments[0].unit_price == D("8.5000")
+    assert result.assumptions["discounts"] == {"sg": "0.85"}
+    check = ValidationContext(
+        job, {"h": offers[0]}, PriceBasis("CNY", CONTEXT.fx, {"sg": D("0.85")}), D("0.9")
+    )
+    assert validate_plan(result.best, check) == []
+    assert parse_profile(profile_to_dict(profile), "p.toml").discount == D("0.85")
+    with pytest.raises(ProfileError, match="discount"):
+        parse_profile({"provider": {"id": "x", "name": "X", "discount": 1.5}}, "p.toml")
+
+
+def test_max_price_per_card_hour_excludes_dearer_offers() -> None:
+    import dataclasses
+
+    cheap = make_offer("cheap", "hourly", "16", provider="sg", region="sg-1", cards=8, country="SG")
+    dear = make_offer("dear", "hourly", "2.5", provider="sg", region="sg-1", cards=1, country="SG")
+    job = dataclasses.replace(_job(20, data=DataNeeds()), max_price_per_card_hour=D("2.2"))
+    result = plan_job(job, [cheap, dear], {"sg": _profile(StorageTerms())}, CONTEXT)
+    assert [e.offer_id for e in result.excluded] == ["dear"]
+    assert "max_price_per_card_hour 2.2" in result.excluded[0].reasons[0]
+    assert result.best is not None and result.best.segments[0].offer_id == "cheap"
+    parsed = parse_job(
+        {
+            "workload": {"card_hours": 8, "gpu": "A100"},
+            "schedule": {"earliest_start": START, "deadline": START + timedelta(days=1)},
+            "budget": {"max_cost": 100, "max_price_per_card_hour": "2.5"},
+        },
+        "j.toml",
+    )
+    assert parsed.max_price_per_card_hour == D("2.5") and parsed.max_cost == D(100)

@@ -123,6 +123,7 @@ class Job:
     max_cost: Decimal | None = None
     source: str = ""
     data: DataNeeds = field(default_factory=DataNeeds)
+    max_price_per_card_hour: Decimal | None = None  # [budget]: tax-inclusive, job currency
 
 
 class _Reader:
@@ -314,11 +315,15 @@ def _data(reader: _Reader, data: Mapping[str, Any] | None) -> DataNeeds:
     )
 
 
-def _budget(reader: _Reader, data: Mapping[str, Any] | None) -> Decimal | None:
+def _budget(reader: _Reader, data: Mapping[str, Any] | None) -> tuple[Decimal | None, ...]:
+    """``[budget]``: (max_cost, max_price_per_card_hour)."""
     if data is None:
-        return None
-    reader.reject_unknown(data, {"max_cost"}, "budget.")
-    return reader.positive(data, "max_cost", "budget.")
+        return None, None
+    reader.reject_unknown(data, {"max_cost", "max_price_per_card_hour"}, "budget.")
+    return (
+        reader.positive(data, "max_cost", "budget."),
+        reader.positive(data, "max_price_per_card_hour", "budget."),
+    )
 
 
 def parse_job(data: Mapping[str, Any], source: str) -> Job:
@@ -326,6 +331,7 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
     reader = _Reader(source)
     reader.reject_unknown(data, _TOP_KEYS, "")
     workload, model, training = _work(reader, data)
+    max_cost, max_price = _budget(reader, reader.table(data, "budget"))
     currency = reader.text(data, "currency", "") or "CNY"
     if len(currency) != 3 or not currency.isalpha():
         raise reader.fail("currency", "an ISO 4217 code like CNY", currency)
@@ -337,7 +343,8 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
         training=training,
         schedule=_schedule(reader, reader.table(data, "schedule")),
         requirements=_requirements(reader, reader.table(data, "requirements")),
-        max_cost=_budget(reader, reader.table(data, "budget")),
+        max_cost=max_cost,
+        max_price_per_card_hour=max_price,
         source=source,
         data=_data(reader, reader.table(data, "data")),
     )

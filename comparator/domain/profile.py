@@ -93,6 +93,7 @@ class ProviderProfile:
     demo: bool = False
     timezone: str = DEFAULT_TIMEZONE_NAME
     converts_billing: bool = True  # a rented machine may change billing mode in place
+    discount: Decimal | None = None  # negotiated factor on every price, 0 < discount ≤ 1
 
     @property
     def mainland(self) -> bool:
@@ -120,6 +121,7 @@ _PROVIDER_KEYS = (
     "demo",
     "timezone",
     "converts_billing",
+    "discount",
     *_EXTRA,
 )
 _LICENSE_KEYS = (
@@ -171,7 +173,15 @@ def parse_profile(data: Mapping[str, Any], source: str) -> ProviderProfile:
         demo=fields.optional_bool("demo") or False,
         timezone=_timezone(fields),
         converts_billing=fields.optional_bool("converts_billing") is not False,
+        discount=_discount(fields),
     )
+
+
+def _discount(fields: Fields) -> Decimal | None:
+    factor = fields.optional_decimal("discount")
+    if factor is not None and not 0 < factor <= 1:
+        fields.fail("discount", "a factor above 0 and at most 1 (0.9 = 10% off)", factor)
+    return factor
 
 
 def _number_field(fields: Fields, key: str, *allowed: str) -> str | None:
@@ -320,6 +330,7 @@ def profile_to_dict(profile: ProviderProfile) -> dict[str, Any]:
             "demo": profile.demo,
             "timezone": profile.timezone,
             "converts_billing": None if profile.converts_billing else False,
+            "discount": profile.discount,
         }
     )
     return {

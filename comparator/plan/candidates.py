@@ -79,13 +79,15 @@ def slot_grid(earliest: datetime, deadline: datetime, timezone: ZoneInfo) -> Slo
 
 @dataclass(frozen=True)
 class PriceBasis:
-    """Unit prices in the quote currency, tax-inclusive."""
+    """Unit prices in the quote currency, tax-inclusive, after the provider's negotiated
+    discount factor (its profile's ``discount``)."""
 
     currency: str
     fx: FxTable
+    discounts: Mapping[str, Decimal] = field(default_factory=dict)
 
     def unit_price(self, offer: OfferView) -> Decimal | None:
-        price = offer.price
+        price = offer.price * self.discounts.get(offer.provider, Decimal(1))
         if not offer.tax_inclusive:
             price = price * (1 + offer.vat_rate)
         if offer.currency.upper() != self.currency:

@@ -150,6 +150,10 @@ _ADVICE = {
         "widen [requirements] gpus, or allow spot offers (spot = true with interruptible = true)",
     ),
     "stock": ("减少卡数，或等待库存", "fix fewer cards, or wait for stock"),
+    "price": (
+        "提高 [budget] max_price_per_card_hour",
+        "raise [budget] max_price_per_card_hour",
+    ),
     "network": (
         "选择带 IB/RoCE 组网的报价，或减少卡数（单机）",
         "choose offers with an IB/RoCE network, or fewer cards (one node)",

@@ -125,6 +125,30 @@ class _Filter:
                 kept.append(offer)
         return kept
 
+    def affordable(self, offers: Sequence[OfferView], basis: PriceBasis) -> list[OfferView]:
+        """``[budget] max_price_per_card_hour``: offers above it (tax-inclusive, after the
+        discount, before time of use) are excluded."""
+        limit = self.job.max_price_per_card_hour
+        if limit is None:
+            return list(offers)
+        kept = []
+        for offer in offers:
+            price = basis.unit_price(offer)
+            per_card_hour = None if price is None else price / (offer.cards * offer.period_hours)
+            if per_card_hour is not None and per_card_hour > limit:
+                shown = per_card_hour.quantize(Decimal("0.0001"))
+                reason = (
+                    f"budget: 每卡时 {shown} {self.job.currency}，高于 [budget] "
+                    f"max_price_per_card_hour {limit}"
+                    if self.context.lang == "zh"
+                    else f"budget: {shown} {self.job.currency} per card-hour, above [budget] "
+                    f"max_price_per_card_hour {limit}"
+                )
+                self.excluded.append(_exclusion(offer, "price", [reason]))
+            else:
+                kept.append(offer)
+        return kept
+
     def workable(self, offers: Sequence[OfferView], table: WorkTable) -> list[OfferView]:
         kept = []
         for offer in offers:
@@ -143,8 +167,17 @@ class _Filter:
                 self.excluded.append(_exclusion(by_id[offer_id], _kind_of(reasons[0]), reasons))
 
 
+def discounts(profiles: Mapping[str, ProviderProfile]) -> dict[str, Decimal]:
+    """Each provider's negotiated discount factor (profiles that state one)."""
+    return {pid: p.discount for pid, p in profiles.items() if p.discount is not None}
+
+
 def _assumptions(
-    job: Job, context: PlanContext, offers: Sequence[OfferView], table: WorkTable
+    job: Job,
+    context: PlanContext,
+    offers: Sequence[OfferView],
+    table: WorkTable,
+    context_discounts: Mapping[str, Decimal],
 ) -> dict[str, Any]:
     currencies = sorted({o.currency.upper() for o in offers} - {job.currency})
     rates = {c: str(context.fx.rate(c, job.currency)) for c in currencies if context.fx.knows(c)}
@@ -162,6 +195,10 @@ def _assumptions(
             "restart_overhead_hours": job.schedule.restart_overhead_hours,
         },
         "budget": None if job.max_cost is None else str(job.max_cost),
+        "max_price_per_card_hour": (
+            None if job.max_price_per_card_hour is None else str(job.max_price_per_card_hour)
+        ),
+        "discounts": {pid: str(d) for pid, d in sorted(context_discounts.items())},
         "slots": "whole hours of each provider's time zone",
     }
 
@@ -209,6 +246,7 @@ class Prepared:
     checks: _Filter
     table: WorkTable
     built: CandidateSet
+    discounts: Mapping[str, Decimal]
 
 
 def prepare(
@@ -219,7 +257,8 @@ def prepare(
 ) -> Prepared:
     """Compliance, requirements, work per GPU and every candidate placement of ``job``."""
     checks = _Filter(job, context)
-    eligible = checks.allowed(checks.compliant(offers, profiles))
+    basis = PriceBasis(job.currency, context.fx, discounts(profiles))
+    eligible = checks.affordable(checks.allowed(checks.compliant(offers, profiles)), basis)
     table = work_table(job, {o.gpu for o in eligible}, headroom=context.headroom)
     workable = checks.workable(eligible, table)
     options = CandidateOptions(
@@ -228,7 +267,7 @@ def prepare(
         job.schedule.interruptible,
         job.schedule.restart_overhead_hours,
         context.multi_node_efficiency,
-        PriceBasis(job.currency, context.fx),
+        PriceBasis(job.currency, context.fx, discounts(profiles)),
         {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
         lang=context.lang,
         no_conversion=frozenset(p for p, prof in profiles.items() if not prof.converts_billing),
@@ -240,7 +279,7 @@ def prepare(
     )
     built = build_candidates(workable, table.work, options)
     checks.unschedulable(workable, built)
-    return Prepared(job, context, offers, checks, table, built)
+    return Prepared(job, context, offers, checks, table, built, basis.discounts)
 
 
 def finish(
@@ -266,7 +305,7 @@ def finish(
         excluded=excluded,
         optimal=optimal,
         warnings=checks.warnings,
-        assumptions=_assumptions(job, context, prepared.offers, prepared.table),
+        assumptions=_assumptions(job, context, prepared.offers, prepared.table, prepared.discounts),
         stats={
             "offers": len(prepared.offers),
             "candidates": len(prepared.built.candidates),
