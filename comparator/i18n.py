@@ -125,6 +125,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "bill_egress": ("数据下载（出网）", "Data egress"),
     "calendar_provisional": ("节假日安排暂定", "Provisional holiday calendar"),
     "discount_applied": ("已按协议折扣计价", "Negotiated discount applied"),
+    "oversized_contract": (
+        "合约付费时长超过运行时长 3 倍，仍是最便宜",
+        "contract pays > 3× the hours it runs; still the cheapest",
+    ),
     # alternatives
     "rank": ("排名", "Rank"),
     "difference": ("与最优差额", "vs. best"),

@@ -292,3 +292,39 @@ def test_run_windows_use_the_time_of_use_grammar() -> None:
     bad = {**base, "schedule": {**base["schedule"], "run_windows": ["someday 09:00-18:00"]}}
     with pytest.raises(JobFileError, match=r"schedule\.run_windows"):
         parse_job(bad, "j.toml")
+
+
+# --- alternatives that help a decision -------------------------------------------------------
+def test_alternatives_show_their_billing_mix_start_and_finish() -> None:
+    from comparator.plan.mix import mix_text
+
+    week = make_offer("week", "weekly", "1000", cards=8, **SG)  # type: ignore[arg-type]
+    hour = make_offer("hour", "hourly", "10", cards=8, **SG)  # type: ignore[arg-type]
+    the_job = dataclasses.replace(
+        _job(180, False),
+        schedule=Schedule(START, START + timedelta(days=8), False, 0),
+    )
+    result = plan_job(the_job, [week, hour], {}, CONTEXT)
+    assert result.best is not None
+    assert mix_text(result.best, "zh") == "包周 ×1 + 按量 12 h"
+    assert mix_text(result.best, "en") == "weekly ×1 + hourly 12 h"
+    document = result.best.to_json()
+    assert document["billing_mix"] == [
+        {"billing": "weekly", "count": 1},
+        {"billing": "hourly", "count": 12},
+    ]
+    assert document["oversized_contract"] is False
+
+
+def test_a_yearly_contract_for_57_hours_is_no_alternative_but_flagged_when_cheapest() -> None:
+    hourly = make_offer("hour", "hourly", "120", cards=8, **SG)  # type: ignore[arg-type]
+    yearly = make_offer(
+        "year", "yearly", "500000", cards=8, provider="other", region="o-1", country="SG"
+    )
+    result = plan_job(_job(57, False), [hourly, yearly], {}, CONTEXT)
+    assert result.best is not None and result.best.segments[0].offer_id == "hour"
+    assert result.alternatives == []  # the ¥500,000 contract is not shown
+    daily = make_offer("day", "daily", "50", cards=8, **SG)  # type: ignore[arg-type]
+    short = plan_job(_job(3, False), [hourly, daily], {}, CONTEXT)
+    assert short.best is not None and short.best.segments[0].offer_id == "day"
+    assert short.best.oversized_contract and short.best.to_json()["oversized_contract"]

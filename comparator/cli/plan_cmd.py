@@ -25,6 +25,7 @@ from comparator.cli._common import (
 )
 from comparator.domain import DEFAULT_TIMEZONE, money_str
 from comparator.plan import Plan, PlanResult, timeline_lines
+from comparator.plan.mix import mix_text
 
 EXCLUDED_SHOWN = 12
 NO_FEASIBLE_PLAN = 4  # exit code: nothing feasible (the message names the binding constraint)
@@ -126,6 +127,16 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
         f"{best.cards} × {best.gpu} · [bold green]{money_str(best.total_cost)} "
         f"{best.currency}[/]"
     )
+    if best.oversized_contract:
+        out.print(
+            tr(
+                lang,
+                "[yellow]注意：合约付费时长超过实际运行时长的 3 倍，但仍是最便宜的方案[/]",
+                "[yellow]Note: a contract pays for more than 3× the hours it runs; still the "
+                "cheapest[/]",
+            )
+        )
+    out.print(f"{tr(lang, '计费组合', 'Billing mix')}: {escape(mix_text(best, lang))}")
     out.print(
         f"{tr(lang, '开始', 'Start')} {best.start:%Y-%m-%d %H:%M} → "
         f"{tr(lang, '完成', 'finish')} {best.finish:%Y-%m-%d %H:%M} · "
@@ -193,7 +204,9 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
         tr(lang, "机房", "Region"),
         "GPU",
         tr(lang, "卡数", "Cards"),
+        tr(lang, "计费组合", "Billing mix"),
         tr(lang, "费用", "Cost"),
+        tr(lang, "开始", "Start"),
         tr(lang, "完成", "Finish"),
         tr(lang, "差额", "Δ"),
     ):
@@ -206,7 +219,9 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
             alt.region,
             alt.gpu,
             str(alt.cards),
+            mix_text(alt, lang),
             money_str(alt.total_cost),
+            f"{alt.start:%m-%d %H:%M}",
             f"{alt.finish:%m-%d %H:%M}",
             f"+{money_str(delta)}" if delta >= 0 else money_str(delta),
         )

@@ -365,6 +365,8 @@ def plan_job(
     selection = choose(prepared.built.candidates, options)
     best = realise(selection.best, job.currency) if selection.best else None
     alternatives = [realise(e, job.currency) for e in selection.alternatives]
+    # a contract paying > 3× the hours it runs is shown only when it is still the cheapest
+    alternatives = [a for a in alternatives if not a.oversized_contract]
     result = finish(prepared, selection, best, alternatives)
     if result.binding == "budget":
         _name_the_cheapest(result, prepared, options)

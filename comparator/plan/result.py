@@ -13,6 +13,8 @@ from comparator.domain.policy import JobPolicy
 from comparator.estimate import Estimate
 from comparator.plan.bill import BillLine
 
+OVERSIZED_CONTRACT = 3  # a contract paying more than 3× the hours it runs is flagged
+
 
 @dataclass(frozen=True)
 class PlanSegment:
@@ -97,6 +99,23 @@ class Plan:
     def overhead_hours(self) -> int:
         return sum(s.overhead_hours for s in self.segments)
 
+    @property
+    def billing_counts(self) -> dict[str, int]:
+        """Hours per hourly/spot mode, periods per contract mode, in order of first use."""
+        counts: dict[str, int] = {}
+        for segment in self.segments:
+            counts[segment.billing] = counts.get(segment.billing, 0) + segment.periods
+        return counts
+
+    @property
+    def oversized_contract(self) -> bool:
+        """A contract pays for more than 3× the hours the job runs on it (docs/billing.md)."""
+        return any(
+            s.billing not in ("hourly", "spot")
+            and (s.end - s.start).total_seconds() > OVERSIZED_CONTRACT * s.run_hours * 3600
+            for s in self.segments
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "provider": self.provider,
@@ -109,6 +128,8 @@ class Plan:
             "run_hours": self.run_hours,
             "segments": [s.to_json() for s in self.segments],
             "bill": [b.to_json() for b in self.bill],
+            "billing_mix": [{"billing": b, "count": n} for b, n in self.billing_counts.items()],
+            "oversized_contract": self.oversized_contract,
             "provider_name": self.provider_name,
             "region_name": self.region_name,
             "province": self.province,
