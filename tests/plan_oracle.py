@@ -35,7 +35,7 @@ def _timelines(problem: ScheduleProblem) -> Iterator[tuple[Piece, ...]]:
             return
         yield from walk(t + 1, pieces, covered)
         for j, rate in enumerate(problem.hourly):
-            if rate.usable(t):
+            if rate.usable(t) and _trial_allows(problem, pieces, j, t):
                 yield from walk(t + 1, (*pieces, ("hourly", j, t, 1)), covered + 1)
         for j, contract in enumerate(problem.contracts):
             period = contract.period_slots
@@ -47,6 +47,17 @@ def _timelines(problem: ScheduleProblem) -> Iterator[tuple[Piece, ...]]:
                     yield from walk(end, (*pieces, ("contract", j, t, periods)), covered + gained)
 
     yield from walk(0, (), 0)
+
+
+def _trial_allows(problem: ScheduleProblem, pieces: tuple[Piece, ...], j: int, t: int) -> bool:
+    """A free trial opens the plan: only before any other rental, contiguous, at most its
+    ``trial_slots`` slots."""
+    trial = problem.hourly[j].trial_slots
+    if not trial:
+        return True
+    if any(p[0] != "hourly" or p[1] != j for p in pieces) or len(pieces) >= trial:
+        return False
+    return not pieces or pieces[-1][2] + 1 == t
 
 
 def _merge(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> list[list[int]]:

@@ -182,3 +182,33 @@ def test_max_price_per_card_hour_excludes_dearer_offers() -> None:
         "j.toml",
     )
     assert parsed.max_price_per_card_hour == D("2.5") and parsed.max_cost == D(100)
+
+
+def test_free_trial_hours_open_the_plan_once_per_provider_when_the_job_allows() -> None:
+    import dataclasses
+
+    first = make_offer("a", "hourly", "10", provider="sg", region="sg-1", cards=8, country="SG")
+    other = make_offer("b", "hourly", "11", provider="sg", region="sg-1", cards=8, country="SG")
+    offers = [
+        dataclasses.replace(first, free_trial_hours=5),
+        dataclasses.replace(other, free_trial_hours=3),
+    ]
+    plain = _job(20, data=DataNeeds())
+    without = plan_job(plain, offers, {"sg": _profile(StorageTerms())}, CONTEXT)
+    assert without.best is not None and without.best.total_cost == D("200.00")
+    allowed = dataclasses.replace(plain, use_free_trial=True)
+    result = plan_job(allowed, offers, {"sg": _profile(StorageTerms())}, CONTEXT)
+    best = result.best
+    assert best is not None and best.total_cost == D("150.00")  # 5 free hours, then 15 × 10
+    trial, rest = best.segments
+    assert trial.free_trial and trial.offer_id == "a" and trial.cost == 0
+    assert (trial.end - trial.start) == timedelta(hours=5) and not rest.free_trial
+    assert rest.start == trial.end and rest.overhead_hours == 0  # seamless on the same machine
+    check = ValidationContext(
+        allowed, {o.offer_id: o for o in offers}, PriceBasis("CNY", CONTEXT.fx), D("0.9")
+    )
+    assert validate_plan(best, check) == []
+    job_check = ValidationContext(
+        plain, {o.offer_id: o for o in offers}, PriceBasis("CNY", CONTEXT.fx), D("0.9")
+    )
+    assert any("free trial" in p for p in validate_plan(best, job_check))

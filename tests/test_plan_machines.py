@@ -72,7 +72,7 @@ def best_of(problem: ScheduleProblem) -> ScheduleResult | None:
 
 
 def random_problem(rng: random.Random) -> ScheduleProblem:
-    """Small problems with equal prices, several machines, migrations and storage."""
+    """Small problems with equal prices, several machines, migrations, storage, free trials."""
     deadline = rng.randint(1, 6)
     machines = ["whole", "card", "other"][: rng.randint(1, 3)]
     shared = D(rng.randint(1, 400)) / 100
@@ -92,6 +92,12 @@ def random_problem(rng: random.Random) -> ScheduleProblem:
         cost = shared * period if rng.random() < 0.5 else D(rng.randint(1, 2000)) / 100
         contracts.append(
             ContractRate(f"c{j}", period, cost, rng.choice([1, 1, 2]), None, rng.choice(machines))
+        )
+    if rates and rng.random() < 0.3:  # a free trial on the first rate's machine
+        first = rates[0]
+        zero = (D(0),) * len(first.slot_costs)
+        rates.append(
+            HourlyRate("trial", zero, 1, first.available, first.machine, rng.randint(1, 3))
         )
     storage = D(rng.randint(1, 80)) / 100 if rng.random() < 0.4 else D(0)
     return ScheduleProblem(
@@ -128,9 +134,13 @@ def test_the_dp_equals_the_oracle_with_machines_migrations_and_equal_prices(seed
         assert_no_mergeable_neighbours(problem, result)
 
 
-def _merged_cost(problem: ScheduleProblem, key: str, start: int, end: int) -> Decimal | None:
+def _merged_cost(
+    problem: ScheduleProblem, key: str, start: int, end: int, first_start: int
+) -> Decimal | None:
     rate = next((r for r in problem.hourly if r.key == key), None)
     if rate is None or end - start < rate.min_slots:
+        return None
+    if rate.trial_slots and (end - start > rate.trial_slots or start != first_start):
         return None
     if not all(rate.usable(t) for t in range(start, end)):
         return None
@@ -158,7 +168,7 @@ def assert_no_mergeable_neighbours(problem: ScheduleProblem, result: ScheduleRes
             if last + 1 < len(segments) and segments[last + 1].key == key:
                 last += _joins(segments[last], segments[last + 1])
             group = segments[first : last + 1]
-            merged = _merged_cost(problem, key, group[0].start, group[-1].end)
+            merged = _merged_cost(problem, key, group[0].start, group[-1].end, segments[0].start)
             paid = sum((s.cost for s in group), D(0))
             assert merged is None or merged > paid, (problem, result)
 

@@ -124,6 +124,7 @@ class Job:
     source: str = ""
     data: DataNeeds = field(default_factory=DataNeeds)
     max_price_per_card_hour: Decimal | None = None  # [budget]: tax-inclusive, job currency
+    use_free_trial: bool = False  # [budget]: use offers' free trial hours (once per provider)
 
 
 class _Reader:
@@ -315,14 +316,19 @@ def _data(reader: _Reader, data: Mapping[str, Any] | None) -> DataNeeds:
     )
 
 
-def _budget(reader: _Reader, data: Mapping[str, Any] | None) -> tuple[Decimal | None, ...]:
-    """``[budget]``: (max_cost, max_price_per_card_hour)."""
+def _budget(
+    reader: _Reader, data: Mapping[str, Any] | None
+) -> tuple[Decimal | None, Decimal | None, bool]:
+    """``[budget]``: (max_cost, max_price_per_card_hour, use_free_trial)."""
     if data is None:
-        return None, None
-    reader.reject_unknown(data, {"max_cost", "max_price_per_card_hour"}, "budget.")
+        return None, None, False
+    reader.reject_unknown(
+        data, {"max_cost", "max_price_per_card_hour", "use_free_trial"}, "budget."
+    )
     return (
         reader.positive(data, "max_cost", "budget."),
         reader.positive(data, "max_price_per_card_hour", "budget."),
+        reader.flag(data, "use_free_trial", "budget.", False),
     )
 
 
@@ -331,7 +337,7 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
     reader = _Reader(source)
     reader.reject_unknown(data, _TOP_KEYS, "")
     workload, model, training = _work(reader, data)
-    max_cost, max_price = _budget(reader, reader.table(data, "budget"))
+    max_cost, max_price, trial = _budget(reader, reader.table(data, "budget"))
     currency = reader.text(data, "currency", "") or "CNY"
     if len(currency) != 3 or not currency.isalpha():
         raise reader.fail("currency", "an ISO 4217 code like CNY", currency)
@@ -345,6 +351,7 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
         requirements=_requirements(reader, reader.table(data, "requirements")),
         max_cost=max_cost,
         max_price_per_card_hour=max_price,
+        use_free_trial=trial,
         source=source,
         data=_data(reader, reader.table(data, "data")),
     )

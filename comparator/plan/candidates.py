@@ -37,7 +37,7 @@ from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma, run_hours
 from comparator.plan.bill import DataBill, data_bill
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
-from comparator.plan.windows import Mask, rentable
+from comparator.plan.windows import Mask, free_trials, rentable
 
 MAX_NODES = 16
 HOURLY_MODES = ("hourly", "spot")
@@ -115,6 +115,7 @@ class Candidate:
     units: Mapping[str, int]
     unit_prices: Mapping[str, Decimal]
     bill: DataBill = field(default_factory=DataBill)  # upload, storage and egress (docs/billing.md)
+    trials: Mapping[str, str] = field(default_factory=dict)  # free-trial rate key → offer id
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -156,6 +157,7 @@ class CandidateOptions:
     no_conversion: frozenset[str] = frozenset()  # providers that do not convert billing
     data: DataNeeds = field(default_factory=DataNeeds)
     run_windows: tuple[str, ...] = ()  # the job runs (and rents) only inside these
+    use_free_trial: bool = False
     storage_terms: Mapping[tuple[str, str], StorageTerms] = field(default_factory=dict)
 
 
@@ -283,6 +285,8 @@ class _Builder:
         rates = [
             _rate(o, units[o.offer_id], prices[o.offer_id], grid, converts, mask) for o in usable
         ]
+        trials = free_trials(usable, rates) if self.options.use_free_trial else {}
+        rates += [trial for trial, _ in trials.values()]
         problem = ScheduleProblem(
             grid.deadline_slot,
             hours,
@@ -305,6 +309,7 @@ class _Builder:
             units,
             {o.offer_id: prices[o.offer_id] for o in usable},
             bill,
+            {key: offer_id for key, (_, offer_id) in trials.items()},
         )
 
     def bill(self, key: tuple[str, str, str, int]) -> DataBill:

@@ -22,6 +22,8 @@ validator share:
   consecutive slots is seamless (not a pause). Switching to a rate of another machine is a
   *migration*: the job stops and restarts there, so the new block pays
   ``restart_overhead_slots`` like any resume, and a job that may not pause cannot migrate.
+* A rate with ``trial_slots > 0`` is a free trial: it may only be the plan's first segment
+  (from its first slot, never after a pause) and lasts at most ``trial_slots`` slots.
 * ``storage_per_slot`` (whole cents) is the data disk's charge for every slot from the first run
   slot to ``finish``, paused and overhead slots included; it is part of the schedule's cost.
 * Among plans of equal cost the optimiser prefers the fewest *restarts* (resumes and
@@ -52,6 +54,7 @@ class HourlyRate:
     min_slots: int = 1
     available: tuple[bool, ...] | None = None
     machine: str = ""
+    trial_slots: int = 0  # > 0: a free trial, only the plan's first segment, at most this long
 
     def usable(self, slot: int) -> bool:
         if slot < 0 or slot >= len(self.slot_costs):

@@ -31,6 +31,7 @@ class PlanSegment:
     cost: Decimal
     run_end: datetime
     overhead_hours: int = 0
+    free_trial: bool = False  # the offer's free trial hours: cost 0
 
     @property
     def run_hours(self) -> int:
@@ -58,6 +59,7 @@ class PlanSegment:
             "run_end": self.run_end.isoformat(),
             "run_hours": self.run_hours,
             "overhead_hours": self.overhead_hours,
+            "free_trial": self.free_trial,
         }
 
 

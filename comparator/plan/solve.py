@@ -230,16 +230,17 @@ def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Pl
     grid = candidate.grid
     segments = tuple(
         PlanSegment(
-            offer_id=s.key,
-            billing=candidate.offers[s.key].billing,
+            offer_id=(offer_id := candidate.trials.get(s.key, s.key)),
+            billing=candidate.offers[offer_id].billing,
             start=grid.at(s.start),
             end=grid.at(s.end),
-            units=candidate.units[s.key],
+            units=candidate.units[offer_id],
             periods=s.periods,
-            unit_price=candidate.unit_prices[s.key],
+            unit_price=candidate.unit_prices[offer_id],
             cost=s.cost,
             run_end=grid.at(s.run_end),
             overhead_hours=s.overhead_slots,
+            free_trial=s.key in candidate.trials,
         )
         for s in schedule.segments
     )

@@ -167,6 +167,11 @@ class _Checker:
             self.fail(f"offer {offer.offer_id}: no FX rate for {offer.currency}")
             return
         expected = segment_cost(segment, offer, price, self.zone)
+        if segment.free_trial:
+            expected = Decimal("0.00")
+            first = self.plan.segments[0] is segment
+            if not (self.job.use_free_trial and first and length <= offer.free_trial_hours):
+                self.fail(f"segment {offer.offer_id}: not a free trial the job and offer allow")
         if expected != segment.cost:
             self.fail(
                 f"segment {offer.offer_id} {segment.start.isoformat()}: costs "
@@ -193,7 +198,8 @@ class _Checker:
         for before, after in itertools.pairwise(segments):
             if after.start < before.end:
                 self.fail(f"segments {before.offer_id} and {after.offer_id} overlap")
-            if after.start == before.end and after.offer_id == before.offer_id:
+            same = after.offer_id == before.offer_id and after.free_trial == before.free_trial
+            if after.start == before.end and same:
                 self.fail(
                     f"segments of {after.offer_id} at {after.start.isoformat()} should "
                     f"be one segment"

@@ -145,6 +145,9 @@ class Rebuilder:
         )
         if rate < self.hourly_count:
             cost, free, ends, periods = self._hourly_options(rate, starts, run_end, final)
+            trial = self.problem.hourly[rate].trial_slots
+            if trial:  # only the plan's first segment, at most ``trial`` slots
+                free &= (layers == 0) & (runs <= trial) & (not resumed)
         else:
             cost, free, ends, periods = self._chain_options(rate, starts, run_end, final, resumed)
         scaled = cost * self.ties.scale + self.ties.segment

@@ -89,6 +89,9 @@ class ScheduleProfile:
         self.storage = problem.storage_cents * self.ties.scale  # per paused/overhead slot
         self.fixed_cents = problem.storage_cents * problem.work_slots  # storage of work slots
         self.machines = Machines(problem.machines)
+        self.trials = np.array(
+            [j for j, r in enumerate(problem.hourly) if r.trial_slots > 0], dtype=np.int64
+        )
         self._closed: list[Ints] = []
         self._idle: list[Ints] = []
         self.hourly: HourlyRates | None = None
@@ -223,6 +226,8 @@ class ScheduleProfile:
                 values = np.minimum(values, restart)
             else:
                 resume = restart
+        values[self.trials] = INF  # a free trial only opens the plan
+        resume[self.trials] = INF
         return Sources(values, resume)
 
 

@@ -44,6 +44,8 @@ class HourlySteps:
         self.count = len(rates.rates)
         self.open = Grid((self.count, rates.class_count, width))
         self.minimum = [int(m) for m in rates.min_slots]
+        self.trial_slots = [r.trial_slots for r in rates.rates]
+        self.trials = [j for j, n in enumerate(self.trial_slots) if n > 0]
         ages = max(self.minimum) - 1
         self.young = Grid((self.count, ages, width)) if ages else None
 
@@ -65,6 +67,9 @@ class HourlySteps:
             if self.young is not None:
                 shape = self.young.values.shape
                 self.young.values[np.broadcast_to(blocked[:, None, :], shape)] = INF
+        for j in self.trials:
+            if layer >= self.trial_slots[j]:  # the trial is over: no more slots on it
+                self.open.values[j] = INF
         self._age(layer)
         self._start(layer, sources.values[: self.count], 0)
         if resume and self.overhead:
