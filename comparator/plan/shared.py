@@ -85,6 +85,34 @@ def usage_of(candidate: Candidate, schedule: ScheduleResult) -> Usage:
     return used
 
 
+def _without_trials(prepared: Prepared) -> Prepared:
+    """Jobs sharing stock are planned without free trials (the MILP does not model them)."""
+    for i, candidate in enumerate(prepared.built.candidates):
+        if candidate.trials:
+            problem = candidate.problem
+            hourly = tuple(r for r in problem.hourly if not r.trial_slots)
+            prepared.built.candidates[i] = dataclasses.replace(
+                candidate, problem=dataclasses.replace(problem, hourly=hourly), trials={}
+            )
+    return prepared
+
+
+def by_machine(candidate: Candidate) -> list[Candidate]:
+    """The candidate once per machine: the MILP does not model migrations, so it plans each
+    machine alone (a change of machine is never seamless, docs/billing.md)."""
+    problem = candidate.problem
+    machines = sorted(set(problem.machines))
+    if len(machines) == 1:
+        return [candidate]
+    parts = []
+    for machine in machines:
+        hourly = tuple(r for r in problem.hourly if r.machine == machine)
+        contracts = tuple(c for c in problem.contracts if c.machine == machine)
+        part = dataclasses.replace(problem, hourly=hourly, contracts=contracts)
+        parts.append(dataclasses.replace(candidate, problem=part))
+    return parts
+
+
 def _add(total: Usage, more: Usage) -> None:
     for key, units in more.items():
         total[key] = total.get(key, 0) + units
@@ -217,7 +245,7 @@ def plan_jobs(
 ) -> SharedPlan:
     """Plan ``jobs`` together under the offers' stock; see the module docstring."""
     started = time.perf_counter()
-    prepared = [prepare(job, offers, profiles, context) for job in jobs]
+    prepared = [_without_trials(prepare(job, offers, profiles, context)) for job in jobs]
     states: list[tuple[int, _JobState]] = []
     results: list[PlanResult | None] = [None] * len(jobs)
     for index, p in enumerate(prepared):
@@ -317,12 +345,15 @@ def _milp(
 ) -> _MilpRun:
     jobs, warm = [], []
     for index, state in enumerate(states):
-        candidates = [e.candidate for e in state.top]
+        candidates = [part for e in state.top for part in by_machine(e.candidate)]
         start: tuple[int, ScheduleResult] | None = None
         if repaired is not None:
             candidate, schedule = repaired[index]
-            candidates.append(candidate)
-            start = (len(candidates) - 1, schedule)
+            keys = {s.key for s in schedule.segments}
+            for part in by_machine(candidate):
+                if keys <= set(part.problem.rate_keys):
+                    candidates.append(part)
+                    start = (len(candidates) - 1, schedule)
         jobs.append(MilpJob(state.prepared.job.name, candidates, state.budget_cents))
         warm.append(start)
     outcome = solve_milp(
