@@ -63,3 +63,18 @@ def test_a_winter_job_in_guangdong_prices_spring_festival_2027_at_the_holiday_ru
     assert best.total_cost == expected.quantize(D("0.01"))
     assert len(best.segments) == 1 and best.start <= datetime(2027, 2, 5, tzinfo=SHANGHAI)
     assert best.finish >= datetime(2027, 2, 11, tzinfo=SHANGHAI)
+
+
+def test_the_quote_carries_the_provisional_calendar_warning() -> None:
+    import json
+
+    from comparator.report import render as report
+    from tests.test_report_html import DATA
+
+    document = json.loads((DATA / "quote_document.json").read_text(encoding="utf-8"))
+    warning = "the holiday calendar of 2027 is provisional: …"
+    document["plan"]["calendar"] = {"provisional_years": [2027], "warning": warning}
+    html = report.render_html(document, lang="en")
+    assert "Provisional holiday calendar" in html and "calendar of 2027 is provisional" in html
+    document["plan"].pop("calendar")
+    assert "calendar-warning" not in report.render_html(document, lang="en")
