@@ -31,7 +31,7 @@ from comparator.plan.candidates import Candidate
 from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.milp.model import MilpJob, MilpOutcome, solve_milp
 from comparator.plan.planning import PlanContext, Prepared, finish, prepare
-from comparator.plan.problem import ScheduleResult
+from comparator.plan.problem import ContractRate, HourlyRate, ScheduleResult
 from comparator.plan.result import PlanResult
 from comparator.plan.solve import (
     Evaluated,
@@ -134,13 +134,20 @@ def _restricted(candidate: Candidate, used: Usage) -> Candidate:
             used.get((offer_id, _hour(candidate, t)), 0) + need <= offer.stock for t in range(slots)
         )
 
+    def both(rate: HourlyRate | ContractRate, slots: int) -> tuple[bool, ...] | None:
+        """Stock left, and the rate's own availability (the upload, run windows)."""
+        stock = free(candidate.trials.get(rate.key, rate.key), slots)
+        if stock is None or rate.available is None:
+            return stock if stock is not None else rate.available
+        return tuple(ok and rate.usable(t) for t, ok in enumerate(stock))
+
     problem = candidate.problem
     hourly = tuple(
-        dataclasses.replace(r, available=free(r.key, len(r.slot_costs))) for r in problem.hourly
+        dataclasses.replace(r, available=both(r, len(r.slot_costs))) for r in problem.hourly
     )
     contracts = tuple(
         dataclasses.replace(
-            c, available=free(c.key, problem.deadline_slot + c.period_slots * c.min_periods)
+            c, available=both(c, problem.deadline_slot + c.period_slots * c.min_periods)
         )
         for c in problem.contracts
     )
@@ -222,7 +229,7 @@ def _usage_all(schedules: Sequence[tuple[Candidate, ScheduleResult]]) -> Usage:
 
 
 def _cents(schedules: Sequence[tuple[Candidate, ScheduleResult]]) -> int:
-    return sum(int(s.cost * 100) for _, s in schedules)
+    return sum(int(s.cost * 100) + c.bill.fixed_cents for c, s in schedules)
 
 
 def _lower_bound(states: Sequence[_JobState], milp: MilpOutcome | None) -> float:
