@@ -120,6 +120,15 @@ LABELS: dict[str, tuple[str, str]] = {
     "contract_block": ("包期合约", "Contract"),
     "hourly_run": ("按量运行", "Hourly run"),
     "total": ("合计", "Total"),
+    "bill_upload": ("数据上传", "Data upload"),
+    "bill_storage": ("数据盘存储", "Data storage"),
+    "bill_egress": ("数据下载（出网）", "Data egress"),
+    "calendar_provisional": ("节假日安排暂定", "Provisional holiday calendar"),
+    "discount_applied": ("已按协议折扣计价", "Negotiated discount applied"),
+    "oversized_contract": (
+        "合约付费时长超过运行时长 3 倍，仍是最便宜",
+        "contract pays > 3× the hours it runs; still the cheapest",
+    ),
     # alternatives
     "rank": ("排名", "Rank"),
     "difference": ("与最优差额", "vs. best"),

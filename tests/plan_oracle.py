@@ -3,14 +3,15 @@
 Independent of the dynamic programme: it enumerates every sequence of rentals (single hourly
 slots, contract chains of any length, idle slots, padding after the deadline), merges them into
 segments exactly as billing.md defines them, prices each segment with ``Decimal`` and
-``round_money``, and then tries every set of run slots the paid slots allow.
+``round_money``, and then tries every set of run slots the paid slots allow. Every rate has a
+machine: consecutive run slots on two machines are a migration (a new run block, which pays the
+restart overhead and is refused to a job that may not pause); docs/billing.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal
-from functools import lru_cache
 
 from comparator.domain.money import round_money
 from comparator.plan.problem import ScheduleProblem
@@ -34,7 +35,7 @@ def _timelines(problem: ScheduleProblem) -> Iterator[tuple[Piece, ...]]:
             return
         yield from walk(t + 1, pieces, covered)
         for j, rate in enumerate(problem.hourly):
-            if rate.usable(t):
+            if rate.usable(t) and _trial_allows(problem, pieces, j, t):
                 yield from walk(t + 1, (*pieces, ("hourly", j, t, 1)), covered + 1)
         for j, contract in enumerate(problem.contracts):
             period = contract.period_slots
@@ -46,6 +47,17 @@ def _timelines(problem: ScheduleProblem) -> Iterator[tuple[Piece, ...]]:
                     yield from walk(end, (*pieces, ("contract", j, t, periods)), covered + gained)
 
     yield from walk(0, (), 0)
+
+
+def _trial_allows(problem: ScheduleProblem, pieces: tuple[Piece, ...], j: int, t: int) -> bool:
+    """A free trial opens the plan: only before any other rental, contiguous, at most its
+    ``trial_slots`` slots."""
+    trial = problem.hourly[j].trial_slots
+    if not trial:
+        return True
+    if any(p[0] != "hourly" or p[1] != j for p in pieces) or len(pieces) >= trial:
+        return False
+    return not pieces or pieces[-1][2] + 1 == t
 
 
 def _merge(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> list[list[int]]:
@@ -64,68 +76,96 @@ def _merge(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> list[list[int
     return segments
 
 
-def _price(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> tuple[Decimal, int] | None:
-    """Cost and covered-slot bitmask of a timeline, or None when a minimum is not met."""
+def _price(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> _Priced | None:
+    """Cost, segment count and per-slot machine of a timeline, or None when a minimum is not
+    met. ``machines[t]`` is the machine renting slot ``t`` (None where nothing is rented)."""
     total = Decimal(0)
-    covered = 0
-    for flag, rate, start, end, count in _merge(problem, pieces):
+    machines: list[str | None] = [None] * problem.deadline_slot
+    segments = _merge(problem, pieces)
+    for flag, rate, start, end, count in segments:
         if flag == 0:
             hourly = problem.hourly[rate]
             if count < hourly.min_slots:
                 return None
             total += round_money(sum((hourly.slot_costs[t] for t in range(start, end)), Decimal(0)))
+            machine = hourly.machine
         else:
             contract = problem.contracts[rate]
             if count < contract.min_periods:
                 return None
             total += round_money(count * contract.cost)
+            machine = contract.machine
         for t in range(start, min(end, problem.deadline_slot)):
-            covered |= 1 << t
-    return total, covered
+            machines[t] = machine
+    return total, len(segments), tuple(machines)
 
 
-@lru_cache(maxsize=64)
-def _run_sets(
-    deadline: int, work: int, overhead: int, interruptible: bool
-) -> list[tuple[int, int]]:
-    """(bitmask, finish) of every run-slot set with exactly ``work`` slots of work."""
+_Priced = tuple[Decimal, int, tuple[str | None, ...]]
+Best = tuple[Decimal, int, int, int]  # cost, restarts, line items, finish
+
+
+def _runs(
+    machines: tuple[str | None, ...], work: int, overhead: int, interruptible: bool
+) -> list[tuple[int, int, int]]:
+    """(restarts, first run slot, finish) of every set of rented run slots doing exactly ``work`` slots of work.
+
+    A block is a maximal run of consecutive run slots on one machine: a pause or a change of
+    machine (a migration) starts a new one, which loses ``overhead`` slots."""
     found = []
+    deadline = len(machines)
     for mask in range(1, 1 << deadline):
         slots = [t for t in range(deadline) if mask >> t & 1]
-        blocks = sum(1 for t in slots if not (t > 0 and mask >> (t - 1) & 1))
+        if any(machines[t] is None for t in slots):
+            continue
+        blocks = sum(
+            1
+            for t in slots
+            if not (t > 0 and mask >> (t - 1) & 1 and machines[t - 1] == machines[t])
+        )
         if not interruptible and blocks > 1:
             continue
         if len(slots) - overhead * (blocks - 1) == work:
-            found.append((mask, slots[-1] + 1))
+            found.append((blocks - 1, slots[0], slots[-1] + 1))
     return found
 
 
-def brute_force(problem: ScheduleProblem) -> dict[int, Decimal]:
-    """The cheapest cost of finishing by each finish slot that some plan reaches."""
-    cheapest_by_cover: dict[int, Decimal] = {}
+def _plans(problem: ScheduleProblem) -> dict[int, Best]:
+    """The best (cost, restarts, line items) of finishing exactly at each finish slot."""
+    cheapest: dict[tuple[str | None, ...], tuple[Decimal, int]] = {}
     for pieces in _timelines(problem):
         priced = _price(problem, pieces)
         if priced is None:
             continue
-        cost, covered = priced
-        if cost < cheapest_by_cover.get(covered, Decimal("Infinity")):
-            cheapest_by_cover[covered] = cost
-    best: dict[int, Decimal] = {}
-    run_sets = _run_sets(
-        problem.deadline_slot,
-        problem.work_slots,
-        problem.restart_overhead_slots,
-        problem.interruptible,
-    )
-    for covered, cost in cheapest_by_cover.items():
-        for mask, finish in run_sets:
-            if mask & ~covered == 0 and cost < best.get(finish, Decimal("Infinity")):
-                best[finish] = cost
+        cost, items, machines = priced
+        if (cost, items) < cheapest.get(machines, (Decimal("Infinity"), 0)):
+            cheapest[machines] = (cost, items)
+    overhead = problem.restart_overhead_slots if problem.interruptible else 0
+    best: dict[int, Best] = {}
+    for machines, (cost, items) in cheapest.items():
+        runs = _runs(machines, problem.work_slots, overhead, problem.interruptible)
+        for restarts, first, finish in runs:
+            stored = problem.storage_per_slot * (finish - first)  # the data disk, pauses too
+            key = (cost + stored, restarts, items, finish)
+            if finish not in best or key < best[finish]:
+                best[finish] = key
+    return best
+
+
+def brute_force(problem: ScheduleProblem) -> dict[int, Decimal]:
+    """The cheapest cost of finishing by each finish slot that some plan reaches."""
+    best = _plans(problem)
     by_finish: dict[int, Decimal] = {}
     running: Decimal | None = None
     for finish in range(1, problem.deadline_slot + 1):
-        if finish in best and (running is None or best[finish] < running):
-            running = best[finish]
+        if finish in best and (running is None or best[finish][0] < running):
+            running = best[finish][0]
         if running is not None:
             by_finish[finish] = running
     return by_finish
+
+
+def brute_force_best(problem: ScheduleProblem) -> Best | None:
+    """The plan a person would order: cheapest, then fewest restarts (migrations and resumes),
+    then fewest line items, then earliest finish."""
+    best = _plans(problem)
+    return min(best.values()) if best else None

@@ -11,9 +11,11 @@ import pytest
 from comparator.domain.calendar import (
     factor_at,
     is_holiday,
+    is_provisional,
     is_workday,
     parse_rule,
     parse_time_of_use,
+    provisional_years,
     slot_factors,
 )
 from comparator.errors import CalendarError
@@ -139,10 +141,25 @@ def test_a_wrapped_holiday_rule_checks_the_day_it_starts() -> None:
     assert factor(rules, "2026-10-09T02:00") == 1
 
 
-def test_years_outside_the_calendar_fail_loudly() -> None:
-    with pytest.raises(CalendarError, match="no data for 2099-01-01"):
-        is_workday(date(2099, 1, 1))
+def test_years_beyond_chinesecalendar_are_provisional_and_years_nobody_knows_fail_loudly() -> None:
+    assert is_provisional(2099) and not is_provisional(2026)
+    assert provisional_years(date(2026, 12, 1), date(2028, 1, 1)) == (2027, 2028)
+    assert is_holiday(date(2099, 1, 1)) and not is_workday(date(2099, 1, 1))
     first = datetime(2099, 1, 1, tzinfo=SHANGHAI)
-    with pytest.raises(CalendarError, match="chinesecalendar"):
-        slot_factors("holiday*0.7", first, 2, SHANGHAI)
-    assert slot_factors("sat-sun*0.7", first, 2, SHANGHAI) == (Decimal(1), Decimal(1))
+    assert slot_factors("holiday*0.7", first, 2, SHANGHAI) == (Decimal("0.7"),) * 2
+    with pytest.raises(CalendarError, match="no Chinese holiday calendar for 1900"):
+        is_workday(date(1900, 1, 1))
+    old = datetime(1900, 1, 1, tzinfo=SHANGHAI)
+    with pytest.raises(CalendarError, match="SUANLI_HOLIDAYS_FILE"):
+        slot_factors("holiday*0.7", old, 2, SHANGHAI)
+    assert slot_factors("sat-sun*0.7", old, 2, SHANGHAI) == (Decimal(1), Decimal(1))
+
+
+def test_spring_festival_2027_is_a_provisional_holiday_without_make_up_workdays() -> None:
+    for day in range(5, 11):  # 除夕 to the observed days: Feb 5–10, 2027
+        assert is_holiday(date(2027, 2, day)) and not is_workday(date(2027, 2, day))
+    assert is_workday(date(2027, 2, 15)) and not is_workday(date(2027, 2, 20))  # no 调休 yet
+    monday = datetime(2027, 2, 8, 10, tzinfo=SHANGHAI)
+    assert slot_factors("workday*0.8", monday, 1, SHANGHAI) == (Decimal(1),)
+    later = datetime(2027, 2, 15, 10, tzinfo=SHANGHAI)
+    assert slot_factors("workday*0.8", later, 1, SHANGHAI) == (Decimal("0.8"),)

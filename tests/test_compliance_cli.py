@@ -17,6 +17,7 @@ demo-baiyun,gd-gz-by,A100 80G,8,monthly,30000,CNY,2026-11-23T11:00:00+08:00
 demo-pengcheng,gd-sz-pc,A100 80G,8,monthly,43000,CNY,2026-11-27T16:00:00+08:00
 demo-pengcheng,js-cz-pc,A100 80G,8,monthly,41000,CNY,2026-11-27T16:00:00+08:00
 demo-merlion,sg-1,A100 80G,8,monthly,5000,USD,2026-11-28T09:00:00+08:00
+demo-nanshan,gd-sz-1,H100 80G,8,monthly,60000,CNY,2026-11-25T10:00:00+08:00
 """
 
 JOB = """name = "pi-job"
@@ -122,15 +123,19 @@ def test_check_help_has_an_example(cli: Any) -> None:
 def test_offers_compliant_for_shows_only_eligible_offers(catalog: Any, tmp_path: Path) -> None:
     everything = catalog("offers", "--json")
     assert everything.code == 0, everything.err
-    assert len(everything.json()) == 6
+    assert len(everything.json()) == 7
     result = catalog("offers", "--json", "--compliant-for", job_file(tmp_path))
     assert result.code == 0, result.err
-    regions = sorted((o["provider"], o["region"]) for o in result.json())
+    regions = sorted((o["provider"], o["region"], o["gpu"]) for o in result.json())
     assert regions == [
-        ("demo-nanshan", "gd-sz-1"),
-        ("demo-nanshan", "js-cz-1"),
-        ("demo-pengcheng", "gd-sz-pc"),
+        ("demo-nanshan", "gd-sz-1", "A100-SXM4-80GB"),
+        ("demo-nanshan", "gd-sz-1", "H100-SXM5-80GB"),
+        ("demo-nanshan", "js-cz-1", "A100-SXM4-80GB"),
+        ("demo-pengcheng", "gd-sz-pc", "A100-SXM4-80GB"),
     ]
+    only_a100 = job_file(tmp_path, 'gpus = ["A100-80G"]')
+    a100 = catalog("offers", "--json", "--compliant-for", only_a100)
+    assert {o["gpu"] for o in a100.json()} == {"A100-SXM4-80GB"} and len(a100.json()) == 3
     basis = job_file(tmp_path, 'export_basis = "standard_contract"')
     allowed = catalog("offers", "--json", "--compliant-for", basis)
     assert ("demo-merlion", "sg-1") in {(o["provider"], o["region"]) for o in allowed.json()}

@@ -56,8 +56,9 @@ def schedule_file(tmp_path: Path) -> Path:
 
 
 def test_years_without_data_fail_loudly_and_name_the_setting() -> None:
+    assert is_holiday(date(2027, 1, 1))  # 2027: provisional, from the holidays package
     with pytest.raises(CalendarError, match="SUANLI_HOLIDAYS_FILE"):
-        is_holiday(date(2027, 1, 1))
+        is_holiday(date(1900, 1, 1))
 
 
 def test_the_file_answers_for_its_years(schedule_file: Path) -> None:
@@ -102,12 +103,15 @@ def test_plan_uses_holiday_rules_in_2027_once_the_file_is_given(
     job.write_text(JOB_2027, encoding="utf-8")
     without = cli("plan", str(job), "--today", "2026-12-20", "--json", db=demo_db_url)
     assert without.code == 0, without.err
-    assert calendar_exclusions(without.json())  # offers with holiday rules cannot be priced
+    assert calendar_exclusions(without.json()) == []  # planned on the provisional calendar
+    assert without.json()["calendar"]["provisional_years"] == [2027]
+    assert "2027" in without.json()["calendar"]["warning"]
     monkeypatch.setenv("SUANLI_HOLIDAYS_FILE", str(schedule_file))
     with_file = cli("plan", str(job), "--today", "2026-12-20", "--json", db=demo_db_url)
     assert with_file.code == 0, with_file.err
     assert calendar_exclusions(with_file.json()) == []
     assert with_file.json()["best"] is not None
+    assert with_file.json()["calendar"] == {"provisional_years": [], "warning": None}
 
 
 def test_a_bad_file_is_one_clear_cli_error(cli: Any, tmp_path: Path, monkeypatch) -> None:

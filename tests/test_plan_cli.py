@@ -80,8 +80,12 @@ def check_plan_json(plan: dict[str, Any]) -> None:
     for segment in plan["segments"]:
         assert set(segment) >= {"offer_id", "billing", "start", "end", "units", "cost"}
         assert MONEY.match(segment["cost"])
+    for line in plan.get("bill", []):
+        assert set(line) >= {"kind", "start", "end", "quantity", "unit_price", "cost"}
+        assert MONEY.match(line["cost"])
     total = sum(Decimal(s["cost"]) for s in plan["segments"])
-    assert total == Decimal(plan["total_cost"])
+    total += sum(Decimal(b["cost"]) for b in plan.get("bill", []))
+    assert total == Decimal(plan["total_cost"])  # GPU line items plus upload, storage, egress
 
 
 def check_contract(document: dict[str, Any]) -> None:
@@ -194,7 +198,7 @@ def test_infeasible_jobs_name_the_binding_constraint(
     path = tmp_path / "job.toml"
     path.write_text(JOB.format(**values), encoding="utf-8")
     result = cli("plan", str(path), "--today", TODAY, "--json", db=demo_db_url, lang="en")
-    assert result.code == 0, result.err
+    assert result.code == 4, result.err
     document = result.json()
     check_contract(document)
     assert document["best"] is None and document["binding"] == binding
@@ -295,3 +299,29 @@ def test_jobs_competing_for_stock_get_a_proven_joint_plan(demo_db_url: str, tmp_
     alone, problems = plan_in_process(demo_db_url, Path(paths[0]))
     assert problems == [] and alone.best is not None
     assert Decimal(document["total_cost"]) > 2 * alone.best.total_cost  # the stock binds
+
+
+def test_over_budget_names_the_plan_that_planning_without_the_budget_returns(
+    cli: Any, demo_db_url: str, tmp_path: Path
+) -> None:
+    values = {"work": LORA, "deadline": "2026-12-08T00:00:00+08:00", "province": '"广东"'}
+    capped, free = tmp_path / "capped.toml", tmp_path / "free.toml"
+    capped.write_text(JOB.format(**values, budget="[budget]\nmax_cost = 5"), encoding="utf-8")
+    free.write_text(JOB.format(**values, budget=""), encoding="utf-8")
+    over = cli("plan", str(capped), "--today", TODAY, "--json", db=demo_db_url, lang="en")
+    assert over.code == 4
+    plain = cli("plan", str(free), "--today", TODAY, "--json", db=demo_db_url, lang="en")
+    assert plain.code == 0
+    named, best = over.json()["cheapest_without_budget"], plain.json()["best"]
+    assert named == best
+    message = over.json()["message"]
+    assert f"{best['cards']} × {best['gpu']}" in message and best["total_cost"] in message
+
+
+def test_quote_without_a_feasible_plan_exits_4(cli: Any, demo_db_url: str, tmp_path: Path) -> None:
+    values = {"work": LORA, "deadline": "2026-12-08T00:00:00+08:00", "province": '"西藏"'}
+    path = tmp_path / "job.toml"
+    path.write_text(JOB.format(**values, budget=""), encoding="utf-8")
+    result = cli("quote", str(path), "--today", TODAY, db=demo_db_url, lang="en")
+    assert result.code == 4, result.err
+    assert "No feasible plan (compliance)" in " ".join(result.out.split())

@@ -12,10 +12,10 @@ from plan_fixtures import candidate_for, make_offer
 
 from comparator.domain.job import Job, Requirements, Schedule, Workload
 from comparator.domain.money import FxTable
+from comparator.plan import PlanContext, plan_job
 from comparator.plan.candidates import PriceBasis
 from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.milp.model import MilpJob, solve_milp
-from comparator.plan.planning import PlanContext, plan_job
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.plan.shared import plan_jobs
 from comparator.plan.validate import (
@@ -163,3 +163,33 @@ def test_jobs_competing_for_stock_are_planned_jointly_and_proven() -> None:
     document = shared.to_json()
     assert set(document) >= {"plans", "optimal", "gap"}
     assert document["plans"][0]["best"]["total_cost"] == f"{both[0].total_cost:.2f}"
+
+
+def test_jobs_with_data_sharing_stock_keep_their_whole_bill() -> None:
+    import dataclasses
+
+    from comparator.domain.job import DataNeeds
+    from comparator.domain.profile import DataCenter, ProviderProfile
+    from comparator.domain.storage import StorageTerms
+
+    terms = StorageTerms(price_gb_day=D("0.024"), upload_gbps=D(10), egress_price_gb=D("0.1"))
+    profiles = {
+        pid: ProviderProfile(
+            id=pid, name=pid, country="SG", datacenters=(DataCenter(dc, dc, "SG", storage=terms),)
+        )
+        for pid, dc in (("sg", "sg-1"), ("sg2", "sg-2"))
+    }
+    data = DataNeeds(D(1000), D(100))
+    jobs = [dataclasses.replace(job(n), data=data) for n in ("a", "b")]
+    offers = shared_offers()
+    shared = plan_jobs(jobs, offers, profiles, context(), time_limit_s=60)
+    by_id = {o.offer_id: o for o in offers}
+    plans = [r.best for r in shared.results]
+    assert all(p is not None for p in plans)
+    for the_job, plan in zip(jobs, plans, strict=True):
+        assert plan is not None and [b.kind for b in plan.bill] == ["upload", "storage", "egress"]
+        check = ValidationContext(
+            the_job, by_id, PriceBasis("CNY", context().fx), context().multi_node_efficiency
+        )
+        assert validate_plan(plan, check) == []
+    assert shared.total_cost == sum(p.total_cost for p in plans if p is not None)

@@ -22,8 +22,9 @@ from comparator.estimate.throughput import (
     scale_card_hours,
     throughput_table,
 )
+from comparator.plan import PlanContext, plan_job
 from comparator.plan.candidates import PriceBasis
-from comparator.plan.planning import PlanContext, plan_job, prepare
+from comparator.plan.planning import prepare
 from comparator.plan.result import PlanResult
 from comparator.plan.solve import PlanOptions, _evaluate, choose, lower_bound_cents
 from comparator.plan.timeline import timeline_lines
@@ -119,7 +120,7 @@ def test_stock_and_network_limits_name_the_reason() -> None:
     assert result.best is None and result.binding in ("stock", "network")
 
 
-def test_bad_time_of_use_and_uncovered_years_exclude_the_offer() -> None:
+def test_bad_time_of_use_excludes_and_provisional_years_plan_with_a_warning() -> None:
     offers = [sg("bad", time_of_use="sunday*0.5"), sg("good", price="12")]
     result = planned(job(), offers)
     assert "expected a day among" in reasons(result, "bad")
@@ -131,8 +132,8 @@ def test_bad_time_of_use_and_uncovered_years_exclude_the_offer() -> None:
     )
     holiday = [sg("holiday", time_of_use="holiday*0.7"), sg("plain", price="12")]
     result = planned(late, holiday)
-    assert "no data for 2099" in reasons(result, "holiday")
-    assert result.best is not None and result.best.segments[0].offer_id == "plain"
+    assert reasons(result, "holiday") == "" and result.provisional_years == (2099,)
+    assert result.best is not None and result.best.segments[0].offer_id == "holiday"
 
 
 def test_a_gpu_without_a_throughput_figure_cannot_take_scaled_card_hours() -> None:

@@ -18,7 +18,8 @@ from plan_fixtures import make_offer
 from comparator.domain.job import Job, Requirements, Schedule, Workload
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
-from comparator.plan.planning import PlanContext, plan_job, prepare
+from comparator.plan import PlanContext, plan_job
+from comparator.plan.planning import prepare
 from comparator.plan.result import PlanResult
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --he
     from comparator.plan import Plan, PlanResult
 
 EXCLUDED_SHOWN = 12
+NO_FEASIBLE_PLAN = 4  # exit code: nothing feasible (the message names the binding constraint)
 
 
 def register(app: typer.Typer) -> None:
@@ -72,10 +73,12 @@ def plan(
         )
         if json_out:
             emit_json(shared.to_json())
-            return
-        for result in shared.results:
-            _print(result, lang)
-        _print_shared(shared.optimal, shared.gap, lang)
+        else:
+            for result in shared.results:
+                _print(result, lang)
+            _print_shared(shared.optimal, shared.gap, lang)
+        if not all(r.feasible for r in shared.results):
+            raise typer.Exit(NO_FEASIBLE_PLAN)
         return
     result = plan_job_file(
         engine, jobs[0], st.settings, objective=objective, top=top, today=day, lang=lang
@@ -84,6 +87,8 @@ def plan(
         emit_json(result.to_json())
     else:
         _print(result, lang)
+    if not result.feasible:
+        raise typer.Exit(NO_FEASIBLE_PLAN)
 
 
 def _print(result: PlanResult, lang: str) -> None:
@@ -94,11 +99,16 @@ def _print(result: PlanResult, lang: str) -> None:
         else tr(lang, "最早完成", "earliest finish")
     )
     out.print(f"[bold]{tr(lang, '计划', 'Plan')}: {escape(result.job_name)}[/]  ({goal})")
+    if result.calendar_warning:
+        out.print(f"[yellow]{tr(lang, '注意', 'Warning')}: {escape(result.calendar_warning)}[/]")
     if result.best is None:
         out.print(
             f"[bold red]{tr(lang, '没有可行方案', 'No feasible plan')}[/] "
             f"({escape(result.binding or '')}): {escape(result.message or '')}"
         )
+        if result.cheapest_without_budget is not None:
+            out.print(tr(lang, "不限预算时的最便宜方案：", "The cheapest plan without the budget:"))
+            _print_best(out, result.cheapest_without_budget, lang)
     else:
         _print_best(out, result.best, lang)
         _print_alternatives(out, result, lang)
@@ -112,6 +122,8 @@ def _price_text(price: Decimal) -> str:
 
 
 def _print_best(out: Console, best: Plan, lang: str) -> None:
+    from comparator.plan import mix_text
+
     where = " ".join(x for x in (best.province, best.city) if x)
     out.print(
         f"{tr(lang, '最优', 'Best')}: [bold]{escape(best.provider_name)}[/] "
@@ -119,6 +131,16 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
         f"{best.cards} × {best.gpu} · [bold green]{money_str(best.total_cost)} "
         f"{best.currency}[/]"
     )
+    if best.oversized_contract:
+        out.print(
+            tr(
+                lang,
+                "[yellow]注意：合约付费时长超过实际运行时长的 3 倍，但仍是最便宜的方案[/]",
+                "[yellow]Note: a contract pays for more than 3× the hours it runs; still the "
+                "cheapest[/]",
+            )
+        )
+    out.print(f"{tr(lang, '计费组合', 'Billing mix')}: {escape(mix_text(best, lang))}")
     out.print(
         f"{tr(lang, '开始', 'Start')} {best.start:%Y-%m-%d %H:%M} → "
         f"{tr(lang, '完成', 'finish')} {best.finish:%Y-%m-%d %H:%M} · "
@@ -150,7 +172,22 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
             _price_text(s.average_unit_price),
             money_str(s.cost),
         )
+    for item in best.bill:
+        table.add_row(
+            escape(item.kind),
+            escape(f"{item.quantity} {item.unit}"),
+            f"{item.start:%m-%d %H:%M}",
+            f"{item.end:%m-%d %H:%M}",
+            "",
+            "",
+            str(item.unit_price),
+            "",
+            money_str(item.cost),
+        )
     out.print(table)
+    for item in best.bill:
+        if item.note:
+            out.print(f"[dim]{escape(item.kind)}: {escape(item.note)}[/]")
     zone = best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else DEFAULT_TIMEZONE
     from comparator.plan import timeline_lines
 
@@ -159,6 +196,8 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
 
 
 def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
+    from comparator.plan import mix_text
+
     if not result.alternatives or result.best is None:
         return
     table = Table(
@@ -173,7 +212,9 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
         tr(lang, "机房", "Region"),
         "GPU",
         tr(lang, "卡数", "Cards"),
+        tr(lang, "计费组合", "Billing mix"),
         tr(lang, "费用", "Cost"),
+        tr(lang, "开始", "Start"),
         tr(lang, "完成", "Finish"),
         tr(lang, "差额", "Δ"),
     ):
@@ -186,7 +227,9 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
             alt.region,
             alt.gpu,
             str(alt.cards),
+            mix_text(alt, lang),
             money_str(alt.total_cost),
+            f"{alt.start:%m-%d %H:%M}",
             f"{alt.finish:%m-%d %H:%M}",
             f"+{money_str(delta)}" if delta >= 0 else money_str(delta),
         )

@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # the catalog and Jinja load when a quote is made
     from comparator.quote import StoredQuote
 
 
+NO_FEASIBLE_PLAN = 4
+
+
 def register(app: typer.Typer) -> None:
     app.command("quote")(quote)
 
@@ -74,6 +77,8 @@ def quote(
         emit_json(_json(stored, output, pdf))
     else:
         _print(stored, output, pdf, st.lang, saved=show is None)
+    if show is None and _best(stored) is None:
+        raise typer.Exit(NO_FEASIBLE_PLAN)  # saved and rendered, but nothing can be ordered
 
 
 def _check_outputs(engine: Engine, output: Path | None, pdf: Path | None) -> None:
@@ -151,7 +156,11 @@ def _print(
             f"{best['gpu']} × {best['cards']} — [bold]{total}[/]"
         )
     else:
-        out.print(tr(lang, "没有可行方案", "No feasible plan"))
+        plan = stored.document["plan"]
+        out.print(
+            f"{tr(lang, '没有可行方案', 'No feasible plan')} "
+            f"({escape(str(plan.get('binding') or ''))}): {escape(str(plan.get('message') or ''))}"
+        )
     for label, path in (("HTML", output), ("PDF", pdf)):
         if path:
             out.print(f"{label}: {escape(str(path))}")

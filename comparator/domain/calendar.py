@@ -8,7 +8,10 @@ none matches. A time range that wraps midnight belongs to the day it starts.
 ``workday`` is an official working day, 调休 make-up Saturdays and Sundays included; ``holiday``
 is a day of an official public-holiday break (法定节假日 with the weekend days moved into it).
 Ordinary weekends are neither: name them with ``sat-sun``. Both come from the ``chinese_calendar``
-package; a year it does not cover raises :class:`CalendarError` instead of guessing.
+package, then from ``SUANLI_HOLIDAYS_FILE`` (which overrides it for the years it lists). A year
+neither covers is *provisional*: its statutory holidays come from the ``holidays`` package
+(China) and it has no 调休 make-up workdays until the State Council notice is known;
+:func:`provisional_years` names such years so that plans and quotes can warn.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 import chinese_calendar
+import holidays as holiday_tables
 
 from comparator.errors import CalendarError
 
@@ -104,15 +108,37 @@ def use_holiday_supplement(supplement: HolidaySupplement) -> None:
         cached.cache_clear()
 
 
-def _covered(day: date) -> None:
+@lru_cache(maxsize=256)
+def _chinese_calendar_covers(year: int) -> bool:
     try:
-        chinese_calendar.is_workday(day)
-    except NotImplementedError as exc:
+        chinese_calendar.is_workday(date(year, 1, 1))
+        chinese_calendar.is_workday(date(year, 12, 31))
+    except NotImplementedError:
+        return False
+    return True
+
+
+@lru_cache(maxsize=64)
+def _provisional_holidays(year: int) -> frozenset[date]:
+    """Statutory holidays of ``year`` from the ``holidays`` package (no 调休 workdays)."""
+    days = frozenset(holiday_tables.country_holidays("CN", years=year))
+    if not days:
         raise CalendarError(
-            f"the Chinese holiday calendar (chinesecalendar package) has no data for {day}: "
-            f"{exc}; upgrade chinesecalendar, give that year's official schedule in "
-            f"SUANLI_HOLIDAYS_FILE, or drop workday/holiday rules for that period"
-        ) from None
+            f"no Chinese holiday calendar for {year} (neither chinesecalendar nor the holidays "
+            f"package has it); give that year's official schedule in SUANLI_HOLIDAYS_FILE, or "
+            f"drop workday/holiday rules for that period"
+        )
+    return days
+
+
+def is_provisional(year: int) -> bool:
+    """Whether ``year``'s calendar is computed, not official (no 调休 make-up workdays)."""
+    return year not in _supplement.years and not _chinese_calendar_covers(year)
+
+
+def provisional_years(first: date, last: date) -> tuple[int, ...]:
+    """The years from ``first`` to ``last`` whose holiday calendar is provisional."""
+    return tuple(y for y in range(first.year, last.year + 1) if is_provisional(y))
 
 
 @lru_cache(maxsize=4096)
@@ -122,7 +148,8 @@ def is_workday(day: date) -> bool:
         return day in _supplement.workdays or (
             day.weekday() < 5 and day not in _supplement.holidays
         )
-    _covered(day)
+    if is_provisional(day.year):
+        return day.weekday() < 5 and day not in _provisional_holidays(day.year)
     return bool(chinese_calendar.is_workday(day))
 
 
@@ -131,7 +158,8 @@ def is_holiday(day: date) -> bool:
     """A day of an official public-holiday break (not an ordinary weekend)."""
     if day.year in _supplement.years:
         return day in _supplement.holidays
-    _covered(day)
+    if is_provisional(day.year):
+        return day in _provisional_holidays(day.year)
     return day in chinese_calendar.holidays
 
 

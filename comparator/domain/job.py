@@ -13,13 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from comparator.domain.calendar import TouRule, parse_rule
 from comparator.domain.gpus import resolve_gpu
 from comparator.domain.money import parse_decimal
 from comparator.domain.zones import DEFAULT_TIMEZONE
-from comparator.errors import JobFileError, UnknownGpuError
+from comparator.errors import CalendarError, JobFileError, UnknownGpuError
 
 EXPORT_BASES = ("exempt", "standard_contract", "certified", "cac_assessed")
 _TOP_KEYS = {
@@ -31,9 +33,17 @@ _TOP_KEYS = {
     "schedule",
     "requirements",
     "budget",
+    "data",
 }
+_DATA_KEYS = {"dataset_gb", "checkpoint_gb"}
 _WORKLOAD_KEYS = {"card_hours", "gpu", "cards"}
-_SCHEDULE_KEYS = {"earliest_start", "deadline", "interruptible", "restart_overhead_hours"}
+_SCHEDULE_KEYS = {
+    "earliest_start",
+    "deadline",
+    "interruptible",
+    "restart_overhead_hours",
+    "run_windows",
+}
 _REQUIREMENT_KEYS = {
     "gpus",
     "provinces",
@@ -62,6 +72,13 @@ class Schedule:
     deadline: datetime
     interruptible: bool = False
     restart_overhead_hours: int = 0
+    run_windows: tuple[str, ...] = ()  # e.g. "mon-fri 09:00-18:00": the job runs only inside
+
+    def in_window(self, moment: datetime) -> bool:
+        """Whether the hour starting at ``moment`` (local time) lies in a run window."""
+        if not self.run_windows:
+            return True
+        return any(rule.matches(moment) for rule in window_rules(self.run_windows))
 
 
 @dataclass(frozen=True)
@@ -80,6 +97,21 @@ class Requirements:
 
 
 @dataclass(frozen=True)
+class DataNeeds:
+    """``[data]``: what the job keeps on the data centre's disks (GB, decimal: 1 TB = 1000 GB).
+
+    The dataset is uploaded before the first run slot and, with the checkpoints, stored for the
+    whole rental window; the checkpoints are downloaded at the end (egress)."""
+
+    dataset_gb: Decimal = Decimal(0)
+    checkpoint_gb: Decimal = Decimal(0)
+
+    @property
+    def stored_gb(self) -> Decimal:
+        return self.dataset_gb + self.checkpoint_gb
+
+
+@dataclass(frozen=True)
 class Job:
     name: str
     schedule: Schedule
@@ -90,6 +122,9 @@ class Job:
     requirements: Requirements = field(default_factory=Requirements)
     max_cost: Decimal | None = None
     source: str = ""
+    data: DataNeeds = field(default_factory=DataNeeds)
+    max_price_per_card_hour: Decimal | None = None  # [budget]: tax-inclusive, job currency
+    use_free_trial: bool = False  # [budget]: use offers' free trial hours (once per provider)
 
 
 class _Reader:
@@ -212,7 +247,27 @@ def _schedule(reader: _Reader, data: Mapping[str, Any] | None) -> Schedule:
         deadline=deadline,
         interruptible=reader.flag(data, "interruptible", "schedule.", False),
         restart_overhead_hours=reader.whole(data, "restart_overhead_hours", "schedule.", 0) or 0,
+        run_windows=_run_windows(reader, data),
     )
+
+
+@lru_cache(maxsize=64)
+def window_rules(windows: tuple[str, ...]) -> tuple[TouRule, ...]:
+    """Run windows read with the time-of-use grammar (``[DAYS] [HH:MM-HH:MM]``, no factor)."""
+    return tuple(
+        parse_rule(f"{w} *1", where="schedule.run_windows", index=i)
+        for i, w in enumerate(windows, 1)
+    )
+
+
+def _run_windows(reader: _Reader, data: Mapping[str, Any]) -> tuple[str, ...]:
+    windows = reader.strings(data, "run_windows", "schedule.")
+    try:
+        window_rules(windows)
+    except CalendarError as exc:
+        expected = "windows like 'mon-fri 09:00-18:00'"
+        raise reader.fail("schedule.run_windows", expected, str(exc)) from None
+    return windows
 
 
 def _requirements(reader: _Reader, data: Mapping[str, Any] | None) -> Requirements:
@@ -251,11 +306,30 @@ def _work(reader: _Reader, data: Mapping[str, Any]) -> tuple[Workload, Any, Any]
     return Workload(), dict(model), dict(training or {})
 
 
-def _budget(reader: _Reader, data: Mapping[str, Any] | None) -> Decimal | None:
+def _data(reader: _Reader, data: Mapping[str, Any] | None) -> DataNeeds:
     if data is None:
-        return None
-    reader.reject_unknown(data, {"max_cost"}, "budget.")
-    return reader.positive(data, "max_cost", "budget.")
+        return DataNeeds()
+    reader.reject_unknown(data, _DATA_KEYS, "data.")
+    return DataNeeds(
+        reader.positive(data, "dataset_gb", "data.") or Decimal(0),
+        reader.positive(data, "checkpoint_gb", "data.") or Decimal(0),
+    )
+
+
+def _budget(
+    reader: _Reader, data: Mapping[str, Any] | None
+) -> tuple[Decimal | None, Decimal | None, bool]:
+    """``[budget]``: (max_cost, max_price_per_card_hour, use_free_trial)."""
+    if data is None:
+        return None, None, False
+    reader.reject_unknown(
+        data, {"max_cost", "max_price_per_card_hour", "use_free_trial"}, "budget."
+    )
+    return (
+        reader.positive(data, "max_cost", "budget."),
+        reader.positive(data, "max_price_per_card_hour", "budget."),
+        reader.flag(data, "use_free_trial", "budget.", False),
+    )
 
 
 def parse_job(data: Mapping[str, Any], source: str) -> Job:
@@ -263,6 +337,7 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
     reader = _Reader(source)
     reader.reject_unknown(data, _TOP_KEYS, "")
     workload, model, training = _work(reader, data)
+    max_cost, max_price, trial = _budget(reader, reader.table(data, "budget"))
     currency = reader.text(data, "currency", "") or "CNY"
     if len(currency) != 3 or not currency.isalpha():
         raise reader.fail("currency", "an ISO 4217 code like CNY", currency)
@@ -274,8 +349,11 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
         training=training,
         schedule=_schedule(reader, reader.table(data, "schedule")),
         requirements=_requirements(reader, reader.table(data, "requirements")),
-        max_cost=_budget(reader, reader.table(data, "budget")),
+        max_cost=max_cost,
+        max_price_per_card_hour=max_price,
+        use_free_trial=trial,
         source=source,
+        data=_data(reader, reader.table(data, "data")),
     )
 
 

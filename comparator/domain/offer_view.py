@@ -43,6 +43,7 @@ class OfferView:
     observed_at: datetime
     source: str
     sku: str = ""
+    free_trial_hours: int = 0
 
     @property
     def period_hours(self) -> int:

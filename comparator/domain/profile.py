@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from comparator.domain.credentials import identify_number
 from comparator.domain.profile_fields import Fields
+from comparator.domain.storage import StorageTerms
 from comparator.domain.zones import DEFAULT_TIMEZONE_NAME
 from comparator.errors import ProfileError
 
@@ -65,6 +66,7 @@ class DataCenter:
     province: str | None = None
     city: str | None = None
     region: str | None = None
+    storage: StorageTerms = field(default_factory=StorageTerms)
 
     @property
     def mainland(self) -> bool:
@@ -90,6 +92,8 @@ class ProviderProfile:
     datacenters: tuple[DataCenter, ...] = ()
     demo: bool = False
     timezone: str = DEFAULT_TIMEZONE_NAME
+    converts_billing: bool = True  # a rented machine may change billing mode in place
+    discount: Decimal | None = None  # negotiated factor on every price, 0 < discount ≤ 1
 
     @property
     def mainland(self) -> bool:
@@ -116,6 +120,8 @@ _PROVIDER_KEYS = (
     "invoice_types",
     "demo",
     "timezone",
+    "converts_billing",
+    "discount",
     *_EXTRA,
 )
 _LICENSE_KEYS = (
@@ -129,7 +135,15 @@ _LICENSE_KEYS = (
 )
 _FILING_KEYS = ("kind", "number", "level", "assessed_on", *_EXTRA)
 _CERT_KEYS = ("name", "certifier", "valid_until", *_EXTRA)
-_DC_KEYS = ("id", "name", "country", "province", "city", "region", *_EXTRA)
+_STORAGE_KEYS = (
+    "storage_price_gb_month",
+    "storage_price_gb_day",
+    "free_storage_gb",
+    "upload_gbps",
+    "egress_price_gb",
+    "storage_currency",
+)
+_DC_KEYS = ("id", "name", "country", "province", "city", "region", *_STORAGE_KEYS, *_EXTRA)
 
 
 def parse_profile(data: Mapping[str, Any], source: str) -> ProviderProfile:
@@ -158,7 +172,16 @@ def parse_profile(data: Mapping[str, Any], source: str) -> ProviderProfile:
         datacenters=_datacenters(root.tables("datacenters"), country),
         demo=fields.optional_bool("demo") or False,
         timezone=_timezone(fields),
+        converts_billing=fields.optional_bool("converts_billing") is not False,
+        discount=_discount(fields),
     )
+
+
+def _discount(fields: Fields) -> Decimal | None:
+    factor = fields.optional_decimal("discount")
+    if factor is not None and not 0 < factor <= 1:
+        fields.fail("discount", "a factor above 0 and at most 1 (0.9 = 10% off)", factor)
+    return factor
 
 
 def _number_field(fields: Fields, key: str, *allowed: str) -> str | None:
@@ -236,6 +259,26 @@ def _datacenter(fields: Fields, provider_country: str) -> DataCenter:
         province=province,
         city=fields.city("city"),
         region=fields.optional_str("region"),
+        storage=_storage(fields),
+    )
+
+
+def _storage(fields: Fields) -> StorageTerms:
+    month = fields.optional_decimal("storage_price_gb_month")
+    day = fields.optional_decimal("storage_price_gb_day")
+    if month is not None and day is not None:
+        fields.fail("storage_price_gb_day", "either storage_price_gb_month or _gb_day, not both")
+    upload = fields.optional_decimal("upload_gbps")
+    if upload is not None and upload <= 0:
+        fields.fail("upload_gbps", "a positive bandwidth in Gbit/s", upload)
+    currency = (fields.optional_str("storage_currency") or "CNY").upper()
+    return StorageTerms(
+        price_gb_month=month,
+        price_gb_day=day,
+        free_gb=fields.optional_decimal("free_storage_gb") or Decimal(0),
+        upload_gbps=upload,
+        egress_price_gb=fields.optional_decimal("egress_price_gb"),
+        currency=currency,
     )
 
 
@@ -290,6 +333,8 @@ def profile_to_dict(profile: ProviderProfile) -> dict[str, Any]:
             "invoice_types": list(profile.invoice_types),
             "demo": profile.demo,
             "timezone": profile.timezone,
+            "converts_billing": None if profile.converts_billing else False,
+            "discount": profile.discount,
         }
     )
     return {
@@ -297,8 +342,13 @@ def profile_to_dict(profile: ProviderProfile) -> dict[str, Any]:
         "licenses": [_compact(vars(item)) for item in profile.licenses],
         "filings": [_compact(vars(item)) for item in profile.filings],
         "certifications": [_compact(vars(item)) for item in profile.certifications],
-        "datacenters": [_compact(vars(item)) for item in profile.datacenters],
+        "datacenters": [_datacenter_dict(item) for item in profile.datacenters],
     }
+
+
+def _datacenter_dict(datacenter: DataCenter) -> dict[str, Any]:
+    values = {k: v for k, v in vars(datacenter).items() if k != "storage"}
+    return {**_compact(values), **datacenter.storage.to_json()}
 
 
 def _compact(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,10 @@ work on each GPU (:mod:`.work`, via the estimator) → candidate placements (:mo
 the DP per job, a repair and a HiGHS MILP in :mod:`.milp`). No database, no HTTP.
 """
 
-from comparator.plan.planning import DEFAULT_TOP, PlanContext, plan_job
+from comparator.plan.context import DEFAULT_TOP, PlanContext
+from comparator.plan.mix import mix_text
+from comparator.plan.offer_filter import requirement_reason
+from comparator.plan.planning import plan_job
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult, PlanSegment
 from comparator.plan.shared import SharedPlan, plan_jobs
 from comparator.plan.solve import OBJECTIVES
@@ -22,7 +25,9 @@ __all__ = [
     "PlanResult",
     "PlanSegment",
     "SharedPlan",
+    "mix_text",
     "plan_job",
     "plan_jobs",
+    "requirement_reason",
     "timeline_lines",
 ]

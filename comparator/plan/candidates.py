@@ -1,5 +1,10 @@
 """From eligible offers to candidates: one (provider, data centre, GPU, card count) each.
 
+Every rate is labelled with its *machine* (docs/billing.md): the offer's rental unit size
+(cards per unit), so that a per-card rental and a whole-machine rental of one data centre are
+two machines and switching between them is a migration. A provider whose profile says
+``converts_billing = false`` cannot change billing in place: each of its offers is a machine.
+
 Offers of one provider, data centre, GPU and node size form a *group*; a group with ``n``
 cards is a *candidate*. Every offer of the group that can rent ``n`` cards (enough stock, an
 RDMA network when ``n`` spans nodes) becomes a rate of the candidate's
@@ -23,13 +28,17 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from comparator.domain.billing import HOURLY_MODES
+from comparator.domain.job import DataNeeds
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
+from comparator.domain.storage import StorageTerms
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma, run_hours
+from comparator.plan.bill import DataBill, data_bill
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.plan.slot_prices import shared_factors, shared_slot_costs
+from comparator.plan.windows import Mask, free_trials, rentable
 
 MAX_NODES = 16
 PRICE_PLACES = Decimal("0.0001")
@@ -70,13 +79,15 @@ def slot_grid(earliest: datetime, deadline: datetime, timezone: ZoneInfo) -> Slo
 
 @dataclass(frozen=True)
 class PriceBasis:
-    """Unit prices in the quote currency, tax-inclusive."""
+    """Unit prices in the quote currency, tax-inclusive, after the provider's negotiated
+    discount factor (its profile's ``discount``)."""
 
     currency: str
     fx: FxTable
+    discounts: Mapping[str, Decimal] = field(default_factory=dict)
 
     def unit_price(self, offer: OfferView) -> Decimal | None:
-        price = offer.price
+        price = offer.price * self.discounts.get(offer.provider, Decimal(1))
         if not offer.tax_inclusive:
             price = price * (1 + offer.vat_rate)
         if offer.currency.upper() != self.currency:
@@ -103,6 +114,8 @@ class Candidate:
     offers: Mapping[str, OfferView]
     units: Mapping[str, int]
     unit_prices: Mapping[str, Decimal]
+    bill: DataBill = field(default_factory=DataBill)  # upload, storage and egress (docs/billing.md)
+    trials: Mapping[str, str] = field(default_factory=dict)  # free-trial rate key → offer id
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -141,6 +154,11 @@ class CandidateOptions:
     timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
     max_nodes: int = MAX_NODES
     lang: str = "en"
+    no_conversion: frozenset[str] = frozenset()  # providers that do not convert billing
+    data: DataNeeds = field(default_factory=DataNeeds)
+    run_windows: tuple[str, ...] = ()  # the job runs (and rents) only inside these
+    use_free_trial: bool = False
+    storage_terms: Mapping[tuple[str, str], StorageTerms] = field(default_factory=dict)
 
 
 def group_offers(offers: Iterable[OfferView]) -> dict[tuple[str, str, str, int], list[OfferView]]:
@@ -185,18 +203,35 @@ def _fits(offer: OfferView, cards: int, lang: str = "en") -> str | None:
     return None
 
 
-def _hourly_rate(offer: OfferView, units: int, price: Decimal, grid: SlotGrid) -> HourlyRate:
+def machine_of(offer: OfferView, converts: bool = True) -> str:
+    """The machine an offer rents within its candidate: its rental unit size (docs/billing.md)."""
+    unit = f"{offer.cards}-card unit"
+    return unit if converts else f"{unit} {offer.offer_id}"
+
+
+def _hourly_rate(
+    offer: OfferView, units: int, price: Decimal, grid: SlotGrid, machine: str, available: Mask
+) -> HourlyRate:
     horizon = grid.deadline_slot + offer.min_units - 1
     costs = shared_slot_costs(price * units, offer.time_of_use, grid.first, horizon, grid.timezone)
-    return HourlyRate(offer.offer_id, costs, offer.min_units)
+    return HourlyRate(offer.offer_id, costs, offer.min_units, available, machine)
 
 
 def _rate(
-    offer: OfferView, units: int, price: Decimal, grid: SlotGrid
+    offer: OfferView,
+    units: int,
+    price: Decimal,
+    grid: SlotGrid,
+    converts: bool = True,
+    available: Mask = None,
 ) -> HourlyRate | ContractRate:
+    """The rate of ``offer``, rentable only where ``available`` (the upload, run windows)."""
+    machine = machine_of(offer, converts)
     if offer.billing in HOURLY_MODES:
-        return _hourly_rate(offer, units, price, grid)
-    return ContractRate(offer.offer_id, offer.period_hours, price * units, offer.min_units)
+        return _hourly_rate(offer, units, price, grid, machine, available)
+    return ContractRate(
+        offer.offer_id, offer.period_hours, price * units, offer.min_units, available, machine
+    )
 
 
 @dataclass(frozen=True)
@@ -254,7 +289,14 @@ class CandidateBuilder:
         if not usable:
             return None
         hours = run_hours(work.card_hours, cards, key[3], self.options.multi_node_efficiency)
-        rates = [_rate(o, units[o.offer_id], prices[o.offer_id], grid) for o in usable]
+        converts = key[0] not in self.options.no_conversion
+        bill = self.bill(key)
+        mask = rentable(grid.at, grid.deadline_slot, bill.upload_slots, self.options.run_windows)
+        rates = [
+            _rate(o, units[o.offer_id], prices[o.offer_id], grid, converts, mask) for o in usable
+        ]
+        trials = free_trials(usable, rates) if self.options.use_free_trial else {}
+        rates += [trial for trial, _ in trials.values()]
         problem = ScheduleProblem(
             grid.deadline_slot,
             hours,
@@ -262,6 +304,7 @@ class CandidateBuilder:
             self.options.restart_overhead_hours if self.options.interruptible else 0,
             tuple(r for r in rates if isinstance(r, HourlyRate)),
             tuple(r for r in rates if isinstance(r, ContractRate)),
+            bill.storage_per_hour,
         )
         return Candidate(
             key[0],
@@ -275,7 +318,14 @@ class CandidateBuilder:
             {o.offer_id: o for o in usable},
             units,
             {o.offer_id: prices[o.offer_id] for o in usable},
+            bill,
+            {key: offer_id for key, (_, offer_id) in trials.items()},
         )
+
+    def bill(self, key: tuple[str, str, str, int]) -> DataBill:
+        options = self.options
+        terms = options.storage_terms.get((key[0], key[1]), StorageTerms())
+        return data_bill(options.data, terms, options.prices.currency, options.prices.fx)
 
     def group(self, key: tuple[str, str, str, int], offers: list[OfferView], work: GpuWork) -> None:
         self.result.candidates.extend(self.expand(self.prelude(key, offers, work)))

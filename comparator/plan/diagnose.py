@@ -11,7 +11,7 @@ from comparator.domain.job import Job
 from comparator.domain.money import money_str
 from comparator.domain.offer_filter import FilteredOffers
 from comparator.plan.candidates import Candidate
-from comparator.plan.result import ExcludedOffer
+from comparator.plan.result import ExcludedOffer, Plan
 from comparator.plan.solve import Selection
 
 
@@ -62,6 +62,27 @@ def _deadline(job: Job, candidates: Sequence[Candidate], lang: str) -> Diagnosis
             f"needs {fastest.run_hours} h of run time and the window holds {window} whole hours. "
             f"Move the deadline to {earliest_finish.isoformat()} or later, start earlier, or allow "
             f"more cards / more GPU models",
+        ),
+    )
+
+
+def budget_diagnosis(job: Job, plan: Plan, lang: str) -> Diagnosis:
+    """Over budget, naming the plan that ``plan`` without the budget returns."""
+    cost = plan.total_cost
+    limit = money_str(job.max_cost or Decimal(0))
+    where = f"{plan.provider}/{plan.region}, {plan.cards} × {plan.gpu}"
+    finish = plan.finish.isoformat()
+    return Diagnosis(
+        "budget",
+        _say(
+            lang,
+            f"能按时完成的最便宜方案要 {money_str(cost)} {job.currency}（{where}，{finish} 完成），"
+            f"超出 [budget] max_cost {limit}。请把 max_cost 提高到至少 {money_str(cost)}，或推迟"
+            f"截止时间（截止时间越晚，费用不会更高）",
+            f"the cheapest plan that meets the deadline costs {money_str(cost)} {job.currency} "
+            f"({where}, finishing {finish}), above [budget] max_cost {limit}. Raise max_cost to "
+            f"at least {money_str(cost)}, or move the deadline later (a later deadline never "
+            f"costs more)",
         ),
     )
 
@@ -142,6 +163,10 @@ _ADVICE = {
         "widen [requirements] gpus, or allow spot offers (spot = true with interruptible = true)",
     ),
     "stock": ("减少卡数，或等待库存", "fix fewer cards, or wait for stock"),
+    "price": (
+        "提高 [budget] max_price_per_card_hour",
+        "raise [budget] max_price_per_card_hour",
+    ),
     "network": (
         "选择带 IB/RoCE 组网的报价，或减少卡数（单机）",
         "choose offers with an IB/RoCE network, or fewer cards (one node)",

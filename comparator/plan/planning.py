@@ -7,22 +7,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
 from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from comparator.compliance.engine import evaluate_offers
-from comparator.compliance.model import ProviderReport
+from comparator.domain.calendar import parse_time_of_use, provisional_years
 from comparator.domain.job import Job
-from comparator.domain.money import FxTable
 from comparator.domain.offer_filter import FilteredOffers
 from comparator.domain.offer_view import OfferView
-from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
-from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.estimate.throughput import throughput_table
 from comparator.plan.candidates import (
     CandidateOptions,
@@ -30,124 +26,26 @@ from comparator.plan.candidates import (
     PriceBasis,
     build_candidates,
 )
-from comparator.plan.diagnose import diagnose
+from comparator.plan.context import PlanContext
+from comparator.plan.diagnose import budget_diagnosis, diagnose
+from comparator.plan.offer_filter import OfferFilter, exclusion
 from comparator.plan.prune import LazyCandidates, choose_lazy, lazy_candidates
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult
 from comparator.plan.solve import PlanOptions, Selection, choose, realise
 from comparator.plan.work import WorkTable, placement_estimate, work_table
 
-DEFAULT_TOP = 5
 
-
-@dataclass(frozen=True)
-class PlanContext:
-    """Everything a plan depends on besides the job and the offers."""
-
-    today: date
-    fx: FxTable
-    multi_node_efficiency: Decimal = Decimal("0.90")
-    headroom: float = 0.10
-    freshness_days: int = 30
-    objective: str = "cost"
-    top: int = DEFAULT_TOP
-    lang: str = "en"
-    timezone: ZoneInfo = DEFAULT_TIMEZONE  # of "today" and of the job's last day
-
-
-def _exclusion(offer: OfferView, kind: str, reasons: Sequence[str]) -> ExcludedOffer:
-    return ExcludedOffer(
-        offer.provider, offer.offer_id, offer.region, offer.gpu, offer.billing, tuple(reasons), kind
-    )
-
-
-def _kind_of(reason: str) -> str:
-    head = reason.split(":", 1)[0].strip()
-    return {"time of use": "time-of-use"}.get(head, head)
-
-
-def _requirement_reason(job: Job, offer: OfferView, lang: str) -> str | None:
-    req = job.requirements
-    if req.gpus and offer.gpu not in req.gpus:
-        allowed = ", ".join(req.gpus)
-        if lang == "zh":
-            return f"requirements: 卡型 {offer.gpu} 不在 [requirements] gpus（{allowed}）之内"
-        return f"requirements: GPU {offer.gpu} is not among [requirements] gpus ({allowed})"
-    if offer.billing == "spot" and not (req.spot and job.schedule.interruptible):
-        if lang == "zh":
-            return (
-                "requirements: 竞价实例可能被抢占；任务须设 spot = true 且 "
-                "interruptible = true 才能使用"
-            )
-        return (
-            "requirements: spot offers may be pre-empted; the job needs spot = true and "
-            "interruptible = true to use them"
-        )
-    return None
-
-
-class _Filter:
-    """Offers pass compliance, then the job's GPU/spot rules, then need work on their GPU."""
-
-    def __init__(self, job: Job, context: PlanContext) -> None:
-        self.job = job
-        self.context = context
-        self.policy = JobPolicy.of(job, timezone=context.timezone, today=context.today)
-        self.excluded: list[ExcludedOffer] = []
-        self.warnings: dict[str, list[str]] = {}
-        self.reports: tuple[ProviderReport, ...] = ()
-
-    def compliant(
-        self, offers: Sequence[OfferView], profiles: Mapping[str, ProviderProfile]
-    ) -> list[OfferView]:
-        eligibility = evaluate_offers(
-            offers,
-            profiles,
-            self.policy.requirements,
-            today=self.policy.today,
-            last_day=self.policy.last_day,
-            freshness_days=self.context.freshness_days,
-            lang=self.context.lang,
-        )
-        self.excluded += [
-            _exclusion(e.offer, "compliance", e.reasons) for e in eligibility.excluded
-        ]
-        self.warnings = dict(eligibility.warnings)
-        self.reports = tuple(eligibility.reports[pid] for pid in sorted(eligibility.reports))
-        return list(eligibility.eligible)
-
-    def allowed(self, offers: Sequence[OfferView]) -> list[OfferView]:
-        kept = []
-        for offer in offers:
-            reason = _requirement_reason(self.job, offer, self.context.lang)
-            if reason:
-                self.excluded.append(_exclusion(offer, "requirements", [reason]))
-            else:
-                kept.append(offer)
-        return kept
-
-    def workable(self, offers: Sequence[OfferView], table: WorkTable) -> list[OfferView]:
-        kept = []
-        for offer in offers:
-            if offer.gpu in table.work:
-                kept.append(offer)
-            elif offer.gpu in table.unusable:
-                kind, reason = table.unusable[offer.gpu]
-                self.excluded.append(_exclusion(offer, kind, [reason]))
-        return kept
-
-    def unschedulable(
-        self, offers: Sequence[OfferView], built: CandidateSet, used: set[str] | None = None
-    ) -> None:
-        if used is None:
-            used = {offer_id for c in built.candidates for offer_id in c.offers}
-        by_id = {o.offer_id: o for o in offers}
-        for offer_id, reasons in built.reasons.items():
-            if offer_id not in used and offer_id in by_id:
-                self.excluded.append(_exclusion(by_id[offer_id], _kind_of(reasons[0]), reasons))
+def discounts(profiles: Mapping[str, ProviderProfile]) -> dict[str, Decimal]:
+    """Each provider's negotiated discount factor (profiles that state one)."""
+    return {pid: p.discount for pid, p in profiles.items() if p.discount is not None}
 
 
 def _assumptions(
-    job: Job, context: PlanContext, offers: Sequence[OfferView], table: WorkTable
+    job: Job,
+    context: PlanContext,
+    offers: Sequence[OfferView],
+    table: WorkTable,
+    context_discounts: Mapping[str, Decimal],
 ) -> dict[str, Any]:
     currencies = sorted({o.currency.upper() for o in offers} - {job.currency})
     rates = {c: str(context.fx.rate(c, job.currency)) for c in currencies if context.fx.knows(c)}
@@ -169,6 +67,10 @@ def _assumptions(
             "restart_overhead_hours": job.schedule.restart_overhead_hours,
         },
         "budget": None if job.max_cost is None else str(job.max_cost),
+        "max_price_per_card_hour": (
+            None if job.max_price_per_card_hour is None else str(job.max_price_per_card_hour)
+        ),
+        "discounts": {pid: str(d) for pid, d in sorted(context_discounts.items())},
         "slots": "whole hours of each provider's time zone",
     }
 
@@ -200,7 +102,7 @@ def _schedule_exclusions(selection: Selection, job: Job, lang: str) -> list[Excl
         else f"deadline: no schedule on this offer finishes by {deadline}"
     )
     return [
-        _exclusion(offers[i], "deadline", [reason])
+        exclusion(offers[i], "deadline", [reason])
         for i, results in solved.items()
         if not any(results) and i not in skipped
     ]
@@ -213,9 +115,10 @@ class Prepared:
     job: Job
     context: PlanContext
     offers: Sequence[OfferView]
-    checks: _Filter
+    checks: OfferFilter
     table: WorkTable
     built: CandidateSet
+    discounts: Mapping[str, Decimal]
     filtered: Sequence[FilteredOffers] = ()  # offers the catalog left out (counted, not listed)
     lazy: LazyCandidates | None = None  # groups expanded only when reached (prune=True)
 
@@ -233,8 +136,9 @@ def prepare(
 
     With ``prune`` the candidates are built lazily (:mod:`comparator.plan.prune`) and
     ``built`` fills as :func:`~comparator.plan.prune.choose_lazy` reaches them."""
-    checks = _Filter(job, context)
-    eligible = checks.allowed(checks.compliant(offers, profiles))
+    checks = OfferFilter(job, context)
+    basis = PriceBasis(job.currency, context.fx, discounts(profiles))
+    eligible = checks.affordable(checks.allowed(checks.compliant(offers, profiles)), basis)
     table = work_table(job, {o.gpu for o in eligible}, headroom=context.headroom)
     workable = checks.workable(eligible, table)
     options = CandidateOptions(
@@ -243,17 +147,26 @@ def prepare(
         job.schedule.interruptible,
         job.schedule.restart_overhead_hours,
         context.multi_node_efficiency,
-        PriceBasis(job.currency, context.fx),
+        PriceBasis(job.currency, context.fx, discounts(profiles)),
         {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
         lang=context.lang,
+        no_conversion=frozenset(p for p, prof in profiles.items() if not prof.converts_billing),
+        data=job.data,
+        run_windows=job.schedule.run_windows,
+        use_free_trial=job.use_free_trial,
+        storage_terms={
+            (pid, dc.id): dc.storage for pid, p in profiles.items() for dc in p.datacenters
+        },
     )
     if prune:
         lazy = lazy_candidates(workable, table.work, options)
         checks.unschedulable(workable, lazy.built, lazy.used)
-        return Prepared(job, context, offers, checks, table, lazy.built, tuple(filtered), lazy)
+        return Prepared(
+            job, context, offers, checks, table, lazy.built, basis.discounts, tuple(filtered), lazy
+        )
     built = build_candidates(workable, table.work, options)
     checks.unschedulable(workable, built)
-    return Prepared(job, context, offers, checks, table, built, tuple(filtered))
+    return Prepared(job, context, offers, checks, table, built, basis.discounts, tuple(filtered))
 
 
 def finish(
@@ -279,7 +192,7 @@ def finish(
         excluded=excluded,
         optimal=optimal,
         warnings=checks.warnings,
-        assumptions=_assumptions(job, context, prepared.offers, prepared.table),
+        assumptions=_assumptions(job, context, prepared.offers, prepared.table, prepared.discounts),
         stats={
             "offers": len(prepared.offers),
             "candidates": len(prepared.built.candidates),
@@ -297,6 +210,7 @@ def finish(
         compliance=checks.reports,
         policy=checks.policy,
     )
+    _calendar_warning(result, prepared)
     if best is None:
         diagnosis = diagnose(
             job,
@@ -309,6 +223,32 @@ def finish(
         )
         result.binding, result.message = diagnosis.binding, diagnosis.message
     return result
+
+
+def _calendar_warning(result: PlanResult, prepared: Prepared) -> None:
+    """Warn when offers priced by workday/holiday rules fall in a provisional calendar year."""
+    schedule = prepared.job.schedule
+    zone = prepared.context.timezone
+    years = provisional_years(
+        schedule.earliest_start.astimezone(zone).date(), schedule.deadline.astimezone(zone).date()
+    )
+    uses_calendar = any(
+        any(rule.needs_holidays for rule in parse_time_of_use(o.time_of_use))
+        for c in prepared.built.candidates
+        for o in c.offers.values()
+    )
+    if not years or not uses_calendar:
+        return
+    result.provisional_years = years
+    named = ", ".join(str(y) for y in years)
+    result.calendar_warning = (
+        f"{named} 年的节假日安排为暂定：法定节假日按 holidays 库计算，国务院通知发布前没有调休补班日；"
+        f"含 workday/holiday 规则的价格可能变化。通知发布后在 SUANLI_HOLIDAYS_FILE 中给出即可"
+        if prepared.context.lang == "zh"
+        else f"the holiday calendar of {named} is provisional: statutory holidays computed by the "
+        f"holidays package, no 调休 make-up workdays until the State Council notice is known; "
+        f"prices with workday/holiday rules may change. Give the notice in SUANLI_HOLIDAYS_FILE"
+    )
 
 
 def plan_job(
@@ -326,6 +266,7 @@ def plan_job(
     (:func:`comparator.plan.prefilter.job_offer_filter`). ``prune=False`` skips the
     optimality-preserving pruning of :mod:`comparator.plan.prune` (benchmarks and tests
     compare both)."""
+    prune = prune and not _free_trials_in_play(job, offers)
     prepared = prepare(job, offers, profiles, context, prune=prune, filtered=filtered)
     options = PlanOptions(context.objective, job.max_cost, context.top)
     if prepared.lazy is not None:
@@ -334,4 +275,28 @@ def plan_job(
         selection = choose(prepared.built.candidates, options)
     best = realise(selection.best, job.currency) if selection.best else None
     alternatives = [realise(e, job.currency) for e in selection.alternatives]
-    return finish(prepared, selection, best, alternatives)
+    # a contract paying > 3× the hours it runs is shown only when it is still the cheapest
+    alternatives = [a for a in alternatives if not a.oversized_contract]
+    result = finish(prepared, selection, best, alternatives)
+    if result.binding == "budget":
+        # the cheapest plan without the budget needs every candidate, not only those reached
+        full = prepared if prepared.lazy is None else prepare(job, offers, profiles, context)
+        _name_the_cheapest(result, full, options)
+    return result
+
+
+def _free_trials_in_play(job: Job, offers: Sequence[OfferView]) -> bool:
+    """Free trial hours make a plan cheaper than its prices: the pruning bounds assume prices,
+    so a job that uses trials is planned without pruning (docs/planner-pruning.md)."""
+    return job.use_free_trial and any(o.free_trial_hours for o in offers)
+
+
+def _name_the_cheapest(result: PlanResult, prepared: Prepared, options: PlanOptions) -> None:
+    """Over budget: the plan that planning without the budget returns, and a message naming it."""
+    unbudgeted = choose(prepared.built.candidates, dataclasses.replace(options, budget=None))
+    if unbudgeted.best is None:
+        return
+    plan = realise(unbudgeted.best, prepared.job.currency)
+    result.cheapest_without_budget = plan
+    diagnosis = budget_diagnosis(prepared.job, plan, prepared.context.lang)
+    result.message = diagnosis.message

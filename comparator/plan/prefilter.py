@@ -6,7 +6,7 @@ Each condition mirrors a planner rule that excludes the offer whatever else hold
 * ``[requirements] provinces`` / ``cities`` — the location checks of
   :func:`comparator.compliance.job.location_checks` fail for any data centre that is not a
   mainland one in those provinces / cities;
-* ``[requirements] gpus`` and the spot rule — :func:`comparator.plan.planning._requirement_reason`.
+* ``[requirements] gpus`` and the spot rule — :func:`comparator.plan.offer_filter.requirement_reason`.
 """
 
 from __future__ import annotations

@@ -16,8 +16,18 @@ validator share:
   periods. Segments never overlap; a contract may run past the deadline and is paid in full.
 * The job runs only in paid slots. An interruptible job may run in any of them; each run block
   after the first loses ``restart_overhead_slots`` slots (they count as run slots, not as work).
-  A job that may not pause runs in one block. Switching from one rate to another between two
-  consecutive slots is not a pause.
+  A job that may not pause runs in one block.
+* Every rate belongs to a *machine* (``machine``: one provider, data centre, GPU and rental unit
+  size; docs/billing.md). Switching from one rate to another of the same machine between two
+  consecutive slots is seamless (not a pause). Switching to a rate of another machine is a
+  *migration*: the job stops and restarts there, so the new block pays
+  ``restart_overhead_slots`` like any resume, and a job that may not pause cannot migrate.
+* A rate with ``trial_slots > 0`` is a free trial: it may only be the plan's first segment
+  (from its first slot, never after a pause) and lasts at most ``trial_slots`` slots.
+* ``storage_per_slot`` (whole cents) is the data disk's charge for every slot from the first run
+  slot to ``finish``, paused and overhead slots included; it is part of the schedule's cost.
+* Among plans of equal cost the optimiser prefers the fewest *restarts* (resumes and
+  migrations), then the fewest segments (line items), then the earliest finish.
 * ``finish`` is the end of the slot in which the work completes.
 """
 
@@ -43,6 +53,8 @@ class HourlyRate:
     slot_costs: tuple[Decimal, ...]
     min_slots: int = 1
     available: tuple[bool, ...] | None = None
+    machine: str = ""
+    trial_slots: int = 0  # > 0: a free trial, only the plan's first segment, at most this long
 
     def usable(self, slot: int) -> bool:
         if slot < 0 or slot >= len(self.slot_costs):
@@ -59,6 +71,7 @@ class ContractRate:
     cost: Decimal
     min_periods: int = 1
     available: tuple[bool, ...] | None = None
+    machine: str = ""
 
     def usable(self, slot: int) -> bool:
         return self.available is None or slot >= len(self.available) or self.available[slot]
@@ -72,10 +85,18 @@ class ScheduleProblem:
     restart_overhead_slots: int
     hourly: tuple[HourlyRate, ...] = ()
     contracts: tuple[ContractRate, ...] = ()
+    storage_per_slot: Decimal = Decimal(0)
 
     def __post_init__(self) -> None:
         if self.work_slots < 1 or self.deadline_slot < 0 or self.restart_overhead_slots < 0:
             raise PlanError("a schedule needs work_slots ≥ 1, deadline ≥ 0 and overhead ≥ 0")
+        storage = self.storage_per_slot
+        if storage < 0 or storage != storage.quantize(Decimal("0.01")):
+            raise PlanError("storage per slot must be whole cents ≥ 0")
+
+    @property
+    def storage_cents(self) -> int:
+        return int(self.storage_per_slot * 100)
         for rate in self.hourly:
             if rate.min_slots < 1:
                 raise PlanError(f"rate {rate.key}: min_slots must be ≥ 1")
@@ -86,6 +107,11 @@ class ScheduleProblem:
     @property
     def rate_keys(self) -> tuple[str, ...]:
         return tuple(r.key for r in self.hourly) + tuple(c.key for c in self.contracts)
+
+    @property
+    def machines(self) -> tuple[str, ...]:
+        """The machine of every rate, hourly rates first (as :attr:`rate_keys`)."""
+        return tuple(r.machine for r in self.hourly) + tuple(c.machine for c in self.contracts)
 
 
 @dataclass(frozen=True)
@@ -113,6 +139,7 @@ class ScheduleResult:
     cost: Decimal
     finish: int
     segments: tuple[ScheduledSegment, ...]
+    storage_cost: Decimal = Decimal(0)  # storage from the first run slot to finish
 
     @property
     def start(self) -> int:

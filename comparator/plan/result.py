@@ -11,6 +11,9 @@ from comparator.compliance import ProviderReport
 from comparator.domain.money import money_str
 from comparator.domain.policy import JobPolicy
 from comparator.estimate import Estimate
+from comparator.plan.bill import BillLine
+
+OVERSIZED_CONTRACT = 3  # a contract paying more than 3× the hours it runs is flagged
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class PlanSegment:
     cost: Decimal
     run_end: datetime
     overhead_hours: int = 0
+    free_trial: bool = False  # the offer's free trial hours: cost 0
 
     @property
     def run_hours(self) -> int:
@@ -55,6 +59,7 @@ class PlanSegment:
             "run_end": self.run_end.isoformat(),
             "run_hours": self.run_hours,
             "overhead_hours": self.overhead_hours,
+            "free_trial": self.free_trial,
         }
 
 
@@ -79,6 +84,7 @@ class Plan:
     work_hours: int
     card_hours: Decimal
     segments: tuple[PlanSegment, ...]
+    bill: tuple[BillLine, ...] = ()  # upload, storage and egress (docs/billing.md)
 
     @property
     def run_blocks(self) -> list[tuple[datetime, datetime]]:
@@ -95,6 +101,23 @@ class Plan:
     def overhead_hours(self) -> int:
         return sum(s.overhead_hours for s in self.segments)
 
+    @property
+    def billing_counts(self) -> dict[str, int]:
+        """Hours per hourly/spot mode, periods per contract mode, in order of first use."""
+        counts: dict[str, int] = {}
+        for segment in self.segments:
+            counts[segment.billing] = counts.get(segment.billing, 0) + segment.periods
+        return counts
+
+    @property
+    def oversized_contract(self) -> bool:
+        """A contract pays for more than 3× the hours the job runs on it (docs/billing.md)."""
+        return any(
+            s.billing not in ("hourly", "spot")
+            and (s.end - s.start).total_seconds() > OVERSIZED_CONTRACT * s.run_hours * 3600
+            for s in self.segments
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "provider": self.provider,
@@ -106,6 +129,9 @@ class Plan:
             "finish": self.finish.isoformat(),
             "run_hours": self.run_hours,
             "segments": [s.to_json() for s in self.segments],
+            "bill": [b.to_json() for b in self.bill],
+            "billing_mix": [{"billing": b, "count": n} for b, n in self.billing_counts.items()],
+            "oversized_contract": self.oversized_contract,
             "provider_name": self.provider_name,
             "region_name": self.region_name,
             "province": self.province,
@@ -166,6 +192,11 @@ class PlanResult:
     estimate: Estimate | None = None  # the estimator on the best placement ([model] jobs)
     compliance: tuple[ProviderReport, ...] = ()  # every provider the offers were judged on
     policy: JobPolicy | None = None  # the dates compliance judged on
+    # Years of the window whose holiday calendar is computed, not official (and why it matters).
+    provisional_years: tuple[int, ...] = ()
+    calendar_warning: str | None = None
+    # Over budget: the plan `plan` without the budget returns (named in the message).
+    cheapest_without_budget: Plan | None = None
 
     @property
     def feasible(self) -> bool:
@@ -187,7 +218,14 @@ class PlanResult:
             "objective": self.objective,
             "message": self.message,
             "binding": self.binding,
+            "cheapest_without_budget": (
+                self.cheapest_without_budget.to_json() if self.cheapest_without_budget else None
+            ),
             "warnings": self.warnings,
+            "calendar": {
+                "provisional_years": list(self.provisional_years),
+                "warning": self.calendar_warning,
+            },
             "assumptions": self.assumptions,
             "stats": self.stats,
         }

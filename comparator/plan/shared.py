@@ -28,10 +28,11 @@ from comparator.domain.money import money_str
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.plan.candidates import Candidate
+from comparator.plan.context import PlanContext
 from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.milp.model import MilpJob, MilpOutcome, solve_milp
-from comparator.plan.planning import PlanContext, Prepared, finish, prepare
-from comparator.plan.problem import ScheduleResult
+from comparator.plan.planning import Prepared, finish, prepare
+from comparator.plan.problem import ContractRate, HourlyRate, ScheduleResult
 from comparator.plan.result import PlanResult
 from comparator.plan.solve import (
     Evaluated,
@@ -85,6 +86,34 @@ def usage_of(candidate: Candidate, schedule: ScheduleResult) -> Usage:
     return used
 
 
+def _without_trials(prepared: Prepared) -> Prepared:
+    """Jobs sharing stock are planned without free trials (the MILP does not model them)."""
+    for i, candidate in enumerate(prepared.built.candidates):
+        if candidate.trials:
+            problem = candidate.problem
+            hourly = tuple(r for r in problem.hourly if not r.trial_slots)
+            prepared.built.candidates[i] = dataclasses.replace(
+                candidate, problem=dataclasses.replace(problem, hourly=hourly), trials={}
+            )
+    return prepared
+
+
+def by_machine(candidate: Candidate) -> list[Candidate]:
+    """The candidate once per machine: the MILP does not model migrations, so it plans each
+    machine alone (a change of machine is never seamless, docs/billing.md)."""
+    problem = candidate.problem
+    machines = sorted(set(problem.machines))
+    if len(machines) == 1:
+        return [candidate]
+    parts = []
+    for machine in machines:
+        hourly = tuple(r for r in problem.hourly if r.machine == machine)
+        contracts = tuple(c for c in problem.contracts if c.machine == machine)
+        part = dataclasses.replace(problem, hourly=hourly, contracts=contracts)
+        parts.append(dataclasses.replace(candidate, problem=part))
+    return parts
+
+
 def _add(total: Usage, more: Usage) -> None:
     for key, units in more.items():
         total[key] = total.get(key, 0) + units
@@ -106,13 +135,20 @@ def _restricted(candidate: Candidate, used: Usage) -> Candidate:
             used.get((offer_id, _hour(candidate, t)), 0) + need <= offer.stock for t in range(slots)
         )
 
+    def both(rate: HourlyRate | ContractRate, slots: int) -> tuple[bool, ...] | None:
+        """Stock left, and the rate's own availability (the upload, run windows)."""
+        stock = free(candidate.trials.get(rate.key, rate.key), slots)
+        if stock is None or rate.available is None:
+            return stock if stock is not None else rate.available
+        return tuple(ok and rate.usable(t) for t, ok in enumerate(stock))
+
     problem = candidate.problem
     hourly = tuple(
-        dataclasses.replace(r, available=free(r.key, len(r.slot_costs))) for r in problem.hourly
+        dataclasses.replace(r, available=both(r, len(r.slot_costs))) for r in problem.hourly
     )
     contracts = tuple(
         dataclasses.replace(
-            c, available=free(c.key, problem.deadline_slot + c.period_slots * c.min_periods)
+            c, available=both(c, problem.deadline_slot + c.period_slots * c.min_periods)
         )
         for c in problem.contracts
     )
@@ -194,7 +230,7 @@ def _usage_all(schedules: Sequence[tuple[Candidate, ScheduleResult]]) -> Usage:
 
 
 def _cents(schedules: Sequence[tuple[Candidate, ScheduleResult]]) -> int:
-    return sum(int(s.cost * 100) for _, s in schedules)
+    return sum(int(s.cost * 100) + c.bill.fixed_cents for c, s in schedules)
 
 
 def _lower_bound(states: Sequence[_JobState], milp: MilpOutcome | None) -> float:
@@ -217,7 +253,7 @@ def plan_jobs(
 ) -> SharedPlan:
     """Plan ``jobs`` together under the offers' stock; see the module docstring."""
     started = time.perf_counter()
-    prepared = [prepare(job, offers, profiles, context) for job in jobs]
+    prepared = [_without_trials(prepare(job, offers, profiles, context)) for job in jobs]
     states: list[tuple[int, _JobState]] = []
     results: list[PlanResult | None] = [None] * len(jobs)
     for index, p in enumerate(prepared):
@@ -317,12 +353,15 @@ def _milp(
 ) -> _MilpRun:
     jobs, warm = [], []
     for index, state in enumerate(states):
-        candidates = [e.candidate for e in state.top]
+        candidates = [part for e in state.top for part in by_machine(e.candidate)]
         start: tuple[int, ScheduleResult] | None = None
         if repaired is not None:
             candidate, schedule = repaired[index]
-            candidates.append(candidate)
-            start = (len(candidates) - 1, schedule)
+            keys = {s.key for s in schedule.segments}
+            for part in by_machine(candidate):
+                if keys <= set(part.problem.rate_keys):
+                    candidates.append(part)
+                    start = (len(candidates) - 1, schedule)
         jobs.append(MilpJob(state.prepared.job.name, candidates, state.budget_cents))
         warm.append(start)
     outcome = solve_milp(

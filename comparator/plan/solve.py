@@ -25,6 +25,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from comparator.domain.offer_view import OfferView
+from comparator.errors import PlanError
+from comparator.plan.bill import bill_lines
 from comparator.plan.candidates import Candidate
 from comparator.plan.dp.solver import ScheduleProfile, solve_schedule
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
@@ -123,18 +125,18 @@ def _lower_key(candidate: Candidate, bound: int, objective: str) -> Key:
 
 
 def _evaluate(candidate: Candidate, options: PlanOptions) -> Evaluated:
+    """The candidate's plan for the objective; costs include its fixed data bill."""
     profile = solve_schedule(candidate.problem, keep_trace=True)
+    fixed = candidate.bill.fixed_cents
+    budget = None if options.budget_cents is None else options.budget_cents - fixed
     cheapest = profile.cheapest()
-    chosen = (
-        profile.fastest(options.budget_cents)
-        if options.objective == "time"
-        else profile.cheapest(options.budget_cents)
-    )
-    cheapest_cents = profile.cost_cents(cheapest) if cheapest is not None else None
+    chosen = profile.fastest(budget) if options.objective == "time" else profile.cheapest(budget)
+    cheapest_cents = profile.cost_cents(cheapest) + fixed if cheapest is not None else None
     if chosen is None:
         return Evaluated(candidate, None, None, cheapest_cents, None)
     finish = candidate.grid.at(profile.finish_slot(chosen))
-    return Evaluated(candidate, chosen, profile.cost_cents(chosen), cheapest_cents, finish, profile)
+    cost = profile.cost_cents(chosen) + fixed
+    return Evaluated(candidate, chosen, cost, cheapest_cents, finish, profile)
 
 
 class _Ranking:
@@ -191,6 +193,8 @@ def choose(
     selection = Selection()
     for candidate in candidates:
         bound = lower_bound_cents(candidate.problem)
+        if bound is not None:
+            bound += candidate.bill.fixed_cents
         selection.bounds[id(candidate)] = bound
         if bound is None:
             selection.evaluated.append(Evaluated(candidate, None, None, None, None))
@@ -227,20 +231,26 @@ def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Pl
     grid = candidate.grid
     segments = tuple(
         PlanSegment(
-            offer_id=s.key,
-            billing=candidate.offers[s.key].billing,
+            offer_id=(offer_id := candidate.trials.get(s.key, s.key)),
+            billing=candidate.offers[offer_id].billing,
             start=grid.at(s.start),
             end=grid.at(s.end),
-            units=candidate.units[s.key],
+            units=candidate.units[offer_id],
             periods=s.periods,
-            unit_price=candidate.unit_prices[s.key],
+            unit_price=candidate.unit_prices[offer_id],
             cost=s.cost,
             run_end=grid.at(s.run_end),
             overhead_hours=s.overhead_slots,
+            free_trial=s.key in candidate.trials,
         )
         for s in schedule.segments
     )
     sample: OfferView = next(iter(candidate.offers.values()))
+    start, finish = grid.at(schedule.start), grid.at(schedule.finish)
+    bill = bill_lines(candidate.bill, start, finish)
+    total = sum((s.cost for s in segments), Decimal(0)) + sum((b.cost for b in bill), Decimal(0))
+    if total != schedule.cost + Decimal(candidate.bill.fixed_cents) / 100:
+        raise PlanError("internal error: the bill does not add up to the plan's cost")
     return Plan(
         provider=candidate.provider,
         provider_name=sample.provider_name,
@@ -252,13 +262,14 @@ def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Pl
         cards=candidate.cards,
         node_cards=candidate.node_cards,
         currency=currency,
-        total_cost=schedule.cost,
-        start=grid.at(schedule.start),
-        finish=grid.at(schedule.finish),
+        total_cost=total,
+        start=start,
+        finish=finish,
         run_hours=schedule.run_slots,
         work_hours=candidate.run_hours,
         card_hours=candidate.work.card_hours,
         segments=segments,
+        bill=bill,
     )
 
 

@@ -25,7 +25,7 @@ from comparator.domain.offer_view import OfferView
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import PlanError
 from comparator.estimate.throughput import is_rdma, run_hours, scale_card_hours
-from comparator.plan.candidates import PriceBasis
+from comparator.plan.candidates import PriceBasis, machine_of
 from comparator.plan.problem import ScheduledSegment, ScheduleProblem, ScheduleResult
 from comparator.plan.result import Plan, PlanSegment
 
@@ -40,6 +40,7 @@ class ValidationContext:
     multi_node_efficiency: Decimal
     eligible_ids: frozenset[str] | None = None
     timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
+    no_conversion: frozenset[str] = frozenset()
 
     def zone(self, provider: str) -> ZoneInfo:
         return self.timezones.get(provider, DEFAULT_TIMEZONE)
@@ -55,15 +56,23 @@ def _whole_hour(moment: datetime, zone: ZoneInfo) -> bool:
 
 
 def resume_problems(
-    spans: Sequence[tuple[object, object, int]], overhead: int, interruptible: bool, unit: str
+    spans: Sequence[tuple[object, object, int]],
+    overhead: int,
+    interruptible: bool,
+    unit: str,
+    machines: Sequence[object] | None = None,
 ) -> tuple[int, list[str]]:
     """The run blocks of time-ordered (start, run_end, overhead) spans, and every span whose
-    restart overhead is not what a resume costs (the first block pays none)."""
+    restart overhead is not what a resume costs (the first block pays none). A span on another
+    machine than the one before (``machines``, one per span) starts a new block: a migration."""
     problems: list[str] = []
     blocks = 0
     previous_end: object = None
-    for start, run_end, charged in spans:
-        resumed = previous_end != start
+    previous_machine: object = None
+    for index, (start, run_end, charged) in enumerate(spans):
+        machine = machines[index] if machines is not None else None
+        resumed = previous_end != start or machine != previous_machine
+        previous_machine = machine
         blocks += resumed
         expected = overhead if resumed and blocks > 1 else 0
         if charged != expected:
@@ -158,6 +167,11 @@ class _Checker:
             self.fail(f"offer {offer.offer_id}: no FX rate for {offer.currency}")
             return
         expected = segment_cost(segment, offer, price, self.zone)
+        if segment.free_trial:
+            expected = Decimal("0.00")
+            first = self.plan.segments[0] is segment
+            if not (self.job.use_free_trial and first and length <= offer.free_trial_hours):
+                self.fail(f"segment {offer.offer_id}: not a free trial the job and offer allow")
         if expected != segment.cost:
             self.fail(
                 f"segment {offer.offer_id} {segment.start.isoformat()}: costs "
@@ -172,12 +186,20 @@ class _Checker:
             self.fail(f"segment {segment.offer_id}: run end outside the paid stretch")
         if segment.run_end > schedule.deadline:
             self.fail(f"segment {segment.offer_id}: runs past the deadline")
+        zone = self.context.zone(self.plan.provider)
+        hour = segment.start
+        while schedule.run_windows and hour < segment.run_end:
+            if not schedule.in_window(hour.astimezone(zone)):
+                self.fail(f"segment {segment.offer_id}: runs at {hour.isoformat()}, outside")
+                break
+            hour += HOUR
 
     def sequence(self, segments: Sequence[PlanSegment]) -> None:
         for before, after in itertools.pairwise(segments):
             if after.start < before.end:
                 self.fail(f"segments {before.offer_id} and {after.offer_id} overlap")
-            if after.start == before.end and after.offer_id == before.offer_id:
+            same = after.offer_id == before.offer_id and after.free_trial == before.free_trial
+            if after.start == before.end and same:
                 self.fail(
                     f"segments of {after.offer_id} at {after.start.isoformat()} should "
                     f"be one segment"
@@ -189,7 +211,12 @@ class _Checker:
         schedule = self.job.schedule
         overhead = schedule.restart_overhead_hours if schedule.interruptible else 0
         spans = [(s.start, s.run_end, s.overhead_hours) for s in segments]
-        blocks, problems = resume_problems(spans, overhead, schedule.interruptible, "h")
+        converts = self.plan.provider not in self.context.no_conversion
+        machines = [
+            machine_of(offer, converts) if (offer := self.context.offers.get(s.offer_id)) else None
+            for s in segments
+        ]
+        blocks, problems = resume_problems(spans, overhead, schedule.interruptible, "h", machines)
         for problem in problems:
             self.fail(problem)
         ran = sum(s.run_hours for s in segments)
@@ -213,8 +240,17 @@ class _Checker:
 
     def totals(self, segments: Sequence[PlanSegment]) -> None:
         total = sum((s.cost for s in segments), Decimal(0))
+        total += sum((line.cost for line in self.plan.bill), Decimal(0))
         if total != self.plan.total_cost:
-            self.fail(f"total {self.plan.total_cost} but segments sum to {total}")
+            self.fail(f"total {self.plan.total_cost} but segments and bill lines sum to {total}")
+        for line in self.plan.bill:
+            hours = Decimal(_hours(line.start, line.end))
+            if line.kind == "storage" and line.cost != round_money(line.unit_price * hours):
+                self.fail(f"storage line {line.cost} is not {line.unit_price} × {hours} h")
+            if line.kind == "upload" and segments and line.end != segments[0].start:
+                self.fail("the upload does not end at the first run hour")
+            if line.start < self.job.schedule.earliest_start:
+                self.fail(f"{line.kind} starts before the job's earliest start")
         if segments and (
             self.plan.start != segments[0].start or self.plan.finish != segments[-1].run_end
         ):
@@ -319,14 +355,20 @@ def validate_schedule(problem: ScheduleProblem, result: ScheduleResult) -> list[
             problems.append(f"segments of {after.key} at {after.start} should be one")
     overhead = problem.restart_overhead_slots if problem.interruptible else 0
     spans = [(s.start, s.run_end, s.overhead_slots) for s in segments]
-    blocks, resume = resume_problems(spans, overhead, problem.interruptible, "slots")
+    machine = dict(zip(problem.rate_keys, problem.machines, strict=True))
+    machines = [machine.get(s.key) for s in segments]
+    blocks, resume = resume_problems(spans, overhead, problem.interruptible, "slots", machines)
     problems += resume
     work = sum(s.run_slots for s in segments) - overhead * max(blocks - 1, 0)
     if work != problem.work_slots:
         problems.append(f"{work} slots of work done, {problem.work_slots} needed")
-    total = sum((s.cost for s in segments), Decimal(0))
+    if segments:
+        storage = problem.storage_per_slot * (result.finish - segments[0].start)
+        if storage != result.storage_cost:
+            problems.append(f"storage {result.storage_cost}, expected {storage}")
+    total = sum((s.cost for s in segments), Decimal(0)) + result.storage_cost
     if total != result.cost:
-        problems.append(f"total {result.cost}, segments sum to {total}")
+        problems.append(f"total {result.cost}, segments and storage sum to {total}")
     if segments and result.finish != segments[-1].run_end:
         problems.append(f"finish {result.finish}, last run slot ends {segments[-1].run_end}")
     return problems

@@ -27,6 +27,7 @@ from comparator.domain.offer_view import OfferView
 from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import InputError
+from comparator.plan import requirement_reason
 
 
 def job_policy(job_path: str | Path | None, settings: Settings, today: date | None) -> JobPolicy:
@@ -65,8 +66,11 @@ def eligible_for_job(
     *,
     today: date | None = None,
 ) -> list[OfferView]:
-    """Only the offers that pass every fail-level check for the job (``offers --compliant-for``)."""
-    return evaluate_for_job(engine, offers, job_path, settings, today=today).eligible
+    """Only the offers that pass every fail-level check for the job and every one of its
+    [requirements] the planner applies (GPU models, spot) — ``offers --compliant-for``."""
+    job = load_job(job_path)
+    eligible = evaluate_for_job(engine, offers, job_path, settings, today=today).eligible
+    return [o for o in eligible if requirement_reason(job, o, "en") is None]
 
 
 @dataclass(frozen=True)

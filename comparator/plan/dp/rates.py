@@ -9,6 +9,7 @@ exact cost, and what one more period adds in cents. Both know which slots may be
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 
@@ -16,13 +17,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from comparator.errors import PlanError
-from comparator.plan.problem import ContractRate, HourlyRate, decimal_places, to_ticks
+from comparator.plan.problem import (
+    ContractRate,
+    HourlyRate,
+    ScheduleProblem,
+    decimal_places,
+    to_ticks,
+)
 
 Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]
 INF = np.int64(2**62)
 FINITE = 2**61
 _TICK_LIMIT = 2**52
+_SCALED_LIMIT = 2**60
 
 
 def _ticks_per_cent(values: list[Decimal], what: str) -> tuple[int, int]:
@@ -64,6 +72,38 @@ def _free_windows(unusable: Ints, first: int, width: int, length: Ints | int) ->
     return free
 
 
+@dataclass(frozen=True)
+class Ties:
+    """How the programme breaks cost ties: a value is ``cents·scale + restarts·restart +
+    segments·segment``, so that the cheapest value is the cheapest plan, then the one with the
+    fewest restarts (resumes and migrations), then the fewest line items. A plan has at most
+    ``deadline`` segments (each runs a slot of its own), so the parts never carry into the next;
+    when the scaled amounts could overflow, ties are left unbroken (scale 1, exact cents)."""
+
+    scale: int = 1
+    restart: int = 0
+    segment: int = 0
+
+    @staticmethod
+    def for_problem(problem: ScheduleProblem) -> Ties:
+        unit = problem.deadline_slot + 1
+        scale = unit * unit
+        bound = Decimal(0)
+        for hourly in problem.hourly:
+            bound += sum((abs(c) for c in hourly.slot_costs), Decimal(0))
+        for contract in problem.contracts:
+            periods = problem.deadline_slot // contract.period_slots + contract.min_periods + 2
+            bound += contract.cost * periods
+        bound += problem.storage_per_slot * (problem.deadline_slot + 1)
+        cents = int(bound * 100) + problem.deadline_slot + 2
+        if cents * scale * 4 >= _SCALED_LIMIT:
+            return Ties()
+        return Ties(scale, unit, 1)
+
+    def cents(self, value: int) -> int:
+        return value // self.scale
+
+
 class Grid:
     """Values of one family of states (exact cents; ``INF`` where unreachable)."""
 
@@ -83,8 +123,11 @@ class Grid:
 class HourlyRates:
     """Prefix sums, start classes and rounding carries of every hourly rate, stacked."""
 
-    def __init__(self, rates: tuple[HourlyRate, ...], deadline: int, overhead: int) -> None:
+    def __init__(
+        self, rates: tuple[HourlyRate, ...], deadline: int, overhead: int, ties: Ties = Ties()
+    ) -> None:
         self.rates = rates
+        self.ties = ties
         self.min_slots = np.array([r.min_slots for r in rates], dtype=np.int64)
         longest = int(self.min_slots.max())
         self.length = deadline + longest  # prefix indices 0 .. deadline + longest - 1
@@ -101,6 +144,8 @@ class HourlyRates:
             [np.searchsorted(c, b[:deadline]) for c, b in zip(classes, self.b, strict=True)]
         )
         self.carry = self._carry_table(classes)
+        self.scaled_a: Ints = self.a * ties.scale
+        self.scaled_carry: Ints = self.carry * ties.scale
         horizons = [deadline + r.min_slots - 1 for r in rates]
         self.all_free = all(int(self.unusable[j, h]) == 0 for j, h in enumerate(horizons))
 
@@ -140,8 +185,9 @@ class HourlyRates:
 class ContractRates:
     """Chain classes (remainder of the exact chain cost) of every contract rate, stacked."""
 
-    def __init__(self, rates: tuple[ContractRate, ...], deadline: int) -> None:
+    def __init__(self, rates: tuple[ContractRate, ...], deadline: int, ties: Ties = Ties()) -> None:
         self.rates = rates
+        self.ties = ties
         self.period = np.array([r.period_slots for r in rates], dtype=np.int64)
         self.min_periods = np.array([r.min_periods for r in rates], dtype=np.int64)
         self.span = self.period * self.min_periods
@@ -155,6 +201,8 @@ class ContractRates:
         for j, (_, _, nxt, _, inc) in enumerate(chains):
             self.next_class[j, : len(nxt)] = nxt
             self.increment[j, : len(inc)] = inc
+        self.first_value: Ints = self.first_cents * ties.scale + ties.segment
+        self.scaled_increment: Ints = self.increment * ties.scale
         horizon = deadline + int(self.span.max()) + int(self.period.max()) + 1
         self.unusable = np.stack(
             [_unusable_prefix([r.usable(t) for t in range(horizon)], horizon) for r in rates]

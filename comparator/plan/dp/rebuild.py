@@ -5,7 +5,9 @@ closed at slot ``w + d``) and ``idle[w, d]``. Walking back from a completion, ea
 found by trying every start it may have had and keeping one whose source value plus the
 segment's exact cost equals the value reached: values are exact integers, so the equation
 holds only along optimal paths. The same rules as the forward pass apply (a rate never starts
-right where its own segment closed; a resume pays the overhead; slots must be rentable).
+right where its own segment closed; only a rate of the same machine starts seamlessly; a resume
+or a migration pays the overhead; slots must be rentable). Values carry the tie-breaking parts
+of :class:`~comparator.plan.dp.rates.Ties`; line items are priced in plain cents.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from decimal import Decimal
 import numpy as np
 
 from comparator.errors import PlanError
-from comparator.plan.dp.rates import FINITE, INF, ContractRates, HourlyRates, Ints
+from comparator.plan.dp.rates import FINITE, INF, ContractRates, HourlyRates, Ints, Ties
 from comparator.plan.problem import ScheduledSegment, ScheduleProblem, ScheduleResult
 
 
@@ -39,8 +41,16 @@ class Rebuilder:
         closed: list[Ints],
         idle: list[Ints],
         terminal: Ints,
+        ties: Ties,
     ) -> None:
         self.problem = problem
+        self.ties = ties
+        machines = problem.machines
+        self.same = np.array([[a == b for b in machines] for a in machines], dtype=bool)
+        np.fill_diagonal(self.same, False)
+        self.other = np.array([[a != b for b in machines] for a in machines], dtype=bool)
+        self.seamless_restart = problem.interruptible and self.overhead_of(problem) == 0
+        self.storage = 0  # scaled storage per paused or overhead slot (set by the profile)
         self.hourly, self.contracts = hourly, contracts
         self.closed = np.stack(closed)  # [layer, rate, d]
         self.idle = np.stack(idle)  # [layer, d]
@@ -49,23 +59,33 @@ class Rebuilder:
         self.hourly_count = len(problem.hourly)
         self.overhead = problem.restart_overhead_slots if problem.interruptible else 0
 
+    @staticmethod
+    def overhead_of(problem: ScheduleProblem) -> int:
+        return problem.restart_overhead_slots if problem.interruptible else 0
+
     # --- sources -------------------------------------------------------------------------------
-    def _others(self, layers: Ints, diagonal: int, rate: int) -> Ints:
-        """Cheapest closed segment of another rate at (layers, diagonal)."""
-        values = np.delete(self.closed[layers, :, diagonal], rate, axis=1)
-        if values.shape[1] == 0:
+    def _among(self, layers: Ints, diagonal: int, mask: Ints) -> Ints:
+        """Cheapest closed segment among the rates of ``mask`` at (layers, diagonal)."""
+        if not mask.any():
             return np.full(len(layers), INF)
-        others: Ints = values.min(axis=1)
-        return others
+        values: Ints = self.closed[layers][:, mask, diagonal].min(axis=1)
+        return values
+
+    def _restart_source(self, layers: Ints, diagonal: int, rate: int) -> Ints:
+        """Value a restart of ``rate`` (after a pause, or a migration) starts from."""
+        others = self._among(layers, diagonal, self.other[rate])
+        values = np.minimum(self.idle[layers, diagonal], others)
+        extra = self.ties.restart + self.storage * self.overhead
+        restart: Ints = np.where(layers > 0, np.minimum(values + extra, INF), INF)
+        return restart
 
     def _plain_source(self, layers: Ints, diagonal: int, rate: int) -> Ints:
-        """Value a segment of ``rate`` may start from at (layers, diagonal) without a resume."""
-        values = self._others(layers, diagonal, rate)
-        if self.overhead == 0:
-            lowest: Ints = np.minimum(values, self.idle[layers, diagonal])
-            return lowest
+        """Value a segment of ``rate`` may start from at (layers, diagonal) without overhead."""
+        values = self._among(layers, diagonal, self.same[rate])
         first = layers == 0
         values[first] = np.minimum(values[first], self.idle[0, diagonal])
+        if self.seamless_restart:
+            values = np.minimum(values, self._restart_source(layers, diagonal, rate))
         return values
 
     # --- segment costs -------------------------------------------------------------------------
@@ -119,15 +139,19 @@ class Rebuilder:
         start_diagonal = diagonal - overhead
         starts = run_end - runs
         sources = (
-            self.idle[layers, start_diagonal]
+            self._restart_source(layers, start_diagonal, rate)
             if resumed
             else self._plain_source(layers, start_diagonal, rate)
         )
         if rate < self.hourly_count:
             cost, free, ends, periods = self._hourly_options(rate, starts, run_end, final)
+            trial = self.problem.hourly[rate].trial_slots
+            if trial:  # only the plan's first segment, at most ``trial`` slots
+                free &= (layers == 0) & (runs <= trial) & (not resumed)
         else:
             cost, free, ends, periods = self._chain_options(rate, starts, run_end, final, resumed)
-        hits = np.nonzero(free & (sources < FINITE) & (sources + cost == value))[0]
+        scaled = cost * self.ties.scale + self.ties.segment
+        hits = np.nonzero(free & (sources < FINITE) & (sources + scaled == value))[0]
         if not len(hits):
             return None
         k = int(hits[0])
@@ -174,40 +198,44 @@ class Rebuilder:
         return cents, free, starts + periods * period, periods
 
     # --- the walk ------------------------------------------------------------------------------
-    def _closed_node(self, source: _Source, value: int) -> tuple[int, int, int]:
-        """(layer, diagonal, rate) of the closed segment a start came from."""
+    def _closed_node(self, source: _Source, value: int) -> tuple[int, int, int, int]:
+        """(layer, diagonal, rate, closed value) of the closed segment a start came from."""
         layer, diagonal = source.layer, source.diagonal
+        row = self.closed[layer, :, diagonal]
         if not source.resumed:
-            row = self.closed[layer, :, diagonal]
-            for rate in range(row.shape[0]):
-                if rate != source.rate and row[rate] == value:
-                    return layer, diagonal, rate
-        # from idle: the segment closed at some earlier diagonal of the same layer
+            for rate in np.nonzero(self.same[source.rate] & (row == value))[0]:
+                return layer, diagonal, int(rate), value
+        if not (source.resumed or self.seamless_restart):
+            raise PlanError("internal error: no closed segment leads to this start")
+        overhead = self.overhead if source.resumed else 0
+        before = value - self.ties.restart - self.storage * overhead  # a migration, or a pause
+        for rate in np.nonzero(self.other[source.rate] & (row == before))[0]:
+            return layer, diagonal, int(rate), before
         for earlier in range(diagonal - 1, -1, -1):
-            row = self.closed[layer, :, earlier]
-            hits = np.nonzero(row == value)[0]
+            paused = before - self.storage * (diagonal - earlier)
+            hits = np.nonzero(self.closed[layer, :, earlier] == paused)[0]
             if len(hits):
-                return layer, earlier, int(hits[0])
+                return layer, earlier, int(hits[0]), paused
         raise PlanError("internal error: no closed segment leads to this start")
 
     def _source_value(self, source: _Source) -> int:
-        if source.resumed:
-            return int(self.idle[source.layer, source.diagonal])
         layers = np.array([source.layer])
+        if source.resumed:
+            return int(self._restart_source(layers, source.diagonal, source.rate)[0])
         return int(self._plain_source(layers, source.diagonal, source.rate)[0])
 
     def schedule(self, diagonal: int) -> ScheduleResult:
-        cost = int(self.terminal[diagonal])
+        cost = self.ties.cents(int(self.terminal[diagonal]))
         finish = self.work + diagonal
         segments: list[ScheduledSegment] = []
-        found = self._first_match(diagonal, finish, cost)
+        found = self._first_match(diagonal, finish, int(self.terminal[diagonal]))
         while True:
             segment, source = found
             segments.append(segment)
             value = self._source_value(source)
             if source.layer == 0:
                 break
-            layer, closed_diagonal, rate = self._closed_node(source, value)
+            layer, closed_diagonal, rate, value = self._closed_node(source, value)
             found_next = self._match(
                 rate, layer, closed_diagonal, layer + closed_diagonal, value, final=False
             )
@@ -215,9 +243,11 @@ class Rebuilder:
                 raise PlanError("internal error: a closed segment has no start")
             found = found_next
         segments.reverse()
-        if sum(s.cost for s in segments) != Decimal(cost) / 100:
+        storage = Decimal(self.problem.storage_cents * (finish - segments[0].start)) / 100
+        total = Decimal(cost + self.problem.storage_cents * self.work) / 100
+        if sum(s.cost for s in segments) + storage != total:
             raise PlanError("internal error: the rebuilt plan does not add up to its cost")
-        return ScheduleResult(Decimal(cost) / 100, finish, tuple(segments))
+        return ScheduleResult(total, finish, tuple(segments), storage)
 
     def _first_match(
         self, diagonal: int, finish: int, cost: int

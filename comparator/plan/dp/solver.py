@@ -6,8 +6,9 @@ and only ``d ∈ [0, deadline - W]`` can meet the deadline, which bounds every a
 keeps ``d``; idling and restart overhead raise it. Per layer and diagonal the programme holds:
 
 * ``F`` — idle (not started, or paused): the next start is a resume and pays the overhead;
-* ``R[j]`` — the previous slot ran on rate ``j`` and its segment closed here: another rate may
-  start without a pause (the same rate may not: that would split one segment in two);
+* ``R[j]`` — the previous slot ran on rate ``j`` and its segment closed here: another rate of
+  the same machine may start without a pause (the same rate may not: that would split one
+  segment in two); a rate of another machine only as a migration, which pays the overhead;
 * open hourly segments of each hourly rate by *start class*. A segment ``[s, e)`` costs
   ``a[e] - a[s] + θ`` cents, where ``a``/``b`` are quotient and remainder of the rate's exact
   prefix sums (in ticks) by one cent and ``θ ∈ {-1, 0, 1}`` is the half-up rounding carry, which
@@ -15,7 +16,8 @@ keeps ``d``; idling and restart overhead raise it. Per layer and diagonal the pr
   rounding exact. Segments younger than their minimum length are kept apart by age;
 * open contract chains of each contract rate, by the remainder of their exact cost.
 
-Values are exact integer cents (``int64``); each layer is a handful of numpy operations over
+Values are exact integer cents (``int64``), scaled to break ties toward the fewest restarts,
+then the fewest line items (:class:`~comparator.plan.dp.rates.Ties`); each layer is a handful of numpy operations over
 all rates and diagonals at once. With ``keep_trace`` the closed and idle values of every layer
 are kept, from which :mod:`comparator.plan.dp.rebuild` rebuilds the optimal plan of any finish
 slot.
@@ -26,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from comparator.errors import PlanError
-from comparator.plan.dp.rates import FINITE, INF, ContractRates, HourlyRates, Ints
+from comparator.plan.dp.rates import FINITE, INF, ContractRates, HourlyRates, Ints, Ties
 from comparator.plan.dp.rebuild import Rebuilder
 from comparator.plan.dp.steps import ContractSteps, HourlySteps, Sources, Terminal
 from comparator.plan.problem import ScheduleProblem, ScheduleResult
@@ -45,6 +47,33 @@ def _others_min(closed: Ints) -> Ints:
     return others
 
 
+class Machines:
+    """Rates grouped by machine: the cheapest closed segment on the same machine (another rate)
+    and on any other machine, per rate and diagonal."""
+
+    def __init__(self, machines: tuple[str, ...]) -> None:
+        names = sorted(set(machines))
+        self.groups = [np.array([j for j, m in enumerate(machines) if m == n]) for n in names]
+        self.single = len(self.groups) == 1
+
+    def same(self, closed: Ints) -> Ints:
+        if self.single:
+            return _others_min(closed)
+        values = np.full(closed.shape, INF)
+        for rows in self.groups:
+            values[rows] = _others_min(closed[rows])
+        return values
+
+    def other(self, closed: Ints) -> Ints:
+        values = np.full(closed.shape, INF)
+        if self.single:
+            return values
+        for rows in self.groups:
+            rest = np.setdiff1d(np.arange(closed.shape[0]), rows)
+            values[rows] = closed[rest].min(axis=0)
+        return values
+
+
 class ScheduleProfile:
     """The solved programme: the cheapest cost for every finish slot, and the plans behind it."""
 
@@ -56,6 +85,13 @@ class ScheduleProfile:
         self.hourly_count = len(problem.hourly)
         self.rate_count = self.hourly_count + len(problem.contracts)
         self.overhead = problem.restart_overhead_slots if problem.interruptible else 0
+        self.ties = Ties.for_problem(problem)
+        self.storage = problem.storage_cents * self.ties.scale  # per paused/overhead slot
+        self.fixed_cents = problem.storage_cents * problem.work_slots  # storage of work slots
+        self.machines = Machines(problem.machines)
+        self.trials = np.array(
+            [j for j, r in enumerate(problem.hourly) if r.trial_slots > 0], dtype=np.int64
+        )
         self._closed: list[Ints] = []
         self._idle: list[Ints] = []
         self.hourly: HourlyRates | None = None
@@ -64,16 +100,19 @@ class ScheduleProfile:
         if self.width > 0 and self.rate_count:
             deadline = problem.deadline_slot
             if problem.hourly:
-                self.hourly = HourlyRates(problem.hourly, deadline, self.overhead)
+                self.hourly = HourlyRates(problem.hourly, deadline, self.overhead, self.ties)
             if problem.contracts:
-                self.contracts = ContractRates(problem.contracts, deadline)
+                self.contracts = ContractRates(problem.contracts, deadline, self.ties)
             self._run()
 
     # --- results -------------------------------------------------------------------------
     @property
     def costs_cents(self) -> list[int | None]:
         """Cheapest cost (cents) of finishing at slot ``work + d``, for each ``d``."""
-        return [int(c) if c < FINITE else None for c in self.terminal.values]
+        return [
+            self.ties.cents(int(c)) + self.fixed_cents if c < FINITE else None
+            for c in self.terminal.values
+        ]
 
     def finish_slot(self, diagonal: int) -> int:
         return self.work + diagonal
@@ -84,24 +123,30 @@ class ScheduleProfile:
         if not len(costs) or costs.min() >= FINITE:
             return None
         best = int(costs.argmin())  # the first minimum: the earliest finish
-        if budget_cents is not None and costs[best] > budget_cents:
+        if budget_cents is not None and self.cost_cents(best) > budget_cents:
             return None
         return best
 
     def fastest(self, budget_cents: int | None = None) -> int | None:
         """Diagonal of the earliest finish within the budget (its cheapest plan)."""
-        limit = FINITE if budget_cents is None else budget_cents + 1
+        if budget_cents is not None and budget_cents < self.fixed_cents:
+            return None
+        limit = (
+            FINITE
+            if budget_cents is None
+            else (budget_cents - self.fixed_cents + 1) * self.ties.scale
+        )
         hits = np.nonzero(self.terminal.values < limit)[0]
         return int(hits[0]) if len(hits) else None
 
     def cost_cents(self, diagonal: int) -> int:
-        return int(self.terminal.values[diagonal])
+        return self.ties.cents(int(self.terminal.values[diagonal])) + self.fixed_cents
 
     def schedule(self, diagonal: int) -> ScheduleResult:
         """The optimal plan finishing at slot ``work + diagonal`` (needs ``keep_trace``)."""
         if not self.trace:
             raise PlanError("this profile was solved without keeping its layers")
-        if self.cost_cents(diagonal) >= FINITE:
+        if self.terminal.values[diagonal] >= FINITE:
             raise PlanError(f"no plan finishes at slot {self.work + diagonal}")
         rebuilder = Rebuilder(
             self.problem,
@@ -110,7 +155,9 @@ class ScheduleProfile:
             self._closed,
             self._idle,
             self.terminal.values,
+            self.ties,
         )
+        rebuilder.storage = self.storage
         return rebuilder.schedule(diagonal)
 
     # --- the programme -------------------------------------------------------------------
@@ -152,19 +199,36 @@ class ScheduleProfile:
         return closed
 
     def _idle_states(self, layer: int, closed: Ints) -> Ints:
+        """Paused after a closed segment of an earlier diagonal (each paused slot pays storage)."""
         if layer == 0:
             return np.zeros(self.width, dtype=np.int64)
         idle = np.full(self.width, INF)
         if self.problem.interruptible and self.width > 1:
-            idle[1:] = np.minimum.accumulate(closed.min(axis=0))[:-1]
+            if self.storage:
+                steps = np.arange(self.width, dtype=np.int64) * self.storage
+                running = np.minimum.accumulate(np.minimum(closed.min(axis=0), INF) - steps)
+                idle[1:] = np.minimum(running[:-1] + steps[1:], INF)
+            else:
+                idle[1:] = np.minimum.accumulate(closed.min(axis=0))[:-1]
         return idle
 
     def _sources(self, layer: int, closed: Ints, idle: Ints) -> Sources:
-        """Per rate: the cheapest closed segment of *another* rate (no pause), and idle."""
-        values = _others_min(closed)
-        if layer == 0 or self.overhead == 0:
-            values = np.minimum(values, idle)
-        return Sources(values, idle)
+        """Per rate: the cheapest closed segment of another rate of its machine (seamless), and
+        the cheapest restart: a pause, or a migration from another machine."""
+        values = self.machines.same(closed)
+        resume = np.full(values.shape, INF)
+        if layer == 0:
+            return Sources(np.minimum(values, idle), resume)
+        if self.problem.interruptible:
+            restart = np.minimum(idle[None, :], self.machines.other(closed))
+            restart = np.minimum(restart + self.ties.restart + self.storage * self.overhead, INF)
+            if self.overhead == 0:
+                values = np.minimum(values, restart)
+            else:
+                resume = restart
+        values[self.trials] = INF  # a free trial only opens the plan
+        resume[self.trials] = INF
+        return Sources(values, resume)
 
 
 def solve_schedule(problem: ScheduleProblem, *, keep_trace: bool = True) -> ScheduleProfile:

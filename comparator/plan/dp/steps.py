@@ -15,10 +15,12 @@ from comparator.plan.dp.rates import FINITE, INF, ContractRates, Grid, HourlyRat
 
 @dataclass
 class Sources:
-    """Where new segments may start in one layer: per rate without a pause, and idle."""
+    """Where new segments may start in one layer, per rate: without restart overhead (``values``)
+    and as a restart that pays it (``resume``: after a pause, or a migration from another
+    machine). Restart values already include the tie-breaking restart unit."""
 
     values: Ints  # [rate, d]
-    idle: Ints  # [d]
+    resume: Ints  # [rate, d]
 
 
 class Terminal:
@@ -42,6 +44,8 @@ class HourlySteps:
         self.count = len(rates.rates)
         self.open = Grid((self.count, rates.class_count, width))
         self.minimum = [int(m) for m in rates.min_slots]
+        self.trial_slots = [r.trial_slots for r in rates.rates]
+        self.trials = [j for j, n in enumerate(self.trial_slots) if n > 0]
         ages = max(self.minimum) - 1
         self.young = Grid((self.count, ages, width)) if ages else None
 
@@ -49,10 +53,10 @@ class HourlySteps:
         """Close every open segment at slot ``layer + d``: ``[rate, d]``."""
         window = slice(layer, layer + self.width)
         if self.rates.class_count == 1:
-            values = self.open.values[:, 0] + self.rates.carry[:, 0, window]
+            values = self.open.values[:, 0] + self.rates.scaled_carry[:, 0, window]
         else:
-            values = (self.open.values + self.rates.carry[:, :, window]).min(axis=1)
-        closed: Ints = values + self.rates.a[:, window]
+            values = (self.open.values + self.rates.scaled_carry[:, :, window]).min(axis=1)
+        closed: Ints = values + self.rates.scaled_a[:, window]
         return closed
 
     def advance(self, layer: int, sources: Sources, resume: bool) -> None:
@@ -63,12 +67,13 @@ class HourlySteps:
             if self.young is not None:
                 shape = self.young.values.shape
                 self.young.values[np.broadcast_to(blocked[:, None, :], shape)] = INF
+        for j in self.trials:
+            if layer >= self.trial_slots[j]:  # the trial is over: no more slots on it
+                self.open.values[j] = INF
         self._age(layer)
         self._start(layer, sources.values[: self.count], 0)
         if resume and self.overhead:
-            self._start(
-                layer, np.broadcast_to(sources.idle, (self.count, self.width)), self.overhead
-            )
+            self._start(layer, sources.resume[: self.count], self.overhead)
 
     def _mature(self, j: int, starts: Ints, where: slice, values: Ints) -> None:
         if self.rates.class_count == 1:
@@ -98,7 +103,8 @@ class HourlySteps:
         if count <= 0:
             return
         starts = layer + np.arange(count)
-        new = values[:, :count] - self.rates.a[:, layer : layer + count]
+        segment = self.rates.ties.segment
+        new = values[:, :count] - self.rates.scaled_a[:, layer : layer + count] + segment
         if not self.rates.all_free:
             new = np.where(self.rates.free(layer, count, overhead + 1), new, INF)
         where = slice(overhead, self.width)
@@ -126,7 +132,7 @@ class HourlySteps:
         ends = starts + minimum
         cent = int(rates.cent[j])
         carry = (cent // 2 + rates.b[j, ends] - rates.b[j, starts]) // cent
-        cost = values + rates.a[j, ends] + carry
+        cost = values + rates.scaled_a[j, ends] + carry * rates.ties.scale
         ok = values < FINITE
         if not rates.all_free:
             ok &= rates.free(work, self.width, minimum - age)[j]
@@ -161,7 +167,7 @@ class ContractSteps:
         for j in range(self.count):
             self._start(j, layer, sources.values[self.first_rate + j], 0, terminal)
             if resume and self.overhead:
-                self._start(j, layer, sources.idle, self.overhead, terminal)
+                self._start(j, layer, sources.resume[self.first_rate + j], self.overhead, terminal)
             if j in self.slot:
                 self._extend(j, layer, terminal)
 
@@ -179,7 +185,7 @@ class ContractSteps:
         count = self.width - overhead
         if gain <= 0 or count <= 0:
             return
-        cost = values[:count] + self.rates.first_cents[j]
+        cost = values[:count] + self.rates.first_value[j]
         free = self._free(j, layer, count, self.span[j])
         if free is not None:
             cost = np.where(free, cost, INF)
@@ -198,7 +204,7 @@ class ContractSteps:
             values = self.chains.values[i, layer, klass]
             if nxt < 0 or values.min() >= FINITE:
                 continue
-            cost = values + self.rates.increment[j, klass]
+            cost = values + self.rates.scaled_increment[j, klass]
             if free is not None:
                 cost = np.where(free, cost, INF)
             if period >= self.work - layer:

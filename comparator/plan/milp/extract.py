@@ -44,8 +44,10 @@ def canonical_schedule(
         return None
     if not problem.interruptible and len(_blocks(result)) > 1:
         return None
-    cost = sum((s.cost for s in result), Decimal(0))
-    return ScheduleResult(cost, result[-1].run_end, tuple(result))
+    finish = result[-1].run_end
+    storage = problem.storage_per_slot * (finish - result[0].start)  # the data disk
+    cost = sum((s.cost for s in result), Decimal(0)) + storage
+    return ScheduleResult(cost, finish, tuple(result), storage)
 
 
 def _merge(items: list[tuple[int, int, str, int]]) -> list[tuple[int, int, str, int]] | None:

@@ -1,0 +1,166 @@
+"""The whole bill of a placement besides its GPU line items: upload, storage and egress.
+
+A job's ``[data]`` (dataset and checkpoints) meets its data centre's
+:class:`~comparator.domain.storage.StorageTerms`: the upload takes whole hours before the first
+run hour (at the stated link, or 1 Gbit/s assumed), storage is billed per hour from the start of
+the upload to the job's finish (paused hours included) and the checkpoints' download at the end
+is billed per GB. Every amount is in the job's currency; what a data centre does not state is
+named, never guessed silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from comparator.domain.job import DataNeeds
+from comparator.domain.money import FxTable, money_str, round_money
+from comparator.domain.storage import (
+    DEFAULT_UPLOAD_GBPS,
+    StorageTerms,
+    billable_gb,
+    egress_cost,
+    storage_per_hour,
+    upload_hours,
+    upload_slots,
+)
+
+ZERO = Decimal("0.00")
+
+
+@dataclass(frozen=True)
+class DataBill:
+    """What one data centre charges one job for its data (job currency)."""
+
+    upload_slots: int = 0
+    upload_hours: Decimal = Decimal(0)
+    upload_gbps: Decimal = DEFAULT_UPLOAD_GBPS
+    upload_assumed: bool = False
+    billable_gb: Decimal = Decimal(0)
+    storage_per_hour: Decimal = ZERO
+    storage_stated: bool = True
+    checkpoint_gb: Decimal = Decimal(0)
+    egress: Decimal = ZERO
+    egress_stated: bool = True
+    dataset_gb: Decimal = Decimal(0)
+
+    @property
+    def active(self) -> bool:
+        return self.dataset_gb > 0 or self.checkpoint_gb > 0
+
+    @property
+    def fixed_cents(self) -> int:
+        """Storage during the upload, and the egress: the same for every schedule."""
+        return int((self.storage_per_hour * self.upload_slots + self.egress) * 100)
+
+
+def data_bill(data: DataNeeds, terms: StorageTerms, currency: str, fx: FxTable) -> DataBill:
+    """The data bill of ``data`` on a data centre with ``terms``, in ``currency``."""
+    if data.stored_gb <= 0:
+        return DataBill()
+    rate = Decimal(1)
+    same = terms.currency.upper() == currency.upper()
+    if not same and fx.knows(terms.currency) and fx.knows(currency):
+        rate = fx.convert(Decimal(1), terms.currency, currency)
+    priced = same or (fx.knows(terms.currency) and fx.knows(currency))
+    gbps = terms.upload_gbps or DEFAULT_UPLOAD_GBPS
+    per_gb_hour = terms.price_gb_hour
+    stored = billable_gb(data.stored_gb, terms)
+    hourly = storage_per_hour(stored, per_gb_hour * rate if per_gb_hour and priced else None)
+    egress_price = terms.egress_price_gb * rate if terms.egress_price_gb and priced else None
+    return DataBill(
+        upload_slots=upload_slots(data.dataset_gb, gbps),
+        upload_hours=upload_hours(data.dataset_gb, gbps),
+        upload_gbps=gbps,
+        upload_assumed=terms.upload_gbps is None and data.dataset_gb > 0,
+        billable_gb=stored,
+        storage_per_hour=hourly,
+        storage_stated=per_gb_hour is not None and priced,
+        checkpoint_gb=data.checkpoint_gb,
+        egress=egress_cost(data.checkpoint_gb, egress_price),
+        egress_stated=terms.egress_price_gb is not None and priced,
+        dataset_gb=data.dataset_gb,
+    )
+
+
+@dataclass(frozen=True)
+class BillLine:
+    """One line of the bill that is not a GPU rental: upload, storage or egress."""
+
+    kind: str  # upload | storage | egress
+    start: datetime
+    end: datetime
+    quantity: Decimal
+    unit: str
+    unit_price: Decimal
+    cost: Decimal
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "start": self.start.isoformat(),
+            "end": self.end.isoformat(),
+            "quantity": str(self.quantity),
+            "unit": self.unit,
+            "unit_price": str(self.unit_price),
+            "cost": money_str(self.cost),
+            "note": self.note,
+        }
+
+
+def bill_lines(bill: DataBill, first_run: datetime, finish: datetime) -> tuple[BillLine, ...]:
+    """The data lines of a plan whose first run hour starts at ``first_run``."""
+    if not bill.active:
+        return ()
+    upload_start = first_run - timedelta(hours=bill.upload_slots)
+    hours = int((finish - upload_start).total_seconds() // 3600)
+    lines = []
+    if bill.dataset_gb > 0:
+        assumed = " (assumed: the data centre states no upload bandwidth)"
+        lines.append(
+            BillLine(
+                "upload",
+                upload_start,
+                first_run,
+                bill.upload_hours,
+                f"h ({bill.dataset_gb} GB at {bill.upload_gbps} Gbit/s)",
+                ZERO,
+                ZERO,
+                "before the first run hour, no GPU rented"
+                + (assumed if bill.upload_assumed else ""),
+            )
+        )
+    storage_note = f"{bill.billable_gb} GB billable, upload start to finish, paused hours included"
+    if not bill.storage_stated:
+        storage_note = "the data centre states no storage price: not billed"
+    lines.append(
+        BillLine(
+            "storage",
+            upload_start,
+            finish,
+            Decimal(hours),
+            "h",
+            bill.storage_per_hour,
+            round_money(bill.storage_per_hour * hours),
+            storage_note,
+        )
+    )
+    if bill.checkpoint_gb > 0:
+        egress_note = "" if bill.egress_stated else "the data centre states no egress price"
+        unit_price = bill.egress / bill.checkpoint_gb if bill.checkpoint_gb else ZERO
+        lines.append(
+            BillLine(
+                "egress",
+                finish,
+                finish,
+                bill.checkpoint_gb,
+                "GB",
+                unit_price.quantize(Decimal("0.0001")),
+                bill.egress,
+                egress_note,
+            )
+        )
+    return tuple(lines)

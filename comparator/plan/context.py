@@ -1,0 +1,28 @@
+"""What a plan depends on besides the job and the offers: dates, FX, efficiency, zone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from comparator.domain.money import FxTable
+from comparator.domain.zones import DEFAULT_TIMEZONE
+
+DEFAULT_TOP = 5
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    """Everything a plan depends on besides the job and the offers."""
+
+    today: date
+    fx: FxTable
+    multi_node_efficiency: Decimal = Decimal("0.90")
+    headroom: float = 0.10
+    freshness_days: int = 30
+    objective: str = "cost"
+    top: int = DEFAULT_TOP
+    lang: str = "en"
+    timezone: ZoneInfo = DEFAULT_TIMEZONE  # of "today" and of the job's last day

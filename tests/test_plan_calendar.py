@@ -1,0 +1,80 @@
+"""The calendar ahead: a plan reaching 2027 prices workday/holiday rules on the provisional
+calendar (statutory holidays from the holidays package, no 调休 yet) and says so."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from plan_fixtures import make_offer
+
+from comparator.domain.job import Job, Requirements, Schedule, Workload
+from comparator.domain.money import FxTable
+from comparator.domain.profile import load_profile
+from comparator.plan import PlanContext, plan_job
+from comparator.plan.candidates import PriceBasis
+from comparator.plan.validate import ValidationContext, validate_plan
+
+D = Decimal
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+DEMO = Path(__file__).resolve().parents[1] / "providers" / "demo"
+SPRING_FESTIVAL_2027 = {date(2027, 2, d) for d in range(5, 11)}
+NEW_YEAR_2027 = {date(2027, 1, 1)}
+
+
+def test_a_winter_job_in_guangdong_prices_spring_festival_2027_at_the_holiday_rule() -> None:
+    start = datetime(2026, 12, 1, tzinfo=SHANGHAI)
+    job = Job(
+        name="winter",
+        schedule=Schedule(start, datetime(2027, 2, 28, tzinfo=SHANGHAI), False, 0),
+        workload=Workload(D(2100 * 8), "A100-SXM4-80GB", 8),
+        requirements=Requirements(provinces=("广东",)),
+        source="winter.toml",
+    )
+    offer = make_offer(
+        "workday",
+        "hourly",
+        "64",
+        provider="demo-nanshan",
+        region="gd-sz-1",
+        cards=8,
+        time_of_use="workday*0.8",
+    )
+    profile = load_profile(DEMO / "demo-nanshan.toml")
+    context = PlanContext(today=date(2026, 12, 1), fx=FxTable({"CNY": D(1)}, date(2026, 11, 27)))
+    result = plan_job(job, [offer], {"demo-nanshan": profile}, context)
+    assert result.best is not None, result.message
+    assert result.provisional_years == (2027,)
+    assert result.calendar_warning and "2027" in result.calendar_warning
+    assert result.to_json()["calendar"]["provisional_years"] == [2027]
+    best = result.best
+    check = ValidationContext(job, {"workday": offer}, PriceBasis("CNY", context.fx), D("0.9"))
+    assert validate_plan(best, check) == []
+    # by hand: 0.8 on working days; 1 on weekends, 2027-01-01 and Spring Festival 2027
+    expected = D(0)
+    hour = best.start
+    while hour < best.segments[-1].end:
+        day = hour.astimezone(SHANGHAI).date()
+        off = day.weekday() >= 5 or day in NEW_YEAR_2027 | SPRING_FESTIVAL_2027
+        expected += D(64) * (D(1) if off else D("0.8"))
+        hour += timedelta(hours=1)
+    assert best.total_cost == expected.quantize(D("0.01"))
+    assert len(best.segments) == 1 and best.start <= datetime(2027, 2, 5, tzinfo=SHANGHAI)
+    assert best.finish >= datetime(2027, 2, 11, tzinfo=SHANGHAI)
+
+
+def test_the_quote_carries_the_provisional_calendar_warning() -> None:
+    import json
+
+    from comparator.report import render as report
+    from tests.test_report_html import DATA
+
+    document = json.loads((DATA / "quote_document.json").read_text(encoding="utf-8"))
+    warning = "the holiday calendar of 2027 is provisional: …"
+    document["plan"]["calendar"] = {"provisional_years": [2027], "warning": warning}
+    html = report.render_html(document, lang="en")
+    assert "Provisional holiday calendar" in html and "calendar of 2027 is provisional" in html
+    document["plan"].pop("calendar")
+    assert "calendar-warning" not in report.render_html(document, lang="en")
