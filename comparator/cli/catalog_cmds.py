@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from comparator.cli._common import (
@@ -17,8 +18,10 @@ from comparator.cli._common import (
     state,
     tr,
 )
+from comparator.cli.tables import print_table
 from comparator.domain import canonical_province, parse_billing, resolve_gpu
 from comparator.errors import InputError
+from comparator.i18n import billing_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
     from comparator.catalog import OfferRow
@@ -137,7 +140,8 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
         tr(st.lang, "认证", "Certifications"),
         tr(st.lang, "机房", "Data centres"),
     ):
-        table.add_column(column)
+        wraps = column in (tr(st.lang, "名称", "Name"), tr(st.lang, "认证", "Certifications"))
+        table.add_column(column, overflow="fold" if wraps else "ellipsis")
     for p in profiles.values():
         table.add_row(
             p.id + (" (demo)" if p.demo else ""),
@@ -149,7 +153,7 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
                 for d in p.datacenters
             ),
         )
-    console().print(table)
+    print_table(console(), table, drop=[tr(st.lang, "认证", "Certifications")])
 
 
 def _provider_json(p: Any) -> dict[str, Any]:
@@ -255,6 +259,10 @@ _OFFER_HEADERS = (
 )
 
 
+# low-value columns, dropped in this order when the terminal is too narrow
+_OFFER_DROP = (("库存", "Stock"), ("地区", "Location"), ("单价", "Price"))
+
+
 def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str) -> None:
     title = tr(
         lang,
@@ -263,19 +271,13 @@ def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str) ->
     )
     table = Table(title=title, show_lines=False)
     for zh, en in _OFFER_HEADERS:
-        wraps = zh in ("服务商/机房", "地区")
-        width = 12 if zh == "闲时" else None
-        table.add_column(
-            tr(lang, zh, en),
-            no_wrap=not wraps,
-            overflow="fold" if wraps else "ellipsis",
-            min_width=6 if wraps else None,
-            max_width=width,
-        )
+        table.add_column(tr(lang, zh, en), overflow="fold" if zh == "地区" else "ellipsis")
     for row in rows[:limit]:
-        table.add_row(*row.cells())
+        cells = row.cells()
+        cells[4] = billing_label(lang, cells[4])
+        table.add_row(*(escape(c) for c in cells))
     out = console()
-    out.print(table)
+    print_table(out, table, drop=[tr(lang, zh, en) for zh, en in _OFFER_DROP])
     if len(rows) > limit:
         out.print(
             tr(

@@ -20,6 +20,7 @@ from comparator.cli._common import (
     state,
     tr,
 )
+from comparator.cli.tables import print_table
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
 
 # check id → (zh, en) short column label, in column order (the legend spells them out)
@@ -111,10 +112,12 @@ def _print_matrix(reports: list[ProviderReport], lang: str, day: date) -> None:
     table = _matrix(reports, lang, title, own_cols, dc_cols, dc_rows=True)
     natural = out.measure(table, options=out.options.update_width(10_000)).maximum
     if natural <= out.width:
-        out.print(table)
+        print_table(out, table)
         return
-    out.print(_matrix(reports, lang, title, own_cols, [], dc_rows=False))
-    out.print(_matrix(reports, lang, tr(lang, "机房", "Data centres"), [], dc_cols, dc_rows=True))
+    print_table(out, _matrix(reports, lang, title, own_cols, [], dc_rows=False))
+    print_table(
+        out, _matrix(reports, lang, tr(lang, "机房", "Data centres"), [], dc_cols, dc_rows=True)
+    )
 
 
 def _matrix(
@@ -186,6 +189,5 @@ def _print_findings(reports: list[ProviderReport], lang: str) -> None:
             evidence = f" [dim]({escape(item.evidence)})[/]" if item.evidence else ""
             out.print(
                 f"{_CELL[item.status]} {escape(report.provider)} {escape(scope)}{item.id}: "
-                f"{escape(item.message(lang))}{evidence}",
-                soft_wrap=True,
+                f"{escape(item.message(lang))}{evidence}"
             )

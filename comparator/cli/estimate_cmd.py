@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
+from comparator.cli.tables import print_table
 from comparator.estimate import (
     BUILTIN_SHAPES,
     DEFAULT_GPU,
@@ -181,7 +182,7 @@ def _list_models(lang: str, json_out: bool) -> None:
             params,
             *(str(v) for v in (s.layers, s.hidden, s.heads, s.kv_heads, s.intermediate, s.vocab)),
         )
-    console().print(table)
+    print_table(console(), table)
 
 
 def _gib(value: float) -> str:
@@ -324,7 +325,10 @@ def _rules_table(e: Estimate, lang: str) -> Table:
         tr(lang, "本估算", "Ours"),
         tr(lang, "单位", "Unit"),
     ):
-        table.add_column(header, justify="left" if header in ("经验法则", "Rule") else "right")
+        if header in ("经验法则", "Rule"):
+            table.add_column(header, overflow="fold")
+        else:
+            table.add_column(header, justify="right")
     for rule in e.rules_of_thumb:
         text, unit = rule["rule"], rule["unit"]
         if lang != "en":
@@ -352,7 +356,10 @@ def _advice_table(advice: tuple[Advice, ...], lang: str) -> Table:
         tr(lang, "小时", "Hours"),
         tr(lang, "卡时", "Card-hours"),
     ):
-        table.add_column(header, justify="left" if header in ("方案", "Change") else "right")
+        if header in ("方案", "Change"):
+            table.add_column(header, overflow="fold")
+        else:
+            table.add_column(header, justify="right")
     for a in advice:
         text = a.description if lang == "en" else ESTIMATE_ADVICE_ZH.get(a.action, a.description)
         if lang != "en" and a.action == "combined":
@@ -373,13 +380,13 @@ def _advice_table(advice: tuple[Advice, ...], lang: str) -> Table:
 
 def _print_estimate(out: Console, e: Estimate, lang: str) -> None:
     out.print(_header(e, lang))
-    out.print(_memory_table(e, lang))
+    print_table(out, _memory_table(e, lang))
     for line in _strategy_lines(e, lang):
         out.print(line)
-    out.print(_compute_table(e, lang))
-    out.print(_rules_table(e, lang))
+    print_table(out, _compute_table(e, lang))
+    print_table(out, _rules_table(e, lang))
     if e.advice:
-        out.print(_advice_table(e.advice, lang))
+        print_table(out, _advice_table(e.advice, lang))
     for note in e.notes:
         text = note.message if lang == "en" else ESTIMATE_NOTES_ZH.get(note.code, note.message)
         if lang != "en" and note.code == "does_not_fit":

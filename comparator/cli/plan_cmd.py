@@ -23,7 +23,9 @@ from comparator.cli._common import (
     state,
     tr,
 )
+from comparator.cli.tables import print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
+from comparator.i18n import billing_label
 from comparator.plan import Plan, PlanResult, timeline_lines
 
 EXCLUDED_SHOWN = 12
@@ -134,11 +136,11 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
         tr(lang, "实付均价", "Avg paid"),
         tr(lang, "费用", "Cost"),
     ):
-        table.add_column(header, no_wrap=True)
+        table.add_column(header)
     for s in best.segments:
         table.add_row(
             s.offer_id,
-            s.billing,
+            billing_label(lang, s.billing),
             f"{s.start:%m-%d %H:%M}",
             f"{s.end:%m-%d %H:%M}",
             str(s.units),
@@ -147,7 +149,7 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
             _price_text(s.average_unit_price),
             money_str(s.cost),
         )
-    out.print(table)
+    print_table(out, table, drop=[tr(lang, "周期", "Periods"), tr(lang, "实付均价", "Avg paid")])
     zone = best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else DEFAULT_TIMEZONE
     for line in timeline_lines(best, zone, lang=lang):
         out.print(escape(line))
@@ -172,7 +174,7 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
         tr(lang, "完成", "Finish"),
         tr(lang, "差额", "Δ"),
     ):
-        table.add_column(header, no_wrap=True)
+        table.add_column(header)
     for rank, alt in enumerate(result.alternatives, start=2):
         delta = alt.total_cost - result.best.total_cost
         table.add_row(
@@ -185,7 +187,7 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
             f"{alt.finish:%m-%d %H:%M}",
             f"+{money_str(delta)}" if delta >= 0 else money_str(delta),
         )
-    out.print(table)
+    print_table(out, table, drop=[tr(lang, "完成", "Finish"), tr(lang, "机房", "Region")])
 
 
 def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
@@ -197,12 +199,12 @@ def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
     out.print(f"{tr(lang, '排除的报价', 'Excluded offers')}: {len(result.excluded)} ({summary})")
     groups = Counter((e.provider, reason) for e in result.excluded for reason in e.reasons[:1])
     table = Table(box=box.SIMPLE)
-    table.add_column(tr(lang, "服务商", "Provider"), no_wrap=True)
-    table.add_column(tr(lang, "报价数", "Offers"), no_wrap=True)
-    table.add_column(tr(lang, "原因", "Reason"))
+    table.add_column(tr(lang, "服务商", "Provider"))
+    table.add_column(tr(lang, "报价数", "Offers"))
+    table.add_column(tr(lang, "原因", "Reason"), overflow="fold")
     for (provider, reason), count in groups.most_common(EXCLUDED_SHOWN):
         table.add_row(provider, str(count), escape(reason))
-    out.print(table)
+    print_table(out, table)
     hidden = len(groups) - EXCLUDED_SHOWN
     if hidden > 0:
         out.print(

@@ -22,6 +22,7 @@ from comparator.cli._common import (
     state,
     tr,
 )
+from comparator.cli.tables import print_table
 from comparator.domain import resolve_gpu
 
 if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
@@ -132,7 +133,7 @@ def _print_report(report: RefreshReport, lang: str) -> None:
         ("变化", "Changes"),
         ("说明", "Details"),
     ):
-        table.add_column(tr(lang, zh, en), overflow="fold")
+        table.add_column(tr(lang, zh, en), overflow="fold" if en == "Details" else "ellipsis")
     for run in report.runs:
         table.add_row(
             run.provider,
@@ -142,7 +143,7 @@ def _print_report(report: RefreshReport, lang: str) -> None:
             _change_summary(run, lang),
             run.error or "\n".join(run.notes[:3]),
         )
-    out.print(table)
+    print_table(out, table)
     if report.changes:
         _print_changes(report.changes, lang)
 
@@ -170,7 +171,7 @@ def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> No
         ("现价", "New"),
         ("幅度", "%"),
     ):
-        table.add_column(tr(lang, zh, en), overflow="fold")
+        table.add_column(tr(lang, zh, en))
     for change in changes[:limit]:
         doc = change.to_json()
         table.add_row(
@@ -187,7 +188,7 @@ def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> No
             style=_style(change),
         )
     out = console()
-    out.print(table)
+    print_table(out, table)
     if len(changes) > limit:
         out.print(
             tr(
@@ -236,7 +237,7 @@ def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
         ("快照数", "Points"),
         ("在售", "Current"),
     ):
-        table.add_column(tr(lang, zh, en), overflow="fold")
+        table.add_column(tr(lang, zh, en), overflow="fold" if en == "Offer" else "ellipsis")
     for offer in offers[:limit]:
         region, gpu, cards, billing, sku, _, _, currency = offer.key
         table.add_row(
@@ -248,7 +249,7 @@ def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
             tr(lang, "是", "yes") if offer.current else tr(lang, "否", "no"),
         )
     out = console()
-    out.print(table)
+    print_table(out, table)
     if len(offers) > limit:
         out.print(
             tr(

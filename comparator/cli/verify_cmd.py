@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from comparator.cli._common import JSON_OPTION, State, console, emit_json, open_catalog, state, tr
+from comparator.cli.tables import print_table
 from comparator.domain import OfferView, find_gpu
 from comparator.errors import InputError
 from comparator.verify import (
@@ -175,7 +176,7 @@ def _check_table(result: VerifyResult, lang: str) -> Table:
     table = Table(title=tr(lang, "检查项", "Checks"), show_lines=True)
     table.add_column(tr(lang, "检查", "Check"))
     table.add_column(tr(lang, "结果", "Result"))
-    table.add_column(tr(lang, "说明", "Details"))
+    table.add_column(tr(lang, "说明", "Details"), overflow="fold")
     for check in result.checks:
         label = CHECK_LABELS.get(check.id, (check.id, check.id))
         table.add_row(tr(lang, *label), tr(lang, *_STATUS[check.status]), escape(check.message))
@@ -197,8 +198,8 @@ def _heading(result: VerifyResult, lang: str) -> str:
 def print_result(result: VerifyResult, lang: str, stored: dict[str, Any] | None) -> None:
     out = console()
     out.print(f"[bold]{escape(_heading(result, lang))}[/]")
-    out.print(_gpu_table(result, lang))
-    out.print(_check_table(result, lang))
+    print_table(out, _gpu_table(result, lang))
+    print_table(out, _check_table(result, lang))
     out.print(escape(result.measurements.message(lang)))
     out.print(tr(lang, "结论：", "Verdict: ") + tr(lang, *_STATUS[result.status]))
     if stored:
