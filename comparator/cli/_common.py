@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -72,17 +73,54 @@ def tr(lang: str, zh: str, en: str) -> str:
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout.")
 
 
-def open_catalog(st: State) -> Engine:
-    """The engine of a catalog that has a schema; older schemas are upgraded in place."""
-    from comparator.catalog import schema_is_current, upgrade_schema
+def _missing_sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL when it does not exist (opening it would create it)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
 
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None  # make_engine reports a malformed URL in its own words
+    database = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or database in ("", ":memory:"):
+        return None
+    if database.startswith("file:"):
+        return None
+    path = Path(database).expanduser()
+    return None if path.exists() else path
+
+
+def open_catalog(st: State) -> Engine:
+    """The engine of a catalog that has a schema; older schemas are upgraded in place.
+
+    Never creates anything: a SQLite file that does not exist is an error (only `suanli init`
+    creates a catalog), so a typo'd path leaves no stray folder or database behind.
+    """
+    from comparator.catalog import schema_is_current, upgrade_schema
+    from comparator.errors import CatalogError
+
+    init_hint = tr(
+        st.lang,
+        "`suanli init` 创建目录；用 --db 或 SUANLI_DB 指向已有的目录数据库",
+        "`suanli init` creates it; point --db or SUANLI_DB at an existing catalog",
+    )
+    missing = _missing_sqlite_file(st.settings.db_url)
+    if missing is not None:
+        raise CatalogError(
+            tr(st.lang, f"没有目录数据库 {missing}", f"no catalog database at {missing}"),
+            hint=init_hint,
+        )
     engine = st.engine()
     if not schema_is_current(engine):
-        from comparator.errors import CatalogError
-
+        where = engine.url.render_as_string(hide_password=True)
         raise CatalogError(
-            f"the catalog database {engine.url.render_as_string(hide_password=True)} has no schema "
-            "yet: run `suanli init` first"
+            tr(
+                st.lang,
+                f"目录数据库 {where} 还没有表结构",
+                f"the catalog database {where} has no schema yet",
+            ),
+            hint=init_hint,
         )
     upgrade_schema(engine)
     return engine

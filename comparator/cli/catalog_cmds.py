@@ -218,10 +218,22 @@ def offers(
     ranked, unpriced = rank_offers(views, st.settings)
     for currency in unpriced:
         err_console().print(
-            f"warning: no FX rate for {currency}; set SUANLI_FX_RATES. Listed last."
+            tr(
+                st.lang,
+                f"warning: 没有 {currency} 的汇率（设置 SUANLI_FX_RATES），排在最后。",
+                f"warning: no FX rate for {currency}; set SUANLI_FX_RATES. Listed last.",
+            )
         )
+    if not ranked:
+        from comparator.cli.hints import empty_offers_hint
+
+        hint = empty_offers_hint(engine, st.lang, gpu=gpu, provider=provider, filters=filters)
+        err_console().print(f"[bold]hint:[/] {escape(hint)}", soft_wrap=True)
     if json_out:
         emit_json([row.to_json(st.settings.timezone) for row in ranked[:limit]])
+        return
+    if not ranked:
+        console().print(tr(st.lang, "没有符合条件的报价。", "No offers match."))
         return
     _print_offers(ranked, limit or 30, st.lang, st.settings.currency)
 

@@ -39,7 +39,7 @@ def plan(
     ctx: typer.Context,
     jobs: list[Path] = typer.Argument(..., help="Job file(s) (TOML); several share stock."),
     objective: str = typer.Option("cost", "--objective", help="cost (default) or time."),
-    top: int | None = typer.Option(None, "--top", help="Alternatives shown (default 5)."),
+    top: int | None = typer.Option(None, "--top", min=0, help="Alternatives shown (default 5)."),
     today: str | None = typer.Option(
         None, "--today", help="Judge licence validity and price age as of this date (YYYY-MM-DD)."
     ),

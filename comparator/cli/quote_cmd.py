@@ -37,7 +37,9 @@ def quote(
         None, "--show", help="Re-render the stored quote NUMBER (e.g. Q-2026-000123)."
     ),
     objective: str = typer.Option("cost", "--objective", help="cost (default) or time."),
-    top: int | None = typer.Option(None, "--top", help="Keep at most N alternatives (default 5)."),
+    top: int | None = typer.Option(
+        None, "--top", min=0, help="Keep at most N alternatives (default 5)."
+    ),
     today: str | None = typer.Option(
         None, "--today", help="Judge licences and price ages as of this date (YYYY-MM-DD)."
     ),

@@ -218,7 +218,14 @@ def history(
     canonical = resolve_gpu(gpu).name if gpu else None
     from comparator.catalog import price_history
 
-    offers = price_history(open_catalog(st), provider=provider, gpu=canonical)
+    engine = open_catalog(st)
+    offers = price_history(engine, provider=provider, gpu=canonical)
+    if not offers:
+        from comparator.cli.hints import empty_offers_hint
+
+        filters: dict[str, str | None] = {"gpu": canonical, "province": None, "billing": None}
+        hint = empty_offers_hint(engine, st.lang, gpu=gpu, provider=provider, filters=filters)
+        err_console().print(f"[bold]hint:[/] {hint}", soft_wrap=True)
     if json_out:
         emit_json({"offers": [offer.to_json() for offer in offers[:limit]]})
         return
@@ -228,6 +235,9 @@ def history(
 
 
 def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
+    if not offers:
+        console().print(tr(lang, "没有符合条件的价格历史。", "No price history matches."))
+        return
     table = Table(title=tr(lang, "价格历史（降幅最大在前）", "Price history (biggest drops first)"))
     for zh, en in (
         ("服务商", "Provider"),
