@@ -106,7 +106,7 @@ def test_reimporting_identical_content_makes_no_snapshot(cli, sqlite_url: str) -
     cli("init")
     before = counts(sqlite_url)
     sheet = DATA / "sheets" / "gb18030_chinese_headers.csv"
-    first = cli("import", str(sheet), "--json")
+    first = cli("import", str(sheet), "--replace", "--json")  # 4 offers replace the demo's 15
     assert first.code == 0, first.err
     assert [s["status"] for s in first.json()["snapshots"]] == ["succeeded"]
     middle = counts(sqlite_url)

@@ -81,12 +81,18 @@ def import_(
     profile: list[Path] = typer.Option(
         [], "--profile", help="A provider profile (TOML); may repeat."
     ),
+    replace: bool = typer.Option(
+        False,
+        "--replace",
+        help="Import a sheet even if it removes offers from the provider's current snapshot.",
+    ),
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Import provider profiles and price sheets as new snapshots.
 
     A sheet with any bad row is rejected whole; the message lists every bad row.
-    Re-importing identical content creates no new snapshot.
+    Re-importing identical content creates no new snapshot. A sheet is the provider's whole
+    price list: one that would remove offers from its current snapshot needs --replace.
 
     Example:  suanli import --profile acme.toml acme-prices.csv
     """
@@ -99,7 +105,11 @@ def import_(
         raise InputError("suanli import: give at least one price sheet or --profile PROFILE.toml")
     names = ", ".join(p.name for p in [*profiles, *sheets])
     with err_console().status(tr(st.lang, f"正在导入 {names} …", f"Importing {names} …")):
-        result = import_files(open_catalog(st), sheets, profiles, timezone=st.settings.timezone)
+        result = import_files(
+            open_catalog(st), sheets, profiles, timezone=st.settings.timezone, replace=replace
+        )
+    for warning in result.warnings:
+        err_console().print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
     if json_out:
         emit_json(result.to_json())
     else:

@@ -6,6 +6,7 @@ and all of its providers' snapshots are written in one transaction.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Engine
 
+from comparator.catalog.changes import KEY_FIELDS, OfferKey, offer_key
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.queries import (
     SnapshotResult,
@@ -22,7 +24,7 @@ from comparator.catalog.queries import (
     store_snapshot_in,
     utc_now,
 )
-from comparator.domain.profile import load_profile
+from comparator.domain.profile import ProviderProfile, load_profile
 from comparator.errors import InputError
 from providers.sheet.parse import KnownCatalog, parse_sheet_columns
 
@@ -34,9 +36,11 @@ SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".xlsm", ".json")
 class ImportResult:
     profiles: Sequence[tuple[str, str]]  # (provider id, created|updated|unchanged)
     snapshots: Sequence[tuple[str, SnapshotResult]]  # (file, result)
+    warnings: Sequence[str] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
+            "warnings": list(self.warnings),
             "profiles": [{"provider": pid, "status": status} for pid, status in self.profiles],
             "snapshots": [
                 {
@@ -71,23 +75,85 @@ def split_files(files: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     return profiles, sheets
 
 
+class RemovesOffersError(InputError):
+    """A sheet that would drop offers from a provider's current snapshot, without --replace."""
+
+
 def import_files(
-    engine: Engine, sheets: Sequence[Path], profiles: Sequence[Path], *, timezone: ZoneInfo
+    engine: Engine,
+    sheets: Sequence[Path],
+    profiles: Sequence[Path],
+    *,
+    timezone: ZoneInfo,
+    replace: bool = False,
 ) -> ImportResult:
-    """Import profiles, then sheets. Every file is checked before the first write of its kind."""
+    """Import profiles, then sheets. Every file is checked before the first write of its kind.
+
+    A sheet is a provider's whole price list: offers of the current snapshot that it lacks are
+    gone afterwards. Unless ``replace`` is true, such a sheet is refused with the count
+    (``15 → 1 offers (14 gone)``) before anything, profiles included, is written.
+    """
     parsed_profiles = [load_profile(p) for p in _existing(profiles)]
     sheet_paths = _existing(sheets)
+    warnings: list[str] = []
+    known = KnownCatalog(_with_profiles(known_regions(engine), parsed_profiles))
+    parsed = [(path, _parse(path, known, timezone, warnings)) for path in sheet_paths]
+    if not replace:
+        _refuse_removals(engine, parsed)
     profile_results = [(p.id, store_profile(engine, p)) for p in parsed_profiles]
-    known = KnownCatalog(known_regions(engine))
-    parsed = [(path, _parse(path, known, timezone)) for path in sheet_paths]
     snapshot_results = [
         (path.name, r) for path, offers in parsed for r in store_sheet(engine, offers, path.name)
     ]
-    return ImportResult(profile_results, snapshot_results)
+    return ImportResult(profile_results, snapshot_results, warnings)
 
 
-def _parse(path: Path, known: KnownCatalog, timezone: ZoneInfo) -> OfferColumns:
-    return parse_sheet_columns(path.read_bytes(), str(path), known, timezone=timezone)
+def _with_profiles(
+    regions: dict[str, dict[str, str]], profiles: Sequence[ProviderProfile]
+) -> dict[str, dict[str, str]]:
+    """The stored data centres, with those of the profiles about to be stored."""
+    merged = {pid: dict(names) for pid, names in regions.items()}
+    for profile in profiles:
+        names: dict[str, str] = {}
+        for dc in profile.datacenters:  # as known_regions reads them back once stored
+            if dc.name:
+                names.setdefault(dc.name, dc.id)
+            names[dc.id] = dc.id
+        merged[profile.id] = names
+    return merged
+
+
+def _refuse_removals(engine: Engine, parsed: Sequence[tuple[Path, OfferColumns]]) -> None:
+    from comparator.catalog import current_offers
+
+    lines: list[str] = []
+    for path, offers in parsed:
+        for pid, group in offers.by_provider().items():
+            before = Counter(offer_key(o) for o in current_offers(engine, provider=pid))
+            gone = sum((before - Counter(_keys(group))).values())
+            if gone:
+                total = sum(before.values())
+                lines.append(f"{path.name} → {pid}: {total} → {group.count} offers ({gone} gone)")
+    if lines:
+        raise RemovesOffersError(
+            "importing would remove offers from the current snapshot: " + "; ".join(lines),
+            hint="a sheet is the provider's whole price list; pass --replace to import it "
+            "anyway (the removed offers stay in `suanli history`)",
+        )
+
+
+def _keys(columns: OfferColumns) -> list[OfferKey]:
+    values = columns.values
+    return list(zip(*(values[name] for name in KEY_FIELDS), strict=True))
+
+
+def _parse(
+    path: Path, known: KnownCatalog, timezone: ZoneInfo, warnings: list[str]
+) -> OfferColumns:
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the file ({exc.strerror})") from None
+    return parse_sheet_columns(content, str(path), known, timezone=timezone, warnings=warnings)
 
 
 def store_sheet(engine: Engine, offers: OfferColumns, source: str) -> list[SnapshotResult]:
@@ -116,4 +182,4 @@ def demo_files(directory: Path = DEMO_DIR) -> tuple[list[Path], list[Path]]:
 
 def load_demo(engine: Engine, *, timezone: ZoneInfo) -> ImportResult:
     sheets, profiles = demo_files()
-    return import_files(engine, sheets, profiles, timezone=timezone)
+    return import_files(engine, sheets, profiles, timezone=timezone, replace=True)

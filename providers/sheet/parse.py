@@ -20,7 +20,13 @@ import pandas as pd
 from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import InputError, RowProblem, SheetError
-from providers.sheet.columns import COLUMNS, REQUIRED, header_map
+from providers.sheet.columns import (
+    COLUMNS,
+    REQUIRED,
+    closest_header,
+    header_map,
+    unknown_headers,
+)
 from providers.sheet.values import ColumnCheck, column_checks, fill_tax_defaults
 
 
@@ -47,8 +53,7 @@ def read_table(content: bytes, filename: str) -> tuple[pd.DataFrame, int]:
     suffix = PurePath(filename).suffix.lower()
     try:
         if suffix in (".xlsx", ".xlsm"):
-            frame = pd.read_excel(io.BytesIO(content), dtype=str, keep_default_na=False)
-            return frame, 2
+            return _read_xlsx(content, filename), 2
         if suffix == ".json":
             return _json_frame(content, filename), 1
         text = decode_csv(content)
@@ -61,7 +66,10 @@ def read_table(content: bytes, filename: str) -> tuple[pd.DataFrame, int]:
         )
         return frame, 2
     except UnicodeDecodeError:
-        raise InputError(f"{filename}: expected UTF-8 or GB18030 text") from None
+        raise InputError(
+            f"{filename}: expected text in UTF-8 or GB18030 (as Excel saves CSV in China), "
+            "got bytes that are neither; save it again as CSV UTF-8"
+        ) from None
     except (ValueError, pd.errors.ParserError) as exc:
         raise InputError(
             f"{filename}: not a readable {suffix.lstrip('.') or 'CSV'} sheet: {exc}"
@@ -70,6 +78,38 @@ def read_table(content: bytes, filename: str) -> tuple[pd.DataFrame, int]:
         raise InputError(
             f"{filename}: XLSX needs openpyxl: pip install 'suanli[xlsx]' ({exc})"
         ) from None
+
+
+def _read_xlsx(content: bytes, filename: str) -> pd.DataFrame:
+    """An XLSX workbook's first sheet; anything else is named for what it is."""
+    import zipfile
+
+    if not content.startswith(b"PK"):
+        what = "an empty file" if not content else _looks_like(content)
+        raise InputError(
+            f"{filename}: expected an Excel workbook (.xlsx, a ZIP file as Excel or LibreOffice "
+            f"save it), got {what}; save it as .xlsx again, or rename a CSV to .csv"
+        )
+    try:
+        return pd.read_excel(io.BytesIO(content), dtype=str, keep_default_na=False)
+    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise InputError(
+            f"{filename}: expected an Excel workbook (.xlsx), got a damaged or non-Excel ZIP "
+            f"file ({exc}); save it as .xlsx again"
+        ) from None
+
+
+def _looks_like(content: bytes) -> str:
+    head = content[:512]
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        return "an old Excel 97-2003 .xls file (save it as .xlsx)"
+    if head.lstrip().startswith((b"{", b"[")):
+        return "JSON text (rename it to .json)"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return "a file that is neither a workbook nor text"
+    return "plain text, probably CSV (rename it to .csv)"
 
 
 def _json_frame(content: bytes, filename: str) -> pd.DataFrame:
@@ -86,12 +126,15 @@ def _json_frame(content: bytes, filename: str) -> pd.DataFrame:
 
 
 def _rename_headers(frame: pd.DataFrame, filename: str) -> pd.DataFrame:
-    mapping, problems = header_map([str(c) for c in frame.columns])
+    headers = [str(c) for c in frame.columns]
+    mapping, problems = header_map(headers)
     missing = [c for c in REQUIRED if c not in mapping.values()]
-    problems += [
-        RowProblem(1, column, f"a column named {column} (or {', '.join(COLUMNS[column].aliases)})")
-        for column in missing
-    ]
+    unmatched = unknown_headers(headers)
+    for column in missing:
+        expected = f"a column named {column} (or {', '.join(COLUMNS[column].aliases)})"
+        close = closest_header(column, unmatched)
+        found = f"; closest header found: {close!r}" if close else ""
+        problems.append(RowProblem(1, column, expected + found))
     if problems:
         raise SheetError(filename, problems)
     renamed: pd.DataFrame = frame[list(mapping)].rename(columns=mapping)
@@ -122,10 +165,17 @@ def parse_sheet_columns(
     *,
     imported_at: datetime | None = None,
     timezone: ZoneInfo = DEFAULT_TIMEZONE,
+    warnings: list[str] | None = None,
 ) -> OfferColumns:
-    """:func:`parse_sheet`, column by column: what bulk import stores without row objects."""
+    """:func:`parse_sheet`, column by column: what bulk import stores without row objects.
+
+    ``warnings``, when given, receives what the sheet has that import ignores: columns no
+    header matches, and a sheet with a header but no rows.
+    """
     raw, first_row = read_table(content, filename)
     frame = _rename_headers(raw, filename)
+    if warnings is not None:
+        warnings.extend(_sheet_warnings(raw, filename))
     frame.index = pd.RangeIndex(first_row, first_row + len(frame))
     defaults = {
         "observed_at": (imported_at or datetime.now(timezone)).isoformat(),
@@ -138,6 +188,17 @@ def parse_sheet_columns(
         raise SheetError(filename, sorted(problems, key=lambda p: p.row))
     fill_tax_defaults(values)
     return OfferColumns(values)
+
+
+def _sheet_warnings(raw: pd.DataFrame, filename: str) -> list[str]:
+    found: list[str] = []
+    ignored = unknown_headers([str(c) for c in raw.columns])
+    if ignored:
+        names = ", ".join(repr(h) for h in ignored)
+        found.append(f"{filename}: ignored column(s) no header matches: {names}")
+    if raw.empty:
+        found.append(f"{filename}: the sheet has a header but no offers; nothing to import")
+    return found
 
 
 def _check_columns(
