@@ -6,6 +6,8 @@ raises ``KeyError`` (a test renders every template in both languages).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 REPORT_LANGS: tuple[str, ...] = ("zh-CN", "en")
 
 _LANG_ALIASES: dict[str, str] = {"zh": "zh-CN", "zh-cn": "zh-CN", "cn": "zh-CN", "en": "en"}
@@ -140,6 +142,20 @@ LABELS: dict[str, tuple[str, str]] = {
     "pass": ("通过", "pass"),
     "warn": ("警告", "warn"),
     "fail": ("不通过", "fail"),
+    # statuses: checks, imports, refresh runs, price changes (status_label)
+    "status_pass": ("通过", "pass"),
+    "status_warn": ("警告", "warn"),
+    "status_fail": ("不通过", "fail"),
+    "status_created": ("已创建", "created"),
+    "status_updated": ("已更新", "updated"),
+    "status_unchanged": ("无变化", "unchanged"),
+    "status_succeeded": ("已导入", "succeeded"),
+    "status_failed": ("失败", "failed"),
+    "status_skipped": ("跳过", "skipped"),
+    "status_cheaper": ("降价", "cheaper"),
+    "status_dearer": ("涨价", "dearer"),
+    "status_new": ("新增", "new"),
+    "status_gone": ("下架", "gone"),
     "datacenter": ("机房", "Data centre"),
     # assumptions
     "throughput_table": ("卡型算力表", "GPU throughput table"),
@@ -181,32 +197,67 @@ LABELS: dict[str, tuple[str, str]] = {
 }
 
 
-# compliance check id → (zh-CN, en) column header of the report's compliance matrix
-CHECK_LABELS: dict[str, tuple[str, str]] = {
-    "uscc": ("信用代码", "USCC"),
-    "licence-valid": ("许可证有效", "Licence valid"),
-    "licence-scope": ("业务范围", "Licence scope"),
-    "licence-cloud-item": ("资源协作", "Cloud item"),
-    "licence-coverage": ("覆盖地域", "Coverage"),
-    "annual-report": ("年报", "Annual report"),
-    "icp-filing": ("ICP 备案", "ICP filing"),
-    "gongan": ("公安备案", "Gongan filing"),
-    "mlps": ("等保", "MLPS"),
-    "certification": ("认证", "Certifications"),
-    "invoice": ("发票", "Invoice"),
-    "location": ("省份", "Province"),
-    "location-city": ("城市", "City"),
-    "data-residency": ("数据出境", "Data residency"),
-    "price-freshness": ("价格时效", "Price freshness"),
+@dataclass(frozen=True)
+class CheckLabel:
+    """How a compliance check is named: in full (report, legend) and short (CLI matrix)."""
+
+    zh: str
+    en: str
+    zh_short: str
+    en_short: str
+    scope: str  # "provider" or "datacenter": where `suanli check` shows it
+
+
+# compliance check id → its labels, in the CLI matrix's column order
+CHECKS: dict[str, CheckLabel] = {
+    "uscc": CheckLabel("信用代码", "USCC", "代码", "USCC", "provider"),
+    "licence-valid": CheckLabel("许可证有效", "Licence valid", "许可", "Lic", "provider"),
+    "licence-scope": CheckLabel("业务范围", "Licence scope", "范围", "Scope", "provider"),
+    "licence-cloud-item": CheckLabel("资源协作", "Cloud item", "协作", "Cloud", "provider"),
+    "annual-report": CheckLabel("年报", "Annual report", "年报", "Rpt", "provider"),
+    "icp-filing": CheckLabel("ICP 备案", "ICP filing", "备案", "ICP", "provider"),
+    "gongan": CheckLabel("公安备案", "Public-security filing", "公安", "PSB", "provider"),
+    "mlps": CheckLabel("等保", "MLPS", "等保", "MLPS", "provider"),
+    "certification": CheckLabel("认证", "Certifications", "认证", "Cert", "provider"),
+    "invoice": CheckLabel("发票", "Invoice", "发票", "Inv", "provider"),
+    "licence-coverage": CheckLabel("覆盖地域", "Coverage", "覆盖", "Cover", "datacenter"),
+    "location": CheckLabel("省份", "Province", "省份", "Prov", "datacenter"),
+    "location-city": CheckLabel("城市", "City", "城市", "City", "datacenter"),
+    "data-residency": CheckLabel("数据出境", "Data residency", "出境", "PI", "datacenter"),
+    "price-freshness": CheckLabel("价格时效", "Price freshness", "时效", "Fresh", "datacenter"),
 }
+# the report's older name for the same table: id → (zh-CN, en)
+CHECK_LABELS: dict[str, tuple[str, str]] = {k: (v.zh, v.en) for k, v in CHECKS.items()}
 
 
-def check_label(lang: str, check_id: str) -> str:
-    """A compliance check's column header; unknown ids are shown as they are."""
-    pair = CHECK_LABELS.get(check_id)
-    if pair is None:
+def check_label(lang: str, check_id: str, *, short: bool = False) -> str:
+    """A compliance check's name; unknown ids are shown as they are."""
+    found = CHECKS.get(check_id)
+    if found is None:
         return check_id
-    return pair[1] if normalize_lang(lang) == "en" else pair[0]
+    if short:
+        return pick(lang, found.zh_short, found.en_short)
+    return pick(lang, found.zh, found.en)
+
+
+def is_en(lang: str) -> bool:
+    """The one test of a language code: ``en`` (any case) is English, everything else Chinese."""
+    return normalize_lang(lang) == "en"
+
+
+def pick(lang: str, zh: str, en: str) -> str:
+    """The Chinese or English text of a message, by :func:`is_en`."""
+    return en if is_en(lang) else zh
+
+
+def status_label(lang: str, status: str) -> str:
+    """A status word (pass/warn/fail, succeeded/unchanged/…, cheaper/…); unknown as given."""
+    key = f"status_{status}"
+    return label(lang, key) if key in LABELS else status
+
+
+def yes_no(lang: str, value: bool) -> str:
+    return label(lang, "yes" if value else "no")
 
 
 def normalize_lang(lang: str) -> str:
@@ -217,7 +268,7 @@ def normalize_lang(lang: str) -> str:
 def label(lang: str, key: str) -> str:
     """The text of ``key`` in ``lang`` (``zh-CN`` or ``en``)."""
     zh, en = LABELS[key]
-    return en if normalize_lang(lang) == "en" else zh
+    return pick(lang, zh, en)
 
 
 def billing_label(lang: str, billing: str) -> str:

@@ -115,7 +115,7 @@ def test_check_bad_input_gives_one_clear_error(
 
 
 def test_check_help_has_an_example(cli: Any) -> None:
-    result = cli("check", "--help")
+    result = cli("check", "--help", lang="en")
     assert result.code == 0 and "Example:" in result.out
 
 

@@ -10,9 +10,11 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 
 import typer
+import typer.main
 
 from comparator.cli._common import State, tr
 from comparator.cli.failures import lang_of, print_failure, report_error, report_usage_error
+from comparator.cli.helptext import localize
 from comparator.config import load_settings
 from comparator.errors import SuanliError
 
@@ -95,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     lang = lang_of(args)
     try:
-        code = app(args=args, prog_name="suanli", standalone_mode=False)
+        command = localize(typer.main.get_command(app), lang)
+        code = command.main(args=args, prog_name="suanli", standalone_mode=False)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except SuanliError as exc:

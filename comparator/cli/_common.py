@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from comparator.config import Settings
+from comparator.i18n import pick
 
 if TYPE_CHECKING:  # the database stack loads only when a command needs it
     from sqlalchemy import Engine
@@ -66,8 +67,8 @@ def err_console() -> Console:
 
 
 def tr(lang: str, zh: str, en: str) -> str:
-    """Pick the Chinese or English text of a label."""
-    return zh if lang == "zh" else en
+    """Pick the Chinese or English text of a message (:func:`comparator.i18n.pick`)."""
+    return pick(lang, zh, en)
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout.")

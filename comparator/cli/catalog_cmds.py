@@ -21,7 +21,7 @@ from comparator.cli._common import (
 from comparator.cli.tables import print_table
 from comparator.domain import canonical_province, parse_billing, resolve_gpu
 from comparator.errors import InputError
-from comparator.i18n import billing_label
+from comparator.i18n import billing_label, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
     from comparator.catalog import OfferRow
@@ -118,14 +118,16 @@ def import_(
 
 def _print_import(result: ImportResult, lang: str) -> None:
     out = console()
-    for pid, status in result.profiles:
+    for pid, raw in result.profiles:
+        status = status_label(lang, raw)
         out.print(tr(lang, f"服务商 {pid}：{status}", f"provider {pid}: {status}"))
     for name, r in result.snapshots:
+        status = status_label(lang, r.status)
         out.print(
             tr(
                 lang,
-                f"{name} → {r.provider}：快照 {r.snapshot_id}（{r.status}，{r.offers} 条报价）",
-                f"{name} → {r.provider}: snapshot {r.snapshot_id} ({r.status}, {r.offers} offers)",
+                f"{name} → {r.provider}：快照 {r.snapshot_id}（{status}，{r.offers} 条报价）",
+                f"{name} → {r.provider}: snapshot {r.snapshot_id} ({status}, {r.offers} offers)",
             )
         )
 

@@ -22,29 +22,11 @@ from comparator.cli._common import (
 )
 from comparator.cli.tables import print_table
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
+from comparator.i18n import CHECKS, check_label, status_label
 
-# check id → (zh, en) short column label, in column order (the legend spells them out)
-PROVIDER_COLUMNS: dict[str, tuple[str, str]] = {
-    "uscc": ("代码", "USCC"),
-    "licence-valid": ("许可", "Lic"),
-    "licence-scope": ("范围", "Scope"),
-    "licence-cloud-item": ("协作", "Cloud"),
-    "annual-report": ("年报", "Rpt"),
-    "icp-filing": ("备案", "ICP"),
-    "gongan": ("公安", "PSB"),
-    "mlps": ("等保", "MLPS"),
-    "certification": ("认证", "Cert"),
-    "invoice": ("发票", "Inv"),
-}
-DATACENTER_COLUMNS: dict[str, tuple[str, str]] = {
-    "licence-coverage": ("覆盖", "Cover"),
-    "location": ("省份", "Prov"),
-    "location-city": ("城市", "City"),
-    "data-residency": ("出境", "PI"),
-    "price-freshness": ("时效", "Fresh"),
-}
+PROVIDER_COLUMNS = [cid for cid, c in CHECKS.items() if c.scope == "provider"]
+DATACENTER_COLUMNS = [cid for cid, c in CHECKS.items() if c.scope == "datacenter"]
 _CELL = {PASS: "[green]✓[/]", WARN: "[yellow]![/]", FAIL: "[red]✗[/]"}
-_WORD = {PASS: ("通过", "pass"), WARN: ("警告", "warn"), FAIL: ("不通过", "fail")}
 
 
 def register(app: typer.Typer) -> None:
@@ -140,9 +122,8 @@ def _matrix(
     )
     table.add_column(tr(lang, "服务商 / 机房", "Provider / DC"), no_wrap=True)
     table.add_column(tr(lang, "结论", "Verdict"), no_wrap=True)
-    labels = [PROVIDER_COLUMNS[c] for c in own_cols] + [DATACENTER_COLUMNS[c] for c in dc_cols]
-    for label in labels:
-        header = tr(lang, *label)
+    for cid in [*own_cols, *dc_cols]:
+        header = check_label(lang, cid, short=True)
         table.add_column(header, justify="center", no_wrap=True, min_width=cell_len(header))
     for report in reports:
         table.add_row(*_provider_row(report, own_cols, dc_cols, lang))
@@ -174,7 +155,7 @@ def _legend(lang: str) -> str:
 
 def _verdict(status: str, lang: str) -> str:
     colour = {PASS: "green", WARN: "yellow", FAIL: "red"}[status]
-    return f"[{colour}]{tr(lang, *_WORD[status])}[/]"
+    return f"[{colour}]{status_label(lang, status)}[/]"
 
 
 def _print_findings(reports: list[ProviderReport], lang: str) -> None:

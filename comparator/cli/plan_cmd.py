@@ -25,7 +25,7 @@ from comparator.cli._common import (
 )
 from comparator.cli.tables import print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
-from comparator.i18n import billing_label
+from comparator.i18n import billing_label, yes_no
 from comparator.plan import Plan, PlanResult, timeline_lines
 
 EXCLUDED_SHOWN = 12
@@ -190,12 +190,29 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
     print_table(out, table, drop=[tr(lang, "完成", "Finish"), tr(lang, "机房", "Region")])
 
 
+_EXCLUDED_KINDS = {
+    "compliance": ("合规", "compliance"),
+    "requirements": ("任务要求", "requirements"),
+    "memory": ("显存不足", "memory"),
+    "stock": ("库存不足", "stock"),
+    "network": ("组网", "network"),
+    "throughput": ("无吞吐数据", "throughput"),
+    "currency": ("无汇率", "currency"),
+    "time-of-use": ("闲时规则", "time of use"),
+}
+
+
+def _excluded_kind(lang: str, kind: str) -> str:
+    zh, en = _EXCLUDED_KINDS.get(kind, (kind, kind))
+    return tr(lang, zh, en)
+
+
 def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
     """Excluded offers grouped by provider and reason (every offer is in --json)."""
     if not result.excluded:
         return
     kinds = Counter(e.kind for e in result.excluded)
-    summary = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
+    summary = ", ".join(f"{_excluded_kind(lang, k)} {n}" for k, n in kinds.most_common())
     out.print(f"{tr(lang, '排除的报价', 'Excluded offers')}: {len(result.excluded)} ({summary})")
     groups = Counter((e.provider, reason) for e in result.excluded for reason in e.reasons[:1])
     table = Table(box=box.SIMPLE)
@@ -224,7 +241,7 @@ def _print_assumptions(out: Console, result: PlanResult, lang: str) -> None:
         f"[dim]{tr(lang, '假设', 'Assumptions')}: {tr(lang, '汇率', 'FX')} {rates} "
         f"({fx.get('date')}); {tr(lang, '多机效率', 'multi-node efficiency')} "
         f"{assumptions.get('multi_node_efficiency')}; {tr(lang, '含税价比较', 'tax-inclusive')}; "
-        f"{tr(lang, '已证明最优', 'proven optimal')}: {result.optimal}[/]"
+        f"{tr(lang, '已证明最优', 'proven optimal')}: {yes_no(lang, result.optimal)}[/]"
     )
 
 

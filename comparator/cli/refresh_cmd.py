@@ -24,6 +24,7 @@ from comparator.cli._common import (
 )
 from comparator.cli.tables import print_table
 from comparator.domain import resolve_gpu
+from comparator.i18n import status_label, yes_no
 
 if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
     from comparator.catalog import OfferHistory, PriceChange
@@ -36,18 +37,6 @@ CONFIG_OPTION = typer.Option(
     envvar="SUANLI_SOURCES",
     help="Sources file (TOML); env SUANLI_SOURCES. See examples/sources.toml.",
 )
-_STATUS = {
-    "succeeded": ("已更新", "succeeded"),
-    "unchanged": ("无变化", "unchanged"),
-    "failed": ("失败", "failed"),
-    "skipped": ("跳过", "skipped"),
-}
-_KIND = {
-    "cheaper": ("降价", "cheaper"),
-    "dearer": ("涨价", "dearer"),
-    "new": ("新增", "new"),
-    "gone": ("下架", "gone"),
-}
 
 
 def register(app: typer.Typer) -> None:
@@ -112,8 +101,7 @@ def _progress_bar(total: int, lang: str, quiet: bool) -> Iterator[Callable[[Sour
 
 
 def _status(status: str, lang: str) -> str:
-    zh, en = _STATUS.get(status, (status, status))
-    return tr(lang, zh, en)
+    return status_label(lang, status)
 
 
 def _print_report(report: RefreshReport, lang: str) -> None:
@@ -154,7 +142,7 @@ def _change_summary(run: SourceOutcome, lang: str) -> str:
     from comparator.catalog import count_changes
 
     counts = count_changes(run.changes)
-    return " ".join(f"{tr(lang, *_KIND[k])} {n}" for k, n in counts.items() if n) or "—"
+    return " ".join(f"{status_label(lang, k)} {n}" for k, n in counts.items() if n) or "—"
 
 
 def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> None:
@@ -181,7 +169,7 @@ def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> No
             str(doc["cards"]),
             str(doc["billing"]),
             str(doc["sku"]),
-            tr(lang, *_KIND[change.kind]),
+            status_label(lang, change.kind),
             f"{doc['old_price'] or '—'}",
             f"{doc['new_price'] or '—'}",
             f"{doc['change_pct'] or ''}",
@@ -256,7 +244,7 @@ def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
             f"{offer.first_price:f} → {offer.last_price:f} {currency}",
             str(offer.change_pct),
             str(len(offer.points)),
-            tr(lang, "是", "yes") if offer.current else tr(lang, "否", "no"),
+            yes_no(lang, offer.current),
         )
     out = console()
     print_table(out, table)

@@ -14,6 +14,7 @@ from comparator.cli._common import JSON_OPTION, State, console, emit_json, open_
 from comparator.cli.tables import print_table
 from comparator.domain import OfferView, find_gpu
 from comparator.errors import InputError
+from comparator.i18n import status_label
 from comparator.verify import (
     NOT_REQUESTED,
     GpuReading,
@@ -43,11 +44,13 @@ CHECK_LABELS: dict[str, tuple[str, str]] = {
     "memory_bandwidth": ("显存带宽", "Memory bandwidth"),
     "allreduce_bandwidth": ("卡间通信", "All-reduce"),
 }
-_STATUS = {
-    "pass": ("[green]通过[/]", "[green]pass[/]"),
-    "warn": ("[yellow]警告[/]", "[yellow]warn[/]"),
-    "fail": ("[bold red]不通过[/]", "[bold red]fail[/]"),
-}
+_COLOUR = {"pass": "green", "warn": "yellow", "fail": "bold red"}
+
+
+def _status(lang: str, status: str) -> str:
+    return f"[{_COLOUR[status]}]{status_label(lang, status)}[/]"
+
+
 _NO_NVIDIA_SMI = (
     "nvidia-smi is not on PATH here: on the rented machine run `nvidia-smi -q -x > smi.xml` "
     "(and `nvidia-smi topo -m > topo.txt`), then pass --nvidia-smi-xml smi.xml [--topo topo.txt]"
@@ -179,7 +182,7 @@ def _check_table(result: VerifyResult, lang: str) -> Table:
     table.add_column(tr(lang, "说明", "Details"), overflow="fold")
     for check in result.checks:
         label = CHECK_LABELS.get(check.id, (check.id, check.id))
-        table.add_row(tr(lang, *label), tr(lang, *_STATUS[check.status]), escape(check.message))
+        table.add_row(tr(lang, *label), _status(lang, check.status), escape(check.message))
     return table
 
 
@@ -201,7 +204,7 @@ def print_result(result: VerifyResult, lang: str, stored: dict[str, Any] | None)
     print_table(out, _gpu_table(result, lang))
     print_table(out, _check_table(result, lang))
     out.print(escape(result.measurements.message(lang)))
-    out.print(tr(lang, "结论：", "Verdict: ") + tr(lang, *_STATUS[result.status]))
+    out.print(tr(lang, "结论：", "Verdict: ") + _status(lang, result.status))
     if stored:
         number, stored_id = stored["quote_number"], stored["verification_id"]
         out.print(
