@@ -56,6 +56,25 @@ LABELS: dict[str, tuple[str, str]] = {
     "optimal": ("已证明最优", "proven optimal"),
     "not_optimal": ("未证明最优", "not proven optimal"),
     "why_won": ("为何选择此方案", "Why this plan"),
+    "attention": ("需要注意", "Needs attention"),
+    "work_hours": ("计算", "compute"),
+    "restart_overhead": ("重启开销", "restart overhead"),
+    "restart_each": ("每次中断后恢复", "each resume costs"),
+    "epochs": ("轮", "epochs"),
+    "estimate_range_note": (
+        "时长按 训练 FLOPs ÷（卡数 × BF16 峰值 × MFU）估算，是区间而非定数：",
+        "Hours are training FLOPs ÷ (cards × BF16 peak × MFU), a range rather than a number:",
+    ),
+    "estimate_range_if": ("MFU 在", "with an MFU of"),
+    "estimate_range_then": ("之间时为", "they are"),
+    "estimate_range_measure": (
+        "实际吞吐以验收实测为准。",
+        "acceptance testing measures the real one.",
+    ),
+    "safety_factor_note": ("已乘安全系数", "Includes a safety factor of"),
+    "stale_price": ("价格已过期", "stale price"),
+    "days": ("天", "days"),
+    "not_applicable": ("不适用", "not applicable"),
     "won_cheapest": (
         "在所有符合要求的报价中总费用最低",
         "lowest total cost among all compliant offers",
@@ -129,6 +148,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "chart_top": ("图中显示最便宜的", "Chart shows the cheapest"),
     "chart_of": ("个，共", "of"),
     "chart_plans": ("个方案", "plans"),
+    "chart_capped": (
+        "标 ▸ 且带断口的条超出坐标轴（高于中位数 3 倍），按截断显示，金额为实际值。",
+        "Bars marked ▸ with a break run past the axis (over 3× the median) and are cut; "
+        "the amount is the real one.",
+    ),
     # excluded
     "reasons": ("原因", "Reasons"),
     "no_excluded": ("没有报价被排除。", "No offer was excluded."),

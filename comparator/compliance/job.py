@@ -228,7 +228,7 @@ def residency_check(dc: DataCenter, export_basis: str | None) -> Check:
         FAIL,
         f"训练数据含个人信息，机房在境外（{dc.country}），任务未声明数据出境依据",
         f"training data holds personal information and the data centre is outside "
-        f"mainland China ({dc.country}); the job states no export_basis",
+        f"mainland China ({dc.country}); the job declares no legal basis for exporting it",
         _where(dc),
     )
 
