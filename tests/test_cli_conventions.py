@@ -85,3 +85,22 @@ def test_empty_history_hints_too(cli: Any, demo_db_url: str) -> None:
     result = cli("history", "--provider", "demo-nanshn", db=demo_db_url, lang="en")
     assert "did you mean demo-nanshan?" in result.err
     assert "┏" not in result.out
+
+
+def test_a_failed_html_write_does_not_claim_it_was_written(
+    cli: Any, demo_db_url: str, tmp_path: Path
+) -> None:
+    target = tmp_path / "missing-folder" / "quote.html"
+    result = cli("quote", LORA, "-o", str(target), db=demo_db_url, lang="en")
+    assert result.code == 1
+    assert "cannot write the report" in result.err
+    assert "HTML written" not in result.err
+    assert "hint: `suanli quote --show Q-" in result.err
+
+
+def test_progress_stays_off_the_pipes(cli: Any, demo_db_url: str) -> None:
+    """Not a terminal: no spinner frames on stderr, stdout is the JSON document alone."""
+    result = cli("plan", LORA, "--json", db=demo_db_url)
+    assert result.code == 0
+    assert result.err == ""
+    assert result.out.lstrip().startswith("{")

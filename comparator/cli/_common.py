@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from comparator.config import Settings
 from comparator.i18n import pick
@@ -72,6 +75,21 @@ def tr(lang: str, zh: str, en: str) -> str:
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout.")
+
+
+@contextmanager
+def working(message: str, *, quiet: bool = False) -> Iterator[None]:
+    """A spinner with ``message`` on stderr while a step runs (over ~1 s: planning, rendering).
+
+    Off under ``--json`` (``quiet``) and when stderr is not a terminal, so pipes, logs and
+    tests see nothing of it; it disappears once the step is done.
+    """
+    out = err_console()
+    if quiet or not out.is_terminal:
+        yield
+        return
+    with out.status(escape(message), spinner="dots"):
+        yield
 
 
 def _missing_sqlite_file(url: str) -> Path | None:

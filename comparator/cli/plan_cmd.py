@@ -22,6 +22,7 @@ from comparator.cli._common import (
     parse_today,
     state,
     tr,
+    working,
 )
 from comparator.cli.tables import print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
@@ -58,17 +59,19 @@ def plan(
     engine = open_catalog(st)
     day = parse_today(today)
     lang = st.lang
+    planning = tr(lang, "正在规划…", "Planning…")
     if len(jobs) > 1:
-        shared = plan_jobs_files(
-            engine,
-            jobs,
-            st.settings,
-            objective=objective,
-            top=top,
-            today=day,
-            lang=lang,
-            time_limit_s=time_limit,
-        )
+        with working(planning, quiet=json_out):
+            shared = plan_jobs_files(
+                engine,
+                jobs,
+                st.settings,
+                objective=objective,
+                top=top,
+                today=day,
+                lang=lang,
+                time_limit_s=time_limit,
+            )
         if json_out:
             emit_json(shared.to_json())
             return
@@ -76,9 +79,10 @@ def plan(
             _print(result, lang)
         _print_shared(shared.optimal, shared.gap, lang)
         return
-    result = plan_job_file(
-        engine, jobs[0], st.settings, objective=objective, top=top, today=day, lang=lang
-    )
+    with working(planning, quiet=json_out):
+        result = plan_job_file(
+            engine, jobs[0], st.settings, objective=objective, top=top, today=day, lang=lang
+        )
     if json_out:
         emit_json(result.to_json())
     else:
