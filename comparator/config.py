@@ -74,6 +74,13 @@ SETTINGS: tuple[Setting, ...] = (
         "0.90",
         "scaling efficiency when a job spans several nodes (1 within one node)",
     ),
+    Setting(
+        "json_compat",
+        "SUANLI_JSON_COMPAT",
+        "",
+        "deprecated: 1 prints the bare JSON lists of suanli 0.1 for `offers`/`providers --json` "
+        'instead of {"offers": [...]}; removed in 0.3',
+    ),
 )
 
 
@@ -88,6 +95,7 @@ class Settings:
     headroom: float
     multi_node_efficiency: float
     holidays_file: str = ""
+    json_compat: bool = False
 
 
 def parse_fx_rates(text: str, env: str = "SUANLI_FX_RATES") -> dict[str, Decimal]:
@@ -150,4 +158,5 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: str | None)
         headroom=headroom,
         multi_node_efficiency=efficiency,
         holidays_file=raw["holidays_file"],
+        json_compat=raw["json_compat"].strip() == "1",
     )

@@ -78,7 +78,7 @@ def test_empty_results_hint_the_80_gb_a100(cli: Any, demo_db_url: str) -> None:
     result = cli("offers", "--gpu", "A100", db=demo_db_url, lang="en")
     assert "A100 means A100-SXM4-40GB (40 GB)" in result.err
     assert "try --gpu A100-SXM4-80GB" in result.err
-    assert cli("offers", "--gpu", "A100", "--json", db=demo_db_url).out.strip() == "[]"
+    assert cli("offers", "--gpu", "A100", "--json", db=demo_db_url).json() == {"offers": []}
 
 
 def test_empty_history_hints_too(cli: Any, demo_db_url: str) -> None:
@@ -104,3 +104,20 @@ def test_progress_stays_off_the_pipes(cli: Any, demo_db_url: str) -> None:
     assert result.code == 0
     assert result.err == ""
     assert result.out.lstrip().startswith("{")
+
+
+def test_listings_print_one_shape_and_the_old_one_behind_a_deprecation(
+    cli: Any, demo_db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    offers = cli("offers", "--limit", "2", "--json", db=demo_db_url).json()
+    assert list(offers) == ["offers"] and len(offers["offers"]) == 2
+    assert list(cli("providers", "--json", db=demo_db_url).json()) == ["providers"]
+    assert list(cli("history", "--json", db=demo_db_url).json()) == ["offers"]
+    monkeypatch.setenv("SUANLI_JSON_COMPAT", "1")
+    assert isinstance(cli("offers", "--limit", "2", "--json", db=demo_db_url).json(), list)
+
+
+def test_history_timestamps_are_in_the_settings_zone(cli: Any, demo_db_url: str) -> None:
+    history = cli("history", "--json", db=demo_db_url).json()["offers"]
+    stamps = {p["fetched_at"][-6:] for o in history for p in o["points"]}
+    assert stamps == {"+08:00"}

@@ -57,7 +57,7 @@ def test_every_table_fits_without_cutting(
 def test_offers_show_every_id_price_and_rule_whole(
     cli: Any, demo_db_url: str, monkeypatch: pytest.MonkeyPatch, width: int
 ) -> None:
-    rows = cli("offers", "--json", db=demo_db_url).json()[:30]
+    rows = cli("offers", "--json", db=demo_db_url).json()["offers"][:30]
     monkeypatch.setenv("COLUMNS", str(width))
     out = cli("offers", db=demo_db_url).out
     tokens = set(re.split(r"[\s│┃|]+", out))

@@ -122,10 +122,10 @@ def test_check_help_has_an_example(cli: Any) -> None:
 def test_offers_compliant_for_shows_only_eligible_offers(catalog: Any, tmp_path: Path) -> None:
     everything = catalog("offers", "--json")
     assert everything.code == 0, everything.err
-    assert len(everything.json()) == 6
+    assert len(everything.json()["offers"]) == 6
     result = catalog("offers", "--json", "--compliant-for", job_file(tmp_path))
     assert result.code == 0, result.err
-    regions = sorted((o["provider"], o["region"]) for o in result.json())
+    regions = sorted((o["provider"], o["region"]) for o in result.json()["offers"])
     assert regions == [
         ("demo-nanshan", "gd-sz-1"),
         ("demo-nanshan", "js-cz-1"),
@@ -133,4 +133,6 @@ def test_offers_compliant_for_shows_only_eligible_offers(catalog: Any, tmp_path:
     ]
     basis = job_file(tmp_path, 'export_basis = "standard_contract"')
     allowed = catalog("offers", "--json", "--compliant-for", basis)
-    assert ("demo-merlion", "sg-1") in {(o["provider"], o["region"]) for o in allowed.json()}
+    assert ("demo-merlion", "sg-1") in {
+        (o["provider"], o["region"]) for o in allowed.json()["offers"]
+    }

@@ -10,7 +10,7 @@ ONE_ROW = "provider,region,gpu,billing,price\ndemo-nanshan,gd-sz-1,4090,hourly,1
 
 def _offers(cli: Any, db: str, provider: str) -> list[dict[str, Any]]:
     result = cli("offers", "--provider", provider, "--limit", "1000", "--json", db=db)
-    offers: list[dict[str, Any]] = result.json()
+    offers: list[dict[str, Any]] = result.json()["offers"]
     return offers
 
 

@@ -55,6 +55,15 @@ def _json_default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+def json_list(st: State, key: str, items: list[Any]) -> Any:
+    """A listing's JSON document: ``{key: items}``, the one shape of every listing command.
+
+    ``SUANLI_JSON_COMPAT=1`` prints the bare list of suanli 0.1 instead (deprecated; scripts
+    that read ``.[0]`` should read ``.offers[0]``; the setting goes away in 0.3).
+    """
+    return items if st.settings.json_compat else {key: items}
+
+
 def emit_json(document: Any) -> None:
     """Print one JSON document on stdout and nothing else."""
     sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2, default=_json_default))

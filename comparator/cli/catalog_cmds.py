@@ -14,6 +14,7 @@ from comparator.cli._common import (
     console,
     emit_json,
     err_console,
+    json_list,
     open_catalog,
     state,
     tr,
@@ -142,7 +143,7 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
     st = state(ctx)
     profiles = load_profiles(open_catalog(st))
     if json_out:
-        emit_json([_provider_json(p) for p in profiles.values()])
+        emit_json(json_list(st, "providers", [_provider_json(p) for p in profiles.values()]))
         return
     table = Table(title=tr(st.lang, "服务商", "Providers"))
     for column in (
@@ -242,7 +243,9 @@ def offers(
         hint = empty_offers_hint(engine, st.lang, gpu=gpu, provider=provider, filters=filters)
         err_console().print(f"[bold]hint:[/] {escape(hint)}", soft_wrap=True)
     if json_out:
-        emit_json([row.to_json(st.settings.timezone) for row in ranked[:limit]])
+        emit_json(
+            json_list(st, "offers", [row.to_json(st.settings.timezone) for row in ranked[:limit]])
+        )
         return
     if not ranked:
         console().print(tr(st.lang, "没有符合条件的报价。", "No offers match."))

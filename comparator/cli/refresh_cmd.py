@@ -215,7 +215,8 @@ def history(
         hint = empty_offers_hint(engine, st.lang, gpu=gpu, provider=provider, filters=filters)
         err_console().print(f"[bold]hint:[/] {hint}", soft_wrap=True)
     if json_out:
-        emit_json({"offers": [offer.to_json() for offer in offers[:limit]]})
+        zone = st.settings.timezone
+        emit_json({"offers": [offer.to_json(zone) for offer in offers[:limit]]})
         return
     _print_history(
         sorted(offers, key=lambda o: (o.change_pct, o.provider, o.key)), limit or 30, st.lang
