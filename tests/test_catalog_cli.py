@@ -151,7 +151,7 @@ def test_offers_filters(cli) -> None:
 )
 def test_bad_flags_get_one_clear_error(cli, args: list[str], message: str) -> None:
     cli("init")
-    result = cli(*args)
+    result = cli(*args, lang="en")
     assert result.code == 1
     assert message in result.err
     assert "Traceback" not in result.err

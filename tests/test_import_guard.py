@@ -26,6 +26,9 @@ def test_a_sheet_that_removes_offers_needs_replace(
     assert "one.csv → demo-nanshan: 15 → 1 offers (15 gone)" in refused.err
     assert "hint: " in refused.err and "--replace" in refused.err
     assert len(_offers(cli, demo_db_url, "demo-nanshan")) == 15  # nothing written
+    in_chinese = cli("import", str(sheet), db=demo_db_url)
+    assert "one.csv → demo-nanshan：15 → 1 条报价（15 条将下架）" in in_chinese.err
+    assert "hint: " in in_chinese.err and "--replace" in in_chinese.err
 
     replaced = cli("import", str(sheet), "--replace", db=demo_db_url, lang="en")
     assert replaced.code == 0, replaced.err

@@ -18,6 +18,7 @@ from comparator.cli._common import (
     open_catalog,
     state,
     tr,
+    working,
 )
 from comparator.cli.tables import print_table
 from comparator.domain import canonical_province, parse_billing, resolve_gpu
@@ -56,7 +57,8 @@ def init(
     engine = st.engine()
     upgrade_schema(engine)
     load = demo if demo is not None else not has_any_provider(engine)
-    result = load_demo(engine, timezone=st.settings.timezone) if load else None
+    with working(tr(st.lang, "正在载入演示目录…", "Loading the demo catalog…"), quiet=json_out):
+        result = load_demo(engine, timezone=st.settings.timezone) if load else None
     if json_out:
         emit_json(
             {
@@ -105,7 +107,7 @@ def import_(
     if not profiles and not sheets:
         raise InputError("suanli import: give at least one price sheet or --profile PROFILE.toml")
     names = ", ".join(p.name for p in [*profiles, *sheets])
-    with err_console().status(tr(st.lang, f"正在导入 {names} …", f"Importing {names} …")):
+    with working(tr(st.lang, f"正在导入 {names} …", f"Importing {names} …"), quiet=json_out):
         result = import_files(
             open_catalog(st), sheets, profiles, timezone=st.settings.timezone, replace=replace
         )

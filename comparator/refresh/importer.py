@@ -76,7 +76,22 @@ def split_files(files: Sequence[Path]) -> tuple[list[Path], list[Path]]:
 
 
 class RemovesOffersError(InputError):
-    """A sheet that would drop offers from a provider's current snapshot, without --replace."""
+    """A sheet that would drop offers from a provider's current snapshot, without --replace.
+
+    ``removals`` holds ``(file, provider, offers before, offers in the sheet, offers gone)``.
+    """
+
+    def __init__(self, removals: Sequence[tuple[str, str, int, int, int]]) -> None:
+        self.removals = list(removals)
+        lines = [
+            f"{f} → {p}: {before} → {after} offers ({gone} gone)"
+            for f, p, before, after, gone in removals
+        ]
+        super().__init__(
+            "importing would remove offers from the current snapshot: " + "; ".join(lines),
+            hint="a sheet is the provider's whole price list; pass --replace to import it "
+            "anyway (the removed offers stay in `suanli history`)",
+        )
 
 
 def import_files(
@@ -125,20 +140,15 @@ def _with_profiles(
 def _refuse_removals(engine: Engine, parsed: Sequence[tuple[Path, OfferColumns]]) -> None:
     from comparator.catalog import current_offers
 
-    lines: list[str] = []
+    removals: list[tuple[str, str, int, int, int]] = []
     for path, offers in parsed:
         for pid, group in offers.by_provider().items():
             before = Counter(offer_key(o) for o in current_offers(engine, provider=pid))
             gone = sum((before - Counter(_keys(group))).values())
             if gone:
-                total = sum(before.values())
-                lines.append(f"{path.name} → {pid}: {total} → {group.count} offers ({gone} gone)")
-    if lines:
-        raise RemovesOffersError(
-            "importing would remove offers from the current snapshot: " + "; ".join(lines),
-            hint="a sheet is the provider's whole price list; pass --replace to import it "
-            "anyway (the removed offers stay in `suanli history`)",
-        )
+                removals.append((path.name, pid, sum(before.values()), group.count, gone))
+    if removals:
+        raise RemovesOffersError(removals)
 
 
 def _keys(columns: OfferColumns) -> list[OfferKey]:
