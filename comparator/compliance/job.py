@@ -39,10 +39,11 @@ def mlps_check(profile: ProviderProfile, level: int, last_day: date) -> Check:
     high_enough = [f for f in filings if (f.level or 0) >= level]
     if not high_enough:
         best = f"level {filings[0].level}" if filings else "none"
+        best_zh = f"{filings[0].level} 级" if filings else "无"
         return check(
             "mlps",
             FAIL,
-            f"任务要求等保 {level} 级，服务商备案：{best}",
+            f"任务要求等保 {level} 级，服务商备案：{best_zh}",
             f"job needs MLPS level {level}; provider's filing: {best}",
             best,
         )
