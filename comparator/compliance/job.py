@@ -13,6 +13,8 @@ from comparator.domain.profile import DataCenter, ProviderProfile
 from comparator.domain.provinces import canonical_city
 
 MLPS_REASSESSMENT_DAYS = 365
+# how the English messages name the official invoice kinds (glossed once)
+INVOICE_EN = {"专票": "special VAT invoices (专票)", "普票": "ordinary VAT invoices (普票)"}
 _INVOICE_WORDS = {
     "专票": ("专票", "专用发票", "增值税专用发票", "special", "vat_special", "vat-special"),
     "普票": ("普票", "普通发票", "增值税普通发票", "general", "ordinary", "vat_general"),
@@ -145,13 +147,14 @@ def canonical_invoice(word: str) -> str:
 def invoice_check(profile: ProviderProfile, invoice: str) -> Check:
     wanted = canonical_invoice(invoice)
     offered = ",".join(profile.invoice_types) or "-"
+    named = INVOICE_EN.get(wanted or "", f"{invoice} invoices")
     if any(canonical_invoice(t) == wanted for t in profile.invoice_types):
-        return check("invoice", PASS, f"可开具{invoice}", f"issues {invoice} invoices", offered)
+        return check("invoice", PASS, f"可开具{invoice}", f"issues {named}", offered)
     return check(
         "invoice",
         FAIL,
         f"任务要求{invoice}，服务商只开具：{offered}",
-        f"job needs {invoice} invoices; provider issues: {offered}",
+        f"job needs {named}; provider issues: {offered}",
         offered,
     )
 
