@@ -264,6 +264,29 @@ def check_label(lang: str, check_id: str, *, short: bool = False) -> str:
     return pick(lang, found.zh, found.en)
 
 
+# `suanli verify` check id → (zh, en) row label, in report order
+VERIFY_CHECKS: dict[str, tuple[str, str]] = {
+    "gpu_count": ("卡数", "Card count"),
+    "gpu_model": ("型号", "Model"),
+    "memory_total": ("显存容量", "Memory size"),
+    "memory_in_use": ("显存占用", "Memory in use"),
+    "processes": ("进程", "Processes"),
+    "ecc": ("ECC", "ECC"),
+    "pcie_link": ("PCIe 链路", "PCIe link"),
+    "nvlink": ("NVLink", "NVLink"),
+    "driver": ("驱动", "Driver"),
+    "bf16_tflops": ("BF16 算力", "bf16 TFLOP/s"),
+    "memory_bandwidth": ("显存带宽", "Memory bandwidth"),
+    "allreduce_bandwidth": ("卡间通信", "All-reduce"),
+}
+
+
+def verify_check_label(lang: str, check_id: str) -> str:
+    """A machine-acceptance check's row label; unknown ids are shown as they are."""
+    zh, en = VERIFY_CHECKS.get(check_id, (check_id, check_id))
+    return pick(lang, zh, en)
+
+
 def is_en(lang: str) -> bool:
     """The one test of a language code: ``en`` (any case) is English, everything else Chinese."""
     return normalize_lang(lang) == "en"

@@ -13,7 +13,7 @@ import typer.main
 
 from comparator.cli import app
 from comparator.cli.helptext import untranslated
-from comparator.i18n import CHECKS, LABELS, check_label, label, status_label
+from comparator.i18n import CHECKS, LABELS, VERIFY_CHECKS, check_label, label, status_label
 from comparator.i18n_help import HELP_CHROME_ZH, HELP_ZH
 
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
@@ -48,6 +48,7 @@ def _zh_en_pairs() -> list[tuple[str, str, str]]:
     pairs = [(f"label:{k}", zh, en) for k, (zh, en) in LABELS.items()]
     pairs += [(f"check:{k}", c.zh, c.en) for k, c in CHECKS.items()]
     pairs += [(f"check-short:{k}", c.zh_short, c.en_short) for k, c in CHECKS.items()]
+    pairs += [(f"verify:{k}", zh, en) for k, (zh, en) in VERIFY_CHECKS.items()]
     pairs += [(f"help:{en[:30]}", zh, en) for en, zh in HELP_ZH.items()]
     return pairs
 

@@ -14,7 +14,7 @@ from comparator.cli._common import JSON_OPTION, State, console, emit_json, open_
 from comparator.cli.tables import print_table
 from comparator.domain import OfferView, find_gpu
 from comparator.errors import InputError
-from comparator.i18n import status_label
+from comparator.i18n import status_label, verify_check_label
 from comparator.verify import (
     NOT_REQUESTED,
     GpuReading,
@@ -29,21 +29,6 @@ from comparator.verify import (
     parse_topology,
 )
 
-# check id → (zh, en) row label, in report order
-CHECK_LABELS: dict[str, tuple[str, str]] = {
-    "gpu_count": ("卡数", "Card count"),
-    "gpu_model": ("型号", "Model"),
-    "memory_total": ("显存容量", "Memory size"),
-    "memory_in_use": ("显存占用", "Memory in use"),
-    "processes": ("进程", "Processes"),
-    "ecc": ("ECC", "ECC"),
-    "pcie_link": ("PCIe 链路", "PCIe link"),
-    "nvlink": ("NVLink", "NVLink"),
-    "driver": ("驱动", "Driver"),
-    "bf16_tflops": ("BF16 算力", "bf16 TFLOP/s"),
-    "memory_bandwidth": ("显存带宽", "Memory bandwidth"),
-    "allreduce_bandwidth": ("卡间通信", "All-reduce"),
-}
 _COLOUR = {"pass": "green", "warn": "yellow", "fail": "bold red"}
 
 
@@ -181,8 +166,9 @@ def _check_table(result: VerifyResult, lang: str) -> Table:
     table.add_column(tr(lang, "结果", "Result"))
     table.add_column(tr(lang, "说明", "Details"), overflow="fold")
     for check in result.checks:
-        label = CHECK_LABELS.get(check.id, (check.id, check.id))
-        table.add_row(tr(lang, *label), _status(lang, check.status), escape(check.message))
+        table.add_row(
+            verify_check_label(lang, check.id), _status(lang, check.status), escape(check.message)
+        )
     return table
 
 
