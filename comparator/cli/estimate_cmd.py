@@ -27,6 +27,7 @@ from comparator.i18n import (
     ESTIMATE_NOTES_ZH,
     ESTIMATE_UNITS_ZH,
     RULE_OF_THUMB_ZH,
+    is_en,
 )
 
 _PARTS: tuple[tuple[str, str, str, tuple[tuple[str, str, str], ...]], ...] = (
@@ -331,7 +332,7 @@ def _rules_table(e: Estimate, lang: str) -> Table:
             table.add_column(header, justify="right")
     for rule in e.rules_of_thumb:
         text, unit = rule["rule"], rule["unit"]
-        if lang != "en":
+        if not is_en(lang):
             text, unit = RULE_OF_THUMB_ZH.get(text, text), ESTIMATE_UNITS_ZH.get(unit, unit)
         table.add_row(escape(text), _number(rule["value"]), _number(rule["ours"]), unit)
     return table
@@ -361,10 +362,10 @@ def _advice_table(advice: tuple[Advice, ...], lang: str) -> Table:
         else:
             table.add_column(header, justify="right")
     for a in advice:
-        text = a.description if lang == "en" else ESTIMATE_ADVICE_ZH.get(a.action, a.description)
-        if lang != "en" and a.action == "combined":
+        text = a.description if is_en(lang) else ESTIMATE_ADVICE_ZH.get(a.action, a.description)
+        if not is_en(lang) and a.action == "combined":
             text = "组合：" + a.description.removeprefix("together: ")
-        elif lang != "en" and a.action in ("shorter_seq", "more_cards"):
+        elif not is_en(lang) and a.action in ("shorter_seq", "more_cards"):
             text += f"（{', '.join(f'{k}={v}' for k, v in a.change.items())}）"
         table.add_row(
             escape(text),
@@ -388,7 +389,7 @@ def _print_estimate(out: Console, e: Estimate, lang: str) -> None:
     if e.advice:
         print_table(out, _advice_table(e.advice, lang))
     for note in e.notes:
-        text = note.message if lang == "en" else ESTIMATE_NOTES_ZH.get(note.code, note.message)
-        if lang != "en" and note.code == "does_not_fit":
+        text = note.message if is_en(lang) else ESTIMATE_NOTES_ZH.get(note.code, note.message)
+        if not is_en(lang) and note.code == "does_not_fit":
             text = _why_not_zh(e)
         out.print(f"[yellow]•[/] {escape(text)}")
