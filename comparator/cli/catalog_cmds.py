@@ -224,13 +224,14 @@ def offers(
 
     st = state(ctx)
     filters = _offer_filters(gpu, province, billing)
-    engine = open_catalog(st)
-    views = current_offers(engine, provider=provider, **filters)
-    if compliant_for is not None:
-        from comparator.services import eligible_for_job
+    with working(tr(st.lang, "正在读取报价…", "Reading offers…"), quiet=json_out):
+        engine = open_catalog(st)
+        views = current_offers(engine, provider=provider, **filters)
+        if compliant_for is not None:
+            from comparator.services import eligible_for_job
 
-        views = eligible_for_job(engine, views, compliant_for, st.settings)
-    ranked, unpriced = rank_offers(views, st.settings)
+            views = eligible_for_job(engine, views, compliant_for, st.settings)
+        ranked, unpriced = rank_offers(views, st.settings)
     for currency in unpriced:
         err_console().print(
             tr(

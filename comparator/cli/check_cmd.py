@@ -19,6 +19,7 @@ from comparator.cli._common import (
     parse_today,
     state,
     tr,
+    working,
 )
 from comparator.cli.tables import print_table
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
@@ -50,13 +51,14 @@ def check(
     st = state(ctx)
     from comparator.services import check_catalog  # loads the database stack
 
-    result = check_catalog(
-        open_catalog(st),
-        st.settings,
-        provider_ids=provider_ids or [],
-        job_path=job,
-        today=parse_today(today),
-    )
+    with working(tr(st.lang, "正在检查合规…", "Checking compliance…"), quiet=json_out):
+        result = check_catalog(
+            open_catalog(st),
+            st.settings,
+            provider_ids=provider_ids or [],
+            job_path=job,
+            today=parse_today(today),
+        )
     reports = result.reports
     if json_out:
         emit_json(

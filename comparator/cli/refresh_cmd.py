@@ -21,6 +21,7 @@ from comparator.cli._common import (
     open_catalog,
     state,
     tr,
+    working,
 )
 from comparator.cli.tables import print_table
 from comparator.domain import resolve_gpu
@@ -206,8 +207,9 @@ def history(
     canonical = resolve_gpu(gpu).name if gpu else None
     from comparator.catalog import price_history
 
-    engine = open_catalog(st)
-    offers = price_history(engine, provider=provider, gpu=canonical)
+    with working(tr(st.lang, "正在读取价格历史…", "Reading price history…"), quiet=json_out):
+        engine = open_catalog(st)
+        offers = price_history(engine, provider=provider, gpu=canonical)
     if not offers:
         from comparator.cli.hints import empty_offers_hint
 
