@@ -80,6 +80,13 @@ SETTINGS: tuple[Setting, ...] = (
         "30",
         "seconds a write (import, refresh) waits for another process's write lock before failing",
     ),
+    Setting(
+        "json_compat",
+        "SUANLI_JSON_COMPAT",
+        "",
+        "deprecated: 1 prints the bare JSON lists of suanli 0.1 for `offers`/`providers --json` "
+        'instead of {"offers": [...]}; removed in 0.3',
+    ),
 )
 
 
@@ -95,6 +102,7 @@ class Settings:
     multi_node_efficiency: float
     holidays_file: str = ""
     lock_timeout_s: float = 30.0
+    json_compat: bool = False
 
 
 def parse_fx_rates(text: str, env: str = "SUANLI_FX_RATES") -> dict[str, Decimal]:
@@ -158,4 +166,5 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: str | None)
         multi_node_efficiency=efficiency,
         holidays_file=raw["holidays_file"],
         lock_timeout_s=min(_number(raw["lock_timeout_s"], by_name["lock_timeout_s"], float), 86400),
+        json_compat=raw["json_compat"].strip() == "1",
     )

@@ -27,7 +27,17 @@ from dataclasses import dataclass
 
 
 class SuanliError(Exception):
-    """Root of every error Suanli raises on purpose."""
+    """Root of every error Suanli raises on purpose.
+
+    ``hint`` (optional) tells the user what to do next; the CLI prints it as ``hint:``.
+    """
+
+    hint: str | None = None
+
+    def __init__(self, *args: object, hint: str | None = None) -> None:
+        super().__init__(*args)
+        if hint is not None:
+            self.hint = hint
 
 
 class ConfigError(SuanliError):

@@ -6,6 +6,8 @@ raises ``KeyError`` (a test renders every template in both languages).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 REPORT_LANGS: tuple[str, ...] = ("zh-CN", "en")
 
 _LANG_ALIASES: dict[str, str] = {"zh": "zh-CN", "zh-cn": "zh-CN", "cn": "zh-CN", "en": "en"}
@@ -54,6 +56,25 @@ LABELS: dict[str, tuple[str, str]] = {
     "optimal": ("已证明最优", "proven optimal"),
     "not_optimal": ("未证明最优", "not proven optimal"),
     "why_won": ("为何选择此方案", "Why this plan"),
+    "attention": ("需要注意", "Needs attention"),
+    "work_hours": ("计算", "compute"),
+    "restart_overhead": ("重启开销", "restart overhead"),
+    "restart_each": ("每次中断后恢复", "each resume costs"),
+    "epochs": ("轮", "epochs"),
+    "estimate_range_note": (
+        "时长按 训练 FLOPs ÷（卡数 × BF16 峰值 × MFU）估算，是区间而非定数：",
+        "Hours are training FLOPs ÷ (cards × BF16 peak × MFU), a range rather than a number:",
+    ),
+    "estimate_range_if": ("MFU 在", "with an MFU of"),
+    "estimate_range_then": ("之间时为", "they are"),
+    "estimate_range_measure": (
+        "实际吞吐以验收实测为准。",
+        "acceptance testing measures the real one.",
+    ),
+    "safety_factor_note": ("已乘安全系数", "Includes a safety factor of"),
+    "stale_price": ("价格已过期", "stale price"),
+    "days": ("天", "days"),
+    "not_applicable": ("不适用", "not applicable"),
     "won_cheapest": (
         "在所有符合要求的报价中总费用最低",
         "lowest total cost among all compliant offers",
@@ -136,6 +157,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "chart_top": ("图中显示最便宜的", "Chart shows the cheapest"),
     "chart_of": ("个，共", "of"),
     "chart_plans": ("个方案", "plans"),
+    "chart_capped": (
+        "标 ▸ 且带断口的条超出坐标轴（高于中位数 3 倍），按截断显示，金额为实际值。",
+        "Bars marked ▸ with a break run past the axis (over 3× the median) and are cut; "
+        "the amount is the real one.",
+    ),
     # excluded
     "reasons": ("原因", "Reasons"),
     "no_excluded": ("没有报价被排除。", "No offer was excluded."),
@@ -149,6 +175,20 @@ LABELS: dict[str, tuple[str, str]] = {
     "pass": ("通过", "pass"),
     "warn": ("警告", "warn"),
     "fail": ("不通过", "fail"),
+    # statuses: checks, imports, refresh runs, price changes (status_label)
+    "status_pass": ("通过", "pass"),
+    "status_warn": ("警告", "warn"),
+    "status_fail": ("不通过", "fail"),
+    "status_created": ("已创建", "created"),
+    "status_updated": ("已更新", "updated"),
+    "status_unchanged": ("无变化", "unchanged"),
+    "status_succeeded": ("已导入", "succeeded"),
+    "status_failed": ("失败", "failed"),
+    "status_skipped": ("跳过", "skipped"),
+    "status_cheaper": ("降价", "cheaper"),
+    "status_dearer": ("涨价", "dearer"),
+    "status_new": ("新增", "new"),
+    "status_gone": ("下架", "gone"),
     "datacenter": ("机房", "Data centre"),
     # assumptions
     "throughput_table": ("卡型算力表", "GPU throughput table"),
@@ -190,32 +230,90 @@ LABELS: dict[str, tuple[str, str]] = {
 }
 
 
-# compliance check id → (zh-CN, en) column header of the report's compliance matrix
-CHECK_LABELS: dict[str, tuple[str, str]] = {
-    "uscc": ("信用代码", "USCC"),
-    "licence-valid": ("许可证有效", "Licence valid"),
-    "licence-scope": ("业务范围", "Licence scope"),
-    "licence-cloud-item": ("资源协作", "Cloud item"),
-    "licence-coverage": ("覆盖地域", "Coverage"),
-    "annual-report": ("年报", "Annual report"),
-    "icp-filing": ("ICP 备案", "ICP filing"),
-    "gongan": ("公安备案", "Gongan filing"),
-    "mlps": ("等保", "MLPS"),
-    "certification": ("认证", "Certifications"),
-    "invoice": ("发票", "Invoice"),
-    "location": ("省份", "Province"),
-    "location-city": ("城市", "City"),
-    "data-residency": ("数据出境", "Data residency"),
-    "price-freshness": ("价格时效", "Price freshness"),
+@dataclass(frozen=True)
+class CheckLabel:
+    """How a compliance check is named: in full (report, legend) and short (CLI matrix)."""
+
+    zh: str
+    en: str
+    zh_short: str
+    en_short: str
+    scope: str  # "provider" or "datacenter": where `suanli check` shows it
+
+
+# compliance check id → its labels, in the CLI matrix's column order
+CHECKS: dict[str, CheckLabel] = {
+    "uscc": CheckLabel("信用代码", "USCC", "代码", "USCC", "provider"),
+    "licence-valid": CheckLabel("许可证有效", "Licence valid", "许可", "Lic", "provider"),
+    "licence-scope": CheckLabel("业务范围", "Licence scope", "范围", "Scope", "provider"),
+    "licence-cloud-item": CheckLabel("资源协作", "Cloud item", "协作", "Cloud", "provider"),
+    "annual-report": CheckLabel("年报", "Annual report", "年报", "Rpt", "provider"),
+    "icp-filing": CheckLabel("ICP 备案", "ICP filing", "备案", "ICP", "provider"),
+    "gongan": CheckLabel("公安备案", "Public-security filing", "公安", "PSB", "provider"),
+    "mlps": CheckLabel("等保", "MLPS", "等保", "MLPS", "provider"),
+    "certification": CheckLabel("认证", "Certifications", "认证", "Cert", "provider"),
+    "invoice": CheckLabel("发票", "Invoice", "发票", "Inv", "provider"),
+    "licence-coverage": CheckLabel("覆盖地域", "Coverage", "覆盖", "Cover", "datacenter"),
+    "location": CheckLabel("省份", "Province", "省份", "Prov", "datacenter"),
+    "location-city": CheckLabel("城市", "City", "城市", "City", "datacenter"),
+    "data-residency": CheckLabel("数据出境", "Data residency", "出境", "PI", "datacenter"),
+    "price-freshness": CheckLabel("价格时效", "Price freshness", "时效", "Fresh", "datacenter"),
+}
+# the report's older name for the same table: id → (zh-CN, en)
+CHECK_LABELS: dict[str, tuple[str, str]] = {k: (v.zh, v.en) for k, v in CHECKS.items()}
+
+
+def check_label(lang: str, check_id: str, *, short: bool = False) -> str:
+    """A compliance check's name; unknown ids are shown as they are."""
+    found = CHECKS.get(check_id)
+    if found is None:
+        return check_id
+    if short:
+        return pick(lang, found.zh_short, found.en_short)
+    return pick(lang, found.zh, found.en)
+
+
+# `suanli verify` check id → (zh, en) row label, in report order
+VERIFY_CHECKS: dict[str, tuple[str, str]] = {
+    "gpu_count": ("卡数", "Card count"),
+    "gpu_model": ("型号", "Model"),
+    "memory_total": ("显存容量", "Memory size"),
+    "memory_in_use": ("显存占用", "Memory in use"),
+    "processes": ("进程", "Processes"),
+    "ecc": ("ECC", "ECC"),
+    "pcie_link": ("PCIe 链路", "PCIe link"),
+    "nvlink": ("NVLink", "NVLink"),
+    "driver": ("驱动", "Driver"),
+    "bf16_tflops": ("BF16 算力", "bf16 TFLOP/s"),
+    "memory_bandwidth": ("显存带宽", "Memory bandwidth"),
+    "allreduce_bandwidth": ("卡间通信", "All-reduce"),
 }
 
 
-def check_label(lang: str, check_id: str) -> str:
-    """A compliance check's column header; unknown ids are shown as they are."""
-    pair = CHECK_LABELS.get(check_id)
-    if pair is None:
-        return check_id
-    return pair[1] if normalize_lang(lang) == "en" else pair[0]
+def verify_check_label(lang: str, check_id: str) -> str:
+    """A machine-acceptance check's row label; unknown ids are shown as they are."""
+    zh, en = VERIFY_CHECKS.get(check_id, (check_id, check_id))
+    return pick(lang, zh, en)
+
+
+def is_en(lang: str) -> bool:
+    """The one test of a language code: ``en`` (any case) is English, everything else Chinese."""
+    return normalize_lang(lang) == "en"
+
+
+def pick(lang: str, zh: str, en: str) -> str:
+    """The Chinese or English text of a message, by :func:`is_en`."""
+    return en if is_en(lang) else zh
+
+
+def status_label(lang: str, status: str) -> str:
+    """A status word (pass/warn/fail, succeeded/unchanged/…, cheaper/…); unknown as given."""
+    key = f"status_{status}"
+    return label(lang, key) if key in LABELS else status
+
+
+def yes_no(lang: str, value: bool) -> str:
+    return label(lang, "yes" if value else "no")
 
 
 def normalize_lang(lang: str) -> str:
@@ -226,7 +324,7 @@ def normalize_lang(lang: str) -> str:
 def label(lang: str, key: str) -> str:
     """The text of ``key`` in ``lang`` (``zh-CN`` or ``en``)."""
     zh, en = LABELS[key]
-    return en if normalize_lang(lang) == "en" else zh
+    return pick(lang, zh, en)
 
 
 def billing_label(lang: str, billing: str) -> str:

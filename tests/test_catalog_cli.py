@@ -55,7 +55,7 @@ def test_demo_catalog_offers(cli) -> None:
     assert cli("init").code == 0
     result = cli("offers", "--json")
     assert result.code == 0, result.err
-    offers = result.json()
+    offers = result.json()["offers"]
     assert len(offers) >= 40
     assert set(offers[0]) >= OFFER_KEYS
     assert len({o["provider"] for o in offers}) >= 6
@@ -97,7 +97,8 @@ def test_exact_prices_round_trip(cli, any_db_url: str, tmp_path: Path) -> None:
     result = cli("import", "--profile", str(profile), str(sheet), db=any_db_url)
     assert result.code == 0, result.err
     prices = {
-        o["price"] for o in cli("offers", "--json", "--provider", "exact", db=any_db_url).json()
+        o["price"]
+        for o in cli("offers", "--json", "--provider", "exact", db=any_db_url).json()["offers"]
     }
     assert prices == {"123456789012.1234", "0.0001"}
 
@@ -106,7 +107,7 @@ def test_reimporting_identical_content_makes_no_snapshot(cli, sqlite_url: str) -
     cli("init")
     before = counts(sqlite_url)
     sheet = DATA / "sheets" / "gb18030_chinese_headers.csv"
-    first = cli("import", str(sheet), "--json")
+    first = cli("import", str(sheet), "--replace", "--json")  # 4 offers replace the demo's 15
     assert first.code == 0, first.err
     assert [s["status"] for s in first.json()["snapshots"]] == ["succeeded"]
     middle = counts(sqlite_url)
@@ -131,12 +132,12 @@ def test_offers_filters(cli) -> None:
     cli("init")
     rows = cli(
         "offers", "--json", "--gpu", "A100 80G", "--province", "粤", "--billing", "包月"
-    ).json()
+    ).json()["offers"]
     assert rows
     assert {(r["gpu"], r["province"], r["billing"]) for r in rows} == {
         ("A100-SXM4-80GB", "广东", "monthly")
     }
-    assert len(cli("offers", "--json", "--limit", "3").json()) == 3
+    assert len(cli("offers", "--json", "--limit", "3").json()["offers"]) == 3
 
 
 @pytest.mark.parametrize(
@@ -150,7 +151,7 @@ def test_offers_filters(cli) -> None:
 )
 def test_bad_flags_get_one_clear_error(cli, args: list[str], message: str) -> None:
     cli("init")
-    result = cli(*args)
+    result = cli(*args, lang="en")
     assert result.code == 1
     assert message in result.err
     assert "Traceback" not in result.err
@@ -163,7 +164,7 @@ def test_commands_need_a_schema(cli) -> None:
 
 def test_providers_lists_credentials(cli) -> None:
     cli("init")
-    providers = cli("providers", "--json").json()
+    providers = cli("providers", "--json").json()["providers"]
     assert len(providers) >= 6
     assert all(p["demo"] for p in providers)
     assert any(p["licenses"] for p in providers)

@@ -442,7 +442,7 @@ CASES = [
         "fail",
         requirements=Requirements(contains_personal_info=True),
         scope="sg-1",
-        fragment="states no export_basis",
+        fragment="declares no legal basis for exporting it",
     ),
     Case(
         "PI abroad under standard contract",

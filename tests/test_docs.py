@@ -27,9 +27,10 @@ def test_readme_documents_command(command: str) -> None:
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_has_an_example(cli, command: str) -> None:
-    result = cli(command, "--help")
+    result = cli(command, "--help", lang="en")
     assert result.code == 0
     assert "Example:" in result.out
+    assert "示例：" in cli(command, "--help").out  # the default, --lang zh
 
 
 def test_readme_opens_with_the_two_commands() -> None:

@@ -178,7 +178,7 @@ def test_missing_model_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_help_has_an_example(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "estimate", "--help")
+    code, out, _ = run(capsys, "--lang", "en", "estimate", "--help")
     assert code == 0 and "Example:" in out and "--grad-ckpt" in out
 
 

@@ -236,7 +236,7 @@ def test_several_jobs_print_one_shared_document(cli: Any, demo_db_url: str) -> N
 
 
 def test_help_has_an_example(cli: Any) -> None:
-    result = cli("plan", "--help")
+    result = cli("plan", "--help", lang="en")
     assert result.code == 0 and "Example:" in result.out
 
 

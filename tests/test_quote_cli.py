@@ -129,7 +129,8 @@ def test_the_stored_row_freezes_inputs(cli: Any, demo_db_url: str) -> None:
         s["offer_id"] for s in out["plan"]["best"]["segments"]
     }
     observed = {
-        o["offer_id"]: o["observed_at"] for o in cli("offers", "--json", db=demo_db_url).json()
+        o["offer_id"]: o["observed_at"]
+        for o in cli("offers", "--json", db=demo_db_url).json()["offers"]
     }
     for age in document["price_ages"]:
         assert age["observed_at"] == observed[age["offer_id"]]

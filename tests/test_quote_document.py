@@ -106,3 +106,26 @@ def test_job_section_is_plain_json() -> None:
     assert section["card_hours"] == "100" and section["gpu"] == "A100-SXM4-80GB"
     assert section["earliest_start"] == "2026-12-01T00:00:00+08:00"
     assert section["requirements"]["provinces"] == [] and section["max_cost"] is None
+
+
+def test_the_throughput_table_shows_the_mfu_the_estimate_used() -> None:
+    """A [model] job is estimated per GPU with its method's MFU (LoRA: A100 0.38, 4090 0.30),
+    not the full fine-tuning table (0.45, 0.35): the quote's table shows what was used."""
+    from comparator.quote.document import throughput_rows
+
+    plan = {
+        "job": {"gpu": "RTX4090"},
+        "assumptions": {
+            "throughput": [
+                {"gpu": "A100-SXM4-80GB", "bf16_tflops": 312, "mfu": 0.45},
+                {"gpu": "RTX4090", "bf16_tflops": 165.2, "mfu": 0.35},
+            ]
+        },
+    }
+    estimate = {"method": "lora", "mfu": 0.30, "mfu_source": "table", "gpu": {"name": "RTX4090"}}
+    rows = {r["gpu"]: r for r in throughput_rows(plan, estimate)}
+    assert rows["RTX4090"]["mfu"] == 0.30 and rows["RTX4090"]["relative"] == "1.000"
+    assert rows["A100-SXM4-80GB"]["mfu"] == 0.38
+    assert rows["A100-SXM4-80GB"]["relative"] == f"{312 * 0.38 / (165.2 * 0.30):.3f}"
+    workload = {r["gpu"]: r for r in throughput_rows(plan)}  # a [workload] job: the table
+    assert workload["A100-SXM4-80GB"]["mfu"] == 0.45

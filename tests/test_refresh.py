@@ -107,7 +107,7 @@ def test_offers_cli_shows_lambda_in_usd_with_the_csv_prices(
     assert refreshed.json()["runs"][0]["status"] == "succeeded"
     listed = cli("offers", "--provider", "lambda", "--json")
     assert listed.code == 0, listed.err
-    offers = listed.json()
+    offers = listed.json()["offers"]
     text = (SKYPILOT_DIR / "lambda" / "vms.csv").read_text(encoding="utf-8")
     rows = [r for r in csv.DictReader(io.StringIO(text, newline="")) if r["AcceleratorName"]]
     assert len(offers) == len(rows) == 374

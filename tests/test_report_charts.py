@@ -101,3 +101,20 @@ def test_cost_bars_start_with_the_best_and_stop_at_the_cap() -> None:
     widest = max(b.width for b in chart.bars)
     assert chart.bars[0].width == pytest.approx(widest * 100 / 223)
     assert chart.bars[0].label == "某云 · r · A100-SXM4-80GB×8"
+
+
+def test_an_outlier_does_not_shrink_every_other_bar() -> None:
+    from decimal import Decimal
+
+    from comparator.report.charts import cost_chart
+
+    plans = [
+        {"provider": "a", "region": "r", "gpu": "G", "cards": 1, "total_cost": str(cost)}
+        for cost in ("100.00", "120.00", "130.00", "150.00", "99999.00")
+    ]
+    chart = cost_chart(plans[0], plans[1:], {})
+    bars = {bar.value: bar for bar in chart.bars}
+    assert bars[Decimal("99999.00")].capped
+    assert not any(bar.capped for value, bar in bars.items() if value < 1000)
+    longest = bars[Decimal("99999.00")].width
+    assert bars[Decimal("100.00")].width > 0.5 * longest  # readable, not a sliver

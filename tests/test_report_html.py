@@ -184,3 +184,59 @@ def test_templates_are_found_in_the_repository() -> None:
     directory = report.templates_dir()
     assert (directory / "quote.html.j2").is_file()
     assert report.environment().autoescape is True
+
+
+def _section_text(root: Element, section: str) -> str:
+    found = [e for e in root.iter() if e.tag == "section" and e.attrs.get("id") == section]
+    return " ".join(found[0].text().split())
+
+
+def test_warnings_about_the_recommended_plan_are_in_the_summary(document: dict[str, Any]) -> None:
+    best = document["plan"]["best"]
+    report_ = next(
+        r for r in document["compliance"]["providers"] if r["provider"] == best["provider"]
+    )
+    report_["checks"].append(
+        {
+            "id": "licence-valid",
+            "status": "warn",
+            "message_zh": "许可证 2027-01-20 到期，仅剩 43 天",
+            "message_en": "licence expires 2027-01-20, in 43 days",
+            "evidence": "B1-1",
+        }
+    )
+    for lang, words in (("zh-CN", "许可证 2027-01-20 到期，仅剩 43 天"), ("en", "in 43 days")):
+        _, root = render(document, lang)
+        summary = _section_text(root, "summary")
+        assert LABELS["attention"][0 if lang == "zh-CN" else 1] in summary
+        assert words in summary
+
+
+def test_places_restart_overhead_and_epochs_are_explained(document: dict[str, Any]) -> None:
+    best = document["plan"]["best"]
+    best.update(
+        region_name="深圳一号机房", province="广东", city="深圳", work_hours=30, overhead_hours=2
+    )
+    document["job"]["restart_overhead_hours"] = 1
+    document["estimate"].update(epochs=3, total_tokens=document["estimate"]["tokens"] * 3)
+    _, root = render(document, "en")
+    plan = _section_text(root, "plan")
+    assert f"{best['region']} 深圳一号机房 广东 深圳" in plan
+    assert "compute 30 h + restart overhead 2 h, each resume costs 1 h" in plan
+    estimate = _section_text(root, "estimate")
+    assert "× 3 epochs =" in estimate and "a range rather than a number" in estimate
+
+
+def test_the_compliance_grid_has_a_legend_and_english_glosses_official_terms(
+    document: dict[str, Any],
+) -> None:
+    document["job"].setdefault("requirements", {})["invoice"] = "专票"
+    _, root = render(document, "en")
+    legend = [e for e in root.iter() if e.tag == "p" and "legend" in e.attrs.get("class", "")]
+    assert legend, "the compliance grid has no legend"
+    words = " ".join(legend[-1].text().split())
+    for word in ("✓", "pass", "!", "warn", "✗", "fail", "·", "not applicable"):
+        assert word in words
+    assert "专票 (special VAT invoice)" in _section_text(root, "summary")
+    _, root = render(document, "zh-CN")
+    assert "special VAT" not in _section_text(root, "summary")

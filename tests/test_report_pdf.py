@@ -138,3 +138,50 @@ def test_missing_pango_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> 
     message = str(caught.value)
     assert "apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk" in message
     assert message.startswith("--pdf needs Pango")
+
+
+def _offer_ids_and_amounts(document: dict[str, Any]) -> tuple[set[str], set[str]]:
+    plan = document["plan"]
+    plans = [plan["best"], *plan.get("alternatives", [])]
+    ids = {s["offer_id"] for p in plans for s in p["segments"]}
+    ids |= {age["offer_id"] for age in document["price_ages"]}
+    ids |= {e["offer_id"] for e in plan.get("excluded", [])}
+    money = {report.format_money(p["total_cost"]) for p in plans}
+    money |= {report.format_money(s["cost"]) for s in plan["best"]["segments"]}
+    return ids, money
+
+
+@needs_poppler
+@pytest.mark.parametrize("lang", ["zh-CN", "en"])
+def test_pdf_text_has_every_offer_id_and_amount_whole(tmp_path: Path, lang: str) -> None:
+    """No id or amount is broken across lines: text extraction finds each one whole."""
+    document = load_document()
+    path = tmp_path / "quote.pdf"
+    report.write_report(document, None, path, lang=lang)
+    lines = poppler("pdftotext", "-raw", str(path), "-")
+    ids, money = _offer_ids_and_amounts(document)
+    assert ids and money
+    for text in sorted(ids | money):
+        assert text in lines, f"{text!r} is broken across lines or missing in the {lang} PDF"
+
+
+@needs_poppler
+def test_the_demo_quote_pdf_keeps_every_offer_id_and_evidence_whole(
+    cli: Any, demo_db_url: str, tmp_path: Path
+) -> None:
+    """The demo catalog's quote lists dozens of excluded offers (#1…#68) and evidence codes."""
+    import re
+
+    pdf = tmp_path / "quote.pdf"
+    job = str(REPO / "examples" / "lora-7b-guangdong.toml")
+    result = cli("quote", job, "--pdf", str(pdf), "--today", "2026-12-01", "--json", db=demo_db_url)
+    assert result.code == 0, result.err
+    plan = result.json()["plan"]
+    text = poppler("pdftotext", "-raw", str(pdf), "-")
+    tags = {f"#{e['offer_id']}" for e in plan["excluded"]}
+    tags |= {f"#{s['offer_id']}" for s in plan["best"]["segments"]}
+    for tag in sorted(tags):
+        assert re.search(rf"(?<![\w#]){re.escape(tag)}(?![\w-])", text), f"{tag} broken or missing"
+    for amount in {report.format_money(a["total_cost"]) for a in plan["alternatives"]}:
+        assert amount in text
+    assert "91150900MA0Q8B7T45" in text  # a USCC quoted as evidence

@@ -65,7 +65,9 @@ def no_torch(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def a100_offer_id(cli: Any, db: str) -> str:
     """An 8-card A100-SXM4-80GB NVLink offer of the demo catalog."""
-    offers = cli("offers", "--gpu", "A100-SXM4-80GB", "--limit", "100", "--json", db=db).json()
+    offers = cli("offers", "--gpu", "A100-SXM4-80GB", "--limit", "100", "--json", db=db).json()[
+        "offers"
+    ]
     return next(o["offer_id"] for o in offers if o["cards"] == 8 and o["interconnect"] == "nvlink")
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import Engine, select
 
@@ -51,7 +52,8 @@ class OfferHistory:
         change = (self.last_price - self.first_price) / self.first_price * 100
         return change.quantize(Decimal("0.1"))
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self, zone: ZoneInfo | None = None) -> dict[str, object]:
+        """``fetched_at`` in ``zone`` (the settings' time zone, like every other timestamp)."""
         return {
             "provider": self.provider,
             **dict(zip(KEY_FIELDS, self.key, strict=True)),
@@ -63,7 +65,7 @@ class OfferHistory:
             "points": [
                 {
                     "snapshot_id": str(p.snapshot_id),
-                    "fetched_at": p.fetched_at.isoformat(),
+                    "fetched_at": _in_zone(p.fetched_at, zone).isoformat(),
                     "price": format(p.price, "f"),
                 }
                 for p in self.points
@@ -116,3 +118,11 @@ def _history(
 ) -> OfferHistory:
     provider, key = identity
     return OfferHistory(provider, key, tuple(points), points[-1].snapshot_id == current[provider])
+
+
+def _in_zone(moment: datetime, zone: ZoneInfo | None) -> datetime:
+    if zone is None:
+        return moment
+    if moment.tzinfo is None:  # SQLite hands back naive UTC
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(zone)

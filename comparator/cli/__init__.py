@@ -6,13 +6,22 @@ Each command lives in a module of this package and registers itself on :data:`ap
 from __future__ import annotations
 
 import sys
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _dist_version
 
 import typer
-from rich.markup import escape
+import typer.main
 
-from comparator.cli._common import State, err_console
+from comparator.cli._common import State, tr
+from comparator.cli.failures import lang_of, print_failure, report_error, report_usage_error
+from comparator.cli.helptext import localize
 from comparator.config import load_settings
 from comparator.errors import SuanliError
+
+try:
+    __version__ = _dist_version("suanli")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
 
 app = typer.Typer(
     name="suanli",
@@ -26,6 +35,12 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"suanli {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def global_options(
     ctx: typer.Context,
@@ -34,10 +49,20 @@ def global_options(
     ),
     lang: str = typer.Option("zh", "--lang", help="Language of human output: zh or en."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks on errors."),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        "-V",
+        is_eager=True,
+        callback=_print_version,
+        help="Print the version and exit.",
+    ),
 ) -> None:
     """Global options shared by every command."""
     if lang not in ("zh", "en"):
-        raise typer.BadParameter("expected zh or en", param_hint="--lang")
+        raise typer.BadParameter(
+            f"应为 zh 或 en (expected zh or en), 实为 {lang!r}", param_hint="--lang"
+        )
     settings = load_settings(db_url=db)
     if settings.holidays_file:
         from comparator.domain import load_holidays_file, use_holiday_supplement
@@ -70,27 +95,40 @@ def main(argv: list[str] | None = None) -> int:
     Exit codes: 0 success, 1 error, 2 usage error (Typer), 3 a failing verdict with --strict.
     """
     args = sys.argv[1:] if argv is None else argv
+    lang = lang_of(args)
     try:
-        app(args=args, prog_name="suanli", standalone_mode=True)
+        command = localize(typer.main.get_command(app), lang)
+        code = command.main(args=args, prog_name="suanli", standalone_mode=False)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except SuanliError as exc:
         if "--debug" in args:
             raise
-        err_console().print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-        return 1
+        return report_error(exc, lang)
+    except typer.TyperException as exc:  # click's usage errors, Abort
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()  # type: ignore[attr-defined]
+            return 2
+        if int(getattr(exc, "exit_code", 1)) == 2:
+            return report_usage_error(exc, lang)
+        print_failure(str(exc) or tr(lang, "已中止", "aborted"), None)
+        return int(getattr(exc, "exit_code", 1))
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug, not bad input: still one line, never a traceback
         if "--debug" in args:
             raise
-        err_console().print(
-            f"[bold red]error:[/] unexpected {type(exc).__name__}: {escape(str(exc)[:300])} "
-            "(a bug in suanli: run again with --debug for the traceback and report it)",
-            soft_wrap=True,
+        print_failure(
+            tr(lang, f"意外错误 {type(exc).__name__}：", f"unexpected {type(exc).__name__}: ")
+            + str(exc)[:300],
+            tr(
+                lang,
+                "这是 suanli 的缺陷：加 --debug 重新运行可看到调用栈，请报告它",
+                "a bug in suanli: run again with --debug for the traceback and report it",
+            ),
         )
         return 1
-    return 0
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from comparator.config import Settings
+from comparator.i18n import pick
 
 if TYPE_CHECKING:  # the database stack loads only when a command needs it
     from sqlalchemy import Engine
@@ -50,6 +55,15 @@ def _json_default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+def json_list(st: State, key: str, items: list[Any]) -> Any:
+    """A listing's JSON document: ``{key: items}``, the one shape of every listing command.
+
+    ``SUANLI_JSON_COMPAT=1`` prints the bare list of suanli 0.1 instead (deprecated; scripts
+    that read ``.[0]`` should read ``.offers[0]``; the setting goes away in 0.3).
+    """
+    return items if st.settings.json_compat else {key: items}
+
+
 def emit_json(document: Any) -> None:
     """Print one JSON document on stdout and nothing else."""
     sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2, default=_json_default))
@@ -65,24 +79,76 @@ def err_console() -> Console:
 
 
 def tr(lang: str, zh: str, en: str) -> str:
-    """Pick the Chinese or English text of a label."""
-    return zh if lang == "zh" else en
+    """Pick the Chinese or English text of a message (:func:`comparator.i18n.pick`)."""
+    return pick(lang, zh, en)
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout.")
 
 
-def open_catalog(st: State) -> Engine:
-    """The engine of a catalog that has a schema; older schemas are upgraded in place."""
-    from comparator.catalog import schema_is_current, upgrade_if_needed
+@contextmanager
+def working(message: str, *, quiet: bool = False) -> Iterator[None]:
+    """A spinner with ``message`` on stderr while a step runs (over ~1 s: planning, rendering).
 
+    Off under ``--json`` (``quiet``) and when stderr is not a terminal, so pipes, logs and
+    tests see nothing of it; it disappears once the step is done.
+    """
+    out = err_console()
+    if quiet or not out.is_terminal:
+        yield
+        return
+    with out.status(escape(message), spinner="dots"):
+        yield
+
+
+def _missing_sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL when it does not exist (opening it would create it)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None  # make_engine reports a malformed URL in its own words
+    database = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or database in ("", ":memory:"):
+        return None
+    if database.startswith("file:"):
+        return None
+    path = Path(database).expanduser()
+    return None if path.exists() else path
+
+
+def open_catalog(st: State) -> Engine:
+    """The engine of a catalog that has a schema; older schemas are upgraded in place.
+
+    Never creates anything: a SQLite file that does not exist is an error (only `suanli init`
+    creates a catalog), so a typo'd path leaves no stray folder or database behind.
+    """
+    from comparator.catalog import schema_is_current, upgrade_if_needed
+    from comparator.errors import CatalogError
+
+    init_hint = tr(
+        st.lang,
+        "`suanli init` 创建目录；用 --db 或 SUANLI_DB 指向已有的目录数据库",
+        "`suanli init` creates it; point --db or SUANLI_DB at an existing catalog",
+    )
+    missing = _missing_sqlite_file(st.settings.db_url)
+    if missing is not None:
+        raise CatalogError(
+            tr(st.lang, f"没有目录数据库 {missing}", f"no catalog database at {missing}"),
+            hint=init_hint,
+        )
     engine = st.engine()
     if not schema_is_current(engine):
-        from comparator.errors import CatalogError
-
+        where = engine.url.render_as_string(hide_password=True)
         raise CatalogError(
-            f"the catalog database {engine.url.render_as_string(hide_password=True)} has no schema "
-            "yet: run `suanli init` first"
+            tr(
+                st.lang,
+                f"目录数据库 {where} 还没有表结构",
+                f"the catalog database {where} has no schema yet",
+            ),
+            hint=init_hint,
         )
     upgrade_if_needed(engine)
     return engine

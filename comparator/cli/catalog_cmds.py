@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from comparator.cli._common import (
@@ -13,12 +14,16 @@ from comparator.cli._common import (
     console,
     emit_json,
     err_console,
+    json_list,
     open_catalog,
     state,
     tr,
+    working,
 )
+from comparator.cli.tables import print_table
 from comparator.domain import canonical_province, parse_billing, resolve_gpu
 from comparator.errors import InputError
+from comparator.i18n import billing_label, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
     from comparator.catalog import OfferRow
@@ -52,7 +57,8 @@ def init(
     engine = st.engine()
     upgrade_schema(engine)
     load = demo if demo is not None else not has_any_provider(engine)
-    result = load_demo(engine, timezone=st.settings.timezone) if load else None
+    with working(tr(st.lang, "正在载入演示目录…", "Loading the demo catalog…"), quiet=json_out):
+        result = load_demo(engine, timezone=st.settings.timezone) if load else None
     if json_out:
         emit_json(
             {
@@ -81,12 +87,18 @@ def import_(
     decimal: str = typer.Option(
         ".", "--decimal", help='Decimal mark of the sheets\' numbers: "." or "," (1,5 = 1.5).'
     ),
+    replace: bool = typer.Option(
+        False,
+        "--replace",
+        help="Import a sheet even if it removes offers from the provider's current snapshot.",
+    ),
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Import provider profiles and price sheets as new snapshots.
 
     A sheet with any bad row is rejected whole; the message lists every bad row.
-    Re-importing identical content creates no new snapshot.
+    Re-importing identical content creates no new snapshot. A sheet is the provider's whole
+    price list: one that would remove offers from its current snapshot needs --replace.
 
     Example:  suanli import --profile acme.toml acme-prices.csv
     """
@@ -100,14 +112,17 @@ def import_(
     if decimal not in (".", ","):
         raise InputError(f'--decimal: expected "." or ",", got {decimal!r}')
     names = ", ".join(p.name for p in [*profiles, *sheets])
-    with err_console().status(tr(st.lang, f"正在导入 {names} …", f"Importing {names} …")):
+    with working(tr(st.lang, f"正在导入 {names} …", f"Importing {names} …"), quiet=json_out):
         result = import_files(
             open_catalog(st),
             sheets,
             profiles,
             timezone=st.settings.timezone,
             decimal=None if decimal == "." else decimal,
+            replace=replace,
         )
+    for warning in result.warnings:
+        err_console().print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
     if json_out:
         emit_json(result.to_json())
     else:
@@ -116,14 +131,16 @@ def import_(
 
 def _print_import(result: ImportResult, lang: str) -> None:
     out = console()
-    for pid, status in result.profiles:
+    for pid, raw in result.profiles:
+        status = status_label(lang, raw)
         out.print(tr(lang, f"服务商 {pid}：{status}", f"provider {pid}: {status}"))
     for name, r in result.snapshots:
+        status = status_label(lang, r.status)
         out.print(
             tr(
                 lang,
-                f"{name} → {r.provider}：快照 {r.snapshot_id}（{r.status}，{r.offers} 条报价）",
-                f"{name} → {r.provider}: snapshot {r.snapshot_id} ({r.status}, {r.offers} offers)",
+                f"{name} → {r.provider}：快照 {r.snapshot_id}（{status}，{r.offers} 条报价）",
+                f"{name} → {r.provider}: snapshot {r.snapshot_id} ({status}, {r.offers} offers)",
             )
         )
 
@@ -138,7 +155,7 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
     st = state(ctx)
     profiles = load_profiles(open_catalog(st))
     if json_out:
-        emit_json([_provider_json(p) for p in profiles.values()])
+        emit_json(json_list(st, "providers", [_provider_json(p) for p in profiles.values()]))
         return
     table = Table(title=tr(st.lang, "服务商", "Providers"))
     for column in (
@@ -148,7 +165,8 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
         tr(st.lang, "认证", "Certifications"),
         tr(st.lang, "机房", "Data centres"),
     ):
-        table.add_column(column)
+        wraps = column in (tr(st.lang, "名称", "Name"), tr(st.lang, "认证", "Certifications"))
+        table.add_column(column, overflow="fold" if wraps else "ellipsis")
     for p in profiles.values():
         table.add_row(
             p.id + (" (demo)" if p.demo else ""),
@@ -160,7 +178,7 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
                 for d in p.datacenters
             ),
         )
-    console().print(table)
+    print_table(console(), table, drop=[tr(st.lang, "认证", "Certifications")])
 
 
 def _provider_json(p: Any) -> dict[str, Any]:
@@ -216,19 +234,34 @@ def offers(
 
     st = state(ctx)
     filters = _offer_filters(gpu, province, billing)
-    engine = open_catalog(st)
-    views = current_offers(engine, provider=provider, **filters)
-    if compliant_for is not None:
-        from comparator.services import eligible_for_job
+    with working(tr(st.lang, "正在读取报价…", "Reading offers…"), quiet=json_out):
+        engine = open_catalog(st)
+        views = current_offers(engine, provider=provider, **filters)
+        if compliant_for is not None:
+            from comparator.services import eligible_for_job
 
-        views = eligible_for_job(engine, views, compliant_for, st.settings)
-    ranked, unpriced = rank_offers(views, st.settings)
+            views = eligible_for_job(engine, views, compliant_for, st.settings)
+        ranked, unpriced = rank_offers(views, st.settings)
     for currency in unpriced:
         err_console().print(
-            f"warning: no FX rate for {currency}; set SUANLI_FX_RATES. Listed last."
+            tr(
+                st.lang,
+                f"warning: 没有 {currency} 的汇率（设置 SUANLI_FX_RATES），排在最后。",
+                f"warning: no FX rate for {currency}; set SUANLI_FX_RATES. Listed last.",
+            )
         )
+    if not ranked:
+        from comparator.cli.hints import empty_offers_hint
+
+        hint = empty_offers_hint(engine, st.lang, gpu=gpu, provider=provider, filters=filters)
+        err_console().print(f"[bold]hint:[/] {escape(hint)}", soft_wrap=True)
     if json_out:
-        emit_json([row.to_json(st.settings.timezone) for row in ranked[:limit]])
+        emit_json(
+            json_list(st, "offers", [row.to_json(st.settings.timezone) for row in ranked[:limit]])
+        )
+        return
+    if not ranked:
+        console().print(tr(st.lang, "没有符合条件的报价。", "No offers match."))
         return
     _print_offers(ranked, limit or 30, st.lang, st.settings.currency)
 
@@ -266,6 +299,10 @@ _OFFER_HEADERS = (
 )
 
 
+# low-value columns, dropped in this order when the terminal is too narrow
+_OFFER_DROP = (("库存", "Stock"), ("地区", "Location"), ("单价", "Price"))
+
+
 def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str) -> None:
     title = tr(
         lang,
@@ -274,19 +311,13 @@ def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str) ->
     )
     table = Table(title=title, show_lines=False)
     for zh, en in _OFFER_HEADERS:
-        wraps = zh in ("服务商/机房", "地区")
-        width = 12 if zh == "闲时" else None
-        table.add_column(
-            tr(lang, zh, en),
-            no_wrap=not wraps,
-            overflow="fold" if wraps else "ellipsis",
-            min_width=6 if wraps else None,
-            max_width=width,
-        )
+        table.add_column(tr(lang, zh, en), overflow="fold" if zh == "地区" else "ellipsis")
     for row in rows[:limit]:
-        table.add_row(*row.cells())
+        cells = row.cells()
+        cells[4] = billing_label(lang, cells[4])
+        table.add_row(*(escape(c) for c in cells))
     out = console()
-    out.print(table)
+    print_table(out, table, drop=[tr(lang, zh, en) for zh, en in _OFFER_DROP])
     if len(rows) > limit:
         out.print(
             tr(

@@ -19,31 +19,15 @@ from comparator.cli._common import (
     parse_today,
     state,
     tr,
+    working,
 )
+from comparator.cli.tables import print_table
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
+from comparator.i18n import CHECKS, check_label, status_label
 
-# check id → (zh, en) short column label, in column order (the legend spells them out)
-PROVIDER_COLUMNS: dict[str, tuple[str, str]] = {
-    "uscc": ("代码", "USCC"),
-    "licence-valid": ("许可", "Lic"),
-    "licence-scope": ("范围", "Scope"),
-    "licence-cloud-item": ("协作", "Cloud"),
-    "annual-report": ("年报", "Rpt"),
-    "icp-filing": ("备案", "ICP"),
-    "gongan": ("公安", "PSB"),
-    "mlps": ("等保", "MLPS"),
-    "certification": ("认证", "Cert"),
-    "invoice": ("发票", "Inv"),
-}
-DATACENTER_COLUMNS: dict[str, tuple[str, str]] = {
-    "licence-coverage": ("覆盖", "Cover"),
-    "location": ("省份", "Prov"),
-    "location-city": ("城市", "City"),
-    "data-residency": ("出境", "PI"),
-    "price-freshness": ("时效", "Fresh"),
-}
+PROVIDER_COLUMNS = [cid for cid, c in CHECKS.items() if c.scope == "provider"]
+DATACENTER_COLUMNS = [cid for cid, c in CHECKS.items() if c.scope == "datacenter"]
 _CELL = {PASS: "[green]✓[/]", WARN: "[yellow]![/]", FAIL: "[red]✗[/]"}
-_WORD = {PASS: ("通过", "pass"), WARN: ("警告", "warn"), FAIL: ("不通过", "fail")}
 
 
 def register(app: typer.Typer) -> None:
@@ -67,13 +51,14 @@ def check(
     st = state(ctx)
     from comparator.services import check_catalog  # loads the database stack
 
-    result = check_catalog(
-        open_catalog(st),
-        st.settings,
-        provider_ids=provider_ids or [],
-        job_path=job,
-        today=parse_today(today),
-    )
+    with working(tr(st.lang, "正在检查合规…", "Checking compliance…"), quiet=json_out):
+        result = check_catalog(
+            open_catalog(st),
+            st.settings,
+            provider_ids=provider_ids or [],
+            job_path=job,
+            today=parse_today(today),
+        )
     reports = result.reports
     if json_out:
         emit_json(
@@ -111,10 +96,12 @@ def _print_matrix(reports: list[ProviderReport], lang: str, day: date) -> None:
     table = _matrix(reports, lang, title, own_cols, dc_cols, dc_rows=True)
     natural = out.measure(table, options=out.options.update_width(10_000)).maximum
     if natural <= out.width:
-        out.print(table)
+        print_table(out, table)
         return
-    out.print(_matrix(reports, lang, title, own_cols, [], dc_rows=False))
-    out.print(_matrix(reports, lang, tr(lang, "机房", "Data centres"), [], dc_cols, dc_rows=True))
+    print_table(out, _matrix(reports, lang, title, own_cols, [], dc_rows=False))
+    print_table(
+        out, _matrix(reports, lang, tr(lang, "机房", "Data centres"), [], dc_cols, dc_rows=True)
+    )
 
 
 def _matrix(
@@ -137,9 +124,8 @@ def _matrix(
     )
     table.add_column(tr(lang, "服务商 / 机房", "Provider / DC"), no_wrap=True)
     table.add_column(tr(lang, "结论", "Verdict"), no_wrap=True)
-    labels = [PROVIDER_COLUMNS[c] for c in own_cols] + [DATACENTER_COLUMNS[c] for c in dc_cols]
-    for label in labels:
-        header = tr(lang, *label)
+    for cid in [*own_cols, *dc_cols]:
+        header = check_label(lang, cid, short=True)
         table.add_column(header, justify="center", no_wrap=True, min_width=cell_len(header))
     for report in reports:
         table.add_row(*_provider_row(report, own_cols, dc_cols, lang))
@@ -171,7 +157,7 @@ def _legend(lang: str) -> str:
 
 def _verdict(status: str, lang: str) -> str:
     colour = {PASS: "green", WARN: "yellow", FAIL: "red"}[status]
-    return f"[{colour}]{tr(lang, *_WORD[status])}[/]"
+    return f"[{colour}]{status_label(lang, status)}[/]"
 
 
 def _print_findings(reports: list[ProviderReport], lang: str) -> None:
@@ -186,6 +172,5 @@ def _print_findings(reports: list[ProviderReport], lang: str) -> None:
             evidence = f" [dim]({escape(item.evidence)})[/]" if item.evidence else ""
             out.print(
                 f"{_CELL[item.status]} {escape(report.provider)} {escape(scope)}{item.id}: "
-                f"{escape(item.message(lang))}{evidence}",
-                soft_wrap=True,
+                f"{escape(item.message(lang))}{evidence}"
             )

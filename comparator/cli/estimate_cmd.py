@@ -12,6 +12,7 @@ from rich.table import Table
 
 from comparator.cli import estimate_options as opt
 from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
+from comparator.cli.tables import print_table
 from comparator.estimate import (
     BUILTIN_SHAPES,
     Advice,
@@ -27,6 +28,7 @@ from comparator.i18n import (
     ESTIMATE_NOTES_ZH,
     ESTIMATE_UNITS_ZH,
     RULE_OF_THUMB_ZH,
+    is_en,
 )
 
 
@@ -120,7 +122,7 @@ def _list_models(lang: str, json_out: bool) -> None:
             params,
             *(str(v) for v in (s.layers, s.hidden, s.heads, s.kv_heads, s.intermediate, s.vocab)),
         )
-    console().print(table)
+    print_table(console(), table)
 
 
 def _gib(value: float) -> str:
@@ -281,10 +283,13 @@ def _rules_table(e: Estimate, lang: str) -> Table:
         tr(lang, "本估算", "Ours"),
         tr(lang, "单位", "Unit"),
     ):
-        table.add_column(header, justify="left" if header in ("经验法则", "Rule") else "right")
+        if header in ("经验法则", "Rule"):
+            table.add_column(header, overflow="fold")
+        else:
+            table.add_column(header, justify="right")
     for rule in e.rules_of_thumb:
         text, unit = rule["rule"], rule["unit"]
-        if lang != "en":
+        if not is_en(lang):
             text, unit = RULE_OF_THUMB_ZH.get(text, text), ESTIMATE_UNITS_ZH.get(unit, unit)
         table.add_row(escape(text), _number(rule["value"]), _number(rule["ours"]), unit)
     return table
@@ -309,12 +314,15 @@ def _advice_table(advice: tuple[Advice, ...], lang: str) -> Table:
         tr(lang, "小时", "Hours"),
         tr(lang, "卡时", "Card-hours"),
     ):
-        table.add_column(header, justify="left" if header in ("方案", "Change") else "right")
+        if header in ("方案", "Change"):
+            table.add_column(header, overflow="fold")
+        else:
+            table.add_column(header, justify="right")
     for a in advice:
-        text = a.description if lang == "en" else ESTIMATE_ADVICE_ZH.get(a.action, a.description)
-        if lang != "en" and a.action == "combined":
+        text = a.description if is_en(lang) else ESTIMATE_ADVICE_ZH.get(a.action, a.description)
+        if not is_en(lang) and a.action == "combined":
             text = "组合：" + a.description.removeprefix("together: ")
-        elif lang != "en" and a.action in ("shorter_seq", "more_cards"):
+        elif not is_en(lang) and a.action in ("shorter_seq", "more_cards"):
             text += f"（{', '.join(f'{k}={v}' for k, v in a.change.items())}）"
         table.add_row(
             escape(text),
@@ -330,15 +338,15 @@ def _advice_table(advice: tuple[Advice, ...], lang: str) -> Table:
 
 def _print_estimate(out: Console, e: Estimate, lang: str) -> None:
     out.print(_header(e, lang))
-    out.print(_memory_table(e, lang))
+    print_table(out, _memory_table(e, lang))
     for line in _strategy_lines(e, lang):
         out.print(line)
-    out.print(_compute_table(e, lang))
-    out.print(_rules_table(e, lang))
+    print_table(out, _compute_table(e, lang))
+    print_table(out, _rules_table(e, lang))
     if e.advice:
-        out.print(_advice_table(e.advice, lang))
+        print_table(out, _advice_table(e.advice, lang))
     for note in e.notes:
-        text = note.message if lang == "en" else ESTIMATE_NOTES_ZH.get(note.code, note.message)
-        if lang != "en" and note.code == "does_not_fit":
+        text = note.message if is_en(lang) else ESTIMATE_NOTES_ZH.get(note.code, note.message)
+        if not is_en(lang) and note.code == "does_not_fit":
             text = _why_not_zh(e)
         out.print(f"[yellow]•[/] {escape(text)}")

@@ -23,8 +23,11 @@ from comparator.cli._common import (
     parse_today,
     state,
     tr,
+    working,
 )
+from comparator.cli.tables import print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
+from comparator.i18n import billing_label, yes_no
 
 if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --help
     from comparator.plan import Plan, PlanResult
@@ -41,7 +44,7 @@ def plan(
     ctx: typer.Context,
     jobs: list[Path] = typer.Argument(..., help="Job file(s) (TOML); several share stock."),
     objective: str = typer.Option("cost", "--objective", help="cost (default) or time."),
-    top: int | None = typer.Option(None, "--top", help="Alternatives shown (default 5)."),
+    top: int | None = typer.Option(None, "--top", min=0, help="Alternatives shown (default 5)."),
     today: str | None = typer.Option(
         None, "--today", help="Judge licence validity and price age as of this date (YYYY-MM-DD)."
     ),
@@ -60,17 +63,19 @@ def plan(
     engine = open_catalog(st)
     day = parse_today(today)
     lang = st.lang
+    planning = tr(lang, "正在规划…", "Planning…")
     if len(jobs) > 1:
-        shared = plan_jobs_files(
-            engine,
-            jobs,
-            st.settings,
-            objective=objective,
-            top=top,
-            today=day,
-            lang=lang,
-            time_limit_s=time_limit,
-        )
+        with working(planning, quiet=json_out):
+            shared = plan_jobs_files(
+                engine,
+                jobs,
+                st.settings,
+                objective=objective,
+                top=top,
+                today=day,
+                lang=lang,
+                time_limit_s=time_limit,
+            )
         if json_out:
             emit_json(shared.to_json())
         else:
@@ -80,9 +85,10 @@ def plan(
         if not all(r.feasible for r in shared.results):
             raise typer.Exit(NO_FEASIBLE_PLAN)
         return
-    result = plan_job_file(
-        engine, jobs[0], st.settings, objective=objective, top=top, today=day, lang=lang
-    )
+    with working(planning, quiet=json_out):
+        result = plan_job_file(
+            engine, jobs[0], st.settings, objective=objective, top=top, today=day, lang=lang
+        )
     if json_out:
         emit_json(result.to_json())
     else:
@@ -159,11 +165,11 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
         tr(lang, "实付均价", "Avg paid"),
         tr(lang, "费用", "Cost"),
     ):
-        table.add_column(header, no_wrap=True)
+        table.add_column(header)
     for s in best.segments:
         table.add_row(
             s.offer_id,
-            s.billing,
+            billing_label(lang, s.billing),
             f"{s.start:%m-%d %H:%M}",
             f"{s.end:%m-%d %H:%M}",
             str(s.units),
@@ -184,7 +190,7 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
             "",
             money_str(item.cost),
         )
-    out.print(table)
+    print_table(out, table, drop=[tr(lang, "周期", "Periods"), tr(lang, "实付均价", "Avg paid")])
     for item in best.bill:
         if item.note:
             out.print(f"[dim]{escape(item.kind)}: {escape(item.note)}[/]")
@@ -218,7 +224,7 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
         tr(lang, "完成", "Finish"),
         tr(lang, "差额", "Δ"),
     ):
-        table.add_column(header, no_wrap=True)
+        table.add_column(header)
     for rank, alt in enumerate(result.alternatives, start=2):
         delta = alt.total_cost - result.best.total_cost
         table.add_row(
@@ -233,7 +239,24 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
             f"{alt.finish:%m-%d %H:%M}",
             f"+{money_str(delta)}" if delta >= 0 else money_str(delta),
         )
-    out.print(table)
+    print_table(out, table, drop=[tr(lang, "完成", "Finish"), tr(lang, "机房", "Region")])
+
+
+_EXCLUDED_KINDS = {
+    "compliance": ("合规", "compliance"),
+    "requirements": ("任务要求", "requirements"),
+    "memory": ("显存不足", "memory"),
+    "stock": ("库存不足", "stock"),
+    "network": ("组网", "network"),
+    "throughput": ("无吞吐数据", "throughput"),
+    "currency": ("无汇率", "currency"),
+    "time-of-use": ("闲时规则", "time of use"),
+}
+
+
+def _excluded_kind(lang: str, kind: str) -> str:
+    zh, en = _EXCLUDED_KINDS.get(kind, (kind, kind))
+    return tr(lang, zh, en)
 
 
 def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
@@ -244,16 +267,16 @@ def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
     if not result.excluded:
         return
     kinds = Counter(e.kind for e in result.excluded)
-    summary = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
+    summary = ", ".join(f"{_excluded_kind(lang, k)} {n}" for k, n in kinds.most_common())
     out.print(f"{tr(lang, '排除的报价', 'Excluded offers')}: {len(result.excluded)} ({summary})")
     groups = Counter((e.provider, reason) for e in result.excluded for reason in e.reasons[:1])
     table = Table(box=box.SIMPLE)
-    table.add_column(tr(lang, "服务商", "Provider"), no_wrap=True)
-    table.add_column(tr(lang, "报价数", "Offers"), no_wrap=True)
-    table.add_column(tr(lang, "原因", "Reason"))
+    table.add_column(tr(lang, "服务商", "Provider"))
+    table.add_column(tr(lang, "报价数", "Offers"))
+    table.add_column(tr(lang, "原因", "Reason"), overflow="fold")
     for (provider, reason), count in groups.most_common(EXCLUDED_SHOWN):
         table.add_row(provider, str(count), escape(reason))
-    out.print(table)
+    print_table(out, table)
     hidden = len(groups) - EXCLUDED_SHOWN
     if hidden > 0:
         out.print(
@@ -273,7 +296,7 @@ def _print_assumptions(out: Console, result: PlanResult, lang: str) -> None:
         f"[dim]{tr(lang, '假设', 'Assumptions')}: {tr(lang, '汇率', 'FX')} {rates} "
         f"({fx.get('date')}); {tr(lang, '多机效率', 'multi-node efficiency')} "
         f"{assumptions.get('multi_node_efficiency')}; {tr(lang, '含税价比较', 'tax-inclusive')}; "
-        f"{tr(lang, '已证明最优', 'proven optimal')}: {result.optimal}[/]"
+        f"{tr(lang, '已证明最优', 'proven optimal')}: {yes_no(lang, result.optimal)}[/]"
     )
 
 

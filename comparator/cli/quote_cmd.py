@@ -16,6 +16,7 @@ from comparator.cli._common import (
     parse_today,
     state,
     tr,
+    working,
 )
 from comparator.errors import InputError, RenderError
 from comparator.i18n import normalize_lang
@@ -42,7 +43,9 @@ def quote(
         None, "--show", help="Re-render the stored quote NUMBER (e.g. Q-2026-000123)."
     ),
     objective: str = typer.Option("cost", "--objective", help="cost (default) or time."),
-    top: int | None = typer.Option(None, "--top", help="Keep at most N alternatives (default 5)."),
+    top: int | None = typer.Option(
+        None, "--top", min=0, help="Keep at most N alternatives (default 5)."
+    ),
     today: str | None = typer.Option(
         None, "--today", help="Judge licences and price ages as of this date (YYYY-MM-DD)."
     ),
@@ -63,16 +66,20 @@ def quote(
     elif job is None:
         raise InputError("suanli quote: give a job file (JOB.toml) or --show NUMBER")
     else:
-        stored = make_quote(
-            engine,
-            job,
-            st.settings,
-            lang=normalize_lang(st.lang),
-            objective=objective,
-            top=top,
-            today=parse_today(today),
-        )
-    _render(stored, output, pdf, _render_lang(ctx, show, st.lang))
+        with working(
+            tr(st.lang, "正在规划并保存报价…", "Planning and saving the quote…"), quiet=json_out
+        ):
+            stored = make_quote(
+                engine,
+                job,
+                st.settings,
+                lang=normalize_lang(st.lang),
+                objective=objective,
+                top=top,
+                today=parse_today(today),
+            )
+    with working(tr(st.lang, "正在生成报告…", "Rendering the report…"), quiet=json_out):
+        _render(stored, output, pdf, _render_lang(ctx, show, st.lang))
     if json_out:
         emit_json(_json(stored, output, pdf))
     else:
@@ -99,11 +106,19 @@ def _render_lang(ctx: typer.Context, show: str | None, lang: str) -> str | None:
 def _render(stored: StoredQuote, output: Path | None, pdf: Path | None, lang: str | None) -> None:
     from comparator.report import write_report
 
+    html_written = False
     try:
-        write_report(stored.document, output, pdf, lang=lang)
+        if output is not None:
+            write_report(stored.document, output, None, lang=lang)
+            html_written = True
+        if pdf is not None:
+            write_report(stored.document, None, pdf, lang=lang)
     except RenderError as exc:
-        written = f"; HTML written to {output}" if output else ""
-        raise RenderError(f"{exc} (quote {stored.number} is saved{written})") from None
+        written = f"; HTML written to {output}" if html_written else ""
+        raise RenderError(
+            f"{exc} (quote {stored.number} is saved{written})",
+            hint=f"`suanli quote --show {stored.number} -o quote.html` renders it again",
+        ) from None
 
 
 def _best(stored: StoredQuote) -> dict[str, Any] | None:

@@ -22,8 +22,11 @@ from comparator.cli._common import (
     open_catalog,
     state,
     tr,
+    working,
 )
+from comparator.cli.tables import print_table
 from comparator.domain import resolve_gpu
+from comparator.i18n import status_label, yes_no
 
 if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
     from comparator.catalog import OfferHistory, PriceChange
@@ -36,18 +39,6 @@ CONFIG_OPTION = typer.Option(
     envvar="SUANLI_SOURCES",
     help="Sources file (TOML); env SUANLI_SOURCES. See examples/sources.toml.",
 )
-_STATUS = {
-    "succeeded": ("已更新", "succeeded"),
-    "unchanged": ("无变化", "unchanged"),
-    "failed": ("失败", "failed"),
-    "skipped": ("跳过", "skipped"),
-}
-_KIND = {
-    "cheaper": ("降价", "cheaper"),
-    "dearer": ("涨价", "dearer"),
-    "new": ("新增", "new"),
-    "gone": ("下架", "gone"),
-}
 
 
 def register(app: typer.Typer) -> None:
@@ -112,8 +103,7 @@ def _progress_bar(total: int, lang: str, quiet: bool) -> Iterator[Callable[[Sour
 
 
 def _status(status: str, lang: str) -> str:
-    zh, en = _STATUS.get(status, (status, status))
-    return tr(lang, zh, en)
+    return status_label(lang, status)
 
 
 def _print_report(report: RefreshReport, lang: str) -> None:
@@ -133,7 +123,7 @@ def _print_report(report: RefreshReport, lang: str) -> None:
         ("变化", "Changes"),
         ("说明", "Details"),
     ):
-        table.add_column(tr(lang, zh, en), overflow="fold")
+        table.add_column(tr(lang, zh, en), overflow="fold" if en == "Details" else "ellipsis")
     for run in report.runs:
         table.add_row(
             run.provider,
@@ -143,7 +133,7 @@ def _print_report(report: RefreshReport, lang: str) -> None:
             _change_summary(run, lang),
             run.error or "\n".join(run.notes[:3]),
         )
-    out.print(table)
+    print_table(out, table)
     if report.changes:
         _print_changes(report.changes, lang)
 
@@ -154,7 +144,7 @@ def _change_summary(run: SourceOutcome, lang: str) -> str:
     from comparator.catalog import count_changes
 
     counts = count_changes(run.changes)
-    return " ".join(f"{tr(lang, *_KIND[k])} {n}" for k, n in counts.items() if n) or "—"
+    return " ".join(f"{status_label(lang, k)} {n}" for k, n in counts.items() if n) or "—"
 
 
 def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> None:
@@ -171,7 +161,7 @@ def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> No
         ("现价", "New"),
         ("幅度", "%"),
     ):
-        table.add_column(tr(lang, zh, en), overflow="fold")
+        table.add_column(tr(lang, zh, en))
     for change in changes[:limit]:
         doc = change.to_json()
         table.add_row(
@@ -181,14 +171,14 @@ def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> No
             str(doc["cards"]),
             str(doc["billing"]),
             str(doc["sku"]),
-            tr(lang, *_KIND[change.kind]),
+            status_label(lang, change.kind),
             f"{doc['old_price'] or '—'}",
             f"{doc['new_price'] or '—'}",
             f"{doc['change_pct'] or ''}",
             style=_style(change),
         )
     out = console()
-    out.print(table)
+    print_table(out, table)
     if len(changes) > limit:
         out.print(
             tr(
@@ -218,9 +208,18 @@ def history(
     canonical = resolve_gpu(gpu).name if gpu else None
     from comparator.catalog import price_history
 
-    offers = price_history(open_catalog(st), provider=provider, gpu=canonical)
+    with working(tr(st.lang, "正在读取价格历史…", "Reading price history…"), quiet=json_out):
+        engine = open_catalog(st)
+        offers = price_history(engine, provider=provider, gpu=canonical)
+    if not offers:
+        from comparator.cli.hints import empty_offers_hint
+
+        filters: dict[str, str | None] = {"gpu": canonical, "province": None, "billing": None}
+        hint = empty_offers_hint(engine, st.lang, gpu=gpu, provider=provider, filters=filters)
+        err_console().print(f"[bold]hint:[/] {hint}", soft_wrap=True)
     if json_out:
-        emit_json({"offers": [offer.to_json() for offer in offers[:limit]]})
+        zone = st.settings.timezone
+        emit_json({"offers": [offer.to_json(zone) for offer in offers[:limit]]})
         return
     _print_history(
         sorted(offers, key=lambda o: (o.change_pct, o.provider, o.key)), limit or 30, st.lang
@@ -228,6 +227,9 @@ def history(
 
 
 def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
+    if not offers:
+        console().print(tr(lang, "没有符合条件的价格历史。", "No price history matches."))
+        return
     table = Table(title=tr(lang, "价格历史（降幅最大在前）", "Price history (biggest drops first)"))
     for zh, en in (
         ("服务商", "Provider"),
@@ -237,7 +239,7 @@ def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
         ("快照数", "Points"),
         ("在售", "Current"),
     ):
-        table.add_column(tr(lang, zh, en), overflow="fold")
+        table.add_column(tr(lang, zh, en), overflow="fold" if en == "Offer" else "ellipsis")
     for offer in offers[:limit]:
         region, gpu, cards, billing, sku, _, _, currency = offer.key
         table.add_row(
@@ -246,10 +248,10 @@ def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
             f"{offer.first_price:f} → {offer.last_price:f} {currency}",
             str(offer.change_pct),
             str(len(offer.points)),
-            tr(lang, "是", "yes") if offer.current else tr(lang, "否", "no"),
+            yes_no(lang, offer.current),
         )
     out = console()
-    out.print(table)
+    print_table(out, table)
     if len(offers) > limit:
         out.print(
             tr(

@@ -11,8 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from comparator.cli._common import JSON_OPTION, State, console, emit_json, open_catalog, state, tr
+from comparator.cli.tables import print_table
 from comparator.domain import OfferView, find_gpu
 from comparator.errors import InputError
+from comparator.i18n import status_label, verify_check_label
 from comparator.verify import (
     NOT_REQUESTED,
     GpuReading,
@@ -27,26 +29,13 @@ from comparator.verify import (
     parse_topology,
 )
 
-# check id → (zh, en) row label, in report order
-CHECK_LABELS: dict[str, tuple[str, str]] = {
-    "gpu_count": ("卡数", "Card count"),
-    "gpu_model": ("型号", "Model"),
-    "memory_total": ("显存容量", "Memory size"),
-    "memory_in_use": ("显存占用", "Memory in use"),
-    "processes": ("进程", "Processes"),
-    "ecc": ("ECC", "ECC"),
-    "pcie_link": ("PCIe 链路", "PCIe link"),
-    "nvlink": ("NVLink", "NVLink"),
-    "driver": ("驱动", "Driver"),
-    "bf16_tflops": ("BF16 算力", "bf16 TFLOP/s"),
-    "memory_bandwidth": ("显存带宽", "Memory bandwidth"),
-    "allreduce_bandwidth": ("卡间通信", "All-reduce"),
-}
-_STATUS = {
-    "pass": ("[green]通过[/]", "[green]pass[/]"),
-    "warn": ("[yellow]警告[/]", "[yellow]warn[/]"),
-    "fail": ("[bold red]不通过[/]", "[bold red]fail[/]"),
-}
+_COLOUR = {"pass": "green", "warn": "yellow", "fail": "bold red"}
+
+
+def _status(lang: str, status: str) -> str:
+    return f"[{_COLOUR[status]}]{status_label(lang, status)}[/]"
+
+
 _NO_NVIDIA_SMI = (
     "nvidia-smi is not on PATH here: on the rented machine run `nvidia-smi -q -x > smi.xml` "
     "(and `nvidia-smi topo -m > topo.txt`), then pass --nvidia-smi-xml smi.xml [--topo topo.txt]"
@@ -175,10 +164,11 @@ def _check_table(result: VerifyResult, lang: str) -> Table:
     table = Table(title=tr(lang, "检查项", "Checks"), show_lines=True)
     table.add_column(tr(lang, "检查", "Check"))
     table.add_column(tr(lang, "结果", "Result"))
-    table.add_column(tr(lang, "说明", "Details"))
+    table.add_column(tr(lang, "说明", "Details"), overflow="fold")
     for check in result.checks:
-        label = CHECK_LABELS.get(check.id, (check.id, check.id))
-        table.add_row(tr(lang, *label), tr(lang, *_STATUS[check.status]), escape(check.message))
+        table.add_row(
+            verify_check_label(lang, check.id), _status(lang, check.status), escape(check.message)
+        )
     return table
 
 
@@ -197,10 +187,10 @@ def _heading(result: VerifyResult, lang: str) -> str:
 def print_result(result: VerifyResult, lang: str, stored: dict[str, Any] | None) -> None:
     out = console()
     out.print(f"[bold]{escape(_heading(result, lang))}[/]")
-    out.print(_gpu_table(result, lang))
-    out.print(_check_table(result, lang))
+    print_table(out, _gpu_table(result, lang))
+    print_table(out, _check_table(result, lang))
     out.print(escape(result.measurements.message(lang)))
-    out.print(tr(lang, "结论：", "Verdict: ") + tr(lang, *_STATUS[result.status]))
+    out.print(tr(lang, "结论：", "Verdict: ") + _status(lang, result.status))
     if stored:
         number, stored_id = stored["quote_number"], stored["verification_id"]
         out.print(

@@ -13,6 +13,8 @@ from comparator.domain.profile import DataCenter, ProviderProfile
 from comparator.domain.provinces import canonical_city
 
 MLPS_REASSESSMENT_DAYS = 365
+# how the English messages name the official invoice kinds (glossed once)
+INVOICE_EN = {"专票": "special VAT invoices (专票)", "普票": "ordinary VAT invoices (普票)"}
 _INVOICE_WORDS = {
     "专票": ("专票", "专用发票", "增值税专用发票", "special", "vat_special", "vat-special"),
     "普票": ("普票", "普通发票", "增值税普通发票", "general", "ordinary", "vat_general"),
@@ -39,10 +41,11 @@ def mlps_check(profile: ProviderProfile, level: int, last_day: date) -> Check:
     high_enough = [f for f in filings if (f.level or 0) >= level]
     if not high_enough:
         best = f"level {filings[0].level}" if filings else "none"
+        best_zh = f"{filings[0].level} 级" if filings else "无"
         return check(
             "mlps",
             FAIL,
-            f"任务要求等保 {level} 级，服务商备案：{best}",
+            f"任务要求等保 {level} 级，服务商备案：{best_zh}",
             f"job needs MLPS level {level}; provider's filing: {best}",
             best,
         )
@@ -144,13 +147,14 @@ def canonical_invoice(word: str) -> str:
 def invoice_check(profile: ProviderProfile, invoice: str) -> Check:
     wanted = canonical_invoice(invoice)
     offered = ",".join(profile.invoice_types) or "-"
+    named = INVOICE_EN.get(wanted or "", f"{invoice} invoices")
     if any(canonical_invoice(t) == wanted for t in profile.invoice_types):
-        return check("invoice", PASS, f"可开具{invoice}", f"issues {invoice} invoices", offered)
+        return check("invoice", PASS, f"可开具{invoice}", f"issues {named}", offered)
     return check(
         "invoice",
         FAIL,
         f"任务要求{invoice}，服务商只开具：{offered}",
-        f"job needs {invoice} invoices; provider issues: {offered}",
+        f"job needs {named}; provider issues: {offered}",
         offered,
     )
 
@@ -228,7 +232,7 @@ def residency_check(dc: DataCenter, export_basis: str | None) -> Check:
         FAIL,
         f"训练数据含个人信息，机房在境外（{dc.country}），任务未声明数据出境依据",
         f"training data holds personal information and the data centre is outside "
-        f"mainland China ({dc.country}); the job states no export_basis",
+        f"mainland China ({dc.country}); the job declares no legal basis for exporting it",
         _where(dc),
     )
 

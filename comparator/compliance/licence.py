@@ -293,6 +293,6 @@ def annual_report_check(licence: License, today: date) -> Check:
         FAIL,
         f"年报落后两年以上（最近一次为 {last} 年，应为 {required} 年），可能被列入不良名单",
         f"annual report two or more years behind (last {last}, due {required}); "
-        "the licensee may be on the 不良名单",
+        "the licensee may be on the list of operators in breach (不良名单)",
         evidence,
     )

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from comparator.domain.offer_view import OfferView
+from comparator.i18n import is_en
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 _RANK = {PASS: 0, WARN: 1, FAIL: 2}
@@ -28,7 +29,7 @@ class Check:
     evidence: str = ""
 
     def message(self, lang: str = "zh") -> str:
-        return self.message_zh if lang == "zh" else self.message_en
+        return self.message_en if is_en(lang) else self.message_zh
 
     def reason(self, lang: str = "zh") -> str:
         """``id: message [evidence]`` — one line for an exclusion table."""

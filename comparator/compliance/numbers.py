@@ -136,7 +136,8 @@ def _gongan_check(number: str) -> Check:
             "gongan",
             WARN,
             f"公安备案前缀为{parsed.province}，但代码前两位 {parsed.code[:2]} 属于{shown}",
-            f"公安备案 prefix is {parsed.province} but the code's first two digits "
+            f"the public-security filing (公安备案) prefix is {parsed.province} but the code's "
+            "first two digits "
             f"{parsed.code[:2]} belong to {shown}",
             number,
         )
@@ -144,6 +145,6 @@ def _gongan_check(number: str) -> Check:
         "gongan",
         PASS,
         f"公安备案格式正确，代码与省份一致（{parsed.province}）",
-        f"公安备案 well-formed, code matches its province ({parsed.province})",
+        f"public-security filing well-formed, code matches its province ({parsed.province})",
         number,
     )

@@ -364,8 +364,13 @@ def load_job(path: str | Path) -> Job:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise JobFileError(f"{source}: no such job file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise JobFileError(f"{source}: cannot read the job file: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise JobFileError(
+            f"{source}: expected UTF-8 text (TOML is UTF-8), but byte {exc.start + 1} is not "
+            "UTF-8; if it was saved as GB18030/GBK, save it again as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise JobFileError(f"{source}: cannot read the job file ({exc.strerror or exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise JobFileError(f"{source}: not valid TOML: {exc}") from None
     return parse_job(data, source)

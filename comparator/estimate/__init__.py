@@ -7,6 +7,7 @@ memory: :mod:`.memory`; FLOPs and MFU: :mod:`.compute`, :mod:`.throughput`; the 
 """
 
 from comparator.estimate.advice import Advice
+from comparator.estimate.compute import default_mfu
 from comparator.estimate.estimator import (
     Estimate,
     EstimateRequest,
@@ -31,6 +32,7 @@ __all__ = [
     "Estimate",
     "EstimateRequest",
     "Note",
+    "default_mfu",
     "estimate",
     "normalize_optimizer",
     "parse_token_count",

@@ -8,6 +8,7 @@ Identical concurrent imports make one snapshot: the second finds the first's con
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DataError, OperationalError, StatementError
 
 from comparator.catalog.bulk import ANALYZE_AFTER_ROWS, analyze_catalog, store_snapshots_in
+from comparator.catalog.changes import KEY_FIELDS, OfferKey, offer_key
 from comparator.catalog.db import write_transaction
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.queries import (
@@ -37,9 +39,11 @@ SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".xlsm", ".json")
 class ImportResult:
     profiles: Sequence[tuple[str, str]]  # (provider id, created|updated|unchanged)
     snapshots: Sequence[tuple[str, SnapshotResult]]  # (file, result)
+    warnings: Sequence[str] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
+            "warnings": list(self.warnings),
             "profiles": [{"provider": pid, "status": status} for pid, status in self.profiles],
             "snapshots": [
                 {
@@ -74,6 +78,25 @@ def split_files(files: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     return profiles, sheets
 
 
+class RemovesOffersError(InputError):
+    """A sheet that would drop offers from a provider's current snapshot, without --replace.
+
+    ``removals`` holds ``(file, provider, offers before, offers in the sheet, offers gone)``.
+    """
+
+    def __init__(self, removals: Sequence[tuple[str, str, int, int, int]]) -> None:
+        self.removals = list(removals)
+        lines = [
+            f"{f} → {p}: {before} → {after} offers ({gone} gone)"
+            for f, p, before, after, gone in removals
+        ]
+        super().__init__(
+            "importing would remove offers from the current snapshot: " + "; ".join(lines),
+            hint="a sheet is the provider's whole price list; pass --replace to import it "
+            "anyway (the removed offers stay in `suanli history`)",
+        )
+
+
 def import_files(
     engine: Engine,
     sheets: Sequence[Path],
@@ -81,12 +104,21 @@ def import_files(
     *,
     timezone: ZoneInfo,
     decimal: str | None = None,
+    replace: bool = False,
 ) -> ImportResult:
-    """Import profiles, then sheets: every file is checked before anything is written."""
+    """Import profiles, then sheets: every file is checked before anything is written.
+
+    A sheet is a provider's whole price list: offers of the current snapshot that it lacks are
+    gone afterwards. Unless ``replace`` is true, such a sheet is refused with the count
+    (``15 → 1 offers (14 gone)``) before anything, profiles included, is written.
+    """
     parsed_profiles = [load_profile(p) for p in _existing(profiles)]
     sheet_paths = _existing(sheets)
-    known = KnownCatalog(_regions_with(known_regions(engine), parsed_profiles))
-    parsed = [(path, _parse(path, known, timezone, decimal)) for path in sheet_paths]
+    warnings: list[str] = []
+    known = KnownCatalog(_with_profiles(known_regions(engine), parsed_profiles))
+    parsed = [(path, _parse(path, known, timezone, decimal, warnings)) for path in sheet_paths]
+    if not replace:
+        _refuse_removals(engine, parsed)
     keys = [f"provider:{p.id}" for p in parsed_profiles]
     keys += [f"provider:{pid}" for _, offers in parsed for pid in offers.by_provider()]
     try:
@@ -107,28 +139,57 @@ def import_files(
         ) from None
     if sum(r.offers for _, r in snapshot_results if r.status == "succeeded") >= ANALYZE_AFTER_ROWS:
         analyze_catalog(engine)
-    return ImportResult(profile_results, snapshot_results)
+    return ImportResult(profile_results, snapshot_results, warnings)
 
 
-def _regions_with(
-    stored: dict[str, dict[str, str]], profiles: Sequence[ProviderProfile]
+def _with_profiles(
+    regions: dict[str, dict[str, str]], profiles: Sequence[ProviderProfile]
 ) -> dict[str, dict[str, str]]:
-    """What sheets may name: the stored providers, with the profiles being imported replacing."""
+    """The stored data centres, with those of the profiles about to be stored."""
+    merged = {pid: dict(names) for pid, names in regions.items()}
     for profile in profiles:
-        regions = {dc.name: dc.id for dc in profile.datacenters}
-        regions.update({dc.id: dc.id for dc in profile.datacenters})
-        stored[profile.id] = regions
-    return stored
+        names: dict[str, str] = {}
+        for dc in profile.datacenters:  # as known_regions reads them back once stored
+            if dc.name:
+                names.setdefault(dc.name, dc.id)
+            names[dc.id] = dc.id
+        merged[profile.id] = names
+    return merged
+
+
+def _refuse_removals(engine: Engine, parsed: Sequence[tuple[Path, OfferColumns]]) -> None:
+    from comparator.catalog import current_offers
+
+    removals: list[tuple[str, str, int, int, int]] = []
+    for path, offers in parsed:
+        for pid, group in offers.by_provider().items():
+            before = Counter(offer_key(o) for o in current_offers(engine, provider=pid))
+            gone = sum((before - Counter(_keys(group))).values())
+            if gone:
+                removals.append((path.name, pid, sum(before.values()), group.count, gone))
+    if removals:
+        raise RemovesOffersError(removals)
+
+
+def _keys(columns: OfferColumns) -> list[OfferKey]:
+    values = columns.values
+    return list(zip(*(values[name] for name in KEY_FIELDS), strict=True))
 
 
 def _parse(
-    path: Path, known: KnownCatalog, timezone: ZoneInfo, decimal: str | None
+    path: Path,
+    known: KnownCatalog,
+    timezone: ZoneInfo,
+    decimal: str | None,
+    warnings: list[str],
 ) -> OfferColumns:
     try:
         content = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read the sheet ({exc.strerror or exc})") from None
-    return parse_sheet_columns(content, str(path), known, timezone=timezone, decimal=decimal)
+    return parse_sheet_columns(
+        content, str(path), known, timezone=timezone, decimal=decimal, warnings=warnings
+    )
 
 
 def store_sheet(engine: Engine, offers: OfferColumns, source: str) -> list[SnapshotResult]:
@@ -152,4 +213,4 @@ def demo_files(directory: Path = DEMO_DIR) -> tuple[list[Path], list[Path]]:
 
 def load_demo(engine: Engine, *, timezone: ZoneInfo) -> ImportResult:
     sheets, profiles = demo_files()
-    return import_files(engine, sheets, profiles, timezone=timezone)
+    return import_files(engine, sheets, profiles, timezone=timezone, replace=True)

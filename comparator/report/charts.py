@@ -100,6 +100,7 @@ class CostBar:
     label: str
     value: Decimal
     best: bool
+    capped: bool = False  # longer than the axis: drawn to its end and marked as cut
 
 
 @dataclass(frozen=True)
@@ -262,6 +263,20 @@ def plan_label(plan: Mapping[str, Any], provider_names: Mapping[str, str]) -> st
     return f"{name} · {plan['region']} · {plan['gpu']}×{plan['cards']}"
 
 
+OUTLIER_RATIO = Decimal(3)
+
+
+def cost_axis(costs: Sequence[Decimal]) -> Decimal:
+    """The cost axis' end: the largest cost, unless it is an outlier (over 3× the median),
+    in which case the axis ends at the largest ordinary cost and longer bars are marked cut."""
+    if not costs:
+        return Decimal(0)
+    ordered = sorted(costs)
+    median = ordered[len(ordered) // 2]
+    ordinary = [c for c in ordered if c <= median * OUTLIER_RATIO]
+    return max(ordinary) * Decimal("1.1") if len(ordinary) < len(ordered) else ordered[-1]
+
+
 def cost_chart(
     best: Mapping[str, Any] | None,
     alternatives: Sequence[Mapping[str, Any]],
@@ -272,17 +287,19 @@ def cost_chart(
     plans = ([best] if best else []) + list(alternatives)
     shown = plans[:MAX_COST_BARS]
     label_width, bar_height, gap = 300.0, 14.0, 6.0
-    max_cost = max((Decimal(p["total_cost"]) for p in shown), default=Decimal(0))
+    costs = [Decimal(p["total_cost"]) for p in shown]
+    axis = cost_axis(costs)
     span = width - label_width - 90.0
     bars = tuple(
         CostBar(
             4.0 + index * (bar_height + gap),
-            float(Decimal(p["total_cost"]) / max_cost) * span if max_cost > 0 else 0.0,
+            float(min(cost, axis) / axis) * span if axis > 0 else 0.0,
             plan_label(p, provider_names),
-            Decimal(p["total_cost"]),
+            cost,
             best is not None and index == 0,
+            capped=cost > axis,
         )
-        for index, p in enumerate(shown)
+        for index, (p, cost) in enumerate(zip(shown, costs, strict=True))
     )
     height = 8.0 + len(bars) * (bar_height + gap)
     return CostChart(width, height, label_width, bar_height, bars, len(shown), len(plans))

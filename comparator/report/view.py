@@ -10,9 +10,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from comparator.i18n import is_en
 from comparator.report import charts
 
 STATUS_RANK = {"pass": 0, "warn": 1, "fail": 2}
+# official invoice terms, kept in Chinese and glossed (the English report's requirements)
+INVOICE_GLOSS = {"专票": "专票 (special VAT invoice)", "普票": "普票 (ordinary VAT invoice)"}
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,7 @@ def _check_statuses(checks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
 
 def check_message(check: Mapping[str, Any], lang: str) -> str:
     """The check's message in the report language when the document has both, else as stored."""
-    localized = check.get("message_en" if lang == "en" else "message_zh")
+    localized = check.get("message_en" if is_en(lang) else "message_zh")
     return str(localized or check.get("message") or "")
 
 
@@ -194,6 +197,25 @@ def compliance_matrix(
     return ComplianceMatrix(tuple(columns), rows, tuple(findings))
 
 
+def best_warnings(document: Mapping[str, Any], lang: str = "zh-CN") -> list[Finding]:
+    """What a manager must see about the recommended plan: its provider's and data centre's
+    warnings and failures (a licence about to expire), worst first."""
+    best = document["plan"].get("best")
+    if not best:
+        return []
+    names = provider_names(document)
+    found: list[Finding] = []
+    for report in (document.get("compliance") or {}).get("providers") or []:
+        if report["provider"] != best["provider"]:
+            continue
+        name = names.get(report["provider"], report["provider"])
+        found += _findings(name, "", report.get("checks") or [], lang)
+        for dc in report.get("datacenters") or []:
+            if dc["id"] == best["region"]:
+                found += _findings(name, dc["id"], dc.get("checks") or [], lang)
+    return sorted(found, key=lambda f: -STATUS_RANK.get(f.status, 0))
+
+
 def _memory_chart(document: Mapping[str, Any]) -> charts.MemoryChart | None:
     estimate = document.get("estimate")
     if not estimate or not estimate.get("memory_gib"):
@@ -211,7 +233,9 @@ def _budget(document: Mapping[str, Any], best: Mapping[str, Any] | None) -> dict
     return {"max_cost": max_cost, "within": Decimal(best["total_cost"]) <= Decimal(max_cost)}
 
 
-def requirement_items(requirements: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+def requirement_items(
+    requirements: Mapping[str, Any] | None, lang: str = "zh-CN"
+) -> list[tuple[str, str]]:
     """(label key, value) of each requirement the job sets; flags have an empty value."""
     req = requirements or {}
     items: list[tuple[str, str]] = []
@@ -220,7 +244,9 @@ def requirement_items(requirements: Mapping[str, Any] | None) -> list[tuple[str,
             items.append((key, ", ".join(str(v) for v in req[key])))
     for key in ("mlps_level", "invoice"):
         if req.get(key):
-            items.append((key, str(req[key])))
+            value = str(req[key])
+            gloss = key == "invoice" and is_en(lang)
+            items.append((key, INVOICE_GLOSS.get(value, value) if gloss else value))
     for key in ("contains_personal_info", "spot"):
         if req.get(key):
             items.append((key, ""))
@@ -245,7 +271,7 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         "ranked": ranked,
         "runner_up": ranked[0] if ranked and best else None,
         "budget": _budget(document, best),
-        "requirements": requirement_items((document.get("job") or {}).get("requirements")),
+        "requirements": requirement_items((document.get("job") or {}).get("requirements"), lang),
         "memory_chart": _memory_chart(document),
         "timeline": charts.timeline_chart(
             document["job"], segments, document.get("price_curve") or []
@@ -254,4 +280,10 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         else None,
         "cost_chart": charts.cost_chart(best, alternatives, names),
         "compliance": compliance_matrix(document.get("compliance"), names, lang),
+        "warnings": best_warnings(document, lang),
+        "stale_best": [
+            offers[s["offer_id"]]
+            for s in segments
+            if s["offer_id"] in offers and offers[s["offer_id"]].get("stale")
+        ],
     }

@@ -18,6 +18,7 @@ import comparator
 from comparator.config import Settings
 from comparator.domain.job import load_job
 from comparator.errors import JobFileError
+from comparator.i18n import is_en
 from comparator.plan import plan_job
 from comparator.quote.document import QuoteParts, assemble_document
 from comparator.quote.store import StoredQuote, freeze_quote
@@ -46,7 +47,7 @@ def make_quote(
     """Plan ``job_path`` on the current catalog and store the quote; returns it with its number."""
     created_at = (now or datetime.now(settings.timezone)).replace(microsecond=0)
     day = today or created_at.astimezone(settings.timezone).date()
-    check_lang = "en" if lang == "en" else "zh"
+    check_lang = "en" if is_en(lang) else "zh"
     job = load_job(job_path)
     context = context_from_settings(
         settings, objective=objective, top=top, today=day, lang=check_lang

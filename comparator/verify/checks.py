@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from comparator.domain.gpus import GpuSpec, find_gpu
+from comparator.i18n import is_en
 from comparator.verify.nvsmi import GpuReading, MachineReport
 from comparator.verify.text import say
 
@@ -74,7 +75,7 @@ def gpu_list(indices: Sequence[int]) -> str:
 
 def listing(problems: Sequence[str], lang: str) -> str:
     """Problems joined with "; ", the first few only."""
-    shown = ("；" if lang == "zh" else "; ").join(problems[:_LISTED])
+    shown = ("; " if is_en(lang) else "；").join(problems[:_LISTED])
     more = len(problems) - _LISTED
     return shown + (say(lang, "more", count=more) if more > 0 else "")
 

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from comparator.i18n import is_en
+
 # key: (zh, en)
 MESSAGES: dict[str, tuple[str, str]] = {
     # gpu_count
@@ -169,4 +171,4 @@ MESSAGES: dict[str, tuple[str, str]] = {
 def say(lang: str, key: str, **values: object) -> str:
     """The message ``key`` in ``lang`` (``zh`` or ``en``) with ``values`` filled in."""
     zh, en = MESSAGES[key]
-    return (zh if lang == "zh" else en).format(**values)
+    return (en if is_en(lang) else zh).format(**values)

@@ -74,3 +74,23 @@ def header_map(headers: Sequence[str]) -> tuple[dict[int, str], list[RowProblem]
             continue
         mapping[position] = column
     return mapping, problems
+
+
+def unknown_headers(headers: Sequence[str]) -> list[str]:
+    """The headers that match no column (ignored on import; the importer warns about them)."""
+    return [h for h in headers if _LOOKUP.get(normalize_header(h)) is None]
+
+
+def closest_header(column: str, headers: Sequence[str]) -> str | None:
+    """The header of ``headers`` most like ``column`` or one of its aliases (a typo: ``prise``)."""
+    import difflib
+
+    names = {normalize_header(a): a for a in (column, *COLUMNS[column].aliases)}
+    best: tuple[float, str] | None = None
+    for header in headers:
+        key = normalize_header(header)
+        for name in names:
+            ratio = difflib.SequenceMatcher(None, key, name).ratio()
+            if ratio >= 0.6 and (best is None or ratio > best[0]):
+                best = (ratio, header)
+    return None if best is None else best[1]

@@ -19,19 +19,28 @@ import pandas as pd
 from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import RowProblem, SheetError
-from providers.sheet.columns import COLUMNS, REQUIRED, header_map
+from providers.sheet.columns import (
+    COLUMNS,
+    REQUIRED,
+    closest_header,
+    header_map,
+    unknown_headers,
+)
 from providers.sheet.known import KnownCatalog
 from providers.sheet.read import Table, read_table
 from providers.sheet.values import ColumnCheck, column_checks, fill_tax_defaults
 
 
 def _rename_headers(table: Table, filename: str) -> pd.DataFrame:
-    mapping, problems = header_map(table.headers)
+    headers = table.headers
+    mapping, problems = header_map(headers)
     missing = [c for c in REQUIRED if c not in mapping.values()]
-    problems += [
-        RowProblem(1, column, f"a column named {column} (or {', '.join(COLUMNS[column].aliases)})")
-        for column in missing
-    ]
+    unmatched = unknown_headers(headers)
+    for column in missing:
+        expected = f"a column named {column} (or {', '.join(COLUMNS[column].aliases)})"
+        close = closest_header(column, unmatched)
+        found = f"; closest header found: {close!r}" if close else ""
+        problems.append(RowProblem(1, column, expected + found))
     if problems:
         raise SheetError(filename, problems)
     renamed: pd.DataFrame = table.frame[list(mapping)].rename(columns=mapping)
@@ -63,14 +72,19 @@ def parse_sheet_columns(
     imported_at: datetime | None = None,
     timezone: ZoneInfo = DEFAULT_TIMEZONE,
     decimal: str | None = None,
+    warnings: list[str] | None = None,
 ) -> OfferColumns:
     """:func:`parse_sheet`, column by column: what bulk import stores without row objects.
 
     ``decimal``: the decimal mark the sheet's source declares (``","`` reads ``1,5`` as 1.5);
     None: what the sheet itself declares (a JSON ``"decimal"`` key), else ``"."``.
+    ``warnings``, when given, receives what the sheet has that import ignores: columns no
+    header matches, and a sheet with a header but no rows.
     """
     table = read_table(content, filename)
     frame = _rename_headers(table, filename)
+    if warnings is not None:
+        warnings.extend(_sheet_warnings(table, filename))
     defaults = {
         "observed_at": (imported_at or datetime.now(timezone)).isoformat(),
         "source": PurePath(filename).name,
@@ -82,6 +96,17 @@ def parse_sheet_columns(
         raise SheetError(filename, sorted(problems, key=lambda p: p.row))
     fill_tax_defaults(values)
     return OfferColumns(values)
+
+
+def _sheet_warnings(table: Table, filename: str) -> list[str]:
+    found: list[str] = []
+    ignored = unknown_headers(table.headers)
+    if ignored:
+        names = ", ".join(repr(h) for h in ignored)
+        found.append(f"{filename}: ignored column(s) no header matches: {names}")
+    if table.frame.empty:
+        found.append(f"{filename}: the sheet has a header but no offers; nothing to import")
+    return found
 
 
 def _check_columns(

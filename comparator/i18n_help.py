@@ -1,0 +1,232 @@
+"""The message catalogue's help texts: every command's and option's ``--help`` in Chinese.
+
+Keyed by the English text as written in the command's code (gettext's msgid idea, without the
+toolchain): the code stays readable in English and ``--lang en`` shows it as it is. A test walks
+every command and option and fails when one has no Chinese text here, so a new option cannot
+ship with English help under the default ``--lang zh``. Flag names, file names and values stay
+as typed (``--gpu``, ``JOB.toml``, ``hourly``); ``Example:`` lines are kept verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+
+# typer's own words around the help texts (panel titles, the default/env-var notes)
+HELP_CHROME_ZH: dict[str, str] = {
+    "ARGUMENTS_PANEL_TITLE": "参数",
+    "OPTIONS_PANEL_TITLE": "选项",
+    "COMMANDS_PANEL_TITLE": "命令",
+    "DEFAULT_STRING": "[默认：{}]",
+    "ENVVAR_STRING": "[环境变量：{}]",
+    "REQUIRED_LONG_STRING": "[必填]",
+    "DEPRECATED_STRING": "（已弃用）",
+}
+HELP_OPTION_ZH = "显示本帮助并退出。"
+
+HELP_ZH: dict[str, str] = {
+    # suanli
+    "算力 Suanli — estimate, compare, plan and verify rented GPU compute.": (
+        "算力 Suanli — 估算、比较、规划并验收租用的 GPU 算力。"
+    ),
+    "SQLAlchemy URL of the catalog database.": "目录数据库的 SQLAlchemy URL。",
+    "Language of human output: zh or en.": "输出语言：zh（中文）或 en（英文）。",
+    "Show tracebacks on errors.": "出错时显示完整调用栈。",
+    "Print the version and exit.": "显示版本号并退出。",
+    "Print one JSON document on stdout.": "在标准输出打印一个 JSON 文档。",
+    # init / import / providers / offers
+    "Create or upgrade the catalog schema (idempotent) and load the demo catalog.": (
+        "创建或升级目录数据库表结构（可重复执行），并载入演示目录。"
+    ),
+    "Load the bundled demo catalog (default: only into a new, empty DB).": (
+        "载入自带的演示目录（默认只载入新建的空数据库）。"
+    ),
+    "Import provider profiles and price sheets as new snapshots.": (
+        "导入服务商资料和价格表，生成新的快照。"
+    ),
+    "A sheet with any bad row is rejected whole; the message lists every bad row.": (
+        "价格表只要有一行错误就整表拒收，并列出每一行错误。"
+    ),
+    "Re-importing identical content creates no new snapshot. A sheet is the provider's whole": (
+        "重复导入相同内容不会生成新快照。价格表即服务商的完整报价："
+    ),
+    "price list: one that would remove offers from its current snapshot needs --replace.": (
+        "会删去当前快照中报价的表需加 --replace。"
+    ),
+    "Price sheets (.csv/.xlsx/.json) and profiles (.toml).": (
+        "价格表（.csv/.xlsx/.json）和服务商资料（.toml）。"
+    ),
+    "A provider profile (TOML); may repeat.": "服务商资料（TOML），可重复给出。",
+    "Import a sheet even if it removes offers from the provider's current snapshot.": (
+        "即使会删去该服务商当前快照中的报价，也照样导入。"
+    ),
+    "Providers with their credentials summary and data centres.": ("服务商列表：资质摘要与机房。"),
+    "Offers of the current snapshots, cheapest per card-hour first (in the quote currency).": (
+        "当前快照中的报价，按每卡时价格（报价币种）从低到高排列。"
+    ),
+    "GPU model, any alias (A100-80G, 4090, 910B…).": "卡型，任意别名（A100-80G、4090、910B…）。",
+    "Provider id.": "服务商编号。",
+    "Province of the data centre (广东, 粤…).": "机房所在省份（广东、粤…）。",
+    "hourly, spot, daily, weekly, monthly, yearly (or 按量, 包月…).": (
+        "计费方式：按量、竞价、包日、包周、包月、包年（或 hourly、monthly…）。"
+    ),
+    "At most N offers (table default 30).": "最多显示 N 条报价（表格默认 30 条）。",
+    "Only offers eligible for this job file.": "只列出符合该任务文件要求的报价。",
+    # check
+    "Compliance report per provider (and per data centre): licences, filings, job rules.": (
+        "按服务商（及机房）给出合规报告：许可证、备案、任务规则。"
+    ),
+    "Provider ids (default: all).": "服务商编号（默认全部）。",
+    "Job file whose requirements apply.": "按该任务文件的要求检查。",
+    "Judge as of this date (YYYY-MM-DD); default: today.": (
+        "以该日期（YYYY-MM-DD）为准判断；默认今天。"
+    ),
+    "Exit 3 when any provider fails.": "任一服务商不通过时以退出码 3 结束。",
+    # estimate
+    "Resource estimate of a training job: memory per card, cards, ZeRO stage, hours.": (
+        "估算训练任务所需资源：每卡显存、卡数、ZeRO 阶段、时长。"
+    ),
+    "Built-in name (Llama-2-7b, Qwen2.5-7B …), a Hugging Face config.json path, or a size "
+    "such as 7B / 350M.": (
+        "内置模型名（Llama-2-7b、Qwen2.5-7B …）、Hugging Face config.json 路径，"
+        "或规模如 7B / 350M。"
+    ),
+    "full | lora | qlora.": "微调方法：full（全参）| lora | qlora。",
+    "bf16 | fp16 | fp32 (full + bf16/fp16 = mixed precision, fp32 master).": (
+        "精度：bf16 | fp16 | fp32（全参 + bf16/fp16 即混合精度，保留 fp32 主权重）。"
+    ),
+    "Full FT with bf16 weights, grads and optimizer states (no fp32 master).": (
+        "全参微调时权重、梯度和优化器状态都用 bf16（不保留 fp32 主权重）。"
+    ),
+    "adamw | adamw-8bit | sgd.": "优化器：adamw | adamw-8bit | sgd。",
+    "LoRA rank, on every linear layer.": "LoRA 秩，作用于每个线性层。",
+    "Sequence length (tokens).": "序列长度（token 数）。",
+    "Micro-batch per card.": "每卡 micro-batch 大小。",
+    "Full activation recomputation.": "梯度检查点（激活完全重计算）。",
+    "FlashAttention (no s² attention scores kept).": "FlashAttention（不保存 s² 注意力分数）。",
+    "ZeRO stage 0-3 (default: the smallest that fits).": "ZeRO 阶段 0-3（默认取放得下的最小阶段）。",
+    "Training tokens per epoch: 2T, 300M, 1.5e9 …": "每轮训练 token 数：2T、300M、1.5e9 …",
+    "Samples per epoch (with --avg-tokens), instead of --tokens.": (
+        "每轮样本数（配合 --avg-tokens），可代替 --tokens。"
+    ),
+    "Average tokens per sample.": "每个样本的平均 token 数。",
+    "Epochs.": "训练轮数。",
+    "Any GPU alias: A100-80G, 4090, H800 …": "卡型，任意别名：A100-80G、4090、H800 …",
+    "Card count (default: the fewest that fit).": "卡数（默认取放得下的最少卡数）。",
+    "Model FLOPs utilisation (default: table by GPU class and method).": (
+        "MFU 模型算力利用率（默认按卡型类别和方法查表）。"
+    ),
+    "Memory kept free, 0-0.95 (default 0.10 or SUANLI_HEADROOM).": (
+        "显存预留比例 0-0.95（默认 0.10 或 SUANLI_HEADROOM）。"
+    ),
+    "Multiply hours by this buffer (the seeds use 1.5).": "时长乘以该安全系数（经验值 1.5）。",
+    "List built-in models.": "列出内置模型。",
+    # plan / quote
+    "Plan the cheapest compliant schedule: provider, data centre, GPU, cards, hours, billing.": (
+        "规划最便宜的合规方案：服务商、机房、卡型、卡数、时段、计费方式。"
+    ),
+    "Job file(s) (TOML); several share stock.": "任务文件（TOML）；多个任务共享库存。",
+    "cost (default) or time.": "优化目标：cost（费用，默认）或 time（完成时间）。",
+    "Alternatives shown (default 5).": "显示的备选方案数（默认 5）。",
+    "Judge licence validity and price age as of this date (YYYY-MM-DD).": (
+        "以该日期（YYYY-MM-DD）判断许可证有效期和价格时效。"
+    ),
+    "Seconds HiGHS may spend on several jobs sharing stock.": (
+        "多个任务共享库存时 HiGHS 求解的时间上限（秒）。"
+    ),
+    "Plan a job, save it as a numbered quote and render the comparison report.": (
+        "规划任务，保存为带编号的报价单，并生成对比报告。"
+    ),
+    "Job file (TOML); not needed with --show.": "任务文件（TOML）；用 --show 时不需要。",
+    "Write the HTML report.": "写出 HTML 报告。",
+    "Write the PDF report (needs Pango).": "写出 PDF 报告（需要 Pango）。",
+    "Re-render the stored quote NUMBER (e.g. Q-2026-000123).": (
+        "重新生成已保存的报价单 NUMBER（如 Q-2026-000123）。"
+    ),
+    "Keep at most N alternatives (default 5).": "最多保留 N 个备选方案（默认 5）。",
+    "Judge licences and price ages as of this date (YYYY-MM-DD).": (
+        "以该日期（YYYY-MM-DD）判断许可证和价格时效。"
+    ),
+    # refresh / history / worker
+    "Run the provider adapters once (the weekly job's body) and report price changes.": (
+        "运行一次各服务商适配器（每周任务的主体），并报告价格变化。"
+    ),
+    "Sources run concurrently, each within its own deadline; a failing source keeps its last": (
+        "各来源并发运行，各有时限；失败的来源保留上一次"
+    ),
+    "good snapshot. Exits 1 when every source that ran failed.": (
+        "成功的快照。所有运行的来源都失败时退出码为 1。"
+    ),
+    "Sources file (TOML); env SUANLI_SOURCES. See examples/sources.toml.": (
+        "来源文件（TOML）；环境变量 SUANLI_SOURCES。见 examples/sources.toml。"
+    ),
+    "Only this provider; may repeat.": "只刷新该服务商，可重复给出。",
+    "Only sources without a good run this period (what the worker does).": (
+        "只运行本周期内还没有成功运行的来源（worker 的做法）。"
+    ),
+    "Each offer's price over the snapshots: did it get cheaper?": (
+        "每条报价在各快照中的价格：降价了吗？"
+    ),
+    "GPU model, any alias (H100, 4090…).": "卡型，任意别名（H100、4090…）。",
+    "At most N offers (table: 30).": "最多显示 N 条（表格默认 30 条）。",
+    "Run the refresh on the sources file's cron until SIGTERM (default Monday 03:00).": (
+        "按来源文件的 cron 定时刷新，直到收到 SIGTERM（默认每周一 03:00）。"
+    ),
+    "At start it catches up every source without a good run in the current period. A lease": (
+        "启动时补跑本周期内还没有成功运行的来源。租约"
+    ),
+    "keeps a second worker from running the same refresh. Logs go to stderr.": (
+        "保证第二个 worker 不会重复刷新。日志写到标准错误。"
+    ),
+    # verify
+    "Acceptance check of a rented machine: model, memory, processes, ECC, PCIe and NVLink.": (
+        "租用机器的验收检查：型号、显存、进程、ECC、PCIe 和 NVLink。"
+    ),
+    "Saved `nvidia-smi -q -x` output (default: run it here).": (
+        "保存的 `nvidia-smi -q -x` 输出（默认在本机运行）。"
+    ),
+    "Saved `nvidia-smi topo -m` output (NVLink vs PCIe paths).": (
+        "保存的 `nvidia-smi topo -m` 输出（NVLink 与 PCIe 路径）。"
+    ),
+    "Offer id (see `suanli offers`) the machine must match.": (
+        "机器应当符合的报价编号（见 `suanli offers`）。"
+    ),
+    "Cards this machine should have (default: from the offer).": "机器应有的卡数（默认取自报价）。",
+    "Measure bf16 matmul, memory and NCCL bandwidth with PyTorch (default: only when "
+    "nvidia-smi runs here).": (
+        "用 PyTorch 实测 bf16 矩阵乘、显存和 NCCL 带宽（默认仅在本机能运行 nvidia-smi 时）。"
+    ),
+    "Attach the verdict to this quote number in the catalog.": "把验收结论记入目录中该报价单。",
+    "Exit 3 when the verdict is fail.": "结论为不通过时以退出码 3 结束。",
+}
+
+
+_HAN = "\u3400-\u9fff"
+# a space between Chinese and a Latin token (and back), so wrapping never splits the token
+_CJK_THEN_LATIN = re.compile(rf"(?<=[{_HAN}，、；：])(?=[A-Za-z0-9`\-])")
+_LATIN_THEN_CJK = re.compile(rf"(?<=[A-Za-z0-9`])(?=[{_HAN}])")
+
+
+def spaced(text: str) -> str:
+    """``卡型（A100-80G、4090）`` → ``卡型（ A100-80G、 4090）``: wrap points around Latin tokens."""
+    return _LATIN_THEN_CJK.sub(" ", _CJK_THEN_LATIN.sub(" ", text))
+
+
+def help_zh(text: str) -> str | None:
+    """The Chinese help of an English help text: whole, else line by line (docstrings).
+
+    Lines starting with ``Example:`` are kept as they are; ``None`` when a line is missing.
+    """
+    whole = HELP_ZH.get(text.strip())
+    if whole is not None:
+        return spaced(whole)
+    lines: list[str] = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("Example:"):
+            lines.append(stripped.replace("Example:", "示例：", 1))
+            continue
+        found = HELP_ZH.get(stripped)
+        if found is None:
+            return None
+        lines.append(spaced(found))
+    return "\n".join(lines)

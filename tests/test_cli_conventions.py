@@ -1,0 +1,123 @@
+"""The conventions of the tools our users know: --version, error + hint, hints on empty results,
+read-only commands that create nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from comparator.cli import __version__
+from tests.conftest import REPO
+
+LORA = str(REPO / "examples" / "lora-7b-guangdong.toml")
+
+
+def test_version(cli: Any) -> None:
+    result = cli("--version")
+    assert result.code == 0
+    assert result.out.strip() == f"suanli {__version__}"
+    assert cli("-V").out == result.out
+
+
+@pytest.mark.parametrize(
+    ("args", "zh", "en"),
+    [
+        (("offers", "--nosuch"), "未知选项 --nosuch", "unknown option --nosuch"),
+        (("plan",), "缺少 JOBS", "missing JOBS"),
+        (("offers", "--limit", "x"), "--limit：应为整数", "--limit: expected a whole number"),
+        (("plan", LORA, "--top", "-1"), "--top：应不小于 0", "--top: expected 0 or more"),
+        (("nosuch",), "未知命令 nosuch", "unknown command nosuch"),
+    ],
+)
+def test_usage_errors_read_error_then_hint(
+    cli: Any, demo_db_url: str, args: tuple[str, ...], zh: str, en: str
+) -> None:
+    for lang, expected in (("zh", zh), ("en", en)):
+        result = cli(*args, db=demo_db_url, lang=lang)
+        assert result.code == 2, result.err
+        lines = result.err.strip().splitlines()
+        assert lines[0] == f"error: {expected}", result.err
+        assert lines[1].startswith("hint: "), result.err
+        assert "Usage:" not in result.err and "╭" not in result.err
+
+
+def test_global_option_after_the_command_gets_a_hint(cli: Any, demo_db_url: str) -> None:
+    result = cli("offers", "--lang", "en", db=demo_db_url)
+    assert result.code == 2
+    assert "hint: global options go before the command: suanli --lang … offers" in result.err
+
+
+def test_content_errors_have_a_hint_too(cli: Any, demo_db_url: str) -> None:
+    result = cli("offers", "--gpu", "A101", db=demo_db_url, lang="en")
+    assert result.code == 1
+    assert result.err.startswith("error: unknown GPU 'A101'")
+    assert "\nhint: " in result.err
+
+
+def test_read_only_commands_create_nothing(cli: Any, tmp_path: Path) -> None:
+    missing = tmp_path / "typo" / "catalgo.db"
+    for args in (("offers",), ("providers",), ("history",), ("check",), ("plan", LORA)):
+        result = cli(*args, db=f"sqlite:///{missing}", lang="en")
+        assert result.code == 1, (args, result.err)
+        assert result.err.startswith(f"error: no catalog database at {missing}")
+        assert "hint: `suanli init`" in result.err
+    assert not (tmp_path / "typo").exists()
+
+
+def test_empty_results_hint_known_providers(cli: Any, demo_db_url: str) -> None:
+    result = cli("offers", "--provider", "demo-nanshn", db=demo_db_url, lang="en")
+    assert result.code == 0
+    assert "did you mean demo-nanshan?" in result.err
+    assert "demo-zhujiang" in result.err
+    assert "No offers match." in result.out
+
+
+def test_empty_results_hint_the_80_gb_a100(cli: Any, demo_db_url: str) -> None:
+    result = cli("offers", "--gpu", "A100", db=demo_db_url, lang="en")
+    assert "A100 means A100-SXM4-40GB (40 GB)" in result.err
+    assert "try --gpu A100-SXM4-80GB" in result.err
+    assert cli("offers", "--gpu", "A100", "--json", db=demo_db_url).json() == {"offers": []}
+
+
+def test_empty_history_hints_too(cli: Any, demo_db_url: str) -> None:
+    result = cli("history", "--provider", "demo-nanshn", db=demo_db_url, lang="en")
+    assert "did you mean demo-nanshan?" in result.err
+    assert "┏" not in result.out
+
+
+def test_a_failed_html_write_does_not_claim_it_was_written(
+    cli: Any, demo_db_url: str, tmp_path: Path
+) -> None:
+    target = tmp_path / "missing-folder" / "quote.html"
+    result = cli("quote", LORA, "-o", str(target), db=demo_db_url, lang="en")
+    assert result.code == 1
+    assert "cannot write the report" in result.err
+    assert "HTML written" not in result.err
+    assert "hint: `suanli quote --show Q-" in result.err
+
+
+def test_progress_stays_off_the_pipes(cli: Any, demo_db_url: str) -> None:
+    """Not a terminal: no spinner frames on stderr, stdout is the JSON document alone."""
+    result = cli("plan", LORA, "--json", db=demo_db_url)
+    assert result.code == 0
+    assert result.err == ""
+    assert result.out.lstrip().startswith("{")
+
+
+def test_listings_print_one_shape_and_the_old_one_behind_a_deprecation(
+    cli: Any, demo_db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    offers = cli("offers", "--limit", "2", "--json", db=demo_db_url).json()
+    assert list(offers) == ["offers"] and len(offers["offers"]) == 2
+    assert list(cli("providers", "--json", db=demo_db_url).json()) == ["providers"]
+    assert list(cli("history", "--json", db=demo_db_url).json()) == ["offers"]
+    monkeypatch.setenv("SUANLI_JSON_COMPAT", "1")
+    assert isinstance(cli("offers", "--limit", "2", "--json", db=demo_db_url).json(), list)
+
+
+def test_history_timestamps_are_in_the_settings_zone(cli: Any, demo_db_url: str) -> None:
+    history = cli("history", "--json", db=demo_db_url).json()["offers"]
+    stamps = {p["fetched_at"][-6:] for o in history for p in o["points"]}
+    assert stamps == {"+08:00"}
