@@ -20,7 +20,9 @@ def test_a_long_sequence_without_flash_attention_gets_a_layout_and_the_advice_to
     assert not result.fits  # ZeRO shards states, never a card's own activations
     doc = result.to_json()
     actions = {a["action"]: a for a in doc["advice"]}
-    assert actions["flash_attn"]["fits"] and actions["parallelism"]["fits"]
+    assert actions["parallelism"]["fits"]
+    flash = actions["flash_attn"]  # 128K-vocabulary logits at 32K tokens still need TP on top
+    assert flash["memory_gib"] < result.memory_gib["total"] / 5
     layout = doc["parallelism"]
     assert layout["fits"] and layout["tp"] * layout["cp"] <= 8  # TP and CP inside a node
     assert layout["cards"] == layout["tp"] * layout["pp"] * layout["cp"] * layout["dp"]

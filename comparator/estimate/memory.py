@@ -30,8 +30,9 @@ dropout off as in LLM fine-tuning):
 fp32 training doubles these. Full recomputation (gradient checkpointing) keeps only each
 layer's input (2·h per token) plus one layer's full activations during its backward pass;
 selective recomputation (Korthikanti et al.) drops the attention scores only, which
-FlashAttention never keeps. The logits cost b·s·V·8 bytes (fp32 logits and their fp32
-gradient for the loss); a chunked cross-entropy holds 1/``LOSS_CHUNKS`` of them.
+FlashAttention never keeps. The logits cost b·s·V·16 bytes with a plain loss (bf16 logits,
+their fp32 copy, log-softmax and gradient: ``LOGITS_BYTES_PER_VALUE``); a chunked
+cross-entropy keeps the bf16 logits and 1/``LOSS_CHUNKS`` of the fp32 work.
 
 Overhead: CUDA context and framework, ``CUDA_CONTEXT_GIB`` (published measurements range
 0.3–2 GiB); gradient communication buckets with more than one card (``COMM_BUCKET_GIB``,
@@ -53,7 +54,13 @@ MIB_PER_GIB = 1024
 CUDA_CONTEXT_GIB = 1.0
 COMM_BUCKET_GIB = 0.25
 NF4_BYTES_PER_PARAM = (4 + 0.127) / 8
-LOGITS_BYTES_PER_VALUE = 8
+#: Bytes per logit value with a plain loss: bf16 logits kept for the caller, their fp32 copy,
+#: fp32 log-softmax saved for backward and its fp32 gradient. Unsloth's published maximum
+#: contexts for Hugging Face + FlashAttention-2 (Llama 3.1 8B QLoRA, 12–80 GB cards) grow by
+#: ≈2.47 MB per token, which leaves ≈16 bytes per logit value beside the activations.
+LOGITS_BYTES_PER_VALUE = 16
+#: The bf16 logits a chunked loss still materialises (torchtune's chunked output).
+CHUNKED_LOGITS_BYTES_PER_VALUE = 2
 
 #: The fused/chunked cross-entropy (torchtune, Liger) holds 1/CHUNKS of the logits at once.
 LOSS_CHUNKS = 8
@@ -247,10 +254,12 @@ def layer_activation_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
 
 
 def logits_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
-    """fp32 logits and their gradient for the loss; a chunked loss holds one chunk of them."""
+    """The loss's logits; a chunked loss keeps the bf16 logits and one fp32 chunk at a time."""
     values = setup.seq_len * setup.micro_batch * shape.vocab
-    chunks = LOSS_CHUNKS if setup.chunked_loss else 1
-    return float(values * LOGITS_BYTES_PER_VALUE / chunks)
+    if not setup.chunked_loss:
+        return float(values * LOGITS_BYTES_PER_VALUE)
+    fp32_part = (LOGITS_BYTES_PER_VALUE - CHUNKED_LOGITS_BYTES_PER_VALUE) / LOSS_CHUNKS
+    return float(values * (CHUNKED_LOGITS_BYTES_PER_VALUE + fp32_part))
 
 
 def _frozen_weight_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
