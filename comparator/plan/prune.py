@@ -263,17 +263,16 @@ class _Walk:
         return entries
 
     def drop(self, item: GroupInput | tuple[GroupInput, int]) -> None:
-        """A group or card count left unbuilt: the bound proves it hopeless. Its offers count
-        as skipped (so none is reported as missing the deadline), as in ``choose``."""
+        """A group or card count left unbuilt: the bound proves it hopeless. A count's offers
+        count as skipped (so none is reported as missing the deadline), as in ``choose``."""
         if isinstance(item, tuple):
             self.lazy.not_built += 1
             g, cards = item
             self.dropped[id(g)] = (g, min(cards, self.dropped.get(id(g), (g, cards))[1]))
             return
+        # A whole group: none of its candidates is evaluated, and its offers are in no other
+        # group, so none can be reported as missing the deadline; nothing to record.
         self.lazy.not_built += len(item.counts)
-        sketch = self.lazy.builder.sketch(item, min(item.counts))
-        if sketch is not None:
-            self.selection.skipped.append(sketch)
 
     def build(self, g: GroupInput, cards: int, index: int, position: int) -> Entry | None:
         builder = self.lazy.builder
