@@ -102,8 +102,8 @@ class Offer(OfferIn, table=True):
     # so they are answered from the index before any offer row is read.
     __table_args__ = (
         Index("ix_offer_snapshot_gpu_place", "snapshot_id", "gpu", "provider", "region"),
-        # A job's provinces: the offers of each current snapshot in the matching data centres.
-        Index("ix_offer_snapshot_region", "snapshot_id", "region"),
+        # A job's provinces (and the `offers` GPU filter): each current snapshot's offers by place.
+        Index("ix_offer_snapshot_region_gpu", "snapshot_id", "region", "gpu"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import date
+from datetime import date, datetime
 
 from comparator.compliance.job import freshness_check, location_checks, requirement_checks
 from comparator.compliance.licence import (
@@ -213,6 +213,7 @@ def evaluate_offers(
     excluded: list[Exclusion] = []
     warnings: dict[str, list[str]] = {}
     places: dict[tuple[str, str], tuple[list[Check], list[Check]]] = {}
+    ages: dict[datetime, Check] = {}
     for offer in offers:
         place = (offer.provider, offer.region)
         if place not in places:
@@ -222,7 +223,11 @@ def evaluate_offers(
             excluded.append(Exclusion(offer, [c.reason(lang) for c in failures], failures))
             continue
         eligible.append(offer)
-        own = freshness_check([offer.observed_at], today, freshness_days)
+        own = ages.get(offer.observed_at)
+        if own is None:  # offers of one import share their time: judge each time once
+            own = ages[offer.observed_at] = freshness_check(
+                [offer.observed_at], today, freshness_days
+            )
         warned = [*warned, own] if own.status == WARN else warned
         if warned:
             warnings[offer.offer_id] = [c.reason(lang) for c in warned]

@@ -187,16 +187,14 @@ def kept_counts(g: GroupInput, options: CandidateOptions) -> list[int]:
     grows, so "at most as many units of a superset" means exactly this)."""
     node, eff = g.key[3], options.multi_node_efficiency
     offers = [(o.offer_id, o.cards, _max_cards(o)) for o in g.offers]
-    sketches = []
+    alike: dict[tuple[tuple[str, int], ...], list[tuple[int, int]]] = {}
+    kept = []
     for n in g.counts:
         usable = tuple((i, -(-n // cards)) for i, cards, most in offers if most >= n)
         if usable:
-            sketches.append((n, run_hours(g.work.card_hours, n, node, eff), usable))
-    return [
-        n
-        for n, run, usable in sketches
-        if not any(m > n and r <= run and u == usable for m, r, u in sketches)
-    ]
+            kept.append((n, run_hours(g.work.card_hours, n, node, eff), usable))
+            alike.setdefault(usable, []).append(kept[-1][:2])
+    return [n for n, run, usable in kept if not any(m > n and r <= run for m, r in alike[usable])]
 
 
 Entry = tuple[Key, int, int, int, Any]  # key, group index, position, stage, item
@@ -265,17 +263,16 @@ class _Walk:
         return entries
 
     def drop(self, item: GroupInput | tuple[GroupInput, int]) -> None:
-        """A group or card count left unbuilt: the bound proves it hopeless. Its offers count
-        as skipped (so none is reported as missing the deadline), as in ``choose``."""
+        """A group or card count left unbuilt: the bound proves it hopeless. A count's offers
+        count as skipped (so none is reported as missing the deadline), as in ``choose``."""
         if isinstance(item, tuple):
             self.lazy.not_built += 1
             g, cards = item
             self.dropped[id(g)] = (g, min(cards, self.dropped.get(id(g), (g, cards))[1]))
             return
+        # A whole group: none of its candidates is evaluated, and its offers are in no other
+        # group, so none can be reported as missing the deadline; nothing to record.
         self.lazy.not_built += len(item.counts)
-        sketch = self.lazy.builder.sketch(item, min(item.counts))
-        if sketch is not None:
-            self.selection.skipped.append(sketch)
 
     def build(self, g: GroupInput, cards: int, index: int, position: int) -> Entry | None:
         builder = self.lazy.builder

@@ -1,4 +1,4 @@
-"""index offers by (snapshot_id, region): a job's places are read from the index
+"""index offers by (snapshot_id, region, gpu): a job's places are read from the index
 
 A job that names provinces loads the offers of the current snapshots in those provinces' data
 centres only; without this index both databases read every offer of each such snapshot.
@@ -20,9 +20,11 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     with op.batch_alter_table("offer", schema=None) as batch_op:
-        batch_op.create_index("ix_offer_snapshot_region", ["snapshot_id", "region"], unique=False)
+        batch_op.create_index(
+            "ix_offer_snapshot_region_gpu", ["snapshot_id", "region", "gpu"], unique=False
+        )
 
 
 def downgrade() -> None:
     with op.batch_alter_table("offer", schema=None) as batch_op:
-        batch_op.drop_index("ix_offer_snapshot_region")
+        batch_op.drop_index("ix_offer_snapshot_region_gpu")
