@@ -82,8 +82,11 @@ def read_table(content: bytes, filename: str) -> Table:
             table = _json_table(content, filename)
         else:
             table = _csv_table(content, "\t" if suffix == ".tsv" else ",")
-    except InputError:
-        raise
+    except InputError as exc:
+        message = str(exc)
+        raise (
+            exc if message.startswith(filename) else InputError(f"{filename}: {message}")
+        ) from None
     except UnicodeDecodeError:
         raise InputError(f"{filename}: expected UTF-8 or GB18030 text") from None
     except ImportError as exc:
@@ -150,6 +153,8 @@ def _csv_table(content: bytes, sep: str) -> Table:
         engine="c",
         nrows=MAX_ROWS + 2,
     )
+    if len(frame.columns) > MAX_COLUMNS:  # before any per-column work
+        raise InputError(f"{len(frame.columns)} columns; expected at most {MAX_COLUMNS}")
     frame = frame.fillna("")
     headers = [str(h).strip() for h in frame.iloc[0].tolist()] if len(frame) else []
     body = frame.iloc[1:].astype(str)
