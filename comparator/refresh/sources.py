@@ -40,7 +40,7 @@ _COMMON_KEYS: Mapping[str, str] = {
     "headers": 'extra request headers, e.g. { Accept = "text/csv" } (not for secrets)',
     "token_env": "environment variable whose value is sent as Authorization: Bearer …",
 }
-_WORKER_KEYS = ("cron", "timezone", "stop_grace_s", "max_in_flight")
+_WORKER_KEYS = ("cron", "timezone", "stop_grace_s", "max_in_flight", "shared")
 DEFAULT_STOP_GRACE_S = 30.0
 DEFAULT_MAX_IN_FLIGHT = 32
 
@@ -51,6 +51,7 @@ class WorkerConfig:
     timezone: ZoneInfo = field(default_factory=lambda: ZoneInfo(DEFAULT_TIMEZONE))
     stop_grace_s: float = DEFAULT_STOP_GRACE_S  # SIGTERM: how long running sources may finish
     max_in_flight: int = DEFAULT_MAX_IN_FLIGHT  # sources fetched at the same time
+    shared: bool = False  # several workers share the sources (per-source claims, no lease)
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,10 @@ def _worker(table: object, where: str) -> WorkerConfig:
         raise InputError(
             f"{where} max_in_flight: expected a whole number 1–1024, got {in_flight!r}"
         )
-    return WorkerConfig(cron.strip(), zone, min(grace, 3600.0), in_flight)
+    shared = table.get("shared", False)
+    if not isinstance(shared, bool):
+        raise InputError(f"{where} shared: expected true or false, got {shared!r}")
+    return WorkerConfig(cron.strip(), zone, min(grace, 3600.0), in_flight, shared)
 
 
 def _source(entry: object, file: Path, where: str, zone: ZoneInfo) -> SourceSpec:
