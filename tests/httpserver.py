@@ -51,6 +51,8 @@ class FaultServer:
         self.hits: Counter[str] = Counter()
         self.conditional_hits: Counter[str] = Counter()
         self.request_headers: dict[str, dict[str, str]] = {}  # the last request's, per path
+        self.in_flight = 0
+        self.max_in_flight = 0  # most requests being answered at the same moment
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
@@ -111,6 +113,16 @@ def _handler_for(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             return
 
         def do_GET(self) -> None:
+            with server._lock:
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            try:
+                self._get()
+            finally:
+                with server._lock:
+                    server.in_flight -= 1
+
+        def _get(self) -> None:
             headers = {k.lower(): v for k, v in self.headers.items()}
             route, reply = server._route(self.path, headers)
             if route is None:

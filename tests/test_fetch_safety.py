@@ -68,11 +68,17 @@ class EndlessServer:
 
 
 def gzip_bomb(decompressed: int = 2**31) -> bytes:
-    """A few MB of gzip that decompress to ``decompressed`` zero bytes."""
+    """About 2 MB of gzip that decompress to ``decompressed`` zero bytes.
+
+    After a full flush deflate forgets its history, so every further 16 MiB of zeros compresses
+    to the same bytes: compress two blocks and repeat the second (the trailer's CRC is never
+    reached — the client must stop long before).
+    """
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
     block = bytes(2**24)
-    parts = [packer.compress(block) for _ in range(decompressed // len(block))]
-    return b"".join(parts) + packer.flush()
+    first = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+    again = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+    return first + again * (decompressed // len(block) - 1) + packer.flush()
 
 
 FETCH_IN_A_CHILD = """

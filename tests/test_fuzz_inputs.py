@@ -32,7 +32,7 @@ from comparator.refresh.importer import import_files
 from tests.fuzz_inputs import GENERATORS, PROFILE, PROVIDER
 
 SEED = int(os.environ.get("SUANLI_FUZZ_SEED", "16"))
-CASES = {"sqlite": 300, "postgres": 150}
+CASES = {"sqlite": 200, "postgres": 100}
 SETTINGS = load_settings({})
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 MESSAGE_LIMIT = 8_000  # no 2 MB cell echoed back

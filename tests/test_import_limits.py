@@ -139,3 +139,24 @@ def test_a_far_away_xlsx_cell_is_read_quickly() -> None:
     with pytest.raises(SheetError, match="row 1048576"):
         parse_sheet(buffer.getvalue(), "far.xlsx", KNOWN)
     assert time.monotonic() - started < 10
+
+
+def test_a_rejected_sheet_leaves_no_provider_behind(tmp_path: Path) -> None:
+    from comparator.catalog.queries import known_regions
+    from comparator.refresh.importer import import_files
+    from tests.test_fuzz_inputs import SHANGHAI
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'catalog.db'}")
+    upgrade_schema(engine)
+    profile = tmp_path / "p.toml"
+    profile.write_text(PROFILE.format(id=PROVIDER), encoding="utf-8")
+    sheet = tmp_path / "bad.csv"
+    sheet.write_bytes(csv(ROW.replace("3.10", "-1")))
+    with pytest.raises(SheetError, match="nothing imported"):
+        import_files(engine, [sheet], [profile], timezone=SHANGHAI)
+    assert known_regions(engine) == {}
+    wide = tmp_path / "wide.csv"
+    wide.write_bytes(b"," * 100_000 + b"\n")
+    with pytest.raises(InputError, match=r"wide\.csv: 100001 columns"):
+        import_files(engine, [wide], [], timezone=SHANGHAI)
+    engine.dispose()

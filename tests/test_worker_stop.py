@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 from datetime import datetime
@@ -117,3 +118,30 @@ def test_a_period_that_begins_during_a_catch_up_is_refreshed_right_after(
     # a second pass ran at once (in real life for the new period; here the period is done)
     assert {r.status for r in report.runs} == {"skipped"}
     assert len(checks) == 2
+
+
+def test_shared_workers_on_postgresql_split_the_sources_without_duplicates(
+    pg_url: str, tmp_path: Path
+) -> None:
+    engine = make_engine(pg_url)
+    upgrade_schema(engine)
+    providers = [f"s{n:02d}" for n in range(30)]
+    with fault_server() as server:
+        entries = []
+        for provider in providers:
+            (tmp_path / f"{provider}.toml").write_text(profile_toml(provider), encoding="utf-8")
+            body = sheet_csv(provider, ["3.10"])
+            url = server.set(f"/{provider}.csv", Reply(body=body, delay_s=0.3))
+            entries.append(source_entry(provider, url, profile=f"{provider}.toml"))
+        extra = "max_in_flight = 3\nshared = true\n"
+        config = write_sources(tmp_path, entries, worker_extra=extra)
+        workers = [WorkerProcess(pg_url, config) for _ in range(2)]
+        for worker in workers:
+            worker.wait_for(r"refresh of period \S+ finished", timeout=90)
+        assert all(worker.terminate() == 0 for worker in workers)
+    runs = runs_by_provider(engine, this_period())
+    assert sorted(runs) == providers  # none lost ...
+    assert all([r["status"] for r in runs[p]] == ["succeeded"] for p in providers), runs  # ... once
+    done = [len(re.findall(r": succeeded in", worker.log)) for worker in workers]
+    assert sum(done) == len(providers) and min(done) > 0, done  # both took a share
+    engine.dispose()

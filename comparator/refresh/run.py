@@ -1,8 +1,10 @@
 """The refresh: run every source's adapter concurrently, store what came back, report changes.
 
-One :class:`httpx.AsyncClient` serves all sources. Each source first claims its
-(provider, period, attempt) run, then fetches within its own deadline, then stores its
-snapshot and the run's outcome in one transaction. A failing source is recorded with its
+One :class:`httpx.AsyncClient` serves all sources, at most ``[worker] max_in_flight`` of them
+at a time (default 32, one connection each). A source waits for a slot first; then it claims
+its (provider, period, attempt) run, fetches within its own deadline — which starts only now,
+so 10,000 queued sources do not time out waiting — and stores its snapshot and the run's
+outcome in one transaction. A failing source is recorded with its
 error and keeps its last good snapshot current; the others are unaffected. Parsing and
 database work run in threads so a slow parse never starves another source's deadline.
 """
@@ -112,6 +114,7 @@ class _Context:
     only_if_due: bool
     profiles: dict[str, ProviderProfile]
     progress: ProgressCallback | None
+    slots: asyncio.Semaphore
 
     def now(self) -> datetime:
         return datetime.now(self.timezone)
@@ -147,6 +150,7 @@ def run_refresh(
             progress=progress,
             stop=stop,
             grace_s=sources.worker.stop_grace_s,
+            max_in_flight=sources.worker.max_in_flight,
         )
     )
 
@@ -161,17 +165,21 @@ async def refresh_sources(
     progress: ProgressCallback | None = None,
     stop: threading.Event | None = None,
     grace_s: float = 0.0,
+    max_in_flight: int = 32,
 ) -> RefreshReport:
     """Every source concurrently on one client; one outcome per source, in input order."""
     started = time.monotonic()
     profiles = await asyncio.to_thread(load_profiles, engine)
-    limits = httpx.Limits(max_connections=32, max_keepalive_connections=16)
+    limits = httpx.Limits(
+        max_connections=max_in_flight, max_keepalive_connections=min(max_in_flight, 16)
+    )
     async with httpx.AsyncClient(
         limits=limits,
         follow_redirects=False,  # providers.fetch follows them itself, checking each
         headers={"User-Agent": USER_AGENT},
     ) as client:
-        context = _Context(engine, client, period, timezone, only_if_due, profiles, progress)
+        slots = asyncio.Semaphore(max_in_flight)
+        context = _Context(engine, client, period, timezone, only_if_due, profiles, progress, slots)
         tasks = [asyncio.ensure_future(_refresh_source(context, s)) for s in sources]
         await _until_done_or_stopped(tasks, stop, grace_s)
     outcomes = [_result_of(task, source) for task, source in zip(tasks, sources, strict=True)]
@@ -202,6 +210,11 @@ def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> Sourc
 
 
 async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
+    async with context.slots:
+        return await _refresh_in_slot(context, source)
+
+
+async def _refresh_in_slot(context: _Context, source: SourceSpec) -> SourceOutcome:
     started = time.monotonic()
     claim = await asyncio.to_thread(
         claim_run,

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, insert, select, update
+from sqlalchemy import Connection, Engine, Row, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
-from comparator.catalog.db import write_transaction
+from comparator.catalog.db import advisory_key, write_transaction
 from comparator.catalog.models import PriceSnapshot, RefreshRun, table_of
 from comparator.catalog.queries import current_snapshot_id
 from providers import Validators
@@ -70,6 +70,8 @@ def claim_run(
     """
     try:
         with write_transaction(engine) as conn:
+            if not _try_claim_lock(conn, provider, period):
+                return f"another worker is claiming period {period} at this moment"
             runs = conn.execute(
                 select(RUN).where(RUN.c.provider_id == provider, RUN.c.period == period)
             ).all()
@@ -92,6 +94,16 @@ def claim_run(
     except IntegrityError:
         return f"another process claimed period {period} at the same moment"
     return Claim(int(run_id), provider, period, attempt)
+
+
+def _try_claim_lock(conn: Connection, provider: str, period: str) -> bool:
+    """PostgreSQL: a transaction lock on (provider, period), not waited for (SKIP LOCKED-like):
+    of several workers claiming the same source, one goes on and the others skip it at once.
+    SQLite's write lock already serialises claims."""
+    if conn.dialect.name != "postgresql":
+        return True
+    key = advisory_key(f"claim:{provider}:{period}")
+    return bool(conn.execute(text("SELECT pg_try_advisory_xact_lock(:k)"), {"k": key}).scalar())
 
 
 def _reason_to_skip(

@@ -16,6 +16,7 @@ UTC: Python compares two datetimes of the same zone by their wall times.)
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -94,20 +95,31 @@ def _wall(moment: datetime, zone: ZoneInfo) -> datetime:
 def parse_cron(text: str, zone: ZoneInfo, where: str = "cron") -> ZonedCron:
     """``"mon 03:00"``, ``"mon,thu 03:00"``, ``"daily 03:00"`` or a 5-field crontab line."""
     parts = text.split()
+    wall = None
     try:
         if len(parts) == 5:
-            return ZonedCron(CronTrigger.from_crontab(text, timezone=UTC), zone, text)
-        if len(parts) == 2 and ":" in parts[1]:
+            wall = CronTrigger.from_crontab(text, timezone=UTC)
+        elif len(parts) == 2 and ":" in parts[1]:
             hour, minute = parts[1].split(":", 1)
             days = "*" if parts[0].lower() in ("daily", "*") else parts[0].lower()
             wall = CronTrigger(day_of_week=days, hour=int(hour), minute=int(minute), timezone=UTC)
-            return ZonedCron(wall, zone, text)
     except ValueError as exc:
         raise InputError(f"{where}: {exc} (got {text!r})") from None
+    if wall is not None:
+        if _never_fires(wall):
+            raise InputError(f"{where}: {text!r} names a date that never comes (such as 31 11)")
+        return ZonedCron(wall, zone, text)
     raise InputError(
         f'{where}: expected "mon 03:00", "daily 03:00" or a crontab line '
         f'"0 3 * * mon", got {text!r}'
     )
+
+
+def _never_fires(wall: CronTrigger) -> bool:
+    """Whether the cron matches no time at all: the calendar repeats every 400 years."""
+    probe = copy.copy(wall)
+    probe.end_date = datetime(2424, 1, 1, tzinfo=UTC)  # bounds the search (else to year 9999)
+    return probe.get_next_fire_time(None, datetime(2024, 1, 1, tzinfo=UTC)) is None
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,9 @@ _COMMON_KEYS: Mapping[str, str] = {
     "headers": 'extra request headers, e.g. { Accept = "text/csv" } (not for secrets)',
     "token_env": "environment variable whose value is sent as Authorization: Bearer …",
 }
-_WORKER_KEYS = ("cron", "timezone", "stop_grace_s")
+_WORKER_KEYS = ("cron", "timezone", "stop_grace_s", "max_in_flight", "shared")
 DEFAULT_STOP_GRACE_S = 30.0
+DEFAULT_MAX_IN_FLIGHT = 32
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,8 @@ class WorkerConfig:
     cron: str = DEFAULT_CRON
     timezone: ZoneInfo = DEFAULT_TIMEZONE
     stop_grace_s: float = DEFAULT_STOP_GRACE_S  # SIGTERM: how long running sources may finish
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT  # sources fetched at the same time
+    shared: bool = False  # several workers share the sources (per-source claims, no lease)
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,15 @@ def _worker(table: object, where: str) -> WorkerConfig:
         ) from None
     parse_cron(cron, zone, where=f"{where} cron")
     grace = _number(table, "stop_grace_s", DEFAULT_STOP_GRACE_S, where, minimum=0)
-    return WorkerConfig(cron.strip(), zone, min(grace, 3600.0))
+    in_flight = table.get("max_in_flight", DEFAULT_MAX_IN_FLIGHT)
+    if isinstance(in_flight, bool) or not isinstance(in_flight, int) or not 1 <= in_flight <= 1024:
+        raise InputError(
+            f"{where} max_in_flight: expected a whole number 1–1024, got {in_flight!r}"
+        )
+    shared = table.get("shared", False)
+    if not isinstance(shared, bool):
+        raise InputError(f"{where} shared: expected true or false, got {shared!r}")
+    return WorkerConfig(cron.strip(), zone, min(grace, 3600.0), in_flight, shared)
 
 
 def _source(entry: object, file: Path, where: str, zone: ZoneInfo) -> SourceSpec:

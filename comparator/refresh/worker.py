@@ -5,7 +5,10 @@ worker lease, then refreshes only the sources without a good run in the current 
 after any downtime, however long, the worker runs each source once, not once per missed week,
 and a second worker beside it runs nothing. Late fires still run (``misfire_grace_time=None``),
 coalesced into one. A run that finds the lease held by a live worker, or cannot start, looks
-again after :data:`RETRY_S` (so a standby takes over from a worker that died). A refresh still
+again after :data:`RETRY_S` (so a standby takes over from a worker that died). With
+``[worker] shared = true`` there is no lease: several workers (on one PostgreSQL) run together
+and share the sources through the per-source claims, each source once per period; a worker
+that left sources to another one still running them looks again after :data:`RETRY_S`. A refresh still
 running when the next period begins (a long catch-up) runs the new period right after, so no
 period is skipped.
 
@@ -56,11 +59,16 @@ def refresh_due(
     while stop is None or not stop.is_set():
         try:
             sources = load_sources(sources_path)  # re-read: edits apply without a restart
-            with hold_lease(engine, LEASE_NAME) as holder:
-                if holder is not None:
-                    log.info("lease %r is held by %s; that worker refreshes", LEASE_NAME, holder)
-                    return None
+            if sources.worker.shared:  # per-source claims share the work between workers
                 report = run_refresh(engine, sources, only_if_due=True, stop=stop)
+            else:
+                with hold_lease(engine, LEASE_NAME) as holder:
+                    if holder is not None:
+                        log.info(
+                            "lease %r is held by %s; that worker refreshes", LEASE_NAME, holder
+                        )
+                        return None
+                    report = run_refresh(engine, sources, only_if_due=True, stop=stop)
         except SuanliError as exc:
             log.error("refresh not run: %s", exc)
             return None
@@ -71,6 +79,14 @@ def refresh_due(
             break
         log.info("period %s began during the refresh of %s: refreshing it now", now, report.period)
     return report
+
+
+def _elsewhere(report: RefreshReport) -> bool:
+    """Whether some sources were left to another worker still running them (look again)."""
+    return any(
+        run.status == "skipped" and not (run.error or "").startswith("already refreshed")
+        for run in report.runs
+    )
 
 
 def _log_report(report: RefreshReport) -> None:
@@ -92,7 +108,8 @@ def run_worker(engine: Engine, sources_path: Path, stop: threading.Event | None 
     scheduler = BackgroundScheduler(timezone=zone)
 
     def job() -> None:
-        if refresh_due(engine, sources_path, stop) is None and not stop.is_set():
+        report = refresh_due(engine, sources_path, stop)
+        if (report is None or _elsewhere(report)) and not stop.is_set():
             retry_at = datetime.now(zone) + timedelta(seconds=RETRY_S)
             log.info("trying again at %s", retry_at.strftime("%H:%M:%S"))
             scheduler.add_job(

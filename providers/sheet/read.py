@@ -36,6 +36,7 @@ _READ_ERRORS = (
     zipfile.BadZipFile,
     zlib.error,
     EOFError,
+    NotImplementedError,
     ExpatError,
     ParseError,
     csv.Error,
@@ -82,8 +83,11 @@ def read_table(content: bytes, filename: str) -> Table:
             table = _json_table(content, filename)
         else:
             table = _csv_table(content, "\t" if suffix == ".tsv" else ",")
-    except InputError:
-        raise
+    except InputError as exc:
+        message = str(exc)
+        raise (
+            exc if message.startswith(filename) else InputError(f"{filename}: {message}")
+        ) from None
     except UnicodeDecodeError:
         raise InputError(f"{filename}: expected UTF-8 or GB18030 text") from None
     except ImportError as exc:
@@ -150,6 +154,8 @@ def _csv_table(content: bytes, sep: str) -> Table:
         engine="c",
         nrows=MAX_ROWS + 2,
     )
+    if len(frame.columns) > MAX_COLUMNS:  # before any per-column work
+        raise InputError(f"{len(frame.columns)} columns; expected at most {MAX_COLUMNS}")
     frame = frame.fillna("")
     headers = [str(h).strip() for h in frame.iloc[0].tolist()] if len(frame) else []
     body = frame.iloc[1:].astype(str)
@@ -193,6 +199,18 @@ def _json_cell(value: Any) -> str:
 
 
 def _xlsx_table(content: bytes, filename: str) -> Table:
+    try:
+        headers, numbered = _read_workbook(content, filename)
+    except (InputError, MemoryError):
+        raise
+    except Exception as exc:  # zipfile's and openpyxl's errors on a broken file are many
+        raise InputError(
+            f"{filename}: not a readable xlsx workbook: {type(exc).__name__}: {short(exc)}"
+        ) from None
+    return _from_rows(headers, numbered)
+
+
+def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
     from openpyxl import load_workbook
 
     with zipfile.ZipFile(io.BytesIO(content)) as archive:
@@ -201,21 +219,13 @@ def _xlsx_table(content: bytes, filename: str) -> Table:
             raise InputError(
                 f"{filename}: {unpacked} bytes once unzipped; expected at most {MAX_SHEET_BYTES}"
             )
+    book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
     try:
-        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-        try:
-            if not book.worksheets:
-                raise InputError(f"{filename}: the workbook has no sheet")
-            headers, numbered = _xlsx_rows(book.worksheets[0], filename)
-        finally:
-            book.close()
-    except (InputError, MemoryError):
-        raise
-    except Exception as exc:  # openpyxl's errors on a broken workbook are many and unlisted
-        raise InputError(
-            f"{filename}: not a readable xlsx workbook: {type(exc).__name__}: {short(exc)}"
-        ) from None
-    return _from_rows(headers, numbered)
+        if not book.worksheets:
+            raise InputError(f"{filename}: the workbook has no sheet")
+        return _xlsx_rows(book.worksheets[0], filename)
+    finally:
+        book.close()
 
 
 def _xlsx_rows(sheet: Any, filename: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
