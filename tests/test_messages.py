@@ -13,8 +13,16 @@ import typer.main
 
 from comparator.cli import app
 from comparator.cli.helptext import untranslated
-from comparator.i18n import CHECKS, LABELS, VERIFY_CHECKS, check_label, label, status_label
-from comparator.i18n_help import HELP_CHROME_ZH, HELP_ZH
+from comparator.i18n import (
+    CHECKS,
+    HELP_CHROME_ZH,
+    HELP_ZH,
+    LABELS,
+    VERIFY_CHECKS,
+    check_label,
+    label,
+    status_label,
+)
 
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 # What may stay Latin inside Chinese text: flags, code, file names, ids, units, names of tools,
@@ -29,7 +37,7 @@ _TECH = """suanli Suanli SQLAlchemy Hugging Face config json Example Usage Pango
     cost time hourly spot daily weekly monthly yearly fold zh en NVLink PCIe ECC NCCL SIGTERM
     nvidia smi topo matmul examples sources quote html pdf Llama Qwen master fp32 bf16 fp16
     mixed Monday Demo deprecated Merlion Cloud TFLOP FLOPs card hours demo nanshan lambda
-    files jobs job provider ids"""
+    files jobs job provider ids none selective logits"""
 TECH_WORDS = frozenset(_TECH.split())
 # Chinese allowed in English text: inputs shown as examples, and glossed official terms.
 CJK_OK = frozenset({"广东", "粤", "按量", "包月", "算力", "专票", "普票", "等保", "公安备案"})

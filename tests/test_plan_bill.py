@@ -21,7 +21,7 @@ from comparator.domain.storage import StorageTerms
 from comparator.errors import JobFileError, ProfileError
 from comparator.plan import PlanContext, plan_job
 from comparator.plan.candidates import PriceBasis
-from comparator.plan.validate import ValidationContext, validate_plan
+from tests.plan_validate import ValidationContext, validate_plan
 
 D = Decimal
 SHANGHAI = ZoneInfo("Asia/Shanghai")

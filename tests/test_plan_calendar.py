@@ -15,7 +15,7 @@ from comparator.domain.money import FxTable
 from comparator.domain.profile import load_profile
 from comparator.plan import PlanContext, plan_job
 from comparator.plan.candidates import PriceBasis
-from comparator.plan.validate import ValidationContext, validate_plan
+from tests.plan_validate import ValidationContext, validate_plan
 
 D = Decimal
 SHANGHAI = ZoneInfo("Asia/Shanghai")

@@ -23,8 +23,8 @@ from comparator.estimate.throughput import is_rdma
 from comparator.plan import plan_job
 from comparator.plan.candidates import PriceBasis
 from comparator.plan.result import PlanResult
-from comparator.plan.validate import ValidationContext, validate_plan
 from comparator.services import context_from_settings
+from tests.plan_validate import ValidationContext, validate_plan
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted(

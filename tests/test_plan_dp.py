@@ -11,7 +11,7 @@ from plan_oracle import brute_force
 
 from comparator.plan.dp.solver import ScheduleProfile, solve_schedule
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
-from comparator.plan.validate import validate_schedule
+from tests.plan_validate import validate_schedule
 
 D = Decimal
 

@@ -34,7 +34,7 @@ from comparator.plan.problem import (
     ScheduleResult,
 )
 from comparator.plan.result import PlanResult
-from comparator.plan.validate import (
+from tests.plan_validate import (
     ValidationContext,
     resume_problems,
     validate_plan,

@@ -18,7 +18,7 @@ from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.milp.model import MilpJob, solve_milp
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.plan.shared import plan_jobs
-from comparator.plan.validate import (
+from tests.plan_validate import (
     ValidationContext,
     validate_plan,
     validate_schedule,

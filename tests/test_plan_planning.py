@@ -28,7 +28,7 @@ from comparator.plan.planning import prepare
 from comparator.plan.result import PlanResult
 from comparator.plan.solve import PlanOptions, _evaluate, choose, lower_bound_cents
 from comparator.plan.timeline import timeline_lines
-from comparator.plan.validate import ValidationContext, validate_plan
+from tests.plan_validate import ValidationContext, validate_plan
 
 D = Decimal
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -313,7 +313,7 @@ def test_card_hours_scale_by_the_throughput_table_and_nodes_cost_efficiency() ->
 
 
 def test_resume_overhead_and_pauses_are_checked() -> None:
-    from comparator.plan.validate import resume_problems
+    from tests.plan_validate import resume_problems
 
     good = [(0, 4, 0), (4, 6, 0), (10, 13, 2)]  # two blocks; the second resume pays 2 slots
     assert resume_problems(good, 2, True, "slots") == (2, [])

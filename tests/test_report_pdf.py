@@ -174,7 +174,19 @@ def test_the_demo_quote_pdf_keeps_every_offer_id_and_evidence_whole(
 
     pdf = tmp_path / "quote.pdf"
     job = str(REPO / "examples" / "lora-7b-guangdong.toml")
-    result = cli("quote", job, "--pdf", str(pdf), "--today", "2026-12-01", "--json", db=demo_db_url)
+    html = tmp_path / "quote.html"
+    result = cli(
+        "quote",
+        job,
+        "--pdf",
+        str(pdf),
+        "-o",
+        str(html),
+        "--today",
+        "2026-12-01",
+        "--json",
+        db=demo_db_url,
+    )
     assert result.code == 0, result.err
     plan = result.json()["plan"]
     text = poppler("pdftotext", "-raw", str(pdf), "-")
@@ -184,4 +196,7 @@ def test_the_demo_quote_pdf_keeps_every_offer_id_and_evidence_whole(
         assert re.search(rf"(?<![\w#]){re.escape(tag)}(?![\w-])", text), f"{tag} broken or missing"
     for amount in {report.format_money(a["total_cost"]) for a in plan["alternatives"]}:
         assert amount in text
-    assert "91150900MA0Q8B7T45" in text  # a USCC quoted as evidence
+    evidence = set(re.findall(r'<td class="evidence">([^<—]+)</td>', html.read_text("utf-8")))
+    assert evidence, "the demo quote quotes evidence (licence numbers, filings)"
+    for token in {token for code in evidence for token in code.split()}:
+        assert token in text, f"evidence {token!r} broken or missing"  # words may wrap, not break

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from comparator.i18n import is_en
-from comparator.i18n_help import HELP_CHROME_ZH, HELP_OPTION_ZH, help_zh
+from comparator.i18n import HELP_CHROME_ZH, HELP_OPTION_ZH, help_zh, is_en
 
 _ORIGINAL_CHROME: dict[str, Any] = {}
 

@@ -153,6 +153,20 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
         f"{tr(lang, '运行', 'run')} {best.run_hours} h "
         f"({tr(lang, '其中重启开销', 'restart overhead')} {best.overhead_hours} h)"
     )
+    table = _segment_table(best, lang)
+    print_table(out, table, drop=[tr(lang, "周期", "Periods"), tr(lang, "实付均价", "Avg paid")])
+    for item in best.bill:
+        if item.note:
+            out.print(f"[dim]{escape(item.kind)}: {escape(item.note)}[/]")
+    zone = best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else DEFAULT_TIMEZONE
+    from comparator.plan import timeline_lines
+
+    for line in timeline_lines(best, zone, lang=lang):
+        out.print(escape(line))
+
+
+def _segment_table(best: Plan, lang: str) -> Table:
+    """The best plan's line items, then its bill (upload, storage, egress)."""
     table = Table(box=box.SIMPLE)
     for header in (
         tr(lang, "报价", "Offer"),
@@ -190,15 +204,7 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
             "",
             money_str(item.cost),
         )
-    print_table(out, table, drop=[tr(lang, "周期", "Periods"), tr(lang, "实付均价", "Avg paid")])
-    for item in best.bill:
-        if item.note:
-            out.print(f"[dim]{escape(item.kind)}: {escape(item.note)}[/]")
-    zone = best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else DEFAULT_TIMEZONE
-    from comparator.plan import timeline_lines
-
-    for line in timeline_lines(best, zone, lang=lang):
-        out.print(escape(line))
+    return table
 
 
 def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:

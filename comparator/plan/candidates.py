@@ -20,29 +20,26 @@ deadline.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.job import DataNeeds
-from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
 from comparator.domain.storage import StorageTerms
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma, run_hours
 from comparator.plan.bill import DataBill, data_bill
+from comparator.plan.grid import PriceBasis, SlotGrid, slot_grid
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.plan.slot_prices import shared_factors, shared_slot_costs
 from comparator.plan.windows import Mask, free_trials, rentable
 
 MAX_NODES = 16
-PRICE_PLACES = Decimal("0.0001")
-UTC = ZoneInfo("UTC")
 
 
 @dataclass(frozen=True)
@@ -53,50 +50,6 @@ class GpuWork:
     card_hours: Decimal
     min_cards: int = 1
     fixed_cards: int | None = None
-
-
-@dataclass(frozen=True)
-class SlotGrid:
-    """Whole-hour slots of one time zone covering the job's window."""
-
-    first: datetime
-    deadline_slot: int
-    timezone: ZoneInfo
-
-    def at(self, slot: int) -> datetime:
-        return (self.first.astimezone(UTC) + timedelta(hours=slot)).astimezone(self.timezone)
-
-
-def slot_grid(earliest: datetime, deadline: datetime, timezone: ZoneInfo) -> SlotGrid:
-    """Slot 0 = the first whole local hour at or after ``earliest``."""
-    local = earliest.astimezone(timezone)
-    first = local.replace(minute=0, second=0, microsecond=0)
-    if first < local:
-        first = (first.astimezone(UTC) + timedelta(hours=1)).astimezone(timezone)
-    hours = math.floor((deadline - first).total_seconds() / 3600)
-    return SlotGrid(first, max(hours, 0), timezone)
-
-
-@dataclass(frozen=True)
-class PriceBasis:
-    """Unit prices in the quote currency, tax-inclusive, after the provider's negotiated
-    discount factor (its profile's ``discount``)."""
-
-    currency: str
-    fx: FxTable
-    discounts: Mapping[str, Decimal] = field(default_factory=dict)
-
-    def unit_price(self, offer: OfferView) -> Decimal | None:
-        price = offer.price * self.discounts.get(offer.provider, Decimal(1))
-        if not offer.tax_inclusive:
-            price = price * (1 + offer.vat_rate)
-        if offer.currency.upper() != self.currency:
-            if not (self.fx.knows(offer.currency) and self.fx.knows(self.currency)):
-                return None
-            price = self.fx.convert(price, offer.currency, self.currency)
-        if price != offer.price:
-            price = price.quantize(PRICE_PLACES)
-        return price
 
 
 @dataclass(frozen=True)

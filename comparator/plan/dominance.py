@@ -16,7 +16,7 @@ from decimal import Decimal
 from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.offer_view import OfferView
 from comparator.estimate.throughput import is_rdma
-from comparator.plan.candidates import SlotGrid
+from comparator.plan.grid import SlotGrid
 from comparator.plan.slot_prices import shared_factors
 
 CENT = Decimal("0.01")

@@ -14,9 +14,9 @@ from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
 from comparator.plan.candidates import (
     CandidateSet,
-    PriceBasis,
 )
 from comparator.plan.context import PlanContext
+from comparator.plan.grid import PriceBasis
 from comparator.plan.result import ExcludedOffer
 from comparator.plan.work import WorkTable
 

@@ -23,11 +23,11 @@ from comparator.estimate.throughput import throughput_table
 from comparator.plan.candidates import (
     CandidateOptions,
     CandidateSet,
-    PriceBasis,
     build_candidates,
 )
 from comparator.plan.context import PlanContext
 from comparator.plan.diagnose import budget_diagnosis, diagnose
+from comparator.plan.grid import PriceBasis
 from comparator.plan.offer_filter import OfferFilter, exclusion
 from comparator.plan.prune import LazyCandidates, choose_lazy, lazy_candidates
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult

@@ -199,15 +199,36 @@ def _json_cell(value: Any) -> str:
 
 
 def _xlsx_table(content: bytes, filename: str) -> Table:
+    if not content.startswith(b"PK"):
+        what = "an empty file" if not content else _looks_like(content)
+        raise InputError(
+            f"{filename}: expected an Excel workbook (.xlsx, a ZIP file as Excel or LibreOffice "
+            f"save it), got {what}; save it as .xlsx again, or rename a CSV to .csv"
+        )
     try:
         headers, numbered = _read_workbook(content, filename)
     except (InputError, MemoryError):
         raise
     except Exception as exc:  # zipfile's and openpyxl's errors on a broken file are many
         raise InputError(
-            f"{filename}: not a readable xlsx workbook: {type(exc).__name__}: {short(exc)}"
+            f"{filename}: expected an Excel workbook (.xlsx), got a damaged or non-Excel ZIP "
+            f"file ({type(exc).__name__}: {short(exc)}); save it as .xlsx again"
         ) from None
     return _from_rows(headers, numbered)
+
+
+def _looks_like(content: bytes) -> str:
+    """What a file that is not a workbook looks like, to name it in the message."""
+    head = content[:512]
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        return "an old Excel 97-2003 .xls file (save it as .xlsx)"
+    if head.lstrip().startswith((b"{", b"[")):
+        return "JSON text (rename it to .json)"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return "a file that is neither a workbook nor text"
+    return "plain text, probably CSV (rename it to .csv)"
 
 
 def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple[int, list[str]]]]:

@@ -1,5 +1,6 @@
-"""An independent check of a plan against the billing rules and the job (billing.md).
+"""An independent check of a plan against the billing rules and the job (docs/billing.md).
 
+The tests run it on the plans they make; it lives beside them, not in the package.
 :func:`validate_plan` recomputes every segment's cost hour by hour from the offer, the
 time-of-use rules and the calendar (not from the optimiser's tables), and checks every
 constraint: offers, units, stock, network, billing periods and minimums, segment overlap and

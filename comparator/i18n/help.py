@@ -112,8 +112,20 @@ HELP_ZH: dict[str, str] = {
     "Epochs.": "训练轮数。",
     "Any GPU alias: A100-80G, 4090, H800 …": "卡型，任意别名：A100-80G、4090、H800 …",
     "Card count (default: the fewest that fit).": "卡数（默认取放得下的最少卡数）。",
-    "Model FLOPs utilisation (default: table by GPU class and method).": (
-        "MFU 模型算力利用率（默认按卡型类别和方法查表）。"
+    "Model FLOPs utilisation (default: fitted to published runs by GPU, size, method).": (
+        "MFU 模型算力利用率（默认取按卡型、模型规模和方法拟合公开训练记录的值）。"
+    ),
+    "Full activation recomputation on/off (default: only when needed to fit).": (
+        "完整激活重计算开/关（默认仅在放不下时开启）。"
+    ),
+    "none | selective | full (default: the cheapest that fits).": (
+        "none（不重算）| selective（选择性）| full（完整）（默认取放得下的最省时方案）。"
+    ),
+    "Chunked cross-entropy, 1/8 of the logits at once (default: only when needed).": (
+        "分块交叉熵，每次计算 1/8 的 logits（默认仅在需要时）。"
+    ),
+    "Optimizer states in CPU memory, ≈1.3× time (default: only if nothing else fits).": (
+        "优化器状态放在 CPU 内存，时长约 ×1.3（默认仅在别无他法时）。"
     ),
     "Memory kept free, 0-0.95 (default 0.10 or SUANLI_HEADROOM).": (
         "显存预留比例 0-0.95（默认 0.10 或 SUANLI_HEADROOM）。"
@@ -197,6 +209,9 @@ HELP_ZH: dict[str, str] = {
     ),
     "Attach the verdict to this quote number in the catalog.": "把验收结论记入目录中该报价单。",
     "Exit 3 when the verdict is fail.": "结论为不通过时以退出码 3 结束。",
+    'Decimal mark of the sheets\' numbers: "." or "," (1,5 = 1.5).': (
+        '价格表数字的小数点："." 或 ","（1,5 即 1.5）。'
+    ),
 }
 
 

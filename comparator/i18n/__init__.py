@@ -1,0 +1,60 @@
+"""One message catalogue, Chinese (``zh``/``zh-CN``, the default) and English (``en``).
+
+:mod:`.labels` holds the labels keyed by name, the check labels keyed by check id, the status
+words and the one test of a language code (:func:`is_en`); :mod:`.help` the Chinese of every
+``--help`` text, keyed by its English; :mod:`.estimate` the estimator's words.
+"""
+
+from comparator.i18n.estimate import (
+    ESTIMATE_ADVICE_ZH,
+    ESTIMATE_MEMORY_PARTS,
+    ESTIMATE_NOTES_ZH,
+    ESTIMATE_UNITS_ZH,
+    RULE_OF_THUMB_ZH,
+)
+from comparator.i18n.help import HELP_CHROME_ZH, HELP_OPTION_ZH, HELP_ZH, help_zh, spaced
+from comparator.i18n.labels import (
+    CHECK_LABELS,
+    CHECKS,
+    LABELS,
+    REPORT_LANGS,
+    VERIFY_CHECKS,
+    CheckLabel,
+    billing_label,
+    check_label,
+    is_en,
+    label,
+    normalize_lang,
+    pick,
+    status_label,
+    verify_check_label,
+    yes_no,
+)
+
+__all__ = [
+    "CHECKS",
+    "CHECK_LABELS",
+    "ESTIMATE_ADVICE_ZH",
+    "ESTIMATE_MEMORY_PARTS",
+    "ESTIMATE_NOTES_ZH",
+    "ESTIMATE_UNITS_ZH",
+    "HELP_CHROME_ZH",
+    "HELP_OPTION_ZH",
+    "HELP_ZH",
+    "LABELS",
+    "REPORT_LANGS",
+    "RULE_OF_THUMB_ZH",
+    "VERIFY_CHECKS",
+    "CheckLabel",
+    "billing_label",
+    "check_label",
+    "help_zh",
+    "is_en",
+    "label",
+    "normalize_lang",
+    "pick",
+    "spaced",
+    "status_label",
+    "verify_check_label",
+    "yes_no",
+]
