@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, insert, select
+from sqlalchemy import Connection, Engine, insert, select
 
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.queries import (
@@ -22,6 +22,7 @@ from comparator.catalog.queries import (
     SnapshotResult,
     bulk_insert,
     content_sha256,
+    current_snapshots,
 )
 
 ANALYZE_AFTER_ROWS = 10_000
@@ -82,11 +83,7 @@ def _current_snapshots_of(conn: Connection, providers: Sequence[str]) -> dict[st
     found: dict[str, SnapshotInfo] = {}
     for start in range(0, len(providers), 500):
         chunk = providers[start : start + 500]
-        newest = (
-            select(func.max(SNAPSHOT.c.id))
-            .where(SNAPSHOT.c.provider_id.in_(chunk))
-            .group_by(SNAPSHOT.c.provider_id)
-        )
+        newest = select(current_snapshots(chunk).subquery().c.id)
         query = select(
             SNAPSHOT.c.provider_id, SNAPSHOT.c.id, SNAPSHOT.c.offers, SNAPSHOT.c.content_sha256
         ).where(SNAPSHOT.c.id.in_(newest))

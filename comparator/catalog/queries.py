@@ -175,11 +175,12 @@ def known_regions(engine: Engine) -> dict[str, dict[str, str]]:
 # ---------------------------------------------------------------- snapshots
 
 
-def current_snapshots() -> Select[Any]:
-    """(provider id, current snapshot id) of every provider: its newest snapshot."""
-    return select(SNAPSHOT.c.provider_id, func.max(SNAPSHOT.c.id).label("id")).group_by(
-        SNAPSHOT.c.provider_id
-    )
+def current_snapshots(providers: Sequence[str] | None = None) -> Select[Any]:
+    """(provider id, current snapshot id) of every provider (or of ``providers``): its newest."""
+    query = select(SNAPSHOT.c.provider_id, func.max(SNAPSHOT.c.id).label("id"))
+    if providers is not None:
+        query = query.where(SNAPSHOT.c.provider_id.in_(providers))
+    return query.group_by(SNAPSHOT.c.provider_id)
 
 
 def current_snapshot_id(provider_id: str) -> ScalarSelect[int]:

@@ -33,6 +33,7 @@ from comparator.domain.storage import StorageTerms
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma, run_hours
+from comparator.i18n import is_en
 from comparator.plan.bill import DataBill, data_bill
 from comparator.plan.grid import PriceBasis, SlotGrid, slot_grid
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
@@ -139,12 +140,12 @@ def _fits(offer: OfferView, cards: int, lang: str = "en") -> str | None:
     """Why ``offer`` cannot rent ``cards`` cards, or None when it can."""
     units = -(-cards // offer.cards)
     if offer.stock is not None and units > offer.stock:
-        if lang == "zh":
+        if not is_en(lang):
             return f"stock: {cards} 卡需要 {units} 个单位，库存仅 {offer.stock}"
         return f"stock: {cards} cards need {units} units, {offer.stock} available"
     if cards > offer.node_cards and not is_rdma(offer.network):
         network = offer.network or "none"
-        if lang == "zh":
+        if not is_en(lang):
             return (
                 f"network: {cards} 卡跨多台 {offer.node_cards} 卡节点，需要 IB/RoCE 组网"
                 f"（该报价为 {network}）"
@@ -217,7 +218,7 @@ class CandidateBuilder:
                 self.result.note(
                     offer,
                     f"currency: 没有 {offer.currency} → {target} 的汇率"
-                    if self.options.lang == "zh"
+                    if not is_en(self.options.lang)
                     else f"currency: no FX rate for {offer.currency} → {target}",
                 )
             else:

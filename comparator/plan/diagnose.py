@@ -10,6 +10,7 @@ from decimal import Decimal
 from comparator.domain.job import Job
 from comparator.domain.money import money_str
 from comparator.domain.offer_filter import FilteredOffers
+from comparator.i18n import is_en
 from comparator.plan.candidates import Candidate
 from comparator.plan.result import ExcludedOffer, Plan
 from comparator.plan.solve import Selection
@@ -41,7 +42,7 @@ def _fastest(candidates: Sequence[Candidate]) -> Candidate:
 
 
 def _say(lang: str, zh: str, en: str) -> str:
-    return zh if lang == "zh" else en
+    return zh if not is_en(lang) else en
 
 
 def _deadline(job: Job, candidates: Sequence[Candidate], lang: str) -> Diagnosis:

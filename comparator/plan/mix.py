@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from comparator.i18n import is_en
 from comparator.plan.result import Plan
 
 HOURLY = ("hourly", "spot")
@@ -18,7 +19,7 @@ NAMES = {
 def mix_part(billing: str, count: int, lang: str = "en") -> str:
     """``按量 12 h`` for hours of an hourly mode, ``包周 ×1`` for contract periods."""
     zh, en = NAMES.get(billing, (billing, billing))
-    name = zh if lang == "zh" else en
+    name = zh if not is_en(lang) else en
     return f"{name} {count} h" if billing in HOURLY else f"{name} ×{count}"
 
 

@@ -12,6 +12,7 @@ from comparator.domain.job import Job
 from comparator.domain.offer_view import OfferView
 from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
+from comparator.i18n import is_en
 from comparator.plan.candidates import (
     CandidateSet,
 )
@@ -36,11 +37,11 @@ def requirement_reason(job: Job, offer: OfferView, lang: str) -> str | None:
     req = job.requirements
     if req.gpus and offer.gpu not in req.gpus:
         allowed = ", ".join(req.gpus)
-        if lang == "zh":
+        if not is_en(lang):
             return f"requirements: 卡型 {offer.gpu} 不在 [requirements] gpus（{allowed}）之内"
         return f"requirements: GPU {offer.gpu} is not among [requirements] gpus ({allowed})"
     if offer.billing == "spot" and not (req.spot and job.schedule.interruptible):
-        if lang == "zh":
+        if not is_en(lang):
             return (
                 "requirements: 竞价实例可能被抢占；任务须设 spot = true 且 "
                 "interruptible = true 才能使用"
@@ -105,7 +106,7 @@ class OfferFilter:
                 reason = (
                     f"budget: 每卡时 {shown} {self.job.currency}，高于 [budget] "
                     f"max_price_per_card_hour {limit}"
-                    if self.context.lang == "zh"
+                    if not is_en(self.context.lang)
                     else f"budget: {shown} {self.job.currency} per card-hour, above [budget] "
                     f"max_price_per_card_hour {limit}"
                 )

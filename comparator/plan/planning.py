@@ -20,6 +20,7 @@ from comparator.domain.offer_filter import FilteredOffers
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.estimate.throughput import throughput_table
+from comparator.i18n import is_en
 from comparator.plan.candidates import (
     CandidateOptions,
     CandidateSet,
@@ -98,7 +99,7 @@ def _schedule_exclusions(selection: Selection, job: Job, lang: str) -> list[Excl
     deadline = job.schedule.deadline.isoformat()
     reason = (
         f"deadline: 该报价无法在 {deadline} 之前完成"
-        if lang == "zh"
+        if not is_en(lang)
         else f"deadline: no schedule on this offer finishes by {deadline}"
     )
     return [
@@ -244,7 +245,7 @@ def _calendar_warning(result: PlanResult, prepared: Prepared) -> None:
     result.calendar_warning = (
         f"{named} 年的节假日安排为暂定：法定节假日按 holidays 库计算，国务院通知发布前没有调休补班日；"
         f"含 workday/holiday 规则的价格可能变化。通知发布后在 SUANLI_HOLIDAYS_FILE 中给出即可"
-        if prepared.context.lang == "zh"
+        if not is_en(prepared.context.lang)
         else f"the holiday calendar of {named} is provisional: statutory holidays computed by the "
         f"holidays package, no 调休 make-up workdays until the State Council notice is known; "
         f"prices with workday/holiday rules may change. Give the notice in SUANLI_HOLIDAYS_FILE"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, OfferFilter
 from comparator.domain.provinces import canonical_city
+from comparator.i18n import is_en
 
 
 def job_offer_filter(job: Job) -> OfferFilter:
@@ -36,14 +37,14 @@ def filtered_reasons(
         where = "、".join([*offer_filter.provinces, *offer_filter.cities])
         reason = (
             f"location: 机房不在 {where}（[requirements] provinces/cities）"
-            if lang == "zh"
+            if not is_en(lang)
             else f"location: data centre not in {where} ([requirements] provinces/cities)"
         )
         out.append(FilteredOffers("compliance", reason, by_place))
     if by_offer:
         reason = (
             "requirements: 卡型不在 [requirements] gpus 之内，或为任务不允许的竞价实例"
-            if lang == "zh"
+            if not is_en(lang)
             else "requirements: GPU not among [requirements] gpus, or a spot offer the job "
             "does not allow"
         )

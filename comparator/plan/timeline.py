@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from comparator.domain.billing import HOURLY_MODES
+from comparator.i18n import is_en
 from comparator.plan.result import Plan
 
 RUN_HOURLY = "█"
@@ -51,10 +52,10 @@ def timeline_lines(
     if len(lines) > max_days:
         keep = max_days // 2
         skipped = len(lines) - 2 * keep
-        gap = f"… {skipped} 天 …" if lang == "zh" else f"… {skipped} days …"
+        gap = f"… {skipped} 天 …" if not is_en(lang) else f"… {skipped} days …"
         lines = [*lines[:keep], gap, *lines[-keep:]]
     scale = "0     6     12    18    "
-    header = f"{'':8}│{scale}│" if lang == "zh" else f"{'':7}│{scale}│"
+    header = f"{'':8}│{scale}│" if not is_en(lang) else f"{'':7}│{scale}│"
     return [header, *lines, LEGEND.get(lang, LEGEND["en"])]
 
 
