@@ -20,7 +20,7 @@ deadline.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -51,6 +51,15 @@ class GpuWork:
     card_hours: Decimal
     min_cards: int = 1
     fixed_cards: int | None = None
+    # The estimator's card-hours on a given card count (PCIe cards lose more to communication
+    # as they multiply); None: the same card-hours on every count ([workload] jobs).
+    card_hours_at: Callable[[int], Decimal] | None = field(default=None, compare=False)
+
+    def card_hours_on(self, cards: int) -> Decimal:
+        """Card-hours on ``cards`` cards, never below ``card_hours`` (what the bounds assume)."""
+        if self.card_hours_at is None:
+            return self.card_hours
+        return max(self.card_hours, self.card_hours_at(cards))
 
 
 @dataclass(frozen=True)
@@ -242,7 +251,9 @@ class CandidateBuilder:
                 units[offer.offer_id] = -(-cards // offer.cards)
         if not usable:
             return None
-        hours = run_hours(work.card_hours, cards, key[3], self.options.multi_node_efficiency)
+        hours = run_hours(
+            work.card_hours_on(cards), cards, key[3], self.options.multi_node_efficiency
+        )
         converts = key[0] not in self.options.no_conversion
         bill = self.bill(key)
         mask = rentable(grid.at, grid.deadline_slot, bill.upload_slots, self.options.run_windows)
@@ -301,7 +312,9 @@ class CandidateBuilder:
         if not usable:
             return None
         units = {k: -(-cards // o.cards) for k, o in usable.items()}
-        hours = run_hours(g.work.card_hours, cards, g.key[3], self.options.multi_node_efficiency)
+        hours = run_hours(
+            g.work.card_hours_on(cards), cards, g.key[3], self.options.multi_node_efficiency
+        )
         problem = ScheduleProblem(g.grid.deadline_slot, hours, self.options.interruptible, 0)
         return Candidate(*g.key[:3], cards, g.key[3], g.work, g.grid, problem, usable, units, {})
 

@@ -131,7 +131,7 @@ def count_key(
     if not usable:
         return None
     slots = g.grid.deadline_slot
-    work = run_hours(g.work.card_hours, cards, g.key[3], options.multi_node_efficiency)
+    work = run_hours(g.work.card_hours_on(cards), cards, g.key[3], options.multi_node_efficiency)
     if work > slots:
         return FIRST
     overhead = options.restart_overhead_hours if options.interruptible else 0
@@ -160,7 +160,7 @@ def group_key(g: GroupInput, options: CandidateOptions, objective: str) -> Key:
     eff = options.multi_node_efficiency
 
     def hours(n: int) -> int:
-        return run_hours(g.work.card_hours, n, node, eff)
+        return run_hours(g.work.card_hours_on(n), n, node, eff)
 
     slowest = max(hours(part[0]) for part in (single, multi) if part)
     slots = g.grid.deadline_slot
@@ -192,7 +192,7 @@ def kept_counts(g: GroupInput, options: CandidateOptions) -> list[int]:
     for n in g.counts:
         usable = tuple((i, -(-n // cards)) for i, cards, most in offers if most >= n)
         if usable:
-            kept.append((n, run_hours(g.work.card_hours, n, node, eff), usable))
+            kept.append((n, run_hours(g.work.card_hours_on(n), n, node, eff), usable))
             alike.setdefault(usable, []).append(kept[-1][:2])
     return [n for n, run, usable in kept if not any(m > n and r <= run for m, r in alike[usable])]
 

@@ -10,9 +10,10 @@ card-hours; its low/high range is kept beside them (``card_hours_range``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cache
 
 from comparator.domain.gpus import GPUS, resolve_gpu
 from comparator.domain.job import Job
@@ -98,13 +99,33 @@ def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:
             table.unusable[gpu] = ("memory", _memory_reason(result))
             continue
         hours = Decimal(repr(result.card_hours))
-        table.work[gpu] = GpuWork(gpu, hours, result.min_cards or result.cards, request.cards)
+        table.work[gpu] = GpuWork(
+            gpu,
+            hours,
+            result.min_cards or result.cards,
+            request.cards,
+            card_hours_at=_card_hours_at(request, hours),
+        )
         solution = result.solution
         table.card_hours_range[gpu] = (
             Decimal(repr(solution.hours_low * solution.cards)),
             Decimal(repr(solution.hours_high * solution.cards)),
         )
     return table
+
+
+def _card_hours_at(request: EstimateRequest, fallback: Decimal) -> Callable[[int], Decimal]:
+    """The estimator's card-hours on each card count, asked once per count."""
+
+    @cache
+    def on(cards: int) -> Decimal:
+        try:
+            result = estimate(dataclasses.replace(request, cards=cards))
+        except InputError:
+            return fallback
+        return Decimal(repr(result.card_hours)) if result.fits else fallback
+
+    return on
 
 
 def work_table(job: Job, gpus: Iterable[str], *, headroom: float = 0.10) -> WorkTable:
