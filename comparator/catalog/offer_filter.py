@@ -18,27 +18,14 @@ from comparator.catalog.queries import (
     OFFER,
     PROVIDER,
     SNAPSHOT,
-    VIEW_FIELDS,
-    _view,
     current_snapshots,
+    offer_view_columns,
+    offer_view_of,
 )
 from comparator.domain.offer_filter import OfferFilter
 from comparator.domain.offer_view import OfferView
 
 BATCH_ROWS = 5_000
-
-
-def _columns() -> list[ColumnElement[Any]]:
-    named: dict[str, ColumnElement[Any]] = {
-        "offer_id": OFFER.c.id,
-        "provider_name": PROVIDER.c.name,
-        "region_name": func.coalesce(DATACENTER.c.name, OFFER.c.region),
-        "country": func.coalesce(DATACENTER.c.country, ""),
-        "province": DATACENTER.c.province,
-        "city": DATACENTER.c.city,
-        "mainland": func.coalesce(DATACENTER.c.mainland, False),
-    }
-    return [named[f] if f in named else OFFER.c[f] for f in VIEW_FIELDS]
 
 
 def _place_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:
@@ -74,7 +61,7 @@ def current_query(
     if offer_filter.by_place:  # the places first, then each one's offers by (snapshot, region)
         places = DATACENTER.c.provider_id == current.c.provider_id
         query = (
-            select(*_columns())
+            select(*offer_view_columns())
             .select_from(current)
             .join(DATACENTER, places & _place_condition(offer_filter))
             .join(
@@ -84,7 +71,7 @@ def current_query(
     else:
         place = (DATACENTER.c.provider_id == OFFER.c.provider) & (DATACENTER.c.id == OFFER.c.region)
         query = (
-            select(*_columns())
+            select(*offer_view_columns())
             .select_from(current)
             .join(OFFER, OFFER.c.snapshot_id == current.c.id)
             .outerjoin(DATACENTER, place)
@@ -104,7 +91,7 @@ def stream_offers(conn: Connection, query: Select[Any]) -> Iterator[OfferView]:
     driver's cursor (SQLite): rows become views as they come, never all rows at once."""
     result = conn.execution_options(stream_results=True, yield_per=BATCH_ROWS).execute(query)
     for rows in result.partitions():
-        yield from (_view(row) for row in rows)
+        yield from (offer_view_of(row) for row in rows)
 
 
 def current_offers(

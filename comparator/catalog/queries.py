@@ -298,9 +298,9 @@ def bulk_insert(conn: Connection, table: Table, columns: Mapping[str, list[Any]]
 # ---------------------------------------------------------------- reading offers
 
 
-def _offer_query() -> Select[Any]:
-    """Offers joined with provider and data centre, one column per OfferView field in order."""
-    columns: dict[str, ColumnElement[Any]] = {
+def offer_view_columns() -> list[ColumnElement[Any]]:
+    """One column per OfferView field, in order: the offer, its provider and data centre."""
+    named: dict[str, ColumnElement[Any]] = {
         "offer_id": OFFER.c.id,
         "provider_name": PROVIDER.c.name,
         "region_name": func.coalesce(DATACENTER.c.name, OFFER.c.region),
@@ -309,8 +309,13 @@ def _offer_query() -> Select[Any]:
         "city": DATACENTER.c.city,
         "mainland": func.coalesce(DATACENTER.c.mainland, False),
     }
+    return [named[f] if f in named else OFFER.c[f] for f in VIEW_FIELDS]
+
+
+def _offer_query() -> Select[Any]:
+    """Offers joined with provider and data centre, one column per OfferView field in order."""
     return (
-        select(*(columns[f] if f in columns else OFFER.c[f] for f in VIEW_FIELDS))
+        select(*offer_view_columns())
         .join(PROVIDER, PROVIDER.c.id == OFFER.c.provider)
         .outerjoin(
             DATACENTER,
@@ -331,10 +336,10 @@ def get_offer(engine: Engine, offer_id: str) -> OfferView:
         raise CatalogError(
             f"--offer {offer_id}: no such offer in the catalog (see `suanli offers`)"
         )
-    return _view(row)
+    return offer_view_of(row)
 
 
-def _view(row: Sequence[Any]) -> OfferView:
+def offer_view_of(row: Sequence[Any]) -> OfferView:
     """An OfferView from a row of :func:`_offer_query`.
 
     Filling ``__dict__`` directly skips the frozen dataclass's per-field ``__setattr__``,
