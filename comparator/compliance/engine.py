@@ -8,7 +8,8 @@ Dates are inputs — ``today`` and the job's ``last_day`` — so results are rep
 * :func:`evaluate_offers` — offers × profiles × job → :class:`Eligibility` (eligible offers and
   the excluded ones with their reasons), what the planner calls.
 
-The number parsers live in :mod:`comparator.domain.credentials` and are re-exported here.
+The number parsers live in :mod:`comparator.domain.credentials`; the public names of the
+package are in :mod:`comparator.compliance`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from comparator.compliance.licence import (
     no_licence_checks,
 )
 from comparator.compliance.model import (
-    FAIL,
     PASS,
     WARN,
     Check,
@@ -35,44 +35,13 @@ from comparator.compliance.model import (
     Exclusion,
     ProviderReport,
     check,
-    worst,
 )
 from comparator.compliance.numbers import gongan_checks, uscc_check, website_filing_checks
-from comparator.domain.credentials import (
-    identify_number,
-    normalise_number,
-    parse_gongan,
-    parse_icp_filing,
-    parse_licence,
-    parse_uscc,
-)
 from comparator.domain.job import Requirements
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import DataCenter, ProviderProfile
 
 DEFAULT_FRESHNESS_DAYS = 30
-
-__all__ = [
-    "FAIL",
-    "PASS",
-    "WARN",
-    "Check",
-    "DatacenterReport",
-    "Eligibility",
-    "Exclusion",
-    "ProviderReport",
-    "check_provider",
-    "check_providers",
-    "evaluate_offers",
-    "identify_number",
-    "needs_chinese_licence",
-    "normalise_number",
-    "parse_gongan",
-    "parse_icp_filing",
-    "parse_licence",
-    "parse_uscc",
-    "worst",
-]
 
 
 def needs_chinese_licence(profile: ProviderProfile) -> bool:

@@ -15,7 +15,7 @@ from sqlalchemy import Engine
 
 from comparator.catalog.offer_filter import current_offers
 from comparator.catalog.queries import load_profiles
-from comparator.compliance.engine import (
+from comparator.compliance import (
     Eligibility,
     ProviderReport,
     check_providers,
