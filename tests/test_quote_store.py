@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ from sqlalchemy import Engine, select
 
 from comparator.errors import CatalogError, InputError
 from comparator.quote.store import QUOTE, freeze_quote, load_quote, parse_number
+from tests.conftest import REPO
 
 DATA = Path(__file__).parent / "data"
 
@@ -75,3 +78,33 @@ def test_unknown_and_malformed_numbers(engine: Engine) -> None:
     with pytest.raises(InputError, match="expected Q-<year>-<6 digits>"):
         load_quote(engine, "Q-26-1")
     assert parse_number(" Q-2026-000123 ") == (2026, 123)
+
+
+_FREEZE_MANY = """
+import json, sys
+from comparator.catalog.db import make_engine
+from comparator.quote.store import freeze_quote
+engine = make_engine(sys.argv[1])
+document = json.loads(open(sys.argv[2], encoding="utf-8").read())
+print(" ".join(freeze_quote(engine, document).number for _ in range(int(sys.argv[3]))))
+"""
+
+
+def test_concurrent_processes_get_distinct_numbers(sqlite_url: str, engine: Engine) -> None:
+    """Writers queue on the write lock (BEGIN IMMEDIATE) instead of failing with 'locked'."""
+    document = DATA / "quote_document.json"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _FREEZE_MANY, sqlite_url, str(document), "15"],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    outputs = [proc.communicate(timeout=120) for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs), [err for _, err in outputs]
+    numbers = " ".join(out for out, _ in outputs).split()
+    assert len(numbers) == len(set(numbers)) == 60
+    assert sorted(numbers)[-1] == "Q-2026-000060"

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from comparator.catalog.db import write_transaction
 from comparator.catalog.models import Quote
 from comparator.errors import CatalogError, InputError
 
@@ -73,11 +74,15 @@ def _row(document: Mapping[str, Any], number: str, created_at: datetime) -> dict
 
 
 def freeze_quote(engine: Engine, document: Mapping[str, Any]) -> StoredQuote:
-    """Number the document and store it (one transaction; retried if a number was taken)."""
+    """Number the document and store it (one transaction; retried if a number was taken).
+
+    The transaction takes the write lock before it reads the highest number, so writers in
+    other processes wait their turn (bounded by SUANLI_LOCK_TIMEOUT_S) instead of failing.
+    """
     created_at = datetime.fromisoformat(document["created_at"])
     for _ in range(_ATTEMPTS):
         try:
-            with engine.begin() as conn:
+            with write_transaction(engine, "quote-numbers") as conn:
                 number = next_number(conn, created_at.year)
                 row = _row({**document, "number": number}, number, created_at)
                 conn.execute(insert(QUOTE).values(**row))

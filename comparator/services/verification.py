@@ -8,6 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import Engine, insert, select
 
+from comparator.catalog.db import write_transaction
 from comparator.catalog.models import Quote, Verification, table_of
 from comparator.errors import CatalogError
 from comparator.verify.acceptance import VerifyResult
@@ -32,7 +33,7 @@ def store_verification(
     """Store ``result`` (its ``--json`` document); CatalogError when the quote does not exist."""
     if created_at.tzinfo is None:
         raise ValueError("created_at must be timezone-aware")
-    with engine.begin() as conn:
+    with write_transaction(engine) as conn:
         if quote_number is not None:
             found = conn.execute(select(QUOTE.c.id).where(QUOTE.c.number == quote_number)).first()
             if found is None:
