@@ -45,7 +45,8 @@ def estimate_command(
     optimizer: str = opt.OPTIMIZER,
     lora_rank: int = opt.LORA_RANK,
     seq_len: int = opt.SEQ_LEN,
-    micro_batch: int = opt.MICRO_BATCH,
+    micro_batch: int | None = opt.MICRO_BATCH,
+    global_batch: int | None = opt.GLOBAL_BATCH,
     grad_ckpt: bool | None = opt.GRAD_CKPT,
     recompute: str | None = opt.RECOMPUTE,
     flash_attn: bool = opt.FLASH_ATTN,
@@ -140,7 +141,7 @@ def _header(e: Estimate, lang: str) -> str:
     return (
         f"[bold]{escape(s.name)}[/] ({s.params / 1e9:.2f}B{moe}; L={s.layers} h={s.hidden} "
         f"a={s.heads} kv={s.kv_heads}) · {kind}{rank} · {r.precision} {mode} · "
-        f"{r.optimizer} · seq {r.seq_len} × mb {r.micro_batch} · "
+        f"{r.optimizer} · seq {r.seq_len} × mb {e.solution.setup.micro_batch} · "
         f"{tr(lang, '重计算', 'recompute')} {e.solution.setup.recompute} · "
         f"flash {'✓' if r.flash_attn else '✗'}"
     )

@@ -26,7 +26,14 @@ PURE_BF16 = typer.Option(
 OPTIMIZER = typer.Option("adamw", "--optimizer", help="adamw | adamw-8bit | sgd.")
 LORA_RANK = typer.Option(16, "--lora-rank", help="LoRA rank, on every linear layer.")
 SEQ_LEN = typer.Option(2048, "--seq-len", help="Sequence length (tokens).")
-MICRO_BATCH = typer.Option(1, "--micro-batch", help="Micro-batch per card.")
+MICRO_BATCH = typer.Option(
+    None, "--micro-batch", help="Micro-batch per card (default: the largest that fits)."
+)
+GLOBAL_BATCH = typer.Option(
+    None,
+    "--global-batch",
+    help="Sequences per optimizer step, kept by gradient accumulation (default: not fixed).",
+)
 GRAD_CKPT = typer.Option(
     None,
     "--grad-ckpt/--no-grad-ckpt",

@@ -36,7 +36,7 @@ from comparator.estimate.mfu import fit
 from comparator.estimate.parallel import Layout, recommend
 from comparator.estimate.request import EstimateRequest, parse_token_count
 from comparator.estimate.search import CARDS_PER_NODE, Solution, solve
-from comparator.estimate.utilisation import utilisation_notes
+from comparator.estimate.utilisation import memory_share, utilisation_notes
 
 __all__ = [
     "Advice",
@@ -192,7 +192,9 @@ def _job_json(s: Solution) -> dict[str, Any]:
         "lora_rank": request.lora_rank if s.setup.adapters else None,
         "trainable_params": s.trainable_params,
         "seq_len": request.seq_len,
-        "micro_batch": request.micro_batch,
+        "micro_batch": s.setup.micro_batch,
+        "gradient_accumulation": s.gradient_accumulation,
+        "global_batch": request.global_batch,
         "grad_ckpt": s.setup.recompute == "full",
         "recompute": s.setup.recompute,
         "chunked_loss": s.setup.chunked_loss,
@@ -307,7 +309,7 @@ def _placement_notes(s: Solution) -> list[Note]:
                 {"gpu": s.gpu.name},
             )
         )
-    share = s.memory_gib["total"] / s.gpu.memory_gib
+    share = memory_share(s)
     if s.fits and share < OVER_PROVISIONED_BELOW and s.cards == 1:
         notes.append(
             Note(

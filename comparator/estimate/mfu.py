@@ -112,6 +112,22 @@ def efficiency(
     return min(max(value, MIN_EFFICIENCY), MAX_EFFICIENCY)
 
 
+def micro_batch_factor(gpu: GpuSpec, hidden: int, tokens: int) -> float:
+    """The share of the fitted efficiency a micro-batch of ``tokens`` tokens can reach (≤ 1).
+
+    Roofline of one ``[tokens × h] · [h × h]`` 16-bit matmul: ``tokens·h / (2·tokens + h)``
+    FLOPs per byte of weights and activations moved, against the card's ridge point (dense
+    peak over memory bandwidth). The published runs of the fit all ran compute-bound (a
+    thousand tokens or more per micro-batch), so the factor is 1 there and only short
+    micro-batches pay: 256 tokens of a 4096-wide model reach 77 % on an H100.
+    """
+    if not gpu.bandwidth_gbs or not gpu.bf16_tflops or tokens <= 0:
+        return 1.0
+    ridge = gpu.bf16_tflops * 1e12 / (gpu.bandwidth_gbs * 1e9)
+    intensity = tokens * hidden / (2 * tokens + hidden)
+    return min(1.0, intensity / ridge)
+
+
 def hours_range_factors() -> tuple[float, float]:
     """(low, high) multipliers of the expected hours: the fit's 95th/5th residual percentiles."""
     quantiles: dict[str, float] = fit()["residual_log_quantiles"]

@@ -39,7 +39,12 @@ from comparator.estimate.memory import (
     memory_inputs,
 )
 from comparator.estimate.mfu import efficiency
-from comparator.estimate.savings import CARD_CANDIDATES, CARDS_PER_NODE, MAX_SEARCH_CARDS
+from comparator.estimate.savings import (
+    CARD_CANDIDATES,
+    CARDS_PER_NODE,
+    MAX_SEARCH_CARDS,
+    micro_batch_time_factor,
+)
 from comparator.estimate.search import Solution
 
 PCIE_GBS = 25.0
@@ -95,7 +100,7 @@ def _bandwidth_gbs(s: Solution) -> float:
 
 def _time_factor(s: Solution, tp: int, pp: int, cp: int, mfu: float) -> float:
     shape, request = s.shape, s.request
-    tokens = request.seq_len * request.micro_batch / cp
+    tokens = request.seq_len * s.setup.micro_batch / cp
     assert s.gpu.bf16_tflops is not None
     layer_seconds = (
         s.flops_per_token / shape.layers * tokens / tp / (s.gpu.bf16_tflops * 1e12 * mfu)
@@ -158,6 +163,7 @@ def _layout(s: Solution, inputs: MemoryInputs, split: tuple[int, int, int, int])
         s.mfu
         if s.mfu_source == "user"
         else efficiency(s.gpu, s.shape.active_params, request.method, request.precision, cards)
+        / micro_batch_time_factor(s.gpu, s.shape, s.setup)
     )
     factor = _time_factor(s, tp, pp, cp, mfu)
     assert s.gpu.bf16_tflops is not None

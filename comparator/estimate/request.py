@@ -55,7 +55,8 @@ class EstimateRequest:
     optimizer: str = "adamw"
     lora_rank: int = 16
     seq_len: int = 2048
-    micro_batch: int = 1
+    micro_batch: int | None = None  # None: chosen (the largest that fits, see savings)
+    global_batch: int | None = None  # sequences per optimizer step; None: not constrained
     grad_ckpt: bool | str | None = None  # None: chosen; True/False = full/none; or RECOMPUTE
     flash_attn: bool = True
     chunked_loss: bool | None = None  # None: chosen (only when the logits do not fit)
@@ -125,6 +126,10 @@ def _positive_int(value: object, *, allow_zero: bool = False) -> str | None:
     return None
 
 
+def _optional_positive(value: object) -> str | None:
+    return None if value is None else _positive_int(value)
+
+
 def _recompute_problem(value: object) -> str | None:
     if value is None or isinstance(value, bool) or value in RECOMPUTE:
         return None
@@ -156,7 +161,8 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
         ("optimizer", _choice(request.optimizer, OPTIMIZERS)),
         ("lora_rank", _positive_int(request.lora_rank)),
         ("seq_len", _positive_int(request.seq_len)),
-        ("micro_batch", _positive_int(request.micro_batch)),
+        ("micro_batch", _optional_positive(request.micro_batch)),
+        ("global_batch", _optional_positive(request.global_batch)),
         ("grad_ckpt", _recompute_problem(request.grad_ckpt)),
         ("chunked_loss", _optional_flag(request.chunked_loss)),
         ("offload_optimizer", _optional_flag(request.offload_optimizer)),
@@ -213,7 +219,8 @@ def _plainly_valid(r: EstimateRequest) -> bool:
         and r.optimizer in OPTIMIZERS
         and _is_int(r.lora_rank, 1)
         and _is_int(r.seq_len, 1)
-        and _is_int(r.micro_batch, 1)
+        and (r.micro_batch is None or _is_int(r.micro_batch, 1))
+        and (r.global_batch is None or _is_int(r.global_batch, 1))
         and (r.grad_ckpt is None or isinstance(r.grad_ckpt, bool) or r.grad_ckpt in RECOMPUTE)
         and (r.chunked_loss is None or isinstance(r.chunked_loss, bool))
         and (r.offload_optimizer is None or isinstance(r.offload_optimizer, bool))

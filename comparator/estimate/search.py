@@ -21,7 +21,10 @@ from comparator.estimate.savings import (
     MAX_SEARCH_CARDS,
     Choice,
     choices,
+    gradient_accumulation,
+    micro_batch_time_factor,
     place,
+    with_micro_batch,
 )
 from comparator.estimate.shapes import ModelShape, resolve_model
 
@@ -57,7 +60,12 @@ class Solution:
     @cached_property
     def choices(self) -> tuple[Choice, ...]:
         """What was chosen for each memory saver, by whom, why, at what time factor."""
-        return choices(self.request, self.shape, self.setup)
+        return choices(self.request, self.shape, self.gpu, self.setup, self.cards)
+
+    @property
+    def gradient_accumulation(self) -> int:
+        """Micro-batches per optimizer step (keeping the user's global batch)."""
+        return gradient_accumulation(self.request, self.setup.micro_batch, self.cards)
 
     @property
     def nodes(self) -> int:
@@ -105,6 +113,7 @@ def setup_of(request: EstimateRequest) -> TrainingSetup:
         recompute=request.recompute or "none",
         chunked_loss=bool(request.chunked_loss),
         offload_optimizer=bool(request.offload_optimizer),
+        micro_batch=request.micro_batch or 1,
     )
 
 
@@ -140,7 +149,7 @@ def solve(request: EstimateRequest) -> Solution:
     shape = resolve_model(request.model)
     _check_shape(request, shape)
     usable_gib = gpu.memory_gib * (1 - request.headroom)
-    found = place(request, shape, gpu, usable_gib)
+    found = with_micro_batch(request, shape, place(request, shape, gpu, usable_gib), usable_gib)
     setup = found.setup
     memory = per_card(found.inputs, found.cards, found.zero)
     tokens = request.tokens_per_epoch
@@ -149,6 +158,8 @@ def solve(request: EstimateRequest) -> Solution:
         shape, request.method, setup.recompute, request.seq_len, request.lora_rank
     )
     mfu, mfu_source = _mfu(request, gpu, shape, found.cards)
+    if mfu_source == "fit":
+        mfu /= micro_batch_time_factor(gpu, shape, setup)
     assert gpu.bf16_tflops is not None  # estimable_gpu guarantees it
     hours = training_hours(
         per_token * total_tokens, found.cards, gpu.bf16_tflops, mfu, request.safety_factor
