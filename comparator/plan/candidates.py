@@ -54,6 +54,8 @@ class GpuWork:
     # The estimator's card-hours on a given card count (PCIe cards lose more to communication
     # as they multiply); None: the same card-hours on every count ([workload] jobs).
     card_hours_at: Callable[[int], Decimal] | None = field(default=None, compare=False)
+    # (low, high) multipliers of the expected hours (the throughput fit's range); None: exact
+    hours_range: tuple[Decimal, Decimal] | None = field(default=None, compare=False)
 
     def card_hours_on(self, cards: int) -> Decimal:
         """Card-hours on ``cards`` cards, never below ``card_hours`` (what the bounds assume)."""

@@ -23,6 +23,8 @@ from comparator.estimate.request import DEFAULT_GPU
 from comparator.estimate.throughput import scale_card_hours
 from comparator.plan.candidates import GpuWork
 
+_FACTOR = Decimal("0.0001")
+
 
 @dataclass
 class WorkTable:
@@ -99,19 +101,29 @@ def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:
             table.unusable[gpu] = ("memory", _memory_reason(result))
             continue
         hours = Decimal(repr(result.card_hours))
+        solution = result.solution
         table.work[gpu] = GpuWork(
             gpu,
             hours,
             result.min_cards or result.cards,
             request.cards,
             card_hours_at=_card_hours_at(request, hours),
+            hours_range=_range_factors(solution.hours_low, solution.hours, solution.hours_high),
         )
-        solution = result.solution
         table.card_hours_range[gpu] = (
             Decimal(repr(solution.hours_low * solution.cards)),
             Decimal(repr(solution.hours_high * solution.cards)),
         )
     return table
+
+
+def _range_factors(low: float, hours: float, high: float) -> tuple[Decimal, Decimal] | None:
+    """The estimate's low and high hours as multipliers of its expected hours."""
+    if hours <= 0 or low == high:
+        return None
+    return Decimal(repr(low / hours)).quantize(_FACTOR), Decimal(repr(high / hours)).quantize(
+        _FACTOR
+    )
 
 
 def _card_hours_at(request: EstimateRequest, fallback: Decimal) -> Callable[[int], Decimal]:
