@@ -197,3 +197,34 @@ def test_job_files_fix_the_micro_batch_and_the_global_batch() -> None:
     assert (request.micro_batch, request.global_batch) == (4, 128)
     default = request_from_job({"name": "Qwen2.5-7B"}, {}, gpu="A100-80G", source="job.toml")
     assert default.micro_batch is None and default.global_batch is None
+
+
+def test_the_13b_seeds_case_range_holds_the_published_and_the_seeds_figures() -> None:
+    """13B full on 8 × A100-80G, 1M samples of 2,048 tokens (examples/seeds-13b-full-8xa100).
+
+    The range must hold both the seeds' expectation (≈42 h, issue 12) and the hours that
+    MosaicML llm-foundry's measured MPT-13B throughput on 8 × A100-80GB at 2,048 tokens
+    (tests/data/throughput/runs.json, ``mpt-13b-a100-2k``, no checkpointing) implies.
+    """
+    import json
+    from pathlib import Path
+
+    runs = json.loads(
+        (Path(__file__).parent / "data" / "throughput" / "runs.json").read_text("utf-8")
+    )["runs"]
+    mpt = next(run for run in runs if run["id"] == "mpt-13b-a100-2k")
+    tokens = 10**6 * 2048
+    published_hours = tokens / (mpt["tokens_per_s_per_gpu"] * mpt["cards"]) / 3600
+    result = estimate(
+        EstimateRequest(
+            model="Llama-2-13b",
+            method="full",
+            gpu="A100-80G",
+            cards=8,
+            samples=10**6,
+            avg_tokens=2048,
+        )
+    )
+    low, high = result.solution.hours_low, result.solution.hours_high
+    assert result.solution.setup.recompute == "none"
+    assert low <= published_hours <= high and low <= 42 <= high
