@@ -75,3 +75,14 @@ HEADROOM = typer.Option(
 SAFETY_FACTOR = typer.Option(
     1.0, "--safety-factor", help="Multiply hours by this buffer (the seeds use 1.5)."
 )
+INTERCONNECT = typer.Option(
+    None,
+    "--interconnect",
+    help="Link between the cards as an offer states it: NVLink, PCIe (default: the GPU's).",
+)
+NETWORK = typer.Option(
+    None,
+    "--network",
+    help="Node network as an offer states it: 'IB 200G', '4×200G IB', 'RoCE 100Gbps' "
+    "(default: 8×200G InfiniBand, assumed).",
+)

@@ -82,9 +82,18 @@ def fit() -> dict[str, Any]:
 
 
 def features(
-    gpu: GpuSpec, active_params: float, method: str, precision: str, cards: int
+    gpu: GpuSpec,
+    active_params: float,
+    method: str,
+    precision: str,
+    cards: int,
+    nvlink: bool | None = None,
 ) -> dict[str, float]:
-    """The model's inputs for one job (0/1 flags and the log size)."""
+    """The model's inputs for one job (0/1 flags and the log size).
+
+    ``nvlink``: whether the cards are linked by NVLink/HCCS (None: the registry's answer).
+    """
+    linked = gpu.has_nvlink if nvlink is None else nvlink
     kind = gpu_class(gpu)
     size = min(max(active_params / 1e9, 0.1), 2000.0)
     return {
@@ -94,18 +103,23 @@ def features(
         "log_size": math.log10(size),
         "qlora": float(method == "qlora"),
         "fp8": float(precision == "fp8"),
-        "pcie_multi": float(cards > 1 and not gpu.has_nvlink),
+        "pcie_multi": float(cards > 1 and not linked),
         "multi_node": float(cards > 8),
     }
 
 
 @lru_cache(maxsize=4096)
 def efficiency(
-    gpu: GpuSpec, active_params: float, method: str, precision: str, cards: int
+    gpu: GpuSpec,
+    active_params: float,
+    method: str,
+    precision: str,
+    cards: int,
+    nvlink: bool | None = None,
 ) -> float:
     """Expected counted-FLOPs utilisation of the dense BF16 peak."""
     coefficients: dict[str, float] = fit()["coefficients"]
-    values = features(gpu, active_params, method, precision, cards)
+    values = features(gpu, active_params, method, precision, cards, nvlink)
     value = math.exp(sum(coefficients[name] * values[name] for name in FEATURES))
     if gpu_class(gpu) == "other":
         value *= OTHER_VENDOR_FACTOR

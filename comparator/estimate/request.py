@@ -71,6 +71,8 @@ class EstimateRequest:
     mfu: float | None = None
     headroom: float = 0.10
     safety_factor: float = 1.0
+    interconnect: str | None = None  # the offer's 卡间互联; None: the GPU registry's
+    network: str | None = None  # the offer's 节点网络; None: the reference network (assumed)
 
     @property
     def recompute(self) -> str | None:
@@ -130,6 +132,10 @@ def _optional_positive(value: object) -> str | None:
     return None if value is None else _positive_int(value)
 
 
+def _optional_text(value: object) -> str | None:
+    return None if value is None or isinstance(value, str) else f"must be text, got {value!r}"
+
+
 def _recompute_problem(value: object) -> str | None:
     if value is None or isinstance(value, bool) or value in RECOMPUTE:
         return None
@@ -177,6 +183,8 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
         ("headroom", _fraction(request.headroom, 0, 0.95, closed_low=True)),
         ("safety_factor", _fraction(request.safety_factor, 0, 100, closed_low=False)),
         ("epochs", _fraction(request.epochs, 0, 1e6, closed_low=False)),
+        ("interconnect", _optional_text(request.interconnect)),
+        ("network", _optional_text(request.network)),
     ]
 
 
@@ -235,6 +243,8 @@ def _plainly_valid(r: EstimateRequest) -> bool:
         and r.avg_tokens is None
         and (r.tokens is None or _is_int(r.tokens, 0))
         and not (r.pure_bf16 and r.precision == "fp32")
+        and (r.interconnect is None or isinstance(r.interconnect, str))
+        and (r.network is None or isinstance(r.network, str))
         and isinstance(r.model, str)
         and bool(r.model.strip())
     )

@@ -47,6 +47,7 @@ from comparator.estimate.architecture import ModelShape
 from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token
 from comparator.estimate.memory import MemoryInputs, TrainingSetup, fits_gib, memory_inputs
 from comparator.estimate.mfu import efficiency, micro_batch_factor
+from comparator.estimate.network import has_nvlink, links_of
 from comparator.estimate.request import EstimateRequest
 
 CARDS_PER_NODE = 8
@@ -159,7 +160,10 @@ def _steps(request: EstimateRequest, offload: bool) -> list[TrainingSetup]:
 def _cost(shape: ModelShape, gpu: GpuSpec, found: Placement) -> float:
     """Card-hours of a placement, up to a common factor: cards × FLOPs / efficiency."""
     request = found.setup.request
-    rate = efficiency(gpu, shape.active_params, request.method, request.precision, found.cards)
+    nvlink = has_nvlink(gpu, links_of(request).card)
+    rate = efficiency(
+        gpu, shape.active_params, request.method, request.precision, found.cards, nvlink
+    )
     return found.cards * recompute_time_factor(shape, found.setup) / rate
 
 

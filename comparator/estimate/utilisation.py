@@ -21,6 +21,7 @@ from typing import Any
 from comparator.errors import InputError
 from comparator.estimate.memory import memory_inputs, total_gib
 from comparator.estimate.mfu import efficiency
+from comparator.estimate.network import has_nvlink
 from comparator.estimate.search import Solution, solve
 
 UTILISATION_FLOOR = 0.60
@@ -82,7 +83,9 @@ def compute_share(solution: Solution) -> float:
         return 1.0
     request, shape = solution.request, solution.shape
     args = (solution.gpu, shape.active_params, request.method, request.precision)
-    return efficiency(*args, solution.cards) / efficiency(*args, 1)
+    nvlink = has_nvlink(solution.gpu, solution.links.card)
+    many = efficiency(*args, solution.cards, nvlink) * solution.network_time_factor**-1
+    return many / efficiency(*args, 1)
 
 
 def utilisation_notes(solution: Solution) -> list[tuple[str, str, dict[str, Any]]]:
