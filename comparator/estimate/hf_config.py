@@ -125,6 +125,7 @@ def _falcon(read: Reader, name: str) -> ModelShape:
     hidden = read.first("hidden_size", "n_embed")
     new = read.flag("new_decoder_architecture", False)
     if new:
+        read.flag("multi_query", True)  # the new architecture reads num_kv_heads instead
         kv = (
             read.first("num_kv_heads", "n_head_kv")
             if read.has("num_kv_heads") or read.has("n_head_kv")
