@@ -29,7 +29,7 @@ def test_the_reference_set_is_wide_enough() -> None:
     wanted = {"deepseek_v3", "deepseek_v2", "qwen2_moe", "gemma", "gemma2", "phi3", "phi3small"}
     assert wanted | {"gpt_bigcode", "bloom", "gpt2", "chatglm", "mixtral"} <= families
     more = {"mpt", "opt", "gptj", "gpt_neox", "dbrx", "olmoe", "cohere", "internlm2", "baichuan"}
-    assert more <= families
+    assert more | {"gemma3_text", "starcoder2", "qwen3_moe", "falcon"} <= families
     assert all(row["config_url"].startswith("https://huggingface.co/") for row in PUBLISHED)
 
 
@@ -58,6 +58,8 @@ def test_mpt_opt_gptj_and_dbrx_read_their_own_keys() -> None:
     }
     for name, count in exact.items():
         assert resolve_model(str(CONFIGS / name)).params == count, name
+    assert resolve_model(str(CONFIGS / "starcoder2-3b.json")).params == 3_030_371_328
+    assert resolve_model(str(CONFIGS / "gemma3-1b.json")).params == 999_885_952
     dbrx = resolve_model(str(CONFIGS / "dbrx-base.json"))
     assert (dbrx.experts, dbrx.active_experts, dbrx.kv_heads) == (16, 4, 8)
 
@@ -72,6 +74,14 @@ def test_projected_opt_embeddings_and_unknown_mpt_attention_are_errors(tmp_path:
     mpt["attn_config"] = {**mpt["attn_config"], "lora_rank_q": 64}
     path.write_text(json.dumps(mpt))
     with pytest.raises(UnknownModelError, match="lora_rank_q"):
+        resolve_model(str(path))
+
+
+def test_an_unknown_starcoder2_mlp_type_is_an_error(tmp_path: Path) -> None:
+    config = json.loads((CONFIGS / "starcoder2-3b.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**config, "mlp_type": "glu"}))
+    with pytest.raises(UnknownModelError, match="mlp_type"):
         resolve_model(str(path))
 
 

@@ -231,12 +231,22 @@ def _qk_norm(read: Reader, model_type: str) -> bool:
     return explicit or model_type in _QK_NORM_TYPES
 
 
+def _starcoder2_kinds(read: Reader) -> None:
+    """StarCoder2's GELU MLP and LayerNorm are the defaults; other kinds are not understood."""
+    for key, known in (("mlp_type", "default"), ("norm_type", "layer_norm")):
+        value = read.raw(key)
+        if value not in (None, known):
+            raise read.fail(f"key {key!r} = {value!r} is not understood (only {known!r})")
+
+
 def _llama_style(read: Reader, name: str, model_type: str) -> ModelShape:
     heads = read.first("num_attention_heads")
     layers = read.first("num_hidden_layers")
     gelu = model_type in _GELU_TYPES
     if model_type == "gpt_neox":
         read.flag("use_parallel_residual", True)
+    if model_type == "starcoder2":
+        _starcoder2_kinds(read)
     phi = model_type == "phi"
     moe = _moe(read, layers, model_type)
     dense_width = read.first("ff_intermediate_size", "intermediate_size")
