@@ -12,6 +12,7 @@ from rich.table import Table
 
 from comparator.cli import estimate_options as opt
 from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
+from comparator.cli.estimate_lines import links_line, savers_line
 from comparator.cli.tables import print_table
 from comparator.estimate import (
     BUILTIN_SHAPES,
@@ -224,32 +225,10 @@ def _strategy_lines(e: Estimate, lang: str) -> list[str]:
         f"{tr(lang, '结论', 'Verdict')}: {fits} · {tr(lang, '策略', 'strategy')}: "
         f"{escape(_strategy_text(e, lang))} · {tr(lang, '最少卡数', 'min cards')}: {least}",
         f"{tr(lang, '可训练参数', 'Trainable params')}: {s.trainable_params:,}",
-        _links_line(e, lang),
+        savers_line(e, lang),
+        links_line(e, lang),
     ]
     return lines
-
-
-def _links_line(e: Estimate, lang: str) -> str:
-    """The interconnect and network the hours assume, each stated or assumed."""
-    doc = e.to_json()["links"]
-    card, network = doc["interconnect"], doc["network"]
-    assumed = tr(lang, "假定", "assumed")
-    stated = tr(lang, "报价所写", "as offered")
-    card_kind = "NVLink" if card["nvlink"] else "PCIe"
-    card_from = (
-        stated if not card["assumed"] else tr(lang, "按 GPU 型号假定", "GPU registry, assumed")
-    )
-    net_from = stated if not network["assumed"] else assumed
-    if network["text"] is None:
-        net_from = tr(
-            lang, "假定：拟合所用公开多机训练的集群", "assumed: the fit's published clusters"
-        )
-    return escape(
-        f"{tr(lang, '互联', 'Links')}: {tr(lang, '卡间', 'cards')} {card_kind} "
-        f"{card['gbs']:g} GB/s ({card_from}) · {tr(lang, '节点网络', 'network')} "
-        f"{network['kind']} {network['gbps']:g} Gb/s {tr(lang, '每节点', 'per node')} ({net_from}) · "
-        f"{tr(lang, '网络时间系数', 'network time factor')} ×{doc['network_time_factor']:g}"
-    )
 
 
 def _span(low: float, expected: float, high: float) -> str:
