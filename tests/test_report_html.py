@@ -257,3 +257,5 @@ def test_hours_show_low_expected_and_high_with_their_reason(
     assert "24.8 / 36.0 / 53.3 h" in notes[0] and "198.4 / 288.0 / 426.4" in notes[0]
     assert "25.5 / 37.0 / 54.8 h" in notes[1]
     assert all(("5%–95%" in n) if lang.startswith("zh") else ("95th" in n) for n in notes)
+    summary = root.find_all("span", "hours-span")
+    assert len(summary) == 1 and "25.5–54.8 h" in summary[0].text()
