@@ -15,13 +15,15 @@ training) at 25 Gb/s. With no offer at all (the bare ``estimate`` command) the n
 multi-node runs the throughput fit learnt from (llm-foundry's "1600 Gbps node-node
 interconnect", Megatron-LM's Selene). Inside a node, NVLink and HCCS run at the GPU registry's
 figure and PCIe at ``PCIE_GBS`` GB/s (PCIe 4.0 x16 after protocol overhead); an unreadable
-interconnect takes the registry's.
+interconnect takes the registry's. Both parsers are cached: a national catalog repeats a few
+dozen strings over a million offers.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 #: Effective PCIe 4.0 x16 bandwidth between two cards, GB/s per direction.
 PCIE_GBS = 25.0
@@ -96,6 +98,7 @@ def _normal(text: str) -> str:
     return text.strip().lower().replace("ｇ", "g").replace("×", "x")
 
 
+@lru_cache(maxsize=4096)
 def parse_network(text: str | None) -> NetworkLink | None:
     """The offer's node network; ``None`` when it states none."""
     if text is None or not text.strip():
@@ -115,6 +118,7 @@ def reference_network() -> NetworkLink:
     return NetworkLink("", "ib", REFERENCE_NETWORK_GBPS, True)
 
 
+@lru_cache(maxsize=4096)
 def parse_interconnect(text: str | None) -> CardLink | None:
     """The offer's link between cards; ``None`` when it states none."""
     if text is None or not text.strip():

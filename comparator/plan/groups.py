@@ -12,6 +12,7 @@ group — and the pruning bounds computed from it — uses one card-hours functi
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from comparator.domain.links import parse_interconnect, parse_network
 from comparator.domain.offer_view import OfferView
@@ -22,8 +23,13 @@ GroupKey = tuple[str, str, str, int, str]
 
 def link_key(offer: OfferView) -> str:
     """``"<interconnect>|<RDMA network>"`` as the estimator reads them back (see ``links``)."""
-    card = parse_interconnect(offer.interconnect)
-    network = parse_network(offer.network)
+    return _link_key(offer.interconnect, offer.network)
+
+
+@lru_cache(maxsize=4096)
+def _link_key(interconnect: str | None, network_text: str | None) -> str:
+    card = parse_interconnect(interconnect)
+    network = parse_network(network_text)
     card_kind = card.kind if card is not None and not card.assumed else ""
     return f"{card_kind}|{network.key if network is not None else ''}"
 
