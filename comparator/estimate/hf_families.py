@@ -110,7 +110,7 @@ def opt(read: Reader, name: str) -> ModelShape:
         linear_bias=read.flag("enable_bias", True),
         layer_norm=True,
         position_embeddings=read.first("max_position_embeddings") + OPT_POSITION_OFFSET,
-        extra_norms=0 if final_norm else -1,
+        final_norm=final_norm,
         source="config",
         family="opt",
     )
