@@ -212,9 +212,7 @@ def with_micro_batch(
     """The largest power-of-two micro-batch that fits the placement's cards and ZeRO stage."""
     if request.micro_batch is not None or not found.fits:
         return found
-    cap = max(1, MAX_MICRO_BATCH_TOKENS // request.seq_len)
-    if request.global_batch is not None:
-        cap = min(cap, math.ceil(request.global_batch / found.cards))
+    cap = micro_batch_cap(request, found.cards)
     best, batch = found, 2
     while batch <= cap:
         setup = dataclasses.replace(found.setup, micro_batch=batch)
@@ -224,6 +222,14 @@ def with_micro_batch(
         best = dataclasses.replace(found, setup=setup, inputs=inputs)
         batch *= 2
     return best
+
+
+def micro_batch_cap(request: EstimateRequest, cards: int) -> int:
+    """The largest micro-batch considered: ``MAX_MICRO_BATCH_TOKENS``, and the global batch."""
+    cap = max(1, MAX_MICRO_BATCH_TOKENS // request.seq_len)
+    if request.global_batch is not None:
+        cap = min(cap, math.ceil(request.global_batch / cards))
+    return cap
 
 
 def gradient_accumulation(request: EstimateRequest, micro_batch: int, cards: int) -> int:
@@ -284,7 +290,11 @@ def _offload_reason(trainable_params: int, cards: int) -> str:
 
 def _micro_batch_reason(request: EstimateRequest, setup: TrainingSetup, cards: int) -> str:
     tokens = setup.micro_batch * setup.seq_len
-    text = f"the largest micro-batch that fits ({tokens} tokens per card per step"
+    cap = micro_batch_cap(request, cards)
+    text = (
+        f"the largest power-of-two micro-batch up to {cap} that fits the placement "
+        f"({tokens} tokens per card per step"
+    )
     if request.global_batch is not None:
         steps = gradient_accumulation(request, setup.micro_batch, cards)
         text += f"; {steps}× gradient accumulation keeps the global batch {request.global_batch}"
