@@ -32,7 +32,7 @@ MODELS = (
 METHODS = ("full", "lora", "qlora")
 SEQ_LENS = (512, 2048, 4096, 8192, 32768)
 GPUS = ("A100-80G", "H800", "4090", "L40S", "910B")
-MICRO_BATCHES = (1, 4)
+MICRO_BATCHES = (None, 1, 4)  # None: the estimator chooses the largest that fits
 GRAD_CKPT = (True, False)
 CARDS = (None, 8)
 ZERO = (None, 3)
@@ -56,7 +56,8 @@ def grid() -> list[EstimateRequest]:
         )
         for model, method, seq_len, gpu, micro_batch, ckpt, cards, zero in points
     ]
-    return requests[:ESTIMATES]  # 12,000 grid points; the first 10,000
+    # 18,000 grid points; 10,000 spread evenly over them (every model, GPU and micro-batch)
+    return [requests[i * len(requests) // ESTIMATES] for i in range(ESTIMATES)]
 
 
 def main() -> None:

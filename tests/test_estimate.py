@@ -143,8 +143,10 @@ def test_optimizer_state_bytes(optimizer: str, pure: bool, bytes_per_param: int)
 
 
 def test_fp32_doubles_weights_and_activations() -> None:
-    bf16 = estimate(EstimateRequest(model="Llama-2-7b", method="lora", cards=1))
-    fp32 = estimate(EstimateRequest(model="Llama-2-7b", method="lora", cards=1, precision="fp32"))
+    bf16 = estimate(EstimateRequest(model="Llama-2-7b", method="lora", cards=1, micro_batch=1))
+    fp32 = estimate(
+        EstimateRequest(model="Llama-2-7b", method="lora", cards=1, precision="fp32", micro_batch=1)
+    )
     assert fp32.memory.base_weights == 2 * bf16.memory.base_weights
     assert fp32.memory.layer_activations == 2 * bf16.memory.layer_activations
 
@@ -263,6 +265,7 @@ def test_headroom_decides_the_fit() -> None:
         grad_ckpt=True,
         chunked_loss=False,
         offload_optimizer=False,
+        micro_batch=1,
     )
     total = estimate(request).memory_gib["total"]
     share = total / 40

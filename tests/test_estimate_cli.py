@@ -222,3 +222,24 @@ def test_python_dash_m_comparator_runs_it() -> None:
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert doc["model"]["params"] == 70_000_000_000 and doc["gpu"]["name"] == "RTX4090"
+
+
+def test_text_output_shows_each_saver_with_its_time_cost_and_the_links(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 12: who chose each saver and what it costs; the links assumed or offered."""
+    args = ["estimate", "--model", "Llama-2-13b", "--method", "full", "--cards", "1"]
+    code, out, _ = run(capsys, "--lang", "en", *args, "--tokens", "1B")
+    assert code == 0
+    flat = " ".join(out.split())
+    assert "Memory savers:" in flat and "CPU offload on (chosen, ×1.3)" in flat
+    assert "micro-batch 1 (chosen, ×1)" in flat
+    assert "network ib 1600 Gb/s per node (assumed: the fit's published clusters)" in flat
+    code, out, _ = run(
+        capsys, "--lang", "en", *args, "--network", "4×200G IB", "--micro-batch", "1"
+    )
+    flat = " ".join(out.split())
+    assert "network ib 800 Gb/s per node (as offered)" in flat
+    assert "micro-batch 1 (user, ×1)" in flat
+    code, out, _ = run(capsys, *args, "--network", "高速网络")
+    assert "节点网络“高速网络”无法完全识别" in " ".join(out.split()).replace(" ", "")

@@ -28,6 +28,8 @@ def test_the_reference_set_is_wide_enough() -> None:
     families = {resolve_model(str(CONFIGS / row["file"])).family for row in PUBLISHED}
     wanted = {"deepseek_v3", "deepseek_v2", "qwen2_moe", "gemma", "gemma2", "phi3", "phi3small"}
     assert wanted | {"gpt_bigcode", "bloom", "gpt2", "chatglm", "mixtral"} <= families
+    more = {"mpt", "opt", "gptj", "gpt_neox", "dbrx", "olmoe", "cohere", "internlm2", "baichuan"}
+    assert more | {"gemma3_text", "starcoder2", "qwen3_moe", "falcon"} <= families
     assert all(row["config_url"].startswith("https://huggingface.co/") for row in PUBLISHED)
 
 
@@ -44,6 +46,43 @@ def test_active_parameters_within_two_percent(row: dict[str, Any]) -> None:
     shape = resolve_model(str(CONFIGS / row["file"]))
     assert shape.is_moe
     assert shape.active_params == pytest.approx(row["active"], rel=ACTIVE_TOLERANCE)
+
+
+def test_mpt_opt_gptj_and_dbrx_read_their_own_keys() -> None:
+    """Exact counts of the Hugging Face implementations (the Hub pages' totals)."""
+    exact = {
+        "mpt-7b.json": 6_649_286_656,
+        "opt-6.7b.json": 6_658_473_984,
+        "gpt-j-6b.json": 6_050_882_784,
+        "gpt-neox-20b.json": 20_554_567_680,
+    }
+    for name, count in exact.items():
+        assert resolve_model(str(CONFIGS / name)).params == count, name
+    assert resolve_model(str(CONFIGS / "starcoder2-3b.json")).params == 3_030_371_328
+    assert resolve_model(str(CONFIGS / "gemma3-1b.json")).params == 999_885_952
+    dbrx = resolve_model(str(CONFIGS / "dbrx-base.json"))
+    assert (dbrx.experts, dbrx.active_experts, dbrx.kv_heads) == (16, 4, 8)
+
+
+def test_projected_opt_embeddings_and_unknown_mpt_attention_are_errors(tmp_path: Path) -> None:
+    opt = json.loads((CONFIGS / "opt-6.7b.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**opt, "word_embed_proj_dim": 512}))
+    with pytest.raises(UnknownModelError, match="word_embed_proj_dim"):
+        resolve_model(str(path))
+    mpt = json.loads((CONFIGS / "mpt-7b.json").read_text())
+    mpt["attn_config"] = {**mpt["attn_config"], "lora_rank_q": 64}
+    path.write_text(json.dumps(mpt))
+    with pytest.raises(UnknownModelError, match="lora_rank_q"):
+        resolve_model(str(path))
+
+
+def test_an_unknown_starcoder2_mlp_type_is_an_error(tmp_path: Path) -> None:
+    config = json.loads((CONFIGS / "starcoder2-3b.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**config, "mlp_type": "glu"}))
+    with pytest.raises(UnknownModelError, match="mlp_type"):
+        resolve_model(str(path))
 
 
 def test_deepseek_v3_reads_mla_shared_experts_and_dense_layers() -> None:

@@ -23,6 +23,8 @@ def _request(gpu: str, seq_len: int) -> EstimateRequest:
         seq_len=seq_len,
         gpu=gpu,
         cards=1,
+        micro_batch=1,
+        offload_optimizer=False,
         headroom=0.0,
         grad_ckpt=True,  # Hugging Face's gradient checkpointing
         chunked_loss=False,  # Hugging Face's plain cross-entropy

@@ -36,6 +36,14 @@ LITGPT_HUB = (
 LLAMA2 = "Touvron et al., Llama 2 (2023), Table 2: 2.0T tokens, seq 4096, A100-80GB GPU-hours"
 LLAMA1 = "Touvron et al., LLaMA (2023), Table 15: seq 2048, A100-80GB GPU-hours"
 LLAMA31 = "Llama 3.1 model card and Llama 3 paper (2024): 405B, 15.6T tokens, seq 8192, H100"
+FALCON180 = (
+    "tiiuae/falcon-180B model card (huggingface.co/tiiuae/falcon-180B), training details: "
+    "3.5T tokens on up to 4,096 A100 40GB, ~7,000,000 GPU hours; seq 2048"
+)
+DEEPSEEK_V3 = (
+    "DeepSeek-V3 Technical Report, arXiv:2412.19437, Table 1: pre-training 2,664K H800 "
+    "GPU-hours for 14.8T tokens, FP8 mixed precision, seq 4096, 2,048 cards"
+)
 
 
 @dataclass(frozen=True)
@@ -337,7 +345,33 @@ COMPUTE_CASES = [
         _HOURS_WHY,
         _pretraining("Llama-3.1-405B", 15.6e12, 8192, "H100"),
     ),
+    Reference(
+        "Falcon 180B (not in the fit)",
+        FALCON180,
+        7.0e6,
+        0.25,
+        _HOURS_WHY,
+        {
+            **_pretraining(str(CONFIGS / "falcon-180b.json"), 3.5e12, 2048, "A100-40G"),
+            "cards": 4096,
+        },
+    ),
+    Reference(
+        "DeepSeek-V3 pre-training",
+        DEEPSEEK_V3,
+        2.664e6,
+        0.25,
+        _HOURS_WHY,
+        {
+            **_pretraining(str(CONFIGS / "deepseek-v3.json"), 14.8e12, 4096, "H800"),
+            "precision": "fp8",
+        },
+    ),
 ]
+# Not used as a case: BLOOM-176B's 1,082,990 A100-80GB hours for 366B tokens (Luccioni et al.
+# 2022) imply 99 TFLOP/s per GPU, while the BigScience team measured 150 TFLOP/s on the same
+# run; the total holds restarts and the 3.5 months' downtime. The estimate (≈707K hours, the
+# range 0.45–0.97 × the published total) does not hold it.
 # Not used: the Llama 3.1 model card's 8B (1.46M) and 70B (7.0M) H100-hours imply an MFU of
 # 0.18 and 0.29 under this FLOP count, far below the 38-43 % Meta reports for the same cluster,
 # so those totals evidently include other work.
@@ -364,7 +398,7 @@ def test_llama2_7b_calibration_point_is_close() -> None:
 def test_llama3_405b_training_flops() -> None:
     """Llama 3 paper: 3.8 × 10²⁵ FLOPs (6·Ψ·D). Ours adds the attention term (12·L·q·s per
     token, ≈ 8 % at 8K context): tolerance 10 %; the plain 6·Ψ·D rule within 1 %."""
-    result = COMPUTE_CASES[-1].run()
+    result = next(ref for ref in COMPUTE_CASES if ref.case == "Llama 3.1 405B").run()
     assert result.solution.train_flops == pytest.approx(3.8e25, rel=0.10)
     six_psi_d = next(r for r in result.rules_of_thumb if r["unit"] == "FLOPs")["value"]
     assert six_psi_d == pytest.approx(3.8e25, rel=0.01)

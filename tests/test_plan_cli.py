@@ -127,6 +127,23 @@ def test_the_seeds_case_is_cheaper_than_their_flat_rate(demo_db_url: str) -> Non
     assert best.total_cost < flat
 
 
+def test_the_plan_shows_low_expected_and_high_hours(cli: Any, demo_db_url: str) -> None:
+    """Issue 12: where hours appear, the throughput fit's range is beside them."""
+    example = str(REPO / "examples/seeds-13b-full-8xa100.toml")
+    best = cli("plan", example, "--today", TODAY, "--json", db=demo_db_url).json()["best"]
+    hours, card_hours = best["work_hours_range"], best["card_hours_range"]
+    assert hours["low"] < hours["expected"] == best["work_hours"] < hours["high"]
+    assert card_hours["low"] < card_hours["expected"] == best["card_hours"] < card_hours["high"]
+    assert card_hours["high"] / card_hours["expected"] == pytest.approx(
+        hours["high"] / hours["expected"], rel=0.01
+    )
+    text = cli("plan", example, "--today", TODAY, db=demo_db_url, lang="en").out
+    line = f"{hours['low']:,.1f} / {hours['expected']:,.1f} / {hours['high']:,.1f} h"
+    assert "Compute hours low/expected/high" in text and line in text
+    assert "5th–95th percentile" in text
+    assert "计算时长 低/预期/高" in cli("plan", example, "--today", TODAY, db=demo_db_url).out
+
+
 def test_the_70b_job_spans_nodes_over_rdma_only(demo_db_url: str) -> None:
     result, problems = plan_in_process(demo_db_url, REPO / "examples/70b-full-multinode.toml")
     assert problems == [] and result.best is not None

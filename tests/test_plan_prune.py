@@ -7,6 +7,7 @@ plan and alternatives (to the cent, and the same placements), and the same exclu
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
@@ -155,3 +156,59 @@ def test_an_offer_dearer_by_a_cent_in_every_slot_is_dropped_and_nothing_changes(
     assert dominated_ids(job, offers, CONTEXT) == {"2"}
     assert pruned.stats["dominated_offers"] == 1
     assert answer(pruned) == answer(unpruned)
+
+
+def model_job(tokens: str, days: int, interruptible: bool) -> Job:
+    """A [model] job: its hours come from the estimator, on each group's links (issue 12)."""
+    training = {"method": "full", "micro_batch": 1, "seq_len": 512, "tokens": tokens}
+    return Job(
+        name="property-model",
+        schedule=Schedule(START, START + timedelta(days=days), interruptible, 1),
+        model={"name": "Llama-2-7b"},
+        training=training,
+        requirements=Requirements(spot=True, gpus=("A100-SXM4-80GB",)),
+        source="property.toml",
+    )
+
+
+linked_fields = st.tuples(
+    st.integers(0, 2),  # provider
+    st.sampled_from([1, 8]),  # cards per unit
+    st.sampled_from(BILLINGS),
+    st.integers(500, 3000),  # cents per card-hour
+    st.sampled_from([None, 2, 16]),  # stock
+    st.sampled_from([None, "ib-200g", "4×200G IB", "8x200G IB", "eth-25g"]),
+    st.sampled_from(["nvlink", "nvlink", "PCIe"]),
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(linked_fields, min_size=1, max_size=12),
+    tokens=st.sampled_from(["200M", "1B", "3B"]),
+    days=st.integers(1, 6),
+    interruptible=st.booleans(),
+)
+def test_pruned_and_unpruned_agree_when_links_change_the_hours(
+    rows: list[tuple[object, ...]], tokens: str, days: int, interruptible: bool
+) -> None:
+    hours = {"hourly": 1, "spot": 1, "daily": 24, "weekly": 168}
+    offers = []
+    for i, (p, cards, billing, cents, stock, network, interconnect) in enumerate(rows):
+        assert isinstance(cents, int) and isinstance(cards, int) and isinstance(billing, str)
+        offer = make_offer(
+            str(i + 1),
+            billing,
+            str(Decimal(cents) * cards * hours[billing] / 100),
+            provider=f"p{p}",
+            cards=cards,
+            stock=stock,  # type: ignore[arg-type]
+            network=network,  # type: ignore[arg-type]
+            country="SG",
+        )
+        offers.append(dataclasses.replace(offer, interconnect=str(interconnect)))
+    job = model_job(tokens, days, interruptible)
+    pruned = plan_job(job, offers, {}, CONTEXT)
+    unpruned = plan_job(job, offers, {}, CONTEXT, prune=False)
+    dominated = dominated_ids(job, offers, CONTEXT)
+    assert answer(pruned, dominated) == answer(unpruned, dominated)

@@ -240,3 +240,22 @@ def test_the_compliance_grid_has_a_legend_and_english_glosses_official_terms(
     assert "专票 (special VAT invoice)" in _section_text(root, "summary")
     _, root = render(document, "zh-CN")
     assert "special VAT" not in _section_text(root, "summary")
+
+
+@pytest.mark.parametrize("lang", REPORT_LANGS)
+def test_hours_show_low_expected_and_high_with_their_reason(
+    document: dict[str, Any], lang: str
+) -> None:
+    """Issue 12: the estimate and the plan carry the fit's range; the quote shows it."""
+    document["estimate"]["hours_range"] = {"low": 24.8, "expected": 36.0, "high": 53.3}
+    document["estimate"]["card_hours_range"] = {"low": 198.4, "expected": 288.0, "high": 426.4}
+    document["plan"]["best"]["work_hours_range"] = {"low": 25.5, "expected": 37, "high": 54.8}
+    document["plan"]["best"]["card_hours_range"] = {"low": 198.4, "expected": 288, "high": 426.4}
+    _, root = render(document, lang)
+    notes = [p.text() for p in root.find_all("p", "hours-range")]
+    assert len(notes) == 2
+    assert "24.8 / 36.0 / 53.3 h" in notes[0] and "198.4 / 288.0 / 426.4" in notes[0]
+    assert "25.5 / 37.0 / 54.8 h" in notes[1]
+    assert all(("5%–95%" in n) if lang.startswith("zh") else ("95th" in n) for n in notes)
+    summary = root.find_all("span", "hours-span")
+    assert len(summary) == 1 and "25.5–54.8 h" in summary[0].text()

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from comparator.cli import estimate_options as opt
 from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
+from comparator.cli.estimate_lines import links_line, savers_line
 from comparator.cli.tables import print_table
 from comparator.estimate import (
     BUILTIN_SHAPES,
@@ -45,7 +46,8 @@ def estimate_command(
     optimizer: str = opt.OPTIMIZER,
     lora_rank: int = opt.LORA_RANK,
     seq_len: int = opt.SEQ_LEN,
-    micro_batch: int = opt.MICRO_BATCH,
+    micro_batch: int | None = opt.MICRO_BATCH,
+    global_batch: int | None = opt.GLOBAL_BATCH,
     grad_ckpt: bool | None = opt.GRAD_CKPT,
     recompute: str | None = opt.RECOMPUTE,
     flash_attn: bool = opt.FLASH_ATTN,
@@ -61,6 +63,8 @@ def estimate_command(
     mfu: float | None = opt.MFU,
     headroom: float | None = opt.HEADROOM,
     safety_factor: float = opt.SAFETY_FACTOR,
+    interconnect: str | None = opt.INTERCONNECT,
+    network: str | None = opt.NETWORK,
     list_models: bool = typer.Option(False, "--list-models", help="List built-in models."),
     json_out: bool = JSON_OPTION,
 ) -> None:
@@ -140,7 +144,7 @@ def _header(e: Estimate, lang: str) -> str:
     return (
         f"[bold]{escape(s.name)}[/] ({s.params / 1e9:.2f}B{moe}; L={s.layers} h={s.hidden} "
         f"a={s.heads} kv={s.kv_heads}) · {kind}{rank} · {r.precision} {mode} · "
-        f"{r.optimizer} · seq {r.seq_len} × mb {r.micro_batch} · "
+        f"{r.optimizer} · seq {r.seq_len} × mb {e.solution.setup.micro_batch} · "
         f"{tr(lang, '重计算', 'recompute')} {e.solution.setup.recompute} · "
         f"flash {'✓' if r.flash_attn else '✗'}"
     )
@@ -221,6 +225,8 @@ def _strategy_lines(e: Estimate, lang: str) -> list[str]:
         f"{tr(lang, '结论', 'Verdict')}: {fits} · {tr(lang, '策略', 'strategy')}: "
         f"{escape(_strategy_text(e, lang))} · {tr(lang, '最少卡数', 'min cards')}: {least}",
         f"{tr(lang, '可训练参数', 'Trainable params')}: {s.trainable_params:,}",
+        savers_line(e, lang),
+        links_line(e, lang),
     ]
     return lines
 
@@ -346,7 +352,11 @@ def _print_estimate(out: Console, e: Estimate, lang: str) -> None:
     if e.advice:
         print_table(out, _advice_table(e.advice, lang))
     for note in e.notes:
-        text = note.message if is_en(lang) else ESTIMATE_NOTES_ZH.get(note.code, note.message)
+        text = (
+            note.message
+            if is_en(lang)
+            else ESTIMATE_NOTES_ZH.get(note.code, note.message).format_map(note.params)
+        )
         if not is_en(lang) and note.code == "does_not_fit":
             text = _why_not_zh(e)
         out.print(f"[yellow]•[/] {escape(text)}")

@@ -26,7 +26,14 @@ PURE_BF16 = typer.Option(
 OPTIMIZER = typer.Option("adamw", "--optimizer", help="adamw | adamw-8bit | sgd.")
 LORA_RANK = typer.Option(16, "--lora-rank", help="LoRA rank, on every linear layer.")
 SEQ_LEN = typer.Option(2048, "--seq-len", help="Sequence length (tokens).")
-MICRO_BATCH = typer.Option(1, "--micro-batch", help="Micro-batch per card.")
+MICRO_BATCH = typer.Option(
+    None, "--micro-batch", help="Micro-batch per card (default: the largest that fits)."
+)
+GLOBAL_BATCH = typer.Option(
+    None,
+    "--global-batch",
+    help="Sequences per optimizer step, kept by gradient accumulation (default: not fixed).",
+)
 GRAD_CKPT = typer.Option(
     None,
     "--grad-ckpt/--no-grad-ckpt",
@@ -67,4 +74,15 @@ HEADROOM = typer.Option(
 )
 SAFETY_FACTOR = typer.Option(
     1.0, "--safety-factor", help="Multiply hours by this buffer (the seeds use 1.5)."
+)
+INTERCONNECT = typer.Option(
+    None,
+    "--interconnect",
+    help="Link between the cards as an offer states it: NVLink, PCIe (default: the GPU's).",
+)
+NETWORK = typer.Option(
+    None,
+    "--network",
+    help="Node network as an offer states it: 'IB 200G', '4×200G IB', 'RoCE 100Gbps' "
+    "(default: 8×200G InfiniBand, assumed).",
 )

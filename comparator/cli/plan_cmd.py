@@ -153,6 +153,7 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
         f"{tr(lang, '运行', 'run')} {best.run_hours} h "
         f"({tr(lang, '其中重启开销', 'restart overhead')} {best.overhead_hours} h)"
     )
+    _print_hours_range(out, best, lang)
     table = _segment_table(best, lang)
     print_table(out, table, drop=[tr(lang, "周期", "Periods"), tr(lang, "实付均价", "Avg paid")])
     for item in best.bill:
@@ -163,6 +164,30 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
 
     for line in timeline_lines(best, zone, lang=lang):
         out.print(escape(line))
+
+
+def _print_hours_range(out: Console, best: Plan, lang: str) -> None:
+    """Low / expected / high compute hours and card-hours, and where the range comes from."""
+    ranges = best.ranges()
+    if ranges is None:
+        return
+    hours, cards = ranges["work_hours_range"], ranges["card_hours_range"]
+    out.print(
+        f"{tr(lang, '计算时长 低/预期/高', 'Compute hours low/expected/high')}: "
+        f"{hours['low']:,.1f} / {hours['expected']:,.1f} / {hours['high']:,.1f} h · "
+        f"{tr(lang, '卡时', 'card-hours')} {cards['low']:,.1f} / {cards['expected']:,.1f} / "
+        f"{cards['high']:,.1f}"
+    )
+    out.print(
+        "[dim]"
+        + tr(
+            lang,
+            "区间取吞吐模型在公开训练记录上误差的 5%–95% 分位；报价按预期值计。",
+            "The range is the 5th–95th percentile of the throughput fit's error on published "
+            "runs; the price uses the expected value.",
+        )
+        + "[/]"
+    )
 
 
 def _segment_table(best: Plan, lang: str) -> Table:

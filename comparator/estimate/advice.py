@@ -94,6 +94,7 @@ def pinned(solution: Solution) -> EstimateRequest:
             if request.offload_optimizer is None
             else request.offload_optimizer
         ),
+        micro_batch=request.micro_batch or setup.micro_batch,
     )
 
 
@@ -116,8 +117,9 @@ def _setting_alternatives(request: EstimateRequest, solution: Solution) -> list[
         (
             "micro_batch",
             {"micro_batch": 1},
-            f"micro-batch 1 with {request.micro_batch}× gradient accumulation (same global batch)",
-            request.micro_batch > 1,
+            f"micro-batch 1 with {solution.setup.micro_batch}× gradient accumulation "
+            "(same global batch)",
+            solution.setup.micro_batch > 1,
         ),
         (
             "flash_attn",

@@ -60,6 +60,7 @@ class ModelShape:
     qk_norm: bool = False
     position_embeddings: int = 0
     extra_norms: int = 0  # e.g. BLOOM's embedding LayerNorm
+    final_norm: bool = True  # the norm after the last layer (OPT-350m has none)
     source: str = "builtin"  # builtin | config | size
     stated_params: int | None = None  # a bare size: the parameter count the user gave
     dense_layers: int = 0  # MoE models: layers with a dense MLP instead of experts
@@ -170,7 +171,7 @@ class ModelShape:
 
     @cached_property
     def _outer_norm_params(self) -> int:
-        return (1 + self.extra_norms) * self._norm_params
+        return (int(self.final_norm) + self.extra_norms) * self._norm_params
 
     @cached_property
     def params(self) -> int:

@@ -33,10 +33,11 @@ from comparator.estimate.memory import (
     MemoryBreakdown,
 )
 from comparator.estimate.mfu import fit
+from comparator.estimate.network import has_nvlink, links_json
 from comparator.estimate.parallel import Layout, recommend
 from comparator.estimate.request import EstimateRequest, parse_token_count
 from comparator.estimate.search import CARDS_PER_NODE, Solution, solve
-from comparator.estimate.utilisation import utilisation_notes
+from comparator.estimate.utilisation import memory_share, utilisation_notes
 
 __all__ = [
     "Advice",
@@ -192,7 +193,9 @@ def _job_json(s: Solution) -> dict[str, Any]:
         "lora_rank": request.lora_rank if s.setup.adapters else None,
         "trainable_params": s.trainable_params,
         "seq_len": request.seq_len,
-        "micro_batch": request.micro_batch,
+        "micro_batch": s.setup.micro_batch,
+        "gradient_accumulation": s.gradient_accumulation,
+        "global_batch": request.global_batch,
         "grad_ckpt": s.setup.recompute == "full",
         "recompute": s.setup.recompute,
         "chunked_loss": s.setup.chunked_loss,
@@ -236,6 +239,7 @@ def _result_json(e: Estimate) -> dict[str, Any]:
         "parallelism": None if e.layout is None else e.layout.to_json(),
         "notes": [n.to_json() for n in e.notes],
         "rules_of_thumb": e.rules_of_thumb,
+        "links": links_json(s.links, s.gpu, s.network_time_factor),
         "assumptions": _assumptions(),
     }
 
@@ -298,7 +302,7 @@ def _placement_notes(s: Solution) -> list[Note]:
                 {"nodes": s.nodes},
             )
         )
-    if s.cards > 1 and not s.gpu.has_nvlink:
+    if s.cards > 1 and not has_nvlink(s.gpu, s.links.card):
         notes.append(
             Note(
                 "pcie_only",
@@ -307,7 +311,7 @@ def _placement_notes(s: Solution) -> list[Note]:
                 {"gpu": s.gpu.name},
             )
         )
-    share = s.memory_gib["total"] / s.gpu.memory_gib
+    share = memory_share(s)
     if s.fits and share < OVER_PROVISIONED_BELOW and s.cards == 1:
         notes.append(
             Note(
@@ -319,8 +323,33 @@ def _placement_notes(s: Solution) -> list[Note]:
     return notes
 
 
+def _link_notes(s: Solution) -> list[Note]:
+    """Link strings that could not be read: the figure assumed instead, naming the string."""
+    notes = []
+    card, network = s.links.card, s.links.network
+    if card is not None and card.assumed:
+        notes.append(
+            Note(
+                "unknown_interconnect",
+                f"interconnect {card.text!r} not understood: assumed the GPU registry's "
+                f"({'NVLink' if s.gpu.has_nvlink else 'PCIe'})",
+                {"text": card.text},
+            )
+        )
+    if network.text and network.assumed:
+        notes.append(
+            Note(
+                "unknown_network",
+                f"network {network.text!r} not fully understood: assumed {network.kind} "
+                f"{network.gbps:g} Gb/s per node",
+                {"text": network.text, "gbps": network.gbps},
+            )
+        )
+    return notes
+
+
 def _notes(s: Solution) -> tuple[Note, ...]:
-    notes = _shape_notes(s.shape) + _placement_notes(s)
+    notes = _shape_notes(s.shape) + _placement_notes(s) + _link_notes(s)
     notes += [Note(code, text, params) for code, text, params in utilisation_notes(s)]
     if s.total_tokens == 0:
         notes.append(

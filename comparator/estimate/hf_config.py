@@ -22,7 +22,10 @@ Families and the keys read (spellings in use across the Hub):
 * falcon — ``multi_query``, ``new_decoder_architecture`` with ``num_kv_heads``,
   ``parallel_attn``, ``bias``; phi (Phi-2) — parallel block, biased output head;
   phi3small — ``ff_intermediate_size``, GeGLU; chatglm (ChatGLM3, GLM-4) — ``num_layers``,
-  ``multi_query_group_num``, ``ffn_hidden_size``, ``padded_vocab_size``, ``kv_channels``.
+  ``multi_query_group_num``, ``ffn_hidden_size``, ``padded_vocab_size``, ``kv_channels``;
+* mpt, opt, gptj, dbrx — their own keys (``d_model``/``expansion_ratio``, ``ffn_dim``/
+  ``word_embed_proj_dim``, ``n_embd``/``rotary_dim``), read in
+  :mod:`comparator.estimate.hf_families`.
 
 A missing ``tie_word_embeddings`` takes the family's own default (tied for Gemma, GPT-2,
 BigCode, BLOOM, Falcon, Phi-3-small, StarCoder2; untied otherwise). A missing or malformed key
@@ -40,6 +43,7 @@ from typing import Any
 
 from comparator.errors import UnknownModelError
 from comparator.estimate.architecture import Mla, ModelShape
+from comparator.estimate.hf_families import dbrx, gptj, mpt, opt
 from comparator.estimate.hf_reader import Reader, unread_count_keys
 
 #: model_type values whose MLP is fc1 → GELU → fc2 with biases and LayerNorm.
@@ -64,6 +68,8 @@ _TIED_BY_DEFAULT = frozenset(
 _FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
 _QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})
 _QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe"})
+#: Families with a reader of their own (``hf_families``).
+_FAMILIES = {"mpt": mpt, "opt": opt, "gptj": gptj, "dbrx": dbrx}
 #: Keys read and deliberately not counted (they do not change the published totals).
 _NOT_COUNTED = ("num_nextn_predict_layers", "quantization_config")
 
@@ -119,6 +125,7 @@ def _falcon(read: Reader, name: str) -> ModelShape:
     hidden = read.first("hidden_size", "n_embed")
     new = read.flag("new_decoder_architecture", False)
     if new:
+        read.flag("multi_query", True)  # the new architecture reads num_kv_heads instead
         kv = (
             read.first("num_kv_heads", "n_head_kv")
             if read.has("num_kv_heads") or read.has("n_head_kv")
@@ -224,12 +231,22 @@ def _qk_norm(read: Reader, model_type: str) -> bool:
     return explicit or model_type in _QK_NORM_TYPES
 
 
+def _starcoder2_kinds(read: Reader) -> None:
+    """StarCoder2's GELU MLP and LayerNorm are the defaults; other kinds are not understood."""
+    for key, known in (("mlp_type", "default"), ("norm_type", "layer_norm")):
+        value = read.raw(key)
+        if value not in (None, known):
+            raise read.fail(f"key {key!r} = {value!r} is not understood (only {known!r})")
+
+
 def _llama_style(read: Reader, name: str, model_type: str) -> ModelShape:
     heads = read.first("num_attention_heads")
     layers = read.first("num_hidden_layers")
     gelu = model_type in _GELU_TYPES
     if model_type == "gpt_neox":
         read.flag("use_parallel_residual", True)
+    if model_type == "starcoder2":
+        _starcoder2_kinds(read)
     phi = model_type == "phi"
     moe = _moe(read, layers, model_type)
     dense_width = read.first("ff_intermediate_size", "intermediate_size")
@@ -282,6 +299,9 @@ def _check(shape: ModelShape, read: Reader) -> ModelShape:
 def _read(read: Reader, data: Mapping[str, Any], name: str, model_type: str) -> ModelShape:
     if model_type in ("falcon", "refinedweb", "refinedwebmodel"):
         return _falcon(read, name)
+    family = _FAMILIES.get(model_type)
+    if family is not None:
+        return family(read, name)
     if model_type in ("gpt2", "bloom", "gpt_bigcode") or "n_layer" in data or "n_embd" in data:
         return _gpt2_style(read, name, model_type)
     if model_type == "chatglm" or "ffn_hidden_size" in data:

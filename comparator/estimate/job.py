@@ -25,7 +25,9 @@ from comparator.estimate.shapes import resolve_model
 
 _FIELDS = {f.name for f in dataclasses.fields(EstimateRequest)} - {"model", "gpu"}
 _BOOL_KEYS = frozenset({"pure_bf16", "flash_attn", "chunked_loss", "offload_optimizer"})
-_INT_KEYS = frozenset({"lora_rank", "seq_len", "micro_batch", "zero", "cards", "avg_tokens"})
+_INT_KEYS = frozenset(
+    {"lora_rank", "seq_len", "micro_batch", "global_batch", "zero", "cards", "avg_tokens"}
+)
 _COUNT_KEYS = frozenset({"tokens", "samples"})
 _NUMBER_KEYS = frozenset({"epochs", "mfu", "headroom", "safety_factor"})
 _TEXT_KEYS = frozenset({"method", "precision", "optimizer"})

@@ -78,14 +78,15 @@ class TrainingSetup:
     """The settings that decide memory: the request, plus what the estimator chose for it.
 
     One definition per concept: everything the user asked for stays on ``request``; only the
-    memory-saving choices the estimator makes (recomputation, chunked loss, CPU offload) are
-    fields here, already resolved to concrete values.
+    memory-saving choices the estimator makes (recomputation, chunked loss, CPU offload,
+    micro-batch) are fields here, already resolved to concrete values.
     """
 
     request: EstimateRequest
     recompute: str = "none"  # none | selective | full
     chunked_loss: bool = False
     offload_optimizer: bool = False
+    micro_batch: int = 1
 
     @property
     def method(self) -> str:
@@ -106,10 +107,6 @@ class TrainingSetup:
     @property
     def seq_len(self) -> int:
         return self.request.seq_len
-
-    @property
-    def micro_batch(self) -> int:
-        return self.request.micro_batch
 
     @property
     def flash_attn(self) -> bool:

@@ -20,7 +20,8 @@ counts them for the job (recomputation and FlashAttention included).
 
 Time: the fitted efficiency on ``tp·pp·cp·dp`` cards times a communication factor —
 tensor parallel all-reduces of ``b·s·h`` 16-bit values, 4 per layer (6 with recomputation), at
-the card's NVLink bandwidth (half the stated bidirectional figure) or ``PCIE_GBS``, not
+the card's NVLink bandwidth (half the stated bidirectional figure) or PCIe's when the GPU or
+the offer has none (:func:`~comparator.estimate.network.card_bandwidth_gbs`), not
 overlapped; context parallel K/V exchange, half hidden behind the attention; and the pipeline
 bubble ``(pp − 1)/m`` with ``m = MICRO_BATCHES_PER_STAGE × pp`` micro-batches per step.
 """
@@ -39,10 +40,15 @@ from comparator.estimate.memory import (
     memory_inputs,
 )
 from comparator.estimate.mfu import efficiency
-from comparator.estimate.savings import CARD_CANDIDATES, CARDS_PER_NODE, MAX_SEARCH_CARDS
+from comparator.estimate.network import card_bandwidth_gbs, has_nvlink
+from comparator.estimate.savings import (
+    CARD_CANDIDATES,
+    CARDS_PER_NODE,
+    MAX_SEARCH_CARDS,
+    micro_batch_time_factor,
+)
 from comparator.estimate.search import Solution
 
-PCIE_GBS = 25.0
 MICRO_BATCHES_PER_STAGE = 4
 CP_MIN_SEQ = 8192
 TP_SIZES = (1, 2, 4, 8)
@@ -89,13 +95,12 @@ def _memory_gib(inputs: MemoryInputs, tp: int, pp: int, cp: int, dp: int) -> flo
 
 
 def _bandwidth_gbs(s: Solution) -> float:
-    nvlink = s.gpu.nvlink_gbs
-    return nvlink / 2 if s.gpu.has_nvlink and nvlink else PCIE_GBS
+    return card_bandwidth_gbs(s.gpu, s.links.card)
 
 
 def _time_factor(s: Solution, tp: int, pp: int, cp: int, mfu: float) -> float:
     shape, request = s.shape, s.request
-    tokens = request.seq_len * request.micro_batch / cp
+    tokens = request.seq_len * s.setup.micro_batch / cp
     assert s.gpu.bf16_tflops is not None
     layer_seconds = (
         s.flops_per_token / shape.layers * tokens / tp / (s.gpu.bf16_tflops * 1e12 * mfu)
@@ -157,7 +162,15 @@ def _layout(s: Solution, inputs: MemoryInputs, split: tuple[int, int, int, int])
     mfu = (
         s.mfu
         if s.mfu_source == "user"
-        else efficiency(s.gpu, s.shape.active_params, request.method, request.precision, cards)
+        else efficiency(
+            s.gpu,
+            s.shape.active_params,
+            request.method,
+            request.precision,
+            cards,
+            has_nvlink(s.gpu, s.links.card),
+        )
+        / micro_batch_time_factor(s.gpu, s.shape, s.setup)
     )
     factor = _time_factor(s, tp, pp, cp, mfu)
     assert s.gpu.bf16_tflops is not None

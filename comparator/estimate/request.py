@@ -55,7 +55,8 @@ class EstimateRequest:
     optimizer: str = "adamw"
     lora_rank: int = 16
     seq_len: int = 2048
-    micro_batch: int = 1
+    micro_batch: int | None = None  # None: chosen (the largest that fits, see savings)
+    global_batch: int | None = None  # sequences per optimizer step; None: not constrained
     grad_ckpt: bool | str | None = None  # None: chosen; True/False = full/none; or RECOMPUTE
     flash_attn: bool = True
     chunked_loss: bool | None = None  # None: chosen (only when the logits do not fit)
@@ -70,6 +71,8 @@ class EstimateRequest:
     mfu: float | None = None
     headroom: float = 0.10
     safety_factor: float = 1.0
+    interconnect: str | None = None  # the offer's 卡间互联; None: the GPU registry's
+    network: str | None = None  # the offer's 节点网络; None: the reference network (assumed)
 
     @property
     def recompute(self) -> str | None:
@@ -125,6 +128,14 @@ def _positive_int(value: object, *, allow_zero: bool = False) -> str | None:
     return None
 
 
+def _optional_positive(value: object) -> str | None:
+    return None if value is None else _positive_int(value)
+
+
+def _optional_text(value: object) -> str | None:
+    return None if value is None or isinstance(value, str) else f"must be text, got {value!r}"
+
+
 def _recompute_problem(value: object) -> str | None:
     if value is None or isinstance(value, bool) or value in RECOMPUTE:
         return None
@@ -156,7 +167,8 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
         ("optimizer", _choice(request.optimizer, OPTIMIZERS)),
         ("lora_rank", _positive_int(request.lora_rank)),
         ("seq_len", _positive_int(request.seq_len)),
-        ("micro_batch", _positive_int(request.micro_batch)),
+        ("micro_batch", _optional_positive(request.micro_batch)),
+        ("global_batch", _optional_positive(request.global_batch)),
         ("grad_ckpt", _recompute_problem(request.grad_ckpt)),
         ("chunked_loss", _optional_flag(request.chunked_loss)),
         ("offload_optimizer", _optional_flag(request.offload_optimizer)),
@@ -171,6 +183,8 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
         ("headroom", _fraction(request.headroom, 0, 0.95, closed_low=True)),
         ("safety_factor", _fraction(request.safety_factor, 0, 100, closed_low=False)),
         ("epochs", _fraction(request.epochs, 0, 1e6, closed_low=False)),
+        ("interconnect", _optional_text(request.interconnect)),
+        ("network", _optional_text(request.network)),
     ]
 
 
@@ -213,7 +227,8 @@ def _plainly_valid(r: EstimateRequest) -> bool:
         and r.optimizer in OPTIMIZERS
         and _is_int(r.lora_rank, 1)
         and _is_int(r.seq_len, 1)
-        and _is_int(r.micro_batch, 1)
+        and (r.micro_batch is None or _is_int(r.micro_batch, 1))
+        and (r.global_batch is None or _is_int(r.global_batch, 1))
         and (r.grad_ckpt is None or isinstance(r.grad_ckpt, bool) or r.grad_ckpt in RECOMPUTE)
         and (r.chunked_loss is None or isinstance(r.chunked_loss, bool))
         and (r.offload_optimizer is None or isinstance(r.offload_optimizer, bool))
@@ -228,6 +243,8 @@ def _plainly_valid(r: EstimateRequest) -> bool:
         and r.avg_tokens is None
         and (r.tokens is None or _is_int(r.tokens, 0))
         and not (r.pure_bf16 and r.precision == "fp32")
+        and (r.interconnect is None or isinstance(r.interconnect, str))
+        and (r.network is None or isinstance(r.network, str))
         and isinstance(r.model, str)
         and bool(r.model.strip())
     )

@@ -22,28 +22,42 @@ up to one node (``CARDS_PER_NODE``): a node of 8 A100 without recomputation beat
 4 PCIe cards without it lose to 1 card with it, and 128 cards without it are not weighed
 against 16 with it.
 
-CPU offload of the optimizer states (ZeRO-Offload, ×``OFFLOAD_TIME_FACTOR``) is never
-chosen on its own: it needs host RAM (12 bytes per parameter for AdamW) that an offer does
-not state. It is used when the user asks for it (``--offload``) and advised, with its cost,
-when nothing else fits.
+5. CPU offload of the optimizer states (ZeRO-Offload, ×``OFFLOAD_TIME_FACTOR``), only when
+   even full recomputation does not fit the cards at hand (a fixed card count, or none of the
+   searched counts): it needs host RAM (12 bytes per parameter for AdamW, spread over the
+   nodes) that an offer does not state, so the reason names the RAM it needs.
+
+The micro-batch comes last, once the placement is settled: unless the user fixed it, the
+largest power of two that still fits the same cards and ZeRO stage, up to
+``MAX_MICRO_BATCH_TOKENS`` tokens per micro-batch (and ``global_batch / cards`` sequences
+when the user gave a global batch, which gradient accumulation then keeps). Its time cost is
+:func:`~comparator.estimate.mfu.micro_batch_factor` (a roofline of the layer matmuls): 1 once
+a micro-batch is compute-bound, so a small one only costs time when it is short.
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
+import math
 from dataclasses import dataclass
 
 from comparator.domain.gpus import GpuSpec
 from comparator.estimate.architecture import ModelShape
 from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token
 from comparator.estimate.memory import MemoryInputs, TrainingSetup, fits_gib, memory_inputs
-from comparator.estimate.mfu import efficiency
+from comparator.estimate.mfu import efficiency, micro_batch_factor
+from comparator.estimate.network import has_nvlink, links_of
 from comparator.estimate.request import EstimateRequest
 
 CARDS_PER_NODE = 8
 MAX_SEARCH_CARDS = 512
 CARD_CANDIDATES: tuple[int, ...] = (1, 2, 4, 8, *range(16, MAX_SEARCH_CARDS + 1, 8))
+#: The chosen micro-batch grows (in powers of two) up to this many tokens: compute-bound long
+#: before it on every card in the registry, so a larger one only costs memory.
+MAX_MICRO_BATCH_TOKENS = 16384
+#: Host memory per trainable parameter under ZeRO-Offload: fp32 master weights, Adam m and v.
+OFFLOADED_BYTES_PER_PARAM = 12
 
 #: (recompute, chunked_loss), cheapest first.
 LADDER: tuple[tuple[str, bool], ...] = (
@@ -58,8 +72,8 @@ LADDER: tuple[tuple[str, bool], ...] = (
 class Choice:
     """One memory-saving setting: its value, who set it, why, and what it costs in time."""
 
-    setting: str  # recompute | chunked_loss | offload_optimizer
-    value: str | bool
+    setting: str  # recompute | chunked_loss | offload_optimizer | micro_batch
+    value: str | bool | int
     chosen_by: str  # user | estimator
     reason: str
     time_factor: float
@@ -125,7 +139,7 @@ def _place(
     return Placement(setup, inputs, cards, zero, least, fits)
 
 
-def _steps(request: EstimateRequest) -> list[TrainingSetup]:
+def _steps(request: EstimateRequest, offload: bool) -> list[TrainingSetup]:
     """The ladder with the user's fixed settings imposed, duplicates removed, in order."""
     steps: list[TrainingSetup] = []
     for recompute, chunked in LADDER:
@@ -135,7 +149,8 @@ def _steps(request: EstimateRequest) -> list[TrainingSetup]:
             request,
             recompute=request.recompute or recompute,
             chunked_loss=chunked if request.chunked_loss is None else request.chunked_loss,
-            offload_optimizer=bool(request.offload_optimizer),
+            offload_optimizer=offload,
+            micro_batch=request.micro_batch or 1,
         )
         if setup not in steps:
             steps.append(setup)
@@ -145,19 +160,34 @@ def _steps(request: EstimateRequest) -> list[TrainingSetup]:
 def _cost(shape: ModelShape, gpu: GpuSpec, found: Placement) -> float:
     """Card-hours of a placement, up to a common factor: cards × FLOPs / efficiency."""
     request = found.setup.request
-    rate = efficiency(gpu, shape.active_params, request.method, request.precision, found.cards)
+    nvlink = has_nvlink(gpu, links_of(request).card)
+    rate = efficiency(
+        gpu, shape.active_params, request.method, request.precision, found.cards, nvlink
+    )
     return found.cards * recompute_time_factor(shape, found.setup) / rate
 
 
 def place(
     request: EstimateRequest, shape: ModelShape, gpu: GpuSpec, usable_gib: float
 ) -> Placement:
+    """The ladder on the cards, and only when nothing fits there (and the user left offload
+    free) the ladder again with the optimizer states offloaded to CPU memory."""
+    found = _ladder(request, shape, gpu, usable_gib, bool(request.offload_optimizer))
+    if found.fits or request.offload_optimizer is not None:
+        return found
+    offloaded = _ladder(request, shape, gpu, usable_gib, True)
+    return offloaded if offloaded.fits else found
+
+
+def _ladder(
+    request: EstimateRequest, shape: ModelShape, gpu: GpuSpec, usable_gib: float, offload: bool
+) -> Placement:
     """The step of the ladder that fits at the least card-hours (the fullest saving if none).
 
     Steps that need more cards than the fullest saving (rounded up to a node) are not
     considered; among the others the cheapest in card-hours wins, the earlier step on a tie.
     """
-    steps = _steps(request)
+    steps = _steps(request, offload)
     first = _place(request, shape, steps[0], usable_gib)
     if len(steps) == 1 or (first.fits and (request.cards is not None or first.cards == 1)):
         return first  # the least work on the fewest cards possible: nothing can beat it
@@ -174,6 +204,44 @@ def place(
                 break  # later steps do more work on no fewer cards
     best = min([*fitting, fullest], key=lambda found: _cost(shape, gpu, found))
     return _without_unneeded_chunking(request, shape, best, usable_gib)
+
+
+def with_micro_batch(
+    request: EstimateRequest, shape: ModelShape, found: Placement, usable_gib: float
+) -> Placement:
+    """The largest power-of-two micro-batch that fits the placement's cards and ZeRO stage."""
+    if request.micro_batch is not None or not found.fits:
+        return found
+    cap = micro_batch_cap(request, found.cards)
+    best, batch = found, 2
+    while batch <= cap:
+        setup = dataclasses.replace(found.setup, micro_batch=batch)
+        inputs = memory_inputs(shape, setup)
+        if not fits_gib(inputs, found.cards, found.zero, usable_gib):
+            break
+        best = dataclasses.replace(found, setup=setup, inputs=inputs)
+        batch *= 2
+    return best
+
+
+def micro_batch_cap(request: EstimateRequest, cards: int) -> int:
+    """The largest micro-batch considered: ``MAX_MICRO_BATCH_TOKENS``, and the global batch."""
+    cap = max(1, MAX_MICRO_BATCH_TOKENS // request.seq_len)
+    if request.global_batch is not None:
+        cap = min(cap, math.ceil(request.global_batch / cards))
+    return cap
+
+
+def gradient_accumulation(request: EstimateRequest, micro_batch: int, cards: int) -> int:
+    """Micro-batches per optimizer step that keep the user's global batch (1 without one)."""
+    if request.global_batch is None:
+        return 1
+    return max(1, math.ceil(request.global_batch / (micro_batch * cards)))
+
+
+def micro_batch_time_factor(gpu: GpuSpec, shape: ModelShape, setup: TrainingSetup) -> float:
+    """Hours with this micro-batch over hours with a compute-bound one."""
+    return 1 / micro_batch_factor(gpu, shape.hidden, setup.seq_len * setup.micro_batch)
 
 
 def _without_unneeded_chunking(
@@ -207,38 +275,65 @@ _REASONS = {
     ),
     ("chunked_loss", False): "the full logits fit: plain cross-entropy",
     ("chunked_loss", True): "the logits do not fit at once: chunked cross-entropy (8 chunks)",
-    ("offload_optimizer", False): (
-        "optimizer states stay on the cards (offload is only used when asked for: "
-        "it needs host RAM an offer does not state)"
-    ),
+    ("offload_optimizer", False): "the optimizer states fit on the cards",
 }
 
 
+def _offload_reason(trainable_params: int, cards: int) -> str:
+    nodes = -(-cards // CARDS_PER_NODE)
+    host_gib = trainable_params * OFFLOADED_BYTES_PER_PARAM / (1 << 30) / nodes
+    return (
+        "nothing else fits the cards: optimizer states offloaded to CPU memory "
+        f"(ZeRO-Offload; needs about {host_gib:.0f} GiB host RAM per node)"
+    )
+
+
+def _micro_batch_reason(request: EstimateRequest, setup: TrainingSetup, cards: int) -> str:
+    tokens = setup.micro_batch * setup.seq_len
+    cap = micro_batch_cap(request, cards)
+    text = (
+        f"the largest power-of-two micro-batch up to {cap} that fits the placement "
+        f"({tokens} tokens per card per step"
+    )
+    if request.global_batch is not None:
+        steps = gradient_accumulation(request, setup.micro_batch, cards)
+        text += f"; {steps}× gradient accumulation keeps the global batch {request.global_batch}"
+    return text + ")"
+
+
 def choices(
-    request: EstimateRequest, shape: ModelShape, setup: TrainingSetup
+    request: EstimateRequest, shape: ModelShape, gpu: GpuSpec, setup: TrainingSetup, cards: int
 ) -> tuple[Choice, ...]:
     """What was chosen for each memory saver, by whom, why, and its time factor."""
     fixed = {
         "recompute": request.recompute is not None,
         "chunked_loss": request.chunked_loss is not None,
         "offload_optimizer": request.offload_optimizer is not None,
+        "micro_batch": request.micro_batch is not None,
     }
-    values: dict[str, str | bool] = {
+    values: dict[str, str | bool | int] = {
         "recompute": setup.recompute,
         "chunked_loss": setup.chunked_loss,
         "offload_optimizer": setup.offload_optimizer,
+        "micro_batch": setup.micro_batch,
     }
     factors = {
         "recompute": recompute_time_factor(shape, setup),
         "chunked_loss": 1.0,
         "offload_optimizer": OFFLOAD_TIME_FACTOR if setup.offload_optimizer else 1.0,
+        "micro_batch": micro_batch_time_factor(gpu, shape, setup),
     }
+    reasons = {name: _REASONS.get((name, value), "") for name, value in values.items()}
+    reasons["micro_batch"] = _micro_batch_reason(request, setup, cards)
+    if setup.offload_optimizer:
+        trainable = shape.lora_dims * setup.lora_rank if setup.adapters else shape.params
+        reasons["offload_optimizer"] = _offload_reason(trainable, cards)
     return tuple(
         Choice(
             setting=name,
             value=value,
             chosen_by="user" if fixed[name] else "estimator",
-            reason="set by the user" if fixed[name] else _REASONS[(name, value)],
+            reason="set by the user" if fixed[name] else reasons[name],
             time_factor=round(factors[name], 4),
         )
         for name, value in values.items()

@@ -6,22 +6,34 @@ needs more than one node needs an RDMA network (InfiniBand or RoCE) between the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from comparator.domain.gpus import GpuSpec, resolve_gpu
+from comparator.domain.links import reference_network
 from comparator.errors import InputError
 from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token, training_hours
 from comparator.estimate.memory import MemoryBreakdown, TrainingSetup, per_card
 from comparator.estimate.mfu import FP8_FAMILIES, efficiency, hours_range_factors
+from comparator.estimate.network import (
+    Links,
+    StepTraffic,
+    has_nvlink,
+    links_of,
+    network_time_factor,
+)
 from comparator.estimate.request import EstimateRequest, check_request
 from comparator.estimate.savings import (
     CARD_CANDIDATES,
     CARDS_PER_NODE,
     MAX_SEARCH_CARDS,
     Choice,
+    Placement,
     choices,
+    gradient_accumulation,
+    micro_batch_time_factor,
     place,
+    with_micro_batch,
 )
 from comparator.estimate.shapes import ModelShape, resolve_model
 
@@ -53,11 +65,18 @@ class Solution:
     card_hours: float
     hours_low: float = 0.0
     hours_high: float = 0.0
+    links: Links = field(default_factory=lambda: Links(None, reference_network()))
+    network_time_factor: float = 1.0
 
     @cached_property
     def choices(self) -> tuple[Choice, ...]:
         """What was chosen for each memory saver, by whom, why, at what time factor."""
-        return choices(self.request, self.shape, self.setup)
+        return choices(self.request, self.shape, self.gpu, self.setup, self.cards)
+
+    @property
+    def gradient_accumulation(self) -> int:
+        """Micro-batches per optimizer step (keeping the user's global batch)."""
+        return gradient_accumulation(self.request, self.setup.micro_batch, self.cards)
 
     @property
     def nodes(self) -> int:
@@ -105,6 +124,7 @@ def setup_of(request: EstimateRequest) -> TrainingSetup:
         recompute=request.recompute or "none",
         chunked_loss=bool(request.chunked_loss),
         offload_optimizer=bool(request.offload_optimizer),
+        micro_batch=request.micro_batch or 1,
     )
 
 
@@ -117,11 +137,35 @@ def _check_shape(request: EstimateRequest, shape: ModelShape) -> None:
 
 
 def _mfu(
-    request: EstimateRequest, gpu: GpuSpec, shape: ModelShape, cards: int
+    request: EstimateRequest, gpu: GpuSpec, shape: ModelShape, found: Placement, links: Links
 ) -> tuple[float, str]:
+    """The user's MFU, or the fitted one for these cards, their link and the micro-batch."""
     if request.mfu is not None:
         return request.mfu, "user"
-    return efficiency(gpu, shape.active_params, request.method, request.precision, cards), "fit"
+    nvlink = has_nvlink(gpu, links.card)
+    rate = efficiency(
+        gpu, shape.active_params, request.method, request.precision, found.cards, nvlink
+    )
+    return rate / micro_batch_time_factor(gpu, shape, found.setup), "fit"
+
+
+def _network_factor(
+    request: EstimateRequest, gpu: GpuSpec, found: Placement, links: Links, seconds_per_token: float
+) -> float:
+    """The time the offer's network adds over the reference network's (1 on one node)."""
+    nodes = -(-found.cards // CARDS_PER_NODE)
+    if nodes <= 1:
+        return 1.0
+    inputs, batch = found.inputs, found.setup.micro_batch
+    steps = gradient_accumulation(request, batch, found.cards) if found.zero <= 1 else 1
+    traffic = StepTraffic(
+        nodes=nodes,
+        zero=found.zero,
+        gradient_bytes=inputs.trainable_params * inputs.grad_bytes,
+        weight_bytes=inputs.total_weight_bytes,
+        compute_seconds=request.seq_len * batch * steps * seconds_per_token,
+    )
+    return network_time_factor(traffic, links.network)
 
 
 def _check_precision(request: EstimateRequest, gpu: GpuSpec) -> None:
@@ -140,7 +184,7 @@ def solve(request: EstimateRequest) -> Solution:
     shape = resolve_model(request.model)
     _check_shape(request, shape)
     usable_gib = gpu.memory_gib * (1 - request.headroom)
-    found = place(request, shape, gpu, usable_gib)
+    found = with_micro_batch(request, shape, place(request, shape, gpu, usable_gib), usable_gib)
     setup = found.setup
     memory = per_card(found.inputs, found.cards, found.zero)
     tokens = request.tokens_per_epoch
@@ -148,13 +192,16 @@ def solve(request: EstimateRequest) -> Solution:
     per_token = flops_per_token(
         shape, request.method, setup.recompute, request.seq_len, request.lora_rank
     )
-    mfu, mfu_source = _mfu(request, gpu, shape, found.cards)
+    links = links_of(request)
+    mfu, mfu_source = _mfu(request, gpu, shape, found, links)
     assert gpu.bf16_tflops is not None  # estimable_gpu guarantees it
+    network = _network_factor(
+        request, gpu, found, links, per_token / (gpu.bf16_tflops * 1e12 * mfu)
+    )
     hours = training_hours(
         per_token * total_tokens, found.cards, gpu.bf16_tflops, mfu, request.safety_factor
     )
-    if setup.offload_optimizer:
-        hours *= OFFLOAD_TIME_FACTOR
+    hours *= network * (OFFLOAD_TIME_FACTOR if setup.offload_optimizer else 1.0)
     low, high = hours_range_factors() if mfu_source == "fit" else (1.0, 1.0)
     return Solution(
         request=request,
@@ -178,4 +225,6 @@ def solve(request: EstimateRequest) -> Solution:
         card_hours=hours * found.cards,
         hours_low=hours * low,
         hours_high=hours * high,
+        links=links,
+        network_time_factor=network,
     )

@@ -17,9 +17,9 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from comparator.domain.gpus import GPUS, GpuSpec
+from comparator.domain.links import parse_network
 from comparator.estimate.compute import default_mfu, gpu_class
 
-RDMA_PREFIXES = ("ib", "roce")
 _PLACES = Decimal("0.000001")
 
 
@@ -42,8 +42,11 @@ def scale_card_hours(card_hours: Decimal, reference: GpuSpec, target: GpuSpec) -
 
 
 def is_rdma(network: str | None) -> bool:
-    """Whether a node network can carry multi-node training (InfiniBand or RoCE)."""
-    return bool(network) and str(network).strip().lower().startswith(RDMA_PREFIXES)
+    """Whether a node network can carry multi-node training (InfiniBand or RoCE, in any of
+    the spellings :func:`~comparator.domain.links.parse_network` reads: ``ib-200g``,
+    ``4×200G IB``, ``RoCE 100Gbps``, ``HDR InfiniBand`` …)."""
+    link = parse_network(network)
+    return link is not None and link.rdma
 
 
 def run_hours(

@@ -2,7 +2,9 @@
 
 Two shares of one placement, each warned about below ``UTILISATION_FLOOR``:
 
-* memory — the per-card total over the card's memory;
+* memory — the per-card total the job needs over the card's memory; when the estimator grew the
+  micro-batch to fill the card, the need is the total at micro-batch 1 (a bigger micro-batch
+  only uses memory that would otherwise sit idle);
 * compute — the fitted efficiency per card on this many cards over that on one card of the
   same model (PCIe-only cards and several nodes lose per-card throughput).
 
@@ -17,7 +19,9 @@ import dataclasses
 from typing import Any
 
 from comparator.errors import InputError
+from comparator.estimate.memory import memory_inputs, total_gib
 from comparator.estimate.mfu import efficiency
+from comparator.estimate.network import has_nvlink
 from comparator.estimate.search import Solution, solve
 
 UTILISATION_FLOOR = 0.60
@@ -64,7 +68,13 @@ def _smaller_card(solution: Solution) -> Solution | None:
 
 
 def memory_share(solution: Solution) -> float:
-    return solution.memory_gib["total"] / solution.gpu.memory_gib
+    """Memory the job needs per card over the card's memory (micro-batch 1 when chosen)."""
+    setup = solution.setup
+    total = solution.memory_gib["total"]
+    if solution.request.micro_batch is None and setup.micro_batch > 1:
+        inputs = memory_inputs(solution.shape, dataclasses.replace(setup, micro_batch=1))
+        total = total_gib(inputs, solution.cards, solution.zero)
+    return total / solution.gpu.memory_gib
 
 
 def compute_share(solution: Solution) -> float:
@@ -72,8 +82,10 @@ def compute_share(solution: Solution) -> float:
     if solution.mfu_source != "fit" or solution.cards == 1:
         return 1.0
     request, shape = solution.request, solution.shape
-    single = efficiency(solution.gpu, shape.active_params, request.method, request.precision, 1)
-    return solution.mfu / single
+    args = (solution.gpu, shape.active_params, request.method, request.precision)
+    nvlink = has_nvlink(solution.gpu, solution.links.card)
+    many = efficiency(*args, solution.cards, nvlink) * solution.network_time_factor**-1
+    return many / efficiency(*args, 1)
 
 
 def utilisation_notes(solution: Solution) -> list[tuple[str, str, dict[str, Any]]]:

@@ -53,6 +53,8 @@ ESTIMATE_NOTES_ZH: dict[str, str] = {
     "no_tokens": "未给出 --tokens（或 --samples/--avg-tokens）：只估显存，时长为 0",
     "low_memory_utilisation": "每卡显存利用率低于 60%：可用更少的卡或更小的卡（见 JSON 的 suggestion）",
     "low_compute_utilisation": "每卡算力利用率低于 60%（PCIe 或跨节点通信）：更少的卡更划算",
+    "unknown_interconnect": "卡间互联“{text}”无法识别：按该 GPU 型号的默认互联估算",
+    "unknown_network": "节点网络“{text}”无法完全识别：按每节点 {gbps:g} Gb/s 估算",
 }
 
 RULE_OF_THUMB_ZH: dict[str, str] = {

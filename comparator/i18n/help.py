@@ -100,7 +100,19 @@ HELP_ZH: dict[str, str] = {
     "adamw | adamw-8bit | sgd.": "优化器：adamw | adamw-8bit | sgd。",
     "LoRA rank, on every linear layer.": "LoRA 秩，作用于每个线性层。",
     "Sequence length (tokens).": "序列长度（token 数）。",
-    "Micro-batch per card.": "每卡 micro-batch 大小。",
+    "Link between the cards as an offer states it: NVLink, PCIe (default: the GPU's).": (
+        "报价所写的卡间互联：NVLink、PCIe（默认按 GPU 型号）。"
+    ),
+    "Node network as an offer states it: 'IB 200G', '4×200G IB', 'RoCE 100Gbps' "
+    "(default: 8×200G InfiniBand, assumed).": (
+        "报价所写的节点网络：'IB 200G'、'4×200G IB'、'RoCE 100Gbps'（默认假定 8×200G InfiniBand）。"
+    ),
+    "Micro-batch per card (default: the largest that fits).": (
+        "每卡 micro-batch 大小（默认取放得下的最大值）。"
+    ),
+    "Sequences per optimizer step, kept by gradient accumulation (default: not fixed).": (
+        "每次优化器更新的序列数，由梯度累积保持（默认不固定）。"
+    ),
     "Full activation recomputation.": "梯度检查点（激活完全重计算）。",
     "FlashAttention (no s² attention scores kept).": "FlashAttention（不保存 s² 注意力分数）。",
     "ZeRO stage 0-3 (default: the smallest that fits).": "ZeRO 阶段 0-3（默认取放得下的最小阶段）。",

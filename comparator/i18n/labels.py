@@ -72,6 +72,12 @@ LABELS: dict[str, tuple[str, str]] = {
         "acceptance testing measures the real one.",
     ),
     "safety_factor_note": ("已乘安全系数", "Includes a safety factor of"),
+    "hours_range": ("时长 低 / 预期 / 高", "Hours low / expected / high"),
+    "hours_range_note": (
+        "区间取吞吐模型在公开训练记录上误差的 5%–95% 分位，报价按预期值计，实际吞吐以验收实测为准。",
+        "the range is the 5th–95th percentile of the throughput fit's error on published runs; "
+        "the price uses the expected value and acceptance testing measures the real one.",
+    ),
     "stale_price": ("价格已过期", "stale price"),
     "days": ("天", "days"),
     "not_applicable": ("不适用", "not applicable"),

@@ -20,7 +20,8 @@ deadline.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -36,6 +37,7 @@ from comparator.estimate.throughput import is_rdma, run_hours
 from comparator.i18n import is_en
 from comparator.plan.bill import DataBill, data_bill
 from comparator.plan.grid import PriceBasis, SlotGrid, slot_grid
+from comparator.plan.groups import GroupKey, group_offers
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.plan.slot_prices import shared_factors, shared_slot_costs
 from comparator.plan.windows import Mask, free_trials, rentable
@@ -54,6 +56,16 @@ class GpuWork:
     # The estimator's card-hours on a given card count (PCIe cards lose more to communication
     # as they multiply); None: the same card-hours on every count ([workload] jobs).
     card_hours_at: Callable[[int], Decimal] | None = field(default=None, compare=False)
+    # (low, high) multipliers of the expected hours (the throughput fit's range); None: exact
+    hours_range: tuple[Decimal, Decimal] | None = field(default=None, compare=False)
+    # card_hours_at on a group's links (plan.groups.link_key); None: links do not matter
+    on_links: Callable[[str], Callable[[int], Decimal]] | None = field(default=None, compare=False)
+
+    def on_link(self, key: str) -> GpuWork:
+        """This work on the links of a group (the estimator's card-hours there)."""
+        if self.on_links is None:
+            return self
+        return dataclasses.replace(self, card_hours_at=self.on_links(key))
 
     def card_hours_on(self, cards: int) -> Decimal:
         """Card-hours on ``cards`` cards, never below ``card_hours`` (what the bounds assume)."""
@@ -122,14 +134,6 @@ class CandidateOptions:
     run_windows: tuple[str, ...] = ()  # the job runs (and rents) only inside these
     use_free_trial: bool = False
     storage_terms: Mapping[tuple[str, str], StorageTerms] = field(default_factory=dict)
-
-
-def group_offers(offers: Iterable[OfferView]) -> dict[tuple[str, str, str, int], list[OfferView]]:
-    groups: dict[tuple[str, str, str, int], list[OfferView]] = {}
-    for offer in offers:
-        key = (offer.provider, offer.region, offer.gpu, offer.node_cards)
-        groups.setdefault(key, []).append(offer)
-    return groups
 
 
 def card_counts(
@@ -201,7 +205,7 @@ def _rate(
 class GroupInput:
     """One (provider, data centre, GPU, node size) group ready to expand into candidates."""
 
-    key: tuple[str, str, str, int]
+    key: GroupKey
     offers: Sequence[OfferView]
     prices: Mapping[str, Decimal]
     work: GpuWork
@@ -236,7 +240,7 @@ class CandidateBuilder:
 
     def candidate(
         self,
-        key: tuple[str, str, str, int],
+        key: GroupKey,
         offers: Sequence[OfferView],
         prices: Mapping[str, Decimal],
         work: GpuWork,
@@ -287,18 +291,16 @@ class CandidateBuilder:
             {key: offer_id for key, (_, offer_id) in trials.items()},
         )
 
-    def bill(self, key: tuple[str, str, str, int]) -> DataBill:
+    def bill(self, key: GroupKey) -> DataBill:
         options = self.options
         terms = options.storage_terms.get((key[0], key[1]), StorageTerms())
         return data_bill(options.data, terms, options.prices.currency, options.prices.fx)
 
-    def group(self, key: tuple[str, str, str, int], offers: list[OfferView], work: GpuWork) -> None:
+    def group(self, key: GroupKey, offers: list[OfferView], work: GpuWork) -> None:
         self.result.candidates.extend(self.expand(self.prelude(key, offers, work)))
 
     # --- hooks of the lazy builder (comparator.plan.prune): a group is prepared, then expanded
-    def prelude(
-        self, key: tuple[str, str, str, int], offers: list[OfferView], work: GpuWork
-    ) -> GroupInput:
+    def prelude(self, key: GroupKey, offers: list[OfferView], work: GpuWork) -> GroupInput:
         """A group's priced, calendar-checked offers and card counts (no candidate built)."""
         priced = self.prices(offers)
         offers = [o for o in offers if o.offer_id in priced]
@@ -387,5 +389,5 @@ def build_candidates(
     for key, group in group_offers(offers).items():
         work = work_by_gpu.get(key[2])
         if work is not None:
-            builder.group(key, group, work)
+            builder.group(key, group, work.on_link(key[4]))
     return result

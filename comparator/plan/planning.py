@@ -29,6 +29,7 @@ from comparator.plan.candidates import (
 from comparator.plan.context import PlanContext
 from comparator.plan.diagnose import budget_diagnosis, diagnose
 from comparator.plan.grid import PriceBasis
+from comparator.plan.groups import link_key
 from comparator.plan.offer_filter import OfferFilter, exclusion
 from comparator.plan.prune import LazyCandidates, choose_lazy, lazy_candidates
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult
@@ -39,6 +40,15 @@ from comparator.plan.work import WorkTable, placement_estimate, work_table
 def discounts(profiles: Mapping[str, ProviderProfile]) -> dict[str, Decimal]:
     """Each provider's negotiated discount factor (profiles that state one)."""
     return {pid: p.discount for pid, p in profiles.items() if p.discount is not None}
+
+
+def _best_link(best: Plan | None, offers: Sequence[OfferView]) -> str:
+    """The link key of the best plan's offers (one group: they share it)."""
+    if best is None or not best.segments:
+        return "|"
+    by_id = {o.offer_id: o for o in offers}
+    offer = by_id.get(best.segments[0].offer_id)
+    return link_key(offer) if offer is not None else "|"
 
 
 def _assumptions(
@@ -206,7 +216,10 @@ def finish(
             ],
         },
         estimate=placement_estimate(
-            job, (best.gpu, best.cards) if best else None, headroom=context.headroom
+            job,
+            (best.gpu, best.cards) if best else None,
+            headroom=context.headroom,
+            link=_best_link(best, prepared.offers),
         ),
         compliance=checks.reports,
         policy=checks.policy,

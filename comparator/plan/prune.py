@@ -31,9 +31,9 @@ from comparator.plan.candidates import (
     CandidateSet,
     GpuWork,
     GroupInput,
-    group_offers,
 )
 from comparator.plan.dominance import undominated_offers
+from comparator.plan.groups import group_offers
 from comparator.plan.slot_prices import shared_factors
 from comparator.plan.solve import (
     Evaluated,
@@ -71,7 +71,7 @@ def lazy_candidates(
     for key, group in group_offers(offers).items():
         work = work_by_gpu.get(key[2])
         if work is not None:
-            prepared = builder.prelude(key, group, work)
+            prepared = builder.prelude(key, group, work.on_link(key[4]))
             if prepared.offers and prepared.counts:
                 groups.append(prepared)
     lazy = LazyCandidates(builder, groups, built)

@@ -63,6 +63,10 @@ class PlanSegment:
         }
 
 
+def _range(low: Decimal, expected: Decimal, high: Decimal) -> dict[str, float]:
+    return {"low": round(float(low), 1), "expected": float(expected), "high": round(float(high), 1)}
+
+
 @dataclass(frozen=True)
 class Plan:
     """The cheapest (or fastest) schedule of one candidate placement."""
@@ -85,6 +89,19 @@ class Plan:
     card_hours: Decimal
     segments: tuple[PlanSegment, ...]
     bill: tuple[BillLine, ...] = ()  # upload, storage and egress (docs/billing.md)
+    # (low, high) multipliers of work_hours and card_hours: the throughput fit's range
+    hours_range: tuple[Decimal, Decimal] | None = None
+
+    def ranges(self) -> dict[str, dict[str, float]] | None:
+        """Low / expected / high compute hours and card-hours; None for exact card-hours."""
+        if self.hours_range is None:
+            return None
+        low, high = self.hours_range
+        hours, card_hours = Decimal(self.work_hours), self.card_hours
+        return {
+            "work_hours_range": _range(hours * low, hours, hours * high),
+            "card_hours_range": _range(card_hours * low, card_hours, card_hours * high),
+        }
 
     @property
     def run_blocks(self) -> list[tuple[datetime, datetime]]:
@@ -145,6 +162,7 @@ class Plan:
             "run_blocks": [
                 {"start": a.isoformat(), "end": b.isoformat()} for a, b in self.run_blocks
             ],
+            **(self.ranges() or {}),
         }
 
 

@@ -270,6 +270,7 @@ def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Pl
         card_hours=candidate.work.card_hours_on(candidate.cards),
         segments=segments,
         bill=bill,
+        hours_range=candidate.work.hours_range,
     )
 
 

@@ -22,6 +22,9 @@ from comparator.estimate.estimator import Estimate, EstimateRequest, estimate, r
 from comparator.estimate.request import DEFAULT_GPU
 from comparator.estimate.throughput import scale_card_hours
 from comparator.plan.candidates import GpuWork
+from comparator.plan.groups import links
+
+_FACTOR = Decimal("0.0001")
 
 
 @dataclass
@@ -99,19 +102,48 @@ def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:
             table.unusable[gpu] = ("memory", _memory_reason(result))
             continue
         hours = Decimal(repr(result.card_hours))
+        solution = result.solution
         table.work[gpu] = GpuWork(
             gpu,
             hours,
             result.min_cards or result.cards,
             request.cards,
             card_hours_at=_card_hours_at(request, hours),
+            on_links=_on_links(request, hours),
+            hours_range=_range_factors(solution.hours_low, solution.hours, solution.hours_high),
         )
-        solution = result.solution
         table.card_hours_range[gpu] = (
             Decimal(repr(solution.hours_low * solution.cards)),
             Decimal(repr(solution.hours_high * solution.cards)),
         )
     return table
+
+
+def _range_factors(low: float, hours: float, high: float) -> tuple[Decimal, Decimal] | None:
+    """The estimate's low and high hours as multipliers of its expected hours."""
+    if hours <= 0 or low == high:
+        return None
+    return Decimal(repr(low / hours)).quantize(_FACTOR), Decimal(repr(high / hours)).quantize(
+        _FACTOR
+    )
+
+
+def _on_links(
+    request: EstimateRequest, fallback: Decimal
+) -> Callable[[str], Callable[[int], Decimal]]:
+    """Per link key (plan.groups), the estimator's card-hours with the offer's links."""
+
+    @cache
+    def on(key: str) -> Callable[[int], Decimal]:
+        interconnect, network = links(key)
+        linked = dataclasses.replace(
+            request,
+            interconnect=interconnect or request.interconnect,
+            network=network or request.network,
+        )
+        return _card_hours_at(linked, fallback)
+
+    return on
 
 
 def _card_hours_at(request: EstimateRequest, fallback: Decimal) -> Callable[[int], Decimal]:
@@ -137,9 +169,11 @@ def work_table(job: Job, gpus: Iterable[str], *, headroom: float = 0.10) -> Work
 
 
 def placement_estimate(
-    job: Job, placement: tuple[str, int] | None, *, headroom: float = 0.10
+    job: Job, placement: tuple[str, int] | None, *, headroom: float = 0.10, link: str = "|"
 ) -> Estimate | None:
     """The estimate of a ``[model]`` job on a placement (GPU, cards), else on the job's own GPU.
+
+    ``link``: the placement's link key (plan.groups), so the hours are those of its offers.
 
     None for a ``[workload]`` job, or when the estimator cannot judge that placement.
     """
@@ -149,7 +183,14 @@ def placement_estimate(
         gpu = job.workload.gpu or next(iter(job.requirements.gpus), DEFAULT_GPU)
         request = _request(job, gpu, headroom)
     else:
-        request = dataclasses.replace(_request(job, placement[0], headroom), cards=placement[1])
+        interconnect, network = links(link)
+        request = _request(job, placement[0], headroom)
+        request = dataclasses.replace(
+            request,
+            cards=placement[1],
+            interconnect=interconnect or request.interconnect,
+            network=network or request.network,
+        )
     try:
         return estimate(request)
     except InputError:
