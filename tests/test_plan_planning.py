@@ -146,14 +146,17 @@ def test_a_model_that_does_not_fit_is_excluded_for_memory() -> None:
         name="70b",
         schedule=job().schedule,
         model={"name": "Llama-2-70b"},
-        # without CPU offload (which the estimator would otherwise choose: 8 × 80 GB
-        # cannot hold 70B's AdamW states, the host's RAM could)
-        training={"method": "full", "tokens": "1B", "cards": 8, "offload_optimizer": False},
+        # 8 × 80 GB cannot hold 70B's AdamW states; CPU offload could, but offers do not
+        # state host RAM, so the planner does not choose it unless the job asks
+        training={"method": "full", "tokens": "1B", "cards": 8},
         source="70b.toml",
     )
     result = planned(model_job, [sg("4090", gpu="RTX4090"), sg("a100")])
     assert result.best is None and result.binding == "memory"
     assert "memory" in reasons(result, "4090") and "GiB" in reasons(result, "a100")
+    training = {**(model_job.training or {}), "offload_optimizer": True}
+    offloaded = planned(dataclasses.replace(model_job, training=training), [sg("a100")])
+    assert offloaded.best is not None and offloaded.best.cards == 8
 
 
 # --- prices ----------------------------------------------------------------------------------

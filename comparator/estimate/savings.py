@@ -28,11 +28,13 @@ against 16 with it.
    nodes) that an offer does not state, so the reason names the RAM it needs.
 
 The micro-batch comes last, once the placement is settled: unless the user fixed it, the
-largest power of two that still fits the same cards and ZeRO stage, up to
-``MAX_MICRO_BATCH_TOKENS`` tokens per micro-batch (and ``global_batch / cards`` sequences
-when the user gave a global batch, which gradient accumulation then keeps). Its time cost is
+smallest power of two that runs compute-bound (time factor within ``COMPUTE_BOUND_FACTOR``)
+and still fits the same cards and ZeRO stage, up to ``MAX_MICRO_BATCH_TOKENS`` tokens per
+micro-batch (and ``global_batch / cards`` sequences when the user gave a global batch, which
+gradient accumulation then keeps). Its time cost is
 :func:`~comparator.estimate.mfu.micro_batch_factor` (a roofline of the layer matmuls): 1 once
-a micro-batch is compute-bound, so a small one only costs time when it is short.
+a micro-batch is compute-bound, so a small one only costs time when it is short, and a larger
+one than that would only hold memory.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ CARD_CANDIDATES: tuple[int, ...] = (1, 2, 4, 8, *range(16, MAX_SEARCH_CARDS + 1,
 #: The chosen micro-batch grows (in powers of two) up to this many tokens: compute-bound long
 #: before it on every card in the registry, so a larger one only costs memory.
 MAX_MICRO_BATCH_TOKENS = 16384
+#: A micro-batch whose time factor is within 1 % of compute-bound is big enough.
+COMPUTE_BOUND_FACTOR = 1.01
 #: Host memory per trainable parameter under ZeRO-Offload: fp32 master weights, Adam m and v.
 OFFLOADED_BYTES_PER_PARAM = 12
 
@@ -207,20 +211,26 @@ def _ladder(
 
 
 def with_micro_batch(
-    request: EstimateRequest, shape: ModelShape, found: Placement, usable_gib: float
+    request: EstimateRequest, shape: ModelShape, gpu: GpuSpec, found: Placement, usable_gib: float
 ) -> Placement:
-    """The largest power-of-two micro-batch that fits the placement's cards and ZeRO stage."""
+    """The smallest power-of-two micro-batch that runs compute-bound and fits the placement.
+
+    A larger one would use memory and buy no time (its roofline factor is already 1); when even
+    the cap is not compute-bound (a narrow model), the largest that fits.
+    """
     if request.micro_batch is not None or not found.fits:
         return found
     cap = micro_batch_cap(request, found.cards)
-    best, batch = found, 2
-    while batch <= cap:
-        setup = dataclasses.replace(found.setup, micro_batch=batch)
+    best = found
+    while (
+        best.setup.micro_batch * 2 <= cap
+        and micro_batch_time_factor(gpu, shape, best.setup) > COMPUTE_BOUND_FACTOR
+    ):
+        setup = dataclasses.replace(best.setup, micro_batch=best.setup.micro_batch * 2)
         inputs = memory_inputs(shape, setup)
         if not fits_gib(inputs, found.cards, found.zero, usable_gib):
             break
         best = dataclasses.replace(found, setup=setup, inputs=inputs)
-        batch *= 2
     return best
 
 
@@ -288,17 +298,24 @@ def _offload_reason(trainable_params: int, cards: int) -> str:
     )
 
 
-def _micro_batch_reason(request: EstimateRequest, setup: TrainingSetup, cards: int) -> str:
+def _micro_batch_reason(
+    request: EstimateRequest, gpu: GpuSpec, shape: ModelShape, setup: TrainingSetup, cards: int
+) -> str:
     tokens = setup.micro_batch * setup.seq_len
-    cap = micro_batch_cap(request, cards)
-    text = (
-        f"the largest power-of-two micro-batch up to {cap} that fits the placement "
-        f"({tokens} tokens per card per step"
-    )
+    if micro_batch_time_factor(gpu, shape, setup) <= COMPUTE_BOUND_FACTOR:
+        text = (
+            f"the smallest power-of-two micro-batch that runs compute-bound ({tokens} tokens "
+            "per card per step); a larger one would only use memory"
+        )
+    else:
+        text = (
+            f"the largest power-of-two micro-batch up to {micro_batch_cap(request, cards)} "
+            f"that fits the placement ({tokens} tokens per card per step)"
+        )
     if request.global_batch is not None:
         steps = gradient_accumulation(request, setup.micro_batch, cards)
         text += f"; {steps}× gradient accumulation keeps the global batch {request.global_batch}"
-    return text + ")"
+    return text
 
 
 def choices(
@@ -324,7 +341,7 @@ def choices(
         "micro_batch": micro_batch_time_factor(gpu, shape, setup),
     }
     reasons = {name: _REASONS.get((name, value), "") for name, value in values.items()}
-    reasons["micro_batch"] = _micro_batch_reason(request, setup, cards)
+    reasons["micro_batch"] = _micro_batch_reason(request, gpu, shape, setup, cards)
     if setup.offload_optimizer:
         trainable = shape.lora_dims * setup.lora_rank if setup.adapters else shape.params
         reasons["offload_optimizer"] = _offload_reason(trainable, cards)

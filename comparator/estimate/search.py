@@ -184,7 +184,8 @@ def solve(request: EstimateRequest) -> Solution:
     shape = resolve_model(request.model)
     _check_shape(request, shape)
     usable_gib = gpu.memory_gib * (1 - request.headroom)
-    found = with_micro_batch(request, shape, place(request, shape, gpu, usable_gib), usable_gib)
+    placed = place(request, shape, gpu, usable_gib)
+    found = with_micro_batch(request, shape, gpu, placed, usable_gib)
     setup = found.setup
     memory = per_card(found.inputs, found.cards, found.zero)
     tokens = request.tokens_per_epoch

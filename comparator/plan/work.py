@@ -75,12 +75,18 @@ def _memory_reason(result: Estimate) -> str:
 
 
 def _request(job: Job, gpu: str, headroom: float) -> EstimateRequest:
-    """The estimate request of a ``[model]`` job on ``gpu`` (the planner's headroom by default)."""
+    """The estimate request of a ``[model]`` job on ``gpu`` (the planner's headroom by default).
+
+    CPU offload is not chosen unless the job asks for it (``offload_optimizer = true``): it
+    needs host RAM that no offer states, so a plan built on it might not run where ordered.
+    """
     assert job.model is not None
     training = dict(job.training or {})
     request = request_from_job(job.model, training, gpu=gpu, source=job.source)
     if "headroom" not in training:
         request = dataclasses.replace(request, headroom=headroom)
+    if "offload_optimizer" not in training:
+        request = dataclasses.replace(request, offload_optimizer=False)
     return request
 
 
