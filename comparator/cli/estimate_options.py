@@ -27,7 +27,9 @@ OPTIMIZER = typer.Option("adamw", "--optimizer", help="adamw | adamw-8bit | sgd.
 LORA_RANK = typer.Option(16, "--lora-rank", help="LoRA rank, on every linear layer.")
 SEQ_LEN = typer.Option(2048, "--seq-len", help="Sequence length (tokens).")
 MICRO_BATCH = typer.Option(
-    None, "--micro-batch", help="Micro-batch per card (default: the largest that fits)."
+    None,
+    "--micro-batch",
+    help="Micro-batch per card (default: the smallest that runs compute-bound and fits).",
 )
 GLOBAL_BATCH = typer.Option(
     None,

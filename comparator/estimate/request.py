@@ -55,7 +55,7 @@ class EstimateRequest:
     optimizer: str = "adamw"
     lora_rank: int = 16
     seq_len: int = 2048
-    micro_batch: int | None = None  # None: chosen (the largest that fits, see savings)
+    micro_batch: int | None = None  # None: chosen (smallest compute-bound that fits, see savings)
     global_batch: int | None = None  # sequences per optimizer step; None: not constrained
     grad_ckpt: bool | str | None = None  # None: chosen; True/False = full/none; or RECOMPUTE
     flash_attn: bool = True

@@ -107,8 +107,8 @@ HELP_ZH: dict[str, str] = {
     "(default: 8×200G InfiniBand, assumed).": (
         "报价所写的节点网络：'IB 200G'、'4×200G IB'、'RoCE 100Gbps'（默认假定 8×200G InfiniBand）。"
     ),
-    "Micro-batch per card (default: the largest that fits).": (
-        "每卡 micro-batch 大小（默认取放得下的最大值）。"
+    "Micro-batch per card (default: the smallest that runs compute-bound and fits).": (
+        "每卡 micro-batch 大小（默认取能跑满算力且放得下的最小值）。"
     ),
     "Sequences per optimizer step, kept by gradient accumulation (default: not fixed).": (
         "每次优化器更新的序列数，由梯度累积保持（默认不固定）。"
