@@ -3,8 +3,10 @@
 One :class:`httpx.AsyncClient` serves all sources, at most ``[worker] max_in_flight`` of them
 at a time (default 32, one connection each). A source waits for a slot first; then it claims
 its (provider, period, attempt) run, fetches within its own deadline — which starts only now,
-so 10,000 queued sources do not time out waiting — and stores its snapshot and the run's
-outcome in one transaction. A failing source is recorded with its
+so 10,000 queued sources do not time out waiting — and hands what it fetched to the store
+batch, which writes its snapshot and the run's outcome together, several sources per
+transaction, each source in its own savepoint (:mod:`comparator.refresh.batch`). A failing
+source is recorded with its
 error and keeps its last good snapshot current; the others are unaffected. Parsing and
 database work run in threads so a slow parse never starves another source's deadline.
 """
@@ -27,6 +29,7 @@ from comparator.catalog.changes import PriceChange, count_changes
 from comparator.catalog.queries import current_snapshot, load_profiles
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import SuanliError
+from comparator.refresh.batch import StoreBatch
 from comparator.refresh.runs import (
     FAILED,
     GOOD,
@@ -37,7 +40,7 @@ from comparator.refresh.runs import (
 )
 from comparator.refresh.schedule import Period, current_period, parse_cron
 from comparator.refresh.sources import SourcesFile
-from comparator.refresh.store import Stored, finish_failed, store_result
+from comparator.refresh.store import Stored, finish_failed
 from providers import SourceSpec, adapter_class
 
 log = logging.getLogger("suanli.refresh")
@@ -115,6 +118,7 @@ class _Context:
     profiles: dict[str, ProviderProfile]
     progress: ProgressCallback | None
     slots: asyncio.Semaphore
+    batch: StoreBatch
 
     def now(self) -> datetime:
         return datetime.now(self.timezone)
@@ -179,9 +183,15 @@ async def refresh_sources(
         headers={"User-Agent": USER_AGENT},
     ) as client:
         slots = asyncio.Semaphore(max_in_flight)
-        context = _Context(engine, client, period, timezone, only_if_due, profiles, progress, slots)
+        batch = StoreBatch(engine)
+        context = _Context(
+            engine, client, period, timezone, only_if_due, profiles, progress, slots, batch
+        )
         tasks = [asyncio.ensure_future(_refresh_source(context, s)) for s in sources]
-        await _until_done_or_stopped(tasks, stop, grace_s)
+        try:
+            await _until_done_or_stopped(tasks, stop, grace_s)
+        finally:
+            await asyncio.to_thread(batch.close)  # what was handed over is committed
     outcomes = [_result_of(task, source) for task, source in zip(tasks, sources, strict=True)]
     return RefreshReport(period.label, outcomes, time.monotonic() - started)
 
@@ -245,11 +255,13 @@ async def _skipped(context: _Context, source: SourceSpec, reason: str) -> Source
 async def _run_claimed(
     context: _Context, source: SourceSpec, claim: Claim, started: float
 ) -> SourceOutcome:
+    handed: list[bool] = []  # set once the result is the batch's to store (or fail)
     try:
-        stored, notes = await _fetch_and_store(context, source, claim)
+        stored, notes = await _fetch_and_store(context, source, claim, handed)
     except asyncio.CancelledError:
-        reason = "interrupted: the worker was stopped before this source finished"
-        finish_failed(context.engine, claim, reason, context.now())
+        if not handed:
+            reason = "interrupted: the worker was stopped before this source finished"
+            finish_failed(context.engine, claim, reason, context.now())
         raise
     except Exception as exc:  # every failure is recorded on the run, never raised past it
         error = _error_text(source, exc)
@@ -261,14 +273,13 @@ async def _run_claimed(
 
 
 async def _fetch_and_store(
-    context: _Context, source: SourceSpec, claim: Claim
+    context: _Context, source: SourceSpec, claim: Claim, handed: list[bool]
 ) -> tuple[Stored, tuple[str, ...]]:
     since = await asyncio.to_thread(last_validators, context.engine, source.provider, source.shown)
     adapter = adapter_class(source.adapter, source.where)(source, context.client, context.profiles)
     result = await adapter.fetch(since)
-    stored = await asyncio.to_thread(
-        store_result, context.engine, claim, source, result, context.now()
-    )
+    handed.append(True)
+    stored = await context.batch.store(claim, source, result, context.now())
     return stored, result.notes
 
 
