@@ -219,12 +219,34 @@ def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> Sourc
     return task.result()
 
 
+class _Slot:
+    """A source's turn to fetch: held from its claim to the end of its fetch, given back
+    before its result waits for the store batch (the slots bound fetches, not commits)."""
+
+    def __init__(self, slots: asyncio.Semaphore) -> None:
+        self.slots = slots
+        self.held = False
+
+    async def __aenter__(self) -> _Slot:
+        await self.slots.acquire()
+        self.held = True
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        self.release()
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.slots.release()
+
+
 async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
-    async with context.slots:
-        return await _refresh_in_slot(context, source)
+    async with _Slot(context.slots) as slot:
+        return await _refresh_in_slot(context, source, slot)
 
 
-async def _refresh_in_slot(context: _Context, source: SourceSpec) -> SourceOutcome:
+async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: _Slot) -> SourceOutcome:
     started = time.monotonic()
     claim = await asyncio.to_thread(
         claim_run,
@@ -239,7 +261,7 @@ async def _refresh_in_slot(context: _Context, source: SourceSpec) -> SourceOutco
     if isinstance(claim, str):
         outcome = await _skipped(context, source, claim)
     else:
-        outcome = await _run_claimed(context, source, claim, started)
+        outcome = await _run_claimed(context, source, claim, started, slot)
     _log(outcome, context.period.label)
     if context.progress is not None:
         context.progress(outcome)
@@ -253,13 +275,12 @@ async def _skipped(context: _Context, source: SourceSpec, reason: str) -> Source
 
 
 async def _run_claimed(
-    context: _Context, source: SourceSpec, claim: Claim, started: float
+    context: _Context, source: SourceSpec, claim: Claim, started: float, slot: _Slot
 ) -> SourceOutcome:
-    handed: list[bool] = []  # set once the result is the batch's to store (or fail)
     try:
-        stored, notes = await _fetch_and_store(context, source, claim, handed)
+        stored, notes = await _fetch_and_store(context, source, claim, slot)
     except asyncio.CancelledError:
-        if not handed:
+        if slot.held:  # not yet handed to the store batch, which else finishes the run
             reason = "interrupted: the worker was stopped before this source finished"
             finish_failed(context.engine, claim, reason, context.now())
         raise
@@ -273,12 +294,12 @@ async def _run_claimed(
 
 
 async def _fetch_and_store(
-    context: _Context, source: SourceSpec, claim: Claim, handed: list[bool]
+    context: _Context, source: SourceSpec, claim: Claim, slot: _Slot
 ) -> tuple[Stored, tuple[str, ...]]:
     since = await asyncio.to_thread(last_validators, context.engine, source.provider, source.shown)
     adapter = adapter_class(source.adapter, source.where)(source, context.client, context.profiles)
     result = await adapter.fetch(since)
-    handed.append(True)
+    slot.release()
     stored = await context.batch.store(claim, source, result, context.now())
     return stored, result.notes
 
