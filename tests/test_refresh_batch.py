@@ -1,4 +1,5 @@
-"""The store batch: several finished sources in one transaction, each in its own savepoint."""
+"""The store batch: several finished sources in one transaction; a source that cannot be
+written fails alone (the batch is then written again one source per transaction)."""
 
 from __future__ import annotations
 
@@ -85,17 +86,17 @@ def test_a_source_that_cannot_be_stored_fails_alone_inside_its_batch(
         (_claim(engine, s), s, AdapterResult(None, [_offer(s.provider, prices[s.provider])]))
         for s in sources
     ]
-    batch = StoreBatch(engine, max_sources=10, max_wait_s=2.0)
+    batch = StoreBatch(engine, max_sources=10, max_wait_s=2.0, writers=1)
     stored = asyncio.run(_store_all(batch, work))
     batch.close()
-    assert batch.batches == 1  # three sources, one transaction
+    assert batch.batches == 3  # the batch of three rolled back; a, c, and b's failure alone
     assert [s.record.status for s in stored] == ["succeeded", "failed", "succeeded"]
     assert "storing the fetched offers failed" in (stored[1].record.error or "")
     with engine.connect() as conn:
         runs = dict(conn.execute(select(RUN.c.provider_id, RUN.c.status)).all())
         snapshots = sorted(p for (p,) in conn.execute(select(SNAPSHOT.c.provider_id)))
     assert runs == {"a": "succeeded", "b": "failed", "c": "succeeded"}
-    assert snapshots == ["a", "c"]  # b's savepoint took its snapshot row with it
+    assert snapshots == ["a", "c"]  # b's rollback took its snapshot row with it
 
 
 def test_a_batch_is_committed_at_most_max_sources_at_a_time(engine: Engine, tmp_path: Path) -> None:
@@ -112,7 +113,7 @@ def test_a_batch_is_committed_at_most_max_sources_at_a_time(engine: Engine, tmp_
         (_claim(engine, s), s, AdapterResult(None, [_offer(s.provider, Decimal(1))]))
         for s in sources
     ]
-    batch = StoreBatch(engine, max_sources=3, max_wait_s=2.0)
+    batch = StoreBatch(engine, max_sources=3, max_wait_s=2.0, writers=1)
     stored = asyncio.run(_store_all(batch, work))
     batch.close()
     assert [s.record.status for s in stored] == ["succeeded"] * 7

@@ -5,10 +5,9 @@ at a time (default 32, one connection each). A source waits for a slot first; th
 its (provider, period, attempt) run, fetches within its own deadline — which starts only now,
 so 10,000 queued sources do not time out waiting — and hands what it fetched to the store
 batch, which writes its snapshot and the run's outcome together, several sources per
-transaction, each source in its own savepoint (:mod:`comparator.refresh.batch`). A failing
-source is recorded with its
-error and keeps its last good snapshot current; the others are unaffected. Parsing and
-database work run in threads so a slow parse never starves another source's deadline.
+transaction (:mod:`comparator.refresh.batch`). A failing source is recorded with its error
+and keeps its last good snapshot current; the others are unaffected. Parsing and database
+work run in threads so a slow parse never starves another source's deadline.
 """
 
 from __future__ import annotations
