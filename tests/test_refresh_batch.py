@@ -118,3 +118,23 @@ def test_a_batch_is_committed_at_most_max_sources_at_a_time(engine: Engine, tmp_
     batch.close()
     assert [s.record.status for s in stored] == ["succeeded"] * 7
     assert batch.batches == 3  # 3 + 3 + 1
+
+
+def test_good_runs_name_the_sources_another_worker_refreshed_this_period(
+    engine: Engine, tmp_path: Path
+) -> None:
+    from comparator.refresh.runs import GoodRuns, claim_run
+    from comparator.refresh.store import finish_failed
+
+    [a, b] = _sources(tmp_path, ["a", "b"])
+    good = GoodRuns(engine, "w", max_age_s=0.0)
+    assert good.reason("a") is None
+    claim = _claim(engine, a)
+    assert good.reason("a") is None  # running is not refreshed
+    finish_failed(engine, _claim(engine, b), "boom", NOW)
+    with engine.begin() as conn:
+        conn.execute(RUN.update().where(RUN.c.id == claim.run_id).values(status="succeeded"))
+    assert good.reason("a") == "already refreshed in period w (attempt 1, succeeded)"
+    assert good.reason("b") is None  # a failed run leaves the source due
+    again = claim_run(engine, "a", a.shown, "w", only_if_due=True, now=NOW, deadline_s=60)
+    assert again == good.reason("a")  # the claim says the same

@@ -33,6 +33,7 @@ from comparator.refresh.runs import (
     FAILED,
     GOOD,
     Claim,
+    GoodRuns,
     RunRecord,
     claim_run,
     last_validators,
@@ -118,6 +119,7 @@ class _Context:
     progress: ProgressCallback | None
     slots: asyncio.Semaphore
     batch: StoreBatch
+    good: GoodRuns | None  # only_if_due: the sources already refreshed this period
 
     def now(self) -> datetime:
         return datetime.now(self.timezone)
@@ -183,8 +185,9 @@ async def refresh_sources(
     ) as client:
         slots = asyncio.Semaphore(max_in_flight)
         batch = StoreBatch(engine)
+        good = GoodRuns(engine, period.label) if only_if_due else None
         context = _Context(
-            engine, client, period, timezone, only_if_due, profiles, progress, slots, batch
+            engine, client, period, timezone, only_if_due, profiles, progress, slots, batch, good
         )
         tasks = [asyncio.ensure_future(_refresh_source(context, s)) for s in sources]
         try:
@@ -247,16 +250,20 @@ async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcom
 
 async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: _Slot) -> SourceOutcome:
     started = time.monotonic()
-    claim = await asyncio.to_thread(
-        claim_run,
-        context.engine,
-        source.provider,
-        source.shown,
-        context.period.label,
-        only_if_due=context.only_if_due,
-        now=context.now(),
-        deadline_s=source.policy.deadline_s,
-    )
+    claim: Claim | str | None = None
+    if context.good is not None:  # a source another worker refreshed: no claim needed
+        claim = await asyncio.to_thread(context.good.reason, source.provider)
+    if claim is None:
+        claim = await asyncio.to_thread(
+            claim_run,
+            context.engine,
+            source.provider,
+            source.shown,
+            context.period.label,
+            only_if_due=context.only_if_due,
+            now=context.now(),
+            deadline_s=source.policy.deadline_s,
+        )
     if isinstance(claim, str):
         outcome = await _skipped(context, source, claim)
     else:

@@ -8,8 +8,11 @@ next claim finds it, so it never blocks a source for the rest of the period.
 
 from __future__ import annotations
 
+import math
 import os
 import socket
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -116,7 +119,7 @@ def _reason_to_skip(
     good = [r for r in runs if r.status in GOOD]
     if only_if_due and good:
         last = max(good, key=lambda r: r.attempt)
-        return f"already refreshed in period {last.period} (attempt {last.attempt}, {last.status})"
+        return already_refreshed(last.period, last.attempt, last.status)
     for run in runs:
         if run.status != RUNNING:
             continue
@@ -132,6 +135,43 @@ def _reason_to_skip(
             )
         )
     return None
+
+
+def already_refreshed(period: str, attempt: int, status: str) -> str:
+    return f"already refreshed in period {period} (attempt {attempt}, {status})"
+
+
+class GoodRuns:
+    """The providers with a good run in ``period``, read again at most every ``max_age_s``.
+
+    A worker sharing the sources with others steps aside from those another one already
+    refreshed without a claim transaction each (10,000 sources, four workers: 30,000 claims
+    saved). It only saves work: a provider not listed yet is claimed, and the claim decides.
+    """
+
+    def __init__(self, engine: Engine, period: str, max_age_s: float = 2.0) -> None:
+        self.engine, self.period, self.max_age_s = engine, period, max_age_s
+        self._good: dict[str, tuple[int, str]] = {}
+        self._read_at = -math.inf
+        self._lock = threading.Lock()
+
+    def reason(self, provider: str) -> str | None:
+        """Why ``provider`` needs no claim (blocking: call it in a thread), or None."""
+        with self._lock:
+            if time.monotonic() - self._read_at > self.max_age_s:
+                self._good = self._read()
+                self._read_at = time.monotonic()
+            found = self._good.get(provider)
+        return None if found is None else already_refreshed(self.period, *found)
+
+    def _read(self) -> dict[str, tuple[int, str]]:
+        query = select(RUN.c.provider_id, RUN.c.attempt, RUN.c.status).where(
+            RUN.c.period == self.period, RUN.c.status.in_(GOOD)
+        )
+        with self.engine.connect() as conn:
+            return {
+                pid: (int(attempt), str(status)) for pid, attempt, status in conn.execute(query)
+            }
 
 
 def local_holder_alive(holder: str) -> bool | None:
