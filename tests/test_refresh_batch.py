@@ -127,7 +127,7 @@ def test_good_runs_name_the_sources_another_worker_refreshed_this_period(
     from comparator.refresh.store import finish_failed
 
     [a, b] = _sources(tmp_path, ["a", "b"])
-    good = GoodRuns(engine, "w", max_age_s=0.0)
+    good = GoodRuns(engine, "w", ["a", "b"], max_age_s=0.0)
     assert good.reason("a") is None
     claim = _claim(engine, a)
     assert good.reason("a") is None  # running is not refreshed

@@ -185,7 +185,8 @@ async def refresh_sources(
     ) as client:
         slots = asyncio.Semaphore(max_in_flight)
         batch = StoreBatch(engine)
-        good = GoodRuns(engine, period.label) if only_if_due else None
+        providers = [s.provider for s in sources]
+        good = GoodRuns(engine, period.label, providers) if only_if_due else None
         context = _Context(
             engine, client, period, timezone, only_if_due, profiles, progress, slots, batch, good
         )
