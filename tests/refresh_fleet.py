@@ -27,7 +27,8 @@ from tests.refresh_helpers import RUN, SNAPSHOT, profile_toml, sheet_csv, source
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULT_KINDS = ("timeout", "http_500", "truncated")
-TIMEOUT_S = 10  # each source's deadline (default 60); a "timeout" source answers after TIMEOUT_S + 2
+# each source's deadline (the default is 60 s); a "timeout" source answers after TIMEOUT_S + 2
+TIMEOUT_S = 10
 
 
 @dataclass(frozen=True)
