@@ -5,23 +5,37 @@ pandas `read_csv` + one `executemany` into the same table (no validation at all)
 time of a current-offers query filtered by GPU and province over the 200k offers.
 
     python benchmarks/import_offers.py [--rows 200000]
+
+``--catalog OFFERS:PROVIDERS`` measures the national-scale import instead: the generated
+catalog of ``benchmarks/scale_catalog.py`` (sheets of 100,000 rows, one profile per provider)
+imported by ``suanli import``'s code path into a fresh SQLite file and, with
+SUANLI_TEST_PG_URL (an admin URL: a throwaway database is made and dropped), PostgreSQL:
+profiles first, then all sheets in one all-or-nothing import, whose wall and CPU time and
+rows/s it prints (target on PostgreSQL: ≥ 100,000 rows/s).
+
+    python benchmarks/import_offers.py --catalog 1000000:10000 [--db sqlite,postgres]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 from sqlalchemy import Engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.catalog.listing import rank_offers
@@ -185,10 +199,65 @@ def query_ms(engine: Engine, runs: int = 7) -> tuple[float, int]:
     return statistics.median(times) * 1000, matched
 
 
+@contextmanager
+def throwaway_database(kind: str, tmp: Path) -> Iterator[str]:
+    """A fresh SQLite file, or a PostgreSQL database made and dropped on SUANLI_TEST_PG_URL."""
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp / 'catalog.db'}"
+        return
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    admin_url = os.environ.get("SUANLI_TEST_PG_URL")
+    if not admin_url:
+        raise SystemExit("--db postgres needs SUANLI_TEST_PG_URL")
+    name = f"suanli_import_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def catalog_import(size: str, kinds: list[str]) -> None:
+    from scale_catalog import write_catalog
+
+    offers, providers = (int(n) for n in size.split(":"))
+    zone = load_settings({}).timezone
+    with tempfile.TemporaryDirectory() as tmp:
+        sheets, profiles = write_catalog(Path(tmp), offers, providers)
+        for kind in kinds:
+            with throwaway_database(kind, Path(tmp)) as url:
+                engine = make_engine(url)
+                upgrade_schema(engine)
+                started = time.perf_counter()
+                import_files(engine, [], profiles, timezone=zone)
+                profile_s = time.perf_counter() - started
+                started, cpu = time.perf_counter(), time.process_time()
+                result = import_files(engine, sheets, [], timezone=zone)
+                wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+                engine.dispose()
+            rows = sum(r.offers for _, r in result.snapshots)
+            print(
+                f"{kind:8} {rows:,} rows / {providers:,} providers in {len(sheets)} sheets: "
+                f"{rows / wall:9,.0f} rows/s  (wall {wall:.1f} s, cpu {cpu:.1f} s here; "
+                f"profiles {profile_s:.1f} s apart)"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--catalog", help="OFFERS:PROVIDERS, e.g. 1000000:10000")
+    parser.add_argument("--db", default="sqlite,postgres", help="with --catalog")
     args = parser.parse_args()
+    if args.catalog:
+        catalog_import(args.catalog, args.db.split(","))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         sheet = Path(tmp) / "bench.csv"
         write_sheet(sheet, args.rows)

@@ -8,12 +8,24 @@
 
     python benchmarks/refresh.py [--sources 50] [--rows 1000000] [--db URL]
 
-The database defaults to a temporary SQLite file; pass a PostgreSQL URL to measure that.
+3. ``--fleet N``: national scale instead. N small sheet sources on a loopback server that
+   answers each after 50–300 ms, 1 % of them faulty (a third each: past the deadline, HTTP
+   500 on every attempt, a body cut short), refreshed by ``--workers`` processes
+   (``[worker] shared = true`` when more than one) in one pass each, as ``suanli worker``
+   runs it. Prints wall, CPU (workers + server), sources/s, failures by kind, and from the
+   run table: duplicates (a source refreshed twice) and lost runs (a source with no finished
+   run), both expected 0, and sources whose outcome is not the one its fault calls for.
+
+    python benchmarks/refresh.py --fleet 10000 --workers 4 --db postgresql+psycopg://…
+
+The database defaults to a temporary SQLite file; pass a PostgreSQL URL to measure that (the
+fleet empties its tables first: use a throwaway database).
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import tempfile
 import time
@@ -29,6 +41,7 @@ from comparator.catalog.db import make_engine, upgrade_schema  # noqa: E402
 from comparator.refresh.run import RefreshReport, run_refresh  # noqa: E402
 from comparator.refresh.sources import load_sources  # noqa: E402
 from tests.httpserver import FaultServer, Reply, fault_server  # noqa: E402
+from tests.refresh_fleet import publish_fleet, run_workers, tally  # noqa: E402
 from tests.refresh_helpers import profile_toml, source_entry, write_sources  # noqa: E402
 
 GPUS = ("H100", "A100-80G", "4090", "L40S", "H20", "910B", "A800", "H800")
@@ -94,13 +107,49 @@ def one_big_sheet(engine: Engine, server: FaultServer, folder: Path, rows: int) 
     )
 
 
+def fleet(server: FaultServer, folder: Path, url: str, count: int, workers: int) -> None:
+    engine = make_engine(url)
+    upgrade_schema(engine)
+    published = publish_fleet(server, folder, count, shared=workers > 1)
+    own_cpu = resource.getrusage(resource.RUSAGE_SELF)
+    wall, results = run_workers(published.config, url, workers)
+    server_cpu = _cpu(resource.getrusage(resource.RUSAGE_SELF)) - _cpu(own_cpu)
+    found = tally(engine, published)
+    engine.dispose()
+    cpu = sum(r.cpu_s for r in results)
+    print(f"{count} sources, {workers} worker(s), {len(published.faults)} faulty")
+    print(f"wall {wall:8.1f} s   (target < 600 s)")
+    print(
+        f"cpu  {cpu:8.1f} s workers + {server_cpu:.1f} s server   {cpu / count * 1000:.1f} ms/source"
+    )
+    print(f"rate {count / wall:8.1f} sources/s")
+    print(f"refreshed {found.good}, failed by kind {dict(sorted(found.failed_kinds.items()))}")
+    print(f"per worker: {[r.statuses for r in results]}")
+    print(
+        f"duplicates {len(found.duplicates)}  lost {len(found.lost)}  extra snapshots "
+        f"{len(found.extra_snapshots)}  wrong outcome {len(found.wrong)} {found.wrong[:5]}"
+    )
+
+
+def _cpu(usage: resource.struct_rusage) -> float:
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sources", type=int, default=50)
     parser.add_argument("--source-rows", type=int, default=200)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--db", help="database URL (default: a temporary SQLite file)")
+    parser.add_argument("--fleet", type=int, help="national scale: this many sources instead")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (--fleet)")
     args = parser.parse_args()
+    if args.fleet:
+        with tempfile.TemporaryDirectory() as tmp, fault_server() as server:
+            fleet(
+                server, Path(tmp), args.db or f"sqlite:///{tmp}/fleet.db", args.fleet, args.workers
+            )
+        return
     with tempfile.TemporaryDirectory() as tmp, fault_server() as server:
         folder = Path(tmp)
         for name in ("many", "big"):

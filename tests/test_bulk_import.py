@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import Engine, func, select, text
 
 from comparator.catalog.db import make_engine, upgrade_schema
+from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.catalog.queries import OFFER, SNAPSHOT
 from tests.refresh_helpers import profile_toml
 
@@ -118,4 +119,76 @@ def test_a_sheet_of_many_providers_stores_each_changed_one_once(
             .order_by(SNAPSHOT.c.provider_id, SNAPSHOT.c.id)
         ).all()
     assert [tuple(r) for r in rows] == [("a", 2), ("b", 2), ("b", 2), ("c", 2)]
+    engine.dispose()
+
+
+def _awkward_offers() -> list[OfferIn]:
+    """Offers whose values test the text forms: scales, NULLs, tabs, backslashes, zones."""
+    from datetime import datetime
+    from decimal import Decimal
+    from zoneinfo import ZoneInfo
+
+    seen = datetime(2026, 11, 23, 11, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+    shared = Decimal("3.10")  # one object on several rows, as a parsed sheet shares it
+    rows = [
+        ("b", shared, "sku\twith tab", None, "ib-200g"),
+        ("a", Decimal("3.1"), "back\\slash", 4, None),
+        ("b", shared, "new\nline", 0, None),
+        ("a", Decimal("0.0000001"), "", None, "roce-100g"),
+        ("b", Decimal("1000.000"), "\\N", 8, None),
+    ]
+    return [
+        OfferIn(
+            provider=provider,
+            region="sg-1",
+            gpu="H100-SXM5-80GB",
+            billing="hourly",
+            price=price,
+            currency="USD",
+            stock=stock,
+            network=network,
+            sku=sku,
+            observed_at=seen,
+            vat_rate=Decimal("0"),
+        )
+        for provider, price, sku, stock, network in rows
+    ]
+
+
+def test_a_sheet_grouped_in_bulk_hashes_each_provider_as_content_sha256_does() -> None:
+    from comparator.catalog.bulk import group_sheet
+    from comparator.catalog.queries import content_sha256
+
+    offers = _awkward_offers()
+    groups = group_sheet(OfferColumns.from_offers(offers))
+    assert groups.providers == ["a", "b"]  # interleaved rows, grouped in provider order
+    for index, pid in enumerate(groups.providers):
+        mine = [o for o in offers if o.provider == pid]
+        assert groups.digests[index] == content_sha256(mine)
+        assert groups.group(index).offers() == mine  # same rows, same order within a provider
+
+
+def test_bulk_insert_stores_awkward_values_exactly(any_db_url: str, tmp_path: Path) -> None:
+    from comparator.catalog import current_offers
+    from comparator.catalog.queries import store_profile
+    from comparator.domain.profile import load_profile
+    from comparator.refresh.importer import store_sheet
+
+    engine = make_engine(any_db_url)
+    upgrade_schema(engine)
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(profile_toml(name), encoding="utf-8")
+        store_profile(engine, load_profile(path))
+    offers = _awkward_offers()
+    results = store_sheet(engine, OfferColumns.from_offers(offers), "awkward.csv")
+    assert [(r.provider, r.offers) for r in results] == [("a", 2), ("b", 3)]
+    stored = sorted(
+        (o.provider, str(o.price), o.sku, o.stock, o.network, o.observed_at)
+        for o in current_offers(engine)
+    )
+    expected = sorted(
+        (o.provider, str(o.price), o.sku, o.stock, o.network, o.observed_at) for o in offers
+    )
+    assert stored == expected
     engine.dispose()

@@ -47,7 +47,10 @@ SNAPSHOT = table_of(PriceSnapshot)
 DATACENTER = table_of(DataCenterRow)
 PROVIDER = table_of(Provider)
 OFFER_FIELDS: tuple[str, ...] = OfferColumns.FIELDS
-_NOT_CONTENT = ("observed_at", "source")
+# the priced content of an offer: when a price was read and where from are left out
+CONTENT_FIELDS: tuple[str, ...] = tuple(
+    f for f in OFFER_FIELDS if f not in ("observed_at", "source")
+)
 VIEW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(OfferView))
 
 
@@ -77,9 +80,14 @@ def content_sha256(offers: Sequence[OfferIn] | OfferColumns) -> str:
     same content.
     """
     columns = as_columns(offers).values
-    priced = [[str(v) for v in columns[f]] for f in OFFER_FIELDS if f not in _NOT_CONTENT]
-    lines = sorted("\x1f".join(row) for row in zip(*priced, strict=True))
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    priced = [[str(v) for v in columns[f]] for f in CONTENT_FIELDS]
+    return lines_sha256(["\x1f".join(row) for row in zip(*priced, strict=True)])
+
+
+def lines_sha256(lines: list[str]) -> str:
+    """:func:`content_sha256` of offers given as their content lines (``str`` of each
+    :data:`CONTENT_FIELDS` value, joined by ``\\x1f``), in any order."""
+    return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()
 
 
 # ---------------------------------------------------------------- profiles

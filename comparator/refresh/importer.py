@@ -8,17 +8,22 @@ Identical concurrent imports make one snapshot: the second finds the first's con
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Engine
 from sqlalchemy.exc import DataError, OperationalError, StatementError
 
-from comparator.catalog.bulk import ANALYZE_AFTER_ROWS, analyze_catalog, store_snapshots_in
-from comparator.catalog.changes import KEY_FIELDS, OfferKey, offer_key
+from comparator.catalog.bulk import (
+    ANALYZE_AFTER_ROWS,
+    SheetGroups,
+    analyze_catalog,
+    group_sheet,
+    removed_offers,
+    store_groups_in,
+)
 from comparator.catalog.db import write_transaction
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.queries import (
@@ -116,18 +121,22 @@ def import_files(
     sheet_paths = _existing(sheets)
     warnings: list[str] = []
     known = KnownCatalog(_with_profiles(known_regions(engine), parsed_profiles))
-    parsed = [(path, _parse(path, known, timezone, decimal, warnings)) for path in sheet_paths]
+    parsed = [
+        (path, group_sheet(_parse(path, known, timezone, decimal, warnings)))
+        for path in sheet_paths
+    ]
     if not replace:
         _refuse_removals(engine, parsed)
     keys = [f"provider:{p.id}" for p in parsed_profiles]
-    keys += [f"provider:{pid}" for _, offers in parsed for pid in offers.by_provider()]
+    keys += [f"provider:{pid}" for _, groups in parsed for pid in groups.providers]
     try:
         with write_transaction(engine, *keys) as conn:
             profile_results = [(p.id, store_profile_in(conn, p)) for p in parsed_profiles]
+            fetched_at = utc_now()
             snapshot_results = [
                 (path.name, r)
-                for path, offers in parsed
-                for r in _store_sheet(conn, offers, path.name)
+                for path, groups in parsed
+                for r in store_groups_in(conn, groups, source=path.name, fetched_at=fetched_at)
             ]
     except (DataError, StatementError) as exc:  # a value the checks let through: still a message
         if isinstance(exc, OperationalError):
@@ -157,23 +166,14 @@ def _with_profiles(
     return merged
 
 
-def _refuse_removals(engine: Engine, parsed: Sequence[tuple[Path, OfferColumns]]) -> None:
-    from comparator.catalog import current_offers
-
-    removals: list[tuple[str, str, int, int, int]] = []
-    for path, offers in parsed:
-        for pid, group in offers.by_provider().items():
-            before = Counter(offer_key(o) for o in current_offers(engine, provider=pid))
-            gone = sum((before - Counter(_keys(group))).values())
-            if gone:
-                removals.append((path.name, pid, sum(before.values()), group.count, gone))
+def _refuse_removals(engine: Engine, parsed: Sequence[tuple[Path, SheetGroups]]) -> None:
+    removals = [
+        (path.name, pid, before, after, gone)
+        for path, groups in parsed
+        for pid, before, after, gone in removed_offers(engine, groups)
+    ]
     if removals:
         raise RemovesOffersError(removals)
-
-
-def _keys(columns: OfferColumns) -> list[OfferKey]:
-    values = columns.values
-    return list(zip(*(values[name] for name in KEY_FIELDS), strict=True))
 
 
 def _parse(
@@ -194,14 +194,9 @@ def _parse(
 
 def store_sheet(engine: Engine, offers: OfferColumns, source: str) -> list[SnapshotResult]:
     """One snapshot per provider of the sheet, all in one transaction."""
-    keys = [f"provider:{pid}" for pid in offers.by_provider()]
-    with write_transaction(engine, *keys) as conn:
-        return _store_sheet(conn, offers, source)
-
-
-def _store_sheet(conn: Connection, offers: OfferColumns, source: str) -> list[SnapshotResult]:
-    fetched_at = utc_now()
-    return store_snapshots_in(conn, offers.by_provider(), source=source, fetched_at=fetched_at)
+    groups = group_sheet(offers)
+    with write_transaction(engine, *(f"provider:{pid}" for pid in groups.providers)) as conn:
+        return store_groups_in(conn, groups, source=source, fetched_at=utc_now())
 
 
 def demo_files(directory: Path = DEMO_DIR) -> tuple[list[Path], list[Path]]:

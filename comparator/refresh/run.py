@@ -3,10 +3,11 @@
 One :class:`httpx.AsyncClient` serves all sources, at most ``[worker] max_in_flight`` of them
 at a time (default 32, one connection each). A source waits for a slot first; then it claims
 its (provider, period, attempt) run, fetches within its own deadline — which starts only now,
-so 10,000 queued sources do not time out waiting — and stores its snapshot and the run's
-outcome in one transaction. A failing source is recorded with its
-error and keeps its last good snapshot current; the others are unaffected. Parsing and
-database work run in threads so a slow parse never starves another source's deadline.
+so 10,000 queued sources do not time out waiting — and hands what it fetched to the store
+batch, which writes its snapshot and the run's outcome together, several sources per
+transaction (:mod:`comparator.refresh.batch`). A failing source is recorded with its error
+and keeps its last good snapshot current; the others are unaffected. Parsing and database
+work run in threads so a slow parse never starves another source's deadline.
 """
 
 from __future__ import annotations
@@ -27,17 +28,19 @@ from comparator.catalog.changes import PriceChange, count_changes
 from comparator.catalog.queries import current_snapshot, load_profiles
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import SuanliError
+from comparator.refresh.batch import StoreBatch
 from comparator.refresh.runs import (
     FAILED,
     GOOD,
     Claim,
+    GoodRuns,
     RunRecord,
     claim_run,
     last_validators,
 )
 from comparator.refresh.schedule import Period, current_period, parse_cron
 from comparator.refresh.sources import SourcesFile
-from comparator.refresh.store import Stored, finish_failed, store_result
+from comparator.refresh.store import Stored, finish_failed
 from providers import SourceSpec, adapter_class
 
 log = logging.getLogger("suanli.refresh")
@@ -115,6 +118,8 @@ class _Context:
     profiles: dict[str, ProviderProfile]
     progress: ProgressCallback | None
     slots: asyncio.Semaphore
+    batch: StoreBatch
+    good: GoodRuns | None  # only_if_due: the sources already refreshed this period
 
     def now(self) -> datetime:
         return datetime.now(self.timezone)
@@ -179,9 +184,17 @@ async def refresh_sources(
         headers={"User-Agent": USER_AGENT},
     ) as client:
         slots = asyncio.Semaphore(max_in_flight)
-        context = _Context(engine, client, period, timezone, only_if_due, profiles, progress, slots)
+        batch = StoreBatch(engine)
+        providers = [s.provider for s in sources]
+        good = GoodRuns(engine, period.label, providers) if only_if_due else None
+        context = _Context(
+            engine, client, period, timezone, only_if_due, profiles, progress, slots, batch, good
+        )
         tasks = [asyncio.ensure_future(_refresh_source(context, s)) for s in sources]
-        await _until_done_or_stopped(tasks, stop, grace_s)
+        try:
+            await _until_done_or_stopped(tasks, stop, grace_s)
+        finally:
+            await asyncio.to_thread(batch.close)  # what was handed over is committed
     outcomes = [_result_of(task, source) for task, source in zip(tasks, sources, strict=True)]
     return RefreshReport(period.label, outcomes, time.monotonic() - started)
 
@@ -209,27 +222,53 @@ def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> Sourc
     return task.result()
 
 
+class _Slot:
+    """A source's turn to fetch: held from its claim to the end of its fetch, given back
+    before its result waits for the store batch (the slots bound fetches, not commits)."""
+
+    def __init__(self, slots: asyncio.Semaphore) -> None:
+        self.slots = slots
+        self.held = False
+
+    async def __aenter__(self) -> _Slot:
+        await self.slots.acquire()
+        self.held = True
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        self.release()
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.slots.release()
+
+
 async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
-    async with context.slots:
-        return await _refresh_in_slot(context, source)
+    async with _Slot(context.slots) as slot:
+        return await _refresh_in_slot(context, source, slot)
 
 
-async def _refresh_in_slot(context: _Context, source: SourceSpec) -> SourceOutcome:
+async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: _Slot) -> SourceOutcome:
     started = time.monotonic()
-    claim = await asyncio.to_thread(
-        claim_run,
-        context.engine,
-        source.provider,
-        source.shown,
-        context.period.label,
-        only_if_due=context.only_if_due,
-        now=context.now(),
-        deadline_s=source.policy.deadline_s,
-    )
+    claim: Claim | str | None = None
+    if context.good is not None:  # a source another worker refreshed: no claim needed
+        claim = await asyncio.to_thread(context.good.reason, source.provider)
+    if claim is None:
+        claim = await asyncio.to_thread(
+            claim_run,
+            context.engine,
+            source.provider,
+            source.shown,
+            context.period.label,
+            only_if_due=context.only_if_due,
+            now=context.now(),
+            deadline_s=source.policy.deadline_s,
+        )
     if isinstance(claim, str):
         outcome = await _skipped(context, source, claim)
     else:
-        outcome = await _run_claimed(context, source, claim, started)
+        outcome = await _run_claimed(context, source, claim, started, slot)
     _log(outcome, context.period.label)
     if context.progress is not None:
         context.progress(outcome)
@@ -243,13 +282,14 @@ async def _skipped(context: _Context, source: SourceSpec, reason: str) -> Source
 
 
 async def _run_claimed(
-    context: _Context, source: SourceSpec, claim: Claim, started: float
+    context: _Context, source: SourceSpec, claim: Claim, started: float, slot: _Slot
 ) -> SourceOutcome:
     try:
-        stored, notes = await _fetch_and_store(context, source, claim)
+        stored, notes = await _fetch_and_store(context, source, claim, slot)
     except asyncio.CancelledError:
-        reason = "interrupted: the worker was stopped before this source finished"
-        finish_failed(context.engine, claim, reason, context.now())
+        if slot.held:  # not yet handed to the store batch, which else finishes the run
+            reason = "interrupted: the worker was stopped before this source finished"
+            finish_failed(context.engine, claim, reason, context.now())
         raise
     except Exception as exc:  # every failure is recorded on the run, never raised past it
         error = _error_text(source, exc)
@@ -261,14 +301,13 @@ async def _run_claimed(
 
 
 async def _fetch_and_store(
-    context: _Context, source: SourceSpec, claim: Claim
+    context: _Context, source: SourceSpec, claim: Claim, slot: _Slot
 ) -> tuple[Stored, tuple[str, ...]]:
     since = await asyncio.to_thread(last_validators, context.engine, source.provider, source.shown)
     adapter = adapter_class(source.adapter, source.where)(source, context.client, context.profiles)
     result = await adapter.fetch(since)
-    stored = await asyncio.to_thread(
-        store_result, context.engine, claim, source, result, context.now()
-    )
+    slot.release()
+    stored = await context.batch.store(claim, source, result, context.now())
     return stored, result.notes
 
 

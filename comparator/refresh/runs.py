@@ -8,8 +8,11 @@ next claim finds it, so it never blocks a source for the rest of the period.
 
 from __future__ import annotations
 
+import math
 import os
 import socket
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -116,7 +119,7 @@ def _reason_to_skip(
     good = [r for r in runs if r.status in GOOD]
     if only_if_due and good:
         last = max(good, key=lambda r: r.attempt)
-        return f"already refreshed in period {last.period} (attempt {last.attempt}, {last.status})"
+        return already_refreshed(last.period, last.attempt, last.status)
     for run in runs:
         if run.status != RUNNING:
             continue
@@ -132,6 +135,55 @@ def _reason_to_skip(
             )
         )
     return None
+
+
+def already_refreshed(period: str, attempt: int, status: str) -> str:
+    return f"already refreshed in period {period} (attempt {attempt}, {status})"
+
+
+class GoodRuns:
+    """Which of ``providers`` have a good run in ``period``, read 500 providers at a time (the
+    (provider, period) index) and again when older than ``max_age_s``.
+
+    A worker sharing the sources with others steps aside from those another one already
+    refreshed without a claim transaction each (10,000 sources, four workers: 30,000 claims
+    saved). It only saves work: a provider not listed yet is claimed, and the claim decides.
+    """
+
+    CHUNK = 500
+
+    def __init__(
+        self, engine: Engine, period: str, providers: Sequence[str], max_age_s: float = 2.0
+    ) -> None:
+        self.engine, self.period, self.max_age_s = engine, period, max_age_s
+        self._chunk_of = {pid: i // self.CHUNK for i, pid in enumerate(providers)}
+        self._chunks = [
+            list(providers[i : i + self.CHUNK]) for i in range(0, len(providers), self.CHUNK)
+        ]
+        self._good: dict[str, tuple[int, str]] = {}
+        self._read_at: dict[int, float] = {}
+        self._lock = threading.Lock()
+
+    def reason(self, provider: str) -> str | None:
+        """Why ``provider`` needs no claim (blocking: call it in a thread), or None."""
+        chunk = self._chunk_of.get(provider)
+        if chunk is None:
+            return None
+        with self._lock:
+            if time.monotonic() - self._read_at.get(chunk, -math.inf) > self.max_age_s:
+                self._good.update(self._read(self._chunks[chunk]))
+                self._read_at[chunk] = time.monotonic()
+            found = self._good.get(provider)
+        return None if found is None else already_refreshed(self.period, *found)
+
+    def _read(self, providers: list[str]) -> dict[str, tuple[int, str]]:
+        query = select(RUN.c.provider_id, RUN.c.attempt, RUN.c.status).where(
+            RUN.c.provider_id.in_(providers), RUN.c.period == self.period, RUN.c.status.in_(GOOD)
+        )
+        with self.engine.connect() as conn:
+            return {
+                pid: (int(attempt), str(status)) for pid, attempt, status in conn.execute(query)
+            }
 
 
 def local_holder_alive(holder: str) -> bool | None:

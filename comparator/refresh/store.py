@@ -23,7 +23,7 @@ from comparator.catalog.db import write_transaction
 from comparator.catalog.models import Offer, OfferColumns, OfferIn, table_of
 from comparator.catalog.queries import (
     content_sha256,
-    current_snapshot,
+    current_snapshot_in,
     store_profile_in,
     store_snapshot_in,
 )
@@ -52,50 +52,47 @@ def store_result(
     engine: Engine, claim: Claim, source: SourceSpec, result: AdapterResult, now: datetime
 ) -> Stored:
     """Write the result of ``claim``'s fetch and finish the run (one transaction)."""
-    if result.not_modified:
-        return _not_modified(engine, claim, source, result, now)
-    digest = content_sha256(result.offers)
-    previous = current_snapshot(engine, source.provider)
-    changed = previous is not None and previous.content_sha256 != digest
-    before = _stored_prices(engine, previous.id) if previous and changed else []
     with write_transaction(engine, f"provider:{source.provider}") as conn:
-        if result.profile is not None:
-            store_profile_in(conn, result.profile)
-        snapshot = store_snapshot_in(
-            conn,
-            source.provider,
-            result.offers,
-            source=source.shown,
-            content_sha256=digest,
-            fetched_at=now,
-        )
-        record = RunRecord(
-            snapshot.status, snapshot.offers, snapshot.snapshot_id, validators=result.validators
-        )
+        return store_result_in(conn, claim, source, result, now)
+
+
+def store_result_in(
+    conn: Connection, claim: Claim, source: SourceSpec, result: AdapterResult, now: datetime
+) -> Stored:
+    """:func:`store_result` inside the caller's transaction, which holds the provider's lock
+    (a batch of sources: see :mod:`comparator.refresh.batch`)."""
+    if result.profile is not None:
+        store_profile_in(conn, result.profile)
+    previous = current_snapshot_in(conn, source.provider)
+    if result.not_modified:
+        offers, snapshot_id = (previous.offers, previous.id) if previous else (0, None)
+        record = RunRecord(UNCHANGED, offers, snapshot_id, validators=result.validators)
         _finish(conn, claim, record, now)
+        return Stored(record)
+    digest = content_sha256(result.offers)
+    changed = previous is not None and previous.content_sha256 != digest
+    before = _stored_prices(conn, previous.id) if previous and changed else []
+    snapshot = store_snapshot_in(
+        conn,
+        source.provider,
+        result.offers,
+        source=source.shown,
+        content_sha256=digest,
+        fetched_at=now,
+    )
+    record = RunRecord(
+        snapshot.status, snapshot.offers, snapshot.snapshot_id, validators=result.validators
+    )
+    _finish(conn, claim, record, now)
     if snapshot.status != SUCCEEDED or previous is None:
         return Stored(record, first_snapshot=previous is None)
     return Stored(record, diff_offers(source.provider, before, new_prices(result.offers)))
 
 
-def _not_modified(
-    engine: Engine, claim: Claim, source: SourceSpec, result: AdapterResult, now: datetime
-) -> Stored:
-    current = current_snapshot(engine, source.provider)
-    offers, snapshot_id = (current.offers, current.id) if current else (0, None)
-    record = RunRecord(UNCHANGED, offers, snapshot_id, validators=result.validators)
-    with write_transaction(engine) as conn:
-        if result.profile is not None:
-            store_profile_in(conn, result.profile)
-        _finish(conn, claim, record, now)
-    return Stored(record)
-
-
-def _stored_prices(engine: Engine, snapshot_id: int) -> list[KeyedPrice]:
+def _stored_prices(conn: Connection, snapshot_id: int) -> list[KeyedPrice]:
     columns = [OFFER.c[name] for name in KEY_FIELDS]
     query = select(OFFER.c.price, *columns).where(OFFER.c.snapshot_id == snapshot_id)
-    with engine.connect() as conn:
-        return [(tuple(row[1:]), row[0]) for row in conn.execute(query)]
+    return [(tuple(row[1:]), row[0]) for row in conn.execute(query)]
 
 
 def new_prices(offers: list[OfferIn] | OfferColumns) -> list[KeyedPrice]:
@@ -107,9 +104,13 @@ def new_prices(offers: list[OfferIn] | OfferColumns) -> list[KeyedPrice]:
 
 
 def finish_failed(engine: Engine, claim: Claim, error: str, now: datetime) -> RunRecord:
-    record = RunRecord(FAILED, error=error)
     with write_transaction(engine) as conn:
-        _finish(conn, claim, record, now)
+        return finish_failed_in(conn, claim, error, now)
+
+
+def finish_failed_in(conn: Connection, claim: Claim, error: str, now: datetime) -> RunRecord:
+    record = RunRecord(FAILED, error=error)
+    _finish(conn, claim, record, now)
     return record
 
 

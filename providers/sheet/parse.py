@@ -9,11 +9,12 @@ Row numbers are what a spreadsheet shows (the header is row 1); in JSON, the obj
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import PurePath
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pandas as pd
 
 from comparator.catalog.models import OfferColumns, OfferIn
@@ -28,7 +29,14 @@ from providers.sheet.columns import (
 )
 from providers.sheet.known import KnownCatalog
 from providers.sheet.read import Table, read_table
-from providers.sheet.values import ColumnCheck, column_checks, fill_tax_defaults
+from providers.sheet.values import (
+    ColumnCheck,
+    column_checks,
+    fill_tax_defaults,
+    objects,
+    rows_where,
+    spread,
+)
 
 
 def _rename_headers(table: Table, filename: str) -> pd.DataFrame:
@@ -44,8 +52,6 @@ def _rename_headers(table: Table, filename: str) -> pd.DataFrame:
     if problems:
         raise SheetError(filename, problems)
     renamed: pd.DataFrame = table.frame[list(mapping)].rename(columns=mapping)
-    for column in renamed.columns:
-        renamed[column] = renamed[column].str.strip()
     return renamed
 
 
@@ -124,27 +130,60 @@ def _check_columns(
     return values, problems
 
 
+def _pairs(
+    firsts: list[object], seconds: list[object]
+) -> tuple[np.ndarray, list[tuple[object, object]]]:
+    """(codes, distinct pairs) of two columns read side by side; None is a value like others."""
+    first_codes, first_values = pd.factorize(objects(firsts))
+    second_codes, second_values = pd.factorize(objects(seconds))
+    width = len(second_values) + 1
+    codes, keys = pd.factorize((first_codes + 1) * width + second_codes + 1)
+    firsts_of = [None, *first_values.tolist()]
+    seconds_of = [None, *second_values.tolist()]
+    distinct = [(firsts_of[k // width], seconds_of[k % width]) for k in keys.tolist()]
+    return codes, distinct
+
+
 def _check_rows(
-    rows: Iterable[int], values: Mapping[str, list[object]], known: KnownCatalog
+    rows: pd.Index, values: dict[str, list[object]], known: KnownCatalog
 ) -> list[RowProblem]:
-    """Checks that need several columns of a row: region of provider, time of use per mode."""
-    problems: list[RowProblem] = []
+    """Checks that need several columns of a row: region of provider, time of use per mode.
+
+    Each distinct (provider, region) pair is looked up once; rows are never visited one by one
+    unless they have a problem.
+    """
+    numbers = rows.to_numpy()
+    codes, distinct = _pairs(values["provider"], values["region"])
     region_ids: list[object] = []
-    for i, row in enumerate(rows):
-        provider, region = values["provider"][i], values["region"][i]
+    unknown: dict[int, str] = {}
+    for code, (provider, region) in enumerate(distinct):
         region_id = None
         if isinstance(provider, str) and isinstance(region, str):
             region_id = known.region_id(provider, region)
             if region_id is None:
                 choices = ", ".join(sorted(set(known.regions.get(provider, {}).values())))
-                problems.append(
-                    RowProblem(row, "region", f"a data centre of {provider} ({choices})", region)
-                )
+                unknown[code] = f"a data centre of {provider} ({choices})"
         region_ids.append(region_id)
-        tou, billing = values["time_of_use"][i], values["billing"][i]
-        if tou and billing not in (None, "hourly", "spot"):
-            problems.append(
-                RowProblem(row, "time_of_use", "no time-of-use rule on a contract row", str(tou))
-            )
-    values["region"][:] = region_ids
+    problems = (
+        [
+            RowProblem(int(row), "region", unknown[code], str(values["region"][i]))
+            for i, (row, code) in enumerate(zip(numbers.tolist(), codes.tolist(), strict=True))
+            if code in unknown
+        ]
+        if unknown
+        else []
+    )
+    tou_on_contract = rows_where(values["time_of_use"], bool) & ~rows_where(
+        values["billing"], lambda b: b in (None, "hourly", "spot")
+    )
+    problems += [
+        RowProblem(
+            int(numbers[i]),
+            "time_of_use",
+            "no time-of-use rule on a contract row",
+            str(values["time_of_use"][i]),
+        )
+        for i in np.flatnonzero(tou_on_contract).tolist()
+    ]
+    values["region"] = spread(region_ids, codes)
     return problems

@@ -19,6 +19,7 @@ from typing import Any
 from xml.etree.ElementTree import ParseError
 from xml.parsers.expat import ExpatError
 
+import numpy as np
 import pandas as pd
 
 from comparator.errors import InputError
@@ -125,7 +126,7 @@ def _from_rows(
     body = [(cells + [""] * width)[:width] for _, cells in numbered]
     index = pd.Index([number for number, _ in numbered], dtype="int64")
     frame = pd.DataFrame(body, index=index, columns=range(width), dtype=object)
-    return Table(headers, frame.fillna("").astype(str), decimal)
+    return Table(headers, _without_blank_rows(frame.fillna("").astype(str)), decimal)
 
 
 def _blank(cells: list[str]) -> bool:
@@ -133,10 +134,23 @@ def _blank(cells: list[str]) -> bool:
 
 
 def _without_blank_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every cell without its surrounding spaces, and the rows left with no text dropped.
+
+    Each distinct text of a column is stripped once (sheets repeat their values a lot).
+    """
     if frame.empty or not len(frame.columns):
         return frame
-    blank = (frame.apply(lambda column: column.str.strip()) == "").all(axis=1)
-    kept: pd.DataFrame = frame[~blank]
+    columns: dict[object, np.ndarray] = {}
+    blank = np.ones(len(frame), dtype=bool)
+    for name in frame.columns:
+        codes, uniques = pd.factorize(frame[name].to_numpy(dtype=object))
+        clean = np.empty(len(uniques) + 1, dtype=object)
+        clean[:] = [*(str(u).strip() for u in uniques), ""]  # code -1 (NaN): empty
+        column = clean[codes]
+        blank &= column == ""
+        columns[name] = column
+    stripped = pd.DataFrame(columns, index=frame.index, dtype=object)
+    kept: pd.DataFrame = stripped[~blank]
     return kept
 
 

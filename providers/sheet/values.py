@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pandas as pd
 
 from comparator.domain.billing import BILLING_MODES, parse_billing
@@ -38,6 +39,8 @@ INTEGER_RANGES = {
 MAX_PRICE = Decimal(10**12)  # per unit: totals stay well inside Decimal's 28 digits
 PRICE_PLACES = 12  # decimal places a price may have
 OBSERVED_RANGE = (datetime(1990, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC))
+# ASCII digits with an optional point: parse_decimal gives Decimal(text) for these exactly
+_PLAIN_NUMBER = re.compile(r"[0-9]{1,30}(?:\.[0-9]{1,30})?")
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff\x1e]")  # NUL, lone surrogates, JSON non-values
 
 
@@ -52,23 +55,46 @@ def _storable(text: str) -> None:
         raise _Bad("text without NUL bytes, unpaired surrogates or nested JSON values")
 
 
+def factorized(cells: pd.Series[str]) -> tuple[np.ndarray, list[str]]:
+    """(codes, distinct texts) of a column: each row's position in the distinct texts."""
+    codes, uniques = pd.factorize(cells.to_numpy(dtype=object))
+    return codes, [str(u) for u in uniques]
+
+
+def spread(distinct: list[object], codes: np.ndarray) -> list[object]:
+    """Each row's value: ``distinct[code]`` for every code, without a Python loop per row."""
+    result: list[object] = objects(distinct)[codes].tolist()
+    return result
+
+
 def _by_unique(column: str, convert: Callable[[str], object]) -> ColumnCheck:
     def check(cells: pd.Series[str]) -> tuple[list[object], list[RowProblem]]:
-        table: dict[str, object] = {}
-        bad: dict[str, str] = {}
-        for text in cells.unique():
+        codes, uniques = factorized(cells)
+        converted: list[object] = []
+        bad: dict[int, str] = {}
+        for code, text in enumerate(uniques):
             try:
                 _storable(text)
-                table[text] = convert(text)
+                converted.append(convert(text))
             except _Bad as exc:
-                bad[text] = str(exc)
-        problems = [
-            RowProblem(int(str(row)), column, bad[text], text)
-            for row, text in cells[cells.isin(list(bad))].items()
-        ]
-        return [table.get(text) for text in cells.tolist()], problems
+                bad[code] = str(exc)
+                converted.append(None)
+        return spread(converted, codes), _problems(cells, codes, bad, uniques, column)
 
     return check
+
+
+def _problems(
+    cells: pd.Series[str], codes: np.ndarray, bad: dict[int, str], texts: list[str], column: str
+) -> list[RowProblem]:
+    """One problem per row whose text is bad, in row order."""
+    if not bad:
+        return []
+    rows = np.isin(codes, list(bad))
+    return [
+        RowProblem(int(row), column, bad[code], texts[code])
+        for row, code in zip(cells.index[rows].tolist(), codes[rows].tolist(), strict=True)
+    ]
 
 
 def _required(text: str, what: str) -> str:
@@ -78,6 +104,9 @@ def _required(text: str, what: str) -> str:
 
 
 def _number(text: str, what: str, decimal: str) -> Decimal:
+    plain = decimal == "." or "." not in text  # with decimal ",", 1.234 is 1234
+    if plain and _PLAIN_NUMBER.fullmatch(text):  # what parse_decimal gives, 10x sooner
+        return Decimal(text)
     value = parse_decimal(text, decimal)
     if value is not None:
         return value
@@ -272,11 +301,32 @@ def column_checks(
     }
 
 
+def rows_where(column: list[object], predicate: Callable[[object], bool]) -> np.ndarray:
+    """A boolean mask of the rows whose value satisfies ``predicate``, asked once per value."""
+    codes, uniques = pd.factorize(objects(column))  # None is code -1: the last answer
+    return np.array([*(predicate(u) for u in uniques), predicate(None)], dtype=bool)[codes]
+
+
+def objects(column: list[object]) -> np.ndarray:
+    """A column as a NumPy object array (never split into dimensions, whatever the values)."""
+    array = np.empty(len(column), dtype=object)
+    array[:] = column
+    return array
+
+
+_VAT_CNY, _VAT_OTHER = Decimal("0.06"), Decimal(0)
+
+
 def fill_tax_defaults(values: dict[str, list[object]]) -> None:
     """Tax basis defaults (billing.md): CNY prices include 6 % VAT unless the sheet says so."""
-    for i, currency in enumerate(values["currency"]):
-        is_cny = currency == "CNY"
-        if values["tax_inclusive"][i] is None:
-            values["tax_inclusive"][i] = is_cny
-        if values["vat_rate"][i] is None:
-            values["vat_rate"][i] = Decimal("0.06") if is_cny else Decimal(0)
+    is_cny = rows_where(values["currency"], lambda c: c == "CNY")
+    for name, if_cny, otherwise in (
+        ("tax_inclusive", True, False),
+        ("vat_rate", _VAT_CNY, _VAT_OTHER),
+    ):
+        column = objects(values[name])
+        missing = rows_where(values[name], lambda v: v is None)
+        if missing.any():
+            column[missing & is_cny] = if_cny
+            column[missing & ~is_cny] = otherwise
+            values[name] = column.tolist()
