@@ -110,7 +110,7 @@ class Grid:
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.values: Ints = np.full(shape, INF)
 
-    def relax(self, index: tuple[Ints, ...], values: Ints) -> None:
+    def relax(self, index: tuple[Ints | slice, ...], values: Ints) -> None:
         """Lower the states at ``index`` (distinct cells) to ``values`` where smaller."""
         self.values[index] = np.minimum(self.values[index], values)
 
