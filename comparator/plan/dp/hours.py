@@ -53,6 +53,12 @@ class DailyCap:
         """The day of ``slot`` (0 without a cap: then days never matter)."""
         return int(self.day[slot]) if self.cap else 0
 
+    def run_from(self, values: Ints, first: int, slots: int) -> Ints:
+        """:meth:`run` from slots ``first + c`` (column ``c``)."""
+        if not self.cap:
+            return values
+        return self.run(values, first + np.arange(values.shape[-1], dtype=np.int64), slots)
+
     def run(self, values: Ints, starts: Ints, slots: Ints | int) -> Ints:
         """``values[..., h, c]`` after running ``slots`` slots from slot ``starts[c]``."""
         if not self.cap:

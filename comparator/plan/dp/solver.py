@@ -83,12 +83,17 @@ class Machines:
 
     def idle(self, closed: Ints, pause: Callable[[Ints], Ints]) -> Ints:
         """``[machine, ...]``: paused after a segment closed on each machine."""
+        if self.single:
+            paused: Ints = pause(closed.min(axis=0))[None]
+            return paused
         return np.stack([pause(closed[rows].min(axis=0)) for rows in self.groups])
 
     def restart(self, idle: Ints, closed: Ints, migration: int) -> Ints:
         """``[rate, ...]``: the cheapest restart of each rate: a resume on its own machine, or a
         migration (after a pause or not) that adds the ``migration`` tie unit."""
         own = idle[self.of_rate]
+        if self.single:
+            return own
         moved = np.minimum(_others_min(idle)[self.of_rate], self.other(closed))
         restart: Ints = np.minimum(own, np.minimum(moved + migration, INF))
         return restart

@@ -74,10 +74,9 @@ class HourlySteps:
             if layer >= self.trial_slots[j]:  # the trial is over: no more slots on it
                 self.open.values[j] = INF
         if self.cap.active:  # open segments run slot ``layer + d``
-            slots = layer + np.arange(self.width, dtype=np.int64)
-            self.open.values = self.cap.run(self.open.values, slots, 1)
+            self.open.values = self.cap.run_from(self.open.values, layer, 1)
             if self.young is not None:
-                self.young.values = self.cap.run(self.young.values, slots, 1)
+                self.young.values = self.cap.run_from(self.young.values, layer, 1)
         self._age(layer)
         self._start(layer, sources.values[: self.count], 0)
         if resume and self.overhead:
@@ -118,7 +117,7 @@ class HourlySteps:
         new = values[:, :, :count] - paid + segment
         if not self.rates.all_free:
             new = np.where(self.rates.free(layer, count, overhead + 1)[:, None, :], new, INF)
-        new = self.cap.run(new, starts, overhead + 1)
+        new = self.cap.run_from(new, layer, overhead + 1)
         where = slice(overhead, self.width)
         for j, minimum in enumerate(self.minimum):
             if overhead + 1 >= minimum:
@@ -209,19 +208,17 @@ class ContractSteps:
         if free is not None:
             cost = np.where(free, cost, INF)
         where = slice(overhead, self.width)
-        starts = layer + np.arange(count, dtype=np.int64)
         if gain >= self.work - layer:  # the last chain: runs only until the work is done
-            ran = self.cap.run(cost, starts, overhead + self.work - layer)
+            ran = self.cap.run_from(cost, layer, overhead + self.work - layer)
             terminal.relax(where, ran.min(axis=0))
         else:
-            ran = self.cap.run(cost, starts, self.span[j])
+            ran = self.cap.run_from(cost, layer, self.span[j])
             self.chains.relax_view((self.slot[j], layer + gain, 0, slice(None), where), ran)
 
     def _extend(self, j: int, layer: int, terminal: Terminal) -> None:
         i, period = self.slot[j], self.period[j]
         free = self._free(j, layer, self.width, period)
         everything = slice(None)
-        starts = layer + np.arange(self.width, dtype=np.int64)
         last = period >= self.work - layer
         for klass in range(self.rates.class_count):
             nxt = int(self.rates.next_class[j, klass])
@@ -231,7 +228,7 @@ class ContractSteps:
             cost = values + self.rates.scaled_increment[j, klass]
             if free is not None:
                 cost = np.where(free, cost, INF)
-            cost = self.cap.run(cost, starts, self.work - layer if last else period)
+            cost = self.cap.run_from(cost, layer, self.work - layer if last else period)
             if last:
                 terminal.relax(everything, cost.min(axis=0))
             else:
