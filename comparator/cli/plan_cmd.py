@@ -27,7 +27,7 @@ from comparator.cli._common import (
 )
 from comparator.cli.tables import print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
-from comparator.i18n import billing_label, yes_no
+from comparator.i18n import billing_label, label, yes_no
 
 if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --help
     from comparator.plan import Plan, PlanResult
@@ -156,7 +156,10 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
     table = _segment_table(best, lang)
     print_table(out, table, drop=[tr(lang, "周期", "Periods"), tr(lang, "实付均价", "Avg paid")])
     for item in best.bill:
-        if item.note:
+        if not item.stated:  # billed at 0 or assumed: say it plainly, not dimmed
+            what = f"{label(lang, 'bill_' + item.kind)}: {label(lang, 'unstated_' + item.kind)}"
+            out.print(f"[yellow]{escape(what)}[/]")
+        elif item.note:
             out.print(f"[dim]{escape(item.kind)}: {escape(item.note)}[/]")
     zone = best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else DEFAULT_TIMEZONE
     from comparator.plan import timeline_lines
