@@ -4,6 +4,7 @@ stock)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -81,7 +82,7 @@ def plan(
         else:
             for result in shared.results:
                 _print(result, lang)
-            _print_shared(shared.optimal, shared.gap, lang)
+            _print_shared(shared.optimal, shared.gap, lang, shared.dp_fallback)
         if not all(r.feasible for r in shared.results):
             raise typer.Exit(NO_FEASIBLE_PLAN)
         return
@@ -309,7 +310,7 @@ def _print_assumptions(out: Console, result: PlanResult, lang: str) -> None:
     )
 
 
-def _print_shared(optimal: bool, gap: float, lang: str) -> None:
+def _print_shared(optimal: bool, gap: float, lang: str, fallback: Mapping[str, list[str]]) -> None:
     verdict = tr(
         lang,
         "已证明最优" if optimal else "未证明最优",
@@ -318,3 +319,15 @@ def _print_shared(optimal: bool, gap: float, lang: str) -> None:
     console().print(
         f"[bold]{tr(lang, '多任务共享库存', 'Jobs sharing stock')}[/]: {verdict}, gap {gap:.4%}"
     )
+    for name, reasons in fallback.items():
+        why = ", ".join(reasons)
+        console().print(
+            escape(
+                tr(
+                    lang,
+                    f"{name}：混合整数规划不计 {why}，改用单任务精确规划（在其他任务剩余库存上）",
+                    f"{name}: the MILP does not model {why}; planned by the exact "
+                    f"per-job DP on the stock the other jobs leave",
+                )
+            )
+        )
