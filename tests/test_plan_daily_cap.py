@@ -172,3 +172,14 @@ def test_max_hours_per_day_is_read_from_the_job_file() -> None:
         data = {**base, "schedule": {**base["schedule"], "max_hours_per_day": bad}}
         with pytest.raises(JobFileError, match=r"schedule\.max_hours_per_day"):
             parse_job(data, "j.toml")
+
+
+def test_a_cap_that_cannot_fit_before_the_deadline_is_named() -> None:
+    offers = [make_offer("h", "hourly", "100", cards=8, country="SG", provider="sg", region="sg-1")]
+    short = _job(20, 1)
+    short = dataclasses.replace(
+        short, schedule=dataclasses.replace(short.schedule, deadline=START + timedelta(days=5))
+    )
+    result = plan_job(short, offers, {}, CONTEXT)
+    assert result.best is None and result.binding == "deadline"
+    assert result.message is not None and "max_hours_per_day = 1" in result.message
