@@ -44,6 +44,10 @@ class DailyCap:
         long_days = np.cumsum(lengths > self.cap)  # per day index among ``starts``
         self.long_before = np.concatenate(([0], long_days))
         self.ordinal = np.cumsum(first) - 1  # the day's position among ``starts``
+        self.midnight = first  # slot t starts a day
+        # a whole day after the first (partial) one that fits the cap: then long runs may fit
+        self.short_inner = bool((lengths[1:-1] <= self.cap).any())
+        self.longest = int(lengths.max())
 
     @property
     def active(self) -> bool:
@@ -54,10 +58,30 @@ class DailyCap:
         return int(self.day[slot]) if self.cap else 0
 
     def run_from(self, values: Ints, first: int, slots: int) -> Ints:
-        """:meth:`run` from slots ``first + c`` (column ``c``)."""
+        """:meth:`run` from slots ``first + c`` (column ``c``): a few slots one at a time, and
+        nothing reachable when the run is longer than two days' caps and no whole day fits."""
         if not self.cap:
             return values
+        if slots > 2 * self.cap and not self.short_inner:
+            return np.full(values.shape, INF)
+        if slots <= 4:
+            for k in range(slots):
+                values = self._tick(values, first + k)
+            return values
         return self.run(values, first + np.arange(values.shape[-1], dtype=np.int64), slots)
+
+    def _tick(self, values: Ints, first: int) -> Ints:
+        """Run one slot from slots ``first + c``: ``h + 1`` within a day (at most the cap);
+        arriving at midnight, 0 from any ``h`` below the cap."""
+        ticked = np.empty_like(values)
+        ticked[..., 0, :] = INF
+        ticked[..., 1:, :] = values[..., :-1, :]
+        width = values.shape[-1]
+        columns = np.nonzero(self.midnight[first + 1 : first + 1 + width])[0]
+        if len(columns):
+            ticked[..., columns] = INF
+            ticked[..., 0, columns] = values[..., : self.cap, columns].min(axis=-2)
+        return ticked
 
     def run(self, values: Ints, starts: Ints, slots: Ints | int) -> Ints:
         """``values[..., h, c]`` after running ``slots`` slots from slot ``starts[c]``."""
@@ -104,14 +128,18 @@ class DailyCap:
             running = np.minimum.accumulate(shifted, axis=-1)
             idle[..., 1:] = np.minimum(running[..., :-1] + steps[1:], INF)
             return idle
-        day = self.day[layer : layer + width]
-        bounds = np.nonzero(np.diff(day))[0] + 1
+        slots = layer + np.arange(width, dtype=np.int64)
+        day = self.ordinal[slots] - self.ordinal[layer]  # the column's day, from 0
+        offset = slots - self.day_start[slots]  # its slot within that day
+        padded = np.full((shifted.shape[0], int(day[-1]) + 1, self.longest), INF)
+        padded[:, day, offset] = shifted
+        running = np.minimum.accumulate(padded, axis=-1)
+        earlier = running[:, day, np.maximum(offset - 1, 0)]
+        idle = np.where(offset > 0, earlier, INF)  # paused since a slot of the same day
         anywhere = np.minimum.accumulate(shifted.min(axis=0))
-        for low, high in zip(np.r_[0, bounds], np.r_[bounds, width], strict=True):
-            running = np.minimum.accumulate(shifted[:, low:high], axis=-1)
-            idle[:, low + 1 : high] = running[:, :-1]
-            if low:
-                idle[0, low:high] = np.minimum(idle[0, low:high], anywhere[low - 1])
+        day_first = slots - offset - layer  # the column where the column's day starts
+        crossed = np.where(day > 0, anywhere[np.maximum(day_first - 1, 0)], INF)
+        idle[0] = np.minimum(idle[0], crossed)  # paused since an earlier day: h resets
         paused: Ints = np.minimum(idle + steps, INF)
         return paused
 
