@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import resource
 import random
+import resource
 import statistics
 import sys
 import time
