@@ -183,3 +183,29 @@ def test_a_cap_that_cannot_fit_before_the_deadline_is_named() -> None:
     result = plan_job(short, offers, {}, CONTEXT)
     assert result.best is None and result.binding == "deadline"
     assert result.message is not None and "max_hours_per_day = 1" in result.message
+
+
+def test_the_quote_names_the_run_windows_and_the_daily_cap() -> None:
+    import json
+
+    from comparator.quote.document import job_section
+    from comparator.report import render as report
+    from tests.htmltree import parse_html
+    from tests.test_report_html import DATA
+
+    document = json.loads((DATA / "quote_document.json").read_text(encoding="utf-8"))
+    document["job"] = {**document["job"], **job_section(_job(20, 8, ("mon-fri 09:00-18:00",)))}
+    assert document["job"]["max_hours_per_day"] == 8
+    for lang, words in (("en", "At most a day"), ("zh-CN", "每天最多运行")):
+        html = report.render_html(document, lang=lang)
+        root = parse_html(html)
+        found = {
+            c: e.text().strip()
+            for e in root.iter()
+            for c in e.attrs.get("class", "").split()
+            if c in {"run-windows", "max-hours-per-day"}
+        }
+        assert found == {"run-windows": "mon-fri 09:00-18:00", "max-hours-per-day": "8 h"}
+        assert words in html
+    document["job"]["max_hours_per_day"] = None
+    assert "max-hours-per-day" not in report.render_html(document, lang="en")

@@ -91,6 +91,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "alternatives_count": ("个备选方案", "alternative plans"),
     "no_plan": ("没有可行方案", "No feasible plan"),
     "interruptible": ("可中断", "Interruptible"),
+    "run_windows": ("运行时段", "Run windows"),
+    "max_hours_per_day": ("每天最多运行", "At most a day"),
     "yes": ("是", "yes"),
     "no": ("否", "no"),
     "requirements": ("要求", "Requirements"),
