@@ -390,14 +390,7 @@ def validate_schedule(problem: ScheduleProblem, result: ScheduleResult) -> list[
         problems.append(f"total {result.cost}, segments and storage sum to {total}")
     if segments and result.finish != segments[-1].run_end:
         problems.append(f"finish {result.finish}, last run slot ends {segments[-1].run_end}")
-    return problems + _cap_problems(problem, segments)
-
-
-def _cap_problems(problem: ScheduleProblem, segments: Sequence[ScheduledSegment]) -> list[str]:
-    """The daily cap: at most ``max_run_slots_per_day`` run slots (overhead included) a day."""
-    cap = problem.max_run_slots_per_day
-    if not cap or not segments:
-        return []
-    days = problem.day_indices(max(s.run_end for s in segments))
+    cap = problem.max_run_slots_per_day  # run slots a day, overhead included
+    days = problem.day_indices(max((s.run_end for s in segments), default=0))
     ran = Counter(days[t] for s in segments for t in range(s.start, s.run_end))
-    return [f"day {day}: {n} run slots, cap {cap}" for day, n in sorted(ran.items()) if n > cap]
+    return problems + [f"day {d}: {n} run slots, cap {cap}" for d, n in ran.items() if 0 < cap < n]
