@@ -155,7 +155,7 @@ LABELS: dict[str, tuple[str, str]] = {
         "the data centre states no egress price: billed at 0",
     ),
     "unstated_upload": (
-        "数据中心未注明上传带宽，按 1 Gbit/s 估算",
+        "数据中心未注明上传带宽，按 1 Gb/s 估算",
         "the data centre states no upload bandwidth: 1 Gbit/s assumed",
     ),
     "calendar_provisional": ("节假日安排暂定", "Provisional holiday calendar"),
