@@ -53,6 +53,11 @@ class DailyCap:
     def active(self) -> bool:
         return self.cap > 0
 
+    def least(self, values: Ints) -> Ints:
+        """The cheapest over the ``h`` axis (a view without a cap)."""
+        least: Ints = values[..., 0, :] if self.size == 1 else values.min(axis=-2)
+        return least
+
     def day_of(self, slot: int) -> int:
         """The day of ``slot`` (0 without a cap: then days never matter)."""
         return int(self.day[slot]) if self.cap else 0
@@ -119,10 +124,13 @@ class DailyCap:
         ``e < d`` (slot ``layer + e``), each paused slot paying ``storage``; ``h`` is kept within
         a day and reset at midnight."""
         width = closed.shape[-1]
-        steps = np.arange(width, dtype=np.int64) * storage
         idle = np.full(closed.shape, INF)
         if width < 2:
             return idle
+        if not (self.cap or storage):
+            idle[..., 1:] = np.minimum.accumulate(closed, axis=-1)[..., :-1]
+            return idle
+        steps = np.arange(width, dtype=np.int64) * storage
         shifted = np.minimum(closed, INF) - steps
         if not self.cap:
             running = np.minimum.accumulate(shifted, axis=-1)

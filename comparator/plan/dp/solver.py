@@ -42,18 +42,15 @@ from comparator.plan.problem import ScheduleProblem, ScheduleResult
 
 
 def _others_min(closed: Ints) -> Ints:
-    """``[j, ...]``: the minimum over every rate but ``j`` (the smaller of the running minima
-    before and after ``j``)."""
+    """``[j, ...]``: the minimum over every rate but ``j`` (the second smallest where ``j`` is
+    the smallest; ties make both equal)."""
     count = closed.shape[0]
     if count == 1:
         return np.full(closed.shape, INF)
     if count == 2:
         return closed[::-1].copy()
-    before = np.minimum.accumulate(closed, axis=0)
-    after = np.minimum.accumulate(closed[::-1], axis=0)[::-1]
-    others = np.full(closed.shape, INF)
-    others[1:] = before[:-1]
-    np.minimum(others[:-1], after[1:], out=others[:-1])
+    ranked = np.sort(closed, axis=0)
+    others: Ints = np.where(closed == ranked[0], ranked[1], ranked[0])
     return others
 
 

@@ -117,7 +117,8 @@ class HourlySteps:
         new = values[:, :, :count] - paid + segment
         if not self.rates.all_free:
             new = np.where(self.rates.free(layer, count, overhead + 1)[:, None, :], new, INF)
-        new = self.cap.run_from(new, layer, overhead + 1)
+        if self.cap.active:
+            new = self.cap.run_from(new, layer, overhead + 1)
         where = slice(overhead, self.width)
         for j, minimum in enumerate(self.minimum):
             if overhead + 1 >= minimum:
@@ -128,7 +129,7 @@ class HourlySteps:
 
     def finish(self, work: int, terminal: Terminal) -> None:
         """Completions in the last layer: close open segments, padding young ones."""
-        terminal.relax(slice(None), self.close(work).min(axis=(0, 1)))
+        terminal.relax(slice(None), self.cap.least(self.close(work)).min(axis=0))
         if self.young is None:
             return
         for j, minimum in enumerate(self.minimum):
@@ -138,7 +139,7 @@ class HourlySteps:
     def _pad(self, j: int, age: int, work: int, terminal: Terminal) -> None:
         assert self.young is not None
         rates, minimum = self.rates, self.minimum[j]
-        values = self.young.values[j, age - 1].min(axis=0)  # padding runs no slot
+        values = self.cap.least(self.young.values[j, age - 1])  # padding runs no slot
         starts = np.maximum(work + np.arange(self.width) - age, 0)
         ends = starts + minimum
         cent = int(rates.cent[j])
@@ -208,12 +209,15 @@ class ContractSteps:
         if free is not None:
             cost = np.where(free, cost, INF)
         where = slice(overhead, self.width)
+        cap = self.cap
         if gain >= self.work - layer:  # the last chain: runs only until the work is done
-            ran = self.cap.run_from(cost, layer, overhead + self.work - layer)
-            terminal.relax(where, ran.min(axis=0))
+            if cap.active:
+                cost = cap.run_from(cost, layer, overhead + self.work - layer)
+            terminal.relax(where, cap.least(cost))
         else:
-            ran = self.cap.run_from(cost, layer, self.span[j])
-            self.chains.relax_view((self.slot[j], layer + gain, 0, slice(None), where), ran)
+            if cap.active:
+                cost = cap.run_from(cost, layer, self.span[j])
+            self.chains.relax_view((self.slot[j], layer + gain, 0, slice(None), where), cost)
 
     def _extend(self, j: int, layer: int, terminal: Terminal) -> None:
         i, period = self.slot[j], self.period[j]
@@ -228,8 +232,9 @@ class ContractSteps:
             cost = values + self.rates.scaled_increment[j, klass]
             if free is not None:
                 cost = np.where(free, cost, INF)
-            cost = self.cap.run_from(cost, layer, self.work - layer if last else period)
+            if self.cap.active:
+                cost = self.cap.run_from(cost, layer, self.work - layer if last else period)
             if last:
-                terminal.relax(everything, cost.min(axis=0))
+                terminal.relax(everything, self.cap.least(cost))
             else:
                 self.chains.relax_view((i, layer + period, nxt, everything, everything), cost)
