@@ -2,10 +2,14 @@
 types (daily, weekly, monthly) and 200 offers; then HiGHS on the same instance.
 
     .venv/bin/python benchmarks/plan.py [--seed 1] [--highs-time-limit 60] [--no-highs]
+                                        [--max-hours-per-day 8]
 
 Prints the planner's wall time (target < 2 s), the number of candidates solved exactly and
 pruned by the lower bound, and HiGHS's status, objective, bound and time on the time-indexed
 MILP of the same candidates (:mod:`comparator.plan.milp.model`), with the ratio of the two times.
+With ``--max-hours-per-day N`` it also plans the job with ``[schedule] max_hours_per_day = N``
+(the DP's hours-run-today axis) and prints both CPU times (user + sys), their ratio and the
+process's peak RSS after each.
 The catalog is synthetic (seeded): 50 (provider, region, GPU) groups × 4 offers of 8-card
 nodes — hourly with night / weekend / public-holiday discounts, daily, weekly and monthly.
 Prices are whole cents after every time-of-use factor, so both methods price alike.
@@ -14,7 +18,9 @@ Prices are whole cents after every time-of-use factor, so both methods price ali
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
+import resource
 import statistics
 import sys
 import time
@@ -112,6 +118,29 @@ def job(card_hours: int) -> Job:
     )
 
 
+def _cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def capped_run(the_job: Job, offers: list[OfferView], context: PlanContext, cap: int) -> None:
+    """The same job without and with a daily cap: CPU seconds, ratio, peak RSS."""
+    capped = dataclasses.replace(
+        the_job, schedule=dataclasses.replace(the_job.schedule, max_hours_per_day=cap)
+    )
+    figures = []
+    for label, which in (("no cap", the_job), (f"max_hours_per_day = {cap}", capped)):
+        before = _cpu_s()
+        result = plan_job(which, offers, {}, context)
+        cpu = _cpu_s() - before
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        best = result.best
+        found = f"{best.total_cost} CNY, finish {best.finish:%m-%d %H:%M}" if best else "none"
+        print(f"{label}: CPU {cpu:.3f} s, peak RSS {rss:.0f} MiB so far — {found}")
+        figures.append(cpu)
+    print(f"ratio capped / uncapped CPU: {figures[1] / figures[0]:.1f}×")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -119,6 +148,7 @@ def main() -> None:
     parser.add_argument("--highs-time-limit", type=float, default=60.0)
     parser.add_argument("--repeat", type=int, default=3, help="planner runs (median shown)")
     parser.add_argument("--no-highs", action="store_true")
+    parser.add_argument("--max-hours-per-day", type=int, default=None)
     args = parser.parse_args()
     offers = catalog(args.seed)
     context = PlanContext(
@@ -145,6 +175,8 @@ def main() -> None:
         f"candidates {result.stats['candidates']}, solved {result.stats['solved']}, "
         f"pruned by the bound {result.stats['pruned']}"
     )
+    if args.max_hours_per_day:
+        capped_run(the_job, offers, context, args.max_hours_per_day)
     if args.no_highs:
         return
     candidates = prepare(the_job, offers, {}, context).built.candidates

@@ -5,11 +5,16 @@ slots, contract chains of any length, idle slots, padding after the deadline), m
 segments exactly as billing.md defines them, prices each segment with ``Decimal`` and
 ``round_money``, and then tries every set of run slots the paid slots allow. Every rate has a
 machine: consecutive run slots on two machines are a migration (a new run block, which pays the
-restart overhead and is refused to a job that may not pause); docs/billing.md.
+restart overhead and is refused to a job that may not pause); docs/billing.md. Ties count
+*migrations*: run blocks whose machine differs from the previous block's (after a pause or not).
+Under a daily cap (``max_run_slots_per_day``) every local day runs at most that many slots, and
+the job runs in every slot it pays for until it finishes (the DP's model, ScheduleProblem).
 """
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from collections.abc import Iterator
 from decimal import Decimal
 
@@ -101,32 +106,47 @@ def _price(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> _Priced | Non
 
 
 _Priced = tuple[Decimal, int, tuple[str | None, ...]]
-Best = tuple[Decimal, int, int, int]  # cost, restarts, line items, finish
+Best = tuple[Decimal, int, int, int]  # cost, migrations, line items, finish
 
 
-def _runs(
-    machines: tuple[str | None, ...], work: int, overhead: int, interruptible: bool
-) -> list[tuple[int, int, int]]:
-    """(restarts, first run slot, finish) of every set of rented run slots doing exactly ``work`` slots of work.
+def _runs(problem: ScheduleProblem, machines: tuple[str | None, ...]) -> list[tuple[int, int, int]]:
+    """(migrations, first run slot, finish) of every set of rented run slots doing exactly the
+    job's work.
 
     A block is a maximal run of consecutive run slots on one machine: a pause or a change of
-    machine (a migration) starts a new one, which loses ``overhead`` slots."""
+    machine (a migration) starts a new one, which loses the overhead."""
+    overhead = problem.restart_overhead_slots if problem.interruptible else 0
+    work, cap = problem.work_slots, problem.max_run_slots_per_day
+    days = problem.day_indices(len(machines))
     found = []
     deadline = len(machines)
     for mask in range(1, 1 << deadline):
         slots = [t for t in range(deadline) if mask >> t & 1]
         if any(machines[t] is None for t in slots):
             continue
-        blocks = sum(
-            1
+        firsts = [
+            t
             for t in slots
             if not (t > 0 and mask >> (t - 1) & 1 and machines[t - 1] == machines[t])
-        )
-        if not interruptible and blocks > 1:
+        ]
+        if not problem.interruptible and len(firsts) > 1:
             continue
-        if len(slots) - overhead * (blocks - 1) == work:
-            found.append((blocks - 1, slots[0], slots[-1] + 1))
+        if len(slots) - overhead * (len(firsts) - 1) != work:
+            continue
+        if cap and not _within_cap(machines, slots, days, cap):
+            continue
+        moved = sum(1 for a, b in itertools.pairwise(firsts) if machines[a] != machines[b])
+        found.append((moved, slots[0], slots[-1] + 1))
     return found
+
+
+def _within_cap(
+    machines: tuple[str | None, ...], slots: list[int], days: list[int], cap: int
+) -> bool:
+    """At most ``cap`` run slots a day, and no slot paid but not run before the finish."""
+    if any(machines[t] is not None for t in range(slots[-1] + 1) if t not in slots):
+        return False
+    return all(count <= cap for count in Counter(days[t] for t in slots).values())
 
 
 def _plans(problem: ScheduleProblem) -> dict[int, Best]:
@@ -139,13 +159,11 @@ def _plans(problem: ScheduleProblem) -> dict[int, Best]:
         cost, items, machines = priced
         if (cost, items) < cheapest.get(machines, (Decimal("Infinity"), 0)):
             cheapest[machines] = (cost, items)
-    overhead = problem.restart_overhead_slots if problem.interruptible else 0
     best: dict[int, Best] = {}
     for machines, (cost, items) in cheapest.items():
-        runs = _runs(machines, problem.work_slots, overhead, problem.interruptible)
-        for restarts, first, finish in runs:
+        for moved, first, finish in _runs(problem, machines):
             stored = problem.storage_per_slot * (finish - first)  # the data disk, pauses too
-            key = (cost + stored, restarts, items, finish)
+            key = (cost + stored, moved, items, finish)
             if finish not in best or key < best[finish]:
                 best[finish] = key
     return best
@@ -165,7 +183,7 @@ def brute_force(problem: ScheduleProblem) -> dict[int, Decimal]:
 
 
 def brute_force_best(problem: ScheduleProblem) -> Best | None:
-    """The plan a person would order: cheapest, then fewest restarts (migrations and resumes),
-    then fewest line items, then earliest finish."""
+    """The plan a person would order: cheapest, then fewest migrations, then fewest line
+    items, then earliest finish."""
     best = _plans(problem)
     return min(best.values()) if best else None

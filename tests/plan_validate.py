@@ -11,6 +11,7 @@ compliance. It returns the list of problems (empty when the plan is valid).
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -42,6 +43,7 @@ class ValidationContext:
     eligible_ids: frozenset[str] | None = None
     timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
     no_conversion: frozenset[str] = frozenset()
+    day_zone: ZoneInfo = DEFAULT_TIMEZONE  # the job's zone: its days for max_hours_per_day
 
     def zone(self, provider: str) -> ZoneInfo:
         return self.timezones.get(provider, DEFAULT_TIMEZONE)
@@ -195,6 +197,21 @@ class _Checker:
                 break
             hour += HOUR
 
+    def daily(self, segments: Sequence[PlanSegment]) -> None:
+        """``max_hours_per_day``: run hours (restarts included) per day of the job's zone."""
+        cap = self.job.schedule.max_hours_per_day
+        if cap is None:
+            return
+        zone = self.context.day_zone
+        ran = Counter(
+            (s.start + HOUR * i).astimezone(zone).date()
+            for s in segments
+            for i in range(s.run_hours)
+        )
+        for day, hours in sorted(ran.items()):
+            if hours > cap:
+                self.fail(f"{day}: runs {hours} h, max_hours_per_day {cap}")
+
     def sequence(self, segments: Sequence[PlanSegment]) -> None:
         for before, after in itertools.pairwise(segments):
             if after.start < before.end:
@@ -273,6 +290,7 @@ class _Checker:
             self.run(segment)
         self.sequence(segments)
         self.work(segments)
+        self.daily(segments)
         self.totals(segments)
         return self.problems
 
@@ -372,4 +390,7 @@ def validate_schedule(problem: ScheduleProblem, result: ScheduleResult) -> list[
         problems.append(f"total {result.cost}, segments and storage sum to {total}")
     if segments and result.finish != segments[-1].run_end:
         problems.append(f"finish {result.finish}, last run slot ends {segments[-1].run_end}")
-    return problems
+    cap = problem.max_run_slots_per_day  # run slots a day, overhead included
+    days = problem.day_indices(max((s.run_end for s in segments), default=0))
+    ran = Counter(days[t] for s in segments for t in range(s.start, s.run_end))
+    return problems + [f"day {d}: {n} run slots, cap {cap}" for d, n in ran.items() if 0 < cap < n]

@@ -99,6 +99,34 @@ def test_what_a_data_centre_does_not_state_is_named_not_guessed() -> None:
     assert "assumed" in upload.note and upload.quantity == D("4.44")  # 1 Gbit/s, documented
     assert storage.cost == 0 and "no storage price" in storage.note
     assert egress.cost == 0 and "no egress price" in egress.note
+    assert [line.to_json()["stated"] for line in best.bill] == [False, False, False]
+    stated = _plan(_job(20), TERMS).best
+    assert stated is not None and all(line.stated for line in stated.bill)
+
+
+def test_an_unstated_storage_price_reaches_the_quotes_attention_list() -> None:
+    """Billed at 0, and said so where a manager looks: the quote's attention list (both
+    languages), not only a dim note beside the line."""
+    import json
+
+    from comparator.report import render as report
+    from tests.htmltree import parse_html
+    from tests.test_report_html import DATA
+
+    document = json.loads((DATA / "quote_document.json").read_text(encoding="utf-8"))
+    for terms, expected in ((StorageTerms(upload_gbps=D(1)), 2), (TERMS, 0)):
+        best = _plan(_job(20), terms).best
+        assert best is not None
+        document["plan"]["best"] = {**document["plan"]["best"], **best.to_json()}
+        for lang, text in (
+            ("en", "states no storage price: billed at 0"),
+            ("zh-CN", "未注明存储价格"),
+        ):
+            root = parse_html(report.render_html(document, lang=lang))
+            items = [e for e in root.iter() if "unstated" in e.attrs.get("class", "").split()]
+            assert len(items) == expected
+            if expected:
+                assert text in " ".join(e.text() for e in items)
 
 
 def test_data_keys_in_job_and_profile() -> None:

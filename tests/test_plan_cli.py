@@ -6,7 +6,7 @@ import json
 import re
 import subprocess
 import sys
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -342,3 +342,27 @@ def test_quote_without_a_feasible_plan_exits_4(cli: Any, demo_db_url: str, tmp_p
     result = cli("quote", str(path), "--today", TODAY, db=demo_db_url, lang="en")
     assert result.code == 4, result.err
     assert "No feasible plan (compliance)" in " ".join(result.out.split())
+
+
+def test_the_storage_example_runs_8_hours_a_day_and_names_what_is_not_stated(
+    cli: Any, demo_db_url: str
+) -> None:
+    example = REPO / "examples/storage-upload-windows.toml"
+    human = cli("plan", str(example), "--today", TODAY, db=demo_db_url, lang="en")
+    assert human.code == 0, human.err
+    document = cli("plan", str(example), "--today", TODAY, "--json", db=demo_db_url).json()
+    best = document["best"]
+    unstated = {line["kind"] for line in best["bill"] if not line["stated"]}
+    said = {"upload": "upload bandwidth", "storage": "storage price", "egress": "egress price"}
+    for kind in unstated:
+        assert f"the data centre states no {said[kind]}" in human.out
+    assert "storage" in unstated  # the demo data centre chosen states no storage price
+    by_day: dict[str, int] = {}
+    for segment in best["segments"]:
+        hour = datetime.fromisoformat(segment["start"])
+        while hour < datetime.fromisoformat(segment["run_end"]):
+            by_day[hour.date().isoformat()] = by_day.get(hour.date().isoformat(), 0) + 1
+            hour += timedelta(hours=1)
+    assert max(by_day.values()) == 8  # the 09:00–18:00 window alone would allow 9
+    upload = next(line for line in best["bill"] if line["kind"] == "upload")
+    assert upload["end"] == best["segments"][0]["start"] and upload["quantity"] == "4.44"

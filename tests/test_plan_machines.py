@@ -2,8 +2,9 @@
 
 A machine is one (provider, data centre, GPU, rental unit size): billing changes on one machine
 are seamless, a change of machine is a migration (restart overhead; refused to a job that may
-not pause). Among plans of equal cost the DP picks the fewest restarts, then the fewest line
-items, then the earliest finish; the brute-force oracle checks all of it.
+not pause). Among plans of equal cost the DP picks the fewest migrations (changes of machine,
+after a pause or not; a resume on the same machine is none), then the fewest line items, then
+the earliest finish; the brute-force oracle checks all of it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from comparator.plan.problem import (
 from comparator.plan.result import PlanResult
 from tests.plan_validate import (
     ValidationContext,
-    resume_problems,
     validate_plan,
     validate_schedule,
 )
@@ -56,13 +56,11 @@ def _by_finish(profile: ScheduleProfile) -> dict[int, Decimal]:
     return best
 
 
-def restarts(problem: ScheduleProblem, result: ScheduleResult) -> int:
+def migrations(problem: ScheduleProblem, result: ScheduleResult) -> int:
+    """Changes of machine between consecutive line items (after a pause or not)."""
     machine = dict(zip(problem.rate_keys, problem.machines, strict=True))
-    spans = [(s.start, s.run_end, s.overhead_slots) for s in result.segments]
-    machines = [machine[s.key] for s in result.segments]
-    overhead = problem.restart_overhead_slots if problem.interruptible else 0
-    blocks, _ = resume_problems(spans, overhead, problem.interruptible, "slots", machines)
-    return blocks - 1
+    keys = [machine[s.key] for s in result.segments]
+    return sum(1 for a, b in itertools.pairwise(keys) if a != b)
 
 
 def best_of(problem: ScheduleProblem) -> ScheduleResult | None:
@@ -114,8 +112,8 @@ def random_problem(rng: random.Random) -> ScheduleProblem:
 @pytest.mark.parametrize("seed", range(6))
 def test_the_dp_equals_the_oracle_with_machines_migrations_and_equal_prices(seed: int) -> None:
     """40 instances per seed, 240 in all: every finish slot's cost to the cent (storage of
-    paused slots included), and the plan chosen has the oracle's fewest restarts, then line
-    items, then earliest finish."""
+    paused slots included), and the plan chosen has, among every equal-cost plan the oracle
+    enumerates, the fewest migrations, then line items, then earliest finish."""
     rng = random.Random(1300 + seed)
     for _ in range(40):
         problem = random_problem(rng)
@@ -129,7 +127,7 @@ def test_the_dp_equals_the_oracle_with_machines_migrations_and_equal_prices(seed
         assert diagonal is not None, problem
         result = profile.schedule(diagonal)
         assert validate_schedule(problem, result) == [], problem
-        got = (result.cost, restarts(problem, result), len(result.segments), result.finish)
+        got = (result.cost, migrations(problem, result), len(result.segments), result.finish)
         assert got == expected, problem
         assert_no_mergeable_neighbours(problem, result)
 
@@ -217,7 +215,20 @@ def test_a_migration_pays_the_restart_overhead() -> None:
         ("a", 0, 2, 0),
         ("b", 2, 5, 1),
     ]
-    assert restarts(problem, result) == 1
+    assert migrations(problem, result) == 1
+
+
+def test_ties_count_migrations_not_resumes_on_the_same_machine() -> None:
+    """¥3 either way: one move to machine m2 (2 line items, done at slot 3) or two pauses on
+    m1 (3 line items, done at slot 5). The fewest migrations come first."""
+    a = HourlyRate("a", (D(1), D(9), D(1), D(9), D(1)), machine="m1")
+    b = HourlyRate("b", (D(9), D(1), D(1), D(9), D(9)), machine="m2")
+    problem = ScheduleProblem(5, 3, True, 0, (a, b))
+    result = best_of(problem)
+    assert result is not None and result.cost == D("3.00")
+    assert migrations(problem, result) == 0
+    assert [(s.key, s.start) for s in result.segments] == [("a", 0), ("a", 2), ("a", 4)]
+    assert brute_force_best(problem) == (D("3.00"), 0, 3, 5)
 
 
 # --- the planner end to end ----------------------------------------------------------------

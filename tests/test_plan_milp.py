@@ -53,19 +53,18 @@ def medium_problem(rng: random.Random) -> ScheduleProblem:
         for j in range(rng.randint(0, 2))
     )
     interruptible = rng.random() < 0.7
+    work = rng.randint(4, deadline // 2)
+    overhead = rng.choice([0, 1, 2]) if interruptible else 0
+    storage = D(rng.randint(1, 300)) / 100 if rng.random() < 0.5 else D(0)  # the data disk
     return ScheduleProblem(
-        deadline,
-        rng.randint(4, deadline // 2),
-        interruptible,
-        rng.choice([0, 1, 2]) if interruptible else 0,
-        tuple(rates),
-        contracts,
+        deadline, work, interruptible, overhead, tuple(rates), contracts, storage
     )
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_highs_proves_the_dp_optimum_on_medium_instances(seed: int) -> None:
-    """6 instances per seed, 24 in all: proven optimal, equal to the DP to the cent."""
+    """6 instances per seed, 24 in all (half with a storage charge over the rental window,
+    paused slots included): proven optimal, equal to the DP to the cent."""
     rng = random.Random(1000 + seed)
     for _ in range(6):
         problem = medium_problem(rng)
@@ -193,3 +192,48 @@ def test_jobs_with_data_sharing_stock_keep_their_whole_bill() -> None:
         )
         assert validate_plan(plan, check) == []
     assert shared.total_cost == sum(p.total_cost for p in plans if p is not None)
+
+
+def test_jobs_the_milp_cannot_price_fall_back_to_the_exact_dp_and_say_so() -> None:
+    """A free trial and a daily cap are not in the MILP: those jobs are planned by the per-job
+    DP on the stock the others leave, named in ``dp_fallback``; every plan is billed by the
+    single-job code (the validator recomputes it) and the total is the sum of the plans."""
+    import dataclasses
+
+    offers = shared_offers()
+    offers[0] = dataclasses.replace(offers[0], free_trial_hours=2)
+    trial = dataclasses.replace(job("a"), use_free_trial=True)
+    capped = job("b")
+    capped = dataclasses.replace(
+        capped, schedule=dataclasses.replace(capped.schedule, max_hours_per_day=14)
+    )
+    plain = job("c")
+    shared = plan_jobs([trial, capped, plain], offers, {}, context(), time_limit_s=60)
+    assert shared.dp_fallback == {"a": ["free trial"], "b": ["max_hours_per_day"]}
+    assert shared.to_json()["dp_fallback"] == shared.dp_fallback
+    plans = [r.best for r in shared.results]
+    by_id = {o.offer_id: o for o in offers}
+    for the_job, plan in zip((trial, capped, plain), plans, strict=True):
+        assert plan is not None
+        check = ValidationContext(
+            the_job, by_id, PriceBasis("CNY", context().fx), context().multi_node_efficiency
+        )
+        assert validate_plan(plan, check) == []
+        lines = sum((s.cost for s in plan.segments), D(0)) + sum((b.cost for b in plan.bill), D(0))
+        assert plan.total_cost == lines
+    both = [p for p in plans if p is not None]
+    assert validate_shared_stock(both, by_id) == []
+    assert shared.total_cost == sum(p.total_cost for p in both)
+    assert shared.lower_bound is not None and shared.lower_bound <= shared.total_cost
+    assert not shared.optimal or shared.lower_bound == shared.total_cost
+
+
+def test_the_shared_plan_text_names_the_jobs_planned_by_the_dp(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from comparator.cli.plan_cmd import _print_shared
+
+    monkeypatch.setenv("COLUMNS", "300")
+    _print_shared(False, 0.01, "en", {"a": ["free trial"]})
+    out = capsys.readouterr().out
+    assert "a: the MILP does not model free trial; planned by the exact per-job DP" in out

@@ -4,6 +4,7 @@ stock)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ from comparator.cli._common import (
 )
 from comparator.cli.tables import print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
-from comparator.i18n import billing_label, yes_no
+from comparator.i18n import billing_label, label, yes_no
 
 if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --help
     from comparator.plan import Plan, PlanResult
@@ -81,7 +82,7 @@ def plan(
         else:
             for result in shared.results:
                 _print(result, lang)
-            _print_shared(shared.optimal, shared.gap, lang)
+            _print_shared(shared.optimal, shared.gap, lang, shared.dp_fallback)
         if not all(r.feasible for r in shared.results):
             raise typer.Exit(NO_FEASIBLE_PLAN)
         return
@@ -157,7 +158,10 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
     table = _segment_table(best, lang)
     print_table(out, table, drop=[tr(lang, "周期", "Periods"), tr(lang, "实付均价", "Avg paid")])
     for item in best.bill:
-        if item.note:
+        if not item.stated:  # billed at 0 or assumed: say it plainly, not dimmed
+            what = f"{label(lang, 'bill_' + item.kind)}: {label(lang, 'unstated_' + item.kind)}"
+            out.print(f"[yellow]{escape(what)}[/]")
+        elif item.note:
             out.print(f"[dim]{escape(item.kind)}: {escape(item.note)}[/]")
     zone = best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else DEFAULT_TIMEZONE
     from comparator.plan import timeline_lines
@@ -331,7 +335,7 @@ def _print_assumptions(out: Console, result: PlanResult, lang: str) -> None:
     )
 
 
-def _print_shared(optimal: bool, gap: float, lang: str) -> None:
+def _print_shared(optimal: bool, gap: float, lang: str, fallback: Mapping[str, list[str]]) -> None:
     verdict = tr(
         lang,
         "已证明最优" if optimal else "未证明最优",
@@ -340,3 +344,15 @@ def _print_shared(optimal: bool, gap: float, lang: str) -> None:
     console().print(
         f"[bold]{tr(lang, '多任务共享库存', 'Jobs sharing stock')}[/]: {verdict}, gap {gap:.4%}"
     )
+    for name, reasons in fallback.items():
+        why = ", ".join(reasons)
+        console().print(
+            escape(
+                tr(
+                    lang,
+                    f"{name}：混合整数规划不计 {why}，改用单任务精确规划（在其他任务剩余库存上）",
+                    f"{name}: the MILP does not model {why}; planned by the exact "
+                    f"per-job DP on the stock the other jobs leave",
+                )
+            )
+        )

@@ -43,6 +43,7 @@ _SCHEDULE_KEYS = {
     "interruptible",
     "restart_overhead_hours",
     "run_windows",
+    "max_hours_per_day",
 }
 _REQUIREMENT_KEYS = {
     "gpus",
@@ -73,6 +74,7 @@ class Schedule:
     interruptible: bool = False
     restart_overhead_hours: int = 0
     run_windows: tuple[str, ...] = ()  # e.g. "mon-fri 09:00-18:00": the job runs only inside
+    max_hours_per_day: int | None = None  # run hours (restarts included) per day, job's zone
 
     def in_window(self, moment: datetime) -> bool:
         """Whether the hour starting at ``moment`` (local time) lies in a run window."""
@@ -248,6 +250,7 @@ def _schedule(reader: _Reader, data: Mapping[str, Any] | None) -> Schedule:
         interruptible=reader.flag(data, "interruptible", "schedule.", False),
         restart_overhead_hours=reader.whole(data, "restart_overhead_hours", "schedule.", 0) or 0,
         run_windows=_run_windows(reader, data),
+        max_hours_per_day=_max_hours_per_day(reader, data),
     )
 
 
@@ -258,6 +261,13 @@ def window_rules(windows: tuple[str, ...]) -> tuple[TouRule, ...]:
         parse_rule(f"{w} *1", where="schedule.run_windows", index=i)
         for i, w in enumerate(windows, 1)
     )
+
+
+def _max_hours_per_day(reader: _Reader, data: Mapping[str, Any]) -> int | None:
+    hours = reader.whole(data, "max_hours_per_day", "schedule.", 1)
+    if hours is not None and hours > 24:
+        raise reader.fail("schedule.max_hours_per_day", "a whole number of hours 1–24", hours)
+    return hours
 
 
 def _run_windows(reader: _Reader, data: Mapping[str, Any]) -> tuple[str, ...]:

@@ -97,6 +97,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "alternatives_count": ("个备选方案", "alternative plans"),
     "no_plan": ("没有可行方案", "No feasible plan"),
     "interruptible": ("可中断", "Interruptible"),
+    "run_windows": ("运行时段", "Run windows"),
+    "max_hours_per_day": ("每天最多运行", "At most a day"),
     "yes": ("是", "yes"),
     "no": ("否", "no"),
     "requirements": ("要求", "Requirements"),
@@ -150,6 +152,18 @@ LABELS: dict[str, tuple[str, str]] = {
     "bill_upload": ("数据上传", "Data upload"),
     "bill_storage": ("数据盘存储", "Data storage"),
     "bill_egress": ("数据下载（出网）", "Data egress"),
+    "unstated_storage": (
+        "数据中心未注明存储价格，按 0 计费",
+        "the data centre states no storage price: billed at 0",
+    ),
+    "unstated_egress": (
+        "数据中心未注明出网价格，按 0 计费",
+        "the data centre states no egress price: billed at 0",
+    ),
+    "unstated_upload": (
+        "数据中心未注明上传带宽，按 1 Gb/s 估算",
+        "the data centre states no upload bandwidth: 1 Gbit/s assumed",
+    ),
     "calendar_provisional": ("节假日安排暂定", "Provisional holiday calendar"),
     "discount_applied": ("已按协议折扣计价", "Negotiated discount applied"),
     "oversized_contract": (

@@ -97,6 +97,7 @@ class BillLine:
     unit_price: Decimal
     cost: Decimal
     note: str = ""
+    stated: bool = True  # False: the data centre states no price (billed at 0) or bandwidth
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -108,7 +109,11 @@ class BillLine:
             "unit_price": str(self.unit_price),
             "cost": money_str(self.cost),
             "note": self.note,
+            "stated": self.stated,
         }
+
+
+UNSTATED_EGRESS = "not stated: the data centre states no egress price, billed at 0"
 
 
 def bill_lines(bill: DataBill, first_run: datetime, finish: datetime) -> tuple[BillLine, ...]:
@@ -131,11 +136,12 @@ def bill_lines(bill: DataBill, first_run: datetime, finish: datetime) -> tuple[B
                 ZERO,
                 "before the first run hour, no GPU rented"
                 + (assumed if bill.upload_assumed else ""),
+                not bill.upload_assumed,
             )
         )
     storage_note = f"{bill.billable_gb} GB billable, upload start to finish, paused hours included"
     if not bill.storage_stated:
-        storage_note = "the data centre states no storage price: not billed"
+        storage_note = "not stated: the data centre states no storage price, billed at 0"
     lines.append(
         BillLine(
             "storage",
@@ -146,10 +152,11 @@ def bill_lines(bill: DataBill, first_run: datetime, finish: datetime) -> tuple[B
             bill.storage_per_hour,
             round_money(bill.storage_per_hour * hours),
             storage_note,
+            bill.storage_stated,
         )
     )
     if bill.checkpoint_gb > 0:
-        egress_note = "" if bill.egress_stated else "the data centre states no egress price"
+        egress_note = "" if bill.egress_stated else UNSTATED_EGRESS
         unit_price = bill.egress / bill.checkpoint_gb if bill.checkpoint_gb else ZERO
         lines.append(
             BillLine(
@@ -161,6 +168,7 @@ def bill_lines(bill: DataBill, first_run: datetime, finish: datetime) -> tuple[B
                 unit_price.quantize(Decimal("0.0001")),
                 bill.egress,
                 egress_note,
+                bill.egress_stated,
             )
         )
     return tuple(lines)

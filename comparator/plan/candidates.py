@@ -40,7 +40,7 @@ from comparator.plan.grid import PriceBasis, SlotGrid, slot_grid
 from comparator.plan.groups import GroupKey, group_offers
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.plan.slot_prices import shared_factors, shared_slot_costs
-from comparator.plan.windows import Mask, free_trials, rentable
+from comparator.plan.windows import Mask, daily_cap, free_trials, rentable
 
 MAX_NODES = 16
 
@@ -132,6 +132,8 @@ class CandidateOptions:
     no_conversion: frozenset[str] = frozenset()  # providers that do not convert billing
     data: DataNeeds = field(default_factory=DataNeeds)
     run_windows: tuple[str, ...] = ()  # the job runs (and rents) only inside these
+    max_hours_per_day: int | None = None  # run hours a day of ``day_zone``
+    day_zone: ZoneInfo = DEFAULT_TIMEZONE
     use_free_trial: bool = False
     storage_terms: Mapping[tuple[str, str], StorageTerms] = field(default_factory=dict)
 
@@ -260,7 +262,9 @@ class CandidateBuilder:
         )
         converts = key[0] not in self.options.no_conversion
         bill = self.bill(key)
-        mask = rentable(grid.at, grid.deadline_slot, bill.upload_slots, self.options.run_windows)
+        options = self.options
+        mask = rentable(grid.at, grid.deadline_slot, bill.upload_slots, options.run_windows)
+        cap = daily_cap(grid.at, grid.deadline_slot, options.max_hours_per_day, options.day_zone)
         rates = [
             _rate(o, units[o.offer_id], prices[o.offer_id], grid, converts, mask) for o in usable
         ]
@@ -274,6 +278,7 @@ class CandidateBuilder:
             tuple(r for r in rates if isinstance(r, HourlyRate)),
             tuple(r for r in rates if isinstance(r, ContractRate)),
             bill.storage_per_hour,
+            *cap,
         )
         return Candidate(
             key[0],

@@ -63,7 +63,25 @@ def _deadline(job: Job, candidates: Sequence[Candidate], lang: str) -> Diagnosis
             f"needs {fastest.run_hours} h of run time and the window holds {window} whole hours. "
             f"Move the deadline to {earliest_finish.isoformat()} or later, start earlier, or allow "
             f"more cards / more GPU models",
-        ),
+        )
+        + _limits(job, lang),
+    )
+
+
+def _limits(job: Job, lang: str) -> str:
+    """The job's own limits on run hours, which push the finish past the whole-hour count."""
+    schedule, limits = job.schedule, []
+    if schedule.run_windows:
+        limits.append("run_windows " + ", ".join(schedule.run_windows))
+    if schedule.max_hours_per_day is not None:
+        limits.append(f"max_hours_per_day = {schedule.max_hours_per_day}")
+    if not limits:
+        return ""
+    named = "; ".join(limits)
+    return _say(
+        lang,
+        f"；任务自身的限制（{named}）减少了可运行的小时，也可放宽它们",
+        f"; the job's own limits ({named}) leave fewer hours to run in: loosen them too",
     )
 
 

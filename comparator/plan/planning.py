@@ -164,6 +164,8 @@ def prepare(
         no_conversion=frozenset(p for p, prof in profiles.items() if not prof.converts_billing),
         data=job.data,
         run_windows=job.schedule.run_windows,
+        max_hours_per_day=job.schedule.max_hours_per_day,
+        day_zone=context.timezone,
         use_free_trial=job.use_free_trial,
         storage_terms={
             (pid, dc.id): dc.storage for pid, p in profiles.items() for dc in p.datacenters

@@ -26,8 +26,13 @@ validator share:
   (from its first slot, never after a pause) and lasts at most ``trial_slots`` slots.
 * ``storage_per_slot`` (whole cents) is the data disk's charge for every slot from the first run
   slot to ``finish``, paused and overhead slots included; it is part of the schedule's cost.
-* Among plans of equal cost the optimiser prefers the fewest *restarts* (resumes and
-  migrations), then the fewest segments (line items), then the earliest finish.
+* ``max_run_slots_per_day > 0`` caps the run slots (overhead included) of each local day;
+  ``day_of_slot[t]`` is the day of slot ``t`` (slots past its end continue in 24-slot days).
+  Under a cap the job runs in every slot it pays for until it finishes (it never pauses inside
+  a paid stretch), so a contract counts its whole period as run time.
+* Among plans of equal cost the optimiser prefers the fewest *migrations* (changes of machine
+  between two run blocks, after a pause or not), then the fewest segments (line items), then
+  the earliest finish.
 * ``finish`` is the end of the slot in which the work completes.
 """
 
@@ -86,10 +91,20 @@ class ScheduleProblem:
     hourly: tuple[HourlyRate, ...] = ()
     contracts: tuple[ContractRate, ...] = ()
     storage_per_slot: Decimal = Decimal(0)
+    max_run_slots_per_day: int = 0  # 0: no daily cap
+    day_of_slot: tuple[int, ...] = ()  # the local day of each slot (non-decreasing)
 
     def __post_init__(self) -> None:
         if self.work_slots < 1 or self.deadline_slot < 0 or self.restart_overhead_slots < 0:
             raise PlanError("a schedule needs work_slots ≥ 1, deadline ≥ 0 and overhead ≥ 0")
+        if self.max_run_slots_per_day < 0:
+            raise PlanError("max_run_slots_per_day must be ≥ 0")
+        for rate in self.hourly:
+            if rate.min_slots < 1:
+                raise PlanError(f"rate {rate.key}: min_slots must be ≥ 1")
+        for contract in self.contracts:
+            if contract.period_slots < 1 or contract.min_periods < 1 or contract.cost <= 0:
+                raise PlanError(f"rate {contract.key}: needs a period ≥ 1, min ≥ 1, cost > 0")
         storage = self.storage_per_slot
         if storage < 0 or storage != storage.quantize(Decimal("0.01")):
             raise PlanError("storage per slot must be whole cents ≥ 0")
@@ -97,12 +112,15 @@ class ScheduleProblem:
     @property
     def storage_cents(self) -> int:
         return int(self.storage_per_slot * 100)
-        for rate in self.hourly:
-            if rate.min_slots < 1:
-                raise PlanError(f"rate {rate.key}: min_slots must be ≥ 1")
-        for contract in self.contracts:
-            if contract.period_slots < 1 or contract.min_periods < 1 or contract.cost <= 0:
-                raise PlanError(f"rate {contract.key}: needs a period ≥ 1, min ≥ 1, cost > 0")
+
+    def day_indices(self, count: int) -> list[int]:
+        """The local day of slots ``0 … count − 1``: ``day_of_slot``, then 24-slot days."""
+        days = list(self.day_of_slot[:count])
+        if len(days) < count:
+            known = self.day_of_slot
+            base, start = (known[-1], known.index(known[-1])) if known else (0, 0)
+            days += [base + (t - start) // 24 for t in range(len(days), count)]
+        return days
 
     @property
     def rate_keys(self) -> tuple[str, ...]:

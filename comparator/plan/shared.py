@@ -5,12 +5,19 @@
 2. Otherwise a repair: jobs planned one after another (the dearest first), each on what the
    previous ones left, slot by slot — a feasible joint plan.
 3. A MILP (:mod:`comparator.plan.milp.model`, HiGHS) over each job's best few candidates, warm-started
-   from the repair, under a time limit.
+   from the repair, under a time limit. It models the whole bill (storage over the rental
+   window, upload, egress) but not free trials, migrations or a daily cap: a job that could use
+   one of them (``dp_fallback`` in the JSON, with the reasons) is planned instead by the exact
+   per-job DP on the stock the MILP's jobs leave, the dearest first.
+
+Every plan, however found, is priced by the same bill code as a single job's (``to_plan``), so
+the total is the sum of the plans' line items and bill lines.
 
 The reported gap compares the best joint plan found with a proven lower bound: the larger of
 the jobs' independent optima and the smaller of the MILP's dual bound (over the candidates it
 saw) and, for each job, the bound of its remaining candidates plus the other jobs' optima.
-A plan is called optimal only when that gap is below one cent and every price is whole cents.
+With fallback jobs the bound is the MILP's jobs' bound plus the fallback jobs' own optima. A
+plan is called optimal only when that gap is below one cent and every price is whole cents.
 """
 
 from __future__ import annotations
@@ -29,10 +36,9 @@ from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.plan.candidates import Candidate
 from comparator.plan.context import PlanContext
-from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.milp.model import MilpJob, MilpOutcome, solve_milp
 from comparator.plan.planning import Prepared, finish, prepare
-from comparator.plan.problem import ContractRate, HourlyRate, ScheduleResult
+from comparator.plan.problem import ScheduleResult
 from comparator.plan.result import PlanResult
 from comparator.plan.solve import (
     Evaluated,
@@ -42,9 +48,10 @@ from comparator.plan.solve import (
     solved_schedule,
     to_plan,
 )
+from comparator.plan.stock import Usage, add_usage, by_machine, cheapest_on, fits, usage_of
 
 MILP_CANDIDATES = 3
-Usage = dict[tuple[str, int], int]  # (offer id, clock hour) → units rented
+Schedules = dict[int, tuple[Candidate, ScheduleResult]]
 
 
 @dataclass
@@ -57,6 +64,7 @@ class SharedPlan:
     lower_bound: Decimal | None
     seconds: float
     milp_status: str | None = None
+    dp_fallback: dict[str, list[str]] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -68,111 +76,8 @@ class SharedPlan:
             "lower_bound": None if self.lower_bound is None else money_str(self.lower_bound),
             "seconds": round(self.seconds, 3),
             "milp_status": self.milp_status,
+            "dp_fallback": self.dp_fallback,
         }
-
-
-def _hour(candidate: Candidate, slot: int) -> int:
-    return int(candidate.grid.at(slot).timestamp() // 3600)
-
-
-def usage_of(candidate: Candidate, schedule: ScheduleResult) -> Usage:
-    used: Usage = {}
-    for segment in schedule.segments:
-        if candidate.offers[segment.key].stock is None:
-            continue
-        for slot in range(segment.start, segment.end):
-            key = (segment.key, _hour(candidate, slot))
-            used[key] = used.get(key, 0) + candidate.units[segment.key]
-    return used
-
-
-def _without_trials(prepared: Prepared) -> Prepared:
-    """Jobs sharing stock are planned without free trials (the MILP does not model them)."""
-    for i, candidate in enumerate(prepared.built.candidates):
-        if candidate.trials:
-            problem = candidate.problem
-            hourly = tuple(r for r in problem.hourly if not r.trial_slots)
-            prepared.built.candidates[i] = dataclasses.replace(
-                candidate, problem=dataclasses.replace(problem, hourly=hourly), trials={}
-            )
-    return prepared
-
-
-def by_machine(candidate: Candidate) -> list[Candidate]:
-    """The candidate once per machine: the MILP does not model migrations, so it plans each
-    machine alone (a change of machine is never seamless, docs/billing.md)."""
-    problem = candidate.problem
-    machines = sorted(set(problem.machines))
-    if len(machines) == 1:
-        return [candidate]
-    parts = []
-    for machine in machines:
-        hourly = tuple(r for r in problem.hourly if r.machine == machine)
-        contracts = tuple(c for c in problem.contracts if c.machine == machine)
-        part = dataclasses.replace(problem, hourly=hourly, contracts=contracts)
-        parts.append(dataclasses.replace(candidate, problem=part))
-    return parts
-
-
-def _add(total: Usage, more: Usage) -> None:
-    for key, units in more.items():
-        total[key] = total.get(key, 0) + units
-
-
-def _fits(stock: Mapping[str, int], used: Usage) -> bool:
-    return all(units <= stock[offer_id] for (offer_id, _), units in used.items())
-
-
-def _restricted(candidate: Candidate, used: Usage) -> Candidate:
-    """``candidate`` with each rate usable only in slots where enough stock is left."""
-
-    def free(offer_id: str, slots: int) -> tuple[bool, ...] | None:
-        offer = candidate.offers[offer_id]
-        if offer.stock is None:
-            return None
-        need = candidate.units[offer_id]
-        return tuple(
-            used.get((offer_id, _hour(candidate, t)), 0) + need <= offer.stock for t in range(slots)
-        )
-
-    def both(rate: HourlyRate | ContractRate, slots: int) -> tuple[bool, ...] | None:
-        """Stock left, and the rate's own availability (the upload, run windows)."""
-        stock = free(candidate.trials.get(rate.key, rate.key), slots)
-        if stock is None or rate.available is None:
-            return stock if stock is not None else rate.available
-        return tuple(ok and rate.usable(t) for t, ok in enumerate(stock))
-
-    problem = candidate.problem
-    hourly = tuple(
-        dataclasses.replace(r, available=both(r, len(r.slot_costs))) for r in problem.hourly
-    )
-    contracts = tuple(
-        dataclasses.replace(
-            c, available=both(c, problem.deadline_slot + c.period_slots * c.min_periods)
-        )
-        for c in problem.contracts
-    )
-    return dataclasses.replace(
-        candidate, problem=dataclasses.replace(problem, hourly=hourly, contracts=contracts)
-    )
-
-
-def _cheapest_on(
-    candidates: Sequence[Candidate], used: Usage, budget_cents: int | None
-) -> tuple[Candidate, ScheduleResult] | None:
-    """The cheapest schedule of any candidate on the stock ``used`` leaves (original candidate
-    returned: the schedule is valid for it)."""
-    best: tuple[int, Candidate, Candidate, int] | None = None
-    for candidate in candidates:
-        restricted = _restricted(candidate, used)
-        profile = solve_schedule(restricted.problem, keep_trace=False)
-        diagonal = profile.cheapest(budget_cents)
-        if diagonal is not None and (best is None or profile.cost_cents(diagonal) < best[0]):
-            best = (profile.cost_cents(diagonal), candidate, restricted, diagonal)
-    if best is None:
-        return None
-    _, candidate, restricted, diagonal = best
-    return candidate, solve_schedule(restricted.problem).schedule(diagonal)
 
 
 @dataclass
@@ -214,18 +119,47 @@ def _repair(
     order = sorted(range(len(states)), key=lambda i: -states[i].best_cents)
     for i in order:
         state = states[i]
-        found = _cheapest_on(state.prepared.built.candidates, used, state.budget_cents)
+        found = cheapest_on(state.prepared.built.candidates, used, state.budget_cents)
         if found is None:
             return None
         chosen[i] = found
-        _add(used, usage_of(*found))
-    return [chosen[i] for i in range(len(states))] if _fits(stock, used) else None
+        add_usage(used, usage_of(*found))
+    return [chosen[i] for i in range(len(states))] if fits(stock, used) else None
+
+
+def dp_only(state: _JobState) -> list[str]:
+    """Why the MILP cannot price a job exactly (empty: it can): a free trial it may open with,
+    a daily cap, or migrations between the machines of an interruptible job."""
+    job, candidates = state.prepared.job, [e.candidate for e in state.top]
+    reasons = []
+    if any(c.trials for c in candidates):
+        reasons.append("free trial")
+    if job.schedule.max_hours_per_day is not None:
+        reasons.append("max_hours_per_day")
+    if job.schedule.interruptible and any(len(set(c.problem.machines)) > 1 for c in candidates):
+        reasons.append("migrations")
+    return reasons
+
+
+def _after(
+    planned: Schedules, states: Mapping[int, _JobState], stock: Mapping[str, int]
+) -> Schedules | None:
+    """``planned`` plus each job of ``states`` by the DP on the stock left, the dearest first."""
+    used = _usage_all(list(planned.values()))
+    chosen = dict(planned)
+    for i in sorted(states, key=lambda i: -states[i].best_cents):
+        found = cheapest_on(states[i].prepared.built.candidates, used, states[i].budget_cents)
+        if found is None:
+            return None
+        chosen[i] = found
+        add_usage(used, usage_of(*found))
+    return chosen if fits(stock, used) else None
 
 
 def _usage_all(schedules: Sequence[tuple[Candidate, ScheduleResult]]) -> Usage:
     used: Usage = {}
     for candidate, schedule in schedules:
-        _add(used, usage_of(candidate, schedule))
+        add_usage(used, usage_of(candidate, schedule))
     return used
 
 
@@ -253,7 +187,7 @@ def plan_jobs(
 ) -> SharedPlan:
     """Plan ``jobs`` together under the offers' stock; see the module docstring."""
     started = time.perf_counter()
-    prepared = [_without_trials(prepare(job, offers, profiles, context)) for job in jobs]
+    prepared = [prepare(job, offers, profiles, context) for job in jobs]
     states: list[tuple[int, _JobState]] = []
     results: list[PlanResult | None] = [None] * len(jobs)
     for index, p in enumerate(prepared):
@@ -285,6 +219,7 @@ def plan_jobs(
         shared.lower_bound,
         time.perf_counter() - started,
         shared.milp_status,
+        {prepared[i].job.name: why for i, why in shared.fallback.items()},
     )
 
 
@@ -296,41 +231,50 @@ class _Shared:
     method: str
     lower_bound: Decimal | None
     milp_status: str | None = None
+    fallback: dict[int, list[str]] = dataclasses.field(default_factory=dict)
 
 
 def _solve(states: dict[int, _JobState], stock: Mapping[str, int], time_limit_s: float) -> _Shared:
     if not states:
         return _Shared({}, True, 0.0, "none", None)
     alone = {i: (s.top[0].candidate, solved_schedule(s.top[0])) for i, s in states.items()}
-    used: Usage = {}
-    for candidate, schedule in alone.values():
-        _add(used, usage_of(candidate, schedule))
     bound = float(sum(s.best_cents for s in states.values()))
-    if _fits(stock, used):
+    if fits(stock, _usage_all(list(alone.values()))):
         return _Shared(alone, True, 0.0, "independent", Decimal(int(bound)) / 100)
     ordered = list(states)
-    repaired = _repair([states[i] for i in ordered], stock)
-    milp = _milp([states[i] for i in ordered], stock, repaired, time_limit_s)
+    found = _repair([states[i] for i in ordered], stock)
+    repaired = None if found is None else dict(zip(ordered, found, strict=True))
+    fallback = {i: why for i in ordered if (why := dp_only(states[i]))}
+    modelled = [i for i in ordered if i not in fallback]
+    joint, outcome = None, None
+    if modelled:
+        warm = None if repaired is None else [repaired[i] for i in modelled]
+        milp = _milp([states[i] for i in modelled], stock, warm, time_limit_s)
+        outcome = milp.outcome
+        complete = milp.schedules_if_complete()
+        if complete is not None:
+            rest = {i: states[i] for i in fallback}
+            joint = _after(dict(zip(modelled, complete, strict=True)), rest, stock)
     options = [
-        r
-        for r in (repaired, milp.schedules_if_complete())
-        if r is not None and _fits(stock, _usage_all(r))
+        r for r in (repaired, joint) if r is not None and fits(stock, _usage_all([*r.values()]))
     ]
     if not options:
         raise_infeasible(states)
-    best = min(options, key=_cents)
-    lower = _lower_bound([states[i] for i in ordered], milp.outcome)
-    upper = _cents(best)
+    best = min(options, key=lambda r: _cents(list(r.values())))
+    lower = _lower_bound([states[i] for i in modelled], outcome) if modelled else 0.0
+    lower += sum(states[i].best_cents for i in fallback)
+    upper = _cents(list(best.values()))
     gap = max(0.0, (upper - math.ceil(lower - 1e-6)) / upper) if upper else 0.0
-    optimal = gap == 0.0 and milp.outcome is not None and milp.outcome.whole_cents
-    method = "milp" if milp.schedules_if_complete() is best else "repair"
+    optimal = gap == 0.0 and (outcome.whole_cents if outcome is not None else not modelled)
+    method = "milp" if best is joint else "repair"
     return _Shared(
-        dict(zip(ordered, best, strict=True)),
+        best,
         optimal,
         gap,
         method,
         Decimal(math.ceil(lower - 1e-6)) / 100,
-        milp.outcome.status,
+        outcome.status if outcome is not None else None,
+        fallback,
     )
 
 

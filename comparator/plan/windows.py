@@ -1,12 +1,14 @@
 """Which slots a plan may rent, and at what: not before the upload is done, only inside the
-job's run windows (``[schedule] run_windows``, the time-of-use grammar without a factor), and
-the offers' free trial hours first when the job allows them."""
+job's run windows (``[schedule] run_windows``, the time-of-use grammar without a factor), at
+most ``max_hours_per_day`` run hours a day of the job's time zone, and the offers' free trial
+hours first when the job allows them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 from comparator.domain.job import window_rules
 from comparator.domain.offer_view import OfferView
@@ -28,6 +30,16 @@ def rentable(
     return tuple(
         t >= blocked and (not rules or any(r.matches(at(t)) for r in rules)) for t in range(slots)
     )
+
+
+def daily_cap(
+    at: Callable[[int], datetime], slots: int, hours: int | None, zone: ZoneInfo
+) -> tuple[int, tuple[int, ...]]:
+    """(cap in slots, the local day of every slot ``t ≤ slots`` in ``zone``) for
+    ``max_hours_per_day``; (0, ()) without a cap."""
+    if not hours:
+        return 0, ()
+    return hours, tuple(at(t).astimezone(zone).date().toordinal() for t in range(slots + 1))
 
 
 def free_trials(

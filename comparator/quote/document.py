@@ -133,6 +133,8 @@ def job_section(job: Job) -> dict[str, Any]:
         "deadline": job.schedule.deadline.isoformat(),
         "interruptible": job.schedule.interruptible,
         "restart_overhead_hours": job.schedule.restart_overhead_hours,
+        "run_windows": list(job.schedule.run_windows),
+        "max_hours_per_day": job.schedule.max_hours_per_day,
         "requirements": {
             "gpus": list(req.gpus),
             "provinces": list(req.provinces),

@@ -281,6 +281,9 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         "cost_chart": charts.cost_chart(best, alternatives, names),
         "compliance": compliance_matrix(document.get("compliance"), names, lang),
         "warnings": best_warnings(document, lang),
+        "unstated": [
+            line for line in (best or {}).get("bill") or [] if not line.get("stated", True)
+        ],
         "stale_best": [
             offers[s["offer_id"]]
             for s in segments

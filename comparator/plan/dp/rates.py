@@ -74,9 +74,10 @@ def _free_windows(unusable: Ints, first: int, width: int, length: Ints | int) ->
 
 @dataclass(frozen=True)
 class Ties:
-    """How the programme breaks cost ties: a value is ``cents·scale + restarts·restart +
+    """How the programme breaks cost ties: a value is ``cents·scale + migrations·restart +
     segments·segment``, so that the cheapest value is the cheapest plan, then the one with the
-    fewest restarts (resumes and migrations), then the fewest line items. A plan has at most
+    fewest migrations (changes of machine; a resume on the same machine is none), then the
+    fewest line items. A plan has at most
     ``deadline`` segments (each runs a slot of its own), so the parts never carry into the next;
     when the scaled amounts could overflow, ties are left unbroken (scale 1, exact cents)."""
 
@@ -110,7 +111,7 @@ class Grid:
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.values: Ints = np.full(shape, INF)
 
-    def relax(self, index: tuple[Ints, ...], values: Ints) -> None:
+    def relax(self, index: tuple[Ints | slice, ...], values: Ints) -> None:
         """Lower the states at ``index`` (distinct cells) to ``values`` where smaller."""
         self.values[index] = np.minimum(self.values[index], values)
 

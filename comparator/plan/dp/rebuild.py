@@ -1,12 +1,14 @@
 """Rebuilding the optimal plan from the values the dynamic programme kept (no pointers).
 
-The programme keeps, per layer ``w``, the values ``closed[w, j, d]`` (a segment of rate ``j``
-closed at slot ``w + d``) and ``idle[w, d]``. Walking back from a completion, each segment is
+The programme keeps, per layer ``w``, the values ``closed[w, j, h, d]`` (a segment of rate ``j``
+closed at slot ``w + d`` with ``h`` hours run that day) and ``idle[w, m, h, d]`` (paused after
+machine ``m``). Walking back from a completion, each segment is
 found by trying every start it may have had and keeping one whose source value plus the
 segment's exact cost equals the value reached: values are exact integers, so the equation
 holds only along optimal paths. The same rules as the forward pass apply (a rate never starts
 right where its own segment closed; only a rate of the same machine starts seamlessly; a resume
-or a migration pays the overhead; slots must be rentable). Values carry the tie-breaking parts
+or a migration pays the overhead, a migration also its tie unit; slots must be rentable; the
+daily cap of :mod:`comparator.plan.dp.hours`). Values carry the tie-breaking parts
 of :class:`~comparator.plan.dp.rates.Ties`; line items are priced in plain cents.
 """
 
@@ -18,18 +20,21 @@ from decimal import Decimal
 import numpy as np
 
 from comparator.errors import PlanError
+from comparator.plan.dp.hours import DailyCap
 from comparator.plan.dp.rates import FINITE, INF, ContractRates, HourlyRates, Ints, Ties
 from comparator.plan.problem import ScheduledSegment, ScheduleProblem, ScheduleResult
 
 
 @dataclass(frozen=True)
 class _Source:
-    """Where a segment started: layer, diagonal, the rate it started, and whether it resumed."""
+    """Where a segment started: layer, diagonal, the rate it started, whether it resumed, and
+    the hours run that day before it."""
 
     layer: int
     diagonal: int
     rate: int
     resumed: bool
+    hours: int = 0
 
 
 class Rebuilder:
@@ -42,18 +47,22 @@ class Rebuilder:
         idle: list[Ints],
         terminal: Ints,
         ties: Ties,
+        cap: DailyCap,
     ) -> None:
         self.problem = problem
         self.ties = ties
+        self.cap = cap
         machines = problem.machines
+        names = sorted(set(machines))
+        self.machine_of = [names.index(m) for m in machines]
         self.same = np.array([[a == b for b in machines] for a in machines], dtype=bool)
         np.fill_diagonal(self.same, False)
         self.other = np.array([[a != b for b in machines] for a in machines], dtype=bool)
         self.seamless_restart = problem.interruptible and self.overhead_of(problem) == 0
         self.storage = 0  # scaled storage per paused or overhead slot (set by the profile)
         self.hourly, self.contracts = hourly, contracts
-        self.closed = np.stack(closed)  # [layer, rate, d]
-        self.idle = np.stack(idle)  # [layer, d]
+        self.closed = np.stack(closed)  # [layer, rate, h, d]
+        self.idle = np.stack(idle)  # [layer, machine, h, d]
         self.terminal = terminal
         self.work = problem.work_slots
         self.hourly_count = len(problem.hourly)
@@ -63,27 +72,34 @@ class Rebuilder:
     def overhead_of(problem: ScheduleProblem) -> int:
         return problem.restart_overhead_slots if problem.interruptible else 0
 
-    # --- sources -------------------------------------------------------------------------------
+    # --- sources: values[layer, h] -------------------------------------------------------------
     def _among(self, layers: Ints, diagonal: int, mask: Ints) -> Ints:
         """Cheapest closed segment among the rates of ``mask`` at (layers, diagonal)."""
         if not mask.any():
-            return np.full(len(layers), INF)
-        values: Ints = self.closed[layers][:, mask, diagonal].min(axis=1)
+            return np.full((len(layers), self.cap.size), INF)
+        values: Ints = self.closed[layers][..., diagonal][:, mask].min(axis=1)
         return values
 
     def _restart_source(self, layers: Ints, diagonal: int, rate: int) -> Ints:
-        """Value a restart of ``rate`` (after a pause, or a migration) starts from."""
-        others = self._among(layers, diagonal, self.other[rate])
-        values = np.minimum(self.idle[layers, diagonal], others)
-        extra = self.ties.restart + self.storage * self.overhead
-        restart: Ints = np.where(layers > 0, np.minimum(values + extra, INF), INF)
+        """Value a restart of ``rate`` (a resume after a pause, or a migration) starts from."""
+        idle = self.idle[layers][..., diagonal]  # [layer, machine, h]
+        machine = self.machine_of[rate]
+        own = idle[:, machine]
+        moved = self._among(layers, diagonal, self.other[rate])
+        if idle.shape[1] > 1:
+            elsewhere = np.delete(idle, machine, axis=1).min(axis=1)
+            moved = np.minimum(moved, elsewhere)
+        values = np.minimum(own, np.minimum(moved + self.ties.restart, INF))
+        values = np.minimum(values + self.storage * self.overhead, INF)
+        restart: Ints = np.where((layers > 0)[:, None], values, INF)
         return restart
 
     def _plain_source(self, layers: Ints, diagonal: int, rate: int) -> Ints:
         """Value a segment of ``rate`` may start from at (layers, diagonal) without overhead."""
         values = self._among(layers, diagonal, self.same[rate])
         first = layers == 0
-        values[first] = np.minimum(values[first], self.idle[0, diagonal])
+        start = self.idle[0, self.machine_of[rate], :, diagonal]
+        values[first] = np.minimum(values[first], start)
         if self.seamless_restart:
             values = np.minimum(values, self._restart_source(layers, diagonal, rate))
         return values
@@ -110,13 +126,41 @@ class Rebuilder:
 
     # --- one segment ---------------------------------------------------------------------------
     def _match(
-        self, rate: int, end_layer: int, diagonal: int, run_end: int, value: int, final: bool
+        self,
+        rate: int,
+        end_layer: int,
+        diagonal: int,
+        run_end: int,
+        value: int,
+        hours: int | None,
     ) -> tuple[ScheduledSegment, _Source] | None:
+        """The segment of ``rate`` that ends its run at ``run_end`` reaching ``value`` with
+        ``hours`` run that day (None: the plan's last segment)."""
         for resumed in (False, True):
-            found = self._match_kind(rate, end_layer, diagonal, run_end, value, final, resumed)
+            found = self._match_kind(rate, end_layer, diagonal, run_end, value, hours, resumed)
             if found is not None:
                 return found
         return None
+
+    def _reached(self, sources: Ints, starts: Ints, runs: Ints, hours: int | None) -> Ints:
+        """Per start: the source value after running ``runs`` slots, at ``hours`` run that day
+        (any, for the last segment)."""
+        ran = self.cap.run(sources.T, starts, runs)
+        reached: Ints = ran.min(axis=0) if hours is None else ran[hours]
+        return reached
+
+    def _source_hours(self, sources: Ints, start: int, runs: int, hours: int | None) -> int:
+        """The hours run that day at the source from which the segment reaches its end."""
+        target = self._reached(sources[None, :], np.array([start]), np.array([runs]), hours)[0]
+        for h in range(self.cap.size):
+            single = np.full((1, self.cap.size), INF)
+            single[0, h] = sources[h]
+            if (
+                single[0, h] < FINITE
+                and self._reached(single, np.array([start]), np.array([runs]), hours)[0] == target
+            ):
+                return h
+        raise PlanError("internal error: no hours run today lead to this segment")
 
     def _match_kind(
         self,
@@ -125,9 +169,10 @@ class Rebuilder:
         diagonal: int,
         run_end: int,
         value: int,
-        final: bool,
+        hours: int | None,
         resumed: bool,
     ) -> tuple[ScheduledSegment, _Source] | None:
+        final = hours is None
         overhead = self.overhead if resumed else 0
         if resumed and (overhead == 0 or diagonal < overhead):
             return None
@@ -151,10 +196,12 @@ class Rebuilder:
         else:
             cost, free, ends, periods = self._chain_options(rate, starts, run_end, final, resumed)
         scaled = cost * self.ties.scale + self.ties.segment
-        hits = np.nonzero(free & (sources < FINITE) & (sources + scaled == value))[0]
+        reached = self._reached(sources, starts, runs, hours)
+        hits = np.nonzero(free & (reached < FINITE) & (reached + scaled == value))[0]
         if not len(hits):
             return None
         k = int(hits[0])
+        source_hours = self._source_hours(sources[k], int(starts[k]), int(runs[k]), hours)
         start = int(starts[k])
         kind = "hourly" if rate < self.hourly_count else "contract"
         key = self.problem.rate_keys[rate]
@@ -168,7 +215,7 @@ class Rebuilder:
             overhead,
             Decimal(int(cost[k])) / 100,
         )
-        return segment, _Source(int(layers[k]), start_diagonal, rate, resumed)
+        return segment, _Source(int(layers[k]), start_diagonal, rate, resumed, source_hours)
 
     def _hourly_options(
         self, j: int, starts: Ints, run_end: int, final: bool
@@ -198,31 +245,53 @@ class Rebuilder:
         return cents, free, starts + periods * period, periods
 
     # --- the walk ------------------------------------------------------------------------------
-    def _closed_node(self, source: _Source, value: int) -> tuple[int, int, int, int]:
-        """(layer, diagonal, rate, closed value) of the closed segment a start came from."""
-        layer, diagonal = source.layer, source.diagonal
-        row = self.closed[layer, :, diagonal]
+    def _closed_node(self, source: _Source, value: int) -> tuple[int, int, int, int, int]:
+        """(layer, diagonal, rate, hours, closed value) of the segment a start came from."""
+        layer, diagonal, hours = source.layer, source.diagonal, source.hours
+        row = self.closed[layer, :, hours, diagonal]
         if not source.resumed:
             for rate in np.nonzero(self.same[source.rate] & (row == value))[0]:
-                return layer, diagonal, int(rate), value
+                return layer, diagonal, int(rate), hours, value
         if not (source.resumed or self.seamless_restart):
             raise PlanError("internal error: no closed segment leads to this start")
         overhead = self.overhead if source.resumed else 0
-        before = value - self.ties.restart - self.storage * overhead  # a migration, or a pause
-        for rate in np.nonzero(self.other[source.rate] & (row == before))[0]:
-            return layer, diagonal, int(rate), before
-        for earlier in range(diagonal - 1, -1, -1):
-            paused = before - self.storage * (diagonal - earlier)
-            hits = np.nonzero(self.closed[layer, :, earlier] == paused)[0]
-            if len(hits):
-                return layer, earlier, int(hits[0]), paused
+        before = value - self.storage * overhead
+        migrated = before - self.ties.restart
+        for rate in np.nonzero(self.other[source.rate] & (row == migrated))[0]:
+            return layer, diagonal, int(rate), hours, migrated
+        own = self.machine_of[source.rate]
+        for machine, paused in sorted(
+            enumerate(self.idle[layer, :, hours, diagonal]), key=lambda m: m[0] != own
+        ):
+            expected = before if machine == own else migrated
+            if paused == expected:
+                return self._paused_from(layer, diagonal, hours, machine, expected)
         raise PlanError("internal error: no closed segment leads to this start")
+
+    def _paused_from(
+        self, layer: int, diagonal: int, hours: int, machine: int, value: int
+    ) -> tuple[int, int, int, int, int]:
+        """The segment closed on ``machine`` that a pause reaching ``value`` started after."""
+        rates = np.array([m == machine for m in self.machine_of], dtype=bool)
+        day = self.cap.day_of(layer + diagonal)
+        for earlier in range(diagonal - 1, -1, -1):
+            paused = value - self.storage * (diagonal - earlier)
+            same_day = self.cap.day_of(layer + earlier) == day
+            if same_day or hours == 0:
+                rows = [hours] if same_day else range(self.cap.size)
+                for h in rows:
+                    hits = np.nonzero(rates & (self.closed[layer, :, h, earlier] == paused))[0]
+                    if len(hits):
+                        return layer, earlier, int(hits[0]), h, paused
+        raise PlanError("internal error: no closed segment leads to this pause")
 
     def _source_value(self, source: _Source) -> int:
         layers = np.array([source.layer])
         if source.resumed:
-            return int(self._restart_source(layers, source.diagonal, source.rate)[0])
-        return int(self._plain_source(layers, source.diagonal, source.rate)[0])
+            values = self._restart_source(layers, source.diagonal, source.rate)
+        else:
+            values = self._plain_source(layers, source.diagonal, source.rate)
+        return int(values[0, source.hours])
 
     def schedule(self, diagonal: int) -> ScheduleResult:
         cost = self.ties.cents(int(self.terminal[diagonal]))
@@ -235,9 +304,9 @@ class Rebuilder:
             value = self._source_value(source)
             if source.layer == 0:
                 break
-            layer, closed_diagonal, rate, value = self._closed_node(source, value)
+            layer, closed_diagonal, rate, hours, value = self._closed_node(source, value)
             found_next = self._match(
-                rate, layer, closed_diagonal, layer + closed_diagonal, value, final=False
+                rate, layer, closed_diagonal, layer + closed_diagonal, value, hours
             )
             if found_next is None:
                 raise PlanError("internal error: a closed segment has no start")
@@ -253,7 +322,7 @@ class Rebuilder:
         self, diagonal: int, finish: int, cost: int
     ) -> tuple[ScheduledSegment, _Source]:
         for rate in range(len(self.problem.rate_keys)):
-            found = self._match(rate, self.work, diagonal, finish, cost, final=True)
+            found = self._match(rate, self.work, diagonal, finish, cost, None)
             if found is not None:
                 return found
         raise PlanError(f"internal error: no plan rebuilt for finish slot {finish}")

@@ -16,7 +16,11 @@ keeps ``d``; idling and restart overhead raise it. Per layer and diagonal the pr
   rounding exact. Segments younger than their minimum length are kept apart by age;
 * open contract chains of each contract rate, by the remainder of their exact cost.
 
-Values are exact integer cents (``int64``), scaled to break ties toward the fewest restarts,
+With ``max_run_slots_per_day`` every family also has an hours-run-today axis ``h``
+(:mod:`comparator.plan.dp.hours`); idle states are kept per machine, so that a resume on
+another machine counts as a migration.
+
+Values are exact integer cents (``int64``), scaled to break ties toward the fewest migrations,
 then the fewest line items (:class:`~comparator.plan.dp.rates.Ties`); each layer is a handful of numpy operations over
 all rates and diagonals at once. With ``keep_trace`` the closed and idle values of every layer
 are kept, from which :mod:`comparator.plan.dp.rebuild` rebuilds the optimal plan of any finish
@@ -25,9 +29,12 @@ slot.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from comparator.errors import PlanError
+from comparator.plan.dp.hours import DailyCap
 from comparator.plan.dp.rates import FINITE, INF, ContractRates, HourlyRates, Ints, Ties
 from comparator.plan.dp.rebuild import Rebuilder
 from comparator.plan.dp.steps import ContractSteps, HourlySteps, Sources, Terminal
@@ -35,7 +42,7 @@ from comparator.plan.problem import ScheduleProblem, ScheduleResult
 
 
 def _others_min(closed: Ints) -> Ints:
-    """``[j, d]``: the minimum over every rate but ``j`` (the second smallest where ``j`` is
+    """``[j, ...]``: the minimum over every rate but ``j`` (the second smallest where ``j`` is
     the smallest; ties make both equal)."""
     count = closed.shape[0]
     if count == 1:
@@ -55,6 +62,7 @@ class Machines:
         names = sorted(set(machines))
         self.groups = [np.array([j for j, m in enumerate(machines) if m == n]) for n in names]
         self.single = len(self.groups) == 1
+        self.of_rate = np.array([names.index(m) for m in machines], dtype=np.int64)
 
     def same(self, closed: Ints) -> Ints:
         if self.single:
@@ -73,6 +81,23 @@ class Machines:
             values[rows] = closed[rest].min(axis=0)
         return values
 
+    def idle(self, closed: Ints, pause: Callable[[Ints], Ints]) -> Ints:
+        """``[machine, ...]``: paused after a segment closed on each machine."""
+        if self.single:
+            paused: Ints = pause(closed.min(axis=0))[None]
+            return paused
+        return np.stack([pause(closed[rows].min(axis=0)) for rows in self.groups])
+
+    def restart(self, idle: Ints, closed: Ints, migration: int) -> Ints:
+        """``[rate, ...]``: the cheapest restart of each rate: a resume on its own machine, or a
+        migration (after a pause or not) that adds the ``migration`` tie unit."""
+        own = idle[self.of_rate]
+        if self.single:
+            return own
+        moved = np.minimum(_others_min(idle)[self.of_rate], self.other(closed))
+        restart: Ints = np.minimum(own, np.minimum(moved + migration, INF))
+        return restart
+
 
 class ScheduleProfile:
     """The solved programme: the cheapest cost for every finish slot, and the plans behind it."""
@@ -89,6 +114,7 @@ class ScheduleProfile:
         self.storage = problem.storage_cents * self.ties.scale  # per paused/overhead slot
         self.fixed_cents = problem.storage_cents * problem.work_slots  # storage of work slots
         self.machines = Machines(problem.machines)
+        self.machine_count = len(self.machines.groups) if problem.machines else 1
         self.trials = np.array(
             [j for j, r in enumerate(problem.hourly) if r.trial_slots > 0], dtype=np.int64
         )
@@ -97,6 +123,7 @@ class ScheduleProfile:
         self.hourly: HourlyRates | None = None
         self.contracts: ContractRates | None = None
         self.terminal = Terminal(max(self.width, 0))
+        self.cap = DailyCap(problem, self._horizon())
         if self.width > 0 and self.rate_count:
             deadline = problem.deadline_slot
             if problem.hourly:
@@ -104,6 +131,11 @@ class ScheduleProfile:
             if problem.contracts:
                 self.contracts = ContractRates(problem.contracts, deadline, self.ties)
             self._run()
+
+    def _horizon(self) -> int:
+        """The last slot a run may reach (a contract chain started at the deadline)."""
+        spans = [c.period_slots * (c.min_periods + 1) for c in self.problem.contracts]
+        return self.problem.deadline_slot + max(spans, default=0) + self.overhead + 2
 
     # --- results -------------------------------------------------------------------------
     @property
@@ -156,21 +188,27 @@ class ScheduleProfile:
             self._idle,
             self.terminal.values,
             self.ties,
+            self.cap,
         )
         rebuilder.storage = self.storage
         return rebuilder.schedule(diagonal)
 
     # --- the programme -------------------------------------------------------------------
     def _run(self) -> None:
+        cap = self.cap
         self._hourly_steps = (
-            HourlySteps(self.hourly, self.width, self.overhead) if self.hourly is not None else None
+            HourlySteps(self.hourly, self.width, self.overhead, cap)
+            if self.hourly is not None
+            else None
         )
         self._contract_steps = (
-            ContractSteps(self.contracts, self.width, self.work, self.overhead, self.hourly_count)
+            ContractSteps(
+                self.contracts, self.width, self.work, self.overhead, self.hourly_count, cap
+            )
             if self.contracts is not None
             else None
         )
-        self._nothing = np.full((self.hourly_count, self.width), INF)
+        self._nothing = np.full((self.hourly_count, cap.size, self.width), INF)
         for layer in range(self.work):
             self._layer(layer)
         if self._hourly_steps is not None:
@@ -199,29 +237,27 @@ class ScheduleProfile:
         return closed
 
     def _idle_states(self, layer: int, closed: Ints) -> Ints:
-        """Paused after a closed segment of an earlier diagonal (each paused slot pays storage)."""
+        """``[machine, h, d]``: not started (layer 0), or paused after a segment closed on that
+        machine at an earlier diagonal (each paused slot pays storage)."""
+        shape = (self.machine_count, self.cap.size, self.width)
         if layer == 0:
-            return np.zeros(self.width, dtype=np.int64)
-        idle = np.full(self.width, INF)
-        if self.problem.interruptible and self.width > 1:
-            if self.storage:
-                steps = np.arange(self.width, dtype=np.int64) * self.storage
-                running = np.minimum.accumulate(np.minimum(closed.min(axis=0), INF) - steps)
-                idle[1:] = np.minimum(running[:-1] + steps[1:], INF)
-            else:
-                idle[1:] = np.minimum.accumulate(closed.min(axis=0))[:-1]
-        return idle
+            idle = np.full(shape, INF)
+            idle[:, 0] = 0
+            return idle
+        if not (self.problem.interruptible and self.width > 1):
+            return np.full(shape, INF)
+        return self.machines.idle(closed, lambda c: self.cap.pause(c, layer, self.storage))
 
     def _sources(self, layer: int, closed: Ints, idle: Ints) -> Sources:
         """Per rate: the cheapest closed segment of another rate of its machine (seamless), and
-        the cheapest restart: a pause, or a migration from another machine."""
+        the cheapest restart: a resume after a pause, or a migration from another machine."""
         values = self.machines.same(closed)
         resume = np.full(values.shape, INF)
         if layer == 0:
-            return Sources(np.minimum(values, idle), resume)
+            return Sources(np.minimum(values, idle[self.machines.of_rate]), resume)
         if self.problem.interruptible:
-            restart = np.minimum(idle[None, :], self.machines.other(closed))
-            restart = np.minimum(restart + self.ties.restart + self.storage * self.overhead, INF)
+            restart = self.machines.restart(idle, closed, self.ties.restart)
+            restart = np.minimum(restart + self.storage * self.overhead, INF)
             if self.overhead == 0:
                 values = np.minimum(values, restart)
             else:

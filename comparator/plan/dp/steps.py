@@ -1,6 +1,7 @@
 """Transitions of the dynamic programme (:mod:`comparator.plan.dp.solver`), one family of rates each.
 
-Arrays are indexed by diagonal ``d`` (see :mod:`comparator.plan.dp.solver`); in layer ``w`` diagonal
+Arrays are indexed by hours run today ``h`` and diagonal ``d`` (the last two axes; see
+:mod:`comparator.plan.dp.solver` and :mod:`comparator.plan.dp.hours`); in layer ``w`` diagonal
 ``d`` is slot ``t = w + d``. Every transition is a few numpy operations on slices.
 """
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from comparator.plan.dp.hours import DailyCap
 from comparator.plan.dp.rates import FINITE, INF, ContractRates, Grid, HourlyRates, Ints
 
 
@@ -19,8 +21,8 @@ class Sources:
     and as a restart that pays it (``resume``: after a pause, or a migration from another
     machine). Restart values already include the tie-breaking restart unit."""
 
-    values: Ints  # [rate, d]
-    resume: Ints  # [rate, d]
+    values: Ints  # [rate, h, d]
+    resume: Ints  # [rate, h, d]
 
 
 class Terminal:
@@ -37,52 +39,59 @@ class Terminal:
 class HourlySteps:
     """Open hourly segments: mature ones by start class, young ones by age."""
 
-    def __init__(self, rates: HourlyRates, width: int, overhead: int) -> None:
+    def __init__(self, rates: HourlyRates, width: int, overhead: int, cap: DailyCap) -> None:
         self.rates = rates
         self.width = width
         self.overhead = overhead
+        self.cap = cap
         self.count = len(rates.rates)
-        self.open = Grid((self.count, rates.class_count, width))
+        self.open = Grid((self.count, rates.class_count, cap.size, width))
         self.minimum = [int(m) for m in rates.min_slots]
         self.trial_slots = [r.trial_slots for r in rates.rates]
         self.trials = [j for j, n in enumerate(self.trial_slots) if n > 0]
         ages = max(self.minimum) - 1
-        self.young = Grid((self.count, ages, width)) if ages else None
+        self.young = Grid((self.count, ages, cap.size, width)) if ages else None
 
     def close(self, layer: int) -> Ints:
-        """Close every open segment at slot ``layer + d``: ``[rate, d]``."""
+        """Close every open segment at slot ``layer + d``: ``[rate, h, d]``."""
         window = slice(layer, layer + self.width)
         if self.rates.class_count == 1:
-            values = self.open.values[:, 0] + self.rates.scaled_carry[:, 0, window]
+            values = self.open.values[:, 0] + self.rates.scaled_carry[:, 0, None, window]
         else:
-            values = (self.open.values + self.rates.scaled_carry[:, :, window]).min(axis=1)
-        closed: Ints = values + self.rates.scaled_a[:, window]
+            carry = self.rates.scaled_carry[:, :, None, window]
+            values = (self.open.values + carry).min(axis=1)
+        closed: Ints = values + self.rates.scaled_a[:, None, window]
         return closed
 
     def advance(self, layer: int, sources: Sources, resume: bool) -> None:
         """Open segments run slot ``layer + d``; new ones start there."""
         if not self.rates.all_free:
-            blocked = ~self.rates.free(layer, self.width, 1)
-            self.open.values[np.broadcast_to(blocked[:, None, :], self.open.values.shape)] = INF
+            blocked = ~self.rates.free(layer, self.width, 1)[:, None, None, :]
+            self.open.values[np.broadcast_to(blocked, self.open.values.shape)] = INF
             if self.young is not None:
-                shape = self.young.values.shape
-                self.young.values[np.broadcast_to(blocked[:, None, :], shape)] = INF
+                self.young.values[np.broadcast_to(blocked, self.young.values.shape)] = INF
         for j in self.trials:
             if layer >= self.trial_slots[j]:  # the trial is over: no more slots on it
                 self.open.values[j] = INF
+        if self.cap.active:  # open segments run slot ``layer + d``
+            self.open.values = self.cap.run_from(self.open.values, layer, 1)
+            if self.young is not None:
+                self.young.values = self.cap.run_from(self.young.values, layer, 1)
         self._age(layer)
         self._start(layer, sources.values[: self.count], 0)
         if resume and self.overhead:
             self._start(layer, sources.resume[: self.count], self.overhead)
 
     def _mature(self, j: int, starts: Ints, where: slice, values: Ints) -> None:
+        """Open segments of rate ``j`` (``values[h, column]``) by their start class."""
         if self.rates.class_count == 1:
-            self.open.relax_view((j, 0, where), values)
+            self.open.relax_view((j, 0, slice(None), where), values)
             return
         last = self.rates.start_class.shape[1] - 1
         classes = self.rates.start_class[j, np.clip(starts, 0, last)]
         columns = np.arange(self.width)[where]
-        self.open.relax((np.full(len(columns), j), classes, columns), values)
+        index = (np.full(len(columns), j), classes, slice(None), columns)
+        self.open.relax(index, values.T)
 
     def _age(self, layer: int) -> None:
         young = self.young
@@ -104,20 +113,23 @@ class HourlySteps:
             return
         starts = layer + np.arange(count)
         segment = self.rates.ties.segment
-        new = values[:, :count] - self.rates.scaled_a[:, layer : layer + count] + segment
+        paid = self.rates.scaled_a[:, None, layer : layer + count]
+        new = values[:, :, :count] - paid + segment
         if not self.rates.all_free:
-            new = np.where(self.rates.free(layer, count, overhead + 1), new, INF)
+            new = np.where(self.rates.free(layer, count, overhead + 1)[:, None, :], new, INF)
+        if self.cap.active:
+            new = self.cap.run_from(new, layer, overhead + 1)
         where = slice(overhead, self.width)
         for j, minimum in enumerate(self.minimum):
             if overhead + 1 >= minimum:
                 self._mature(j, starts, where, new[j])
             else:
                 assert self.young is not None
-                self.young.relax_view((j, overhead, where), new[j])
+                self.young.relax_view((j, overhead, slice(None), where), new[j])
 
     def finish(self, work: int, terminal: Terminal) -> None:
         """Completions in the last layer: close open segments, padding young ones."""
-        terminal.relax(slice(None), self.close(work).min(axis=0))
+        terminal.relax(slice(None), self.cap.least(self.close(work)).min(axis=0))
         if self.young is None:
             return
         for j, minimum in enumerate(self.minimum):
@@ -127,7 +139,7 @@ class HourlySteps:
     def _pad(self, j: int, age: int, work: int, terminal: Terminal) -> None:
         assert self.young is not None
         rates, minimum = self.rates, self.minimum[j]
-        values = self.young.values[j, age - 1]
+        values = self.cap.least(self.young.values[j, age - 1])  # padding runs no slot
         starts = np.maximum(work + np.arange(self.width) - age, 0)
         ends = starts + minimum
         cent = int(rates.cent[j])
@@ -143,9 +155,16 @@ class ContractSteps:
     """Open contract chains of each contract rate, by the remainder of their exact cost."""
 
     def __init__(
-        self, rates: ContractRates, width: int, work: int, overhead: int, first_rate: int
+        self,
+        rates: ContractRates,
+        width: int,
+        work: int,
+        overhead: int,
+        first_rate: int,
+        cap: DailyCap,
     ) -> None:
         self.rates = rates
+        self.cap = cap
         self.width = width
         self.work = work
         self.overhead = overhead
@@ -155,10 +174,10 @@ class ContractSteps:
         self.period = [int(p) for p in rates.period]
         chaining = [j for j in range(self.count) if self.span[j] < work + overhead]
         self.slot = {j: i for i, j in enumerate(chaining)}
-        self.chains = Grid((len(chaining), work, rates.class_count, width))
+        self.chains = Grid((len(chaining), work, rates.class_count, cap.size, width))
 
     def close(self, layer: int) -> Ints:
-        values = np.full((self.count, self.width), INF)
+        values = np.full((self.count, self.cap.size, self.width), INF)
         for j, i in self.slot.items():
             values[j] = self.chains.values[i, layer].min(axis=0)
         return values
@@ -185,20 +204,26 @@ class ContractSteps:
         count = self.width - overhead
         if gain <= 0 or count <= 0:
             return
-        cost = values[:count] + self.rates.first_value[j]
+        cost = values[:, :count] + self.rates.first_value[j]
         free = self._free(j, layer, count, self.span[j])
         if free is not None:
             cost = np.where(free, cost, INF)
         where = slice(overhead, self.width)
-        if gain >= self.work - layer:
-            terminal.relax(where, cost)
+        cap = self.cap
+        if gain >= self.work - layer:  # the last chain: runs only until the work is done
+            if cap.active:
+                cost = cap.run_from(cost, layer, overhead + self.work - layer)
+            terminal.relax(where, cap.least(cost))
         else:
-            self.chains.relax_view((self.slot[j], layer + gain, 0, where), cost)
+            if cap.active:
+                cost = cap.run_from(cost, layer, self.span[j])
+            self.chains.relax_view((self.slot[j], layer + gain, 0, slice(None), where), cost)
 
     def _extend(self, j: int, layer: int, terminal: Terminal) -> None:
         i, period = self.slot[j], self.period[j]
         free = self._free(j, layer, self.width, period)
         everything = slice(None)
+        last = period >= self.work - layer
         for klass in range(self.rates.class_count):
             nxt = int(self.rates.next_class[j, klass])
             values = self.chains.values[i, layer, klass]
@@ -207,7 +232,9 @@ class ContractSteps:
             cost = values + self.rates.scaled_increment[j, klass]
             if free is not None:
                 cost = np.where(free, cost, INF)
-            if period >= self.work - layer:
-                terminal.relax(everything, cost)
+            if self.cap.active:
+                cost = self.cap.run_from(cost, layer, self.work - layer if last else period)
+            if last:
+                terminal.relax(everything, self.cap.least(cost))
             else:
-                self.chains.relax_view((i, layer + period, nxt, everything), cost)
+                self.chains.relax_view((i, layer + period, nxt, everything, everything), cost)

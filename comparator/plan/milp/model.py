@@ -11,9 +11,16 @@ same offers. Per job and candidate (slot ``t`` of the candidate's grid, ``D`` it
   start, which keeps the next ``min − 1`` periods;
 * ``r[t] ≤ Σ x[·,t] + Σ y[·,τ]`` over periods covering t; work
   ``Σ r − overhead·(Σ u − z) ≥ W·z``; one block when the job may not pause;
-* per offer with stock, per clock hour: ``Σ units × paid ≤ stock`` over all jobs.
+* per offer with stock, per clock hour: ``Σ units × paid ≤ stock`` over all jobs;
+* the data bill: ``z`` costs the candidate's fixed data cents (upload-time storage, egress);
+  with a storage charge, ``b[t] ≥ b[t−1], b[t] ≥ r[t]`` (started), ``e[t] ≥ e[t+1], e[t] ≥
+  r[t]`` (not yet finished) and ``a[t] ≥ b[t] + e[t] − 1`` costs the charge per slot: exactly
+  the slots from the first run slot to the finish, paused slots included, as the DP bills.
 
-The objective is the exact sum of slot and period prices in cents. When every price is a whole
+Free trials, migrations and a daily cap are not modelled: jobs that could use them are planned
+by the exact per-job DP instead (:mod:`comparator.plan.shared`).
+
+The objective is the exact sum of slot and period prices and the data bill in cents. When every price is a whole
 number of cents that sum is the billed cost; otherwise per-segment rounding (< ½ cent a segment)
 is not modelled, and the caller must not claim optimality to the cent.
 """
@@ -97,6 +104,8 @@ class _Columns:
     hourly: dict[int, dict[int, int]] = field(default_factory=dict)  # rate → slot → var
     periods: dict[int, dict[int, int]] = field(default_factory=dict)  # rate → start → var
     active: dict[int, dict[int, int]] = field(default_factory=dict)  # rate → slot → var
+    storage: list[int] = field(default_factory=list)  # a[t]: the data disk is billed in slot t
+    disk: tuple[list[int], list[int]] = ([], [])  # b[t] started, e[t] not yet finished
 
 
 @dataclass(frozen=True)
@@ -143,7 +152,7 @@ class _Builder:
         overhead = problem.restart_overhead_slots if problem.interruptible else 0
         model = self.model
         cols = _Columns(
-            model.var(),
+            model.var(float(cand.bill.fixed_cents)),
             [model.var() for _ in range(deadline)],
             [model.var() for _ in range(deadline)],
         )
@@ -162,7 +171,26 @@ class _Builder:
         model.row([*terms, (cols.choose, float(overhead - work))], 0, INF)
         if not problem.interruptible:
             model.row([(v, 1.0) for v in cols.start] + [(cols.choose, -1.0)], -INF, 0)
+        if problem.storage_cents:
+            self._storage(cols, float(problem.storage_cents))
         return cols
+
+    def _storage(self, cols: _Columns, cents: float) -> None:
+        """``a[t] = 1`` exactly from the first run slot to the last (minimising)."""
+        model, run = self.model, cols.run
+        count = len(run)
+        started = [model.var() for _ in range(count)]
+        running = [model.var() for _ in range(count)]
+        billed = [model.var(cents) for _ in range(count)]
+        for t in range(count):
+            model.row([(started[t], 1.0), (run[t], -1.0)], 0, INF)
+            model.row([(running[t], 1.0), (run[t], -1.0)], 0, INF)
+            if t:
+                model.row([(started[t], 1.0), (started[t - 1], -1.0)], 0, INF)
+                model.row([(running[t - 1], 1.0), (running[t], -1.0)], 0, INF)
+            terms = [(billed[t], 1.0), (started[t], -1.0), (running[t], -1.0)]
+            model.row(terms, -1, INF)
+        cols.storage, cols.disk = billed, (started, running)
 
     def _hourly(self, cand: Candidate, rate: Any, deadline: int) -> dict[int, int]:
         model = self.model
@@ -241,6 +269,10 @@ def _warm_values(
         values[cols.choose] = 1.0
         rates = {r.key: j for j, r in enumerate(cand.problem.hourly)}
         chains = {c.key: j for j, c in enumerate(cand.problem.contracts)}
+        first, finish = schedule.segments[0].start, schedule.finish
+        for t, (b, e, a) in enumerate(zip(*cols.disk, cols.storage, strict=True)):
+            values[b], values[e] = float(t >= first), float(t < finish)
+            values[a] = float(first <= t < finish)
         previous_end = None
         for seg in schedule.segments:
             for t in range(seg.start, seg.run_end):
@@ -275,7 +307,8 @@ def solve_milp(
     for job, job_cols in zip(jobs, columns, strict=True):
         builder.model.row([(c.choose, 1.0) for c in job_cols], 1, 1)
         if job.budget_cents is not None:
-            terms = [(v, builder.model.cost[v]) for cols in job_cols for v in _paid(cols)]
+            costed = [v for cols in job_cols for v in (*_paid(cols), *cols.storage, cols.choose)]
+            terms = [(v, builder.model.cost[v]) for v in costed]
             builder.model.row(terms, -INF, job.budget_cents)
     builder.stock_rows(stock)
     import highspy
