@@ -110,7 +110,7 @@ def import_(
     if not profiles and not sheets:
         raise InputError("suanli import: give at least one price sheet or --profile PROFILE.toml")
     if decimal not in (".", ","):
-        raise InputError(f'--decimal: expected "." or ",", got {decimal!r}')
+        raise InputError('--decimal: expected "." or ",", got {decimal!r}', decimal=decimal)
     names = ", ".join(p.name for p in [*profiles, *sheets])
     with working(tr(st.lang, f"正在导入 {names} …", f"Importing {names} …"), quiet=json_out):
         result = import_files(
@@ -274,14 +274,16 @@ def _offer_filters(
         mode = parse_billing(billing)
         if mode is None:
             raise InputError(
-                f"--billing: expected hourly, spot, daily, weekly, monthly, yearly; got {billing!r}"
+                "--billing: expected hourly, spot, daily, weekly, monthly, yearly; got {billing!r}",
+                billing=billing,
             )
     canonical = None
     if province is not None:
         canonical = canonical_province(province)
         if canonical is None:
             raise InputError(
-                f"--province: expected a mainland province such as 广东 or 粤, got {province!r}"
+                "--province: expected a mainland province such as 广东 or 粤, got {province!r}",
+                province=province,
             )
     return {"gpu": resolve_gpu(gpu).name if gpu else None, "province": canonical, "billing": mode}
 

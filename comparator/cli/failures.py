@@ -24,7 +24,7 @@ from comparator.errors import (
     SuanliError,
     UnknownGpuError,
 )
-from comparator.i18n import is_en
+from comparator.i18n import error_text, render
 
 GLOBAL_OPTIONS = ("--db", "--lang", "--debug", "--version")
 
@@ -102,33 +102,11 @@ def print_failure(message: str, hint: str | None) -> None:
         out.print(f"[bold]hint:[/] {escape(hint)}", soft_wrap=True)
 
 
-def _localized(exc: SuanliError, lang: str) -> tuple[str, str | None] | None:
-    """The Chinese of the errors the CLI knows the parts of (others print as raised)."""
-    if is_en(lang):
-        return None
-    removals = getattr(exc, "removals", None)
-    if removals:
-        lines = [
-            f"{f} → {p}：{before} → {after} 条报价（{gone} 条将下架）"
-            for f, p, before, after, gone in removals
-        ]
-        return (
-            "导入会删去当前快照中的报价：" + "；".join(lines),
-            "价格表即服务商的完整报价；确认无误请加 --replace（删去的报价仍可在 "
-            "`suanli history` 中查到）",
-        )
-    return None
-
-
 def report_error(exc: SuanliError, lang: str) -> int:
     """Print a content error (exit code 1)."""
-    localized = _localized(exc, lang)
-    if localized is not None:
-        message, hint = localized
-        print_failure(message, hint or _default_hint(exc, lang))
-        return 1
-    hint = getattr(exc, "hint", None)
-    print_failure(str(exc), hint if hint is not None else _default_hint(exc, lang))
+    hint = exc.hint
+    shown_hint = render(hint, lang) if hint is not None else _default_hint(exc, lang)
+    print_failure(error_text(exc, lang), shown_hint)
     return 1
 
 

@@ -36,12 +36,6 @@ def _status(lang: str, status: str) -> str:
     return f"[{_COLOUR[status]}]{status_label(lang, status)}[/]"
 
 
-_NO_NVIDIA_SMI = (
-    "nvidia-smi is not on PATH here: on the rented machine run `nvidia-smi -q -x > smi.xml` "
-    "(and `nvidia-smi topo -m > topo.txt`), then pass --nvidia-smi-xml smi.xml [--topo topo.txt]"
-)
-
-
 def register(app: typer.Typer) -> None:
     app.command("verify")(verify)
 
@@ -106,7 +100,11 @@ def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[Machine
         return parse_smi_xml(xml_file.read_bytes(), str(xml_file), topology), False
     executable = find_nvidia_smi()
     if executable is None:
-        raise InputError(_NO_NVIDIA_SMI)
+        raise InputError(
+            "nvidia-smi is not on PATH here: on the rented machine run `nvidia-smi -q -x > smi.xml` "
+            "(and `nvidia-smi topo -m > topo.txt`), then pass --nvidia-smi-xml smi.xml "
+            "[--topo topo.txt]"
+        )
     report = collect_machine(executable)
     if topology is not None:
         report = MachineReport(

@@ -18,7 +18,7 @@ import pandas as pd
 
 from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.domain.zones import DEFAULT_TIMEZONE
-from comparator.errors import RowProblem, SheetError
+from comparator.errors import Msg, RowProblem, SheetError
 from providers.sheet.columns import (
     COLUMNS,
     REQUIRED,
@@ -37,10 +37,19 @@ def _rename_headers(table: Table, filename: str) -> pd.DataFrame:
     missing = [c for c in REQUIRED if c not in mapping.values()]
     unmatched = unknown_headers(headers)
     for column in missing:
-        expected = f"a column named {column} (or {', '.join(COLUMNS[column].aliases)})"
+        aliases = ", ".join(COLUMNS[column].aliases)
         close = closest_header(column, unmatched)
-        found = f"; closest header found: {close!r}" if close else ""
-        problems.append(RowProblem(1, column, expected + found))
+        expected = (
+            Msg(
+                "a column named {column} (or {aliases}); closest header found: {close!r}",
+                column=column,
+                aliases=aliases,
+                close=close,
+            )
+            if close
+            else Msg("a column named {column} (or {aliases})", column=column, aliases=aliases)
+        )
+        problems.append(RowProblem(1, column, expected))
     if problems:
         raise SheetError(filename, problems)
     renamed: pd.DataFrame = table.frame[list(mapping)].rename(columns=mapping)
@@ -138,7 +147,16 @@ def _check_rows(
             if region_id is None:
                 choices = ", ".join(sorted(set(known.regions.get(provider, {}).values())))
                 problems.append(
-                    RowProblem(row, "region", f"a data centre of {provider} ({choices})", region)
+                    RowProblem(
+                        row,
+                        "region",
+                        Msg(
+                            "a data centre of {provider} ({choices})",
+                            provider=provider,
+                            choices=choices,
+                        ),
+                        region,
+                    )
                 )
         region_ids.append(region_id)
         tou, billing = values["time_of_use"][i], values["billing"][i]

@@ -50,8 +50,8 @@ class SkypilotOptions:
         spot = options.get("spot", True)
         if not isinstance(countries, Mapping) or not isinstance(spot, bool):
             raise InputError(
-                f"{spec.where}: expected spot = true|false and a "
-                'region_countries table of region = "CC"'
+                '{where}: expected spot = true|false and a region_countries table of region = "CC"',
+                where=spec.where,
             )
         country = str(options.get("country", "US")).upper()
         return cls(
@@ -126,7 +126,9 @@ def _read_rows(content: bytes, location: str) -> list[dict[str, str]]:
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{location}: expected UTF-8 CSV ({exc.reason})") from None
+        raise InputError(
+            "{location}: expected UTF-8 CSV ({reason})", location=location, reason=exc.reason
+        ) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or ())]
     if missing:

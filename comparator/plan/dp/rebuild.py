@@ -256,4 +256,4 @@ class Rebuilder:
             found = self._match(rate, self.work, diagonal, finish, cost, final=True)
             if found is not None:
                 return found
-        raise PlanError(f"internal error: no plan rebuilt for finish slot {finish}")
+        raise PlanError("internal error: no plan rebuilt for finish slot {finish}", finish=finish)
