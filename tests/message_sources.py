@@ -16,8 +16,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("comparator", "providers")
-BUILTIN_ERRORS = {"ValueError", "TypeError", "KeyError", "RuntimeError", "AssertionError",
-                  "NotImplementedError", "OSError", "ImportError", "LookupError", "AttributeError"}
+BUILTIN_ERRORS = {
+    "ValueError",
+    "TypeError",
+    "KeyError",
+    "RuntimeError",
+    "AssertionError",
+    "NotImplementedError",
+    "OSError",
+    "ImportError",
+    "LookupError",
+    "AttributeError",
+}
 # call name → position of the message argument
 MESSAGE_ARGS = {"Msg": 0, "_Bad": 0, "fail": 1, "RowProblem": 2, "_fail": 3}
 

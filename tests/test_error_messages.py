@@ -25,8 +25,7 @@ _TYPED = re.compile(
     r"\w*_\w*|\"[^\"]*\"|'[^']*'|\.\w+\b|\w+(?:/\w+)+|https?(?:\(s\))?|Content-Length|crontab"
 )
 # Latin words that are values, keys or names a user types, allowed inside Chinese messages
-MESSAGE_WORDS = frozenset(
-    """true false url path token_env headers records values fields defaults provider spot
+_WORDS = """true false url path token_env headers records values fields defaults provider spot
     region_countries region decimal format adapter retries timezone cron shared
     max_in_flight redirect_hosts max_body_mb parse_timeout_s tokens samples avg_tokens
     precision name gpu gpus card_hours earliest_start deadline export_basis mlps_level
@@ -38,8 +37,8 @@ MESSAGE_WORDS = frozenset(
     deepseek gpt2 bloom style chinesecalendar holidays postgresql psycopg user pass host
     db postgres suanli init import quote offers history check estimate list models show Accept
     text CC fp32 fp16 bf16 lora rank Ada Hopper Blackwell Asia Shanghai JOB COLUMN
-    FACTOR DAYS""".split()
-)
+    FACTOR DAYS"""
+MESSAGE_WORDS = frozenset(_WORDS.split())
 
 
 def _sample(template: str) -> Msg:
@@ -52,8 +51,11 @@ def test_every_raised_message_is_a_template_not_computed_text() -> None:
 
 
 def test_every_message_in_the_source_has_its_chinese() -> None:
-    missing = {t: w for t, w in message_templates().items() if t not in MESSAGES_ZH}
+    templates = message_templates()
+    missing = {t: w for t, w in templates.items() if t not in MESSAGES_ZH}
     assert missing == {}
+    # `hint` is the keyword of an error's hint, never a parameter of its message
+    assert [t for t in [*templates, *MESSAGES_ZH] if "{hint" in t] == []
 
 
 @pytest.mark.parametrize("template", sorted(MESSAGES_ZH), ids=lambda t: t[:40])

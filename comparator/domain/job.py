@@ -142,20 +142,10 @@ class _Reader:
         self.source = source
 
     def fail(self, key: str, expected: str | Msg, got: object = None) -> JobFileError:
+        params: dict[str, Any] = {"path": self.source, "key": key, "expected": as_msg(expected)}
         if got is None:
-            return JobFileError(
-                "{path}: {key}: expected {expected}",
-                path=self.source,
-                key=key,
-                expected=as_msg(expected),
-            )
-        return JobFileError(
-            "{path}: {key}: expected {expected} (got {got!r})",
-            path=self.source,
-            key=key,
-            expected=as_msg(expected),
-            got=got,
-        )
+            return JobFileError("{path}: {key}: expected {expected}", **params)
+        return JobFileError("{path}: {key}: expected {expected} (got {got!r})", got=got, **params)
 
     def table(self, data: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
         value = data.get(key)

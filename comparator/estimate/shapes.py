@@ -234,13 +234,13 @@ def _looks_like_path(text: str) -> bool:
 
 def _unknown(text: str) -> UnknownModelError:
     close = difflib.get_close_matches(text, builtin_names(), n=3, cutoff=0.5)
-    hint = Msg("; did you mean {names}?", names=", ".join(close)) if close else ""
+    suggestion = Msg("; did you mean {names}?", names=", ".join(close)) if close else ""
     return UnknownModelError(
         "unknown model {text!r}: expected a built-in name (e.g. Llama-2-7b, "
         "Qwen2.5-7B; see `suanli estimate --list-models`), a Hugging Face "
-        "config.json path, or a size such as 7B or 350M{hint}",
+        "config.json path, or a size such as 7B or 350M{suggestion}",
         text=text,
-        hint=hint,
+        suggestion=suggestion,
     )
 
 

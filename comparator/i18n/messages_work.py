@@ -171,9 +171,9 @@ _ESTIMATE_ZH: dict[str, str] = {
     ),
     "unknown model {text!r}: expected a built-in name (e.g. Llama-2-7b, Qwen2.5-7B; see "
     "`suanli estimate --list-models`), a Hugging Face config.json path, or a size such as 7B or "
-    "350M{hint}": (
+    "350M{suggestion}": (
         "未知模型 {text!r}：应为内置模型名（如 Llama-2-7b、Qwen2.5-7B；见 "
-        "`suanli estimate --list-models`）、Hugging Face config.json 路径，或规模，如 7B 或 350M{hint}"
+        "`suanli estimate --list-models`）、Hugging Face config.json 路径，或规模，如 7B 或 350M{suggestion}"
     ),
     "; did you mean {names}?": "；是否想用 {names}？",
     "model size {spec!r} is too small: expected at least 1M": "模型规模 {spec!r} 太小：至少 1M",

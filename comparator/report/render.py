@@ -20,7 +20,7 @@ from typing import Any
 
 import jinja2
 
-from comparator.errors import RenderError
+from comparator.errors import RenderError, os_reason
 from comparator.i18n import billing_label, check_label, label, normalize_lang
 from comparator.report import charts
 from comparator.report.view import build_view
@@ -195,7 +195,7 @@ def _write(path: Path, content: bytes) -> None:
         raise RenderError(
             "{path}: cannot write the report ({reason}); nothing was written",
             path=path,
-            reason=exc.strerror or exc,
+            reason=os_reason(exc),
         ) from None
 
 
