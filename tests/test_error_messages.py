@@ -22,7 +22,7 @@ from tests.test_messages import CJK, CJK_OK, stray_chinese, stray_english
 INPUT_WORDS = frozenset({"是", "否", "包日", "包周", "包年", "竞价", "江苏", "常州", "简称"})
 # keys (snake_case), quoted examples, file suffixes, paths and header names stay as typed
 _TYPED = re.compile(
-    r"\w*_\w*|\"[^\"]*\"|'[^']*'|\.\w+\b|\w+(?:/\w+)+|https?(?:\(s\))?|Content-Length|crontab"
+    r"\w+(?:[.-]\w+)+|\w*_\w*|\"[^\"]*\"|'[^']*'|\.\w+\b|\w+(?:/\w+)+|https?(?:\(s\))?|Content-Length|crontab"
 )
 # Latin words that are values, keys or names a user types, allowed inside Chinese messages
 _WORDS = """true false url path token_env headers records values fields defaults provider spot
@@ -37,7 +37,7 @@ _WORDS = """true false url path token_env headers records values fields defaults
     deepseek gpt2 bloom style chinesecalendar holidays postgresql psycopg user pass host
     db postgres suanli init import quote offers history check estimate list models show Accept
     text CC fp32 fp16 bf16 lora rank Ada Hopper Blackwell Asia Shanghai JOB COLUMN
-    FACTOR DAYS"""
+    FACTOR DAYS price cards billing sku stock interconnect"""
 MESSAGE_WORDS = frozenset(_WORDS.split())
 
 

@@ -211,6 +211,12 @@ _SOURCES_ZH: dict[str, str] = {
 }
 
 _FETCH_ZH: dict[str, str] = {
+    "already refreshed in period {period} (attempt {attempt}, {status})": (
+        "本周期 {period} 已刷新（第 {attempt} 次，{status}）"
+    ),
+    "being refreshed by {holder} since {since}": "{holder} 自 {since} 起正在刷新",
+    "another worker is claiming period {period} at this moment": "另一个进程此刻正在认领周期 {period}",
+    "another process claimed period {period} at the same moment": "另一个进程同时认领了周期 {period}",
     "{location}: no complete answer within the {deadline_s:g} s deadline ({attempts} "
     "attempt(s), {body_bytes} body bytes received)": (
         "{location}：在 {deadline_s:g} s 时限内没有完整应答（尝试 {attempts} 次，收到 {body_bytes} 字节）"

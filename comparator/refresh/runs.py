@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from comparator.catalog.db import advisory_key, write_transaction
 from comparator.catalog.models import PriceSnapshot, RefreshRun, table_of
 from comparator.catalog.queries import current_snapshot_id
+from comparator.errors import Msg
 from providers import Validators
 
 RUN = table_of(RefreshRun)
@@ -63,7 +64,7 @@ def claim_run(
     only_if_due: bool,
     now: datetime,
     deadline_s: float,
-) -> Claim | str:
+) -> Claim | Msg:
     """A new attempt of (provider, period), or the reason another process or run has it.
 
     ``only_if_due`` (the worker): step aside when the period already has a good run.
@@ -71,7 +72,9 @@ def claim_run(
     try:
         with write_transaction(engine) as conn:
             if not _try_claim_lock(conn, provider, period):
-                return f"another worker is claiming period {period} at this moment"
+                return Msg(
+                    "another worker is claiming period {period} at this moment", period=period
+                )
             runs = conn.execute(
                 select(RUN).where(RUN.c.provider_id == provider, RUN.c.period == period)
             ).all()
@@ -92,7 +95,7 @@ def claim_run(
                 )
             ).inserted_primary_key[0]  # type: ignore[index]
     except IntegrityError:
-        return f"another process claimed period {period} at the same moment"
+        return Msg("another process claimed period {period} at the same moment", period=period)
     return Claim(int(run_id), provider, period, attempt)
 
 
@@ -112,16 +115,25 @@ def _reason_to_skip(
     only_if_due: bool,
     now: datetime,
     deadline_s: float,
-) -> str | None:
+) -> Msg | None:
     good = [r for r in runs if r.status in GOOD]
     if only_if_due and good:
         last = max(good, key=lambda r: r.attempt)
-        return f"already refreshed in period {last.period} (attempt {last.attempt}, {last.status})"
+        return Msg(
+            "already refreshed in period {period} (attempt {attempt}, {status})",
+            period=last.period,
+            attempt=last.attempt,
+            status=last.status,
+        )
     for run in runs:
         if run.status != RUNNING:
             continue
         if _alive(run, now, deadline_s):
-            return f"being refreshed by {run.holder} since {run.started_at:%H:%M:%S}"
+            return Msg(
+                "being refreshed by {holder} since {since}",
+                holder=run.holder,
+                since=f"{run.started_at:%H:%M:%S}",
+            )
         conn.execute(
             update(RUN)
             .where(RUN.c.id == run.id)
