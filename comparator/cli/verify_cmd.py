@@ -10,7 +10,16 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from comparator.cli._common import JSON_OPTION, State, console, emit_json, open_catalog, state, tr
+from comparator.cli._common import (
+    JSON_OPTION,
+    State,
+    console,
+    emit_json,
+    open_catalog,
+    state,
+    tr,
+    working,
+)
 from comparator.cli.tables import print_table
 from comparator.domain import OfferView, find_gpu
 from comparator.errors import InputError
@@ -79,10 +88,16 @@ def verify(
     Example:  suanli verify --nvidia-smi-xml smi.xml --topo topo.txt --offer 17 --strict
     """
     st = state(ctx)
-    report, live = read_machine(xml_file, topo_file)
-    offer = _offer(st, offer_id)
+    with working(tr(st.lang, "正在读取这台机器…", "Reading this machine…"), quiet=json_out):
+        report, live = read_machine(xml_file, topo_file)
+        offer = _offer(st, offer_id)
     wanted = measure_opt if measure_opt is not None else live
-    measurements: Measurements = measure() if wanted else NOT_REQUESTED
+    measurements: Measurements = NOT_REQUESTED
+    if wanted:  # bf16 matmul, memory and NCCL runs take tens of seconds
+        with working(
+            tr(st.lang, "正在实测算力与带宽…", "Measuring compute and bandwidth…"), quiet=json_out
+        ):
+            measurements = measure()
     result = evaluate(report, offer, cards=cards, measurements=measurements, lang=st.lang)
     stored = _store(st, result, quote)
     if json_out:
