@@ -37,7 +37,7 @@ _WORDS = """true false url path token_env headers records values fields defaults
     deepseek gpt2 bloom style chinesecalendar holidays postgresql psycopg user pass host
     db postgres suanli init import quote offers history check estimate list models show Accept
     text CC fp32 fp16 bf16 lora rank Ada Hopper Blackwell Asia Shanghai JOB COLUMN
-    FACTOR DAYS price cards billing sku stock interconnect"""
+    FACTOR DAYS price cards billing sku stock interconnect Python GpuInfo"""
 MESSAGE_WORDS = frozenset(_WORDS.split())
 
 

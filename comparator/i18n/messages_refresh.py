@@ -84,6 +84,9 @@ _SHEET_ZH: dict[str, str] = {
         '{what}，用小数点书写，如 3.10（只有价格表声明 decimal = "," 时逗号才作小数点）'
     ),
     "at least one GPU instance": "至少一个 GPU 实例",
+    "a price in USD per hour": "每小时美元价格",
+    "a positive price in USD per hour": "每小时美元正价格",
+    "a GpuInfo dict (Python literal or JSON)": " GpuInfo 字典（Python 字面量或 JSON）",
     "{location}: expected UTF-8 CSV ({reason})": "{location}：应为 UTF-8 CSV（{reason}）",
     "a SkyPilot v8 vms.csv column": " SkyPilot v8 vms.csv 的列",
     "a GPU known to the registry (add an alias to comparator/gpus.py)": (

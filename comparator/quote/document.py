@@ -37,7 +37,7 @@ from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
 from comparator.estimate import default_mfu, relative_throughput
 from comparator.i18n import REPORT_LANGS
-from comparator.plan import PlanResult, deadline_reason
+from comparator.plan import PlanResult, deadline_reason, requirement_reason
 
 MAX_CURVE_HOURS = 24 * 400
 
@@ -105,9 +105,10 @@ def _used_mfu(row: Mapping[str, Any], estimate: Mapping[str, Any] | None) -> flo
 def excluded_with_texts(parts: QuoteParts) -> list[dict[str, Any]]:
     """The plan's exclusions, each with its reasons in both report languages when they are
     known apart from the language planned in: compliance failures (the checks hold both) and
-    missed deadlines. A stored quote then reads in either language; other reasons stay as
+    missed deadlines and the job's own requirements. A stored quote then reads in either language; other reasons stay as
     planned."""
     reports = {report.provider: report for report in parts.result.compliance}
+    by_id = {offer.offer_id: offer for offer in parts.offers}
     out = []
     for item in parts.plan.get("excluded") or []:
         texts: dict[str, list[str]] | None = None
@@ -117,6 +118,10 @@ def excluded_with_texts(parts: QuoteParts) -> list[dict[str, Any]]:
             texts = {lang: [c.reason(lang) for c in failures] for lang in REPORT_LANGS}
         elif item.get("kind") == "deadline":
             texts = {lang: [deadline_reason(parts.job, lang)] for lang in REPORT_LANGS}
+        elif item.get("kind") == "requirements" and str(item["offer_id"]) in by_id:
+            offer = by_id[str(item["offer_id"])]
+            said = {lang: requirement_reason(parts.job, offer, lang) for lang in REPORT_LANGS}
+            texts = {lang: [text] for lang, text in said.items() if text}
         if texts and list(item["reasons"]) in texts.values():  # the same reasons, both ways
             item = {**item, "reason_texts": texts}
         out.append(item)
