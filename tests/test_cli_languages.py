@@ -2,8 +2,8 @@
 the language of ``--lang`` (flag names, keys, paths, ids and units as typed).
 
 Each case is a command that fails (bad job file, bad or mislabelled sheet, a job file in
-GB18030 or Shift-JIS, a fake ``.xlsx``, bad flags, an unknown provider or GPU, a missing
-catalog, a sources file that is not there, a refresh source that fails).
+GB18030 or Shift-JIS, a fake ``.xlsx``, bad flags and usage errors, an unknown provider or GPU,
+a file that is not there, a sources file that is not there, a refresh source that fails).
 """
 
 from __future__ import annotations
@@ -74,6 +74,11 @@ def _cases(files: dict[str, Path], tmp_path: Path) -> list[tuple[str, ...]]:
         ("import", str(files["fake.xlsx"])),
         ("offers", "--limit", "-1"),
         ("offers", "--bogus"),
+        ("offers", "extra"),
+        ("plan", str(files["bad.toml"]), "--objective"),
+        ("verify", "--nvidia-smi-xml", str(tmp_path / "absent.xml")),
+        ("verify", "--nvidia-smi-xml", str(tmp_path)),
+        ("estimate",),
         ("offers", "--gpu", "Z9000"),
         ("offers", "--province", "火星"),
         ("check", "nobody"),
@@ -98,7 +103,8 @@ def test_bad_input_reads_in_one_language(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     files = _files(tmp_path)
-    paths = sorted([str(p) for p in files.values()] + [str(tmp_path)], key=len, reverse=True)
+    named = [*files.values(), tmp_path / "absent.csv", tmp_path]
+    paths = sorted((str(p) for p in named), key=len, reverse=True)
     for args in _cases(files, tmp_path):
         result = cli(*args, db=demo_db_url, lang=lang)
         assert result.code in (1, 2), (args, result.out, result.err)

@@ -23,7 +23,7 @@ from comparator.cli._common import (
 from comparator.cli.tables import print_table
 from comparator.domain import canonical_province, parse_billing, resolve_gpu
 from comparator.errors import InputError
-from comparator.i18n import billing_label, status_label
+from comparator.i18n import billing_label, render, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
     from comparator.catalog import OfferRow
@@ -122,7 +122,8 @@ def import_(
             replace=replace,
         )
     for warning in result.warnings:
-        err_console().print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+        shown = escape(render(warning, st.lang))
+        err_console().print(f"[yellow]warning:[/] {shown}", soft_wrap=True)
     if json_out:
         emit_json(result.to_json())
     else:

@@ -95,6 +95,10 @@ _SHEET_ZH: dict[str, str] = {
 }
 
 _IMPORT_ZH: dict[str, str] = {
+    "{path}: ignored column(s) no header matches: {names}": "{path}：以下列没有对应的表头，已忽略：{names}",
+    "{path}: the sheet has a header but no offers; nothing to import": (
+        "{path}：价格表只有表头、没有报价；没有可导入的内容"
+    ),
     "importing would remove offers from the current snapshot: {removals}": (
         "导入会删去当前快照中的报价：{removals}"
     ),

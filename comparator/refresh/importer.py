@@ -39,11 +39,11 @@ SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".xlsm", ".json")
 class ImportResult:
     profiles: Sequence[tuple[str, str]]  # (provider id, created|updated|unchanged)
     snapshots: Sequence[tuple[str, SnapshotResult]]  # (file, result)
-    warnings: Sequence[str] = ()
+    warnings: Sequence[Msg] = ()  # what the sheets have that import ignores
 
     def to_json(self) -> dict[str, object]:
         return {
-            "warnings": list(self.warnings),
+            "warnings": [str(w) for w in self.warnings],
             "profiles": [{"provider": pid, "status": status} for pid, status in self.profiles],
             "snapshots": [
                 {
@@ -125,7 +125,7 @@ def import_files(
     """
     parsed_profiles = [load_profile(p) for p in _existing(profiles)]
     sheet_paths = _existing(sheets)
-    warnings: list[str] = []
+    warnings: list[Msg] = []
     known = KnownCatalog(_with_profiles(known_regions(engine), parsed_profiles))
     parsed = [(path, _parse(path, known, timezone, decimal, warnings)) for path in sheet_paths]
     if not replace:
@@ -194,7 +194,7 @@ def _parse(
     known: KnownCatalog,
     timezone: ZoneInfo,
     decimal: str | None,
-    warnings: list[str],
+    warnings: list[Msg],
 ) -> OfferColumns:
     try:
         content = path.read_bytes()

@@ -81,7 +81,7 @@ def parse_sheet_columns(
     imported_at: datetime | None = None,
     timezone: ZoneInfo = DEFAULT_TIMEZONE,
     decimal: str | None = None,
-    warnings: list[str] | None = None,
+    warnings: list[Msg] | None = None,
 ) -> OfferColumns:
     """:func:`parse_sheet`, column by column: what bulk import stores without row objects.
 
@@ -107,14 +107,18 @@ def parse_sheet_columns(
     return OfferColumns(values)
 
 
-def _sheet_warnings(table: Table, filename: str) -> list[str]:
-    found: list[str] = []
+def _sheet_warnings(table: Table, filename: str) -> list[Msg]:
+    found: list[Msg] = []
     ignored = unknown_headers(table.headers)
     if ignored:
         names = ", ".join(repr(h) for h in ignored)
-        found.append(f"{filename}: ignored column(s) no header matches: {names}")
+        found.append(
+            Msg("{path}: ignored column(s) no header matches: {names}", path=filename, names=names)
+        )
     if table.frame.empty:
-        found.append(f"{filename}: the sheet has a header but no offers; nothing to import")
+        found.append(
+            Msg("{path}: the sheet has a header but no offers; nothing to import", path=filename)
+        )
     return found
 
 
