@@ -102,6 +102,7 @@ def test_bad_input_reads_in_one_language(
     cli: Any, demo_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "400")  # a table cell keeps a long path on one line
     files = _files(tmp_path)
     named = [*files.values(), tmp_path / "absent.csv", tmp_path]
     paths = sorted((str(p) for p in named), key=len, reverse=True)
