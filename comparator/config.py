@@ -114,7 +114,9 @@ def parse_fx_rates(text: str, env: str = "SUANLI_FX_RATES") -> dict[str, Decimal
         except InvalidOperation:
             rate = Decimal(0)
         if not sep or len(code.strip()) != 3 or rate <= 0:
-            raise ConfigError(f"{env}: expected CODE=RATE items like USD=7.12, got {item!r}")
+            raise ConfigError(
+                "{env}: expected CODE=RATE items like USD=7.12, got {item!r}", env=env, item=item
+            )
         rates[code.strip().upper()] = rate
     return rates
 
@@ -129,9 +131,13 @@ def _number(text: str, setting: Setting, kind: type[int] | type[float]) -> float
     try:
         value = kind(text)
     except ValueError:
-        raise ConfigError(f"{setting.env}: expected a number, got {text!r}") from None
+        raise ConfigError(
+            "{env}: expected a number, got {text!r}", env=setting.env, text=text
+        ) from None
     if value < 0:
-        raise ConfigError(f"{setting.env}: expected a non-negative number, got {text!r}")
+        raise ConfigError(
+            "{env}: expected a non-negative number, got {text!r}", env=setting.env, text=text
+        )
     return value
 
 
@@ -144,11 +150,15 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: str | None)
     try:
         zone = ZoneInfo(raw["timezone"])
     except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(f"SUANLI_TIMEZONE: unknown time zone {raw['timezone']!r}") from None
+        raise ConfigError(
+            "SUANLI_TIMEZONE: unknown time zone {raw!r}", raw=raw["timezone"]
+        ) from None
     try:
         fx_date = date.fromisoformat(raw["fx_date"])
     except ValueError:
-        raise ConfigError(f"SUANLI_FX_DATE: expected YYYY-MM-DD, got {raw['fx_date']!r}") from None
+        raise ConfigError(
+            "SUANLI_FX_DATE: expected YYYY-MM-DD, got {raw!r}", raw=raw["fx_date"]
+        ) from None
     headroom = _number(raw["headroom"], by_name["headroom"], float)
     efficiency = _number(raw["multi_node_efficiency"], by_name["multi_node_efficiency"], float)
     if headroom >= 1 or not 0 < efficiency <= 1:

@@ -3,6 +3,12 @@
 Only the CLI turns these into one-line messages (and exit codes); library code raises them
 with a message that already names the file, row/field and what was expected.
 
+A message is a :class:`Msg`: its English text is its id (as gettext's msgid), written as a
+``str.format`` template, and its parameters are kept apart, so the CLI renders it in the
+chosen language from the one catalogue (``comparator.i18n.render``); ``str()`` of an error
+is its English, for logs. A parameter may itself be a :class:`Msg` (rendered in the same
+language) or a :class:`MsgList`.
+
 ::
 
     SuanliError
@@ -22,20 +28,108 @@ with a message that already names the file, row/field and what was expected.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+Lookup = Callable[[str], "str | None"]
+
+
+class Msg:
+    """A message id (its English ``str.format`` template) and the values it is filled with."""
+
+    __slots__ = ("params", "text")
+
+    def __init__(self, text: str, /, **params: object) -> None:
+        self.text = text
+        self.params: Mapping[str, object] = params
+
+    def render(self, lookup: Lookup | None = None) -> str:
+        """Filled in, in the language of ``lookup`` (English text → that language's template;
+        ``None``: the English). A message without parameters is shown as written."""
+        template = (lookup(self.text) if lookup else None) or self.text
+        if not self.params:
+            return template
+        return template.format(**{k: _shown(v, lookup) for k, v in self.params.items()})
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __repr__(self) -> str:
+        return f"Msg({self.text!r}, **{dict(self.params)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Msg) and (self.text, self.params) == (other.text, other.params)
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+@dataclass(frozen=True)
+class MsgList:
+    """Several messages shown as one parameter, joined by ``sep``."""
+
+    items: Sequence[Msg | str]
+    sep: str = "; "
+
+
+def _shown(value: object, lookup: Lookup | None) -> object:
+    if isinstance(value, Msg):
+        return value.render(lookup)
+    if isinstance(value, MsgList):
+        return value.sep.join(str(_shown(item, lookup)) for item in value.items)
+    return value
+
+
+def as_msg(text: str | Msg, params: Mapping[str, object] | None = None) -> Msg:
+    return text if isinstance(text, Msg) else Msg(text, **(params or {}))
+
+
+def os_reason(exc: OSError) -> Msg:
+    """Why a file could not be read or written, in the catalogue's words when it knows it."""
+    import errno
+
+    known = {
+        errno.ENOENT: "no such file or folder",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "permission denied",
+        errno.EISDIR: "is a folder",
+        errno.ENOTDIR: "a part of the path is not a folder",
+        errno.ENOSPC: "no space left on the disk",
+        errno.EROFS: "the disk is read-only",
+    }
+    text = known.get(exc.errno or 0)
+    return Msg(text) if text else Msg("{reason}", reason=exc.strerror or exc)
+
+
+_TOML_AT = re.compile(r"^(.*?)\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
+
+
+def toml_reason(exc: Exception) -> Msg:
+    """Where a TOML parser stopped: "line 3, column 5" rather than its English sentence."""
+    match = _TOML_AT.match(str(exc))
+    if not match:
+        return Msg("{reason}", reason=str(exc))
+    if match.group(2) is None:
+        return Msg("at the end of the file")
+    return Msg("line {line}, column {column}", line=match.group(2), column=match.group(3))
 
 
 class SuanliError(Exception):
     """Root of every error Suanli raises on purpose.
 
-    ``hint`` (optional) tells the user what to do next; the CLI prints it as ``hint:``.
+    ``SuanliError("{path}: no such file", path=p)``: the template is the message id, the
+    keywords its parameters (see :class:`Msg`). ``hint`` (optional) tells the user what to do
+    next; the CLI prints it as ``hint:``.
     """
 
-    hint: str | None = None
+    hint: str | Msg | None = None
 
-    def __init__(self, *args: object, hint: str | None = None) -> None:
-        super().__init__(*args)
+    def __init__(
+        self, message: str | Msg = "", /, *, hint: str | Msg | None = None, **params: object
+    ) -> None:
+        self.msg = as_msg(message, params)
+        super().__init__(str(self.msg))
         if hint is not None:
             self.hint = hint
 
@@ -54,12 +148,29 @@ class RowProblem:
 
     row: int
     column: str
-    expected: str
+    expected: str | Msg
     got: str = ""
 
+    @property
+    def msg(self) -> Msg:
+        column = _cut(self.column)
+        if not self.got:
+            return Msg(
+                "row {row}, column {column}: expected {expected}",
+                row=self.row,
+                column=column,
+                expected=as_msg(self.expected),
+            )
+        return Msg(
+            "row {row}, column {column}: expected {expected} (got {got!r})",
+            row=self.row,
+            column=column,
+            expected=as_msg(self.expected),
+            got=_cut(self.got),
+        )
+
     def __str__(self) -> str:
-        got = f" (got {_cut(self.got)!r})" if self.got else ""
-        return f"row {self.row}, column {_cut(self.column)}: expected {self.expected}{got}"
+        return str(self.msg)
 
 
 def _cut(text: str, limit: int = 80) -> str:
@@ -73,12 +184,15 @@ class SheetError(InputError):
     def __init__(self, path: str, problems: Sequence[RowProblem], limit: int = 50) -> None:
         self.path = path
         self.problems = list(problems)
-        shown = self.problems[:limit]
-        lines = [f"{path}: {len(self.problems)} bad row(s), nothing imported:"]
-        lines += [f"  {p}" for p in shown]
+        lines: list[Msg | str] = [p.msg for p in self.problems[:limit]]
         if len(self.problems) > limit:
-            lines.append(f"  … and {len(self.problems) - limit} more")
-        super().__init__("\n".join(lines))
+            lines.append(Msg("… and {count} more", count=len(self.problems) - limit))
+        super().__init__(
+            "{path}: {count} bad row(s), nothing imported:\n  {rows}",
+            path=path,
+            count=len(self.problems),
+            rows=MsgList(lines, "\n  "),
+        )
 
 
 class ProfileError(InputError):
@@ -95,8 +209,14 @@ class UnknownGpuError(InputError):
     def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
         self.name = name
         self.suggestions = list(suggestions)
-        hint = f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions else ""
-        super().__init__(f"unknown GPU {name!r}{hint}")
+        if self.suggestions:
+            super().__init__(
+                "unknown GPU {name!r}; did you mean {names}?",
+                name=name,
+                names=", ".join(self.suggestions),
+            )
+        else:
+            super().__init__("unknown GPU {name!r}", name=name)
 
 
 class UnknownModelError(InputError):

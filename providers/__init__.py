@@ -29,7 +29,12 @@ def adapter_class(name: str, where: str = "source") -> type[Adapter]:
         return ADAPTERS[name]
     except KeyError:
         known = ", ".join(sorted(ADAPTERS))
-        raise InputError(f"{where}: adapter: expected one of {known}, got {name!r}") from None
+        raise InputError(
+            "{where}: adapter: expected one of {known}, got {name!r}",
+            where=where,
+            known=known,
+            name=name,
+        ) from None
 
 
 __all__ = [

@@ -119,7 +119,9 @@ class Adapter(ABC):
             return await asyncio.wait_for(asyncio.to_thread(parse, *args), limit)
         except TimeoutError:
             raise SourceError(
-                f"{self.source.where}: parsing took longer than parse_timeout_s = {limit:g} s"
+                "{where}: parsing took longer than parse_timeout_s = {limit:g} s",
+                where=self.source.where,
+                limit=limit,
             ) from None
 
     async def fetch_profile(self) -> ProviderProfile | None:

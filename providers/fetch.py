@@ -30,7 +30,7 @@ from urllib.parse import urljoin
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from comparator.errors import SourceError
+from comparator.errors import Msg, SourceError, os_reason
 from providers.urls import check_redirect, is_url, mask_url, origin
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -61,8 +61,9 @@ class FetchPolicy:
             token = os.environ.get(self.token_env, "")
             if not token:
                 raise SourceError(
-                    f"{mask_url(location)}: token_env: the environment variable "
-                    f"{self.token_env} is not set"
+                    "{location}: token_env: the environment variable {token_env} is not set",
+                    location=mask_url(location),
+                    token_env=self.token_env,
                 )
             headers["Authorization"] = f"Bearer {token}"
         return headers
@@ -118,7 +119,7 @@ class RetryableStatus(SourceError):
     def __init__(self, url: str, status: int, retry_after_s: float | None) -> None:
         self.status = status
         self.retry_after_s = retry_after_s
-        super().__init__(f"{mask_url(url)}: HTTP {status}")
+        super().__init__("{url}: HTTP {status}", url=mask_url(url), status=status)
 
 
 @dataclass
@@ -155,12 +156,17 @@ async def fetch_document(
             document = await _get_with_retries(client, location, policy, since, progress)
     except TimeoutError:
         raise SourceError(
-            f"{mask_url(location)}: no complete answer within the {policy.deadline_s:g} s deadline "
-            f"({progress.attempts} attempt(s), {progress.body_bytes} body bytes received)"
+            "{location}: no complete answer within the {deadline_s:g} s deadline "
+            "({attempts} attempt(s), {body_bytes} body bytes received)",
+            location=mask_url(location),
+            deadline_s=policy.deadline_s,
+            attempts=progress.attempts,
+            body_bytes=progress.body_bytes,
         ) from None
     if not document.not_modified and not document.content:
         raise SourceError(
-            f"{mask_url(location)}: the server sent an empty body (HTTP 200, 0 bytes)"
+            "{location}: the server sent an empty body (HTTP 200, 0 bytes)",
+            location=mask_url(location),
         )
     return _unless_same(document, since)
 
@@ -182,13 +188,18 @@ def _read_file(location: str, max_bytes: int) -> Document:
         size = path.stat().st_size
         if size > max_bytes:
             raise SourceError(
-                f"{location}: {size} bytes; the limit is {max_bytes} bytes (max_body_mb)"
+                "{location}: {size} bytes; the limit is {max_bytes} bytes (max_body_mb)",
+                location=location,
+                size=size,
+                max_bytes=max_bytes,
             )
         content = path.read_bytes()
     except OSError as exc:
-        raise SourceError(f"{location}: cannot read the file ({exc.strerror})") from None
+        raise SourceError(
+            "{location}: cannot read the file ({reason})", location=location, reason=os_reason(exc)
+        ) from None
     if not content:
-        raise SourceError(f"{location}: the file is empty")
+        raise SourceError("{location}: the file is empty", location=location)
     return Document(location, content, Validators(sha256=_sha256(content)))
 
 
@@ -211,11 +222,16 @@ async def _get_with_retries(
                 progress.attempts += 1
                 return await _get_once(client, url, policy, since, progress)
     except RetryableStatus as exc:
-        raise SourceError(f"{exc} after {progress.attempts} attempt(s)") from None
+        raise SourceError(
+            "{reason} after {attempts} attempt(s)", reason=exc.msg, attempts=progress.attempts
+        ) from None
     except httpx.HTTPError as exc:
         raise SourceError(
-            f"{mask_url(url)}: {_describe(exc)} after {progress.attempts} attempt(s) "
-            f"({progress.body_bytes} body bytes received)"
+            "{url}: {reason} after {attempts} attempt(s) ({body_bytes} body bytes received)",
+            url=mask_url(url),
+            reason=_describe(exc),
+            attempts=progress.attempts,
+            body_bytes=progress.body_bytes,
         ) from None
     raise AssertionError("tenacity either returns or raises")  # pragma: no cover
 
@@ -248,28 +264,33 @@ async def _get_once(
             await response.aclose()
         etag, modified = response.headers.get("etag"), response.headers.get("last-modified")
         return Document(url, content, Validators(etag, modified, _sha256(content)))
-    raise SourceError(f"{mask_url(url)}: more than {MAX_REDIRECTS} redirects")
+    raise SourceError("{url}: more than {limit} redirects", url=mask_url(url), limit=MAX_REDIRECTS)
 
 
 async def _read_body(url: str, response: httpx.Response, limit: int, progress: _Progress) -> bytes:
     """The body, decompressed, stopped as soon as it passes ``limit`` bytes either way."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise _too_big(url, f"Content-Length says {declared} bytes", limit)
+        raise _too_big(url, Msg("Content-Length says {size} bytes", size=declared), limit)
     buffer = bytearray()
     async for chunk in response.aiter_bytes():
         progress.body_bytes = response.num_bytes_downloaded
         if response.num_bytes_downloaded > limit:
-            raise _too_big(url, f"more than {limit} bytes arrived", limit)
+            raise _too_big(url, Msg("more than {limit} bytes arrived", limit=limit), limit)
         if len(buffer) + len(chunk) > limit:
-            raise _too_big(url, f"more than {limit} bytes once decompressed", limit)
+            raise _too_big(
+                url, Msg("more than {limit} bytes once decompressed", limit=limit), limit
+            )
         buffer += chunk
     return bytes(buffer)
 
 
-def _too_big(url: str, what: str, limit: int) -> SourceError:
+def _too_big(url: str, what: Msg, limit: int) -> SourceError:
     return SourceError(
-        f"{mask_url(url)}: body too large ({what}); the limit is {limit // 2**20} MiB (max_body_mb)"
+        "{url}: body too large ({what}); the limit is {limit} MiB (max_body_mb)",
+        url=mask_url(url),
+        what=what,
+        limit=limit // 2**20,
     )
 
 
@@ -278,7 +299,12 @@ def _raise_for_status(url: str, response: httpx.Response) -> None:
     if status in RETRY_STATUSES:
         raise RetryableStatus(url, status, parse_retry_after(response.headers.get("retry-after")))
     if status >= 300:
-        raise SourceError(f"{mask_url(url)}: HTTP {status} {response.reason_phrase}; expected 200")
+        raise SourceError(
+            "{url}: HTTP {status} {reason_phrase}; expected 200",
+            url=mask_url(url),
+            status=status,
+            reason_phrase=response.reason_phrase,
+        )
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -313,16 +339,16 @@ def _backoff(base_s: float) -> Callable[[RetryCallState], float]:
     return wait
 
 
-def _describe(exc: httpx.HTTPError) -> str:
+def _describe(exc: httpx.HTTPError) -> Msg:
     kinds = {
-        httpx.ConnectTimeout: "connect timeout",
-        httpx.ReadTimeout: "read timeout (no byte within the read timeout)",
-        httpx.ConnectError: "cannot connect",
-        httpx.RemoteProtocolError: "connection closed mid-answer",
-        httpx.ReadError: "connection reset while reading",
+        httpx.ConnectTimeout: Msg("connect timeout ({detail})"),
+        httpx.ReadTimeout: Msg("read timeout (no byte within the read timeout) ({detail})"),
+        httpx.ConnectError: Msg("cannot connect ({detail})"),
+        httpx.RemoteProtocolError: Msg("connection closed mid-answer ({detail})"),
+        httpx.ReadError: Msg("connection reset while reading ({detail})"),
     }
     detail = str(exc) or type(exc).__name__
     for kind, words in kinds.items():
         if isinstance(exc, kind):
-            return f"{words} ({detail})"
-    return f"{type(exc).__name__}: {exc}"
+            return Msg(words.text, detail=detail)
+    return Msg("{reason}", reason=f"{type(exc).__name__}: {exc}")

@@ -53,13 +53,17 @@ class JsonMapping:
         defaults = _string_table(options.get("defaults", {}), "defaults", where, required=False)
         values = options.get("values", {})
         if not isinstance(values, Mapping):
-            raise InputError(f"{where}: values: expected tables [source.values.<column>]")
+            raise InputError(
+                "{where}: values: expected tables [source.values.<column>]", where=where
+            )
         value_maps = {str(k): _string_table(v, f"values.{k}", where) for k, v in values.items()}
         for table, columns in (("fields", fields), ("defaults", defaults), ("values", value_maps)):
             _known_columns(columns, table, where)
         records = options.get("records", "")
         if not isinstance(records, str):
-            raise InputError(f'{where}: records: expected a dotted path such as "data.items"')
+            raise InputError(
+                '{where}: records: expected a dotted path such as "data.items"', where=where
+            )
         return cls(records, fields, defaults, value_maps)
 
     def row(self, record: Mapping[str, Any], provider: str) -> dict[str, str]:
@@ -76,7 +80,11 @@ class JsonMapping:
 
 def _string_table(value: object, name: str, where: str, required: bool = True) -> dict[str, str]:
     if not isinstance(value, Mapping) or (required and not value):
-        raise InputError(f'{where}: {name}: expected a table [source.{name}] of column = "…"')
+        raise InputError(
+            '{where}: {name}: expected a table [source.{name}] of column = "…"',
+            where=where,
+            name=name,
+        )
     return {str(k): str(v) for k, v in value.items()}
 
 
@@ -84,8 +92,12 @@ def _known_columns(columns: Mapping[str, object], table: str, where: str) -> Non
     unknown = sorted(set(columns) - set(COLUMNS))
     if unknown:
         raise InputError(
-            f"{where}: {table}: unknown column(s) {', '.join(unknown)}; "
-            f"expected price-sheet columns ({', '.join(COLUMNS)})"
+            "{where}: {table}: unknown column(s) {unknown}; expected price-sheet columns "
+            "({columns})",
+            where=where,
+            table=table,
+            unknown=", ".join(unknown),
+            columns=", ".join(COLUMNS),
         )
 
 
@@ -115,11 +127,15 @@ def records_to_sheet(content: bytes, mapping: JsonMapping, source: SourceSpec) -
     try:
         document = json.loads(content.decode("utf-8-sig"), parse_float=str, parse_int=str)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{source.location}: not JSON ({exc})") from None
+        raise InputError(
+            "{location}: not JSON ({reason})", location=source.location, reason=str(exc)
+        ) from None
     records = dig(document, mapping.records)
     if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
         raise InputError(
-            f"{source.location}: records = {mapping.records!r}: expected a list of objects there"
+            "{location}: records = {records!r}: expected a list of objects there",
+            location=source.location,
+            records=mapping.records,
         )
     rows = [mapping.row(record, source.provider) for record in records]
     return json.dumps(rows, ensure_ascii=False).encode()

@@ -69,18 +69,19 @@ async def check_redirect(
     """Refuse a redirect the source did not allow (SourceError says which and why)."""
     shown = f"{mask_url(source_url)}: redirect to {mask_url(target)} refused"
     if not is_url(target):
-        raise SourceError(f"{shown}: not an http(s) URL")
+        raise SourceError("{shown}: not an http(s) URL", shown=shown)
     if urlsplit(current).scheme == "https" and urlsplit(target).scheme != "https":
-        raise SourceError(f"{shown}: from https to plain http")
+        raise SourceError("{shown}: from https to plain http", shown=shown)
     host, _ = origin(target)
     if origin(target) != origin(source_url) and not ("*" in allowed_hosts or host in allowed_hosts):
         raise SourceError(
-            f"{shown}: another host or port than the source's; list it in redirect_hosts "
-            "to allow it"
+            "{shown}: another host or port than the source's; list it in redirect_hosts "
+            "to allow it",
+            shown=shown,
         )
     source_host = origin(source_url)[0]
     if not await _is_internal(source_host) and await _is_internal(host):
-        raise SourceError(f"{shown}: a loopback, private or link-local address")
+        raise SourceError("{shown}: a loopback, private or link-local address", shown=shown)
 
 
 async def _is_internal(host: str) -> bool:

@@ -120,7 +120,7 @@ def test_reimporting_identical_content_makes_no_snapshot(cli, sqlite_url: str) -
 def test_bad_sheet_is_rejected_whole(cli, sqlite_url: str) -> None:
     cli("init")
     before = counts(sqlite_url)
-    result = cli("import", str(DATA / "sheets" / "three_bad_rows.csv"))
+    result = cli("import", str(DATA / "sheets" / "three_bad_rows.csv"), lang="en")
     assert result.code == 1
     assert "Traceback" not in result.err
     for row in ("row 3", "row 5", "row 7"):

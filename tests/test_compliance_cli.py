@@ -111,7 +111,7 @@ def test_check_terminal_matrix_and_reasons(catalog: Any) -> None:
 def test_check_bad_input_gives_one_clear_error(
     catalog: Any, args: list[str], fragment: str
 ) -> None:
-    result = catalog(*args)
+    result = catalog(*args, lang="en")
     assert result.code == 1 and fragment in result.err and "Traceback" not in result.err
 
 

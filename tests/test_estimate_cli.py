@@ -166,7 +166,7 @@ def test_english_tables_with_advice_when_it_does_not_fit(
 def test_bad_input_is_one_clear_error(
     capsys: pytest.CaptureFixture[str], args: list[str], fragment: str
 ) -> None:
-    code, out, err = run(capsys, "estimate", *args, "--json")
+    code, out, err = run(capsys, "--lang", "en", "estimate", *args, "--json")
     assert code == 1 and out == ""
     assert fragment in " ".join(err.split())
     assert "Traceback" not in err and err.strip().startswith("error:")

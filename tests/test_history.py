@@ -77,7 +77,7 @@ def test_history_filters_by_gpu_alias_and_provider(three_weeks: Any) -> None:
     only_h100 = three_weeks("history", "--gpu", "H100", "--json").json()["offers"]
     assert [o["gpu"] for o in only_h100] == ["H100-SXM5-80GB"]
     assert three_weeks("history", "--provider", "nobody", "--json").json() == {"offers": []}
-    unknown = three_weeks("history", "--gpu", "H1OO0")
+    unknown = three_weeks("history", "--gpu", "H1OO0", lang="en")
     assert unknown.code == 1 and "unknown GPU" in unknown.err
 
 

@@ -103,21 +103,23 @@ def test_plan_uses_holiday_rules_in_2027_once_the_file_is_given(
     job.write_text(JOB_2027, encoding="utf-8")
     without = cli("plan", str(job), "--today", "2026-12-20", "--json", db=demo_db_url)
     assert without.code == 0, without.err
-    assert calendar_exclusions(without.json()) == []  # planned on the provisional calendar
-    assert without.json()["calendar"]["provisional_years"] == [2027]
-    assert "2027" in without.json()["calendar"]["warning"]
+    assert (
+        calendar_exclusions(without.json()["plans"][0]) == []
+    )  # planned on the provisional calendar
+    assert without.json()["plans"][0]["calendar"]["provisional_years"] == [2027]
+    assert "2027" in without.json()["plans"][0]["calendar"]["warning"]
     monkeypatch.setenv("SUANLI_HOLIDAYS_FILE", str(schedule_file))
     with_file = cli("plan", str(job), "--today", "2026-12-20", "--json", db=demo_db_url)
     assert with_file.code == 0, with_file.err
-    assert calendar_exclusions(with_file.json()) == []
-    assert with_file.json()["best"] is not None
-    assert with_file.json()["calendar"] == {"provisional_years": [], "warning": None}
+    assert calendar_exclusions(with_file.json()["plans"][0]) == []
+    assert with_file.json()["plans"][0]["best"] is not None
+    assert with_file.json()["plans"][0]["calendar"] == {"provisional_years": [], "warning": None}
 
 
 def test_a_bad_file_is_one_clear_cli_error(cli: Any, tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "bad.toml"
     path.write_text('[2027]\nholidays = ["soon"]\n', encoding="utf-8")
     monkeypatch.setenv("SUANLI_HOLIDAYS_FILE", str(path))
-    result = cli("offers")
+    result = cli("offers", lang="en")
     assert result.code == 1 and "bad.toml: [2027] holidays" in result.err
     assert "Traceback" not in result.err

@@ -78,7 +78,17 @@ def test_a_lock_held_too_long_gives_one_clear_message(tmp_path: Path) -> None:
     with write_transaction(engine):  # another process is writing for a long time
         started = time.monotonic()
         proc = subprocess.run(
-            [sys.executable, "-m", "comparator", "--db", db_url, "import", str(profile)],
+            [
+                sys.executable,
+                "-m",
+                "comparator",
+                "--db",
+                db_url,
+                "--lang",
+                "en",
+                "import",
+                str(profile),
+            ],
             cwd=REPO,
             capture_output=True,
             text=True,

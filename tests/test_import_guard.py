@@ -63,6 +63,9 @@ def test_unknown_columns_and_empty_sheets_warn(cli: Any, demo_db_url: str, tmp_p
     assert "ignored column(s) no header matches: '备注x', 'prise2'" in result.err
     assert "the sheet has a header but no offers" in result.err
     assert cli("import", str(empty), "--json", db=demo_db_url).json()["warnings"]
+    chinese = cli("import", str(empty), db=demo_db_url)
+    assert "以下列没有对应的表头，已忽略：'备注x', 'prise2'" in chinese.err
+    assert "只有表头、没有报价" in chinese.err and "ignored" not in chinese.err
 
 
 def test_a_missing_column_names_the_closest_header(

@@ -105,7 +105,7 @@ def check_contract(document: dict[str, Any]) -> None:
 def test_examples_plan_on_the_demo_catalog(cli: Any, demo_db_url: str, example: Path) -> None:
     result = cli("plan", str(example), "--today", TODAY, "--json", db=demo_db_url)
     assert result.code == 0, result.err
-    document = result.json()
+    document = result.json()["plans"][0]
     check_contract(document)
     assert document["best"] is not None and document["optimal"] is True
     library, problems = plan_in_process(demo_db_url, example)
@@ -216,11 +216,11 @@ def test_infeasible_jobs_name_the_binding_constraint(
     path.write_text(JOB.format(**values), encoding="utf-8")
     result = cli("plan", str(path), "--today", TODAY, "--json", db=demo_db_url, lang="en")
     assert result.code == 4, result.err
-    document = result.json()
+    document = result.json()["plans"][0]
     check_contract(document)
     assert document["best"] is None and document["binding"] == binding
     assert hint in document["message"]
-    chinese = cli("plan", str(path), "--today", TODAY, "--json", db=demo_db_url).json()
+    chinese = cli("plan", str(path), "--today", TODAY, "--json", db=demo_db_url).json()["plans"][0]
     assert chinese["binding"] == binding and chinese["message"] != document["message"]
     human = cli("plan", str(path), "--today", TODAY, db=demo_db_url, lang="en")
     words = " ".join(human.out.split())
@@ -229,10 +229,10 @@ def test_infeasible_jobs_name_the_binding_constraint(
 
 def test_objective_time_finishes_no_later(cli: Any, demo_db_url: str) -> None:
     example = str(REPO / "examples/lora-7b-guangdong.toml")
-    cost = cli("plan", example, "--today", TODAY, "--json", db=demo_db_url).json()
+    cost = cli("plan", example, "--today", TODAY, "--json", db=demo_db_url).json()["plans"][0]
     fast = cli(
         "plan", example, "--today", TODAY, "--json", "--objective", "time", db=demo_db_url
-    ).json()
+    ).json()["plans"][0]
     assert fast["objective"] == "time"
     assert fast["best"]["finish"] <= cost["best"]["finish"]
     assert Decimal(fast["best"]["total_cost"]) >= Decimal(cost["best"]["total_cost"])
@@ -252,13 +252,30 @@ def test_several_jobs_print_one_shared_document(cli: Any, demo_db_url: str) -> N
     assert isinstance(document["optimal"], bool) and 0 <= document["gap"] <= 1
 
 
+def test_one_job_prints_the_shape_of_several_and_the_old_one_behind_a_deprecation(
+    cli: Any, demo_db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    example = str(REPO / "examples/lora-7b-guangdong.toml")
+    two = [example, str(REPO / "examples/seeds-13b-full-8xa100.toml")]
+    one = cli("plan", example, "--today", TODAY, "--json", db=demo_db_url).json()
+    several = cli("plan", *two, "--today", TODAY, "--json", db=demo_db_url).json()
+    assert set(one) == set(several)
+    assert len(one["plans"]) == 1 and one["method"] == "independent" and one["gap"] == 0.0
+    assert one["total_cost"] == one["lower_bound"] == one["plans"][0]["best"]["total_cost"]
+    assert several["plans"][0]["job"] == one["plans"][0]["job"]
+    monkeypatch.setenv("SUANLI_JSON_COMPAT", "1")
+    old = cli("plan", example, "--today", TODAY, "--json", db=demo_db_url).json()
+    check_contract(old)
+    assert old["best"] == one["plans"][0]["best"]
+
+
 def test_help_has_an_example(cli: Any) -> None:
     result = cli("plan", "--help", lang="en")
     assert result.code == 0 and "Example:" in result.out
 
 
 def test_bad_input_is_one_clear_error(cli: Any, demo_db_url: str, tmp_path: Path) -> None:
-    missing = cli("plan", str(tmp_path / "nope.toml"), db=demo_db_url)
+    missing = cli("plan", str(tmp_path / "nope.toml"), db=demo_db_url, lang="en")
     assert missing.code == 1 and "no such job file" in missing.err
     example = str(REPO / "examples/lora-7b-guangdong.toml")
     bad = cli("plan", example, "--objective", "fast", db=demo_db_url)
@@ -329,9 +346,10 @@ def test_over_budget_names_the_plan_that_planning_without_the_budget_returns(
     assert over.code == 4
     plain = cli("plan", str(free), "--today", TODAY, "--json", db=demo_db_url, lang="en")
     assert plain.code == 0
-    named, best = over.json()["cheapest_without_budget"], plain.json()["best"]
+    over_plan, plain_plan = over.json()["plans"][0], plain.json()["plans"][0]
+    named, best = over_plan["cheapest_without_budget"], plain_plan["best"]
     assert named == best
-    message = over.json()["message"]
+    message = over_plan["message"]
     assert f"{best['cards']} × {best['gpu']}" in message and best["total_cost"] in message
 
 

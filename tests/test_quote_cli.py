@@ -51,7 +51,7 @@ def test_quote_totals_equal_plan_json(cli: Any, demo_db_url: str, tmp_path: Path
     out = quote(cli, demo_db_url, str(JOB), "-o", str(html), "--today", TODAY)
     plan = cli("plan", str(JOB), "--json", "--today", TODAY, db=demo_db_url)
     assert plan.code == 0, plan.err
-    planned = plan.json()
+    planned = plan.json()["plans"][0]
     assert planned["best"] is not None
     assert out["total_cost"] == planned["best"]["total_cost"] == out["plan"]["best"]["total_cost"]
     assert out["plan"]["alternatives"] == planned["alternatives"]
@@ -189,7 +189,16 @@ def test_missing_pango_fails_pdf_but_keeps_html_and_the_quote(
     monkeypatch.setattr(builtins, "__import__", no_pango)
     html, pdf = tmp_path / "q.html", tmp_path / "q.pdf"
     result = cli(
-        "quote", str(JOB), "-o", str(html), "--pdf", str(pdf), "--today", TODAY, db=demo_db_url
+        "quote",
+        str(JOB),
+        "-o",
+        str(html),
+        "--pdf",
+        str(pdf),
+        "--today",
+        TODAY,
+        db=demo_db_url,
+        lang="en",
     )
     assert result.code == 1
     assert "apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk" in result.err
@@ -199,9 +208,9 @@ def test_missing_pango_fails_pdf_but_keeps_html_and_the_quote(
 
 
 def test_bad_invocations_fail_with_one_clear_message(cli: Any, demo_db_url: str) -> None:
-    unknown = cli("quote", "--show", "Q-2026-000999", db=demo_db_url)
+    unknown = cli("quote", "--show", "Q-2026-000999", db=demo_db_url, lang="en")
     assert unknown.code == 1 and "no quote Q-2026-000999" in unknown.err
-    malformed = cli("quote", "--show", "123", db=demo_db_url)
+    malformed = cli("quote", "--show", "123", db=demo_db_url, lang="en")
     assert malformed.code == 1 and "Q-<year>-<6 digits>" in malformed.err
     nothing = cli("quote", db=demo_db_url)
     assert nothing.code == 1 and "JOB.toml" in nothing.err

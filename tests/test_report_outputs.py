@@ -23,7 +23,9 @@ def test_the_catalog_database_is_never_an_output(cli: Any, demo_db_url: str) -> 
     database = Path(demo_db_url.removeprefix("sqlite:///"))
     before = digest(database)
     for flag in ("-o", "--pdf"):
-        result = cli("quote", str(JOB), flag, str(database), "--today", TODAY, db=demo_db_url)
+        result = cli(
+            "quote", str(JOB), flag, str(database), "--today", TODAY, db=demo_db_url, lang="en"
+        )
         assert result.code == 1 and "is the catalog database" in result.err, result.err
     assert digest(database) == before
     listed = cli("quote", "--show", "Q-2026-000001", db=demo_db_url)
@@ -31,7 +33,7 @@ def test_the_catalog_database_is_never_an_output(cli: Any, demo_db_url: str) -> 
 
 
 def test_a_full_device_is_an_error_not_a_success(cli: Any, demo_db_url: str) -> None:
-    result = cli("quote", str(JOB), "-o", "/dev/full", "--today", TODAY, db=demo_db_url)
+    result = cli("quote", str(JOB), "-o", "/dev/full", "--today", TODAY, db=demo_db_url, lang="en")
     assert result.code == 1
     assert "/dev/full: cannot write the report" in result.err and "Traceback" not in result.err
 
@@ -46,7 +48,7 @@ def test_a_failed_write_leaves_the_old_report_whole(
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(render.os, "fsync", disk_full)
-    with pytest.raises(RenderError, match="No space left on device"):
+    with pytest.raises(RenderError, match="no space left on the disk"):
         render._write(report, b"<p>a new report</p>" * 1000)
     assert report.read_text(encoding="utf-8") == "<p>the old report</p>"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quote.html"]  # no temporary left

@@ -110,7 +110,7 @@ def test_against_a_demo_offer(cli: Any, demo_db: str) -> None:
 
 
 def test_unknown_offer_is_one_clear_error(cli: Any, demo_db: str) -> None:
-    result = cli("verify", *HEALTHY, "--offer", "999999", db=demo_db)
+    result = cli("verify", *HEALTHY, "--offer", "999999", db=demo_db, lang="en")
     assert result.code == 1
     assert "--offer 999999: no such offer" in result.err
     assert result.out == ""
@@ -146,7 +146,7 @@ def test_quote_stores_the_verdict(cli: Any, demo_db: str) -> None:
 
 
 def test_unknown_quote_stores_nothing(cli: Any, demo_db: str) -> None:
-    result = cli("verify", *HEALTHY, "--quote", "Q-2026-999999", db=demo_db)
+    result = cli("verify", *HEALTHY, "--quote", "Q-2026-999999", db=demo_db, lang="en")
     assert result.code == 1
     assert "--quote Q-2026-999999: no such quote" in result.err
     engine = make_engine(demo_db)
@@ -158,7 +158,7 @@ def test_without_xml_or_nvidia_smi_says_to_pass_the_file(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    result = cli("verify", "--json")
+    result = cli("verify", "--json", lang="en")
     assert result.code == 1
     assert "nvidia-smi is not on PATH" in result.err
     assert "--nvidia-smi-xml smi.xml" in result.err
@@ -183,6 +183,6 @@ def test_live_run_uses_nvidia_smi_and_skips_measurements_without_a_gpu(
 def test_bad_xml_names_the_file(cli: Any, tmp_path: Path) -> None:
     bad = tmp_path / "smi.xml"
     bad.write_text("No devices were found\n", encoding="utf-8")
-    result = cli("verify", "--nvidia-smi-xml", str(bad))
+    result = cli("verify", "--nvidia-smi-xml", str(bad), lang="en")
     assert result.code == 1
     assert f"{bad}: not XML" in result.err

@@ -79,9 +79,11 @@ def write_transaction(engine: Engine, *lock_keys: str) -> Iterator[Connection]:
         if not _is_lock_wait(exc):
             raise
         raise CatalogError(
-            f"the catalog database {engine.url.render_as_string(hide_password=True)} is busy: "
-            f"another process held its write lock for more than {wait_s:g} s "
-            "(SUANLI_LOCK_TIMEOUT_S); nothing was written, try again"
+            "the catalog database {url} is busy: another process held its "
+            "write lock for more than {wait_s:g} s (SUANLI_LOCK_TIMEOUT_S); nothing was "
+            "written, try again",
+            url=engine.url.render_as_string(hide_password=True),
+            wait_s=wait_s,
         ) from None
 
 
@@ -100,7 +102,7 @@ def make_engine(url: str, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> Eng
     try:
         parsed = make_url(url)
     except ArgumentError:
-        raise ConfigError(f"--db/SUANLI_DB: not a database URL: {url!r}") from None
+        raise ConfigError("--db/SUANLI_DB: not a database URL: {url!r}", url=url) from None
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
@@ -112,8 +114,10 @@ def make_engine(url: str, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> Eng
         engine = create_engine(parsed, pool_pre_ping=True)
     except (NoSuchModuleError, ModuleNotFoundError) as exc:
         raise ConfigError(
-            f"--db: no driver for {parsed.drivername!r} ({exc}); for PostgreSQL install "
-            "suanli[postgres] and use postgresql+psycopg://user:pass@host/db"
+            "--db: no driver for {drivername!r} ({reason}); for PostgreSQL install "
+            "suanli[postgres] and use postgresql+psycopg://user:pass@host/db",
+            drivername=parsed.drivername,
+            reason=str(exc),
         ) from None
     _LOCK_TIMEOUTS[engine] = lock_timeout_s
     return engine
@@ -136,7 +140,11 @@ def upgrade_schema(engine: Engine, revision: str = "head") -> None:
         with engine.begin() as connection:
             command.upgrade(alembic_config(connection), revision)
     except OperationalError as exc:
-        raise ConfigError(f"cannot open the catalog database {engine.url!r}: {exc.orig}") from None
+        raise ConfigError(
+            "cannot open the catalog database {url!r}: {reason}",
+            url=engine.url,
+            reason=str(exc.orig),
+        ) from None
 
 
 def head_revision() -> str:
@@ -153,7 +161,11 @@ def upgrade_if_needed(engine: Engine) -> None:
         with engine.connect() as conn:
             stored = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
     except OperationalError as exc:
-        raise ConfigError(f"cannot open the catalog database {engine.url!r}: {exc.orig}") from None
+        raise ConfigError(
+            "cannot open the catalog database {url!r}: {reason}",
+            url=engine.url,
+            reason=str(exc.orig),
+        ) from None
     if stored != head_revision():
         upgrade_schema(engine)
 
@@ -163,4 +175,8 @@ def schema_is_current(engine: Engine) -> bool:
     try:
         return inspect(engine).has_table("alembic_version")
     except OperationalError as exc:
-        raise ConfigError(f"cannot open the catalog database {engine.url!r}: {exc.orig}") from None
+        raise ConfigError(
+            "cannot open the catalog database {url!r}: {reason}",
+            url=engine.url,
+            reason=str(exc.orig),
+        ) from None

@@ -336,13 +336,15 @@ def get_offer(engine: Engine, offer_id: str) -> OfferView:
     """Any stored offer by id (current or not); :class:`CatalogError` when there is none."""
     if not offer_id.isdigit():
         raise CatalogError(
-            f"--offer: expected an offer id (a number from `suanli offers`), got {offer_id!r}"
+            "--offer: expected an offer id (a number from `suanli offers`), got {offer_id!r}",
+            offer_id=offer_id,
         )
     with engine.connect() as conn:
         row = conn.execute(_offer_query().where(OFFER.c.id == int(offer_id))).first()
     if row is None:
         raise CatalogError(
-            f"--offer {offer_id}: no such offer in the catalog (see `suanli offers`)"
+            "--offer {offer_id}: no such offer in the catalog (see `suanli offers`)",
+            offer_id=offer_id,
         )
     return offer_view_of(row)
 

@@ -126,29 +126,17 @@ def open_catalog(st: State) -> Engine:
     creates a catalog), so a typo'd path leaves no stray folder or database behind.
     """
     from comparator.catalog import schema_is_current, upgrade_if_needed
-    from comparator.errors import CatalogError
+    from comparator.errors import CatalogError, Msg
 
-    init_hint = tr(
-        st.lang,
-        "`suanli init` 创建目录；用 --db 或 SUANLI_DB 指向已有的目录数据库",
-        "`suanli init` creates it; point --db or SUANLI_DB at an existing catalog",
-    )
+    init_hint = Msg("`suanli init` creates it; point --db or SUANLI_DB at an existing catalog")
     missing = _missing_sqlite_file(st.settings.db_url)
     if missing is not None:
-        raise CatalogError(
-            tr(st.lang, f"没有目录数据库 {missing}", f"no catalog database at {missing}"),
-            hint=init_hint,
-        )
+        raise CatalogError("no catalog database at {path}", path=missing, hint=init_hint)
     engine = st.engine()
     if not schema_is_current(engine):
         where = engine.url.render_as_string(hide_password=True)
         raise CatalogError(
-            tr(
-                st.lang,
-                f"目录数据库 {where} 还没有表结构",
-                f"the catalog database {where} has no schema yet",
-            ),
-            hint=init_hint,
+            "the catalog database {url} has no schema yet", url=where, hint=init_hint
         )
     upgrade_if_needed(engine)
     return engine
@@ -163,4 +151,4 @@ def parse_today(text: str | None) -> date | None:
     except ValueError:
         from comparator.errors import InputError
 
-        raise InputError(f"--today: expected a date YYYY-MM-DD, got {text!r}") from None
+        raise InputError("--today: expected a date YYYY-MM-DD, got {text!r}", text=text) from None

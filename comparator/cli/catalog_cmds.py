@@ -23,7 +23,7 @@ from comparator.cli._common import (
 from comparator.cli.tables import print_table
 from comparator.domain import canonical_province, parse_billing, resolve_gpu
 from comparator.errors import InputError
-from comparator.i18n import billing_label, status_label
+from comparator.i18n import billing_label, render, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
     from comparator.catalog import OfferRow
@@ -110,7 +110,7 @@ def import_(
     if not profiles and not sheets:
         raise InputError("suanli import: give at least one price sheet or --profile PROFILE.toml")
     if decimal not in (".", ","):
-        raise InputError(f'--decimal: expected "." or ",", got {decimal!r}')
+        raise InputError('--decimal: expected "." or ",", got {decimal!r}', decimal=decimal)
     names = ", ".join(p.name for p in [*profiles, *sheets])
     with working(tr(st.lang, f"正在导入 {names} …", f"Importing {names} …"), quiet=json_out):
         result = import_files(
@@ -122,7 +122,8 @@ def import_(
             replace=replace,
         )
     for warning in result.warnings:
-        err_console().print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+        shown = escape(render(warning, st.lang))
+        err_console().print(f"[yellow]warning:[/] {shown}", soft_wrap=True)
     if json_out:
         emit_json(result.to_json())
     else:
@@ -274,14 +275,16 @@ def _offer_filters(
         mode = parse_billing(billing)
         if mode is None:
             raise InputError(
-                f"--billing: expected hourly, spot, daily, weekly, monthly, yearly; got {billing!r}"
+                "--billing: expected hourly, spot, daily, weekly, monthly, yearly; got {billing!r}",
+                billing=billing,
             )
     canonical = None
     if province is not None:
         canonical = canonical_province(province)
         if canonical is None:
             raise InputError(
-                f"--province: expected a mainland province such as 广东 or 粤, got {province!r}"
+                "--province: expected a mainland province such as 广东 or 粤, got {province!r}",
+                province=province,
             )
     return {"gpu": resolve_gpu(gpu).name if gpu else None, "province": canonical, "billing": mode}
 

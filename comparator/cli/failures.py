@@ -24,7 +24,7 @@ from comparator.errors import (
     SuanliError,
     UnknownGpuError,
 )
-from comparator.i18n import is_en
+from comparator.i18n import error_text, render
 
 GLOBAL_OPTIONS = ("--db", "--lang", "--debug", "--version")
 
@@ -102,33 +102,11 @@ def print_failure(message: str, hint: str | None) -> None:
         out.print(f"[bold]hint:[/] {escape(hint)}", soft_wrap=True)
 
 
-def _localized(exc: SuanliError, lang: str) -> tuple[str, str | None] | None:
-    """The Chinese of the errors the CLI knows the parts of (others print as raised)."""
-    if is_en(lang):
-        return None
-    removals = getattr(exc, "removals", None)
-    if removals:
-        lines = [
-            f"{f} → {p}：{before} → {after} 条报价（{gone} 条将下架）"
-            for f, p, before, after, gone in removals
-        ]
-        return (
-            "导入会删去当前快照中的报价：" + "；".join(lines),
-            "价格表即服务商的完整报价；确认无误请加 --replace（删去的报价仍可在 "
-            "`suanli history` 中查到）",
-        )
-    return None
-
-
 def report_error(exc: SuanliError, lang: str) -> int:
     """Print a content error (exit code 1)."""
-    localized = _localized(exc, lang)
-    if localized is not None:
-        message, hint = localized
-        print_failure(message, hint or _default_hint(exc, lang))
-        return 1
-    hint = getattr(exc, "hint", None)
-    print_failure(str(exc), hint if hint is not None else _default_hint(exc, lang))
+    hint = exc.hint
+    shown_hint = render(hint, lang) if hint is not None else _default_hint(exc, lang)
+    print_failure(error_text(exc, lang), shown_hint)
     return 1
 
 
@@ -172,7 +150,7 @@ def usage_message(exc: Any, lang: str) -> tuple[str, str]:
         return tr(lang, f"未知命令 {command}", f"unknown command {command}"), tr(
             lang, "`suanli --help` 列出全部命令", "`suanli --help` lists every command"
         )
-    return text, help_hint
+    return _in_our_words(text, _USAGE, lang), help_hint
 
 
 def _param_name(exc: Any) -> str:
@@ -217,18 +195,51 @@ _BAD_VALUE = (
         ("{0} 超出范围（{1}）", "{0} is out of range ({1})"),
     ),
     (
-        re.compile(r"^(?:File|Path) '(.*?)' does not exist\.?$"),
+        re.compile(r"^(?:File|Path) '(.*?)' does not exist\.?$", re.IGNORECASE),
         ("文件 {0} 不存在", "no such file {0}"),
+    ),
+    (
+        re.compile(r"^(?:File|Path) '(.*?)' is a directory\.?$", re.IGNORECASE),
+        ("{0} 是文件夹，应为文件", "{0} is a folder, expected a file"),
+    ),
+    (
+        re.compile(r"^is required \(or use (--[\w-]+)\)()$"),
+        ("必须给出（或用 {0}）", "is required (or use {0})"),
+    ),
+)
+# click's other usage errors (the whole message), in our words
+_USAGE = (
+    (
+        re.compile(r"^Got unexpected extra argument(?:s|\(s\))? \((.*)\)$"),
+        ("多余的参数：{0!r}", "unexpected extra argument(s): {0!r}"),
+    ),
+    (
+        re.compile(r"^Option '(.*?)' requires an argument\.?$"),
+        ("选项 {0} 需要一个值", "option {0} needs a value"),
+    ),
+    (
+        re.compile(r"^Option '(.*?)' requires (\d+) arguments\.?$"),
+        ("选项 {0} 需要 {1} 个值", "option {0} needs {1} values"),
+    ),
+    (
+        re.compile(r"^Option '(.*?)' does not take a value\.?$"),
+        ("选项 {0} 不接受值", "option {0} takes no value"),
     ),
 )
 
 
-def _bad_value(message: str, lang: str) -> str:
-    for pattern, (zh, en) in _BAD_VALUE:
+def _in_our_words(
+    message: str, table: tuple[tuple[re.Pattern[str], tuple[str, str]], ...], lang: str
+) -> str:
+    for pattern, (zh, en) in table:
         match = pattern.match(message)
         if match:
             return tr(lang, zh, en).format(*match.groups())
     return message
+
+
+def _bad_value(message: str, lang: str) -> str:
+    return _in_our_words(message, _BAD_VALUE, lang)
 
 
 def report_usage_error(exc: Any, lang: str) -> int:

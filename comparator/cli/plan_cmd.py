@@ -3,11 +3,12 @@ stock)."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 import typer
@@ -78,7 +79,7 @@ def plan(
                 time_limit_s=time_limit,
             )
         if json_out:
-            emit_json(shared.to_json())
+            emit_json(shared.to_json())  # the one shape; one job has it too (`_one_job_json`)
         else:
             for result in shared.results:
                 _print(result, lang)
@@ -86,16 +87,38 @@ def plan(
         if not all(r.feasible for r in shared.results):
             raise typer.Exit(NO_FEASIBLE_PLAN)
         return
+    started = time.perf_counter()
     with working(planning, quiet=json_out):
         result = plan_job_file(
             engine, jobs[0], st.settings, objective=objective, top=top, today=day, lang=lang
         )
     if json_out:
-        emit_json(result.to_json())
+        document = result.to_json()
+        compat = st.settings.json_compat
+        emit_json(document if compat else _one_job_json(result, time.perf_counter() - started))
     else:
         _print(result, lang)
     if not result.feasible:
         raise typer.Exit(NO_FEASIBLE_PLAN)
+
+
+def _one_job_json(result: PlanResult, seconds: float) -> dict[str, Any]:
+    """One job in the document several jobs make: ``{"plans": [...], "optimal": …}``.
+
+    One job is planned alone ("independent"), exactly: the lower bound is its cost. Before 0.2
+    one job printed the bare plan document (``SUANLI_JSON_COMPAT=1`` until 0.3).
+    """
+    total = money_str(result.best.total_cost) if result.best else None
+    return {
+        "plans": [result.to_json()],
+        "optimal": result.optimal,
+        "gap": 0.0,
+        "method": "independent",
+        "total_cost": total,
+        "lower_bound": total if result.optimal else None,
+        "seconds": round(seconds, 3),
+        "milp_status": None,
+    }
 
 
 def _print(result: PlanResult, lang: str) -> None:

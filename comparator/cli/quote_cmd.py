@@ -18,7 +18,7 @@ from comparator.cli._common import (
     tr,
     working,
 )
-from comparator.errors import InputError, RenderError
+from comparator.errors import InputError, Msg, RenderError
 from comparator.i18n import normalize_lang
 
 if TYPE_CHECKING:  # the catalog and Jinja load when a quote is made
@@ -114,10 +114,22 @@ def _render(stored: StoredQuote, output: Path | None, pdf: Path | None, lang: st
         if pdf is not None:
             write_report(stored.document, None, pdf, lang=lang)
     except RenderError as exc:
-        written = f"; HTML written to {output}" if html_written else ""
+        hint = Msg(
+            "`suanli quote --show {number} -o quote.html` renders it again", number=stored.number
+        )
+        if html_written:
+            raise RenderError(
+                "{reason} (quote {number} is saved; HTML written to {path})",
+                hint=hint,
+                reason=exc.msg,
+                number=stored.number,
+                path=output,
+            ) from None
         raise RenderError(
-            f"{exc} (quote {stored.number} is saved{written})",
-            hint=f"`suanli quote --show {stored.number} -o quote.html` renders it again",
+            "{reason} (quote {number} is saved)",
+            hint=hint,
+            reason=exc.msg,
+            number=stored.number,
         ) from None
 
 

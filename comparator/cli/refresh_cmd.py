@@ -26,7 +26,7 @@ from comparator.cli._common import (
 )
 from comparator.cli.tables import print_table
 from comparator.domain import resolve_gpu
-from comparator.i18n import status_label, yes_no
+from comparator.i18n import render, status_label, yes_no
 
 if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
     from comparator.catalog import OfferHistory, PriceChange
@@ -68,6 +68,9 @@ def refresh(
 
     sources = load_sources(config)
     engine = open_catalog(st)
+    # the run's log lines are the worker's (English, for operators); here each source's line
+    # and the report say it in --lang, so the logger stays quiet unless logging is configured
+    logging.getLogger("suanli").addHandler(logging.NullHandler())
     count = len(sources.select(provider))
     with _progress_bar(count, st.lang, quiet=json_out) as on_done:
         report = run_refresh(engine, sources, provider, only_if_due=due, progress=on_done)
@@ -94,9 +97,9 @@ def _progress_bar(total: int, lang: str, quiet: bool) -> Iterator[Callable[[Sour
 
         def done(outcome: SourceOutcome) -> None:
             if not quiet:
-                bar.console.print(
-                    f"  {outcome.provider}: {_status(outcome.status, lang)}", markup=False
-                )
+                error = _error(outcome, lang) if outcome.status == "failed" else None
+                line = f"  {outcome.provider}: {_status(outcome.status, lang)}"
+                bar.console.print(line + (f" — {error}" if error else ""), markup=False)
             bar.advance(task)
 
         yield done
@@ -104,6 +107,11 @@ def _progress_bar(total: int, lang: str, quiet: bool) -> Iterator[Callable[[Sour
 
 def _status(status: str, lang: str) -> str:
     return status_label(lang, status)
+
+
+def _error(run: SourceOutcome, lang: str) -> str | None:
+    """What went wrong with a source, in ``lang`` when it is a message of the catalogue."""
+    return render(run.error_msg, lang) if run.error_msg is not None else run.error
 
 
 def _print_report(report: RefreshReport, lang: str) -> None:
@@ -131,7 +139,7 @@ def _print_report(report: RefreshReport, lang: str) -> None:
             str(run.offers),
             str(run.snapshot_id or "—"),
             _change_summary(run, lang),
-            run.error or "\n".join(run.notes[:3]),
+            _error(run, lang) or "\n".join(run.notes[:3]),
         )
     print_table(out, table)
     if report.changes:

@@ -10,7 +10,16 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from comparator.cli._common import JSON_OPTION, State, console, emit_json, open_catalog, state, tr
+from comparator.cli._common import (
+    JSON_OPTION,
+    State,
+    console,
+    emit_json,
+    open_catalog,
+    state,
+    tr,
+    working,
+)
 from comparator.cli.tables import print_table
 from comparator.domain import OfferView, find_gpu
 from comparator.errors import InputError
@@ -34,12 +43,6 @@ _COLOUR = {"pass": "green", "warn": "yellow", "fail": "bold red"}
 
 def _status(lang: str, status: str) -> str:
     return f"[{_COLOUR[status]}]{status_label(lang, status)}[/]"
-
-
-_NO_NVIDIA_SMI = (
-    "nvidia-smi is not on PATH here: on the rented machine run `nvidia-smi -q -x > smi.xml` "
-    "(and `nvidia-smi topo -m > topo.txt`), then pass --nvidia-smi-xml smi.xml [--topo topo.txt]"
-)
 
 
 def register(app: typer.Typer) -> None:
@@ -85,10 +88,16 @@ def verify(
     Example:  suanli verify --nvidia-smi-xml smi.xml --topo topo.txt --offer 17 --strict
     """
     st = state(ctx)
-    report, live = read_machine(xml_file, topo_file)
-    offer = _offer(st, offer_id)
+    with working(tr(st.lang, "正在读取这台机器…", "Reading this machine…"), quiet=json_out):
+        report, live = read_machine(xml_file, topo_file)
+        offer = _offer(st, offer_id)
     wanted = measure_opt if measure_opt is not None else live
-    measurements: Measurements = measure() if wanted else NOT_REQUESTED
+    measurements: Measurements = NOT_REQUESTED
+    if wanted:  # bf16 matmul, memory and NCCL runs take tens of seconds
+        with working(
+            tr(st.lang, "正在实测算力与带宽…", "Measuring compute and bandwidth…"), quiet=json_out
+        ):
+            measurements = measure()
     result = evaluate(report, offer, cards=cards, measurements=measurements, lang=st.lang)
     stored = _store(st, result, quote)
     if json_out:
@@ -106,7 +115,11 @@ def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[Machine
         return parse_smi_xml(xml_file.read_bytes(), str(xml_file), topology), False
     executable = find_nvidia_smi()
     if executable is None:
-        raise InputError(_NO_NVIDIA_SMI)
+        raise InputError(
+            "nvidia-smi is not on PATH here: on the rented machine run `nvidia-smi -q -x > smi.xml` "
+            "(and `nvidia-smi topo -m > topo.txt`), then pass --nvidia-smi-xml smi.xml "
+            "[--topo topo.txt]"
+        )
     report = collect_machine(executable)
     if topology is not None:
         report = MachineReport(

@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 import chinese_calendar
 import holidays as holiday_tables
 
-from comparator.errors import CalendarError
+from comparator.errors import CalendarError, Msg, as_msg
 
 WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 DAY_KINDS: tuple[str, ...] = ("workday", "holiday")
@@ -124,9 +124,10 @@ def _provisional_holidays(year: int) -> frozenset[date]:
     days = frozenset(holiday_tables.country_holidays("CN", years=year))
     if not days:
         raise CalendarError(
-            f"no Chinese holiday calendar for {year} (neither chinesecalendar nor the holidays "
-            f"package has it); give that year's official schedule in SUANLI_HOLIDAYS_FILE, or "
-            f"drop workday/holiday rules for that period"
+            "no Chinese holiday calendar for {year} (neither chinesecalendar nor the holidays "
+            "package has it); give that year's official schedule in SUANLI_HOLIDAYS_FILE, or "
+            "drop workday/holiday rules for that period",
+            year=year,
         )
     return days
 
@@ -164,14 +165,27 @@ def is_holiday(day: date) -> bool:
 
 
 # --- parsing ---------------------------------------------------------------------------------
-def _fail(where: str, index: int, rule: str, expected: str) -> CalendarError:
-    return CalendarError(f"{where}: rule {index} {rule!r}: expected {expected}")
+def _fail(where: str, index: int, rule: str, expected: str | Msg) -> CalendarError:
+    return CalendarError(
+        "{where}: rule {index} {rule!r}: expected {expected}",
+        where=where,
+        index=index,
+        rule=rule,
+        expected=as_msg(expected),
+    )
 
 
 def _weekday(name: str, where: str, index: int, rule: str) -> int:
     if name not in WEEKDAYS:
         raise _fail(
-            where, index, rule, f"a day among {', '.join(WEEKDAYS + DAY_KINDS)}, got {name!r}"
+            where,
+            index,
+            rule,
+            Msg(
+                "a day among {names}, got {name!r}",
+                names=", ".join(WEEKDAYS + DAY_KINDS),
+                name=name,
+            ),
         )
     return WEEKDAYS.index(name)
 
@@ -207,7 +221,14 @@ def _minute(text: str, where: str, index: int, rule: str, *, is_end: bool) -> in
     if hour > limit or minute > 59 or (hour == 24 and minute != 0):
         latest = "24:00" if is_end else "23:59"
         raise _fail(
-            where, index, rule, f"a time HH:MM from 00:00 to {latest}, got {text.strip()!r}"
+            where,
+            index,
+            rule,
+            Msg(
+                "a time HH:MM from 00:00 to {latest}, got {text!r}",
+                latest=latest,
+                text=text.strip(),
+            ),
         )
     return hour * 60 + minute
 
@@ -227,7 +248,8 @@ def _factor(text: str, where: str, index: int, rule: str) -> Decimal:
     except InvalidOperation:
         factor = Decimal(0)
     if not factor.is_finite() or factor <= 0:
-        raise _fail(where, index, rule, f"a positive decimal factor after '*', got {text!r}")
+        expected = Msg("a positive decimal factor after '*', got {text!r}", text=text)
+        raise _fail(where, index, rule, expected)
     return factor
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from comparator.domain.calendar import HolidaySupplement
-from comparator.errors import CalendarError
+from comparator.errors import CalendarError, os_reason, toml_reason
 
 
 def load_holidays_file(path: str | Path) -> HolidaySupplement:
@@ -28,9 +28,13 @@ def load_holidays_file(path: str | Path) -> HolidaySupplement:
     try:
         document = tomllib.loads(where.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise CalendarError(f"{where}: cannot read the holidays file ({exc.strerror})") from None
+        raise CalendarError(
+            "{path}: cannot read the holidays file ({reason})", path=where, reason=os_reason(exc)
+        ) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise CalendarError(f"{where}: not valid TOML ({exc})") from None
+        raise CalendarError(
+            "{path}: not valid TOML ({reason})", path=where, reason=toml_reason(exc)
+        ) from None
     years: set[int] = set()
     holidays: set[date] = set()
     workdays: set[date] = set()
@@ -44,18 +48,26 @@ def load_holidays_file(path: str | Path) -> HolidaySupplement:
 
 def _year(where: Path, key: str, table: Any) -> int:
     if not (key.isdigit() and len(key) == 4 and isinstance(table, dict)):
-        raise CalendarError(f"{where}: [{key}]: expected a table per year, such as [2027]")
+        raise CalendarError(
+            "{path}: [{key}]: expected a table per year, such as [2027]", path=where, key=key
+        )
     return int(key)
 
 
 def _days(where: Path, field: str, items: Any, year: int) -> Iterator[date]:
     if not isinstance(items, list):
-        raise CalendarError(f"{where}: {field}: expected a list of dates")
+        raise CalendarError("{path}: {field}: expected a list of dates", path=where, field=field)
     for item in items:
         first, _, last = str(item).partition("..")
         start, end = _date(where, field, first), _date(where, field, last or first)
         if start.year != year or end.year != year or end < start:
-            raise CalendarError(f"{where}: {field}: {item!r} is not a range of days in {year}")
+            raise CalendarError(
+                "{path}: {field}: {item!r} is not a range of days in {year}",
+                path=where,
+                field=field,
+                item=item,
+                year=year,
+            )
         yield from (start + timedelta(days=k) for k in range((end - start).days + 1))
 
 
@@ -63,4 +75,6 @@ def _date(where: Path, field: str, text: str) -> date:
     try:
         return date.fromisoformat(text.strip())
     except ValueError:
-        raise CalendarError(f"{where}: {field}: expected YYYY-MM-DD, got {text!r}") from None
+        raise CalendarError(
+            "{path}: {field}: expected YYYY-MM-DD, got {text!r}", path=where, field=field, text=text
+        ) from None

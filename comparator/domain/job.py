@@ -21,7 +21,15 @@ from comparator.domain.calendar import TouRule, parse_rule
 from comparator.domain.gpus import resolve_gpu
 from comparator.domain.money import parse_decimal
 from comparator.domain.zones import DEFAULT_TIMEZONE
-from comparator.errors import CalendarError, JobFileError, UnknownGpuError
+from comparator.errors import (
+    CalendarError,
+    JobFileError,
+    Msg,
+    UnknownGpuError,
+    as_msg,
+    os_reason,
+    toml_reason,
+)
 
 EXPORT_BASES = ("exempt", "standard_contract", "certified", "cac_assessed")
 _TOP_KEYS = {
@@ -135,9 +143,11 @@ class _Reader:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def fail(self, key: str, expected: str, got: object = None) -> JobFileError:
-        shown = "" if got is None else f" (got {got!r})"
-        return JobFileError(f"{self.source}: {key}: expected {expected}{shown}")
+    def fail(self, key: str, expected: str | Msg, got: object = None) -> JobFileError:
+        params: dict[str, Any] = {"path": self.source, "key": key, "expected": as_msg(expected)}
+        if got is None:
+            return JobFileError("{path}: {key}: expected {expected}", **params)
+        return JobFileError("{path}: {key}: expected {expected} (got {got!r})", got=got, **params)
 
     def table(self, data: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
         value = data.get(key)
@@ -149,7 +159,9 @@ class _Reader:
         unknown = sorted(set(data) - allowed)
         if unknown:
             raise self.fail(
-                f"{where}{unknown[0]}", f"one of {', '.join(sorted(allowed))}", unknown[0]
+                f"{where}{unknown[0]}",
+                Msg("one of {names}", names=", ".join(sorted(allowed))),
+                unknown[0],
             )
 
     def text(self, data: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -169,7 +181,7 @@ class _Reader:
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise self.fail(where + key, f"a whole number ≥ {low}", value)
+            raise self.fail(where + key, Msg("a whole number ≥ {low}", low=low), value)
         return value
 
     def positive(self, data: Mapping[str, Any], key: str, where: str) -> Decimal | None:
@@ -206,7 +218,9 @@ class _Reader:
         try:
             return resolve_gpu(name).name
         except UnknownGpuError as exc:
-            raise JobFileError(f"{self.source}: {key}: {exc}") from None
+            raise JobFileError(
+                "{path}: {key}: {reason}", path=self.source, key=key, reason=exc.msg
+            ) from None
 
 
 def _province(reader: _Reader, text: str) -> str:
@@ -216,7 +230,9 @@ def _province(reader: _Reader, text: str) -> str:
         return text
     canonical = canonical_province(text)
     if canonical is None:
-        raise reader.fail("requirements.provinces", "a mainland province name or 简称", text)
+        raise reader.fail(
+            "requirements.provinces", "a mainland province name or 简称 (short name)", text
+        )
     return canonical
 
 
@@ -241,7 +257,7 @@ def _schedule(reader: _Reader, data: Mapping[str, Any] | None) -> Schedule:
     if deadline <= start:
         raise reader.fail(
             "schedule.deadline",
-            f"a time after earliest_start {start.isoformat()}",
+            Msg("a time after earliest_start {start}", start=start.isoformat()),
             deadline.isoformat(),
         )
     return Schedule(
@@ -275,8 +291,8 @@ def _run_windows(reader: _Reader, data: Mapping[str, Any]) -> tuple[str, ...]:
     try:
         window_rules(windows)
     except CalendarError as exc:
-        expected = "windows like 'mon-fri 09:00-18:00'"
-        raise reader.fail("schedule.run_windows", expected, str(exc)) from None
+        expected = Msg("windows like 'mon-fri 09:00-18:00' ({reason})", reason=exc.msg)
+        raise reader.fail("schedule.run_windows", expected) from None
     return windows
 
 
@@ -286,7 +302,8 @@ def _requirements(reader: _Reader, data: Mapping[str, Any] | None) -> Requiremen
     reader.reject_unknown(data, _REQUIREMENT_KEYS, where)
     basis = reader.text(data, "export_basis", where)
     if basis is not None and basis not in EXPORT_BASES:
-        raise reader.fail(where + "export_basis", f"one of {', '.join(EXPORT_BASES)}", basis)
+        names = ", ".join(EXPORT_BASES)
+        raise reader.fail(where + "export_basis", Msg("one of {names}", names=names), basis)
     mlps = reader.whole(data, "mlps_level", where, 1)
     if mlps is not None and mlps > 5:
         raise reader.fail(where + "mlps_level", "a level from 1 to 5", mlps)
@@ -373,14 +390,20 @@ def load_job(path: str | Path) -> Job:
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise JobFileError(f"{source}: no such job file") from None
+        raise JobFileError("{path}: no such job file", path=source) from None
     except UnicodeDecodeError as exc:
         raise JobFileError(
-            f"{source}: expected UTF-8 text (TOML is UTF-8), but byte {exc.start + 1} is not "
-            "UTF-8; if it was saved as GB18030/GBK, save it again as UTF-8"
+            "{path}: expected UTF-8 text (TOML is UTF-8), but byte {byte} is not UTF-8; if it "
+            "was saved as GB18030/GBK, save it again as UTF-8",
+            path=source,
+            byte=exc.start + 1,
         ) from None
     except OSError as exc:
-        raise JobFileError(f"{source}: cannot read the job file ({exc.strerror or exc})") from None
+        raise JobFileError(
+            "{path}: cannot read the job file ({reason})", path=source, reason=os_reason(exc)
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise JobFileError(f"{source}: not valid TOML: {exc}") from None
+        raise JobFileError(
+            "{path}: not valid TOML ({reason})", path=source, reason=toml_reason(exc)
+        ) from None
     return parse_job(data, source)

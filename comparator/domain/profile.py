@@ -21,15 +21,17 @@ from comparator.domain.credentials import identify_number
 from comparator.domain.profile_fields import Fields
 from comparator.domain.storage import StorageTerms
 from comparator.domain.zones import DEFAULT_TIMEZONE_NAME
-from comparator.errors import ProfileError
+from comparator.errors import Msg, ProfileError, os_reason, toml_reason
 
 FILING_KINDS = ("icp_filing", "icp_license", "gongan", "mlps")
 _NUMBER_KINDS = {
-    "licence": "a telecom licence number ([[licenses]] number)",
-    "icp_license": "an ICP licence number ([[licenses]] number or [[filings]] kind icp_license)",
-    "icp_filing": "an ICP filing ([[filings]] kind icp_filing)",
-    "gongan": "a 公安备案 number ([[filings]] kind gongan)",
-    "uscc": "a USCC ([provider] uscc)",
+    "licence": Msg("a telecom licence number ([[licenses]] number)"),
+    "icp_license": Msg(
+        "an ICP licence number ([[licenses]] number or [[filings]] kind icp_license)"
+    ),
+    "icp_filing": Msg("an ICP filing ([[filings]] kind icp_filing)"),
+    "gongan": Msg("a 公安备案 (public security filing) number ([[filings]] kind gongan)"),
+    "uscc": Msg("a USCC ([provider] uscc)"),
 }
 
 
@@ -151,7 +153,7 @@ def parse_profile(data: Mapping[str, Any], source: str) -> ProviderProfile:
     root = Fields(data, source, "", _TOP_LEVEL)
     provider = root.table("provider")
     if provider is None:
-        raise ProfileError(f"{source}: missing the [provider] table (with id and name)")
+        raise ProfileError("{path}: missing the [provider] table (with id and name)", path=source)
     fields = provider.known(_PROVIDER_KEYS)
     country = fields.country("country", default="CN")
     return ProviderProfile(
@@ -191,7 +193,12 @@ def _number_field(fields: Fields, key: str, *allowed: str) -> str | None:
         return None
     kind = identify_number(number)
     if kind is not None and kind not in allowed:
-        fields.fail(key, f"{_NUMBER_KINDS[allowed[0]]}, but this is {_NUMBER_KINDS[kind]}", number)
+        expected = Msg(
+            "{wanted}, but this is {found}",
+            wanted=_NUMBER_KINDS[allowed[0]],
+            found=_NUMBER_KINDS[kind],
+        )
+        fields.fail(key, expected, number)
     return number.strip()
 
 
@@ -214,14 +221,14 @@ def _filing(fields: Fields) -> Filing:
     if kind == "mlps":
         level = fields.optional_int("level", minimum=1, maximum=5)
         if level is None:
-            fields.fail("level", "an MLPS (等保) level 1–5")
+            fields.fail("level", "an MLPS (等保, classified protection) level 1–5")
         return Filing(
             kind, fields.optional_str("number"), level, fields.optional_date("assessed_on")
         )
     allowed = ("icp_filing", "icp_license") if kind.startswith("icp") else (kind,)
     number = _number_field(fields, "number", *allowed)
     if number is None:
-        fields.fail("number", f"the {kind} number")
+        fields.fail("number", Msg("the {kind} number", kind=kind))
     return Filing(kind, number, None, fields.optional_date("assessed_on"))
 
 
@@ -247,10 +254,14 @@ def _datacenter(fields: Fields, provider_country: str) -> DataCenter:
     country = fields.country("country", default=provider_country)
     province = fields.province("province")
     if country == "CN" and province is None:
-        fields.fail("province", "a province (name or 简称) for a data centre in mainland China")
+        fields.fail(
+            "province", "a province (name or 简称, short name) for a data centre in mainland China"
+        )
     if country != "CN" and province is not None:
         fields.fail(
-            "province", f"no Chinese province for a data centre in country {country}", province
+            "province",
+            Msg("no Chinese province for a data centre in country {country}", country=country),
+            province,
         )
     return DataCenter(
         id=fields.identifier("id", max_length=128),
@@ -297,7 +308,9 @@ def load_profile(path: str | Path) -> ProviderProfile:
     try:
         content = file.read_bytes()
     except OSError as exc:
-        raise ProfileError(f"{file}: cannot read the profile ({exc.strerror or exc})") from exc
+        raise ProfileError(
+            "{path}: cannot read the profile ({reason})", path=str(file), reason=os_reason(exc)
+        ) from exc
     return loads_profile(content, str(file))
 
 
@@ -306,12 +319,18 @@ def loads_profile(content: bytes, location: str) -> ProviderProfile:
     try:
         data = tomllib.loads(content.decode("utf-8-sig"))  # a BOM from Windows editors is fine
     except UnicodeDecodeError as exc:
-        raise ProfileError(f"{location}: expected UTF-8 text ({exc.reason})") from None
+        raise ProfileError(
+            "{path}: expected UTF-8 text, but byte {byte} is not UTF-8",
+            path=location,
+            byte=exc.start + 1,
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{location}: not valid TOML ({exc})") from None
+        raise ProfileError(
+            "{path}: not valid TOML ({reason})", path=location, reason=toml_reason(exc)
+        ) from None
     except RecursionError:
         raise ProfileError(
-            f"{location}: not valid TOML (arrays or tables nested too deep)"
+            "{path}: not valid TOML (arrays or tables nested too deep)", path=location
         ) from None
     return parse_profile(data, location)
 

@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 from comparator.domain.money import parse_decimal
 from comparator.domain.provinces import canonical_city, canonical_province
-from comparator.errors import ProfileError
+from comparator.errors import Msg, ProfileError, as_msg
 
 NATIONWIDE = "全国"
 MAX_TEXT = 1_000  # characters of any text field
@@ -34,19 +34,35 @@ class Fields:
         if allowed:
             self.known(allowed)
 
-    def fail(self, key: str, expected: str, got: object = None) -> NoReturn:
+    def fail(self, key: str, expected: str | Msg, got: object = None) -> NoReturn:
         place = f"{self.where} {key}".strip()
         text = "" if got is None else repr(got)
-        text = text if len(text) <= 80 else f"{text[:80]}… ({len(text)} characters)"
-        shown = f" (got {text})" if text else ""
-        raise ProfileError(f"{self.source}: {place}: expected {expected}{shown}")
+        if len(text) > 80:
+            text = f"{text[:80]}… ({len(text)})"
+        if not text:
+            raise ProfileError(
+                "{path}: {place}: expected {expected}",
+                path=self.source,
+                place=place,
+                expected=as_msg(expected),
+            )
+        raise ProfileError(
+            "{path}: {place}: expected {expected} (got {got})",
+            path=self.source,
+            place=place,
+            expected=as_msg(expected),
+            got=text,
+        )
 
     def known(self, allowed: Sequence[str]) -> Fields:
         for key in self.data:
             if key not in allowed:
                 place = f"{self.where} {key}".strip()
                 raise ProfileError(
-                    f"{self.source}: {place}: unknown field; expected one of {', '.join(allowed)}"
+                    "{path}: {place}: unknown field; expected one of {names}",
+                    path=self.source,
+                    place=place,
+                    names=", ".join(allowed),
                 )
         return self
 
@@ -56,13 +72,13 @@ class Fields:
         if value is None:
             return None
         if not isinstance(value, Mapping):
-            self.fail(key, f"a [{key}] table", value)
+            self.fail(key, Msg("a [{key}] table", key=key), value)
         return Fields(value, self.source, f"[{key}]")
 
     def tables(self, key: str) -> list[Fields]:
         value = self.data.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
-            self.fail(key, f"an array of tables [[{key}]]", value)
+            self.fail(key, Msg("an array of tables [[{key}]]", key=key), value)
         return [Fields(v, self.source, f"[[{key}]] #{i}") for i, v in enumerate(value, 1)]
 
     # --- scalars ------------------------------------------------------------------------
@@ -77,7 +93,7 @@ class Fields:
 
     def _storable(self, key: str, value: str) -> None:
         if len(value) > MAX_TEXT:
-            self.fail(key, f"text of at most {MAX_TEXT} characters", value)
+            self.fail(key, Msg("text of at most {count} characters", count=MAX_TEXT), value)
         if _UNSTORABLE.search(value):
             self.fail(key, "text without NUL bytes or unpaired surrogates", value)
 
@@ -92,7 +108,7 @@ class Fields:
         if any(ch.isspace() for ch in value):
             self.fail(key, "an id without spaces", value)
         if len(value) > max_length:
-            self.fail(key, f"an id of at most {max_length} characters", value)
+            self.fail(key, Msg("an id of at most {count} characters", count=max_length), value)
         return value
 
     def optional_bool(self, key: str) -> bool | None:
@@ -112,7 +128,7 @@ class Fields:
         low = INT_RANGE[0] if minimum is None else minimum
         high = INT_RANGE[1] if maximum is None else maximum
         if not low <= value <= high:
-            self.fail(key, f"a whole number from {low} to {high}", value)
+            self.fail(key, Msg("a whole number from {low} to {high}", low=low, high=high), value)
         return value
 
     def optional_decimal(self, key: str) -> Decimal | None:
@@ -146,7 +162,7 @@ class Fields:
     def choice(self, key: str, choices: Sequence[str]) -> str:
         value = self.required_str(key)
         if value not in choices:
-            self.fail(key, f"one of {', '.join(choices)}", value)
+            self.fail(key, Msg("one of {names}", names=", ".join(choices)), value)
         return value
 
     def str_list(self, key: str) -> tuple[str, ...]:
@@ -175,7 +191,7 @@ class Fields:
             return None
         name = canonical_province(value)
         if name is None:
-            self.fail(key, "a mainland province name or 简称 (e.g. 广东 or 粤)", value)
+            self.fail(key, "a mainland province name or 简称 (short name, e.g. 广东 or 粤)", value)
         return name
 
     def city(self, key: str) -> str | None:

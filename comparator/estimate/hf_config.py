@@ -236,7 +236,12 @@ def _starcoder2_kinds(read: Reader) -> None:
     for key, known in (("mlp_type", "default"), ("norm_type", "layer_norm")):
         value = read.raw(key)
         if value not in (None, known):
-            raise read.fail(f"key {key!r} = {value!r} is not understood (only {known!r})")
+            raise read.fail(
+                "key {key!r} = {value!r} is not understood (only {known!r})",
+                key=key,
+                value=value,
+                known=known,
+            )
 
 
 def _llama_style(read: Reader, name: str, model_type: str) -> ModelShape:
@@ -277,21 +282,33 @@ def _llama_style(read: Reader, name: str, model_type: str) -> ModelShape:
 
 def _check(shape: ModelShape, read: Reader) -> ModelShape:
     if shape.head_dim is None and shape.mla is None and shape.hidden % shape.heads:
-        raise read.fail(f"hidden size {shape.hidden} is not a multiple of {shape.heads} heads")
+        raise read.fail(
+            "hidden size {hidden} is not a multiple of {heads} heads",
+            hidden=shape.hidden,
+            heads=shape.heads,
+        )
     if shape.heads % shape.kv_heads:
         raise read.fail(
-            f"{shape.heads} attention heads are not a multiple of {shape.kv_heads} key/value heads"
+            "{heads} attention heads are not a multiple of {kv_heads} key/value heads",
+            heads=shape.heads,
+            kv_heads=shape.kv_heads,
         )
     if shape.active_experts > shape.experts:
-        raise read.fail(f"{shape.active_experts} active experts exceed {shape.experts} experts")
+        raise read.fail(
+            "{active} active experts exceed {experts} experts",
+            active=shape.active_experts,
+            experts=shape.experts,
+        )
     for key in _NOT_COUNTED:
         read.raw(key)
     unknown = unread_count_keys(read)
     if unknown:
         raise read.fail(
-            f"keys {', '.join(repr(k) for k in unknown)} would change the parameter count but "
-            f"are not understood for model_type {shape.family or 'unknown'!r}; the estimator "
-            f"refuses to guess (a dense reading would be wrong)"
+            "keys {keys} would change the parameter count but are not understood for "
+            "model_type {family!r}; the estimator refuses to guess (a dense reading would be "
+            "wrong)",
+            keys=", ".join(repr(k) for k in unknown),
+            family=shape.family or "unknown",
         )
     return shape
 
@@ -312,7 +329,11 @@ def _read(read: Reader, data: Mapping[str, Any], name: str, model_type: str) -> 
 def shape_from_config(data: Any, source: str) -> ModelShape:
     """The shape described by a parsed config.json (``source`` names it in errors)."""
     if not isinstance(data, Mapping):
-        raise UnknownModelError(f"{source}: expected a JSON object, got {type(data).__name__}")
+        raise UnknownModelError(
+            "{source}: expected a JSON object, got {kind}",
+            source=source,
+            kind=type(data).__name__,
+        )
     text_config = data.get("text_config")
     if "num_hidden_layers" not in data and isinstance(text_config, Mapping):
         outer = {k: v for k, v in data.items() if k in ("_name_or_path", "tie_word_embeddings")}
@@ -331,13 +352,19 @@ def load_config(path: Path) -> ModelShape:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UnknownModelError(f"{path}: no such config.json file") from None
+        raise UnknownModelError("{path}: no such config.json file", path=path) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise UnknownModelError(f"{path}: cannot read config.json ({exc})") from None
+        raise UnknownModelError(
+            "{path}: cannot read config.json ({reason})", path=path, reason=str(exc)
+        ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UnknownModelError(
-            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            "{path}: not valid JSON (line {lineno}, column {colno}: {msg})",
+            path=path,
+            lineno=exc.lineno,
+            colno=exc.colno,
+            msg=exc.msg,
         ) from None
     return shape_from_config(data, str(path))

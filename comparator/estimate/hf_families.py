@@ -31,7 +31,7 @@ OPT_POSITION_OFFSET = 2
 def _nested(read: Reader, key: str) -> Reader:
     value: Any = read.raw(key) or {}
     if not isinstance(value, dict):
-        raise read.fail(f"key {key!r} must be an object, got {value!r}")
+        raise read.fail("key {key!r} must be an object, got {value!r}", key=key, value=value)
     return Reader(value, f"{read.source} {key}")
 
 
@@ -39,9 +39,10 @@ def _checked(inner: Reader, outer: Reader) -> None:
     unknown = unread_count_keys(inner)
     if unknown:
         raise outer.fail(
-            f"keys {', '.join(repr(k) for k in unknown)} of {inner.source.rsplit(' ', 1)[-1]} "
-            f"would change the parameter count but are not understood; the estimator refuses "
-            f"to guess"
+            "keys {keys} of {section} would change the parameter count but are not understood; "
+            "the estimator refuses to guess",
+            keys=", ".join(repr(k) for k in unknown),
+            section=inner.source.rsplit(" ", 1)[-1],
         )
 
 
@@ -52,7 +53,7 @@ def _mpt_kv_heads(attn: Reader, heads: int) -> int:
     if kind == "grouped_query_attention":
         return attn.first("kv_n_heads")
     if kind != "multihead_attention":
-        raise attn.fail(f"attn_type {kind!r} is not understood")
+        raise attn.fail("attn_type {kind!r} is not understood", kind=kind)
     return heads
 
 
@@ -91,8 +92,10 @@ def opt(read: Reader, name: str) -> ModelShape:
     projected = read.optional("word_embed_proj_dim", hidden)
     if projected != hidden:
         raise read.fail(
-            f"key 'word_embed_proj_dim' ({projected}) differs from hidden_size ({hidden}): "
-            f"projected OPT embeddings are not understood"
+            "key 'word_embed_proj_dim' ({projected}) differs from hidden_size ({hidden}): "
+            "projected OPT embeddings are not understood",
+            projected=projected,
+            hidden=hidden,
         )
     read.flag("do_layer_norm_before", True)
     final_norm = not read.flag("_remove_final_layer_norm", False)

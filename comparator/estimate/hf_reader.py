@@ -12,13 +12,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from comparator.errors import UnknownModelError
+from comparator.errors import Msg, UnknownModelError
 
 LLAMA_KEYS = "num_hidden_layers, hidden_size, num_attention_heads, intermediate_size, vocab_size"
 GPT2_KEYS = "n_layer, n_embd, n_head, vocab_size"
-EXPECTED = (
-    f"a llama/qwen2/mistral/mixtral/deepseek-style config.json ({LLAMA_KEYS}) "
-    f"or a gpt2/bloom-style one ({GPT2_KEYS})"
+EXPECTED = Msg(
+    "a llama/qwen2/mistral/mixtral/deepseek-style config.json ({llama_keys}) "
+    "or a gpt2/bloom-style one ({gpt2_keys})",
+    llama_keys=LLAMA_KEYS,
+    gpt2_keys=GPT2_KEYS,
 )
 
 #: Words in a key that may change the parameter count.
@@ -60,8 +62,10 @@ class Reader:
         self.source = source
         self.used: set[str] = set()
 
-    def fail(self, message: str) -> UnknownModelError:
-        return UnknownModelError(f"{self.source}: {message}")
+    def fail(self, text: str, /, **params: object) -> UnknownModelError:
+        return UnknownModelError(
+            "{source}: {message}", source=self.source, message=Msg(text, **params)
+        )
 
     def has(self, key: str) -> bool:
         self.used.add(key)
@@ -73,7 +77,9 @@ class Reader:
 
     def positive(self, key: str, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise self.fail(f"key {key!r} must be a positive integer, got {value!r}")
+            raise self.fail(
+                "key {key!r} must be a positive integer, got {value!r}", key=key, value=value
+            )
         return value
 
     def first(self, *keys: str) -> int:
@@ -82,7 +88,9 @@ class Reader:
             if self.data.get(key) is not None:
                 return self.positive(key, self.data[key])
         wanted = " or ".join(repr(k) for k in keys)
-        raise self.fail(f"missing key {wanted}; expected {EXPECTED}")
+        raise self.fail(
+            "missing key {wanted}; expected {expected}", wanted=wanted, expected=EXPECTED
+        )
 
     def optional(self, key: str, default: int) -> int:
         self.used.add(key)
@@ -96,7 +104,9 @@ class Reader:
         if value is None:
             return default
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise self.fail(f"key {key!r} must be a non-negative integer, got {value!r}")
+            raise self.fail(
+                "key {key!r} must be a non-negative integer, got {value!r}", key=key, value=value
+            )
         return value
 
     def flag(self, key: str, default: bool) -> bool:
@@ -105,7 +115,9 @@ class Reader:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise self.fail(f"key {key!r} must be true or false, got {value!r}")
+            raise self.fail(
+                "key {key!r} must be true or false, got {value!r}", key=key, value=value
+            )
         return value
 
     def int_list(self, key: str) -> list[int]:
@@ -114,7 +126,9 @@ class Reader:
         if not isinstance(value, list) or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in value
         ):
-            raise self.fail(f"key {key!r} must be a list of layer numbers, got {value!r}")
+            raise self.fail(
+                "key {key!r} must be a list of layer numbers, got {value!r}", key=key, value=value
+            )
         return value
 
 

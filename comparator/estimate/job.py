@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from comparator.errors import InputError, JobFileError
+from comparator.errors import InputError, JobFileError, Msg, MsgList, as_msg
 from comparator.estimate.request import (
     RECOMPUTE,
     EstimateRequest,
@@ -33,13 +33,15 @@ _NUMBER_KEYS = frozenset({"epochs", "mfu", "headroom", "safety_factor"})
 _TEXT_KEYS = frozenset({"method", "precision", "optimizer"})
 
 
-def _fail(source: str, where: str, message: str) -> JobFileError:
-    return JobFileError(f"{source}: {where} {message}")
+def _fail(source: str, where: str, message: str | Msg) -> JobFileError:
+    return JobFileError(
+        "{source}: {where} {message}", source=source, where=where, message=as_msg(message)
+    )
 
 
 def _as_bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ValueError(f"must be true or false, got {value!r}")
+        raise InputError("must be true or false, got {value!r}", value=value)
     return value
 
 
@@ -48,32 +50,33 @@ def _as_recompute(value: Any) -> bool | str:
         return value
     if isinstance(value, str) and value.strip().lower() in RECOMPUTE:
         return value.strip().lower()
-    raise ValueError(f"must be true, false or one of {', '.join(RECOMPUTE)}, got {value!r}")
+    raise InputError(
+        "must be true, false or one of {names}, got {value!r}",
+        names=", ".join(RECOMPUTE),
+        value=value,
+    )
 
 
 def _as_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"must be an integer, got {value!r}")
+        raise InputError("must be an integer, got {value!r}", value=value)
     return value
 
 
 def _as_count(value: Any) -> int:
-    try:
-        return parse_token_count(value)
-    except InputError as exc:
-        raise ValueError(str(exc)) from None
+    return parse_token_count(value)
 
 
 def _as_number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"must be a number, got {value!r}")
+        raise InputError("must be a number, got {value!r}", value=value)
     return float(value)
 
 
 def _as_text(key: str) -> Callable[[Any], str]:
     def convert(value: Any) -> str:
         if not isinstance(value, str):
-            raise ValueError(f"must be a string, got {value!r}")
+            raise InputError("must be a string, got {value!r}", value=value)
         text = value.strip().lower()
         return (normalize_optimizer(text) or text) if key == "optimizer" else text
 
@@ -107,12 +110,14 @@ def _training_values(training: Mapping[str, Any], source: str) -> dict[str, Any]
         if key not in _FIELDS:
             known = ", ".join(sorted(_FIELDS))
             raise _fail(
-                source, f"[training] {raw_key}", f"is not a known key; expected one of {known}"
+                source,
+                f"[training] {raw_key}",
+                Msg("is not a known key; expected one of {names}", names=known),
             )
         try:
             values[key] = _converter(key)(value)
-        except ValueError as exc:
-            raise _fail(source, f"[training] {raw_key}", str(exc)) from None
+        except InputError as exc:
+            raise _fail(source, f"[training] {raw_key}", exc.msg) from None
     return values
 
 
@@ -145,12 +150,15 @@ def request_from_job(
     try:
         resolve_model(spec)
     except InputError as exc:
-        raise _fail(source, "[model] name", f"is not usable: {exc}") from None
+        raise _fail(
+            source, "[model] name", Msg("is not usable: {reason}", reason=exc.msg)
+        ) from None
     request = EstimateRequest(model=spec, gpu=gpu, **_training_values(training, source))
     problems = request_problems(request)
     if problems:
-        raise JobFileError(
-            f"{source}: "
-            + "; ".join(f"[training] {field} {message}" for field, message in problems)
-        )
+        lines = [
+            Msg("[training] {field} {message}", field=field, message=message)
+            for field, message in problems
+        ]
+        raise JobFileError("{path}: {problems}", path=source, problems=MsgList(lines))
     return request

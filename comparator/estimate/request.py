@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg, MsgList
 
 METHODS = ("full", "lora", "qlora")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")  # fp8: FP8 matmuls, bf16/fp32 states
@@ -95,18 +95,22 @@ class EstimateRequest:
 def parse_token_count(text: str | int | float) -> int:
     """``"2T"`` → 2·10¹², ``"300M"``, ``"1.5e9"``, ``"52k"``, ``"3亿"``, ``1_000_000`` → int."""
     if isinstance(text, bool):
-        raise InputError(f"expected a token count such as 2T, 300M or 1.5e9, got {text!r}")
+        raise InputError(
+            "expected a token count such as 2T, 300M or 1.5e9, got {text!r}", text=text
+        )
     if isinstance(text, int | float):
         value = float(text)
     else:
         match = _COUNT.match(text.replace(",", "").replace("_", ""))
         if not match:
-            raise InputError(f"expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}")
+            raise InputError(
+                "expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}", text=text
+            )
         number, exponent, unit = match.groups()
         value = float(f"{number}e{exponent or 0}")
         value *= _COUNT_UNITS[unit.lower()] if unit else 1
     if not math.isfinite(value) or value < 0:
-        raise InputError(f"expected a non-negative token count, got {text!r}")
+        raise InputError("expected a non-negative token count, got {text!r}", text=text)
     return round(value)
 
 
@@ -114,53 +118,66 @@ def normalize_optimizer(name: str) -> str | None:
     return _OPTIMIZER_SPELLINGS.get(name.strip().lower())
 
 
-def _choice(value: object, allowed: tuple[str, ...]) -> str | None:
+def _choice(value: object, allowed: tuple[str, ...]) -> Msg | None:
     if isinstance(value, str) and value in allowed:
         return None
-    return f"must be one of {', '.join(allowed)}, got {value!r}"
+    return Msg("must be one of {names}, got {value!r}", names=", ".join(allowed), value=value)
 
 
-def _positive_int(value: object, *, allow_zero: bool = False) -> str | None:
+def _positive_int(value: object, *, allow_zero: bool = False) -> Msg | None:
     low = 0 if allow_zero else 1
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        kind = "a non-negative" if allow_zero else "a positive"
-        return f"must be {kind} integer, got {value!r}"
+        if allow_zero:
+            return Msg("must be a non-negative integer, got {value!r}", value=value)
+        return Msg("must be a positive integer, got {value!r}", value=value)
     return None
 
 
-def _optional_positive(value: object) -> str | None:
+def _optional_positive(value: object) -> Msg | None:
     return None if value is None else _positive_int(value)
 
 
-def _optional_text(value: object) -> str | None:
-    return None if value is None or isinstance(value, str) else f"must be text, got {value!r}"
+def _optional_text(value: object) -> Msg | None:
+    if value is None or isinstance(value, str):
+        return None
+    return Msg("must be text, got {value!r}", value=value)
 
 
-def _recompute_problem(value: object) -> str | None:
+def _recompute_problem(value: object) -> Msg | None:
     if value is None or isinstance(value, bool) or value in RECOMPUTE:
         return None
-    return f"must be true, false or one of {', '.join(RECOMPUTE)}, got {value!r}"
-
-
-def _optional_flag(value: object) -> str | None:
-    return (
-        None
-        if value is None or isinstance(value, bool)
-        else f"must be true or false, got {value!r}"
+    return Msg(
+        "must be true, false or one of {names}, got {value!r}",
+        names=", ".join(RECOMPUTE),
+        value=value,
     )
 
 
-def _fraction(value: object, low: float, high: float, *, closed_low: bool) -> str | None:
+def _optional_flag(value: object) -> Msg | None:
+    return (
+        None
+        if value is None or isinstance(value, bool)
+        else Msg("must be true or false, got {value!r}", value=value)
+    )
+
+
+def _fraction(value: object, low: float, high: float, *, closed_low: bool) -> Msg | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return f"must be a number, got {value!r}"
+        return Msg("must be a number, got {value!r}", value=value)
     above = value >= low if closed_low else value > low
     if not (above and value <= high):
         bracket = "[" if closed_low else "("
-        return f"must be in {bracket}{low:g}, {high:g}], got {value!r}"
+        return Msg(
+            "must be in {bracket}{low:g}, {high:g}], got {value!r}",
+            bracket=bracket,
+            low=low,
+            high=high,
+            value=value,
+        )
     return None
 
 
-def _setting_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
+def _setting_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
     return [
         ("method", _choice(request.method, METHODS)),
         ("precision", _choice(request.precision, PRECISIONS)),
@@ -176,7 +193,7 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
             "zero",
             None
             if request.zero in (None, 0, 1, 2, 3)
-            else f"must be 0, 1, 2 or 3, got {request.zero!r}",
+            else Msg("must be 0, 1, 2 or 3, got {value!r}", value=request.zero),
         ),
         ("cards", None if request.cards is None else _positive_int(request.cards)),
         ("mfu", None if request.mfu is None else _fraction(request.mfu, 0, 1, closed_low=False)),
@@ -188,26 +205,31 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
     ]
 
 
-def _data_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
-    problems: list[tuple[str, str | None]] = []
+def _data_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
+    problems: list[tuple[str, Msg | None]] = []
     for name in ("tokens", "samples", "avg_tokens"):
         value = getattr(request, name)
         if value is not None:
             problems.append((name, _positive_int(value, allow_zero=True)))
     if request.tokens is not None and request.samples is not None:
-        problems.append(("samples", "cannot be combined with tokens: give one of them"))
+        problems.append(("samples", Msg("cannot be combined with tokens: give one of them")))
     if (request.samples is None) != (request.avg_tokens is None) and request.tokens is None:
         missing = "avg_tokens" if request.avg_tokens is None else "samples"
-        problems.append((missing, "is needed too: samples and avg_tokens go together"))
+        problems.append((missing, Msg("is needed too: samples and avg_tokens go together")))
     return problems
 
 
-def _combination_problems(request: EstimateRequest) -> list[tuple[str, str | None]]:
-    problems: list[tuple[str, str | None]] = []
+def _combination_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
+    problems: list[tuple[str, Msg | None]] = []
     if request.pure_bf16 and request.precision == "fp32":
-        problems.append(("pure_bf16", "needs precision bf16 or fp16, not fp32"))
+        problems.append(("pure_bf16", Msg("needs precision bf16 or fp16, not fp32")))
     if request.cards is not None and request.cards > MAX_CARDS:
-        problems.append(("cards", f"must be at most {MAX_CARDS}, got {request.cards}"))
+        problems.append(
+            (
+                "cards",
+                Msg("must be at most {limit}, got {value}", limit=MAX_CARDS, value=request.cards),
+            )
+        )
     return problems
 
 
@@ -250,12 +272,12 @@ def _plainly_valid(r: EstimateRequest) -> bool:
     )
 
 
-def request_problems(request: EstimateRequest) -> list[tuple[str, str]]:
+def request_problems(request: EstimateRequest) -> list[tuple[str, Msg]]:
     """(field, message) for every invalid setting; empty when the request is well-formed."""
     if _plainly_valid(request):
         return []
     if not isinstance(request.model, str) or not request.model.strip():
-        return [("model", "must name a model, a config.json or a size such as 7B")]
+        return [("model", Msg("must name a model, a config.json or a size such as 7B"))]
     checks = _setting_problems(request) + _data_problems(request)
     found = [(field, msg) for field, msg in checks if msg]
     if found:
@@ -271,4 +293,7 @@ def check_request(request: EstimateRequest) -> None:
     """Raise one :class:`InputError` naming every bad flag."""
     problems = request_problems(request)
     if problems:
-        raise InputError("; ".join(f"{flag_name(f)} {message}" for f, message in problems))
+        lines = [
+            Msg("{flag} {message}", flag=flag_name(f), message=message) for f, message in problems
+        ]
+        raise InputError("{problems}", problems=MsgList(lines))

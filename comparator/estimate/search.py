@@ -111,8 +111,10 @@ def estimable_gpu(name: str) -> GpuSpec:
     spec = resolve_gpu(name)
     if spec.bf16_tflops is None:
         raise InputError(
-            f"--gpu {name}: {spec.name} has no known dense BF16/FP16 throughput, so it can be "
-            f"priced but not estimated; pick another GPU"
+            "--gpu {name}: {card} has no known dense BF16/FP16 throughput, so it can be "
+            "priced but not estimated; pick another GPU",
+            name=name,
+            card=spec.name,
         )
     return spec
 
@@ -131,8 +133,10 @@ def setup_of(request: EstimateRequest) -> TrainingSetup:
 def _check_shape(request: EstimateRequest, shape: ModelShape) -> None:
     if request.method != "full" and request.lora_rank >= shape.hidden:
         raise InputError(
-            f"--lora-rank {request.lora_rank} must be smaller than the hidden size "
-            f"{shape.hidden} of {shape.name}"
+            "--lora-rank {lora_rank} must be smaller than the hidden size {hidden} of {name}",
+            lora_rank=request.lora_rank,
+            hidden=shape.hidden,
+            name=shape.name,
         )
 
 
@@ -171,8 +175,9 @@ def _network_factor(
 def _check_precision(request: EstimateRequest, gpu: GpuSpec) -> None:
     if request.precision == "fp8" and gpu.family not in FP8_FAMILIES:
         raise InputError(
-            f"--precision fp8: {gpu.name} has no FP8 tensor cores (Ada, Hopper or Blackwell "
-            f"cards have them); use bf16"
+            "--precision fp8: {name} has no FP8 tensor cores (Ada, Hopper or Blackwell "
+            "cards have them); use bf16",
+            name=gpu.name,
         )
 
 

@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from comparator.errors import UnknownModelError
+from comparator.errors import Msg, UnknownModelError
 from comparator.estimate.architecture import ModelShape
 from comparator.estimate.builtin_configs import CONFIGS
 from comparator.estimate.hf_config import load_config, shape_from_config
@@ -234,11 +234,13 @@ def _looks_like_path(text: str) -> bool:
 
 def _unknown(text: str) -> UnknownModelError:
     close = difflib.get_close_matches(text, builtin_names(), n=3, cutoff=0.5)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    suggestion = Msg("; did you mean {names}?", names=", ".join(close)) if close else ""
     return UnknownModelError(
-        f"unknown model {text!r}: expected a built-in name (e.g. Llama-2-7b, Qwen2.5-7B; "
-        f"see `suanli estimate --list-models`), a Hugging Face config.json path, or a size "
-        f"such as 7B or 350M{hint}"
+        "unknown model {text!r}: expected a built-in name (e.g. Llama-2-7b, "
+        "Qwen2.5-7B; see `suanli estimate --list-models`), a Hugging Face "
+        "config.json path, or a size such as 7B or 350M{suggestion}",
+        text=text,
+        suggestion=suggestion,
     )
 
 
@@ -256,6 +258,8 @@ def resolve_model(text: str) -> ModelShape:
     size = parse_size(spec)
     if size is not None:
         if size < 1_000_000:
-            raise UnknownModelError(f"model size {spec!r} is too small: expected at least 1M")
+            raise UnknownModelError(
+                "model size {spec!r} is too small: expected at least 1M", spec=spec
+            )
         return shape_from_size(size, f"{spec.strip()} (inferred shape)")
     raise _unknown(spec)

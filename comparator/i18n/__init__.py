@@ -2,7 +2,9 @@
 
 :mod:`.labels` holds the labels keyed by name, the check labels keyed by check id, the status
 words and the one test of a language code (:func:`is_en`); :mod:`.help` the Chinese of every
-``--help`` text, keyed by its English; :mod:`.estimate` the estimator's words.
+``--help`` text, keyed by its English; :mod:`.estimate` the estimator's words;
+:mod:`.messages` the errors and other library messages (:func:`render`), keyed by their
+English as gettext keys by msgid.
 """
 
 from comparator.i18n.estimate import (
@@ -30,6 +32,7 @@ from comparator.i18n.labels import (
     verify_check_label,
     yes_no,
 )
+from comparator.i18n.messages import MESSAGES_ZH, error_text, render
 
 __all__ = [
     "CHECKS",
@@ -42,17 +45,20 @@ __all__ = [
     "HELP_OPTION_ZH",
     "HELP_ZH",
     "LABELS",
+    "MESSAGES_ZH",
     "REPORT_LANGS",
     "RULE_OF_THUMB_ZH",
     "VERIFY_CHECKS",
     "CheckLabel",
     "billing_label",
     "check_label",
+    "error_text",
     "help_zh",
     "is_en",
     "label",
     "normalize_lang",
     "pick",
+    "render",
     "spaced",
     "status_label",
     "verify_check_label",

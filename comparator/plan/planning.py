@@ -97,6 +97,14 @@ def _job_reference(
     return table.work[gpu].card_hours, gpu
 
 
+def deadline_reason(job: Job, lang: str) -> str:
+    """Why an offer whose every schedule misses the job's deadline is left out."""
+    deadline = job.schedule.deadline.isoformat()
+    if not is_en(lang):
+        return f"deadline: 该报价无法在 {deadline} 之前完成"
+    return f"deadline: no schedule on this offer finishes by {deadline}"
+
+
 def _schedule_exclusions(selection: Selection, job: Job, lang: str) -> list[ExcludedOffer]:
     """Offers whose every candidate was solved and missed the deadline."""
     solved: dict[str, list[bool]] = {}
@@ -106,12 +114,7 @@ def _schedule_exclusions(selection: Selection, job: Job, lang: str) -> list[Excl
         for offer_id, offer in evaluated.candidate.offers.items():
             solved.setdefault(offer_id, []).append(evaluated.cheapest_cents is not None)
             offers[offer_id] = offer
-    deadline = job.schedule.deadline.isoformat()
-    reason = (
-        f"deadline: 该报价无法在 {deadline} 之前完成"
-        if not is_en(lang)
-        else f"deadline: no schedule on this offer finishes by {deadline}"
-    )
+    reason = deadline_reason(job, lang)
     return [
         exclusion(offers[i], "deadline", [reason])
         for i, results in solved.items()

@@ -101,10 +101,12 @@ class ScheduleProblem:
             raise PlanError("max_run_slots_per_day must be ≥ 0")
         for rate in self.hourly:
             if rate.min_slots < 1:
-                raise PlanError(f"rate {rate.key}: min_slots must be ≥ 1")
+                raise PlanError("rate {key}: min_slots must be ≥ 1", key=rate.key)
         for contract in self.contracts:
             if contract.period_slots < 1 or contract.min_periods < 1 or contract.cost <= 0:
-                raise PlanError(f"rate {contract.key}: needs a period ≥ 1, min ≥ 1, cost > 0")
+                raise PlanError(
+                    "rate {key}: needs a period ≥ 1, min ≥ 1, cost > 0", key=contract.key
+                )
         storage = self.storage_per_slot
         if storage < 0 or storage != storage.quantize(Decimal("0.01")):
             raise PlanError("storage per slot must be whole cents ≥ 0")
@@ -183,7 +185,9 @@ def to_ticks(value: Decimal, places: int) -> int:
     """``value`` as an exact integer number of ``10**-places`` units."""
     scaled = value.scaleb(places)
     if scaled != scaled.to_integral_value():
-        raise PlanError(f"amount {value} has more than {places} decimal places")
+        raise PlanError(
+            "amount {value} has more than {places} decimal places", value=value, places=places
+        )
     return int(scaled)
 
 

@@ -319,7 +319,8 @@ def raise_infeasible(states: Mapping[int, _JobState]) -> None:
 
     names = ", ".join(s.prepared.job.name for s in states.values())
     raise PlanError(
-        f"jobs {names} cannot all be placed with the stock available: each fits "
-        f"alone, but not together before their deadlines. Plan them separately, "
-        f"move a deadline, or find more stock"
+        "jobs {names} cannot all be placed with the stock available: each fits "
+        "alone, but not together before their deadlines. Plan them separately, move "
+        "a deadline, or find more stock",
+        names=names,
     )

@@ -42,7 +42,7 @@ def parse_number(text: str) -> tuple[int, int]:
     match = NUMBER_PATTERN.match(text.strip())
     if not match:
         raise InputError(
-            f"quote number: expected Q-<year>-<6 digits> like Q-2026-000123, got {text!r}"
+            "quote number: expected Q-<year>-<6 digits> like Q-2026-000123, got {text!r}", text=text
         )
     return int(match.group(1)), int(match.group(2))
 
@@ -90,8 +90,10 @@ def freeze_quote(engine: Engine, document: Mapping[str, Any]) -> StoredQuote:
         except IntegrityError:
             continue  # another process took the number first: take the next one
     raise CatalogError(
-        f"could not allocate a quote number for {created_at.year} after "
-        f"{_ATTEMPTS} attempts; is another process storing quotes?"
+        "could not allocate a quote number for {year} after {attempts} attempts; is "
+        "another process storing quotes?",
+        year=created_at.year,
+        attempts=_ATTEMPTS,
     )
 
 
@@ -103,6 +105,6 @@ def load_quote(engine: Engine, number: str) -> StoredQuote:
             select(QUOTE.c.document_json).where(QUOTE.c.number == number.strip())
         ).scalar()
     if text is None:
-        raise CatalogError(f"no quote {number.strip()} in this catalog database")
+        raise CatalogError("no quote {number} in this catalog database", number=number.strip())
     document = json.loads(text)
     return StoredQuote(str(document["number"]), document)

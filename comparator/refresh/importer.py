@@ -33,7 +33,7 @@ from comparator.catalog.queries import (
     utc_now,
 )
 from comparator.domain.profile import ProviderProfile, load_profile
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg, MsgList, os_reason
 from providers import KnownCatalog, parse_sheet_columns
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "providers" / "demo"
@@ -44,11 +44,11 @@ SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".xlsm", ".json")
 class ImportResult:
     profiles: Sequence[tuple[str, str]]  # (provider id, created|updated|unchanged)
     snapshots: Sequence[tuple[str, SnapshotResult]]  # (file, result)
-    warnings: Sequence[str] = ()
+    warnings: Sequence[Msg] = ()  # what the sheets have that import ignores
 
     def to_json(self) -> dict[str, object]:
         return {
-            "warnings": list(self.warnings),
+            "warnings": [str(w) for w in self.warnings],
             "profiles": [{"provider": pid, "status": status} for pid, status in self.profiles],
             "snapshots": [
                 {
@@ -67,7 +67,7 @@ def _existing(paths: Iterable[Path]) -> list[Path]:
     result = list(paths)
     for path in result:
         if not path.is_file():
-            raise InputError(f"{path}: no such file")
+            raise InputError("{path}: no such file", path=path)
     return result
 
 
@@ -78,7 +78,8 @@ def split_files(files: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     for sheet in sheets:
         if sheet.suffix.lower() not in SHEET_SUFFIXES:
             raise InputError(
-                f"{sheet}: expected a price sheet (.csv, .xlsx, .json) or a profile (.toml)"
+                "{sheet}: expected a price sheet (.csv, .xlsx, .json) or a profile (.toml)",
+                sheet=sheet,
             )
     return profiles, sheets
 
@@ -92,13 +93,23 @@ class RemovesOffersError(InputError):
     def __init__(self, removals: Sequence[tuple[str, str, int, int, int]]) -> None:
         self.removals = list(removals)
         lines = [
-            f"{f} → {p}: {before} → {after} offers ({gone} gone)"
+            Msg(
+                "{file} → {provider}: {before} → {after} offers ({gone} gone)",
+                file=f,
+                provider=p,
+                before=before,
+                after=after,
+                gone=gone,
+            )
             for f, p, before, after, gone in removals
         ]
         super().__init__(
-            "importing would remove offers from the current snapshot: " + "; ".join(lines),
-            hint="a sheet is the provider's whole price list; pass --replace to import it "
-            "anyway (the removed offers stay in `suanli history`)",
+            "importing would remove offers from the current snapshot: {removals}",
+            hint=Msg(
+                "a sheet is the provider's whole price list; pass --replace to import it "
+                "anyway (the removed offers stay in `suanli history`)"
+            ),
+            removals=MsgList(lines),
         )
 
 
@@ -119,7 +130,7 @@ def import_files(
     """
     parsed_profiles = [load_profile(p) for p in _existing(profiles)]
     sheet_paths = _existing(sheets)
-    warnings: list[str] = []
+    warnings: list[Msg] = []
     known = KnownCatalog(_with_profiles(known_regions(engine), parsed_profiles))
     parsed = [
         (path, group_sheet(_parse(path, known, timezone, decimal, warnings)))
@@ -144,7 +155,9 @@ def import_files(
         names = ", ".join(str(p) for p in [*profiles, *sheet_paths])
         reason = str(getattr(exc, "orig", exc)).splitlines()[0][:200]
         raise InputError(
-            f"{names}: the database refused a value ({reason}); nothing imported"
+            "{names}: the database refused a value ({reason}); nothing imported",
+            names=names,
+            reason=reason,
         ) from None
     if sum(r.offers for _, r in snapshot_results if r.status == "succeeded") >= ANALYZE_AFTER_ROWS:
         analyze_catalog(engine)
@@ -181,12 +194,14 @@ def _parse(
     known: KnownCatalog,
     timezone: ZoneInfo,
     decimal: str | None,
-    warnings: list[str],
+    warnings: list[Msg],
 ) -> OfferColumns:
     try:
         content = path.read_bytes()
     except OSError as exc:
-        raise InputError(f"{path}: cannot read the sheet ({exc.strerror or exc})") from None
+        raise InputError(
+            "{path}: cannot read the sheet ({reason})", path=path, reason=os_reason(exc)
+        ) from None
     return parse_sheet_columns(
         content, str(path), known, timezone=timezone, decimal=decimal, warnings=warnings
     )

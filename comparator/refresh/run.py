@@ -13,6 +13,7 @@ work run in threads so a slow parse never starves another source's deadline.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import threading
 import time
@@ -27,7 +28,7 @@ from sqlalchemy import Engine
 from comparator.catalog.changes import PriceChange, count_changes
 from comparator.catalog.queries import current_snapshot, load_profiles
 from comparator.domain.profile import ProviderProfile
-from comparator.errors import SuanliError
+from comparator.errors import Msg, SuanliError
 from comparator.refresh.batch import StoreBatch
 from comparator.refresh.runs import (
     FAILED,
@@ -57,12 +58,13 @@ class SourceOutcome:
     status: str  # succeeded | unchanged | failed | skipped
     offers: int = 0
     snapshot_id: int | None = None
-    error: str | None = None
+    error: str | None = None  # English, as stored on the run and logged
     attempt: int | None = None
     seconds: float = 0.0
     changes: list[PriceChange] = field(default_factory=list)
     first_snapshot: bool = False
     notes: tuple[str, ...] = ()
+    error_msg: Msg | None = None  # the error as a message, for the chosen language
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -251,7 +253,7 @@ async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcom
 
 async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: _Slot) -> SourceOutcome:
     started = time.monotonic()
-    claim: Claim | str | None = None
+    claim: Claim | Msg | None = None
     if context.good is not None:  # a source another worker refreshed: no claim needed
         claim = await asyncio.to_thread(context.good.reason, source.provider)
     if claim is None:
@@ -265,7 +267,7 @@ async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: _Slot) -
             now=context.now(),
             deadline_s=source.policy.deadline_s,
         )
-    if isinstance(claim, str):
+    if isinstance(claim, Msg):
         outcome = await _skipped(context, source, claim)
     else:
         outcome = await _run_claimed(context, source, claim, started, slot)
@@ -275,15 +277,18 @@ async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: _Slot) -
     return outcome
 
 
-async def _skipped(context: _Context, source: SourceSpec, reason: str) -> SourceOutcome:
+async def _skipped(context: _Context, source: SourceSpec, reason: Msg) -> SourceOutcome:
     current = await asyncio.to_thread(current_snapshot, context.engine, source.provider)
     offers, snapshot_id = (current.offers, current.id) if current else (0, None)
-    return SourceOutcome(source.provider, source.shown, SKIPPED, offers, snapshot_id, reason)
+    return SourceOutcome(
+        source.provider, source.shown, SKIPPED, offers, snapshot_id, str(reason), error_msg=reason
+    )
 
 
 async def _run_claimed(
     context: _Context, source: SourceSpec, claim: Claim, started: float, slot: _Slot
 ) -> SourceOutcome:
+    message = None
     try:
         stored, notes = await _fetch_and_store(context, source, claim, slot)
     except asyncio.CancelledError:
@@ -293,11 +298,14 @@ async def _run_claimed(
         raise
     except Exception as exc:  # every failure is recorded on the run, never raised past it
         error = _error_text(source, exc)
+        if isinstance(exc, SuanliError) and error == str(exc):  # nothing secret to scrub
+            message = exc.msg
         if not isinstance(exc, SuanliError):
             log.error("%s: unexpected error: %s", source.provider, error)
         record = await asyncio.to_thread(finish_failed, context.engine, claim, error, context.now())
         stored, notes = Stored(record), ()
-    return _outcome(source, claim, stored, notes, time.monotonic() - started)
+    outcome = _outcome(source, claim, stored, notes, time.monotonic() - started)
+    return dataclasses.replace(outcome, error_msg=message) if message else outcome
 
 
 async def _fetch_and_store(

@@ -24,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from comparator.catalog.db import advisory_key, write_transaction
 from comparator.catalog.models import PriceSnapshot, RefreshRun, table_of
 from comparator.catalog.queries import current_snapshot_id
+from comparator.errors import Msg
 from providers import Validators
 
 RUN = table_of(RefreshRun)
@@ -66,7 +67,7 @@ def claim_run(
     only_if_due: bool,
     now: datetime,
     deadline_s: float,
-) -> Claim | str:
+) -> Claim | Msg:
     """A new attempt of (provider, period), or the reason another process or run has it.
 
     ``only_if_due`` (the worker): step aside when the period already has a good run.
@@ -74,7 +75,9 @@ def claim_run(
     try:
         with write_transaction(engine) as conn:
             if not _try_claim_lock(conn, provider, period):
-                return f"another worker is claiming period {period} at this moment"
+                return Msg(
+                    "another worker is claiming period {period} at this moment", period=period
+                )
             runs = conn.execute(
                 select(RUN).where(RUN.c.provider_id == provider, RUN.c.period == period)
             ).all()
@@ -95,7 +98,7 @@ def claim_run(
                 )
             ).inserted_primary_key[0]  # type: ignore[index]
     except IntegrityError:
-        return f"another process claimed period {period} at the same moment"
+        return Msg("another process claimed period {period} at the same moment", period=period)
     return Claim(int(run_id), provider, period, attempt)
 
 
@@ -115,7 +118,7 @@ def _reason_to_skip(
     only_if_due: bool,
     now: datetime,
     deadline_s: float,
-) -> str | None:
+) -> Msg | None:
     good = [r for r in runs if r.status in GOOD]
     if only_if_due and good:
         last = max(good, key=lambda r: r.attempt)
@@ -124,7 +127,11 @@ def _reason_to_skip(
         if run.status != RUNNING:
             continue
         if _alive(run, now, deadline_s):
-            return f"being refreshed by {run.holder} since {run.started_at:%H:%M:%S}"
+            return Msg(
+                "being refreshed by {holder} since {since}",
+                holder=run.holder,
+                since=f"{run.started_at:%H:%M:%S}",
+            )
         conn.execute(
             update(RUN)
             .where(RUN.c.id == run.id)
@@ -137,8 +144,13 @@ def _reason_to_skip(
     return None
 
 
-def already_refreshed(period: str, attempt: int, status: str) -> str:
-    return f"already refreshed in period {period} (attempt {attempt}, {status})"
+def already_refreshed(period: str, attempt: int, status: str) -> Msg:
+    return Msg(
+        "already refreshed in period {period} (attempt {attempt}, {status})",
+        period=period,
+        attempt=attempt,
+        status=status,
+    )
 
 
 class GoodRuns:
@@ -164,7 +176,7 @@ class GoodRuns:
         self._read_at: dict[int, float] = {}
         self._lock = threading.Lock()
 
-    def reason(self, provider: str) -> str | None:
+    def reason(self, provider: str) -> Msg | None:
         """Why ``provider`` needs no claim (blocking: call it in a thread), or None."""
         chunk = self._chunk_of.get(provider)
         if chunk is None:

@@ -104,14 +104,22 @@ def parse_cron(text: str, zone: ZoneInfo, where: str = "cron") -> ZonedCron:
             days = "*" if parts[0].lower() in ("daily", "*") else parts[0].lower()
             wall = CronTrigger(day_of_week=days, hour=int(hour), minute=int(minute), timezone=UTC)
     except ValueError as exc:
-        raise InputError(f"{where}: {exc} (got {text!r})") from None
+        raise InputError(
+            "{where}: {reason} (got {text!r})", where=where, reason=str(exc), text=text
+        ) from None
     if wall is not None:
         if _never_fires(wall):
-            raise InputError(f"{where}: {text!r} names a date that never comes (such as 31 11)")
+            raise InputError(
+                "{where}: {text!r} names a date that never comes (such as 31 11)",
+                where=where,
+                text=text,
+            )
         return ZonedCron(wall, zone, text)
     raise InputError(
-        f'{where}: expected "mon 03:00", "daily 03:00" or a crontab line '
-        f'"0 3 * * mon", got {text!r}'
+        '{where}: expected "mon 03:00", "daily 03:00" or a crontab line "0 3 * * '
+        'mon", got {text!r}',
+        where=where,
+        text=text,
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
-from comparator.errors import InputError
+from comparator.errors import InputError, os_reason, toml_reason
 from comparator.refresh.schedule import parse_cron
 from providers import FetchPolicy, SourceSpec, adapter_class, is_url
 
@@ -65,8 +65,10 @@ class SourcesFile:
         unknown = [p for p in providers if p not in known]
         if unknown:
             raise InputError(
-                f"{self.path}: no [[source]] for provider(s) {', '.join(unknown)}; "
-                f"known: {', '.join(sorted(known))}"
+                "{path}: no [[source]] for provider(s) {unknown}; known: {names}",
+                path=self.path,
+                unknown=", ".join(unknown),
+                names=", ".join(sorted(known)),
             )
         return tuple(known[p] for p in providers)
 
@@ -78,12 +80,22 @@ def load_sources(path: str | Path) -> SourcesFile:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(
-            f"{file}: no such sources file (try --config examples/sources.toml)"
+            "{file}: no such sources file (try --config examples/sources.toml)", file=file
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{file}: cannot read the sources file ({exc})") from None
+    except OSError as exc:
+        raise InputError(
+            "{file}: cannot read the sources file ({reason})", file=file, reason=os_reason(exc)
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            "{path}: expected UTF-8 text, but byte {byte} is not UTF-8",
+            path=file,
+            byte=exc.start + 1,
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{file}: not valid TOML ({exc})") from None
+        raise InputError(
+            "{path}: not valid TOML ({reason})", path=file, reason=toml_reason(exc)
+        ) from None
     return parse_sources(data, file)
 
 
@@ -92,7 +104,7 @@ def parse_sources(data: Mapping[str, Any], file: Path) -> SourcesFile:
     worker = _worker(data.get("worker", {}), f"{file} [worker]")
     entries = data.get("source", [])
     if not isinstance(entries, list) or not entries:
-        raise InputError(f"{file}: expected at least one [[source]] table")
+        raise InputError("{file}: expected at least one [[source]] table", file=file)
     sources = tuple(
         _source(entry, file, f"{file} [[source]] #{i}", worker.timezone)
         for i, entry in enumerate(entries, 1)
@@ -104,39 +116,52 @@ def parse_sources(data: Mapping[str, Any], file: Path) -> SourcesFile:
 def _only(table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
     for key in table:
         if key not in allowed:
-            raise InputError(f"{where}: unknown key {key!r}; expected one of {', '.join(allowed)}")
+            raise InputError(
+                "{where}: unknown key {key!r}; expected one of {allowed}",
+                where=where,
+                key=key,
+                allowed=", ".join(allowed),
+            )
 
 
 def _worker(table: object, where: str) -> WorkerConfig:
     if not isinstance(table, Mapping):
-        raise InputError(f"{where}: expected a table")
+        raise InputError("{where}: expected a table", where=where)
     _only(table, _WORKER_KEYS, where)
     cron = table.get("cron", DEFAULT_CRON)
     zone_name = table.get("timezone", DEFAULT_TIMEZONE_NAME)
     if not isinstance(cron, str) or not cron.strip():
-        raise InputError(f'{where} cron: expected text like "mon 03:00" or "0 3 * * mon"')
+        raise InputError(
+            '{where} cron: expected text like "mon 03:00" or "0 3 * * mon"', where=where
+        )
     try:
         zone = ZoneInfo(str(zone_name))
     except (ZoneInfoNotFoundError, ValueError):
         raise InputError(
-            f"{where} timezone: expected an IANA zone such as Asia/Shanghai, got {zone_name!r}"
+            "{where} timezone: expected an IANA zone such as Asia/Shanghai, got {zone_name!r}",
+            where=where,
+            zone_name=zone_name,
         ) from None
     parse_cron(cron, zone, where=f"{where} cron")
     grace = _number(table, "stop_grace_s", DEFAULT_STOP_GRACE_S, where, minimum=0)
     in_flight = table.get("max_in_flight", DEFAULT_MAX_IN_FLIGHT)
     if isinstance(in_flight, bool) or not isinstance(in_flight, int) or not 1 <= in_flight <= 1024:
         raise InputError(
-            f"{where} max_in_flight: expected a whole number 1–1024, got {in_flight!r}"
+            "{where} max_in_flight: expected a whole number 1–1024, got {in_flight!r}",
+            where=where,
+            in_flight=in_flight,
         )
     shared = table.get("shared", False)
     if not isinstance(shared, bool):
-        raise InputError(f"{where} shared: expected true or false, got {shared!r}")
+        raise InputError(
+            "{where} shared: expected true or false, got {shared!r}", where=where, shared=shared
+        )
     return WorkerConfig(cron.strip(), zone, min(grace, 3600.0), in_flight, shared)
 
 
 def _source(entry: object, file: Path, where: str, zone: ZoneInfo) -> SourceSpec:
     if not isinstance(entry, Mapping):
-        raise InputError(f"{where}: expected a table")
+        raise InputError("{where}: expected a table", where=where)
     provider = _text(entry, "provider", where)
     where = f"{where} ({provider})"
     adapter = adapter_class(_text(entry, "adapter", where), where)
@@ -158,24 +183,33 @@ def _source(entry: object, file: Path, where: str, zone: ZoneInfo) -> SourceSpec
 def _text(entry: Mapping[str, Any], key: str, where: str) -> str:
     value = entry.get(key)
     if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value.strip()):
-        raise InputError(f"{where}: {key}: expected a name without spaces, got {value!r}")
+        raise InputError(
+            "{where}: {key}: expected a name without spaces, got {value!r}",
+            where=where,
+            key=key,
+            value=value,
+        )
     return value.strip()
 
 
 def _location(entry: Mapping[str, Any], file: Path, where: str) -> str:
     if ("url" in entry) == ("path" in entry):
-        raise InputError(f'{where}: expected exactly one of url = "https://…" or path = "…"')
+        raise InputError(
+            '{where}: expected exactly one of url = "https://…" or path = "…"', where=where
+        )
     if "url" in entry:
         url = entry["url"]
         if not isinstance(url, str) or not is_url(url):
-            raise InputError(f"{where}: url: expected an http(s) URL, got {url!r}")
+            raise InputError(
+                "{where}: url: expected an http(s) URL, got {url!r}", where=where, url=url
+            )
         return url
     return _resolve(entry["path"], file)
 
 
 def _resolve(value: object, file: Path) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{file}: expected a path or URL, got {value!r}")
+        raise InputError("{file}: expected a path or URL, got {value!r}", file=file, value=value)
     if is_url(value):
         return value
     path = Path(value).expanduser()
@@ -192,7 +226,11 @@ def _policy(entry: Mapping[str, Any], where: str) -> FetchPolicy:
     }
     retries = entry.get("retries", defaults.retries)
     if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 10:
-        raise InputError(f"{where}: retries: expected a whole number 0–10, got {retries!r}")
+        raise InputError(
+            "{where}: retries: expected a whole number 0–10, got {retries!r}",
+            where=where,
+            retries=retries,
+        )
     max_mb = _number(entry, "max_body_mb", defaults.max_body_bytes / 2**20, where)
     return FetchPolicy(
         retries=retries,
@@ -208,7 +246,12 @@ def _policy(entry: Mapping[str, Any], where: str) -> FetchPolicy:
 def _strings(entry: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
     value = entry.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise InputError(f"{where}: {key}: expected a list of host names, got {value!r}")
+        raise InputError(
+            "{where}: {key}: expected a list of host names, got {value!r}",
+            where=where,
+            key=key,
+            value=value,
+        )
     return tuple(v.lower() for v in value)
 
 
@@ -220,7 +263,8 @@ def _headers(entry: Mapping[str, Any], where: str) -> tuple[tuple[str, str], ...
     )
     if not ok:
         raise InputError(
-            f'{where}: headers: expected a table of text, e.g. {{ Accept = "text/csv" }}'
+            '{where}: headers: expected a table of text, e.g. {{ Accept = "text/csv" }}',
+            where=where,
         )
     return tuple((str(k), str(v)) for k, v in value.items())
 
@@ -229,7 +273,9 @@ def _env_name(entry: Mapping[str, Any], where: str) -> str | None:
     value = entry.get("token_env")
     if value is not None and (not isinstance(value, str) or not value.isidentifier()):
         raise InputError(
-            f"{where}: token_env: expected the name of an environment variable, got {value!r}"
+            "{where}: token_env: expected the name of an environment variable, got {value!r}",
+            where=where,
+            value=value,
         )
     return value
 
@@ -240,7 +286,11 @@ def _number(
     value = entry.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
         raise InputError(
-            f"{where}: {key}: expected a number ≥ {minimum:g} (seconds), got {value!r}"
+            "{where}: {key}: expected a number ≥ {minimum:g} (seconds), got {value!r}",
+            where=where,
+            key=key,
+            minimum=minimum,
+            value=value,
         )
     return float(value)
 
@@ -250,7 +300,8 @@ def _unique_providers(sources: Sequence[SourceSpec], file: Path) -> None:
     for source in sources:
         if source.provider in seen:
             raise InputError(
-                f"{source.origin}: provider {source.provider!r} already has a "
-                "[[source]]; one source per provider"
+                "{origin}: provider {provider!r} already has a [[source]]; one source per provider",
+                origin=source.origin,
+                provider=source.provider,
             )
         seen.add(source.provider)

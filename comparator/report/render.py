@@ -20,12 +20,11 @@ from typing import Any
 
 import jinja2
 
-from comparator.errors import RenderError
+from comparator.errors import RenderError, os_reason
 from comparator.i18n import billing_label, check_label, label, normalize_lang
 from comparator.report import charts
 from comparator.report.view import build_view
 
-PANGO_HINT = "--pdf needs Pango: apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk"
 _CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "US$", "EUR": "€", "HKD": "HK$", "JPY": "JP¥"}
 
 
@@ -118,7 +117,11 @@ def _weasyprint() -> Any:
     try:
         import weasyprint
     except OSError as exc:
-        raise RenderError(f"{PANGO_HINT} ({exc})") from None
+        raise RenderError(
+            "--pdf needs Pango: apt-get install libpango-1.0-0 libpangoft2-1.0-0 "
+            "fonts-noto-cjk ({reason})",
+            reason=str(exc),
+        ) from None
     except ImportError:
         raise RenderError("--pdf needs WeasyPrint: pip install 'suanli[pdf]'") from None
     return weasyprint
@@ -157,12 +160,14 @@ def check_outputs(paths: Sequence[Path | None], protected: Sequence[Path]) -> No
     for path in given:
         identity = _identity(path)
         if identity in keep:
-            raise RenderError(f"{path}: is the catalog database; choose another output file")
+            raise RenderError(
+                "{path}: is the catalog database; choose another output file", path=path
+            )
         if identity in seen:
-            raise RenderError(f"{path}: given for both -o and --pdf; choose two files")
+            raise RenderError("{path}: given for both -o and --pdf; choose two files", path=path)
         seen.add(identity)
         if path.is_dir():
-            raise RenderError(f"{path}: is a folder; expected a file name")
+            raise RenderError("{path}: is a folder; expected a file name", path=path)
 
 
 def _identity(path: Path) -> object:
@@ -188,7 +193,9 @@ def _write(path: Path, content: bytes) -> None:
         _replace(path, content)
     except OSError as exc:
         raise RenderError(
-            f"{path}: cannot write the report ({exc.strerror or exc}); nothing was written"
+            "{path}: cannot write the report ({reason}); nothing was written",
+            path=path,
+            reason=os_reason(exc),
         ) from None
 
 

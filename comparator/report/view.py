@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from comparator.i18n import is_en
+from comparator.i18n import is_en, normalize_lang
 from comparator.report import charts
 
 STATUS_RANK = {"pass": 0, "warn": 1, "fail": 2}
@@ -116,13 +116,27 @@ def offer_ref(
     )
 
 
+def excluded_reasons(item: Mapping[str, Any], lang: str, document_lang: str) -> list[str]:
+    """An exclusion's reasons in the report language: as stored when that is the quote's own
+    language (or the quote predates ``reason_texts``), else the stored other language."""
+    texts = item.get("reason_texts") or {}
+    wanted = normalize_lang(lang)
+    if wanted == normalize_lang(document_lang) or wanted not in texts:
+        return [str(r) for r in item.get("reasons") or ()]
+    return [str(r) for r in texts[wanted]]
+
+
 def excluded_groups(
-    excluded: Sequence[Mapping[str, Any]], offers: Mapping[str, Any], names: Mapping[str, str]
+    excluded: Sequence[Mapping[str, Any]],
+    offers: Mapping[str, Any],
+    names: Mapping[str, str],
+    lang: str = "zh-CN",
+    document_lang: str = "zh-CN",
 ) -> list[ExcludedGroup]:
     """Exclusions grouped by provider and identical reasons, in order of first appearance."""
     groups: dict[tuple[str, tuple[str, ...]], list[OfferRef]] = {}
     for item in excluded:
-        key = (str(item["provider"]), tuple(str(r) for r in item.get("reasons") or ()))
+        key = (str(item["provider"]), tuple(excluded_reasons(item, lang, document_lang)))
         offer_id = str(item.get("offer_id") or "")
         refs = groups.setdefault(key, [])
         if offer_id:
@@ -266,7 +280,9 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         "names": names,
         "offers": offers,
         "refs": {offer_id: offer_ref(offer_id, entry) for offer_id, entry in offers.items()},
-        "excluded": excluded_groups(plan.get("excluded") or [], offers, names),
+        "excluded": excluded_groups(
+            plan.get("excluded") or [], offers, names, lang, str(document.get("lang") or "zh")
+        ),
         "best": best,
         "ranked": ranked,
         "runner_up": ranked[0] if ranked and best else None,

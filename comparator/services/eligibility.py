@@ -109,5 +109,9 @@ def _select(profiles: dict[str, ProviderProfile], ids: Sequence[str]) -> dict[st
     unknown = [i for i in ids if i not in profiles]
     if unknown:
         known = ", ".join(profiles) or "none (run `suanli import --profile …`)"
-        raise InputError(f"suanli check: unknown provider {unknown[0]!r}; known: {known}")
+        raise InputError(
+            "suanli check: unknown provider {unknown!r}; known: {known}",
+            unknown=unknown[0],
+            known=known,
+        )
     return {i: profiles[i] for i in ids} if ids else profiles

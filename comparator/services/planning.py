@@ -72,7 +72,9 @@ def context_from_settings(
 ) -> PlanContext:
     """The planner's context from the settings: today, FX, efficiency, headroom and zone."""
     if objective not in OBJECTIVES:
-        raise PlanError(f"--objective: expected cost or time, got {objective!r}")
+        raise PlanError(
+            "--objective: expected cost or time, got {objective!r}", objective=objective
+        )
     return PlanContext(
         today=today or datetime.now(settings.timezone).date(),
         fx=FxTable(settings.fx_rates, settings.fx_date),

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 import comparator
 from comparator.config import Settings
 from comparator.domain.job import load_job
-from comparator.errors import JobFileError
+from comparator.errors import JobFileError, os_reason
 from comparator.i18n import is_en
 from comparator.plan import plan_job
 from comparator.quote.document import QuoteParts, assemble_document
@@ -30,7 +30,9 @@ def file_sha256(path: str | Path) -> str:
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError as exc:
-        raise JobFileError(f"{path}: cannot read the job file: {exc.strerror}") from None
+        raise JobFileError(
+            "{path}: cannot read the job file ({reason})", path=path, reason=os_reason(exc)
+        ) from None
 
 
 def make_quote(

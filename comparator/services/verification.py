@@ -37,7 +37,10 @@ def store_verification(
         if quote_number is not None:
             found = conn.execute(select(QUOTE.c.id).where(QUOTE.c.number == quote_number)).first()
             if found is None:
-                raise CatalogError(f"--quote {quote_number}: no such quote (see `suanli quote`)")
+                raise CatalogError(
+                    "--quote {quote_number}: no such quote (see `suanli quote`)",
+                    quote_number=quote_number,
+                )
         row = {
             "created_at": created_at,
             "quote_number": quote_number,

@@ -281,17 +281,21 @@ def _gpu(index: int, gpu: ET.Element) -> GpuReading:
 
 def _xml_root(text: str, source: str) -> ET.Element:
     if "<!ENTITY" in text:
-        raise InputError(f"{source}: XML entity declarations are not accepted")
+        raise InputError("{source}: XML entity declarations are not accepted", source=source)
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
         raise InputError(
-            f"{source}: not XML ({exc}); expected the output of `nvidia-smi -q -x`"
+            "{source}: not XML ({reason}); expected the output of `nvidia-smi -q -x`",
+            source=source,
+            reason=str(exc),
         ) from None
     if root.tag != "nvidia_smi_log":
         raise InputError(
-            f"{source}: root element is <{root.tag}>, expected <nvidia_smi_log> "
-            "(the output of `nvidia-smi -q -x`)"
+            "{source}: root element is <{tag}>, expected <nvidia_smi_log> (the output of "
+            "`nvidia-smi -q -x`)",
+            source=source,
+            tag=root.tag,
         )
     return root
 
@@ -325,7 +329,9 @@ def parse_topology(text: str, source: str = "nvidia-smi topo -m") -> Topology:
     lines = [line.split() for line in text.splitlines()]
     start = next((n for n, tokens in enumerate(lines) if _is_topo_header(tokens)), None)
     if start is None:
-        raise InputError(f"{source}: no GPU0 column header; expected `nvidia-smi topo -m` output")
+        raise InputError(
+            "{source}: no GPU0 column header; expected `nvidia-smi topo -m` output", source=source
+        )
     columns = sum(1 for token in lines[start] if _GPU_LABEL.fullmatch(token))
     links: dict[tuple[int, int], str] = {}
     for tokens in lines[start + 1 :]:
@@ -354,12 +360,16 @@ def run_nvidia_smi(executable: str, args: Sequence[str]) -> str:
             command, capture_output=True, text=True, timeout=_NVSMI_TIMEOUT_S, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise InputError(f"`{' '.join(command)}` could not run: {exc}") from None
+        raise InputError(
+            "`{command}` could not run: {reason}", command=" ".join(command), reason=str(exc)
+        ) from None
     if done.returncode != 0:
         said = (done.stderr or done.stdout).strip().splitlines()
         raise InputError(
-            f"`{' '.join(command)}` failed (exit {done.returncode}): "
-            f"{said[0] if said else 'no message'}"
+            "`{command}` failed (exit {returncode}): {value}",
+            command=" ".join(command),
+            returncode=done.returncode,
+            value=said[0] if said else "no message",
         )
     return done.stdout
 

@@ -24,13 +24,18 @@ def known_catalog(source: SourceSpec, profile: ProviderProfile | None) -> KnownC
     """What rows of this source may name: its provider and that provider's data centres."""
     if profile is None:
         raise SourceError(
-            f"{source.where}: provider {source.provider!r} has no profile; "
-            'give `profile = "….toml"` in the source or import one first'
+            '{where}: provider {provider!r} has no profile; give `profile = "….toml"` in '
+            "the source or import one first",
+            where=source.where,
+            provider=source.provider,
         )
     if profile.id != source.provider:
         raise SourceError(
-            f"{source.where}: the profile is for provider {profile.id!r}, "
-            f"but the source says provider = {source.provider!r}"
+            "{where}: the profile is for provider {id!r}, but the source says provider = "
+            "{provider!r}",
+            where=source.where,
+            id=profile.id,
+            provider=source.provider,
         )
     regions = {dc.name: dc.id for dc in profile.datacenters}
     regions.update({dc.id: dc.id for dc in profile.datacenters})
@@ -58,10 +63,17 @@ class SheetAdapter(Adapter):
         fmt = options.get("format")
         if fmt is not None and fmt not in SHEET_FORMATS:
             raise InputError(
-                f"{where}: format: expected one of {', '.join(SHEET_FORMATS)}, got {fmt!r}"
+                "{where}: format: expected one of {names}, got {fmt!r}",
+                where=where,
+                names=", ".join(SHEET_FORMATS),
+                fmt=fmt,
             )
         if options.get("decimal", ".") not in (".", ","):
-            raise InputError(f'{where}: decimal: expected "." or ",", got {options["decimal"]!r}')
+            raise InputError(
+                '{where}: decimal: expected "." or ",", got {value!r}',
+                where=where,
+                value=options["decimal"],
+            )
 
     async def fetch(self, since: Validators | None = None) -> AdapterResult:
         fetched = await self.fetch_profile()

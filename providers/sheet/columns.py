@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from comparator.errors import RowProblem
+from comparator.errors import Msg, RowProblem
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,9 @@ def header_map(headers: Sequence[str]) -> tuple[dict[int, str], list[RowProblem]
         if column is None:
             continue
         if column in mapping.values():
-            problems.append(RowProblem(1, header, f"one column for {column}, not two"))
+            problems.append(
+                RowProblem(1, header, Msg("one column for {column}, not two", column=column))
+            )
             continue
         mapping[position] = column
     return mapping, problems

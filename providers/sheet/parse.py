@@ -19,7 +19,7 @@ import pandas as pd
 
 from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.domain.zones import DEFAULT_TIMEZONE
-from comparator.errors import RowProblem, SheetError
+from comparator.errors import Msg, RowProblem, SheetError
 from providers.sheet.columns import (
     COLUMNS,
     REQUIRED,
@@ -45,10 +45,19 @@ def _rename_headers(table: Table, filename: str) -> pd.DataFrame:
     missing = [c for c in REQUIRED if c not in mapping.values()]
     unmatched = unknown_headers(headers)
     for column in missing:
-        expected = f"a column named {column} (or {', '.join(COLUMNS[column].aliases)})"
+        aliases = ", ".join(COLUMNS[column].aliases)
         close = closest_header(column, unmatched)
-        found = f"; closest header found: {close!r}" if close else ""
-        problems.append(RowProblem(1, column, expected + found))
+        expected = (
+            Msg(
+                "a column named {column} (or {aliases}); closest header found: {close!r}",
+                column=column,
+                aliases=aliases,
+                close=close,
+            )
+            if close
+            else Msg("a column named {column} (or {aliases})", column=column, aliases=aliases)
+        )
+        problems.append(RowProblem(1, column, expected))
     if problems:
         raise SheetError(filename, problems)
     renamed: pd.DataFrame = table.frame[list(mapping)].rename(columns=mapping)
@@ -78,7 +87,7 @@ def parse_sheet_columns(
     imported_at: datetime | None = None,
     timezone: ZoneInfo = DEFAULT_TIMEZONE,
     decimal: str | None = None,
-    warnings: list[str] | None = None,
+    warnings: list[Msg] | None = None,
 ) -> OfferColumns:
     """:func:`parse_sheet`, column by column: what bulk import stores without row objects.
 
@@ -104,14 +113,18 @@ def parse_sheet_columns(
     return OfferColumns(values)
 
 
-def _sheet_warnings(table: Table, filename: str) -> list[str]:
-    found: list[str] = []
+def _sheet_warnings(table: Table, filename: str) -> list[Msg]:
+    found: list[Msg] = []
     ignored = unknown_headers(table.headers)
     if ignored:
         names = ", ".join(repr(h) for h in ignored)
-        found.append(f"{filename}: ignored column(s) no header matches: {names}")
+        found.append(
+            Msg("{path}: ignored column(s) no header matches: {names}", path=filename, names=names)
+        )
     if table.frame.empty:
-        found.append(f"{filename}: the sheet has a header but no offers; nothing to import")
+        found.append(
+            Msg("{path}: the sheet has a header but no offers; nothing to import", path=filename)
+        )
     return found
 
 
@@ -155,14 +168,16 @@ def _check_rows(
     numbers = rows.to_numpy()
     codes, distinct = _pairs(values["provider"], values["region"])
     region_ids: list[object] = []
-    unknown: dict[int, str] = {}
+    unknown: dict[int, Msg] = {}
     for code, (provider, region) in enumerate(distinct):
         region_id = None
         if isinstance(provider, str) and isinstance(region, str):
             region_id = known.region_id(provider, region)
             if region_id is None:
                 choices = ", ".join(sorted(set(known.regions.get(provider, {}).values())))
-                unknown[code] = f"a data centre of {provider} ({choices})"
+                unknown[code] = Msg(
+                    "a data centre of {provider} ({choices})", provider=provider, choices=choices
+                )
         region_ids.append(region_id)
     problems = (
         [

@@ -22,7 +22,7 @@ from xml.parsers.expat import ExpatError
 import numpy as np
 import pandas as pd
 
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 
 MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
 MAX_ROWS = 2_000_000  # data rows
@@ -75,7 +75,10 @@ def read_table(content: bytes, filename: str) -> Table:
     kind = suffix.lstrip(".") or "CSV"
     if len(content) > MAX_SHEET_BYTES:
         raise InputError(
-            f"{filename}: {len(content)} bytes; expected a sheet of at most {MAX_SHEET_BYTES} bytes"
+            "{path}: {size} bytes; expected a sheet of at most {limit} bytes",
+            path=filename,
+            size=len(content),
+            limit=MAX_SHEET_BYTES,
         )
     try:
         if suffix in (".xlsx", ".xlsm"):
@@ -85,25 +88,28 @@ def read_table(content: bytes, filename: str) -> Table:
         else:
             table = _csv_table(content, "\t" if suffix == ".tsv" else ",")
     except InputError as exc:
-        message = str(exc)
-        raise (
-            exc if message.startswith(filename) else InputError(f"{filename}: {message}")
-        ) from None
+        if str(exc).startswith(filename):
+            raise
+        raise InputError("{path}: {reason}", path=filename, reason=exc.msg) from None
     except UnicodeDecodeError:
-        raise InputError(f"{filename}: expected UTF-8 or GB18030 text") from None
-    except ImportError as exc:
+        raise InputError("{path}: expected UTF-8 or GB18030 text", path=filename) from None
+    except ImportError:
         raise InputError(
-            f"{filename}: XLSX needs openpyxl: pip install 'suanli[xlsx]' ({exc})"
+            "{path}: XLSX needs openpyxl: pip install 'suanli[xlsx]'", path=filename
         ) from None
     except MemoryError:
-        raise InputError(f"{filename}: too large to read") from None
+        raise InputError("{path}: too large to read", path=filename) from None
     except RecursionError:  # the C JSON parser stops at the interpreter's recursion limit
         raise InputError(
-            f"{filename}: nested too deeply; expected a list of flat objects (one per offer)"
+            "{path}: nested too deeply; expected a list of flat objects (one per offer)",
+            path=filename,
         ) from None
     except _READ_ERRORS as exc:
         raise InputError(
-            f"{filename}: not a readable {kind} sheet: {type(exc).__name__}: {short(exc)}"
+            "{path}: not a readable {kind} sheet ({reason})",
+            path=filename,
+            kind=kind.upper(),
+            reason=f"{type(exc).__name__}: {short(exc)}",
         ) from None
     _check_size(table, filename)
     return table
@@ -112,10 +118,18 @@ def read_table(content: bytes, filename: str) -> Table:
 def _check_size(table: Table, filename: str) -> None:
     if len(table.headers) > MAX_COLUMNS:
         raise InputError(
-            f"{filename}: {len(table.headers)} columns; expected at most {MAX_COLUMNS}"
+            "{path}: {count} columns; expected at most {limit}",
+            path=filename,
+            count=len(table.headers),
+            limit=MAX_COLUMNS,
         )
     if len(table.frame) > MAX_ROWS:
-        raise InputError(f"{filename}: {len(table.frame)} rows; expected at most {MAX_ROWS}")
+        raise InputError(
+            "{path}: {count} rows; expected at most {limit}",
+            path=filename,
+            count=len(table.frame),
+            limit=MAX_ROWS,
+        )
 
 
 def _from_rows(
@@ -169,7 +183,9 @@ def _csv_table(content: bytes, sep: str) -> Table:
         nrows=MAX_ROWS + 2,
     )
     if len(frame.columns) > MAX_COLUMNS:  # before any per-column work
-        raise InputError(f"{len(frame.columns)} columns; expected at most {MAX_COLUMNS}")
+        raise InputError(
+            "{count} columns; expected at most {limit}", count=len(frame.columns), limit=MAX_COLUMNS
+        )
     frame = frame.fillna("")
     headers = [str(h).strip() for h in frame.iloc[0].tolist()] if len(frame) else []
     body = frame.iloc[1:].astype(str)
@@ -186,7 +202,7 @@ def _json_table(content: bytes, filename: str) -> Table:
         decimal = _declared_decimal(document.get("decimal", "."), filename)
         document = document["offers"]
     if not isinstance(document, list) or not all(isinstance(r, dict) for r in document):
-        raise InputError(f"{filename}: expected a JSON list of objects (one per offer)")
+        raise InputError("{path}: expected a JSON list of objects (one per offer)", path=filename)
     headers: list[str] = []
     for record in document:
         headers += [key for key in record if key not in headers]
@@ -198,7 +214,9 @@ def _json_table(content: bytes, filename: str) -> Table:
 
 def _declared_decimal(value: object, filename: str) -> str:
     if value not in (".", ","):
-        raise InputError(f'{filename}: decimal: expected "." or ",", got {short(value)!r}')
+        raise InputError(
+            '{path}: decimal: expected "." or ",", got {value!r}', path=filename, value=short(value)
+        )
     return str(value)
 
 
@@ -214,10 +232,12 @@ def _json_cell(value: Any) -> str:
 
 def _xlsx_table(content: bytes, filename: str) -> Table:
     if not content.startswith(b"PK"):
-        what = "an empty file" if not content else _looks_like(content)
+        what = Msg("an empty file") if not content else _looks_like(content)
         raise InputError(
-            f"{filename}: expected an Excel workbook (.xlsx, a ZIP file as Excel or LibreOffice "
-            f"save it), got {what}; save it as .xlsx again, or rename a CSV to .csv"
+            "{path}: expected an Excel workbook (.xlsx, a ZIP file as Excel or LibreOffice "
+            "save it), got {what}; save it as .xlsx again, or rename a CSV to .csv",
+            path=filename,
+            what=what,
         )
     try:
         headers, numbered = _read_workbook(content, filename)
@@ -225,24 +245,26 @@ def _xlsx_table(content: bytes, filename: str) -> Table:
         raise
     except Exception as exc:  # zipfile's and openpyxl's errors on a broken file are many
         raise InputError(
-            f"{filename}: expected an Excel workbook (.xlsx), got a damaged or non-Excel ZIP "
-            f"file ({type(exc).__name__}: {short(exc)}); save it as .xlsx again"
+            "{path}: expected an Excel workbook (.xlsx), got a damaged or non-Excel ZIP "
+            "file ({reason}); save it as .xlsx again",
+            path=filename,
+            reason=f"{type(exc).__name__}: {short(exc)}",
         ) from None
     return _from_rows(headers, numbered)
 
 
-def _looks_like(content: bytes) -> str:
+def _looks_like(content: bytes) -> Msg:
     """What a file that is not a workbook looks like, to name it in the message."""
     head = content[:512]
     if head.startswith(b"\xd0\xcf\x11\xe0"):
-        return "an old Excel 97-2003 .xls file (save it as .xlsx)"
+        return Msg("an old Excel 97-2003 .xls file (save it as .xlsx)")
     if head.lstrip().startswith((b"{", b"[")):
-        return "JSON text (rename it to .json)"
+        return Msg("JSON text (rename it to .json)")
     try:
         head.decode("utf-8")
     except UnicodeDecodeError:
-        return "a file that is neither a workbook nor text"
-    return "plain text, probably CSV (rename it to .csv)"
+        return Msg("a file that is neither a workbook nor text")
+    return Msg("plain text, probably CSV (rename it to .csv)")
 
 
 def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
@@ -252,12 +274,15 @@ def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple
         unpacked = sum(info.file_size for info in archive.infolist())
         if unpacked > MAX_SHEET_BYTES:
             raise InputError(
-                f"{filename}: {unpacked} bytes once unzipped; expected at most {MAX_SHEET_BYTES}"
+                "{path}: {size} bytes once unzipped; expected at most {limit}",
+                path=filename,
+                size=unpacked,
+                limit=MAX_SHEET_BYTES,
             )
     book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
     try:
         if not book.worksheets:
-            raise InputError(f"{filename}: the workbook has no sheet")
+            raise InputError("{path}: the workbook has no sheet", path=filename)
         return _xlsx_rows(book.worksheets[0], filename)
     finally:
         book.close()
@@ -269,14 +294,20 @@ def _xlsx_rows(sheet: Any, filename: str) -> tuple[list[str], list[tuple[int, li
     numbered: list[tuple[int, list[str]]] = []
     for number, values in enumerate(sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1), 1):
         if number > MAX_ROWS + 1:
-            raise InputError(f"{filename}: more than {MAX_ROWS} rows; expected at most {MAX_ROWS}")
+            raise InputError(
+                "{path}: more than {limit} rows; expected at most {limit}",
+                path=filename,
+                limit=MAX_ROWS,
+            )
         if not values or values.count(None) == len(values):
             continue  # a blank row (openpyxl pads gaps up to the last used row with them)
         cells = ["" if v is None else _xlsx_cell(v) for v in values]
         if len(cells) > MAX_COLUMNS and cells[MAX_COLUMNS]:
             raise InputError(
-                f"{filename}: row {number} has a cell past column {MAX_COLUMNS}; "
-                f"expected at most {MAX_COLUMNS} columns"
+                "{path}: row {row} has a cell past column {limit}; expected at most {limit} columns",
+                path=filename,
+                row=number,
+                limit=MAX_COLUMNS,
             )
         if headers is None and number == 1:
             headers = [c.strip() for c in cells[:MAX_COLUMNS]]

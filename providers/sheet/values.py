@@ -19,7 +19,7 @@ import pandas as pd
 from comparator.domain.billing import BILLING_MODES, parse_billing
 from comparator.domain.gpus import find_gpu, suggest_gpus
 from comparator.domain.money import parse_decimal
-from comparator.errors import RowProblem, SuanliError
+from comparator.errors import Msg, RowProblem, SuanliError, as_msg
 
 if TYPE_CHECKING:
     from providers.sheet.known import KnownCatalog
@@ -47,10 +47,14 @@ _UNSTORABLE = re.compile("[\x00\ud800-\udfff\x1e]")  # NUL, lone surrogates, JSO
 class _Bad(Exception):
     """A cell that failed its check; the message says what was expected."""
 
+    def __init__(self, text: str | Msg, /, **params: object) -> None:
+        self.msg = as_msg(text, params)
+        super().__init__(str(self.msg))
+
 
 def _storable(text: str) -> None:
     if len(text) > MAX_TEXT:
-        raise _Bad(f"text of at most {MAX_TEXT} characters")
+        raise _Bad("text of at most {count} characters", count=MAX_TEXT)
     if _UNSTORABLE.search(text):
         raise _Bad("text without NUL bytes, unpaired surrogates or nested JSON values")
 
@@ -71,13 +75,13 @@ def _by_unique(column: str, convert: Callable[[str], object]) -> ColumnCheck:
     def check(cells: pd.Series[str]) -> tuple[list[object], list[RowProblem]]:
         codes, uniques = factorized(cells)
         converted: list[object] = []
-        bad: dict[int, str] = {}
+        bad: dict[int, Msg] = {}
         for code, text in enumerate(uniques):
             try:
                 _storable(text)
                 converted.append(convert(text))
             except _Bad as exc:
-                bad[code] = str(exc)
+                bad[code] = exc.msg
                 converted.append(None)
         return spread(converted, codes), _problems(cells, codes, bad, uniques, column)
 
@@ -85,7 +89,7 @@ def _by_unique(column: str, convert: Callable[[str], object]) -> ColumnCheck:
 
 
 def _problems(
-    cells: pd.Series[str], codes: np.ndarray, bad: dict[int, str], texts: list[str], column: str
+    cells: pd.Series[str], codes: np.ndarray, bad: dict[int, Msg], texts: list[str], column: str
 ) -> list[RowProblem]:
     """One problem per row whose text is bad, in row order."""
     if not bad:
@@ -97,13 +101,13 @@ def _problems(
     ]
 
 
-def _required(text: str, what: str) -> str:
+def _required(text: str, what: str | Msg) -> str:
     if not text:
-        raise _Bad(f"{what} (the cell is empty)")
+        raise _Bad("{what} (the cell is empty)", what=as_msg(what))
     return text
 
 
-def _number(text: str, what: str, decimal: str) -> Decimal:
+def _number(text: str, what: Msg, decimal: str) -> Decimal:
     plain = decimal == "." or "." not in text  # with decimal ",", 1.234 is 1234
     if plain and _PLAIN_NUMBER.fullmatch(text):  # what parse_decimal gives, 10x sooner
         return Decimal(text)
@@ -112,15 +116,16 @@ def _number(text: str, what: str, decimal: str) -> Decimal:
         return value
     if decimal == "." and "," in text:
         raise _Bad(
-            f"{what} with a decimal point, such as 3.10 (a comma is read as the decimal mark "
-            'only when the sheet declares decimal = ",")'
+            "{what} with a decimal point, such as 3.10 (a comma is read as the decimal mark "
+            'only when the sheet declares decimal = ",")',
+            what=what,
         )
     raise _Bad(what)
 
 
 def _integer(column: str, default: int | None, decimal: str) -> Callable[[str], object]:
     low, high = INTEGER_RANGES[column]
-    what = f"a whole number from {low} to {high}"
+    what = Msg("a whole number from {low} to {high}", low=low, high=high)
 
     def convert(text: str) -> object:
         if not text:
@@ -134,7 +139,11 @@ def _integer(column: str, default: int | None, decimal: str) -> Callable[[str], 
 
 
 def _price(decimal: str) -> Callable[[str], object]:
-    what = f"a positive number up to {MAX_PRICE} with at most {PRICE_PLACES} decimal places"
+    what = Msg(
+        "a positive number up to {limit} with at most {places} decimal places",
+        limit=MAX_PRICE,
+        places=PRICE_PLACES,
+    )
 
     def convert(text: str) -> object:
         value = _number(_required(text, "a positive number"), what, decimal)
@@ -149,7 +158,10 @@ def _price(decimal: str) -> Callable[[str], object]:
 def _billing(text: str) -> object:
     mode = parse_billing(_required(text, "a billing mode"))
     if mode is None:
-        raise _Bad(f"a billing mode: {', '.join(BILLING_MODES)} (or 按量/包日/包周/包月/包年/竞价)")
+        raise _Bad(
+            "a billing mode: {names} (or 按量/包日/包周/包月/包年/竞价)",
+            names=", ".join(BILLING_MODES),
+        )
     return mode
 
 
@@ -157,10 +169,11 @@ def _gpu(text: str) -> object:
     spec = find_gpu(_required(text, "a GPU model"))
     if spec is None:
         hint = suggest_gpus(text)
-        raise _Bad(
-            "a GPU model known to the registry"
-            + (f" (did you mean {', '.join(hint)}?)" if hint else "")
-        )
+        if hint:
+            raise _Bad(
+                "a GPU model known to the registry (did you mean {names}?)", names=", ".join(hint)
+            )
+        raise _Bad("a GPU model known to the registry")
     return spec.name
 
 
@@ -187,7 +200,7 @@ def _boolean(text: str) -> object:
 
 
 def _rate(decimal: str) -> Callable[[str], object]:
-    what = "a tax rate between 0 and 1 (e.g. 0.06 or 6%)"
+    what = Msg("a tax rate between 0 and 1 (e.g. 0.06 or 6%)")
 
     def convert(text: str) -> object:
         if not text:
@@ -208,7 +221,7 @@ def _choice(choices: tuple[str, ...]) -> Callable[[str], object]:
         if not text:
             return None
         if text.lower() not in choices:
-            raise _Bad(" or ".join(choices))
+            raise _Bad("one of {names}", names=", ".join(choices))
         return text.lower()
 
     return convert
@@ -231,7 +244,10 @@ def _time_of_use(text: str) -> object:
     try:
         parse_time_of_use(text)
     except (SuanliError, ArithmeticError, ValueError) as exc:
-        raise _Bad(f"time-of-use rules like '00:00-08:00*0.5; sat-sun*0.8' ({exc})") from None
+        reason = exc.msg if isinstance(exc, SuanliError) else Msg("{reason}", reason=str(exc))
+        raise _Bad(
+            "time-of-use rules like '00:00-08:00*0.5; sat-sun*0.8' ({reason})", reason=reason
+        ) from None
     return text
 
 
@@ -265,8 +281,10 @@ def _text(text: str) -> object:
 def _provider(known: KnownCatalog) -> Callable[[str], object]:
     def convert(text: str) -> object:
         if text not in known.regions:
-            names = ", ".join(sorted(known.regions)) or "none imported yet"
-            raise _Bad(f"a provider id whose profile was imported (known: {names})")
+            if not known.regions:
+                raise _Bad("a provider id whose profile was imported (none imported yet)")
+            names = ", ".join(sorted(known.regions))
+            raise _Bad("a provider id whose profile was imported (known: {names})", names=names)
         return text
 
     return convert

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from comparator.catalog.models import OfferIn
 from comparator.domain.gpus import GPUS, GpuSpec, find_gpu, snap_to_memory
 from comparator.domain.profile import ProviderProfile, parse_profile
-from comparator.errors import InputError, RowProblem, SheetError
+from comparator.errors import InputError, Msg, RowProblem, SheetError
 from providers.base import Adapter, AdapterResult, SourceSpec
 from providers.fetch import Validators, document_name
 from providers.skypilot.rows import Datacenters, gpu_memory_gib, parse_count, parse_price
@@ -50,8 +50,8 @@ class SkypilotOptions:
         spot = options.get("spot", True)
         if not isinstance(countries, Mapping) or not isinstance(spot, bool):
             raise InputError(
-                f"{spec.where}: expected spot = true|false and a "
-                'region_countries table of region = "CC"'
+                '{where}: expected spot = true|false and a region_countries table of region = "CC"',
+                where=spec.where,
             )
         country = str(options.get("country", "US")).upper()
         return cls(
@@ -126,7 +126,9 @@ def _read_rows(content: bytes, location: str) -> list[dict[str, str]]:
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{location}: expected UTF-8 CSV ({exc.reason})") from None
+        raise InputError(
+            "{location}: expected UTF-8 CSV ({reason})", location=location, reason=exc.reason
+        ) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or ())]
     if missing:
@@ -187,7 +189,8 @@ def _gpu(
     try:
         memory_gib = gpu_memory_gib(row.get("GpuInfo", ""), cards, whole_instance=whole_instance)
     except ValueError as exc:
-        parsed.problems.append(RowProblem(line, "GpuInfo", str(exc), row.get("GpuInfo", "")[:60]))
+        expected = _expected(exc)
+        parsed.problems.append(RowProblem(line, "GpuInfo", expected, row.get("GpuInfo", "")[:60]))
         return None
     snapped = form_factor(snap_to_memory(spec, memory_gib), row["InstanceType"])
     if memory_gib and abs(snapped.memory_gib - memory_gib) > MEMORY_NOTE_RATIO * snapped.memory_gib:
@@ -210,6 +213,12 @@ def form_factor(spec: GpuSpec, sku: str) -> GpuSpec:
     return spec if spec.interconnect == wanted or not variants else variants[0]
 
 
+def _expected(exc: ValueError) -> Msg | str:
+    """What a cell should have held: the row reader's message (or the error's own text)."""
+    said = exc.args[0] if exc.args else None
+    return said if isinstance(said, Msg) else str(exc)
+
+
 def _prices(
     line: int, row: Mapping[str, str], options: SkypilotOptions, parsed: CatalogParse
 ) -> list[tuple[str, Decimal]]:
@@ -219,7 +228,7 @@ def _prices(
         try:
             price = parse_price(row.get(column, ""), zero_means_none=column == "SpotPrice")
         except ValueError as exc:
-            parsed.problems.append(RowProblem(line, column, str(exc), row.get(column, "")))
+            parsed.problems.append(RowProblem(line, column, _expected(exc), row.get(column, "")))
             continue
         if price is not None:
             prices.append((billing, price))

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from comparator.errors import Msg
+
 MIB_PER_GIB = 1024
 _VAST_REGION = re.compile(r"^(?P<state>.*),\s*(?P<country>[A-Z]{2}),\s*(?P<continent>[A-Z]{2})$")
 _NOT_ID = re.compile(r"[^a-z0-9]+")
@@ -57,11 +59,11 @@ def parse_price(text: str, *, zero_means_none: bool = False) -> Decimal | None:
     try:
         price = Decimal(text)
     except InvalidOperation:
-        raise ValueError("a price in USD per hour") from None
+        raise ValueError(Msg("a price in USD per hour")) from None
     if zero_means_none and price == 0:
         return None
     if not price.is_finite() or price <= 0:
-        raise ValueError("a positive price in USD per hour")
+        raise ValueError(Msg("a positive price in USD per hour"))
     return price
 
 
@@ -75,9 +77,9 @@ def parse_gpu_info(text: str) -> Mapping[str, Any] | None:
         try:
             value = ast.literal_eval(text)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
-            raise ValueError("a GpuInfo dict (Python literal or JSON)") from None
+            raise ValueError(Msg("a GpuInfo dict (Python literal or JSON)")) from None
     if not isinstance(value, Mapping):
-        raise ValueError("a GpuInfo dict (Python literal or JSON)")
+        raise ValueError(Msg("a GpuInfo dict (Python literal or JSON)"))
     return value
 
 

@@ -37,7 +37,11 @@ def _ticks_per_cent(values: list[Decimal], what: str) -> tuple[int, int]:
     """(decimal places, ticks per cent) of one rate: its finest decimal place."""
     places = decimal_places(values)
     if places > 12:
-        raise PlanError(f"rate {what}: prices with {places} decimal places are too fine to plan")
+        raise PlanError(
+            "rate {what}: prices with {places} decimal places are too fine to plan",
+            what=what,
+            places=places,
+        )
     return places, 10 ** (places - 2)
 
 
@@ -161,7 +165,7 @@ class HourlyRates:
         prefix = np.zeros(self.length, dtype=np.int64)
         prefix[1:] = np.cumsum(np.array(ticks, dtype=np.int64))
         if int(prefix[-1]) > _TICK_LIMIT:
-            raise PlanError(f"rate {rate.key}: amounts too large to plan exactly")
+            raise PlanError("rate {key}: amounts too large to plan exactly", key=rate.key)
         unusable = _unusable_prefix(usable, self.reach)
         return prefix // cent, prefix % cent, unusable, cent, places
 

@@ -325,4 +325,4 @@ class Rebuilder:
             found = self._match(rate, self.work, diagonal, finish, cost, None)
             if found is not None:
                 return found
-        raise PlanError(f"internal error: no plan rebuilt for finish slot {finish}")
+        raise PlanError("internal error: no plan rebuilt for finish slot {finish}", finish=finish)

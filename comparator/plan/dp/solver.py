@@ -179,7 +179,7 @@ class ScheduleProfile:
         if not self.trace:
             raise PlanError("this profile was solved without keeping its layers")
         if self.terminal.values[diagonal] >= FINITE:
-            raise PlanError(f"no plan finishes at slot {self.work + diagonal}")
+            raise PlanError("no plan finishes at slot {work}", work=self.work + diagonal)
         rebuilder = Rebuilder(
             self.problem,
             self.hourly,
