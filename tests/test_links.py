@@ -111,13 +111,17 @@ def test_a_slower_network_costs_time_a_faster_one_is_not_credited() -> None:
 
 
 def test_a_long_micro_batch_hides_the_gradient_traffic() -> None:
-    """70B full on 4 nodes of 1 × 200G: 16K-token micro-batches take longer than the traffic."""
+    """70B full on 4 nodes of 1 × 200G: a longer micro-batch is chosen because its step takes
+    longer than the gradient traffic, which a one-sequence step leaves exposed."""
     request = EstimateRequest(
         model="Llama-2-70b", method="full", cards=32, tokens=10**9, network="IB 200G"
     )
     result = estimate(request)
-    assert result.solution.setup.micro_batch * request.seq_len == 16384
-    assert result.to_json()["links"]["network_time_factor"] == 1.0
+    batch = result.solution.setup.micro_batch
+    assert batch > 1 and result.to_json()["links"]["network_time_factor"] == 1.0
+    shorter = estimate(dataclasses.replace(request, micro_batch=batch // 2))
+    assert shorter.to_json()["links"]["network_time_factor"] > 1.0
+    assert shorter.hours > result.hours
 
 
 def test_an_offer_that_says_pcie_gets_the_pcie_throughput() -> None:

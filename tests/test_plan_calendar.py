@@ -114,7 +114,7 @@ def test_the_winter_job_plans_and_quotes_from_the_command_line(
     job.write_text(WINTER_JOB, encoding="utf-8")
     plan = cli("plan", str(job), "--today", "2026-12-01", "--json", db=demo_db_url, lang="en")
     assert plan.code == 0, plan.err
-    document = plan.json()
+    document = plan.json()["plans"][0]
     assert document["calendar"]["provisional_years"] == [2027]
     assert "2027" in document["calendar"]["warning"]
     best = document["best"]

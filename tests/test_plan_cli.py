@@ -130,7 +130,9 @@ def test_the_seeds_case_is_cheaper_than_their_flat_rate(demo_db_url: str) -> Non
 def test_the_plan_shows_low_expected_and_high_hours(cli: Any, demo_db_url: str) -> None:
     """Issue 12: where hours appear, the throughput fit's range is beside them."""
     example = str(REPO / "examples/seeds-13b-full-8xa100.toml")
-    best = cli("plan", example, "--today", TODAY, "--json", db=demo_db_url).json()["best"]
+    best = cli("plan", example, "--today", TODAY, "--json", db=demo_db_url).json()["plans"][0][
+        "best"
+    ]
     hours, card_hours = best["work_hours_range"], best["card_hours_range"]
     assert hours["low"] < hours["expected"] == best["work_hours"] < hours["high"]
     assert card_hours["low"] < card_hours["expected"] == best["card_hours"] < card_hours["high"]
@@ -369,7 +371,7 @@ def test_the_storage_example_runs_8_hours_a_day_and_names_what_is_not_stated(
     human = cli("plan", str(example), "--today", TODAY, db=demo_db_url, lang="en")
     assert human.code == 0, human.err
     document = cli("plan", str(example), "--today", TODAY, "--json", db=demo_db_url).json()
-    best = document["best"]
+    best = document["plans"][0]["best"]
     unstated = {line["kind"] for line in best["bill"] if not line["stated"]}
     said = {"upload": "upload bandwidth", "storage": "storage price", "egress": "egress price"}
     for kind in unstated:

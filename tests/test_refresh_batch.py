@@ -134,7 +134,7 @@ def test_good_runs_name_the_sources_another_worker_refreshed_this_period(
     finish_failed(engine, _claim(engine, b), "boom", NOW)
     with engine.begin() as conn:
         conn.execute(RUN.update().where(RUN.c.id == claim.run_id).values(status="succeeded"))
-    assert good.reason("a") == "already refreshed in period w (attempt 1, succeeded)"
+    assert str(good.reason("a")) == "already refreshed in period w (attempt 1, succeeded)"
     assert good.reason("b") is None  # a failed run leaves the source due
     again = claim_run(engine, "a", a.shown, "w", only_if_due=True, now=NOW, deadline_s=60)
     assert again == good.reason("a")  # the claim says the same

@@ -108,17 +108,22 @@ def _one_job_json(result: PlanResult, seconds: float) -> dict[str, Any]:
     One job is planned alone ("independent"), exactly: the lower bound is its cost. Before 0.2
     one job printed the bare plan document (``SUANLI_JSON_COMPAT=1`` until 0.3).
     """
-    total = money_str(result.best.total_cost) if result.best else None
-    return {
-        "plans": [result.to_json()],
-        "optimal": result.optimal,
-        "gap": 0.0,
-        "method": "independent",
-        "total_cost": total,
-        "lower_bound": total if result.optimal else None,
-        "seconds": round(seconds, 3),
-        "milp_status": None,
-    }
+    from comparator.plan import SharedPlan
+
+    total = result.best.total_cost if result.best else Decimal(0)
+    alone = SharedPlan(
+        results=[result],
+        optimal=result.optimal,
+        gap=0.0,
+        method="independent",
+        total_cost=total,
+        lower_bound=total if result.optimal and result.best else None,
+        seconds=seconds,
+    )
+    document = alone.to_json()
+    if result.best is None:
+        document["total_cost"] = None
+    return document
 
 
 def _print(result: PlanResult, lang: str) -> None:
@@ -185,7 +190,8 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
             what = f"{label(lang, 'bill_' + item.kind)}: {label(lang, 'unstated_' + item.kind)}"
             out.print(f"[yellow]{escape(what)}[/]")
         elif item.note:
-            out.print(f"[dim]{escape(item.kind)}: {escape(item.note)}[/]")
+            note = item.texts(lang)["note"]
+            out.print(f"[dim]{escape(label(lang, 'bill_' + item.kind))}: {escape(note)}[/]")
     zone = best.start.tzinfo if isinstance(best.start.tzinfo, ZoneInfo) else DEFAULT_TIMEZONE
     from comparator.plan import timeline_lines
 
@@ -246,8 +252,8 @@ def _segment_table(best: Plan, lang: str) -> Table:
         )
     for item in best.bill:
         table.add_row(
-            escape(item.kind),
-            escape(f"{item.quantity} {item.unit}"),
+            escape(label(lang, "bill_short_" + item.kind)),
+            escape(f"{item.quantity} {item.texts(lang)['unit']}"),
             f"{item.start:%m-%d %H:%M}",
             f"{item.end:%m-%d %H:%M}",
             "",

@@ -11,22 +11,19 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from comparator.domain.calendar import TouRule, parse_rule
-from comparator.domain.gpus import resolve_gpu
-from comparator.domain.money import parse_decimal
-from comparator.domain.zones import DEFAULT_TIMEZONE
+from comparator.domain.job_fields import FieldReader
+from comparator.domain.provinces import canonical_province
 from comparator.errors import (
     CalendarError,
     JobFileError,
     Msg,
-    UnknownGpuError,
-    as_msg,
     os_reason,
     toml_reason,
 )
@@ -137,97 +134,7 @@ class Job:
     use_free_trial: bool = False  # [budget]: use offers' free trial hours (once per provider)
 
 
-class _Reader:
-    """Reads fields of one job file and raises :class:`JobFileError` naming file and field."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, key: str, expected: str | Msg, got: object = None) -> JobFileError:
-        params: dict[str, Any] = {"path": self.source, "key": key, "expected": as_msg(expected)}
-        if got is None:
-            return JobFileError("{path}: {key}: expected {expected}", **params)
-        return JobFileError("{path}: {key}: expected {expected} (got {got!r})", got=got, **params)
-
-    def table(self, data: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
-        value = data.get(key)
-        if value is not None and not isinstance(value, Mapping):
-            raise self.fail(f"[{key}]", "a table")
-        return value
-
-    def reject_unknown(self, data: Mapping[str, Any], allowed: set[str], where: str) -> None:
-        unknown = sorted(set(data) - allowed)
-        if unknown:
-            raise self.fail(
-                f"{where}{unknown[0]}",
-                Msg("one of {names}", names=", ".join(sorted(allowed))),
-                unknown[0],
-            )
-
-    def text(self, data: Mapping[str, Any], key: str, where: str) -> str | None:
-        value = data.get(key)
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            raise self.fail(where + key, "a non-empty string", value)
-        return value.strip() if isinstance(value, str) else None
-
-    def flag(self, data: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
-        value = data.get(key, default)
-        if not isinstance(value, bool):
-            raise self.fail(where + key, "true or false", value)
-        return value
-
-    def whole(self, data: Mapping[str, Any], key: str, where: str, low: int) -> int | None:
-        value = data.get(key)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise self.fail(where + key, Msg("a whole number ≥ {low}", low=low), value)
-        return value
-
-    def positive(self, data: Mapping[str, Any], key: str, where: str) -> Decimal | None:
-        value = data.get(key)
-        if value is None:
-            return None
-        number = parse_decimal(value) if isinstance(value, int | float | str) else None
-        if number is None or number <= 0:
-            raise self.fail(where + key, "a positive number", value)
-        return number
-
-    def strings(self, data: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
-        value = data.get(key, [])
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-            raise self.fail(where + key, "a list of strings", value)
-        return tuple(v.strip() for v in value)
-
-    def moment(self, data: Mapping[str, Any], key: str, where: str) -> datetime:
-        value = data.get(key)
-        if isinstance(value, str):
-            try:
-                value = datetime.fromisoformat(value)
-            except ValueError:
-                raise self.fail(where + key, "an ISO date-time", value) from None
-        if isinstance(value, date) and not isinstance(value, datetime):
-            value = datetime.combine(value, time())
-        if not isinstance(value, datetime):
-            raise self.fail(where + key, "a date-time like 2026-12-01T00:00:00+08:00", value)
-        return value if value.tzinfo else value.replace(tzinfo=DEFAULT_TIMEZONE)
-
-    def gpu(self, name: str, key: str) -> str:
-        try:
-            return resolve_gpu(name).name
-        except UnknownGpuError as exc:
-            raise JobFileError(
-                "{path}: {key}: {reason}", path=self.source, key=key, reason=exc.msg
-            ) from None
-
-
-def _province(reader: _Reader, text: str) -> str:
-    try:
-        from comparator.domain.provinces import canonical_province
-    except ImportError:  # pragma: no cover - only while the provinces module is being written
-        return text
+def _province(reader: FieldReader, text: str) -> str:
     canonical = canonical_province(text)
     if canonical is None:
         raise reader.fail(
@@ -236,7 +143,7 @@ def _province(reader: _Reader, text: str) -> str:
     return canonical
 
 
-def _workload(reader: _Reader, data: Mapping[str, Any]) -> Workload:
+def _workload(reader: FieldReader, data: Mapping[str, Any]) -> Workload:
     reader.reject_unknown(data, _WORKLOAD_KEYS, "workload.")
     card_hours = reader.positive(data, "card_hours", "workload.")
     if card_hours is None:
@@ -248,7 +155,7 @@ def _workload(reader: _Reader, data: Mapping[str, Any]) -> Workload:
     return Workload(card_hours, gpu, reader.whole(data, "cards", "workload.", 1))
 
 
-def _schedule(reader: _Reader, data: Mapping[str, Any] | None) -> Schedule:
+def _schedule(reader: FieldReader, data: Mapping[str, Any] | None) -> Schedule:
     if data is None:
         raise reader.fail("[schedule]", "a table with earliest_start and deadline")
     reader.reject_unknown(data, _SCHEDULE_KEYS, "schedule.")
@@ -279,14 +186,14 @@ def window_rules(windows: tuple[str, ...]) -> tuple[TouRule, ...]:
     )
 
 
-def _max_hours_per_day(reader: _Reader, data: Mapping[str, Any]) -> int | None:
+def _max_hours_per_day(reader: FieldReader, data: Mapping[str, Any]) -> int | None:
     hours = reader.whole(data, "max_hours_per_day", "schedule.", 1)
     if hours is not None and hours > 24:
         raise reader.fail("schedule.max_hours_per_day", "a whole number of hours 1–24", hours)
     return hours
 
 
-def _run_windows(reader: _Reader, data: Mapping[str, Any]) -> tuple[str, ...]:
+def _run_windows(reader: FieldReader, data: Mapping[str, Any]) -> tuple[str, ...]:
     windows = reader.strings(data, "run_windows", "schedule.")
     try:
         window_rules(windows)
@@ -296,7 +203,7 @@ def _run_windows(reader: _Reader, data: Mapping[str, Any]) -> tuple[str, ...]:
     return windows
 
 
-def _requirements(reader: _Reader, data: Mapping[str, Any] | None) -> Requirements:
+def _requirements(reader: FieldReader, data: Mapping[str, Any] | None) -> Requirements:
     data = data or {}
     where = "requirements."
     reader.reject_unknown(data, _REQUIREMENT_KEYS, where)
@@ -320,7 +227,7 @@ def _requirements(reader: _Reader, data: Mapping[str, Any] | None) -> Requiremen
     )
 
 
-def _work(reader: _Reader, data: Mapping[str, Any]) -> tuple[Workload, Any, Any]:
+def _work(reader: FieldReader, data: Mapping[str, Any]) -> tuple[Workload, Any, Any]:
     workload = reader.table(data, "workload")
     model = reader.table(data, "model")
     training = reader.table(data, "training")
@@ -333,7 +240,7 @@ def _work(reader: _Reader, data: Mapping[str, Any]) -> tuple[Workload, Any, Any]
     return Workload(), dict(model), dict(training or {})
 
 
-def _data(reader: _Reader, data: Mapping[str, Any] | None) -> DataNeeds:
+def _data(reader: FieldReader, data: Mapping[str, Any] | None) -> DataNeeds:
     if data is None:
         return DataNeeds()
     reader.reject_unknown(data, _DATA_KEYS, "data.")
@@ -344,7 +251,7 @@ def _data(reader: _Reader, data: Mapping[str, Any] | None) -> DataNeeds:
 
 
 def _budget(
-    reader: _Reader, data: Mapping[str, Any] | None
+    reader: FieldReader, data: Mapping[str, Any] | None
 ) -> tuple[Decimal | None, Decimal | None, bool]:
     """``[budget]``: (max_cost, max_price_per_card_hour, use_free_trial)."""
     if data is None:
@@ -361,7 +268,7 @@ def _budget(
 
 def parse_job(data: Mapping[str, Any], source: str) -> Job:
     """A :class:`Job` from parsed TOML ``data``; ``source`` names the file in errors."""
-    reader = _Reader(source)
+    reader = FieldReader(source)
     reader.reject_unknown(data, _TOP_KEYS, "")
     workload, model, training = _work(reader, data)
     max_cost, max_price, trial = _budget(reader, reader.table(data, "budget"))

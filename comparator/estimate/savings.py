@@ -28,8 +28,9 @@ against 16 with it.
    nodes) that an offer does not state, so the reason names the RAM it needs.
 
 The micro-batch comes last, once the placement is settled: unless the user fixed it, the
-smallest power of two that runs compute-bound (time factor within ``COMPUTE_BOUND_FACTOR``)
-and still fits the same cards and ZeRO stage, up to ``MAX_MICRO_BATCH_TOKENS`` tokens per
+smallest power of two past which doubling saves less than 1 % of the time
+(``COMPUTE_BOUND_FACTOR``: the roofline of the matmuls and, across nodes, the gradient traffic
+a longer step hides) and still fits the same cards and ZeRO stage, up to ``MAX_MICRO_BATCH_TOKENS`` tokens per
 micro-batch (and ``global_batch / cards`` sequences when the user gave a global batch, which
 gradient accumulation then keeps). Its time cost is
 :func:`~comparator.estimate.mfu.micro_batch_factor` (a roofline of the layer matmuls): 1 once
@@ -42,6 +43,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from comparator.domain.gpus import GpuSpec
@@ -58,7 +60,7 @@ CARD_CANDIDATES: tuple[int, ...] = (1, 2, 4, 8, *range(16, MAX_SEARCH_CARDS + 1,
 #: The chosen micro-batch grows (in powers of two) up to this many tokens: compute-bound long
 #: before it on every card in the registry, so a larger one only costs memory.
 MAX_MICRO_BATCH_TOKENS = 16384
-#: A micro-batch whose time factor is within 1 % of compute-bound is big enough.
+#: Doubling a micro-batch that saves less than 1 % of the time is not worth its memory.
 COMPUTE_BOUND_FACTOR = 1.01
 #: Host memory per trainable parameter under ZeRO-Offload: fp32 master weights, Adam m and v.
 OFFLOADED_BYTES_PER_PARAM = 12
@@ -211,27 +213,34 @@ def _ladder(
 
 
 def with_micro_batch(
-    request: EstimateRequest, shape: ModelShape, gpu: GpuSpec, found: Placement, usable_gib: float
-) -> Placement:
-    """The smallest power-of-two micro-batch that runs compute-bound and fits the placement.
+    request: EstimateRequest,
+    shape: ModelShape,
+    found: Placement,
+    usable_gib: float,
+    relative_time: Callable[[Placement], float],
+) -> tuple[Placement, str]:
+    """The smallest power-of-two micro-batch past which a larger one saves no time, and why
+    it stopped there (``no_gain``, ``memory`` or ``cap``).
 
-    A larger one would use memory and buy no time (its roofline factor is already 1); when even
-    the cap is not compute-bound (a narrow model), the largest that fits.
+    ``relative_time`` is a placement's hours up to a constant (its roofline and network
+    factors over the fitted rate): a longer micro-batch keeps short ones compute-bound and
+    hides gradient traffic on a slow network, and beyond that only holds memory.
     """
     if request.micro_batch is not None or not found.fits:
-        return found
+        return found, "user" if request.micro_batch is not None else "memory"
     cap = micro_batch_cap(request, found.cards)
-    best = found
-    while (
-        best.setup.micro_batch * 2 <= cap
-        and micro_batch_time_factor(gpu, shape, best.setup) > COMPUTE_BOUND_FACTOR
-    ):
+    best, best_time = found, relative_time(found)
+    while best.setup.micro_batch * 2 <= cap:
         setup = dataclasses.replace(best.setup, micro_batch=best.setup.micro_batch * 2)
         inputs = memory_inputs(shape, setup)
         if not fits_gib(inputs, found.cards, found.zero, usable_gib):
-            break
-        best = dataclasses.replace(found, setup=setup, inputs=inputs)
-    return best
+            return best, "memory"
+        longer = dataclasses.replace(found, setup=setup, inputs=inputs)
+        longer_time = relative_time(longer)
+        if longer_time * COMPUTE_BOUND_FACTOR > best_time:
+            return best, "no_gain"
+        best, best_time = longer, longer_time
+    return best, "cap"
 
 
 def micro_batch_cap(request: EstimateRequest, cards: int) -> int:
@@ -298,20 +307,26 @@ def _offload_reason(trainable_params: int, cards: int) -> str:
     )
 
 
+_MICRO_BATCH_REASONS = {
+    "no_gain": (
+        "the smallest power-of-two micro-batch past which a larger one saves no time "
+        "(roofline of the matmuls, gradient traffic between nodes): {tokens} tokens per card "
+        "per step; a larger one would only hold memory"
+    ),
+    "memory": "the largest power-of-two micro-batch that fits the placement ({tokens} tokens "
+    "per card per step)",
+    "cap": "the largest power-of-two micro-batch considered, up to {cap} ({tokens} tokens per "
+    "card per step)",
+}
+
+
 def _micro_batch_reason(
-    request: EstimateRequest, gpu: GpuSpec, shape: ModelShape, setup: TrainingSetup, cards: int
+    request: EstimateRequest, setup: TrainingSetup, cards: int, stop: str
 ) -> str:
     tokens = setup.micro_batch * setup.seq_len
-    if micro_batch_time_factor(gpu, shape, setup) <= COMPUTE_BOUND_FACTOR:
-        text = (
-            f"the smallest power-of-two micro-batch that runs compute-bound ({tokens} tokens "
-            "per card per step); a larger one would only use memory"
-        )
-    else:
-        text = (
-            f"the largest power-of-two micro-batch up to {micro_batch_cap(request, cards)} "
-            f"that fits the placement ({tokens} tokens per card per step)"
-        )
+    text = _MICRO_BATCH_REASONS.get(stop, _MICRO_BATCH_REASONS["no_gain"]).format(
+        tokens=tokens, cap=micro_batch_cap(request, cards)
+    )
     if request.global_batch is not None:
         steps = gradient_accumulation(request, setup.micro_batch, cards)
         text += f"; {steps}× gradient accumulation keeps the global batch {request.global_batch}"
@@ -319,7 +334,12 @@ def _micro_batch_reason(
 
 
 def choices(
-    request: EstimateRequest, shape: ModelShape, gpu: GpuSpec, setup: TrainingSetup, cards: int
+    request: EstimateRequest,
+    shape: ModelShape,
+    gpu: GpuSpec,
+    setup: TrainingSetup,
+    cards: int,
+    micro_batch_stop: str = "no_gain",
 ) -> tuple[Choice, ...]:
     """What was chosen for each memory saver, by whom, why, and its time factor."""
     fixed = {
@@ -341,7 +361,7 @@ def choices(
         "micro_batch": micro_batch_time_factor(gpu, shape, setup),
     }
     reasons = {name: _REASONS.get((name, value), "") for name, value in values.items()}
-    reasons["micro_batch"] = _micro_batch_reason(request, gpu, shape, setup, cards)
+    reasons["micro_batch"] = _micro_batch_reason(request, setup, cards, micro_batch_stop)
     if setup.offload_optimizer:
         trainable = shape.lora_dims * setup.lora_rank if setup.adapters else shape.params
         reasons["offload_optimizer"] = _offload_reason(trainable, cards)

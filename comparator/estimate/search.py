@@ -67,11 +67,14 @@ class Solution:
     hours_high: float = 0.0
     links: Links = field(default_factory=lambda: Links(None, reference_network()))
     network_time_factor: float = 1.0
+    micro_batch_stop: str = "no_gain"  # why the chosen micro-batch is not larger
 
     @cached_property
     def choices(self) -> tuple[Choice, ...]:
         """What was chosen for each memory saver, by whom, why, at what time factor."""
-        return choices(self.request, self.shape, self.gpu, self.setup, self.cards)
+        return choices(
+            self.request, self.shape, self.gpu, self.setup, self.cards, self.micro_batch_stop
+        )
 
     @property
     def gradient_accumulation(self) -> int:
@@ -172,6 +175,21 @@ def _network_factor(
     return network_time_factor(traffic, links.network)
 
 
+def _rates(
+    request: EstimateRequest, gpu: GpuSpec, shape: ModelShape, found: Placement, links: Links
+) -> tuple[float, float, float]:
+    """(network time factor, MFU, hours per token up to a constant) of a placement."""
+    mfu, _ = _mfu(request, gpu, shape, found, links)
+    per_token = flops_per_token(
+        shape, request.method, found.setup.recompute, request.seq_len, request.lora_rank
+    )
+    assert gpu.bf16_tflops is not None  # estimable_gpu guarantees it
+    network = _network_factor(
+        request, gpu, found, links, per_token / (gpu.bf16_tflops * 1e12 * mfu)
+    )
+    return network, mfu, network / mfu
+
+
 def _check_precision(request: EstimateRequest, gpu: GpuSpec) -> None:
     if request.precision == "fp8" and gpu.family not in FP8_FAMILIES:
         raise InputError(
@@ -189,8 +207,15 @@ def solve(request: EstimateRequest) -> Solution:
     shape = resolve_model(request.model)
     _check_shape(request, shape)
     usable_gib = gpu.memory_gib * (1 - request.headroom)
+    links = links_of(request)
     placed = place(request, shape, gpu, usable_gib)
-    found = with_micro_batch(request, shape, gpu, placed, usable_gib)
+    found, stop = with_micro_batch(
+        request,
+        shape,
+        placed,
+        usable_gib,
+        lambda p: _rates(request, gpu, shape, p, links)[2],
+    )
     setup = found.setup
     memory = per_card(found.inputs, found.cards, found.zero)
     tokens = request.tokens_per_epoch
@@ -198,12 +223,9 @@ def solve(request: EstimateRequest) -> Solution:
     per_token = flops_per_token(
         shape, request.method, setup.recompute, request.seq_len, request.lora_rank
     )
-    links = links_of(request)
     mfu, mfu_source = _mfu(request, gpu, shape, found, links)
+    network, _, _ = _rates(request, gpu, shape, found, links)
     assert gpu.bf16_tflops is not None  # estimable_gpu guarantees it
-    network = _network_factor(
-        request, gpu, found, links, per_token / (gpu.bf16_tflops * 1e12 * mfu)
-    )
     hours = training_hours(
         per_token * total_tokens, found.cards, gpu.bf16_tflops, mfu, request.safety_factor
     )
@@ -233,4 +255,5 @@ def solve(request: EstimateRequest) -> Solution:
         hours_high=hours * high,
         links=links,
         network_time_factor=network,
+        micro_batch_stop=stop,
     )

@@ -152,6 +152,9 @@ LABELS: dict[str, tuple[str, str]] = {
     "bill_upload": ("数据上传", "Data upload"),
     "bill_storage": ("数据盘存储", "Data storage"),
     "bill_egress": ("数据下载（出网）", "Data egress"),
+    "bill_short_upload": ("上传", "upload"),
+    "bill_short_storage": ("存储", "storage"),
+    "bill_short_egress": ("出网", "egress"),
     "unstated_storage": (
         "数据中心未注明存储价格，按 0 计费",
         "the data centre states no storage price: billed at 0",

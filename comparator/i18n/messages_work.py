@@ -160,6 +160,21 @@ _ESTIMATE_ZH: dict[str, str] = {
     "internal error: no closed segment leads to this pause": "内部错误：没有已结束的时段通向这次暂停",
     "internal error: no hours run today lead to this segment": "内部错误：没有当日已运行小时数通向这个时段",
     "max_run_slots_per_day must be ≥ 0": "max_run_slots_per_day 应 ≥ 0",
+    "h ({gb} GB at {gbps} Gbit/s)": "小时（{gb} GB，{gbps} Gbit/s）",
+    "{gb} GB billable, upload start to finish, paused hours included": (
+        "计费 {gb} GB，自上传开始至完成，含暂停时段"
+    ),
+    "not stated: the data centre states no storage price, billed at 0": (
+        "未注明：数据中心未注明存储价格，按 0 计费"
+    ),
+    "not stated: the data centre states no egress price, billed at 0": (
+        "未注明：数据中心未注明出网价格，按 0 计费"
+    ),
+    "before the first run hour, no GPU rented": "在首个运行小时之前，不租用 GPU",
+    "before the first run hour, no GPU rented (assumed: the data centre states no upload "
+    "bandwidth)": "在首个运行小时之前，不租用 GPU（假定值：数据中心未注明上传带宽）",
+    "h": "小时",
+    "GB": "GB",
     "must be in {bracket}{low:g}, {high:g}], got {value!r}": (
         "应在 {bracket}{low:g}, {high:g}] 之内，实为 {value!r}"
     ),

@@ -26,6 +26,7 @@ from comparator.domain.storage import (
     upload_hours,
     upload_slots,
 )
+from comparator.errors import Msg
 
 ZERO = Decimal("0.00")
 
@@ -93,27 +94,43 @@ class BillLine:
     start: datetime
     end: datetime
     quantity: Decimal
-    unit: str
+    unit: Msg
     unit_price: Decimal
     cost: Decimal
-    note: str = ""
+    note: Msg | None = None
     stated: bool = True  # False: the data centre states no price (billed at 0) or bandwidth
 
+    def texts(self, lang: str) -> dict[str, str]:
+        """The unit and the note in ``lang``."""
+        from comparator.i18n.messages import render
+
+        return {
+            "unit": render(self.unit, lang),
+            "note": render(self.note, lang) if self.note else "",
+        }
+
     def to_json(self) -> dict[str, Any]:
+        from comparator.i18n import REPORT_LANGS
+
         return {
             "kind": self.kind,
             "start": self.start.isoformat(),
             "end": self.end.isoformat(),
             "quantity": str(self.quantity),
-            "unit": self.unit,
             "unit_price": str(self.unit_price),
             "cost": money_str(self.cost),
-            "note": self.note,
+            **self.texts("en"),
+            "texts": {lang: self.texts(lang) for lang in REPORT_LANGS},
             "stated": self.stated,
         }
 
 
-UNSTATED_EGRESS = "not stated: the data centre states no egress price, billed at 0"
+UNSTATED_EGRESS = Msg("not stated: the data centre states no egress price, billed at 0")
+UNSTATED_STORAGE = Msg("not stated: the data centre states no storage price, billed at 0")
+UPLOAD_NOTE = Msg("before the first run hour, no GPU rented")
+UPLOAD_ASSUMED_NOTE = Msg(
+    "before the first run hour, no GPU rented (assumed: the data centre states no upload bandwidth)"
+)
 
 
 def bill_lines(bill: DataBill, first_run: datetime, finish: datetime) -> tuple[BillLine, ...]:
@@ -124,31 +141,31 @@ def bill_lines(bill: DataBill, first_run: datetime, finish: datetime) -> tuple[B
     hours = int((finish - upload_start).total_seconds() // 3600)
     lines = []
     if bill.dataset_gb > 0:
-        assumed = " (assumed: the data centre states no upload bandwidth)"
         lines.append(
             BillLine(
                 "upload",
                 upload_start,
                 first_run,
                 bill.upload_hours,
-                f"h ({bill.dataset_gb} GB at {bill.upload_gbps} Gbit/s)",
+                Msg("h ({gb} GB at {gbps} Gbit/s)", gb=bill.dataset_gb, gbps=bill.upload_gbps),
                 ZERO,
                 ZERO,
-                "before the first run hour, no GPU rented"
-                + (assumed if bill.upload_assumed else ""),
+                UPLOAD_ASSUMED_NOTE if bill.upload_assumed else UPLOAD_NOTE,
                 not bill.upload_assumed,
             )
         )
-    storage_note = f"{bill.billable_gb} GB billable, upload start to finish, paused hours included"
+    storage_note = Msg(
+        "{gb} GB billable, upload start to finish, paused hours included", gb=bill.billable_gb
+    )
     if not bill.storage_stated:
-        storage_note = "not stated: the data centre states no storage price, billed at 0"
+        storage_note = UNSTATED_STORAGE
     lines.append(
         BillLine(
             "storage",
             upload_start,
             finish,
             Decimal(hours),
-            "h",
+            Msg("h"),
             bill.storage_per_hour,
             round_money(bill.storage_per_hour * hours),
             storage_note,
@@ -156,7 +173,7 @@ def bill_lines(bill: DataBill, first_run: datetime, finish: datetime) -> tuple[B
         )
     )
     if bill.checkpoint_gb > 0:
-        egress_note = "" if bill.egress_stated else UNSTATED_EGRESS
+        egress_note = None if bill.egress_stated else UNSTATED_EGRESS
         unit_price = bill.egress / bill.checkpoint_gb if bill.checkpoint_gb else ZERO
         lines.append(
             BillLine(
@@ -164,7 +181,7 @@ def bill_lines(bill: DataBill, first_run: datetime, finish: datetime) -> tuple[B
                 finish,
                 finish,
                 bill.checkpoint_gb,
-                "GB",
+                Msg("GB"),
                 unit_price.quantize(Decimal("0.0001")),
                 bill.egress,
                 egress_note,

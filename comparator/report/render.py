@@ -23,7 +23,7 @@ import jinja2
 from comparator.errors import RenderError, os_reason
 from comparator.i18n import billing_label, check_label, label, normalize_lang
 from comparator.report import charts
-from comparator.report.view import build_view
+from comparator.report.view import bill_line_texts, build_view
 
 _CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "US$", "EUR": "€", "HKD": "HK$", "JPY": "JP¥"}
 
@@ -106,6 +106,7 @@ def render_html(document: Mapping[str, Any], *, lang: str | None = None) -> str:
         lang=report_lang,
         t=functools.partial(label, report_lang),
         billing=functools.partial(billing_label, report_lang),
+        bill_texts=functools.partial(bill_line_texts, report_lang),
         check_label=functools.partial(check_label, report_lang),
         colors=charts.COLORS,
         svg_font=charts.SVG_FONT,

@@ -116,6 +116,15 @@ def offer_ref(
     )
 
 
+def bill_line_texts(lang: str, line: Mapping[str, Any]) -> dict[str, str]:
+    """A data bill line's unit and note in the report language (as stored in quotes that
+    predate ``texts``)."""
+    texts = (line.get("texts") or {}).get(normalize_lang(lang))
+    if texts:
+        return {"unit": str(texts["unit"]), "note": str(texts["note"])}
+    return {"unit": str(line.get("unit") or ""), "note": str(line.get("note") or "")}
+
+
 def excluded_reasons(item: Mapping[str, Any], lang: str, document_lang: str) -> list[str]:
     """An exclusion's reasons in the report language: as stored when that is the quote's own
     language (or the quote predates ``reason_texts``), else the stored other language."""
