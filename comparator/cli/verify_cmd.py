@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -15,19 +15,9 @@ from comparator.cli.tables import print_table
 from comparator.domain import OfferView, find_gpu
 from comparator.errors import InputError
 from comparator.i18n import status_label, verify_check_label
-from comparator.verify import (
-    NOT_REQUESTED,
-    GpuReading,
-    MachineReport,
-    Measurements,
-    VerifyResult,
-    collect_machine,
-    evaluate,
-    find_nvidia_smi,
-    measure,
-    parse_smi_xml,
-    parse_topology,
-)
+
+if TYPE_CHECKING:  # the checks load inside the command: `suanli --help` stays fast
+    from comparator.verify import GpuReading, MachineReport, VerifyResult
 
 _COLOUR = {"pass": "green", "warn": "yellow", "fail": "bold red"}
 
@@ -88,6 +78,8 @@ def verify(
     report, live = read_machine(xml_file, topo_file)
     offer = _offer(st, offer_id)
     wanted = measure_opt if measure_opt is not None else live
+    from comparator.verify import NOT_REQUESTED, Measurements, evaluate, measure
+
     measurements: Measurements = measure() if wanted else NOT_REQUESTED
     result = evaluate(report, offer, cards=cards, measurements=measurements, lang=st.lang)
     stored = _store(st, result, quote)
@@ -101,6 +93,14 @@ def verify(
 
 def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[MachineReport, bool]:
     """The report from saved files, or from running nvidia-smi here (``live`` is then True)."""
+    from comparator.verify import (
+        MachineReport,
+        collect_machine,
+        find_nvidia_smi,
+        parse_smi_xml,
+        parse_topology,
+    )
+
     topology = parse_topology(topo_file.read_text("utf-8"), str(topo_file)) if topo_file else None
     if xml_file is not None:
         return parse_smi_xml(xml_file.read_bytes(), str(xml_file), topology), False
