@@ -240,3 +240,12 @@ def test_the_compliance_grid_has_a_legend_and_english_glosses_official_terms(
     assert "专票 (special VAT invoice)" in _section_text(root, "summary")
     _, root = render(document, "zh-CN")
     assert "special VAT" not in _section_text(root, "summary")
+
+
+def test_providers_left_out_of_a_national_quote_are_counted(document: dict[str, Any]) -> None:
+    """A document whose compliance section left providers out says how many, by status."""
+    html, _ = render(document, "en")
+    assert LABELS["compliance_omitted"][1] not in html
+    document["compliance"]["omitted"] = {"providers": 1877, "by_status": {"pass": 1870, "warn": 7}}
+    html, _ = render(document, "en")
+    assert f"{LABELS['compliance_omitted'][1]}: 1877 · pass 1870 · warn 7" in html
