@@ -120,12 +120,15 @@ class _Floor:
 
 def _floors(g: GroupInput) -> list[_Floor]:
     slots = max(g.grid.deadline_slot, 1)
+    least: dict[str, float] = {}  # per time-of-use rule of the group
     out = []
     for offer in g.offers:
         price = float(g.prices[offer.offer_id])
         if offer.billing in HOURLY_MODES:
-            least = least_factor(offer.time_of_use, g.grid.first, slots, g.grid.timezone)
-            out.append(_Floor(_max_cards(offer), offer.cards, price * least, 0, 0))
+            rule = offer.time_of_use
+            if rule not in least:
+                least[rule] = least_factor(rule, g.grid.first, slots, g.grid.timezone)
+            out.append(_Floor(_max_cards(offer), offer.cards, price * least[rule], 0, 0))
         else:
             per_period = price / offer.period_hours
             out.append(
