@@ -4,8 +4,9 @@
 
 Runs each command under ``python -X importtime`` (a demo catalog in a temporary SQLite file for
 `offers`), and prints the import time (sum of the modules' own times; the median of the runs and
-the least, which a busy shared machine disturbs least; target < 0.3 s for --help), the heaviest top-level packages, and whether `offers` loaded Alembic
-(target: no). The wall time of each command is printed beside it.
+the least, which a busy shared machine disturbs least; target < 0.3 s for --help), the heaviest
+top-level packages, and whether `offers` loaded Alembic (target: no). The wall time of each
+command is printed beside it.
 """
 
 from __future__ import annotations

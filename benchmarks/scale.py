@@ -26,6 +26,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,28 +137,41 @@ def import_catalog(url: str, sheets: list[Path], profiles: list[Path]) -> tuple[
     return profile_s, sheet_s, sum(r.offers for _, r in result.snapshots)
 
 
-def offers_query_ms(url: str, runs: int = 5) -> tuple[float, int]:
-    """Median in-process time of the GPU + province filter (ranked), and its row count."""
-    from comparator.catalog.db import make_engine
-    from comparator.catalog.listing import rank_offers
-    from comparator.catalog.offer_filter import current_offers
+def offers_query_ms(url: str, runs: int = 5) -> tuple[float, float, int]:
+    """Median in-process times (ms) of the GPU + province filter as the `offers` table reads
+    it (the first 30, :func:`top_offers`) and ranked in full, and the number of matches."""
+    from comparator.catalog import current_offers, make_engine, rank_offers, top_offers
     from comparator.config import load_settings
 
     engine = make_engine(url)
     settings = load_settings({})
-    times, rows = [], 0
+    filters = {"gpu": "A100-SXM4-80GB", "province": "广东"}
+    tops, fulls, rows = [], [], 0
     for _ in range(runs):
         started = time.perf_counter()
-        ranked, _ = rank_offers(
-            current_offers(engine, gpu="A100-SXM4-80GB", province="广东"), settings
-        )
-        times.append(time.perf_counter() - started)
+        top = top_offers(engine, settings, 30, **filters)
+        tops.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        ranked, _ = rank_offers(current_offers(engine, **filters), settings)
+        fulls.append(time.perf_counter() - started)
         rows = len(ranked)
+        assert [r.offer.offer_id for r in top.rows] == [r.offer.offer_id for r in ranked[:30]]
     engine.dispose()
-    return statistics.median(times) * 1000, rows
+    return statistics.median(tops) * 1000, statistics.median(fulls) * 1000, rows
 
 
-def one_size(kind: str, offers: int, providers: int, tmp: Path, unpruned_max: int) -> None:
+def job_with_horizon(days: int, folder: Path) -> Path:
+    """The example job with its deadline ``days`` after its earliest start."""
+    text = JOB.read_text(encoding="utf-8")
+    start = text.split("earliest_start = ")[1].split("\n")[0].strip()
+    deadline = datetime.fromisoformat(start) + timedelta(days=days)
+    old = text.split("deadline = ")[1].split("\n")[0]
+    path = folder / f"lora-7b-{days}d.toml"
+    path.write_text(text.replace(f"deadline = {old}", f"deadline = {deadline.isoformat()}"))
+    return path
+
+
+def one_size(kind: str, offers: int, providers: int, tmp: Path, args: argparse.Namespace) -> None:
     from scale_catalog import write_catalog
 
     folder = tmp / f"catalog-{offers}-{providers}"
@@ -167,26 +181,42 @@ def one_size(kind: str, offers: int, providers: int, tmp: Path, unpruned_max: in
     profiles = sorted((folder / "profiles").glob("*.toml"))
     with database(kind, tmp) as url:
         profile_s, sheet_s, rows = import_catalog(url, sheets, profiles)
-        query_ms, matched = offers_query_ms(url)
+        top_ms, full_ms, matched = offers_query_ms(url)
         base = [*SUANLI, "--db", url, "--lang", "en"]
-        cli_s, _, _ = measured_child([*base, "offers", "--gpu", "A100-80G", "--province", "广东"])
-        plan_argv = [*base, "plan", str(JOB), "--today", TODAY, "--json"]
-        plan_s, plan_gib, out = measured_child(plan_argv)
-        plan = json.loads(out)
-        quote_argv = [*base, "quote", str(JOB), "--today", TODAY]
-        quote_s, quote_gib, _ = measured_child(quote_argv)
-        cost = plan["best"]["total_cost"] if plan["best"] else None
+        offers_argv = [*base, "offers", "--gpu", "A100-80G", "--province", "广东"]
+        cli_s, _, _ = measured_child(offers_argv)
         print(
             f"{kind:8} {offers:>9,} offers / {providers:>6,} providers | import "
             f"{rows / sheet_s:9,.0f} rows/s ({sheet_s:.1f} s; profiles {profile_s:.1f} s) | "
-            f"offers query {query_ms:7.1f} ms ({matched} rows; command {cli_s:.2f} s)"
+            f"offers query {top_ms:6.1f} ms first 30, {full_ms:7.1f} ms all {matched} ranked "
+            f"(command {cli_s:.2f} s, cpu {cpu_of(offers_argv):.2f} s)"
         )
+        plan_argv = [*base, "plan", str(JOB), "--today", TODAY, "--json"]
+        plan_s, plan_gib, out = measured_child(plan_argv)
+        plan = json.loads(out)
+        quote_argv = [*base, "quote", str(JOB), "--today", TODAY, "--json"]
+        quote_s, quote_gib, out = measured_child(quote_argv)
+        number = json.loads(out)["quote"]
+        show_argv = [*base, "quote", "--show", number, "-o", str(tmp / "quote.html")]
+        show_s, _, _ = measured_child(show_argv)
+        cost = plan["best"]["total_cost"] if plan["best"] else None
         print(
             f"{'':8} plan {plan_s:6.2f} s (cpu {cpu_of(plan_argv):.2f} s) {plan_gib:5.2f} GiB | "
             f"quote {quote_s:6.2f} s (cpu {cpu_of(quote_argv):.2f} s) {quote_gib:5.2f} GiB | "
-            f"best {cost} | stats {plan['stats']}"
+            f"HTML of it {show_s:5.2f} s (cpu {cpu_of(show_argv):.2f} s) | best {cost} | "
+            f"stats {plan['stats']}"
         )
-        if offers <= unpruned_max:
+        if args.horizon_days:
+            long_argv = [*base, "plan", str(job_with_horizon(args.horizon_days, tmp))]
+            long_argv += ["--today", TODAY, "--json"]
+            long_s, long_gib, _ = measured_child(long_argv)
+            print(
+                f"{'':8} plan over {args.horizon_days} days {long_s:6.2f} s (cpu "
+                f"{cpu_of(long_argv):.2f} s) {long_gib:5.2f} GiB | ratio to 7 days "
+                f"{cpu_of(long_argv) / cpu_of(plan_argv):4.1f}× cpu, {long_gib / plan_gib:4.1f}× "
+                f"memory"
+            )
+        if offers <= args.unpruned_max:
             child = [sys.executable, str(Path(__file__)), "--unpruned", url]
             old_s, old_gib, out = measured_child(child)
             old_cost = json.loads(out)["total_cost"]
@@ -212,6 +242,9 @@ def main() -> None:
     parser.add_argument("--db", default="sqlite,postgres")
     parser.add_argument("--unpruned-max", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, help="Keep generated catalogs in this folder.")
+    parser.add_argument(
+        "--horizon-days", type=int, default=90, help="Also plan over this window (0: skip)."
+    )
     args = parser.parse_args()
     sizes = [tuple(int(x) for x in s.split(":")) for s in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as scratch:
@@ -219,7 +252,7 @@ def main() -> None:
         tmp.mkdir(parents=True, exist_ok=True)
         for offers, providers in sizes:
             for kind in args.db.split(","):
-                one_size(kind, offers, providers, tmp, args.unpruned_max)
+                one_size(kind, offers, providers, tmp, args)
 
 
 if __name__ == "__main__":
