@@ -52,7 +52,10 @@ class PriceBasis:
     discounts: Mapping[str, Decimal] = field(default_factory=dict)
 
     def unit_price(self, offer: OfferView) -> Decimal | None:
-        price = offer.price * self.discounts.get(offer.provider, Decimal(1))
+        price = offer.price
+        discount = self.discounts.get(offer.provider)
+        if discount is not None:
+            price = price * discount
         if not offer.tax_inclusive:
             price = price * (1 + offer.vat_rate)
         if offer.currency.upper() != self.currency:

@@ -19,7 +19,7 @@ import heapq
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.offer_view import OfferView
@@ -106,10 +106,10 @@ def _max_cards(offer: OfferView) -> float:
     return most if is_rdma(offer.network) else min(most, offer.node_cards)
 
 
-@dataclass(frozen=True)
-class _Floor:
+class _Floor(NamedTuple):
     """What one offer contributes to a count's bound: per unit and run slot, at least
-    ``hourly`` (hourly offers) or ``max(per_period, per_runs / runs)`` (contracts)."""
+    ``hourly`` (hourly offers) or ``max(per_period, per_runs / runs)`` (contracts). A tuple:
+    one is built for each of the job's offers."""
 
     max_cards: float
     cards: int
