@@ -27,10 +27,12 @@ machine while it ran at a load average of 9 to 31 (wall times several times thei
 Same optimum as the unpruned planner at 100k on both databases (65.56; unpruned 4.3x / 5.8x
 the CPU and 5.9x / 6.4x the memory). The 1M `offers` figures were taken right after the
 import, at a load average near 30; on the same catalogs kept in a database, at a load of 8 to
-10, `top_offers` took 250-420 ms on PostgreSQL and 190-280 ms on SQLite (minimum and median of
-5 runs). In one alternating run
-(/usr/bin/time, load 5-7), `suanli quote` on 1M offers in PostgreSQL took 6.4-7.1 CPU s before
-this round and 4.4-5.4 after, 345 → 307 MiB peak RSS.
+12, `top_offers` took 215-420 ms on PostgreSQL and 190-364 ms on SQLite (minimum and median of
+5 runs), the full ranking 630-705 ms. Alternating runs of the code before this round and after
+(/usr/bin/time, load 8-10, 1M offers): `suanli quote` on PostgreSQL 5.8-6.3 → 3.8-4.1 CPU s
+(peak RSS 345 → 292 MiB), on SQLite 6.8-7.0 → 4.5-5.1 CPU s; `suanli offers --gpu A100-80G
+--province 广东` 1.4-1.7 → 1.2 CPU s; `suanli --help` imports (benchmarks/cold_start.py, median)
+0.74 → 0.46 s, the least of 5 runs 0.21 s.
 """
 
 from __future__ import annotations
