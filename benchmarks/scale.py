@@ -32,7 +32,10 @@ import, at a load average near 30; on the same catalogs kept in a database, at a
 (/usr/bin/time, load 8-10, 1M offers): `suanli quote` on PostgreSQL 5.8-6.3 → 3.8-4.1 CPU s
 (peak RSS 345 → 292 MiB), on SQLite 6.8-7.0 → 4.5-5.1 CPU s; `suanli offers --gpu A100-80G
 --province 广东` 1.4-1.7 → 1.2 CPU s; `suanli --help` imports (benchmarks/cold_start.py, median)
-0.74 → 0.46 s, the least of 5 runs 0.21 s.
+0.74 → 0.46 s, the least of 5 runs 0.21 s. When the load fell to 1.4-3.8 (15:16-15:19 UTC):
+`suanli quote` on 1M offers took 4.51, 5.28 and 5.43 s wall (3.87-4.41 CPU s, 0.29 GiB) on
+PostgreSQL and 5.90 s (4.32 CPU s) on SQLite; `top_offers` 91 ms (PostgreSQL) and 102 ms
+(SQLite), the full ranking 342 / 287 ms; `suanli --help` imports 0.231 s (median of 7).
 """
 
 from __future__ import annotations
