@@ -5,16 +5,10 @@ Entry points load on first use, so ``import comparator`` stays light.
 """
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from comparator.domain.gpus import GPUS, GpuSpec, resolve_gpu
 from comparator.errors import SuanliError
-
-try:
-    __version__ = version("suanli")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+source"
 
 _LAZY: dict[str, str] = {
     "EstimateRequest": "comparator.estimate.estimator",
@@ -36,7 +30,19 @@ _LAZY: dict[str, str] = {
 __all__ = ["GPUS", "GpuSpec", "SuanliError", "__version__", "resolve_gpu", *_LAZY]
 
 
+def _version() -> str:
+    """The installed distribution's version (read on first use: importlib.metadata is slow)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("suanli")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0.0.0+source"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return _version()
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'comparator' has no attribute {name!r}")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from comparator.cli import __version__
+from comparator import __version__
 from tests.conftest import REPO
 
 LORA = str(REPO / "examples" / "lora-7b-guangdong.toml")

@@ -7,6 +7,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 import comparator
 from tests.conftest import REPO
 
@@ -69,13 +71,29 @@ def test_python_dash_m_runs_the_cli() -> None:
     assert proc.returncode == 0 and "suanli" in proc.stdout
 
 
+HEAVY_FOR_HELP = (
+    "pandas",
+    "sqlalchemy",
+    "sqlmodel",
+    "highspy",
+    "weasyprint",
+    "numpy",
+    "holidays",
+    "importlib.metadata",
+    "comparator.domain.calendar",
+    "comparator.compliance.engine",
+    "comparator.estimate.estimator",
+    "comparator.verify",
+)
+
+
 def test_help_loads_no_database_or_dataframe_stack() -> None:
-    """`suanli --help` stays instant: commands import pandas/SQLAlchemy only when they run."""
+    """`suanli --help` stays instant: commands import pandas/SQLAlchemy, the estimator, the
+    compliance rules and the calendar only when they run (benchmarks/cold_start.py)."""
     code = (
         "import sys; from comparator.cli import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "heavy = sorted(m for m in ('pandas', 'sqlalchemy', 'sqlmodel', 'highspy', 'weasyprint')"
-        " if m in sys.modules)\n"
+        f"heavy = sorted(m for m in {HEAVY_FOR_HELP!r} if m in sys.modules)\n"
         "print('HEAVY=' + ','.join(heavy))"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
@@ -94,3 +112,17 @@ def test_offers_on_an_existing_catalog_imports_no_migration_machinery(demo_db_ur
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "HEAVY="
+
+
+@pytest.mark.parametrize("package", ["domain", "estimate", "compliance", "services"])
+def test_names_loaded_on_first_use_are_exactly_the_public_ones(package: str) -> None:
+    """A lazy package's ``_HOME`` names every name of ``__all__`` once, each where it lives (a
+    name added to one list and not the other fails here, not at a user's first import)."""
+    import importlib
+
+    module = importlib.import_module(f"comparator.{package}")
+    homed = [name for names in module._HOME.values() for name in names]
+    assert sorted(homed) == sorted(module.__all__)
+    for home, names in module._HOME.items():
+        source = importlib.import_module(f"comparator.{package}.{home}")
+        assert all(getattr(module, n) is getattr(source, n) for n in names), home

@@ -94,8 +94,11 @@ def answer(result: PlanResult, dominated: frozenset[str] = frozenset()) -> tuple
 
 
 def dominated_ids(job: Job, offers: list[OfferView], context: PlanContext) -> frozenset[str]:
+    """Every offer a machine-mate dominates (the walk drops them only in groups it reaches)."""
     lazy = prepare(job, offers, {}, context, prune=True).lazy
     assert lazy is not None
+    for group in lazy.groups:
+        lazy.undominated(group)
     return frozenset(lazy.dominated)
 
 

@@ -10,10 +10,17 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from plan_fixtures import make_offer
+
 from comparator.catalog.models import OfferView
-from comparator.domain.job import parse_job
+from comparator.compliance import FAIL, PASS, WARN, ProviderReport
+from comparator.compliance.model import check
+from comparator.domain.job import Job, Requirements, Schedule, Workload, parse_job
 from comparator.domain.money import FxTable
+from comparator.plan import PlanContext, plan_job
 from comparator.quote.document import (
+    MAX_COMPLIANCE_PROVIDERS,
+    compliance_section,
     curve_offer,
     job_section,
     price_age,
@@ -129,3 +136,34 @@ def test_the_throughput_table_shows_the_mfu_the_estimate_used() -> None:
     assert rows["A100-SXM4-80GB"]["relative"] == f"{312 * 0.38 / (165.2 * 0.30):.3f}"
     workload = {r["gpu"]: r for r in throughput_rows(plan)}  # a [workload] job: the table
     assert workload["A100-SXM4-80GB"]["mfu"] == 0.45
+
+
+def test_the_compliance_section_stays_bounded_and_keeps_the_plans_providers() -> None:
+    """At national scale a quote holds the reports of the plans' providers and at most 50 in
+    all; the others are counted by status (the report says so)."""
+    start = datetime(2026, 12, 1, tzinfo=SHANGHAI)
+    job = Job(
+        name="bounded",
+        schedule=Schedule(start, datetime(2026, 12, 4, tzinfo=SHANGHAI), True, 1),
+        workload=Workload(Decimal(20), "A100-SXM4-80GB", None),
+        requirements=Requirements(),
+        source="bounded.toml",
+    )
+    context = PlanContext(today=date(2026, 11, 29), fx=FX)
+    result = plan_job(
+        job, [make_offer("1", "hourly", "8", provider="zz", country="SG")], {}, context
+    )
+    assert result.best is not None and result.best.provider == "zz"
+
+    def report(pid: str, status: str) -> ProviderReport:
+        return ProviderReport(pid, pid, (check("licence-valid", status, "z", "e"),), ())
+
+    statuses = [PASS, WARN, FAIL]
+    reports = [report(f"p{i:03}", statuses[i % 3]) for i in range(70)] + [report("zz", PASS)]
+    section = compliance_section(dataclasses.replace(result, compliance=tuple(reports)), "en")
+    listed = [r["provider"] for r in section["providers"]]
+    assert len(listed) == MAX_COMPLIANCE_PROVIDERS == 50
+    assert listed[0] == "zz" and listed[1:] == [f"p{i:03}" for i in range(49)]
+    assert section["omitted"] == {"providers": 21, "by_status": {FAIL: 7, PASS: 7, WARN: 7}}
+    small = compliance_section(dataclasses.replace(result, compliance=tuple(reports[:5])), "en")
+    assert len(small["providers"]) == 5 and "omitted" not in small

@@ -259,3 +259,12 @@ def test_hours_show_low_expected_and_high_with_their_reason(
     assert all(("5%–95%" in n) if lang.startswith("zh") else ("95th" in n) for n in notes)
     summary = root.find_all("span", "hours-span")
     assert len(summary) == 1 and "25.5–54.8 h" in summary[0].text()
+
+
+def test_providers_left_out_of_a_national_quote_are_counted(document: dict[str, Any]) -> None:
+    """A document whose compliance section left providers out says how many, by status."""
+    html, _ = render(document, "en")
+    assert LABELS["compliance_omitted"][1] not in html
+    document["compliance"]["omitted"] = {"providers": 1877, "by_status": {"pass": 1870, "warn": 7}}
+    html, _ = render(document, "en")
+    assert f"{LABELS['compliance_omitted'][1]}: 1877 · pass 1870 · warn 7" in html

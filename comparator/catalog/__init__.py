@@ -15,7 +15,7 @@ from comparator.catalog.db import (
     upgrade_schema,
 )
 from comparator.catalog.history import OfferHistory, price_history
-from comparator.catalog.listing import OfferRow, rank_offers
+from comparator.catalog.listing import OfferRow, TopOffers, rank_offers, top_offers
 from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.catalog.offer_filter import current_offers
 from comparator.catalog.queries import (
@@ -33,6 +33,7 @@ __all__ = [
     "OfferRow",
     "PriceChange",
     "SnapshotResult",
+    "TopOffers",
     "count_changes",
     "current_offers",
     "diff_offers",
@@ -44,6 +45,7 @@ __all__ = [
     "rank_offers",
     "schema_is_current",
     "store_profile",
+    "top_offers",
     "upgrade_if_needed",
     "upgrade_schema",
 ]

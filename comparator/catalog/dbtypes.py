@@ -31,7 +31,9 @@ class ExactDecimal(TypeDecorator[Decimal]):
         return value if dialect.name == "postgresql" else str(value)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> Decimal | None:
-        return None if value is None else Decimal(str(value))
+        if value is None or isinstance(value, Decimal):  # PostgreSQL's NUMERIC is one already
+            return value
+        return Decimal(str(value))
 
 
 class AwareDateTime(TypeDecorator[datetime]):

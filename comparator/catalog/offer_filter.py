@@ -7,10 +7,10 @@ the current snapshot of each provider (``pricesnapshot`` by provider), then its 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Select, and_, func, select, true
+from sqlalchemy import Connection, Engine, Float, Select, and_, case, cast, func, select, true
 from sqlalchemy.sql.elements import ColumnElement
 
 from comparator.catalog.queries import (
@@ -22,6 +22,8 @@ from comparator.catalog.queries import (
     offer_view_columns,
     offer_view_of,
 )
+from comparator.domain.billing import PERIOD_HOURS
+from comparator.domain.money import FxTable
 from comparator.domain.offer_filter import OfferFilter
 from comparator.domain.offer_view import OfferView
 
@@ -51,17 +53,20 @@ def current_query(
     *,
     provider: str | None = None,
     billing: str | None = None,
+    columns: Sequence[ColumnElement[Any]] = (),
 ) -> Select[Any]:
-    """Offers of every provider's current snapshot that pass ``offer_filter``.
+    """Offers of every provider's current snapshot that pass ``offer_filter``: the OfferView
+    columns, or only ``columns`` of the offer and its data centre (no provider join then).
 
     Written as joins from the current snapshots (not ``IN (subquery)``): SQLite then walks
     each current snapshot's offers through an index instead of scanning every offer.
     """
     current = current_snapshots().subquery("current")
+    selected = columns or offer_view_columns()
     if offer_filter.by_place:  # the places first, then each one's offers by (snapshot, region)
         places = DATACENTER.c.provider_id == current.c.provider_id
         query = (
-            select(*offer_view_columns())
+            select(*selected)
             .select_from(current)
             .join(DATACENTER, places & _place_condition(offer_filter))
             .join(
@@ -71,12 +76,13 @@ def current_query(
     else:
         place = (DATACENTER.c.provider_id == OFFER.c.provider) & (DATACENTER.c.id == OFFER.c.region)
         query = (
-            select(*offer_view_columns())
+            select(*selected)
             .select_from(current)
             .join(OFFER, OFFER.c.snapshot_id == current.c.id)
             .outerjoin(DATACENTER, place)
         )
-    query = query.join(PROVIDER, PROVIDER.c.id == OFFER.c.provider)
+    if not columns:  # the provider's name (every snapshot's provider exists: a foreign key)
+        query = query.join(PROVIDER, PROVIDER.c.id == OFFER.c.provider)
     if offer_filter.by_offer:
         query = query.where(_offer_condition(offer_filter))
     if provider is not None:
@@ -121,6 +127,31 @@ def job_offers(
     query = current_query(offer_filter, provider=provider, billing=billing).order_by(OFFER.c.id)
     with engine.connect() as conn:
         return list(stream_offers(conn, query))
+
+
+def approximate_card_hour_price(fx: FxTable, currency: str) -> ColumnElement[Any]:
+    """An offer's price per card-hour in ``currency`` as a float computed by the database
+    (relative error ~1e-15; NULL for a currency without an FX rate): a key to rank by."""
+    period = case(PERIOD_HOURS, value=OFFER.c.billing)
+    rates = {code: float(fx.rate(code, currency)) for code in fx.rates_cny}
+    rate = case(rates, value=func.upper(OFFER.c.currency), else_=None)
+    return cast(OFFER.c.price, Float) * rate / (OFFER.c.cards * period)
+
+
+def ranking_keys(
+    engine: Engine,
+    offer_filter: OfferFilter,
+    key: ColumnElement[Any],
+    *,
+    provider: str | None = None,
+    billing: str | None = None,
+) -> list[tuple[int, float | None, str]]:
+    """(offer id, ``key``, currency) of every current offer that passes ``offer_filter``."""
+    columns = (OFFER.c.id, key, OFFER.c.currency)
+    query = current_query(offer_filter, provider=provider, billing=billing, columns=columns)
+    with engine.connect() as conn:
+        rows = conn.execute(query).all()
+    return [(int(r[0]), None if r[1] is None else float(r[1]), str(r[2])) for r in rows]
 
 
 def current_snapshot_id_list(engine: Engine) -> list[str]:

@@ -6,8 +6,6 @@ Each command lives in a module of this package and registers itself on :data:`ap
 from __future__ import annotations
 
 import sys
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _dist_version
 
 import typer
 import typer.main
@@ -17,11 +15,6 @@ from comparator.cli.failures import lang_of, print_failure, report_error, report
 from comparator.cli.helptext import localize
 from comparator.config import load_settings
 from comparator.errors import SuanliError
-
-try:
-    __version__ = _dist_version("suanli")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
 
 app = typer.Typer(
     name="suanli",
@@ -37,7 +30,9 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        typer.echo(f"suanli {__version__}")
+        import comparator  # its version is read on first use (importlib.metadata is slow)
+
+        typer.echo(f"suanli {comparator.__version__}")
         raise typer.Exit(0)
 
 

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from comparator.cli._common import (
     JSON_OPTION,
+    State,
     console,
     emit_json,
     err_console,
@@ -26,6 +27,8 @@ from comparator.errors import InputError
 from comparator.i18n import billing_label, render, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
+    from sqlalchemy import Engine
+
     from comparator.catalog import OfferRow
     from comparator.refresh import ImportResult
 
@@ -231,18 +234,14 @@ def offers(
 
     Example:  suanli offers --gpu A100-80G --province 广东 --billing monthly
     """
-    from comparator.catalog import current_offers, rank_offers
-
     st = state(ctx)
     filters = _offer_filters(gpu, province, billing)
+    shown = None if json_out and limit is None else (limit or 30)
     with working(tr(st.lang, "正在读取报价…", "Reading offers…"), quiet=json_out):
         engine = open_catalog(st)
-        views = current_offers(engine, provider=provider, **filters)
-        if compliant_for is not None:
-            from comparator.services import eligible_for_job
-
-            views = eligible_for_job(engine, views, compliant_for, st.settings)
-        ranked, unpriced = rank_offers(views, st.settings)
+        ranked, total, unpriced = _ranked_offers(
+            engine, st, shown, compliant_for, provider=provider, **filters
+        )
     for currency in unpriced:
         err_console().print(
             tr(
@@ -264,7 +263,30 @@ def offers(
     if not ranked:
         console().print(tr(st.lang, "没有符合条件的报价。", "No offers match."))
         return
-    _print_offers(ranked, limit or 30, st.lang, st.settings.currency)
+    _print_offers(ranked, limit or 30, st.lang, st.settings.currency, total)
+
+
+def _ranked_offers(
+    engine: Engine,
+    st: State,
+    shown: int | None,
+    compliant_for: Path | None,
+    **filters: str | None,
+) -> tuple[list[OfferRow], int, list[str]]:
+    """The offers to show (the first ``shown``, or all), how many matched, unpriced currencies.
+    Only the first ``shown`` are read when no job filters them (``top_offers``)."""
+    from comparator.catalog import current_offers, rank_offers, top_offers
+
+    if shown is not None and compliant_for is None:
+        top = top_offers(engine, st.settings, shown, **filters)
+        return top.rows, top.total, top.unpriced
+    views = current_offers(engine, **filters)
+    if compliant_for is not None:
+        from comparator.services import eligible_for_job
+
+        views = eligible_for_job(engine, views, compliant_for, st.settings)
+    ranked, unpriced = rank_offers(views, st.settings)
+    return ranked, len(ranked), unpriced
 
 
 def _offer_filters(
@@ -306,7 +328,7 @@ _OFFER_HEADERS = (
 _OFFER_DROP = (("库存", "Stock"), ("地区", "Location"), ("单价", "Price"))
 
 
-def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str) -> None:
+def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str, total: int) -> None:
     title = tr(
         lang,
         f"报价（每卡时 {currency}，最便宜在前）",
@@ -321,11 +343,11 @@ def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str) ->
         table.add_row(*(escape(c) for c in cells))
     out = console()
     print_table(out, table, drop=[tr(lang, zh, en) for zh, en in _OFFER_DROP])
-    if len(rows) > limit:
+    if total > limit:
         out.print(
             tr(
                 lang,
-                f"共 {len(rows)} 条，显示 {limit} 条；用 --limit 查看更多。",
-                f"{len(rows)} offers, {limit} shown; use --limit for more.",
+                f"共 {total} 条，显示 {limit} 条；用 --limit 查看更多。",
+                f"{total} offers, {limit} shown; use --limit for more.",
             )
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich import box
@@ -14,15 +14,6 @@ from comparator.cli import estimate_options as opt
 from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
 from comparator.cli.estimate_lines import links_line, savers_line
 from comparator.cli.tables import print_table
-from comparator.estimate import (
-    BUILTIN_SHAPES,
-    Advice,
-    Estimate,
-    EstimateRequest,
-    estimate,
-    normalize_optimizer,
-    parse_token_count,
-)
 from comparator.i18n import (
     ESTIMATE_ADVICE_ZH,
     ESTIMATE_MEMORY_PARTS,
@@ -31,6 +22,9 @@ from comparator.i18n import (
     RULE_OF_THUMB_ZH,
     is_en,
 )
+
+if TYPE_CHECKING:  # the estimator loads inside the command: `suanli --help` stays fast
+    from comparator.estimate import Advice, Estimate, EstimateRequest
 
 
 def register(app: typer.Typer) -> None:
@@ -79,6 +73,8 @@ def estimate_command(
     if model is None:
         raise typer.BadParameter("is required (or use --list-models)", param_hint="--model")
     flags = {k: v for k, v in locals().items() if k not in ("ctx", "st", "list_models", "json_out")}
+    from comparator.estimate import estimate
+
     result = estimate(_request(flags, st.settings.headroom))
     if json_out:
         emit_json(result.to_json())
@@ -88,6 +84,8 @@ def estimate_command(
 
 def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
     """The request from the flags' values, normalised as job files are."""
+    from comparator.estimate import EstimateRequest, normalize_optimizer, parse_token_count
+
     recompute, offload = flags.pop("recompute"), flags.pop("offload")
     for key in ("method", "precision"):
         flags[key] = flags[key].strip().lower()
@@ -102,6 +100,8 @@ def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
 
 
 def _list_models(lang: str, json_out: bool) -> None:
+    from comparator.estimate import BUILTIN_SHAPES
+
     if json_out:
         emit_json({"models": [shape.summary() for shape in BUILTIN_SHAPES]})
         return

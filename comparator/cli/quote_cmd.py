@@ -89,6 +89,8 @@ def quote(
 
 
 def _check_outputs(engine: Engine, output: Path | None, pdf: Path | None) -> None:
+    if output is None and pdf is None:
+        return  # nothing to write: the renderer (Jinja) need not load
     from comparator.report import check_outputs
 
     database = engine.url.database if engine.dialect.name == "sqlite" else None
@@ -104,6 +106,8 @@ def _render_lang(ctx: typer.Context, show: str | None, lang: str) -> str | None:
 
 
 def _render(stored: StoredQuote, output: Path | None, pdf: Path | None, lang: str | None) -> None:
+    if output is None and pdf is None:
+        return
     from comparator.report import write_report
 
     html_written = False

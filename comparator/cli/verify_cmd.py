@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -24,19 +24,9 @@ from comparator.cli.tables import print_table
 from comparator.domain import OfferView, find_gpu
 from comparator.errors import InputError
 from comparator.i18n import status_label, verify_check_label
-from comparator.verify import (
-    NOT_REQUESTED,
-    GpuReading,
-    MachineReport,
-    Measurements,
-    VerifyResult,
-    collect_machine,
-    evaluate,
-    find_nvidia_smi,
-    measure,
-    parse_smi_xml,
-    parse_topology,
-)
+
+if TYPE_CHECKING:  # the checks load inside the command: `suanli --help` stays fast
+    from comparator.verify import GpuReading, MachineReport, VerifyResult
 
 _COLOUR = {"pass": "green", "warn": "yellow", "fail": "bold red"}
 
@@ -92,6 +82,8 @@ def verify(
         report, live = read_machine(xml_file, topo_file)
         offer = _offer(st, offer_id)
     wanted = measure_opt if measure_opt is not None else live
+    from comparator.verify import NOT_REQUESTED, Measurements, evaluate, measure
+
     measurements: Measurements = NOT_REQUESTED
     if wanted:  # bf16 matmul, memory and NCCL runs take tens of seconds
         with working(
@@ -110,6 +102,14 @@ def verify(
 
 def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[MachineReport, bool]:
     """The report from saved files, or from running nvidia-smi here (``live`` is then True)."""
+    from comparator.verify import (
+        MachineReport,
+        collect_machine,
+        find_nvidia_smi,
+        parse_smi_xml,
+        parse_topology,
+    )
+
     topology = parse_topology(topo_file.read_text("utf-8"), str(topo_file)) if topo_file else None
     if xml_file is not None:
         return parse_smi_xml(xml_file.read_bytes(), str(xml_file), topology), False

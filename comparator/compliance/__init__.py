@@ -4,25 +4,53 @@
 :func:`evaluate_offers` splits offers into eligible and excluded ones (:class:`Eligibility`),
 what the planner calls. Rules: :mod:`.engine`; licences: :mod:`.licence`; number checks:
 :mod:`.numbers`; the job's requirements: :mod:`.job`; verdict types: :mod:`.model`.
+
+Each name loads its module on first use (:mod:`comparator.domain.lazy`).
 """
 
-from comparator.compliance.engine import (
-    check_provider,
-    check_providers,
-    evaluate_offers,
-    needs_chinese_licence,
-)
-from comparator.compliance.model import (
-    FAIL,
-    PASS,
-    WARN,
-    Check,
-    DatacenterReport,
-    Eligibility,
-    Exclusion,
-    ProviderReport,
-    worst,
-)
+from typing import TYPE_CHECKING
+
+from comparator.domain.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from comparator.compliance.engine import (
+        check_provider,
+        check_providers,
+        evaluate_offers,
+        needs_chinese_licence,
+    )
+    from comparator.compliance.model import (
+        FAIL,
+        PASS,
+        WARN,
+        Check,
+        DatacenterReport,
+        Eligibility,
+        Exclusion,
+        ProviderReport,
+        worst,
+    )
+
+_HOME: dict[str, tuple[str, ...]] = {
+    "engine": (
+        "check_provider",
+        "check_providers",
+        "evaluate_offers",
+        "needs_chinese_licence",
+    ),
+    "model": (
+        "FAIL",
+        "PASS",
+        "WARN",
+        "Check",
+        "DatacenterReport",
+        "Eligibility",
+        "Exclusion",
+        "ProviderReport",
+        "worst",
+    ),
+}
+__getattr__ = lazy_names(__name__, _HOME)
 
 __all__ = [
     "FAIL",

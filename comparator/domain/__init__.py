@@ -5,56 +5,131 @@ rules and the holiday calendar (:mod:`.calendar`, :mod:`.holidays`), provinces (
 credential numbers (:mod:`.credentials`), job files (:mod:`.job`), provider profiles
 (:mod:`.profile`), the offer as the core sees it (:mod:`.offer_view`), the dates a job is judged
 on (:mod:`.policy`) and the default time zone (:mod:`.zones`).
+
+Each name loads its module on first use (:mod:`comparator.domain.lazy`): the calendar,
+profiles and job files are slow to import, and `suanli --help` needs none of them.
 """
 
-from comparator.domain.billing import (
-    BILLING_MODES,
-    CONTRACT_MODES,
-    HOURLY_MODES,
-    PERIOD_HOURS,
-    parse_billing,
-)
-from comparator.domain.calendar import (
-    factor_at,
-    parse_time_of_use,
-    slot_factors,
-    use_holiday_supplement,
-)
-from comparator.domain.credentials import (
-    LicenceNumber,
-    identify_number,
-    normalise_number,
-    parse_gongan,
-    parse_icp_filing,
-    parse_licence,
-    parse_uscc,
-)
-from comparator.domain.gpus import (
-    GPUS,
-    GpuSpec,
-    find_gpu,
-    resolve_gpu,
-    snap_to_memory,
-    suggest_gpus,
-)
-from comparator.domain.holidays import load_holidays_file
-from comparator.domain.job import Job, Requirements, load_job
-from comparator.domain.money import FxTable, money_str, parse_decimal, round_money
-from comparator.domain.offer_view import OfferView
-from comparator.domain.policy import JobPolicy
-from comparator.domain.profile import (
-    Certification,
-    DataCenter,
-    Filing,
-    License,
-    ProviderProfile,
-    load_profile,
-    loads_profile,
-    parse_profile,
-    profile_to_dict,
-)
-from comparator.domain.provinces import canonical_city, canonical_province
-from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
+from typing import TYPE_CHECKING
+
+from comparator.domain.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from comparator.domain.billing import (
+        BILLING_MODES,
+        CONTRACT_MODES,
+        HOURLY_MODES,
+        PERIOD_HOURS,
+        parse_billing,
+    )
+    from comparator.domain.calendar import (
+        factor_at,
+        parse_time_of_use,
+        slot_factors,
+        use_holiday_supplement,
+    )
+    from comparator.domain.credentials import (
+        LicenceNumber,
+        identify_number,
+        normalise_number,
+        parse_gongan,
+        parse_icp_filing,
+        parse_licence,
+        parse_uscc,
+    )
+    from comparator.domain.gpus import (
+        GPUS,
+        GpuSpec,
+        find_gpu,
+        resolve_gpu,
+        snap_to_memory,
+        suggest_gpus,
+    )
+    from comparator.domain.holidays import load_holidays_file
+    from comparator.domain.job import Job, Requirements, load_job
+    from comparator.domain.money import FxTable, money_str, parse_decimal, round_money
+    from comparator.domain.offer_view import OfferView
+    from comparator.domain.policy import JobPolicy
+    from comparator.domain.profile import (
+        Certification,
+        DataCenter,
+        Filing,
+        License,
+        ProviderProfile,
+        load_profile,
+        loads_profile,
+        parse_profile,
+        profile_to_dict,
+    )
+    from comparator.domain.provinces import canonical_city, canonical_province
+    from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
+
+_HOME: dict[str, tuple[str, ...]] = {
+    "billing": (
+        "BILLING_MODES",
+        "CONTRACT_MODES",
+        "HOURLY_MODES",
+        "PERIOD_HOURS",
+        "parse_billing",
+    ),
+    "calendar": (
+        "factor_at",
+        "parse_time_of_use",
+        "slot_factors",
+        "use_holiday_supplement",
+    ),
+    "credentials": (
+        "LicenceNumber",
+        "identify_number",
+        "normalise_number",
+        "parse_gongan",
+        "parse_icp_filing",
+        "parse_licence",
+        "parse_uscc",
+    ),
+    "gpus": (
+        "GPUS",
+        "GpuSpec",
+        "find_gpu",
+        "resolve_gpu",
+        "snap_to_memory",
+        "suggest_gpus",
+    ),
+    "holidays": ("load_holidays_file",),
+    "job": (
+        "Job",
+        "Requirements",
+        "load_job",
+    ),
+    "money": (
+        "FxTable",
+        "money_str",
+        "parse_decimal",
+        "round_money",
+    ),
+    "offer_view": ("OfferView",),
+    "policy": ("JobPolicy",),
+    "profile": (
+        "Certification",
+        "DataCenter",
+        "Filing",
+        "License",
+        "ProviderProfile",
+        "load_profile",
+        "loads_profile",
+        "parse_profile",
+        "profile_to_dict",
+    ),
+    "provinces": (
+        "canonical_city",
+        "canonical_province",
+    ),
+    "zones": (
+        "DEFAULT_TIMEZONE",
+        "DEFAULT_TIMEZONE_NAME",
+    ),
+}
+__getattr__ = lazy_names(__name__, _HOME)
 
 __all__ = [
     "BILLING_MODES",

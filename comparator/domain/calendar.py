@@ -26,7 +26,6 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 import chinese_calendar
-import holidays as holiday_tables
 
 from comparator.errors import CalendarError, Msg, as_msg
 
@@ -121,6 +120,8 @@ def _chinese_calendar_covers(year: int) -> bool:
 @lru_cache(maxsize=64)
 def _provisional_holidays(year: int) -> frozenset[date]:
     """Statutory holidays of ``year`` from the ``holidays`` package (no 调休 workdays)."""
+    import holidays as holiday_tables  # only for years chinesecalendar lacks; slow to import
+
     days = frozenset(holiday_tables.country_holidays("CN", years=year))
     if not days:
         raise CalendarError(

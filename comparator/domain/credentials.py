@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from comparator.domain.provinces import (
     ABBREVIATION_CHARS,
@@ -43,6 +44,7 @@ _DASHES = str.maketrans({c: "-" for c in "‐‑‒–—―−－"})
 _LABEL_RE = re.compile(r"^[^:]*:")
 
 
+@lru_cache(maxsize=1 << 14)
 def normalise_number(text: str) -> str:
     """Full-width → half-width, dashes → ``-``, no whitespace, ASCII upper case, no label."""
     folded = unicodedata.normalize("NFKC", text).translate(_DASHES)

@@ -4,26 +4,58 @@ Entry: :func:`estimate` on an :class:`EstimateRequest` (or :func:`request_from_j
 file's ``[model]``/``[training]``). Model architectures: :mod:`.shapes`, :mod:`.hf_config`;
 memory: :mod:`.memory`; FLOPs and MFU: :mod:`.compute`, :mod:`.throughput`; the card search:
 :mod:`.search`; advice: :mod:`.advice`. See :mod:`.estimator` for the pieces in detail.
+
+Each name loads its module on first use (:mod:`comparator.domain.lazy`).
 """
 
-from comparator.estimate.advice import Advice
-from comparator.estimate.compute import default_mfu
-from comparator.estimate.estimator import (
-    Estimate,
-    EstimateRequest,
-    Note,
-    estimate,
-    parse_token_count,
-    request_from_job,
-)
-from comparator.estimate.request import DEFAULT_GPU, normalize_optimizer
-from comparator.estimate.shapes import BUILTIN_SHAPES
-from comparator.estimate.throughput import (
-    relative_throughput,
-    run_hours,
-    scale_card_hours,
-    throughput_table,
-)
+from typing import TYPE_CHECKING
+
+from comparator.domain.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from comparator.estimate.advice import Advice
+    from comparator.estimate.compute import default_mfu
+    from comparator.estimate.estimator import (
+        Estimate,
+        EstimateRequest,
+        Note,
+        estimate,
+        parse_token_count,
+        request_from_job,
+    )
+    from comparator.estimate.request import DEFAULT_GPU, normalize_optimizer
+    from comparator.estimate.shapes import BUILTIN_SHAPES
+    from comparator.estimate.throughput import (
+        relative_throughput,
+        run_hours,
+        scale_card_hours,
+        throughput_table,
+    )
+
+_HOME: dict[str, tuple[str, ...]] = {
+    "advice": ("Advice",),
+    "compute": ("default_mfu",),
+    "estimator": (
+        "Estimate",
+        "EstimateRequest",
+        "Note",
+        "estimate",
+        "parse_token_count",
+        "request_from_job",
+    ),
+    "request": (
+        "DEFAULT_GPU",
+        "normalize_optimizer",
+    ),
+    "shapes": ("BUILTIN_SHAPES",),
+    "throughput": (
+        "relative_throughput",
+        "run_hours",
+        "scale_card_hours",
+        "throughput_table",
+    ),
+}
+__getattr__ = lazy_names(__name__, _HOME)
 
 __all__ = [
     "BUILTIN_SHAPES",

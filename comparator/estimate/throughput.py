@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from decimal import ROUND_CEILING, Decimal
+from functools import lru_cache
 from typing import Any
 
 from comparator.domain.gpus import GPUS, GpuSpec
@@ -41,6 +42,7 @@ def scale_card_hours(card_hours: Decimal, reference: GpuSpec, target: GpuSpec) -
     return (card_hours * source / dest).quantize(_PLACES, rounding=ROUND_CEILING)
 
 
+@lru_cache(maxsize=1024)
 def is_rdma(network: str | None) -> bool:
     """Whether a node network can carry multi-node training (InfiniBand or RoCE, in any of
     the spellings :func:`~comparator.domain.links.parse_network` reads: ``ib-200g``,
@@ -49,10 +51,12 @@ def is_rdma(network: str | None) -> bool:
     return link is not None and link.rdma
 
 
+@lru_cache(maxsize=1 << 16)
 def run_hours(
     card_hours: Decimal, cards: int, node_cards: int, multi_node_efficiency: Decimal
 ) -> int:
-    """Whole hours the job runs on ``cards`` cards (rounded up)."""
+    """Whole hours the job runs on ``cards`` cards (rounded up; once per distinct argument: the
+    planner's bounds ask for the same few counts of every group)."""
     efficiency = Decimal(1) if cards <= node_cards else multi_node_efficiency
     hours = card_hours / (cards * efficiency)
     return max(1, math.ceil(hours))

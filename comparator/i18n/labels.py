@@ -195,6 +195,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "evidence": ("依据", "Evidence"),
     "no_findings": ("所有检查均通过。", "Every check passed."),
     "no_compliance": ("没有合规检查结果。", "No compliance results."),
+    "compliance_omitted": (
+        "另有已检查但未列出的供应商（不在所示方案之中）",
+        "Further providers checked but not listed (in none of the plans shown)",
+    ),
     "pass": ("通过", "pass"),
     "warn": ("警告", "warn"),
     "fail": ("不通过", "fail"),

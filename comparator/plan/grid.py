@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from comparator.domain.money import FxTable
@@ -29,8 +30,10 @@ class SlotGrid:
         return (self.first.astimezone(UTC) + timedelta(hours=slot)).astimezone(self.timezone)
 
 
+@lru_cache(maxsize=256)
 def slot_grid(earliest: datetime, deadline: datetime, timezone: ZoneInfo) -> SlotGrid:
-    """Slot 0 = the first whole local hour at or after ``earliest``."""
+    """Slot 0 = the first whole local hour at or after ``earliest`` (one grid per distinct
+    window and zone: every group of a provider's zone shares it)."""
     local = earliest.astimezone(timezone)
     first = local.replace(minute=0, second=0, microsecond=0)
     if first < local:
@@ -49,7 +52,10 @@ class PriceBasis:
     discounts: Mapping[str, Decimal] = field(default_factory=dict)
 
     def unit_price(self, offer: OfferView) -> Decimal | None:
-        price = offer.price * self.discounts.get(offer.provider, Decimal(1))
+        price = offer.price
+        discount = self.discounts.get(offer.provider)
+        if discount is not None:
+            price = price * discount
         if not offer.tax_inclusive:
             price = price * (1 + offer.vat_rate)
         if offer.currency.upper() != self.currency:

@@ -19,7 +19,7 @@ import heapq
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.offer_view import OfferView
@@ -34,7 +34,7 @@ from comparator.plan.candidates import (
 )
 from comparator.plan.dominance import undominated_offers
 from comparator.plan.groups import group_offers
-from comparator.plan.slot_prices import shared_factors
+from comparator.plan.slot_prices import least_factor
 from comparator.plan.solve import (
     Evaluated,
     PlanOptions,
@@ -59,32 +59,44 @@ class LazyCandidates:
     used: set[str] = field(default_factory=set)  # offers some candidate would hold
     not_built: int = 0
     dominated: set[str] = field(default_factory=set)  # offers a machine-mate strictly dominates
+    floors: list[list[_Floor]] = field(default_factory=list)  # each group's offers' floors
+
+    def undominated(self, g: GroupInput) -> GroupInput:
+        """``g`` without the offers a machine-mate strictly dominates (rule 4), recorded in
+        :attr:`dominated`: done when the walk reaches the group, since neither its bound nor
+        any count's bound depends on a dominated offer (docs/planner-pruning.md)."""
+        kept = undominated_offers(g.offers, g.prices, g.grid)
+        if len(kept) == len(g.offers):
+            return g
+        self.dominated |= {o.offer_id for o in g.offers} - {o.offer_id for o in kept}
+        return dataclasses.replace(g, offers=kept)
 
 
 def lazy_candidates(
     offers: Sequence[OfferView], work_by_gpu: Mapping[str, GpuWork], options: CandidateOptions
 ) -> LazyCandidates:
-    """Every group of ``offers`` prepared (prices, calendars, card counts), none expanded."""
+    """Every group of ``offers`` prepared (prices, calendars, card counts, floors), none
+    expanded; the offers no count of their group can use get their notes now."""
     built = CandidateSet()
     builder = CandidateBuilder(options, built)
-    groups = []
+    lazy = LazyCandidates(builder, [], built)
     for key, group in group_offers(offers).items():
         work = work_by_gpu.get(key[2])
-        if work is not None:
-            prepared = builder.prelude(key, group, work.on_link(key[4]))
-            if prepared.offers and prepared.counts:
-                groups.append(prepared)
-    lazy = LazyCandidates(builder, groups, built)
-    for g in groups:
+        if work is None:
+            continue
+        g = builder.prelude(key, group, work.on_link(key[4]))
+        if not (g.offers and g.counts):
+            continue
+        floors = _floors(g)
         fewest = min(g.counts)
-        usable = {o.offer_id for o in g.offers if _max_cards(o) >= fewest}
-        lazy.used |= usable
-        builder.note_unusable([o for o in g.offers if o.offer_id not in usable], g.counts, [])
-    for i, g in enumerate(groups):
-        kept = undominated_offers(g.offers, g.prices, g.grid)
-        if len(kept) < len(g.offers):
-            lazy.dominated |= {o.offer_id for o in g.offers} - {o.offer_id for o in kept}
-            groups[i] = dataclasses.replace(g, offers=kept)
+        unusable = [o for o, f in zip(g.offers, floors, strict=True) if f.max_cards < fewest]
+        lazy.used.update(
+            o.offer_id for o, f in zip(g.offers, floors, strict=True) if f.max_cards >= fewest
+        )
+        if unusable:
+            builder.note_unusable(unusable, g.counts, [])
+        lazy.groups.append(g)
+        lazy.floors.append(floors)
     return lazy
 
 
@@ -94,10 +106,10 @@ def _max_cards(offer: OfferView) -> float:
     return most if is_rdma(offer.network) else min(most, offer.node_cards)
 
 
-@dataclass(frozen=True)
-class _Floor:
+class _Floor(NamedTuple):
     """What one offer contributes to a count's bound: per unit and run slot, at least
-    ``hourly`` (hourly offers) or ``max(per_period, per_runs / runs)`` (contracts)."""
+    ``hourly`` (hourly offers) or ``max(per_period, per_runs / runs)`` (contracts). A tuple:
+    one is built for each of the job's offers."""
 
     max_cards: float
     cards: int
@@ -108,12 +120,15 @@ class _Floor:
 
 def _floors(g: GroupInput) -> list[_Floor]:
     slots = max(g.grid.deadline_slot, 1)
+    least: dict[str, float] = {}  # per time-of-use rule of the group
     out = []
     for offer in g.offers:
         price = float(g.prices[offer.offer_id])
         if offer.billing in HOURLY_MODES:
-            factors = shared_factors(offer.time_of_use, g.grid.first, slots, g.grid.timezone)
-            out.append(_Floor(_max_cards(offer), offer.cards, price * float(min(factors)), 0, 0))
+            rule = offer.time_of_use
+            if rule not in least:
+                least[rule] = least_factor(rule, g.grid.first, slots, g.grid.timezone)
+            out.append(_Floor(_max_cards(offer), offer.cards, price * least[rule], 0, 0))
         else:
             per_period = price / offer.period_hours
             out.append(
@@ -146,7 +161,9 @@ def count_key(
     return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
 
 
-def group_key(g: GroupInput, options: CandidateOptions, objective: str) -> Key:
+def group_key(
+    g: GroupInput, floors: Sequence[_Floor], options: CandidateOptions, objective: str
+) -> Key:
     """A key no candidate of the group can beat, from its offers alone (no count is sketched).
 
     Any count ``n`` runs ``W(n) ≥ card_hours / (n · max(1, efficiency))`` slots on
@@ -173,7 +190,7 @@ def group_key(g: GroupInput, options: CandidateOptions, objective: str) -> Key:
         scale
         / f.cards
         * (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs))
-        for f in _floors(g)
+        for f in floors
     )
     bound = math.floor(floor * 100 * (1 - 1e-6)) - (slots + 1) // 2 - 1
     earliest = g.grid.at(fastest)
@@ -209,8 +226,8 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
     """
     objective = options.objective
     heap: list[Entry] = [
-        (group_key(g, lazy.builder.options, objective), i, -1, GROUP, g)
-        for i, g in enumerate(lazy.groups)
+        (group_key(g, floors, lazy.builder.options, objective), i, -1, GROUP, g)
+        for i, (g, floors) in enumerate(zip(lazy.groups, lazy.floors, strict=True))
     ]
     heapq.heapify(heap)
     walk = _Walk(lazy, options)
@@ -252,8 +269,10 @@ class _Walk:
         return self.all_hopeless(key)
 
     def counts(self, g: GroupInput, index: int) -> list[Entry]:
-        """The group's card counts that the builder would keep, each with its own key."""
+        """The group's card counts that the builder would keep, each with its own key, over
+        its undominated offers."""
         options = self.lazy.builder.options
+        g = self.lazy.undominated(g)
         floors = _floors(g)
         entries = []
         for position, cards in enumerate(kept_counts(g, options)):

@@ -29,6 +29,13 @@ def shared_factors(
     return slot_factors(rule, first, horizon, timezone)
 
 
+@lru_cache(maxsize=4096)
+def least_factor(rule: str, first: datetime, horizon: int, timezone: ZoneInfo) -> float:
+    """The smallest factor of :func:`shared_factors` (as a float, for the bounds), once per
+    distinct argument: a group's bound needs it for each of its offers."""
+    return float(min(shared_factors(rule, first, horizon, timezone)))
+
+
 @lru_cache(maxsize=1 << 16)
 def _costs(
     unit_cost: tuple[int, tuple[int, ...], int],

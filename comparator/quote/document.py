@@ -6,7 +6,8 @@ Shape (keys are stable; reports render from this alone)::
     providers {id: {name}}, job {...}, estimate (Estimate.to_json()) | null,
     plan (PlanResult.to_json(), the `plan --json` document; each exclusion whose reasons are
           known in both languages also carries reason_texts {zh-CN: [...], en: [...]}),
-    compliance {providers: [...]},
+    compliance {today, last_day, providers: [...] (at most 50, the plans' providers first),
+    omitted? {providers, by_status}},
     assumptions {mfu, throughput_table[], fx{rates, date}, multi_node_efficiency, headroom,
                  price_freshness_days},
     price_ages [{offer_id, provider, region, gpu, cards, billing, price, currency,
@@ -20,6 +21,7 @@ Money is a decimal string; times are ISO 8601 with their offset.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -40,6 +42,7 @@ from comparator.i18n import REPORT_LANGS
 from comparator.plan import PlanResult, deadline_reason, requirement_reason
 
 MAX_CURVE_HOURS = 24 * 400
+MAX_COMPLIANCE_PROVIDERS = 50  # reports a quote holds in full (the plans' providers always)
 
 
 @dataclass(frozen=True)
@@ -128,14 +131,33 @@ def excluded_with_texts(parts: QuoteParts) -> list[dict[str, Any]]:
     return out
 
 
+def _plan_providers(result: PlanResult) -> set[str]:
+    plans = [result.best, *result.alternatives, result.cheapest_without_budget]
+    return {p.provider for p in plans if p is not None}
+
+
 def compliance_section(result: PlanResult, lang: str) -> dict[str, Any]:
-    """The ``check --json`` document of the providers the planner judged, on its dates."""
+    """The ``check --json`` document of the providers the planner judged, on its dates.
+
+    Bounded at national scale: the providers of the plans shown come first, then the others
+    by id, up to :data:`MAX_COMPLIANCE_PROVIDERS` reports; the rest are counted by status
+    under ``omitted`` (a key only present when some were left out)."""
     policy = result.policy
-    return {
+    shown = _plan_providers(result)
+    reports = sorted(result.compliance, key=lambda r: (r.provider not in shown, r.provider))
+    kept = reports[: max(MAX_COMPLIANCE_PROVIDERS, len(shown))]
+    section: dict[str, Any] = {
         "today": policy.today.isoformat() if policy else None,
         "last_day": policy.last_day.isoformat() if policy and policy.last_day else None,
-        "providers": [report.to_json(lang) for report in result.compliance],
+        "providers": [report.to_json(lang) for report in kept],
     }
+    if len(kept) < len(reports):
+        statuses = Counter(report.status for report in reports[len(kept) :])
+        section["omitted"] = {
+            "providers": len(reports) - len(kept),
+            "by_status": dict(sorted(statuses.items())),
+        }
+    return section
 
 
 def _jsonable_table(table: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -16,15 +16,17 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from comparator.errors import RenderError, os_reason
 from comparator.i18n import billing_label, check_label, label, normalize_lang
 from comparator.report import charts
 from comparator.report.view import bill_line_texts, build_view
 
+if TYPE_CHECKING:
+    import jinja2
+
+PANGO_HINT = "--pdf needs Pango: apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk"
 _CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "US$", "EUR": "€", "HKD": "HK$", "JPY": "JP¥"}
 
 
@@ -76,7 +78,10 @@ def format_coordinate(value: float) -> str:
 
 @functools.cache
 def environment(directory: Path | None = None) -> jinja2.Environment:
-    """The one Jinja environment: autoescaping on, strict about undefined names."""
+    """The one Jinja environment: autoescaping on, strict about undefined names (Jinja loads
+    here: `suanli quote` without -o/--pdf never needs it)."""
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(directory or templates_dir()),
         autoescape=True,

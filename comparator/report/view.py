@@ -77,6 +77,8 @@ class ComplianceMatrix:
     columns: tuple[str, ...]
     rows: tuple[MatrixRow, ...]
     findings: tuple[Finding, ...]
+    omitted: int = 0  # providers judged but not in the document (national scale)
+    omitted_by_status: tuple[tuple[str, int], ...] = ()
 
 
 def provider_names(document: Mapping[str, Any]) -> dict[str, str]:
@@ -217,7 +219,11 @@ def compliance_matrix(
         )
         for pid, dc, status, statuses in entries
     )
-    return ComplianceMatrix(tuple(columns), rows, tuple(findings))
+    omitted = (compliance or {}).get("omitted") or {}
+    by_status = tuple((k, int(v)) for k, v in (omitted.get("by_status") or {}).items())
+    return ComplianceMatrix(
+        tuple(columns), rows, tuple(findings), int(omitted.get("providers") or 0), by_status
+    )
 
 
 def best_warnings(document: Mapping[str, Any], lang: str = "zh-CN") -> list[Finding]:

@@ -2,13 +2,31 @@
 
 Each function reads what it needs (job files, current offers, provider profiles), calls the
 pure core (:mod:`comparator.compliance`, :mod:`comparator.plan`, :mod:`comparator.verify`) and,
-where the command keeps a record, stores it (quotes, verifications).
+where the command keeps a record, stores it (quotes, verifications). Each name loads its module
+on first use (:mod:`comparator.domain.lazy`): `suanli quote` never loads the machine checks.
 """
 
-from comparator.services.eligibility import CatalogCheck, check_catalog, eligible_for_job
-from comparator.services.planning import context_from_settings, plan_job_file, plan_jobs_files
-from comparator.services.quoting import make_quote
-from comparator.services.verification import store_verification
+from typing import TYPE_CHECKING
+
+from comparator.domain.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from comparator.services.eligibility import CatalogCheck, check_catalog, eligible_for_job
+    from comparator.services.planning import (
+        context_from_settings,
+        plan_job_file,
+        plan_jobs_files,
+    )
+    from comparator.services.quoting import make_quote
+    from comparator.services.verification import store_verification
+
+_HOME: dict[str, tuple[str, ...]] = {
+    "eligibility": ("CatalogCheck", "check_catalog", "eligible_for_job"),
+    "planning": ("context_from_settings", "plan_job_file", "plan_jobs_files"),
+    "quoting": ("make_quote",),
+    "verification": ("store_verification",),
+}
+__getattr__ = lazy_names(__name__, _HOME)
 
 __all__ = [
     "CatalogCheck",

@@ -6,7 +6,9 @@ catalog, the settings and a job file meet it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -49,6 +51,23 @@ class JobCatalog:
     profiles: dict[str, ProviderProfile]
     filtered: list[FilteredOffers]
     snapshot_ids: list[str]  # every current snapshot with offers, loaded or not
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a job is loaded and planned.
+
+    Loading and planning allocate millions of objects and almost no cycles (at 1M offers a
+    collection afterwards finds ~300 unreachable objects), yet the collector's passes over the
+    growing heap took a third of the planner's time. Memory is still freed by reference
+    counting; the collector resumes afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def load_for_job(engine: Engine, job: Job, lang: str = "en") -> JobCatalog:
@@ -101,8 +120,9 @@ def plan_job_file(
     """Read ``path`` and the catalog behind ``engine``, and plan the job."""
     job = load_job(path)
     context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
-    catalog = load_for_job(engine, job, context.lang)
-    return plan_job(job, catalog.offers, catalog.profiles, context, filtered=catalog.filtered)
+    with collector_paused():
+        catalog = load_for_job(engine, job, context.lang)
+        return plan_job(job, catalog.offers, catalog.profiles, context, filtered=catalog.filtered)
 
 
 def plan_jobs_files(

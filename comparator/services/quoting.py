@@ -22,7 +22,7 @@ from comparator.i18n import is_en
 from comparator.plan import plan_job
 from comparator.quote.document import QuoteParts, assemble_document
 from comparator.quote.store import StoredQuote, freeze_quote
-from comparator.services.planning import context_from_settings, load_for_job
+from comparator.services.planning import collector_paused, context_from_settings, load_for_job
 
 
 def file_sha256(path: str | Path) -> str:
@@ -54,18 +54,19 @@ def make_quote(
     context = context_from_settings(
         settings, objective=objective, top=top, today=day, lang=check_lang
     )
-    catalog = load_for_job(engine, job, check_lang)
-    offers, profiles = catalog.offers, catalog.profiles
-    parts = QuoteParts(
-        job=job,
-        input_sha256=file_sha256(job_path),
-        result=plan_job(job, offers, profiles, context, filtered=catalog.filtered),
-        offers=offers,
-        provider_names={pid: p.name for pid, p in profiles.items()},
-        objective=objective,
-        check_lang=check_lang,
-        snapshot_ids=catalog.snapshot_ids,
-    )
+    with collector_paused():
+        catalog = load_for_job(engine, job, check_lang)
+        offers, profiles = catalog.offers, catalog.profiles
+        parts = QuoteParts(
+            job=job,
+            input_sha256=file_sha256(job_path),
+            result=plan_job(job, offers, profiles, context, filtered=catalog.filtered),
+            offers=offers,
+            provider_names={pid: p.name for pid, p in profiles.items()},
+            objective=objective,
+            check_lang=check_lang,
+            snapshot_ids=catalog.snapshot_ids,
+        )
     document = assemble_document(
         parts,
         settings,
