@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.markup import escape
 
 from comparator.cli._common import tr
-from comparator.estimate import Estimate
+
+if TYPE_CHECKING:
+    from comparator.estimate import Estimate
 
 _SAVER_NAMES = {
     "recompute": ("重计算", "recompute"),
