@@ -174,7 +174,8 @@ def cloud_item_check(licence: License) -> Check:
             "licence-cloud-item",
             WARN,
             "许可证不含互联网资源协作服务，自助开通的云服务器不在许可范围内",
-            "licence excludes 互联网资源协作服务: self-service cloud instances are not covered",
+            "licence excludes 互联网资源协作服务 (Internet resource collaboration services): "
+            "self-service cloud instances are not covered",
             f"{licence.number} {item}",
         )
     if not item:
