@@ -200,10 +200,10 @@ def query_ms(engine: Engine, runs: int = 7) -> tuple[float, int]:
 
 
 @contextmanager
-def throwaway_database(kind: str, tmp: Path) -> Iterator[str]:
+def throwaway_database(kind: str, tmp: Path, prefix: str = "suanli_import") -> Iterator[str]:
     """A fresh SQLite file, or a PostgreSQL database made and dropped on SUANLI_TEST_PG_URL."""
     if kind == "sqlite":
-        yield f"sqlite:///{tmp / 'catalog.db'}"
+        yield f"sqlite:///{tmp / f'{prefix}-{uuid.uuid4().hex[:6]}.db'}"
         return
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
@@ -211,7 +211,7 @@ def throwaway_database(kind: str, tmp: Path) -> Iterator[str]:
     admin_url = os.environ.get("SUANLI_TEST_PG_URL")
     if not admin_url:
         raise SystemExit("--db postgres needs SUANLI_TEST_PG_URL")
-    name = f"suanli_import_{uuid.uuid4().hex[:10]}"
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))

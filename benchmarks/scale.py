@@ -42,21 +42,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from import_offers import throwaway_database  # noqa: E402 (after the path)
 
 JOB = ROOT / "examples" / "lora-7b-guangdong.toml"
 TODAY = "2026-11-29"
@@ -66,30 +64,6 @@ CPU_SECONDS: dict[str, float] = {}  # user + system CPU of each measured command
 
 def cpu_of(argv: list[str]) -> float:
     return CPU_SECONDS[" ".join(argv)]
-
-
-@contextmanager
-def database(kind: str, tmp: Path) -> Iterator[str]:
-    """A fresh database URL of ``kind`` (sqlite file, or a throwaway PostgreSQL database)."""
-    if kind == "sqlite":
-        yield f"sqlite:///{tmp / f'scale-{uuid.uuid4().hex[:6]}.db'}"
-        return
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    admin_url = os.environ.get("SUANLI_TEST_PG_URL")
-    if not admin_url:
-        raise SystemExit("--db postgres needs SUANLI_TEST_PG_URL")
-    name = f"suanli_scale_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def measured_child(argv: list[str]) -> tuple[float, float, str]:
@@ -204,7 +178,7 @@ def one_size(kind: str, offers: int, providers: int, tmp: Path, args: argparse.N
         write_catalog(folder, offers, providers)
     sheets = sorted((folder / "sheets").glob("*.csv"))
     profiles = sorted((folder / "profiles").glob("*.toml"))
-    with database(kind, tmp) as url:
+    with throwaway_database(kind, tmp, prefix="suanli_scale") as url:
         profile_s, sheet_s, rows = import_catalog(url, sheets, profiles)
         top_ms, full_ms, matched = offers_query_ms(url)
         base = [*SUANLI, "--db", url, "--lang", "en"]
@@ -218,7 +192,7 @@ def one_size(kind: str, offers: int, providers: int, tmp: Path, args: argparse.N
         )
         plan_argv = [*base, "plan", str(JOB), "--today", TODAY, "--json"]
         plan_s, plan_gib, out = measured_child(plan_argv)
-        plan = json.loads(out)
+        plan = json.loads(out)["plans"][0]  # the one shape of `plan --json`
         quote_argv = [*base, "quote", str(JOB), "--today", TODAY, "--json"]
         quote_s, quote_gib, out = measured_child(quote_argv)
         number = json.loads(out)["quote"]
