@@ -12,7 +12,7 @@ from rich.table import Table
 
 from comparator.cli import estimate_options as opt
 from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
-from comparator.cli.estimate_lines import links_line, savers_line
+from comparator.cli.estimate_lines import links_line, recompute_word, savers_line
 from comparator.cli.tables import print_table
 from comparator.i18n import (
     ESTIMATE_ADVICE_ZH,
@@ -145,7 +145,7 @@ def _header(e: Estimate, lang: str) -> str:
         f"[bold]{escape(s.name)}[/] ({s.params / 1e9:.2f}B{moe}; L={s.layers} h={s.hidden} "
         f"a={s.heads} kv={s.kv_heads}) · {kind}{rank} · {r.precision} {mode} · "
         f"{r.optimizer} · seq {r.seq_len} × mb {e.solution.setup.micro_batch} · "
-        f"{tr(lang, '重计算', 'recompute')} {e.solution.setup.recompute} · "
+        f"{tr(lang, '重计算', 'recompute')} {recompute_word(e.solution.setup.recompute, lang)} · "
         f"flash {'✓' if r.flash_attn else '✗'}"
     )
 

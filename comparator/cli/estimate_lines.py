@@ -19,9 +19,23 @@ _SAVER_NAMES = {
 }
 
 
+_RECOMPUTE_WORDS = {
+    "none": ("不重算", "none"),
+    "selective": ("选择性", "selective"),
+    "full": ("完整", "full"),
+}
+
+
+def recompute_word(value: str, lang: str) -> str:
+    """``none`` / ``selective`` / ``full`` in ``lang``."""
+    return tr(lang, *_RECOMPUTE_WORDS.get(value, (value, value)))
+
+
 def _shown(value: str | bool | int, lang: str) -> str:
     if isinstance(value, bool):
         return tr(lang, "开", "on") if value else tr(lang, "关", "off")
+    if isinstance(value, str) and value in _RECOMPUTE_WORDS:
+        return recompute_word(value, lang)
     return str(value)
 
 
