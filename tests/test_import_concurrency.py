@@ -10,7 +10,12 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from comparator.catalog.db import make_engine, upgrade_schema, write_transaction
+from comparator.catalog.db import (
+    DEFAULT_LOCK_TIMEOUT_S,
+    make_engine,
+    upgrade_schema,
+    write_transaction,
+)
 from tests.conftest import REPO
 from tests.refresh_helpers import SNAPSHOT, profile_toml
 
@@ -99,5 +104,6 @@ def test_a_lock_held_too_long_gives_one_clear_message(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "is busy" in proc.stderr and "SUANLI_LOCK_TIMEOUT_S" in proc.stderr
-    assert took < 15
+    assert "more than 1 s" in proc.stderr  # the setting, not the 30 s default, bounded the wait
+    assert took < DEFAULT_LOCK_TIMEOUT_S  # loose: a loaded machine starts Python slowly
     engine.dispose()
