@@ -17,7 +17,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from plan_fixtures import make_offer
-from plan_oracle import brute_force, brute_force_best
 
 from comparator.domain.job import Job, Schedule, Workload
 from comparator.domain.money import FxTable
@@ -29,9 +28,8 @@ from comparator.plan.problem import HourlyRate, ScheduleProblem
 from tests.plan_validate import ValidationContext, validate_plan, validate_schedule
 from tests.test_plan_machines import (
     _by_finish,
-    assert_no_mergeable_neighbours,
+    assert_agrees_with_oracle,
     best_of,
-    migrations,
     random_problem,
 )
 
@@ -62,20 +60,7 @@ def test_the_capped_dp_equals_the_oracle(seed: int) -> None:
     order of the plan chosen, the cap and no mergeable neighbours."""
     rng = random.Random(1500 + seed)
     for _ in range(40):
-        problem = capped_problem(rng)
-        profile = solve_schedule(problem)
-        assert _by_finish(profile) == brute_force(problem), problem
-        expected = brute_force_best(problem)
-        diagonal = profile.cheapest()
-        if expected is None:
-            assert diagonal is None, problem
-            continue
-        assert diagonal is not None, problem
-        result = profile.schedule(diagonal)
-        assert validate_schedule(problem, result) == [], problem
-        got = (result.cost, migrations(problem, result), len(result.segments), result.finish)
-        assert got == expected, problem
-        assert_no_mergeable_neighbours(problem, result)
+        assert_agrees_with_oracle(capped_problem(rng))
 
 
 def test_a_cap_spreads_the_work_over_days_and_resets_at_midnight() -> None:

@@ -109,6 +109,24 @@ def random_problem(rng: random.Random) -> ScheduleProblem:
     )
 
 
+def assert_agrees_with_oracle(problem: ScheduleProblem) -> None:
+    """Every finish slot's cost to the cent; the plan chosen is valid, has the oracle's tie
+    order (cost, migrations, line items, finish) and no mergeable neighbours."""
+    profile = solve_schedule(problem)
+    assert _by_finish(profile) == brute_force(problem), problem
+    expected = brute_force_best(problem)
+    diagonal = profile.cheapest()
+    if expected is None:
+        assert diagonal is None, problem
+        return
+    assert diagonal is not None, problem
+    result = profile.schedule(diagonal)
+    assert validate_schedule(problem, result) == [], problem
+    got = (result.cost, migrations(problem, result), len(result.segments), result.finish)
+    assert got == expected, problem
+    assert_no_mergeable_neighbours(problem, result)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_dp_equals_the_oracle_with_machines_migrations_and_equal_prices(seed: int) -> None:
     """40 instances per seed, 240 in all: every finish slot's cost to the cent (storage of
@@ -116,20 +134,7 @@ def test_the_dp_equals_the_oracle_with_machines_migrations_and_equal_prices(seed
     enumerates, the fewest migrations, then line items, then earliest finish."""
     rng = random.Random(1300 + seed)
     for _ in range(40):
-        problem = random_problem(rng)
-        profile = solve_schedule(problem)
-        assert _by_finish(profile) == brute_force(problem), problem
-        expected = brute_force_best(problem)
-        diagonal = profile.cheapest()
-        if expected is None:
-            assert diagonal is None, problem
-            continue
-        assert diagonal is not None, problem
-        result = profile.schedule(diagonal)
-        assert validate_schedule(problem, result) == [], problem
-        got = (result.cost, migrations(problem, result), len(result.segments), result.finish)
-        assert got == expected, problem
-        assert_no_mergeable_neighbours(problem, result)
+        assert_agrees_with_oracle(random_problem(rng))
 
 
 def _merged_cost(
