@@ -126,8 +126,13 @@ def test_lora_never_more_than_full_and_qlora_never_more_than_lora(
 @settings(max_examples=200, deadline=None)
 @given(requests())
 def test_lora_never_needs_more_cards_than_full(request: EstimateRequest) -> None:
+    # With the optimizer offloaded full training keeps no optimizer state on the card, and under
+    # ZeRO-2 its gradients shard away, while LoRA's adapter sits beside the same unsharded frozen
+    # weights: then LoRA may need more cards (hypothesis found GLM-4-9B, fp32, 200 × L40S).
+    base = replace(request, offload_optimizer=False)
+
     def least(method: str) -> float:
-        found = estimate(replace(request, method=method, cards=None)).min_cards
+        found = estimate(replace(base, method=method, cards=None)).min_cards
         return float("inf") if found is None else found
 
     full = least("full")
