@@ -20,7 +20,7 @@ from plan_oracle import RunRules, brute_force, brute_force_best
 
 from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
-from tests.test_plan_daily_cap import capped_problem
+from tests.test_plan_daily_cap import random_days
 from tests.test_plan_machines import _by_finish, random_problem
 
 D = Decimal
@@ -109,12 +109,15 @@ def _window_problem(rng: random.Random) -> tuple[ScheduleProblem, ScheduleProble
     """A random problem with a random run window: as the DP sees it, and as it may be ordered."""
     problem = random_problem(rng)
     allowed = tuple(rng.random() < 0.7 for _ in range(problem.deadline_slot + 30))
-    if rng.random() < 0.5:
-        problem = dataclasses.replace(
-            problem,
-            max_run_slots_per_day=rng.randint(1, 4),
-            day_of_slot=capped_problem(rng).day_of_slot,
+    if rng.random() < 0.5:  # contracts cheap enough to pay idle hours
+        cheap = tuple(
+            dataclasses.replace(c, cost=max(D("0.01"), (c.cost * D("0.3")).quantize(D("0.01"))))
+            for c in problem.contracts
         )
+        problem = dataclasses.replace(problem, contracts=cheap)
+    if rng.random() < 0.5:
+        cap, days = rng.randint(1, 4), random_days(rng, problem.deadline_slot + 3)
+        problem = dataclasses.replace(problem, max_run_slots_per_day=cap, day_of_slot=days)
 
     def masked(rate: HourlyRate | ContractRate) -> tuple[bool, ...]:
         return tuple(ok and rate.usable(t) for t, ok in enumerate(allowed))
