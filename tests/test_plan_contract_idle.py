@@ -16,8 +16,10 @@ import random
 from decimal import Decimal
 
 import pytest
+from plan_fixtures import make_offer
 from plan_oracle import RunRules, brute_force, brute_force_best
 
+from comparator.plan import plan_job
 from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 from tests.test_plan_daily_cap import random_days
@@ -145,3 +147,38 @@ def test_the_dp_never_beats_the_plans_a_person_can_order(seed: int) -> None:
         assert all(wider[f] <= cost for f, cost in dp.items()), orderable
         plain = random_problem(rng)
         assert brute_force(plain, RunRules()) == brute_force(plain), plain
+
+
+# --- a contract's run hours against its paid hours, end to end ------------------------------
+def test_a_contract_shows_its_run_hours_against_its_paid_hours() -> None:
+    """A 3-hour job on a daily contract pays 24 h and runs 3: the plan says so in its JSON
+    (``paid_hours``), its text table and the quote, and the oversized flag reads the run hours."""
+    import json
+
+    from rich.console import Console
+
+    from comparator.cli.plan_cmd import _segment_table
+    from comparator.report import render as report
+    from tests.htmltree import parse_html
+    from tests.test_plan_machines import CONTEXT, SG, _job
+    from tests.test_report_html import DATA
+
+    hourly = make_offer("hour", "hourly", "120", cards=8, **SG)  # type: ignore[arg-type]
+    daily = make_offer("day", "daily", "50", cards=8, **SG)  # type: ignore[arg-type]
+    plan = plan_job(_job(3, False), [hourly, daily], {}, CONTEXT).best
+    assert plan is not None and plan.oversized_contract
+    (segment,) = plan.segments
+    assert (segment.billing, segment.run_hours, segment.paid_hours) == ("daily", 3, 24)
+    assert segment.to_json()["paid_hours"] == 24 and segment.to_json()["run_hours"] == 3
+    for lang, words in (("en", "runs 3/24 h"), ("zh-CN", "运行 3/24 小时")):
+        console = Console(width=200, record=True)
+        console.print(_segment_table(plan, lang))
+        assert words in console.export_text()
+    document = json.loads((DATA / "quote_document.json").read_text(encoding="utf-8"))
+    document["plan"]["best"]["segments"][0].update(run_hours=3, paid_hours=24)
+    for lang, words in (("en", "run/paid 3/24 h"), ("zh-CN", "运行/付费 3/24 h")):
+        root = parse_html(report.render_html(document, lang=lang))
+        found = [e.text().strip() for e in root.iter() if "run-of-paid" in e.attrs.get("class", "")]
+        assert found == [words]
+    document["plan"]["best"]["segments"][0].update(run_hours=24, paid_hours=24)
+    assert "run-of-paid" not in report.render_html(document, lang="en")
