@@ -3,13 +3,15 @@ types (daily, weekly, monthly) and 200 offers; then HiGHS on the same instance.
 
     .venv/bin/python benchmarks/plan.py [--seed 1] [--highs-time-limit 60] [--no-highs]
                                         [--max-hours-per-day 8]
+                                        [--run-windows "mon-fri 09:00-18:00"]
 
 Prints the planner's wall time (target < 2 s), the number of candidates solved exactly and
 pruned by the lower bound, and HiGHS's status, objective, bound and time on the time-indexed
 MILP of the same candidates (:mod:`comparator.plan.milp.model`), with the ratio of the two times.
 With ``--max-hours-per-day N`` it also plans the job with ``[schedule] max_hours_per_day = N``
 (the DP's hours-run-today axis) and prints both CPU times (user + sys), their ratio and the
-process's peak RSS after each.
+process's peak RSS after each; ``--run-windows W`` (repeatable) does the same with
+``[schedule] run_windows``, and with both flags also both together.
 The catalog is synthetic (seeded): 50 (provider, region, GPU) groups × 4 offers of 8-card
 nodes — hourly with night / weekend / public-holiday discounts, daily, weekly and monthly.
 Prices are whole cents after every time-of-use factor, so both methods price alike.
@@ -18,12 +20,12 @@ Prices are whole cents after every time-of-use factor, so both methods price ali
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
 import resource
 import statistics
 import sys
 import time
+from dataclasses import replace
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -123,22 +125,33 @@ def _cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def capped_run(the_job: Job, offers: list[OfferView], context: PlanContext, cap: int) -> None:
-    """The same job without and with a daily cap: CPU seconds, ratio, peak RSS."""
-    capped = dataclasses.replace(
-        the_job, schedule=dataclasses.replace(the_job.schedule, max_hours_per_day=cap)
-    )
+def constrained_run(
+    the_job: Job, offers: list[OfferView], context: PlanContext, cap: int | None, windows: list[str]
+) -> None:
+    """The same job without and with a daily cap and/or run windows: CPU seconds, the ratio to
+    the unconstrained run measured in the same process, peak RSS."""
+    variants = [("no cap", the_job.schedule)]
+    if cap:
+        variants.append(
+            (f"max_hours_per_day = {cap}", replace(the_job.schedule, max_hours_per_day=cap))
+        )
+    if windows:
+        windowed = replace(the_job.schedule, run_windows=tuple(windows))
+        variants.append((f"run_windows = {windows}", windowed))
+        if cap:
+            variants.append(("both", replace(windowed, max_hours_per_day=cap)))
     figures = []
-    for label, which in (("no cap", the_job), (f"max_hours_per_day = {cap}", capped)):
+    for label, schedule in variants:
         before = _cpu_s()
-        result = plan_job(which, offers, {}, context)
+        result = plan_job(replace(the_job, schedule=schedule), offers, {}, context)
         cpu = _cpu_s() - before
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         best = result.best
         found = f"{best.total_cost} CNY, finish {best.finish:%m-%d %H:%M}" if best else "none"
         print(f"{label}: CPU {cpu:.3f} s, peak RSS {rss:.0f} MiB so far — {found}")
         figures.append(cpu)
-    print(f"ratio capped / uncapped CPU: {figures[1] / figures[0]:.1f}×")
+    for (label, _), cpu in zip(variants[1:], figures[1:], strict=True):
+        print(f"ratio {label} / no cap CPU: {cpu / figures[0]:.1f}×")
 
 
 def main() -> None:
@@ -149,6 +162,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="planner runs (median shown)")
     parser.add_argument("--no-highs", action="store_true")
     parser.add_argument("--max-hours-per-day", type=int, default=None)
+    parser.add_argument(
+        "--run-windows", action="append", default=[], help='e.g. "mon-fri 09:00-18:00"'
+    )
     args = parser.parse_args()
     offers = catalog(args.seed)
     context = PlanContext(
@@ -175,8 +191,8 @@ def main() -> None:
         f"candidates {result.stats['candidates']}, solved {result.stats['solved']}, "
         f"pruned by the bound {result.stats['pruned']}"
     )
-    if args.max_hours_per_day:
-        capped_run(the_job, offers, context, args.max_hours_per_day)
+    if args.max_hours_per_day or args.run_windows:
+        constrained_run(the_job, offers, context, args.max_hours_per_day, args.run_windows)
     if args.no_highs:
         return
     candidates = prepare(the_job, offers, {}, context).built.candidates

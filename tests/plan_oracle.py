@@ -9,19 +9,37 @@ restart overhead and is refused to a job that may not pause); docs/billing.md. T
 *migrations*: run blocks whose machine differs from the previous block's (after a pause or not).
 Under a daily cap (``max_run_slots_per_day``) every local day runs at most that many slots, and
 the job runs in every slot it pays for until it finishes (the DP's model, ScheduleProblem).
+
+With :class:`RunRules` it enumerates the wider plan space a person can order: the job runs only
+in the ``allowed`` slots (the run windows), and a contract may be paid for hours the job does
+not run (window closed, cap reached, or any other pattern: every subset of its paid slots is
+tried); hourly slots are still run whenever they are paid before the finish. Contracts then
+lie wherever their rate is rentable, windows or not.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 
 from comparator.domain.money import round_money
 from comparator.plan.problem import ScheduleProblem
 
 Piece = tuple[str, int, int, int]  # kind, rate index, start slot, periods (1 for hourly)
+
+
+@dataclass(frozen=True)
+class RunRules:
+    """The plan space of contracts with paid idle hours: run only where ``allowed`` (None: in
+    every slot), and leave any paid contract slot unrun."""
+
+    allowed: tuple[bool, ...] | None = None
+
+    def runs_at(self, slot: int) -> bool:
+        return self.allowed is None or (slot < len(self.allowed) and self.allowed[slot])
 
 
 def _timelines(problem: ScheduleProblem) -> Iterator[tuple[Piece, ...]]:
@@ -82,10 +100,12 @@ def _merge(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> list[list[int
 
 
 def _price(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> _Priced | None:
-    """Cost, segment count and per-slot machine of a timeline, or None when a minimum is not
-    met. ``machines[t]`` is the machine renting slot ``t`` (None where nothing is rented)."""
+    """Cost, segment count and per-slot machine and hourly flag of a timeline, or None when a
+    minimum is not met. ``machines[t]`` is the machine renting slot ``t`` (None where nothing
+    is rented)."""
     total = Decimal(0)
     machines: list[str | None] = [None] * problem.deadline_slot
+    hourly_slots = [False] * problem.deadline_slot
     segments = _merge(problem, pieces)
     for flag, rate, start, end, count in segments:
         if flag == 0:
@@ -102,66 +122,78 @@ def _price(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> _Priced | Non
             machine = contract.machine
         for t in range(start, min(end, problem.deadline_slot)):
             machines[t] = machine
-    return total, len(segments), tuple(machines)
+            hourly_slots[t] = flag == 0
+    return total, len(segments), (tuple(machines), tuple(hourly_slots))
 
 
-_Priced = tuple[Decimal, int, tuple[str | None, ...]]
+Rented = tuple[tuple[str | None, ...], tuple[bool, ...]]  # machine and hourly flag per slot
+_Priced = tuple[Decimal, int, Rented]
 Best = tuple[Decimal, int, int, int]  # cost, migrations, line items, finish
 
 
-def _runs(problem: ScheduleProblem, machines: tuple[str | None, ...]) -> list[tuple[int, int, int]]:
+def _runs(
+    problem: ScheduleProblem, rented: Rented, rules: RunRules | None
+) -> list[tuple[int, int, int]]:
     """(migrations, first run slot, finish) of every set of rented run slots doing exactly the
     job's work.
 
     A block is a maximal run of consecutive run slots on one machine: a pause or a change of
     machine (a migration) starts a new one, which loses the overhead."""
+    machines, hourly = rented
     overhead = problem.restart_overhead_slots if problem.interruptible else 0
     work, cap = problem.work_slots, problem.max_run_slots_per_day
     days = problem.day_indices(len(machines))
     found = []
-    deadline = len(machines)
-    for mask in range(1, 1 << deadline):
-        slots = [t for t in range(deadline) if mask >> t & 1]
-        if any(machines[t] is None for t in slots):
-            continue
-        firsts = [
-            t
-            for t in slots
-            if not (t > 0 and mask >> (t - 1) & 1 and machines[t - 1] == machines[t])
-        ]
+    runnable = [
+        t for t, m in enumerate(machines) if m is not None and (rules is None or rules.runs_at(t))
+    ]
+    for mask in range(1, 1 << len(runnable)):
+        slots = [t for i, t in enumerate(runnable) if mask >> i & 1]
+        ran = set(slots)
+        firsts = [t for t in slots if not (t - 1 in ran and machines[t - 1] == machines[t])]
         if not problem.interruptible and len(firsts) > 1:
             continue
         if len(slots) - overhead * (len(firsts) - 1) != work:
             continue
-        if cap and not _within_cap(machines, slots, days, cap):
+        if rules is not None:
+            if not _hourly_run(hourly, slots) or (
+                cap and not _within_cap(hourly, slots, days, cap)
+            ):
+                continue
+        elif cap and not _within_cap(machines, slots, days, cap):
             continue
         moved = sum(1 for a, b in itertools.pairwise(firsts) if machines[a] != machines[b])
         found.append((moved, slots[0], slots[-1] + 1))
     return found
 
 
-def _within_cap(
-    machines: tuple[str | None, ...], slots: list[int], days: list[int], cap: int
-) -> bool:
-    """At most ``cap`` run slots a day, and no slot paid but not run before the finish."""
-    if any(machines[t] is not None for t in range(slots[-1] + 1) if t not in slots):
+def _within_cap(paid: Sequence[object], slots: list[int], days: list[int], cap: int) -> bool:
+    """At most ``cap`` run slots a day, and no slot ``paid`` (not None or False) but not run
+    before the finish."""
+    if any(paid[t] not in (None, False) for t in range(slots[-1] + 1) if t not in slots):
         return False
     return all(count <= cap for count in Counter(days[t] for t in slots).values())
 
 
-def _plans(problem: ScheduleProblem) -> dict[int, Best]:
+def _hourly_run(hourly: tuple[bool, ...], slots: list[int]) -> bool:
+    """Every hourly slot paid before the finish is run (only contracts hold paid idle hours)."""
+    ran = set(slots)
+    return all(t in ran for t in range(slots[-1] + 1) if hourly[t])
+
+
+def _plans(problem: ScheduleProblem, rules: RunRules | None = None) -> dict[int, Best]:
     """The best (cost, restarts, line items) of finishing exactly at each finish slot."""
-    cheapest: dict[tuple[str | None, ...], tuple[Decimal, int]] = {}
+    cheapest: dict[Rented, tuple[Decimal, int]] = {}
     for pieces in _timelines(problem):
         priced = _price(problem, pieces)
         if priced is None:
             continue
-        cost, items, machines = priced
-        if (cost, items) < cheapest.get(machines, (Decimal("Infinity"), 0)):
-            cheapest[machines] = (cost, items)
+        cost, items, rented = priced
+        if (cost, items) < cheapest.get(rented, (Decimal("Infinity"), 0)):
+            cheapest[rented] = (cost, items)
     best: dict[int, Best] = {}
-    for machines, (cost, items) in cheapest.items():
-        for moved, first, finish in _runs(problem, machines):
+    for rented, (cost, items) in cheapest.items():
+        for moved, first, finish in _runs(problem, rented, rules):
             stored = problem.storage_per_slot * (finish - first)  # the data disk, pauses too
             key = (cost + stored, moved, items, finish)
             if finish not in best or key < best[finish]:
@@ -169,9 +201,9 @@ def _plans(problem: ScheduleProblem) -> dict[int, Best]:
     return best
 
 
-def brute_force(problem: ScheduleProblem) -> dict[int, Decimal]:
+def brute_force(problem: ScheduleProblem, rules: RunRules | None = None) -> dict[int, Decimal]:
     """The cheapest cost of finishing by each finish slot that some plan reaches."""
-    best = _plans(problem)
+    best = _plans(problem, rules)
     by_finish: dict[int, Decimal] = {}
     running: Decimal | None = None
     for finish in range(1, problem.deadline_slot + 1):
@@ -182,8 +214,8 @@ def brute_force(problem: ScheduleProblem) -> dict[int, Decimal]:
     return by_finish
 
 
-def brute_force_best(problem: ScheduleProblem) -> Best | None:
+def brute_force_best(problem: ScheduleProblem, rules: RunRules | None = None) -> Best | None:
     """The plan a person would order: cheapest, then fewest migrations, then fewest line
     items, then earliest finish."""
-    best = _plans(problem)
+    best = _plans(problem, rules)
     return min(best.values()) if best else None

@@ -25,6 +25,7 @@ from comparator.plan import PlanContext, plan_job
 from comparator.plan.candidates import PriceBasis
 from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.problem import HourlyRate, ScheduleProblem
+from comparator.plan.solve import lower_bound_cents
 from tests.plan_validate import ValidationContext, validate_plan, validate_schedule
 from tests.test_plan_machines import (
     _by_finish,
@@ -92,6 +93,61 @@ def test_the_restart_overhead_counts_toward_the_cap() -> None:
         (8, 10, 1),
     ]
     assert solve_schedule(dataclasses.replace(problem, deadline_slot=9)).cheapest() is None
+
+
+def test_the_lower_bound_knows_the_cap() -> None:
+    """Six slots of ¥1 on day one, ¥9 after, 2 slots a day, 5 of work: no plan runs more than 2
+    of the cheap slots, so the bound is 1 + 1 + 9 + 9 + 9 (not 5 × 1), and it is the optimum."""
+    prices = [D(1)] * 6 + [D(9)] * 12
+    days = tuple(t // 6 for t in range(18))
+    problem = ScheduleProblem(18, 5, True, 0, (HourlyRate("h", tuple(prices)),), (), D(0), 2, days)
+    result = best_of(problem)
+    assert result is not None and result.cost == D("29.00")
+    bound = lower_bound_cents(problem)
+    assert bound is not None and 2800 <= bound <= 2900
+    uncapped = lower_bound_cents(dataclasses.replace(problem, max_run_slots_per_day=0))
+    assert uncapped is not None and uncapped <= 500
+
+
+def test_the_restarts_that_short_windows_force_are_in_the_bound() -> None:
+    """Windows of 3 slots a day (of 6), overhead 1, 7 slots of work: blocks of at most 3 slots,
+    so 1 + ⌈4 / 2⌉ = 3 blocks and 9 paid run slots at ¥1 at least (the optimum)."""
+    windows = tuple(t % 6 < 3 for t in range(24))
+    rate = HourlyRate("h", (D(1),) * 24, 1, windows)
+    problem = ScheduleProblem(24, 7, True, 1, (rate,))
+    result = best_of(problem)
+    assert result is not None and result.cost == D("9.00")
+    bound = lower_bound_cents(problem)
+    assert bound is not None and 890 <= bound <= 900
+    assert lower_bound_cents(dataclasses.replace(problem, work_slots=13)) is None  # 4 days only
+    capped = dataclasses.replace(
+        problem, max_run_slots_per_day=2, day_of_slot=tuple(t // 6 for t in range(24))
+    )
+    assert best_of(capped) is None and lower_bound_cents(capped) is None  # 2 + 1 + 1 + 1 < 7
+
+
+def _windowed(rng: random.Random, problem: ScheduleProblem) -> ScheduleProblem:
+    allowed = tuple(rng.random() < 0.6 for _ in range(problem.deadline_slot + 30))
+    hourly = tuple(
+        dataclasses.replace(r, available=tuple(a and r.usable(t) for t, a in enumerate(allowed)))
+        for r in problem.hourly
+    )
+    return dataclasses.replace(problem, hourly=hourly)
+
+
+def test_the_capped_lower_bound_never_exceeds_the_optimum() -> None:
+    rng = random.Random(1600)
+    for index in range(300):
+        problem = capped_problem(rng)
+        if index % 3 == 1:
+            problem = _windowed(rng, problem)
+        elif index % 3 == 2:
+            problem = _windowed(rng, dataclasses.replace(problem, max_run_slots_per_day=0))
+        profile = solve_schedule(problem, keep_trace=False)
+        diagonal = profile.cheapest()
+        bound = lower_bound_cents(problem)
+        if diagonal is not None:
+            assert bound is not None and bound <= profile.cost_cents(diagonal), problem
 
 
 def test_without_a_cap_nothing_changes() -> None:

@@ -239,9 +239,12 @@ def _segment_table(best: Plan, lang: str) -> Table:
     ):
         table.add_column(header)
     for s in best.segments:
+        runs = tr(
+            lang, f"运行 {s.run_hours}/{s.paid_hours} 小时", f"runs {s.run_hours}/{s.paid_hours} h"
+        )
         table.add_row(
             s.offer_id,
-            billing_label(lang, s.billing),
+            billing_label(lang, s.billing) + (f" ({runs})" if s.pays_idle else ""),
             f"{s.start:%m-%d %H:%M}",
             f"{s.end:%m-%d %H:%M}",
             str(s.units),

@@ -141,6 +141,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "units": ("数量", "Units"),
     "unit_price": ("单价", "Unit price"),
     "average_paid": ("实付均价", "avg paid"),
+    "run_of_paid": ("运行/付费", "run/paid"),
     "cost": ("费用", "Cost"),
     "end": ("结束", "End"),
     "offer": ("报价", "Offer"),

@@ -38,6 +38,15 @@ class PlanSegment:
         return int((self.run_end - self.start).total_seconds() // 3600)
 
     @property
+    def paid_hours(self) -> int:
+        """The hours paid for: a contract may outlast its run (the job finished inside it)."""
+        return int((self.end - self.start).total_seconds() // 3600)
+
+    @property
+    def pays_idle(self) -> bool:
+        return self.paid_hours > self.run_hours
+
+    @property
     def average_unit_price(self) -> Decimal:
         """What one unit-period cost on average: below the list price when off-peak hours won."""
         paid_periods = self.units * self.periods
@@ -58,6 +67,7 @@ class PlanSegment:
             "run_start": self.start.isoformat(),
             "run_end": self.run_end.isoformat(),
             "run_hours": self.run_hours,
+            "paid_hours": self.paid_hours,
             "overhead_hours": self.overhead_hours,
             "free_trial": self.free_trial,
         }
@@ -130,8 +140,7 @@ class Plan:
     def oversized_contract(self) -> bool:
         """A contract pays for more than 3× the hours the job runs on it (docs/billing.md)."""
         return any(
-            s.billing not in ("hourly", "spot")
-            and (s.end - s.start).total_seconds() > OVERSIZED_CONTRACT * s.run_hours * 3600
+            s.billing not in ("hourly", "spot") and s.paid_hours > OVERSIZED_CONTRACT * s.run_hours
             for s in self.segments
         )
 

@@ -96,6 +96,11 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     slot costs at least the cheapest of: an hourly rate's slot price, or a contract's price per
     run slot, which is at least ``max(cost / period, min_periods · cost / R)``. So the ``W``
     cheapest such slot prices bound the cost, less half a cent for each of ≤ R segments.
+    Under a daily cap at most ``cap`` run slots lie in one day: the ``W`` cheapest of each day's
+    ``cap`` cheapest slots bound it then. Where run windows or the cap keep every run block to
+    at most ``L`` slots, an interruptible job needs ``b ≥ 1 + ⌈(W − L) / (L − overhead)⌉``
+    blocks and so runs at least ``W + overhead·(b − 1)`` slots, all of them paid: the bound
+    takes that many.
     """
     slots, work = problem.deadline_slot, problem.work_slots
     if work > slots:
@@ -112,11 +117,63 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         cost = float(contract.cost)
         per_run_slot = max(cost / contract.period_slots, contract.min_periods * cost / runs)
         np.minimum(per_slot, np.where(_usable(contract, slots), per_run_slot, np.inf), out=per_slot)
-    cheapest = np.partition(per_slot, work - 1)[:work]
+    needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead)
+    per_slot = _within_daily_cap(problem, per_slot)
+    if needed is None or len(per_slot) < needed:
+        return None
+    cheapest = np.partition(per_slot, needed - 1)[:needed]
     if not np.isfinite(cheapest).all():
         return None
     total_cents = float(cheapest.sum()) * 100 * (1 - 1e-9)
     return int(np.floor(total_cents)) - (runs + 1) // 2
+
+
+def _fewest_run_slots(
+    problem: ScheduleProblem, runnable: NDArray[np.bool_], overhead: int
+) -> int | None:
+    """The fewest run slots (overhead included) any plan needs; None when none can do the work.
+
+    A run block lies in one stretch of consecutive runnable slots and runs at most ``cap`` slots
+    of each day it touches, so no block is longer than ``L``, the largest such sum over the
+    stretches. The first block does at most ``L`` slots of work, each later one ``L − overhead``."""
+    work = problem.work_slots
+    if not overhead:
+        return work
+    breaks = np.concatenate(([True], runnable[1:] != runnable[:-1]))
+    stretch = np.cumsum(breaks)[runnable]
+    if not len(stretch):
+        return None
+    cap = problem.max_run_slots_per_day
+    if cap:
+        days = np.array(problem.day_indices(len(runnable)), dtype=np.int64)[runnable]
+        pairs, portions = np.unique(np.stack([stretch, days]), axis=1, return_counts=True)
+        longest = int(np.bincount(pairs[0], weights=np.minimum(portions, cap)).max())
+    else:
+        longest = int(np.bincount(stretch).max())
+    if work <= longest:
+        return work
+    if longest <= overhead:
+        return None
+    blocks = 1 + -(-(work - longest) // (longest - overhead))
+    return work + overhead * (blocks - 1)
+
+
+def _within_daily_cap(
+    problem: ScheduleProblem, per_slot: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The slot prices of each day's ``cap`` cheapest slots (all slots without a cap): any
+    capped plan's run slots are at most ``cap`` a day, so their prices sum to at least the
+    ``W`` cheapest of these (a partition matroid: the greedy choice is the cheapest)."""
+    cap = problem.max_run_slots_per_day
+    if not cap:
+        return per_slot
+    days = np.array(problem.day_indices(len(per_slot)), dtype=np.int64)
+    order = np.lexsort((per_slot, days))  # by day, then price
+    ordered_days = days[order]
+    first = np.searchsorted(ordered_days, ordered_days, side="left")
+    rank = np.arange(len(order)) - first  # position among its day's slots, cheapest first
+    kept: NDArray[np.float64] = per_slot[order][rank < cap]
+    return kept
 
 
 def _lower_key(candidate: Candidate, bound: int, objective: str) -> Key:

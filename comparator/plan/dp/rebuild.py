@@ -77,12 +77,12 @@ class Rebuilder:
         """Cheapest closed segment among the rates of ``mask`` at (layers, diagonal)."""
         if not mask.any():
             return np.full((len(layers), self.cap.size), INF)
-        values: Ints = self.closed[layers][..., diagonal][:, mask].min(axis=1)
+        values: Ints = self.closed[layers, :, :, diagonal][:, mask].min(axis=1)
         return values
 
     def _restart_source(self, layers: Ints, diagonal: int, rate: int) -> Ints:
         """Value a restart of ``rate`` (a resume after a pause, or a migration) starts from."""
-        idle = self.idle[layers][..., diagonal]  # [layer, machine, h]
+        idle = self.idle[layers, :, :, diagonal]  # [layer, machine, h]
         machine = self.machine_of[rate]
         own = idle[:, machine]
         moved = self._among(layers, diagonal, self.other[rate])

@@ -42,15 +42,22 @@ from comparator.plan.problem import ScheduleProblem, ScheduleResult
 
 
 def _others_min(closed: Ints) -> Ints:
-    """``[j, ...]``: the minimum over every rate but ``j`` (the second smallest where ``j`` is
-    the smallest; ties make both equal)."""
+    """``[j, ...]``: the minimum over every rate but ``j``: the smaller of the minima of the
+    rates before ``j`` and after it."""
     count = closed.shape[0]
     if count == 1:
         return np.full(closed.shape, INF)
     if count == 2:
         return closed[::-1].copy()
-    ranked = np.sort(closed, axis=0)
-    others: Ints = np.where(closed == ranked[0], ranked[1], ranked[0])
+    before = closed.copy()  # prefix and suffix minima, rate by rate (few rates: no sort)
+    after = closed.copy()
+    for j in range(1, count):
+        np.minimum(before[j - 1], before[j], out=before[j])
+        np.minimum(after[count - j], after[count - j - 1], out=after[count - j - 1])
+    others: Ints = np.empty_like(closed)
+    others[0] = after[1]
+    others[-1] = before[-2]
+    np.minimum(before[:-2], after[2:], out=others[1:-1])
     return others
 
 

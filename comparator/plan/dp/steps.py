@@ -175,6 +175,16 @@ class ContractSteps:
         chaining = [j for j in range(self.count) if self.span[j] < work + overhead]
         self.slot = {j: i for i, j in enumerate(chaining)}
         self.chains = Grid((len(chaining), work, rates.class_count, cap.size, width))
+        self.rentable = [j for j in range(self.count) if self._ever_free(j)]
+
+    def _ever_free(self, j: int) -> bool:
+        """Whether some start slot before the deadline can rent the rate's first span (run
+        windows may allow none: then the rate never starts, and skipping it changes no value)."""
+        if self.rates.all_free:
+            return True
+        starts = self.width + self.work - 1  # slots 0 … deadline − 1 (no work starts later)
+        row, span = self.rates.unusable[j], self.span[j]
+        return bool(((row[span : span + starts] - row[:starts]) == 0).any())
 
     def close(self, layer: int) -> Ints:
         values = np.full((self.count, self.cap.size, self.width), INF)
@@ -183,7 +193,7 @@ class ContractSteps:
         return values
 
     def advance(self, layer: int, sources: Sources, terminal: Terminal, resume: bool) -> None:
-        for j in range(self.count):
+        for j in self.rentable:
             self._start(j, layer, sources.values[self.first_rate + j], 0, terminal)
             if resume and self.overhead:
                 self._start(j, layer, sources.resume[self.first_rate + j], self.overhead, terminal)
