@@ -10,7 +10,9 @@ from typing import Any
 from comparator.compliance import ProviderReport
 from comparator.domain.money import money_str
 from comparator.domain.policy import JobPolicy
+from comparator.errors import Msg
 from comparator.estimate import Estimate
+from comparator.i18n import msg_to_json, render
 from comparator.plan.bill import BillLine
 
 OVERSIZED_CONTRACT = 3  # a contract paying more than 3× the hours it runs is flagged
@@ -173,19 +175,52 @@ class ExcludedOffer:
     region: str
     gpu: str
     billing: str
-    reasons: tuple[str, ...]
+    reasons: tuple[Msg, ...]  # rendered in the language of the JSON
     kind: str  # compliance | requirements | memory | throughput | stock | network | …
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, lang: str = "en", said: Said | None = None) -> dict[str, Any]:
+        """The exclusion with its ``reasons`` in ``lang`` and, beside them, the messages
+        (``reason_msgs``: id and parameters) a stored quote renders in either language."""
+        said = said or Said(lang)
         return {
             "provider": self.provider,
             "offer_id": self.offer_id,
             "region": self.region,
             "gpu": self.gpu,
             "billing": self.billing,
-            "reasons": list(self.reasons),
+            "reasons": [said.text(r) for r in self.reasons],
+            "reason_msgs": [said.json(r) for r in self.reasons],
             "kind": self.kind,
         }
+
+
+class Said:
+    """Messages rendered for one JSON document, each shared message object once."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self._texts: dict[int, str] = {}
+        self._json: dict[int, dict[str, Any]] = {}
+        self._kept: list[Msg] = []  # the ids above stay valid while the document is built
+
+    def text(self, message: Msg) -> str:
+        key = id(message)
+        if key not in self._texts:
+            self._kept.append(message)
+            self._texts[key] = render(message, self.lang)
+        return self._texts[key]
+
+    def json(self, message: Msg) -> dict[str, Any]:
+        key = id(message)
+        if key not in self._json:
+            self._kept.append(message)
+            self._json[key] = msg_to_json(message)
+        return self._json[key]
+
+    def optional(self, message: Msg | None) -> tuple[str | None, dict[str, Any] | None]:
+        if message is None:
+            return None, None
+        return self.text(message), self.json(message)
 
 
 @dataclass
@@ -201,7 +236,7 @@ class PlanResult:
     alternatives: list[Plan] = field(default_factory=list)
     excluded: list[ExcludedOffer] = field(default_factory=list)
     optimal: bool = True
-    message: str | None = None
+    message: Msg | None = None  # why nothing is feasible, or over budget
     binding: str | None = None
     assumptions: dict[str, Any] = field(default_factory=dict)
     warnings: dict[str, list[str]] = field(default_factory=dict)
@@ -212,16 +247,21 @@ class PlanResult:
     policy: JobPolicy | None = None  # the dates compliance judged on
     # Years of the window whose holiday calendar is computed, not official (and why it matters).
     provisional_years: tuple[int, ...] = ()
-    calendar_warning: str | None = None
+    calendar_warning: Msg | None = None
     # Over budget: the plan `plan` without the budget returns (named in the message).
     cheapest_without_budget: Plan | None = None
+    lang: str = "en"  # the language of the texts of `to_json` (the command's --lang)
 
     @property
     def feasible(self) -> bool:
         return self.best is not None
 
-    def to_json(self) -> dict[str, Any]:
-        """The `plan --json` document (card-hours become JSON numbers here, once)."""
+    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+        """The `plan --json` document (card-hours become JSON numbers here, once), its texts
+        in ``lang`` (the planner's by default), each beside its message (``*_msg``)."""
+        said = Said(lang or self.lang)
+        message, message_msg = said.optional(self.message)
+        warning, warning_msg = said.optional(self.calendar_warning)
         return {
             "job": {
                 "name": self.job_name,
@@ -231,10 +271,11 @@ class PlanResult:
             "currency": self.currency,
             "best": self.best.to_json() if self.best else None,
             "alternatives": [p.to_json() for p in self.alternatives],
-            "excluded": [e.to_json() for e in self.excluded],
+            "excluded": [e.to_json(said.lang, said) for e in self.excluded],
             "optimal": self.optimal,
             "objective": self.objective,
-            "message": self.message,
+            "message": message,
+            "message_msg": message_msg,
             "binding": self.binding,
             "cheapest_without_budget": (
                 self.cheapest_without_budget.to_json() if self.cheapest_without_budget else None
@@ -242,7 +283,8 @@ class PlanResult:
             "warnings": self.warnings,
             "calendar": {
                 "provisional_years": list(self.provisional_years),
-                "warning": self.calendar_warning,
+                "warning": warning,
+                "warning_msg": warning_msg,
             },
             "assumptions": self.assumptions,
             "stats": self.stats,
