@@ -238,3 +238,14 @@ def test_the_checks_see_chinese_and_english_left_behind() -> None:
         assert_in_language(f"{chinese} · {english}", "zh", ["stock"])
     with pytest.raises(AssertionError):
         assert_in_language(f"{english} · 库存", "en", ["stock"])
+
+
+def test_why_a_job_of_several_is_planned_by_the_dp_is_said_in_the_language(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from comparator.cli.plan_cmd import _print_shared
+
+    monkeypatch.setenv("COLUMNS", "300")
+    _print_shared(False, 0.01, "zh", {"a": ["free trial", "migrations"]})
+    out = capsys.readouterr().out
+    assert "混合整数规划不计 免费试用、机器间迁移" in out and "free trial" not in out

@@ -29,7 +29,7 @@ from comparator.cli._common import (
 )
 from comparator.cli.tables import print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
-from comparator.i18n import billing_label, label, render, yes_no
+from comparator.i18n import LABELS, billing_label, label, render, yes_no
 
 if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --help
     from comparator.plan import Plan, PlanResult
@@ -380,7 +380,8 @@ def _print_shared(optimal: bool, gap: float, lang: str, fallback: Mapping[str, l
         f"[bold]{tr(lang, '多任务共享库存', 'Jobs sharing stock')}[/]: {verdict}, gap {gap:.4%}"
     )
     for name, reasons in fallback.items():
-        why = ", ".join(reasons)
+        said = (label(lang, f"fallback_{r}") if f"fallback_{r}" in LABELS else r for r in reasons)
+        why = tr(lang, "、", ", ").join(said)
         console().print(
             escape(
                 tr(
