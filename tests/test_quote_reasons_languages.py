@@ -27,7 +27,8 @@ import pytest
 
 from tests.conftest import REPO, needs_pdf
 from tests.htmltree import parse_html
-from tests.test_messages import CJK, CJK_OK
+from tests.test_error_messages import _TYPED, MESSAGE_WORDS
+from tests.test_messages import CJK, CJK_OK, stray_english
 
 DEMO = REPO / "providers" / "demo"
 TODAY = "2026-11-30"
@@ -212,6 +213,9 @@ def test_the_html_of_a_stored_quote_is_in_the_language_shown(
         assert_in_language(said, shown, kinds)
         if shown == "en":
             assert foreign_chinese(whole) == [], name
+        else:  # keys, ids, units and names as typed; no English word beyond them
+            words = stray_english(_TYPED.sub(" ", said))
+            assert [w for w in words if w not in MESSAGE_WORDS] == [], name
 
 
 @needs_pdf
