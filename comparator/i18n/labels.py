@@ -105,7 +105,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "none": ("无", "none"),
     # why a job of several is planned by the per-job DP (`plan --json` dp_fallback)
     "fallback_free trial": ("免费试用", "free trial"),
-    "fallback_max_hours_per_day": ("每日时长上限 max_hours_per_day", "max_hours_per_day"),
+    "fallback_max_hours_per_day": ("每日时长上限", "max_hours_per_day"),
     "fallback_migrations": ("机器间迁移", "migrations"),
     "provinces": ("省份", "Provinces"),
     "cities": ("城市", "Cities"),
