@@ -182,45 +182,46 @@ class ExcludedOffer:
         """The exclusion with its ``reasons`` in ``lang`` and, beside them, the messages
         (``reason_msgs``: id and parameters) a stored quote renders in either language."""
         said = said or Said(lang)
+        reasons = [said.both(r) for r in self.reasons]
         return {
             "provider": self.provider,
             "offer_id": self.offer_id,
             "region": self.region,
             "gpu": self.gpu,
             "billing": self.billing,
-            "reasons": [said.text(r) for r in self.reasons],
-            "reason_msgs": [said.json(r) for r in self.reasons],
+            "reasons": [text for text, _ in reasons],
+            "reason_msgs": [message for _, message in reasons],
             "kind": self.kind,
         }
 
 
 class Said:
-    """Messages rendered for one JSON document, each shared message object once."""
+    """Messages rendered for one JSON document, each distinct message once (offers excluded
+    for the same reason share it): its text in ``lang`` and its JSON form."""
 
     def __init__(self, lang: str) -> None:
         self.lang = lang
-        self._texts: dict[int, str] = {}
-        self._json: dict[int, dict[str, Any]] = {}
+        self._by_id: dict[int, tuple[str, dict[str, Any]]] = {}
+        self._by_key: dict[object, tuple[str, dict[str, Any]]] = {}
         self._kept: list[Msg] = []  # the ids above stay valid while the document is built
 
-    def text(self, message: Msg) -> str:
-        key = id(message)
-        if key not in self._texts:
-            self._kept.append(message)
-            self._texts[key] = render(message, self.lang)
-        return self._texts[key]
-
-    def json(self, message: Msg) -> dict[str, Any]:
-        key = id(message)
-        if key not in self._json:
-            self._kept.append(message)
-            self._json[key] = msg_to_json(message)
-        return self._json[key]
+    def both(self, message: Msg) -> tuple[str, dict[str, Any]]:
+        found = self._by_id.get(id(message))
+        if found is not None:
+            return found
+        key: object = (message.text, getattr(message, "zh", None), tuple(message.params.items()))
+        try:
+            found = self._by_key.get(key)
+        except TypeError:  # a MsgList parameter is not hashable: rendered on its own
+            key = id(message)
+        if found is None:
+            found = self._by_key[key] = (render(message, self.lang), msg_to_json(message))
+        self._by_id[id(message)] = found
+        self._kept.append(message)
+        return found
 
     def optional(self, message: Msg | None) -> tuple[str | None, dict[str, Any] | None]:
-        if message is None:
-            return None, None
-        return self.text(message), self.json(message)
+        return (None, None) if message is None else self.both(message)
 
 
 @dataclass
