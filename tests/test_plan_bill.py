@@ -199,7 +199,7 @@ def test_max_price_per_card_hour_excludes_dearer_offers() -> None:
     job = dataclasses.replace(_job(20, data=DataNeeds()), max_price_per_card_hour=D("2.2"))
     result = plan_job(job, [cheap, dear], {"sg": _profile(StorageTerms())}, CONTEXT)
     assert [e.offer_id for e in result.excluded] == ["dear"]
-    assert "max_price_per_card_hour 2.2" in result.excluded[0].reasons[0]
+    assert "max_price_per_card_hour 2.2" in str(result.excluded[0].reasons[0])
     assert result.best is not None and result.best.segments[0].offer_id == "cheap"
     parsed = parse_job(
         {

@@ -48,7 +48,7 @@ def test_a_winter_job_in_guangdong_prices_spring_festival_2027_at_the_holiday_ru
     result = plan_job(job, [offer], {"demo-nanshan": profile}, context)
     assert result.best is not None, result.message
     assert result.provisional_years == (2027,)
-    assert result.calendar_warning and "2027" in result.calendar_warning
+    assert result.calendar_warning and "2027" in str(result.calendar_warning)
     assert result.to_json()["calendar"]["provisional_years"] == [2027]
     best = result.best
     check = ValidationContext(job, {"workday": offer}, PriceBasis("CNY", context.fx), D("0.9"))

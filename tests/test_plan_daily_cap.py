@@ -223,7 +223,7 @@ def test_a_cap_that_cannot_fit_before_the_deadline_is_named() -> None:
     )
     result = plan_job(short, offers, {}, CONTEXT)
     assert result.best is None and result.binding == "deadline"
-    assert result.message is not None and "max_hours_per_day = 1" in result.message
+    assert result.message is not None and "max_hours_per_day = 1" in str(result.message)
 
 
 def test_the_quote_names_the_run_windows_and_the_daily_cap() -> None:

@@ -88,7 +88,7 @@ def planned(
 
 
 def reasons(result: PlanResult, offer_id: str) -> str:
-    return " ".join(r for e in result.excluded if e.offer_id == offer_id for r in e.reasons)
+    return " ".join(str(r) for e in result.excluded if e.offer_id == offer_id for r in e.reasons)
 
 
 # --- exclusions --------------------------------------------------------------------------------

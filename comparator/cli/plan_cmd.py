@@ -29,7 +29,7 @@ from comparator.cli._common import (
 )
 from comparator.cli.tables import print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
-from comparator.i18n import billing_label, label, yes_no
+from comparator.i18n import LABELS, billing_label, label, render, yes_no
 
 if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --help
     from comparator.plan import Plan, PlanResult
@@ -135,11 +135,13 @@ def _print(result: PlanResult, lang: str) -> None:
     )
     out.print(f"[bold]{tr(lang, '计划', 'Plan')}: {escape(result.job_name)}[/]  ({goal})")
     if result.calendar_warning:
-        out.print(f"[yellow]{tr(lang, '注意', 'Warning')}: {escape(result.calendar_warning)}[/]")
+        warning = render(result.calendar_warning, lang)
+        out.print(f"[yellow]{tr(lang, '注意', 'Warning')}: {escape(warning)}[/]")
     if result.best is None:
+        message = render(result.message, lang) if result.message else ""
         out.print(
             f"[bold red]{tr(lang, '没有可行方案', 'No feasible plan')}[/] "
-            f"({escape(result.binding or '')}): {escape(result.message or '')}"
+            f"({escape(result.binding or '')}): {escape(message)}"
         )
         if result.cheapest_without_budget is not None:
             out.print(tr(lang, "不限预算时的最便宜方案：", "The cheapest plan without the budget:"))
@@ -336,7 +338,11 @@ def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
     kinds = Counter(e.kind for e in result.excluded)
     summary = ", ".join(f"{_excluded_kind(lang, k)} {n}" for k, n in kinds.most_common())
     out.print(f"{tr(lang, '排除的报价', 'Excluded offers')}: {len(result.excluded)} ({summary})")
-    groups = Counter((e.provider, reason) for e in result.excluded for reason in e.reasons[:1])
+    said: dict[int, str] = {}  # offers of one data centre share their reason objects
+    for first in (e.reasons[0] for e in result.excluded if e.reasons):
+        if id(first) not in said:
+            said[id(first)] = render(first, lang)
+    groups = Counter((e.provider, said[id(e.reasons[0])]) for e in result.excluded if e.reasons)
     table = Table(box=box.SIMPLE)
     table.add_column(tr(lang, "服务商", "Provider"))
     table.add_column(tr(lang, "报价数", "Offers"))
@@ -377,7 +383,8 @@ def _print_shared(optimal: bool, gap: float, lang: str, fallback: Mapping[str, l
         f"[bold]{tr(lang, '多任务共享库存', 'Jobs sharing stock')}[/]: {verdict}, gap {gap:.4%}"
     )
     for name, reasons in fallback.items():
-        why = ", ".join(reasons)
+        said = (label(lang, f"fallback_{r}") if f"fallback_{r}" in LABELS else r for r in reasons)
+        why = tr(lang, "、", ", ").join(said)
         console().print(
             escape(
                 tr(

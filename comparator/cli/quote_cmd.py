@@ -19,7 +19,7 @@ from comparator.cli._common import (
     working,
 )
 from comparator.errors import InputError, Msg, RenderError
-from comparator.i18n import normalize_lang
+from comparator.i18n import normalize_lang, stored_text
 
 if TYPE_CHECKING:  # the catalog and Jinja load when a quote is made
     from sqlalchemy import Engine
@@ -188,9 +188,10 @@ def _print(
         )
     else:
         plan = stored.document["plan"]
+        message = stored_text(plan, "message", lang) or ""  # in --lang, whatever it was made in
         out.print(
             f"{tr(lang, '没有可行方案', 'No feasible plan')} "
-            f"({escape(str(plan.get('binding') or ''))}): {escape(str(plan.get('message') or ''))}"
+            f"({escape(str(plan.get('binding') or ''))}): {escape(message)}"
         )
     for label, path in (("HTML", output), ("PDF", pdf)):
         if path:

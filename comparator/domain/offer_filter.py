@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from comparator.errors import Msg
+
 
 @dataclass(frozen=True)
 class OfferFilter:
@@ -35,5 +37,5 @@ class FilteredOffers:
     """Offers a filter kept out of the planner: how many, of which kind, and why."""
 
     kind: str  # "compliance" (where the data centre is) or "requirements"
-    reason: str
+    reason: Msg
     count: int

@@ -4,7 +4,8 @@
 words and the one test of a language code (:func:`is_en`); :mod:`.help` the Chinese of every
 ``--help`` text, keyed by its English; :mod:`.estimate` the estimator's words;
 :mod:`.messages` the errors and other library messages (:func:`render`), keyed by their
-English as gettext keys by msgid.
+English as gettext keys by msgid; :mod:`.stored` messages kept in stored documents (their
+JSON form, texts written in both languages) and rendered later in either language.
 """
 
 from comparator.i18n.estimate import (
@@ -33,6 +34,13 @@ from comparator.i18n.labels import (
     yes_no,
 )
 from comparator.i18n.messages import MESSAGES_ZH, error_text, render
+from comparator.i18n.stored import (
+    Bilingual,
+    msg_from_json,
+    msg_to_json,
+    stored_text,
+    stored_texts,
+)
 
 __all__ = [
     "CHECKS",
@@ -49,6 +57,7 @@ __all__ = [
     "REPORT_LANGS",
     "RULE_OF_THUMB_ZH",
     "VERIFY_CHECKS",
+    "Bilingual",
     "CheckLabel",
     "billing_label",
     "check_label",
@@ -56,11 +65,15 @@ __all__ = [
     "help_zh",
     "is_en",
     "label",
+    "msg_from_json",
+    "msg_to_json",
     "normalize_lang",
     "pick",
     "render",
     "spaced",
     "status_label",
+    "stored_text",
+    "stored_texts",
     "verify_check_label",
     "yes_no",
 ]

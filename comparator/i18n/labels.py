@@ -103,6 +103,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "no": ("否", "no"),
     "requirements": ("要求", "Requirements"),
     "none": ("无", "none"),
+    # why a job of several is planned by the per-job DP (`plan --json` dp_fallback)
+    "fallback_free trial": ("免费试用", "free trial"),
+    "fallback_max_hours_per_day": ("每日时长上限", "max_hours_per_day"),
+    "fallback_migrations": ("机器间迁移", "migrations"),
     "provinces": ("省份", "Provinces"),
     "cities": ("城市", "Cities"),
     "certifications": ("认证", "Certifications"),

@@ -10,7 +10,7 @@ the DP per job, a repair and a HiGHS MILP in :mod:`.milp`). No database, no HTTP
 from comparator.plan.context import DEFAULT_TOP, PlanContext
 from comparator.plan.mix import mix_text
 from comparator.plan.offer_filter import requirement_reason
-from comparator.plan.planning import deadline_reason, plan_job
+from comparator.plan.planning import plan_job
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult, PlanSegment
 from comparator.plan.shared import SharedPlan, plan_jobs
 from comparator.plan.solve import OBJECTIVES
@@ -25,7 +25,6 @@ __all__ = [
     "PlanResult",
     "PlanSegment",
     "SharedPlan",
-    "deadline_reason",
     "mix_text",
     "plan_job",
     "plan_jobs",

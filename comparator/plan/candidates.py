@@ -32,9 +32,8 @@ from comparator.domain.job import DataNeeds
 from comparator.domain.offer_view import OfferView
 from comparator.domain.storage import StorageTerms
 from comparator.domain.zones import DEFAULT_TIMEZONE
-from comparator.errors import CalendarError
+from comparator.errors import CalendarError, Msg
 from comparator.estimate.throughput import is_rdma, run_hours
-from comparator.i18n import is_en
 from comparator.plan.bill import DataBill, data_bill
 from comparator.plan.grid import PriceBasis, SlotGrid, slot_grid
 from comparator.plan.groups import GroupKey, group_offers
@@ -110,9 +109,9 @@ class CandidateSet:
     """Candidates built from a set of offers, and why some offers could not be used."""
 
     candidates: list[Candidate] = field(default_factory=list)
-    reasons: dict[str, list[str]] = field(default_factory=dict)
+    reasons: dict[str, list[Msg]] = field(default_factory=dict)
 
-    def note(self, offer: OfferView, reason: str) -> None:
+    def note(self, offer: OfferView, reason: Msg) -> None:
         reasons = self.reasons.setdefault(offer.offer_id, [])
         if reason not in reasons:
             reasons.append(reason)
@@ -128,7 +127,6 @@ class CandidateOptions:
     prices: PriceBasis
     timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
     max_nodes: int = MAX_NODES
-    lang: str = "en"
     no_conversion: frozenset[str] = frozenset()  # providers that do not convert billing
     data: DataNeeds = field(default_factory=DataNeeds)
     run_windows: tuple[str, ...] = ()  # the job runs (and rents) only inside these
@@ -151,23 +149,23 @@ def card_counts(
     return counts
 
 
-def _fits(offer: OfferView, cards: int, lang: str = "en") -> str | None:
+def _fits(offer: OfferView, cards: int) -> Msg | None:
     """Why ``offer`` cannot rent ``cards`` cards, or None when it can."""
     units = -(-cards // offer.cards)
     if offer.stock is not None and units > offer.stock:
-        if not is_en(lang):
-            return f"stock: {cards} 卡需要 {units} 个单位，库存仅 {offer.stock}"
-        return f"stock: {cards} cards need {units} units, {offer.stock} available"
+        return Msg(
+            "stock: {cards} cards need {units} units, {stock} available",
+            cards=cards,
+            units=units,
+            stock=offer.stock,
+        )
     if cards > offer.node_cards and not is_rdma(offer.network):
-        network = offer.network or "none"
-        if not is_en(lang):
-            return (
-                f"network: {cards} 卡跨多台 {offer.node_cards} 卡节点，需要 IB/RoCE 组网"
-                f"（该报价为 {network}）"
-            )
-        return (
-            f"network: {cards} cards span several {offer.node_cards}-card nodes, which "
-            f"needs an IB/RoCE network (offer has {network})"
+        return Msg(
+            "network: {cards} cards span several {node_cards}-card nodes, which needs an "
+            "IB/RoCE network (offer has {network})",
+            cards=cards,
+            node_cards=offer.node_cards,
+            network=offer.network or Msg("none"),
         )
     return None
 
@@ -232,9 +230,11 @@ class CandidateBuilder:
                 target = self.options.prices.currency
                 self.result.note(
                     offer,
-                    f"currency: 没有 {offer.currency} → {target} 的汇率"
-                    if not is_en(self.options.lang)
-                    else f"currency: no FX rate for {offer.currency} → {target}",
+                    Msg(
+                        "currency: no FX rate for {currency} → {target}",
+                        currency=offer.currency,
+                        target=target,
+                    ),
                 )
             else:
                 prices[offer.offer_id] = price
@@ -350,7 +350,7 @@ class CandidateBuilder:
                     grid.timezone,
                 )
             except CalendarError as exc:
-                self.result.note(offer, f"time of use: {exc}")
+                self.result.note(offer, Msg("time of use: {reason}", reason=exc.msg))
                 continue
             kept.append(offer)
         return kept
@@ -362,8 +362,8 @@ class CandidateBuilder:
         for offer in offers:
             if offer.offer_id in used:
                 continue
-            reasons = {_fits(offer, n, self.options.lang) for n in counts} - {None}
-            for reason in sorted(r for r in reasons if r):
+            reasons = {_fits(offer, n) for n in counts} - {None}
+            for reason in sorted((r for r in reasons if r), key=str):
                 self.result.note(offer, reason)
                 break
 

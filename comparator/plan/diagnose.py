@@ -10,7 +10,7 @@ from decimal import Decimal
 from comparator.domain.job import Job
 from comparator.domain.money import money_str
 from comparator.domain.offer_filter import FilteredOffers
-from comparator.i18n import is_en
+from comparator.errors import Msg, MsgList
 from comparator.plan.candidates import Candidate
 from comparator.plan.result import ExcludedOffer, Plan
 from comparator.plan.solve import Selection
@@ -19,7 +19,7 @@ from comparator.plan.solve import Selection
 @dataclass(frozen=True)
 class Diagnosis:
     binding: str  # catalog | compliance | requirements | memory | stock | deadline | budget
-    message: str
+    message: Msg
 
 
 def _top_reasons(
@@ -27,10 +27,22 @@ def _top_reasons(
     kinds: set[str],
     limit: int = 3,
     filtered: Sequence[FilteredOffers] = (),
-) -> str:
-    counts = Counter(r for e in excluded if e.kind in kinds for r in e.reasons)
-    counts.update({f.reason: f.count for f in filtered if f.kind in kinds})
-    return "; ".join(f"{reason} (×{n})" for reason, n in counts.most_common(limit))
+) -> MsgList:
+    # counted by their English: messages of one template share a hash (offers of one data
+    # centre share their reason objects, rendered once)
+    english: dict[int, str] = {}
+    first: dict[str, Msg] = {}
+    counts: Counter[str] = Counter()
+    said = [(r, 1) for e in excluded if e.kind in kinds for r in e.reasons]
+    for reason, count in [*said, *((f.reason, f.count) for f in filtered if f.kind in kinds)]:
+        text = english.get(id(reason))
+        if text is None:
+            text = english[id(reason)] = str(reason)
+            first.setdefault(text, reason)
+        counts[text] += count
+    return MsgList(
+        [Msg("{reason} (×{count})", reason=first[t], count=n) for t, n in counts.most_common(limit)]
+    )
 
 
 def _by_kind(excluded: Sequence[ExcludedOffer]) -> Counter[str]:
@@ -41,34 +53,27 @@ def _fastest(candidates: Sequence[Candidate]) -> Candidate:
     return min(candidates, key=lambda c: c.grid.at(c.run_hours))
 
 
-def _say(lang: str, zh: str, en: str) -> str:
-    return zh if not is_en(lang) else en
-
-
-def _deadline(job: Job, candidates: Sequence[Candidate], lang: str) -> Diagnosis:
+def _deadline(job: Job, candidates: Sequence[Candidate]) -> Diagnosis:
     fastest = _fastest(candidates)
     grid = fastest.grid
-    earliest_finish = grid.at(fastest.run_hours)
-    window = grid.deadline_slot
-    where = f"{fastest.provider}/{fastest.region}, {fastest.cards} × {fastest.gpu}"
     return Diagnosis(
         "deadline",
-        _say(
-            lang,
-            f"没有方案能在截止时间 {job.schedule.deadline.isoformat()} 前完成：最快的方案（{where}）"
-            f"需要运行 {fastest.run_hours} 小时，而时间窗只有 {window} 个整小时。请把截止时间推迟到 "
-            f"{earliest_finish.isoformat()} 或更晚、提前开始，或允许更多卡数/更多卡型",
-            f"no placement finishes by the deadline {job.schedule.deadline.isoformat()}: the "
-            f"fastest one ({fastest.provider}/{fastest.region}, {fastest.cards} × {fastest.gpu}) "
-            f"needs {fastest.run_hours} h of run time and the window holds {window} whole hours. "
-            f"Move the deadline to {earliest_finish.isoformat()} or later, start earlier, or allow "
-            f"more cards / more GPU models",
-        )
-        + _limits(job, lang),
+        Msg(
+            "no placement finishes by the deadline {deadline}: the fastest one ({where}) needs "
+            "{run_hours} h of run time and the window holds {window} whole hours. Move the "
+            "deadline to {earliest_finish} or later, start earlier, or allow more cards / more "
+            "GPU models{limits}",
+            deadline=job.schedule.deadline.isoformat(),
+            where=f"{fastest.provider}/{fastest.region}, {fastest.cards} × {fastest.gpu}",
+            run_hours=fastest.run_hours,
+            window=grid.deadline_slot,
+            earliest_finish=grid.at(fastest.run_hours).isoformat(),
+            limits=_limits(job),
+        ),
     )
 
 
-def _limits(job: Job, lang: str) -> str:
+def _limits(job: Job) -> Msg | str:
     """The job's own limits on run hours, which push the finish past the whole-hour count."""
     schedule, limits = job.schedule, []
     if schedule.run_windows:
@@ -77,52 +82,43 @@ def _limits(job: Job, lang: str) -> str:
         limits.append(f"max_hours_per_day = {schedule.max_hours_per_day}")
     if not limits:
         return ""
-    named = "; ".join(limits)
-    return _say(
-        lang,
-        f"；任务自身的限制（{named}）减少了可运行的小时，也可放宽它们",
-        f"; the job's own limits ({named}) leave fewer hours to run in: loosen them too",
+    return Msg(
+        "; the job's own limits ({limits}) leave fewer hours to run in: loosen them too",
+        limits="; ".join(limits),
     )
 
 
-def budget_diagnosis(job: Job, plan: Plan, lang: str) -> Diagnosis:
+def budget_diagnosis(job: Job, plan: Plan) -> Diagnosis:
     """Over budget, naming the plan that ``plan`` without the budget returns."""
-    cost = plan.total_cost
-    limit = money_str(job.max_cost or Decimal(0))
-    where = f"{plan.provider}/{plan.region}, {plan.cards} × {plan.gpu}"
-    finish = plan.finish.isoformat()
     return Diagnosis(
         "budget",
-        _say(
-            lang,
-            f"能按时完成的最便宜方案要 {money_str(cost)} {job.currency}（{where}，{finish} 完成），"
-            f"超出 [budget] max_cost {limit}。请把 max_cost 提高到至少 {money_str(cost)}，或推迟"
-            f"截止时间（截止时间越晚，费用不会更高）",
-            f"the cheapest plan that meets the deadline costs {money_str(cost)} {job.currency} "
-            f"({where}, finishing {finish}), above [budget] max_cost {limit}. Raise max_cost to "
-            f"at least {money_str(cost)}, or move the deadline later (a later deadline never "
-            f"costs more)",
+        Msg(
+            "the cheapest plan that meets the deadline costs {cost} {currency} ({where}, "
+            "finishing {finish}), above [budget] max_cost {limit}. Raise max_cost to at least "
+            "{cost}, or move the deadline later (a later deadline never costs more)",
+            cost=money_str(plan.total_cost),
+            currency=job.currency,
+            where=f"{plan.provider}/{plan.region}, {plan.cards} × {plan.gpu}",
+            finish=plan.finish.isoformat(),
+            limit=money_str(job.max_cost or Decimal(0)),
         ),
     )
 
 
-def _budget(job: Job, selection: Selection, lang: str) -> Diagnosis:
+def _budget(job: Job, selection: Selection) -> Diagnosis:
     on_time = selection.meets_deadline
     cheapest = min(on_time, key=lambda e: e.cheapest_cents or 0)
-    cost = Decimal(cheapest.cheapest_cents or 0) / 100
     c = cheapest.candidate
-    limit = money_str(job.max_cost or Decimal(0))
     return Diagnosis(
         "budget",
-        _say(
-            lang,
-            f"能按时完成的最便宜方案要 {money_str(cost)} {job.currency}（{c.provider}/{c.region}，"
-            f"{c.cards} × {c.gpu}），超出 [budget] max_cost {limit}。请把 max_cost 提高到至少 "
-            f"{money_str(cost)}，或推迟截止时间（截止时间越晚，费用不会更高）",
-            f"the cheapest plan that meets the deadline costs {money_str(cost)} {job.currency} "
-            f"({c.provider}/{c.region}, {c.cards} × {c.gpu}), above [budget] max_cost {limit}. "
-            f"Raise max_cost to at least {money_str(cost)}, or move the deadline later (a later "
-            f"deadline never costs more)",
+        Msg(
+            "the cheapest plan that meets the deadline costs {cost} {currency} ({where}), above "
+            "[budget] max_cost {limit}. Raise max_cost to at least {cost}, or move the deadline "
+            "later (a later deadline never costs more)",
+            cost=money_str(Decimal(cheapest.cheapest_cents or 0) / 100),
+            currency=job.currency,
+            where=f"{c.provider}/{c.region}, {c.cards} × {c.gpu}",
+            limit=money_str(job.max_cost or Decimal(0)),
         ),
     )
 
@@ -133,7 +129,6 @@ def diagnose(
     excluded: Sequence[ExcludedOffer],
     candidates: Sequence[Candidate],
     selection: Selection,
-    lang: str = "en",
     *,
     filtered: Sequence[FilteredOffers] = (),
 ) -> Diagnosis:
@@ -146,81 +141,55 @@ def diagnose(
     if offer_count == 0:
         return Diagnosis(
             "catalog",
-            _say(
-                lang,
-                "目录里没有当前报价：请运行 `suanli init`（演示目录）或 `suanli import` 导入价目表",
+            Msg(
                 "the catalog has no current offers: run `suanli init` (demo catalog) or "
-                "`suanli import` price sheets",
+                "`suanli import` price sheets"
             ),
         )
     if kinds["compliance"] == offer_count:
-        reasons = _top_reasons(excluded, {"compliance"}, filtered=filtered)
         return Diagnosis(
             "compliance",
-            _say(
-                lang,
-                f"全部 {offer_count} 个报价都不满足本任务的合规要求：{reasons}。请放宽 "
-                f"[requirements]，或导入满足要求的服务商",
-                f"all {offer_count} offers fail compliance for this job: {reasons}. Relax "
-                f"[requirements] or import providers that satisfy them",
+            Msg(
+                "all {count} offers fail compliance for this job: {reasons}. Relax "
+                "[requirements] or import providers that satisfy them",
+                count=offer_count,
+                reasons=_top_reasons(excluded, {"compliance"}, filtered=filtered),
             ),
         )
     if not candidates:
-        return _no_candidates(excluded, kinds, lang, filtered)
+        return _no_candidates(excluded, kinds, filtered)
     if not selection.meets_deadline:
-        return _deadline(job, candidates, lang)
-    return _budget(job, selection, lang)
+        return _deadline(job, candidates)
+    return _budget(job, selection)
 
 
 _ADVICE = {
-    "memory": (
-        "改用 LoRA/QLoRA、ZeRO-3、更小的模型，或允许显存更大的卡型",
-        "use LoRA/QLoRA, ZeRO-3, a smaller model, or allow GPUs with more memory",
+    "memory": Msg("use LoRA/QLoRA, ZeRO-3, a smaller model, or allow GPUs with more memory"),
+    "requirements": Msg(
+        "widen [requirements] gpus, or allow spot offers (spot = true with interruptible = true)"
     ),
-    "requirements": (
-        "放宽 [requirements] gpus，或允许竞价实例（spot = true 且 interruptible = true）",
-        "widen [requirements] gpus, or allow spot offers (spot = true with interruptible = true)",
-    ),
-    "stock": ("减少卡数，或等待库存", "fix fewer cards, or wait for stock"),
-    "price": (
-        "提高 [budget] max_price_per_card_hour",
-        "raise [budget] max_price_per_card_hour",
-    ),
-    "network": (
-        "选择带 IB/RoCE 组网的报价，或减少卡数（单机）",
-        "choose offers with an IB/RoCE network, or fewer cards (one node)",
-    ),
-    "throughput": (
-        "改用有吞吐数据的参考卡型给出卡时",
-        "give card-hours on a GPU with a known throughput",
-    ),
-    "currency": (
-        "为该币种设置汇率（SUANLI_FX_RATES）",
-        "set an FX rate for the offer's currency (SUANLI_FX_RATES)",
-    ),
-    "time-of-use": (
-        "修正报价的闲时规则，或升级 chinesecalendar",
-        "fix the offer's time-of-use rules or update chinesecalendar",
-    ),
+    "stock": Msg("fix fewer cards, or wait for stock"),
+    "price": Msg("raise [budget] max_price_per_card_hour"),
+    "network": Msg("choose offers with an IB/RoCE network, or fewer cards (one node)"),
+    "throughput": Msg("give card-hours on a GPU with a known throughput"),
+    "currency": Msg("set an FX rate for the offer's currency (SUANLI_FX_RATES)"),
+    "time-of-use": Msg("fix the offer's time-of-use rules or update chinesecalendar"),
 }
 
 
 def _no_candidates(
     excluded: Sequence[ExcludedOffer],
     kinds: Counter[str],
-    lang: str,
     filtered: Sequence[FilteredOffers] = (),
 ) -> Diagnosis:
     """Nothing survived the filters: the most common non-compliance reason binds."""
     planner_kinds = Counter({k: n for k, n in kinds.items() if k != "compliance"})
     kind = planner_kinds.most_common(1)[0][0] if planner_kinds else "compliance"
-    zh, en = _ADVICE.get(kind, ("放宽 [requirements]", "relax [requirements]"))
-    reasons = _top_reasons(excluded, {kind}, filtered=filtered)
     return Diagnosis(
         kind,
-        _say(
-            lang,
-            f"没有报价能承接该任务：{reasons}。{zh}",
-            f"no offer can take the job: {reasons}. {en}",
+        Msg(
+            "no offer can take the job: {reasons}. {advice}",
+            reasons=_top_reasons(excluded, {kind}, filtered=filtered),
+            advice=_ADVICE.get(kind, Msg("relax [requirements]")),
         ),
     )

@@ -7,12 +7,13 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 from comparator.compliance.engine import evaluate_offers
-from comparator.compliance.model import ProviderReport
+from comparator.compliance.model import Check, ProviderReport
 from comparator.domain.job import Job
 from comparator.domain.offer_view import OfferView
 from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
-from comparator.i18n import is_en
+from comparator.errors import Msg
+from comparator.i18n import Bilingual
 from comparator.plan.candidates import (
     CandidateSet,
 )
@@ -22,35 +23,44 @@ from comparator.plan.result import ExcludedOffer
 from comparator.plan.work import WorkTable
 
 
-def exclusion(offer: OfferView, kind: str, reasons: Sequence[str]) -> ExcludedOffer:
+def exclusion(offer: OfferView, kind: str, reasons: Sequence[Msg]) -> ExcludedOffer:
     return ExcludedOffer(
         offer.provider, offer.offer_id, offer.region, offer.gpu, offer.billing, tuple(reasons), kind
     )
 
 
-def _kind_of(reason: str) -> str:
-    head = reason.split(":", 1)[0].strip()
+def _kind_of(reason: Msg) -> str:
+    head = reason.text.split(":", 1)[0].strip()
     return {"time of use": "time-of-use"}.get(head, head)
 
 
-def requirement_reason(job: Job, offer: OfferView, lang: str) -> str | None:
+def requirement_reason(job: Job, offer: OfferView) -> Msg | None:
     req = job.requirements
     if req.gpus and offer.gpu not in req.gpus:
-        allowed = ", ".join(req.gpus)
-        if not is_en(lang):
-            return f"requirements: 卡型 {offer.gpu} 不在 [requirements] gpus（{allowed}）之内"
-        return f"requirements: GPU {offer.gpu} is not among [requirements] gpus ({allowed})"
+        return Msg(
+            "requirements: GPU {gpu} is not among [requirements] gpus ({allowed})",
+            gpu=offer.gpu,
+            allowed=", ".join(req.gpus),
+        )
     if offer.billing == "spot" and not (req.spot and job.schedule.interruptible):
-        if not is_en(lang):
-            return (
-                "requirements: 竞价实例可能被抢占；任务须设 spot = true 且 "
-                "interruptible = true 才能使用"
-            )
-        return (
+        return Msg(
             "requirements: spot offers may be pre-empted; the job needs spot = true and "
             "interruptible = true to use them"
         )
     return None
+
+
+def _check_reasons(failures: Sequence[Check]) -> list[Msg]:
+    """A compliance exclusion's reasons, each check's message in both languages."""
+    return [
+        Msg(
+            "{check}: {message}{evidence}",
+            check=c.id,
+            message=Bilingual(c.message_en, c.message_zh),
+            evidence=f" [{c.evidence}]" if c.evidence else "",
+        )
+        for c in failures
+    ]
 
 
 class OfferFilter:
@@ -76,7 +86,12 @@ class OfferFilter:
             freshness_days=self.context.freshness_days,
             lang=self.context.lang,
         )
-        self.excluded += [exclusion(e.offer, "compliance", e.reasons) for e in eligibility.excluded]
+        said: dict[int, list[Msg]] = {}  # offers of one data centre share their failures
+        for e in eligibility.excluded:
+            reasons = said.get(id(e.checks))
+            if reasons is None:
+                reasons = said[id(e.checks)] = _check_reasons(e.checks)
+            self.excluded.append(exclusion(e.offer, "compliance", reasons))
         self.warnings = dict(eligibility.warnings)
         self.reports = tuple(eligibility.reports[pid] for pid in sorted(eligibility.reports))
         return list(eligibility.eligible)
@@ -84,7 +99,7 @@ class OfferFilter:
     def allowed(self, offers: Sequence[OfferView]) -> list[OfferView]:
         kept = []
         for offer in offers:
-            reason = requirement_reason(self.job, offer, self.context.lang)
+            reason = requirement_reason(self.job, offer)
             if reason:
                 self.excluded.append(exclusion(offer, "requirements", [reason]))
             else:
@@ -103,12 +118,12 @@ class OfferFilter:
             per_card_hour = None if price is None else price / (offer.cards * offer.period_hours)
             if per_card_hour is not None and per_card_hour > limit:
                 shown = per_card_hour.quantize(Decimal("0.0001"))
-                reason = (
-                    f"budget: 每卡时 {shown} {self.job.currency}，高于 [budget] "
-                    f"max_price_per_card_hour {limit}"
-                    if not is_en(self.context.lang)
-                    else f"budget: {shown} {self.job.currency} per card-hour, above [budget] "
-                    f"max_price_per_card_hour {limit}"
+                reason = Msg(
+                    "budget: {price} {currency} per card-hour, above [budget] "
+                    "max_price_per_card_hour {limit}",
+                    price=str(shown),
+                    currency=self.job.currency,
+                    limit=str(limit),
                 )
                 self.excluded.append(exclusion(offer, "price", [reason]))
             else:

@@ -19,8 +19,9 @@ from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
+from comparator.errors import Msg
 from comparator.estimate.throughput import throughput_table
-from comparator.i18n import is_en
+from comparator.i18n import msg_to_json, render
 from comparator.plan.candidates import (
     CandidateOptions,
     CandidateSet,
@@ -97,15 +98,15 @@ def _job_reference(
     return table.work[gpu].card_hours, gpu
 
 
-def deadline_reason(job: Job, lang: str) -> str:
+def deadline_reason(job: Job) -> Msg:
     """Why an offer whose every schedule misses the job's deadline is left out."""
-    deadline = job.schedule.deadline.isoformat()
-    if not is_en(lang):
-        return f"deadline: 该报价无法在 {deadline} 之前完成"
-    return f"deadline: no schedule on this offer finishes by {deadline}"
+    return Msg(
+        "deadline: no schedule on this offer finishes by {deadline}",
+        deadline=job.schedule.deadline.isoformat(),
+    )
 
 
-def _schedule_exclusions(selection: Selection, job: Job, lang: str) -> list[ExcludedOffer]:
+def _schedule_exclusions(selection: Selection, job: Job) -> list[ExcludedOffer]:
     """Offers whose every candidate was solved and missed the deadline."""
     solved: dict[str, list[bool]] = {}
     offers: dict[str, OfferView] = {}
@@ -114,7 +115,7 @@ def _schedule_exclusions(selection: Selection, job: Job, lang: str) -> list[Excl
         for offer_id, offer in evaluated.candidate.offers.items():
             solved.setdefault(offer_id, []).append(evaluated.cheapest_cents is not None)
             offers[offer_id] = offer
-    reason = deadline_reason(job, lang)
+    reason = deadline_reason(job)
     return [
         exclusion(offers[i], "deadline", [reason])
         for i, results in solved.items()
@@ -163,7 +164,6 @@ def prepare(
         context.multi_node_efficiency,
         PriceBasis(job.currency, context.fx, discounts(profiles)),
         {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
-        lang=context.lang,
         no_conversion=frozenset(p for p, prof in profiles.items() if not prof.converts_billing),
         data=job.data,
         run_windows=job.schedule.run_windows,
@@ -195,7 +195,7 @@ def finish(
 ) -> PlanResult:
     """The :class:`PlanResult` of a prepared job once its plans are chosen."""
     job, context, checks = prepared.job, prepared.context, prepared.checks
-    excluded = checks.excluded + _schedule_exclusions(selection, job, context.lang)
+    excluded = checks.excluded + _schedule_exclusions(selection, job)
     card_hours, gpu = _job_reference(job, prepared.table, best.gpu if best else None)
     result = PlanResult(
         job_name=job.name,
@@ -217,7 +217,13 @@ def finish(
             "counts_not_built": prepared.lazy.not_built if prepared.lazy else 0,
             "dominated_offers": len(prepared.lazy.dominated) if prepared.lazy else 0,
             "filtered_in_catalog": [
-                {"kind": f.kind, "reason": f.reason, "count": f.count} for f in prepared.filtered
+                {
+                    "kind": f.kind,
+                    "reason": render(f.reason, context.lang),
+                    "reason_msg": msg_to_json(f.reason),
+                    "count": f.count,
+                }
+                for f in prepared.filtered
             ],
         },
         estimate=placement_estimate(
@@ -228,6 +234,7 @@ def finish(
         ),
         compliance=checks.reports,
         policy=checks.policy,
+        lang=context.lang,
     )
     _calendar_warning(result, prepared)
     if best is None:
@@ -237,7 +244,6 @@ def finish(
             excluded,
             prepared.built.candidates,
             selection,
-            context.lang,
             filtered=prepared.filtered,
         )
         result.binding, result.message = diagnosis.binding, diagnosis.message
@@ -259,14 +265,11 @@ def _calendar_warning(result: PlanResult, prepared: Prepared) -> None:
     if not years or not uses_calendar:
         return
     result.provisional_years = years
-    named = ", ".join(str(y) for y in years)
-    result.calendar_warning = (
-        f"{named} 年的节假日安排为暂定：法定节假日按 holidays 库计算，国务院通知发布前没有调休补班日；"
-        f"含 workday/holiday 规则的价格可能变化。通知发布后在 SUANLI_HOLIDAYS_FILE 中给出即可"
-        if not is_en(prepared.context.lang)
-        else f"the holiday calendar of {named} is provisional: statutory holidays computed by the "
-        f"holidays package, no 调休 make-up workdays until the State Council notice is known; "
-        f"prices with workday/holiday rules may change. Give the notice in SUANLI_HOLIDAYS_FILE"
+    result.calendar_warning = Msg(
+        "the holiday calendar of {years} is provisional: statutory holidays computed by the "
+        "holidays package, no 调休 make-up workdays until the State Council notice is known; "
+        "prices with workday/holiday rules may change. Give the notice in SUANLI_HOLIDAYS_FILE",
+        years=", ".join(str(y) for y in years),
     )
 
 
@@ -317,5 +320,5 @@ def _name_the_cheapest(result: PlanResult, prepared: Prepared, options: PlanOpti
         return
     plan = realise(unbudgeted.best, prepared.job.currency)
     result.cheapest_without_budget = plan
-    diagnosis = budget_diagnosis(prepared.job, plan, prepared.context.lang)
+    diagnosis = budget_diagnosis(prepared.job, plan)
     result.message = diagnosis.message

@@ -14,7 +14,7 @@ from __future__ import annotations
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, OfferFilter
 from comparator.domain.provinces import canonical_city
-from comparator.i18n import is_en
+from comparator.errors import Msg
 
 
 def job_offer_filter(job: Job) -> OfferFilter:
@@ -29,24 +29,20 @@ def job_offer_filter(job: Job) -> OfferFilter:
 
 
 def filtered_reasons(
-    offer_filter: OfferFilter, by_place: int, by_offer: int, lang: str = "en"
+    offer_filter: OfferFilter, by_place: int, by_offer: int
 ) -> list[FilteredOffers]:
     """What the catalog left out, by kind: ``by_place`` offers elsewhere, ``by_offer`` others."""
     out = []
     if by_place:
         where = "、".join([*offer_filter.provinces, *offer_filter.cities])
-        reason = (
-            f"location: 机房不在 {where}（[requirements] provinces/cities）"
-            if not is_en(lang)
-            else f"location: data centre not in {where} ([requirements] provinces/cities)"
+        reason = Msg(
+            "location: data centre not in {where} ([requirements] provinces/cities)", where=where
         )
         out.append(FilteredOffers("compliance", reason, by_place))
     if by_offer:
-        reason = (
-            "requirements: 卡型不在 [requirements] gpus 之内，或为任务不允许的竞价实例"
-            if not is_en(lang)
-            else "requirements: GPU not among [requirements] gpus, or a spot offer the job "
-            "does not allow"
+        reason = Msg(
+            "requirements: GPU not among [requirements] gpus, or a spot offer the job does not "
+            "allow"
         )
         out.append(FilteredOffers("requirements", reason, by_offer))
     return out

@@ -10,7 +10,9 @@ from typing import Any
 from comparator.compliance import ProviderReport
 from comparator.domain.money import money_str
 from comparator.domain.policy import JobPolicy
+from comparator.errors import Msg
 from comparator.estimate import Estimate
+from comparator.i18n import msg_to_json, render
 from comparator.plan.bill import BillLine
 
 OVERSIZED_CONTRACT = 3  # a contract paying more than 3× the hours it runs is flagged
@@ -182,19 +184,53 @@ class ExcludedOffer:
     region: str
     gpu: str
     billing: str
-    reasons: tuple[str, ...]
+    reasons: tuple[Msg, ...]  # rendered in the language of the JSON
     kind: str  # compliance | requirements | memory | throughput | stock | network | …
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, lang: str = "en", said: Said | None = None) -> dict[str, Any]:
+        """The exclusion with its ``reasons`` in ``lang`` and, beside them, the messages
+        (``reason_msgs``: id and parameters) a stored quote renders in either language."""
+        said = said or Said(lang)
+        reasons = [said.both(r) for r in self.reasons]
         return {
             "provider": self.provider,
             "offer_id": self.offer_id,
             "region": self.region,
             "gpu": self.gpu,
             "billing": self.billing,
-            "reasons": list(self.reasons),
+            "reasons": [text for text, _ in reasons],
+            "reason_msgs": [message for _, message in reasons],
             "kind": self.kind,
         }
+
+
+class Said:
+    """Messages rendered for one JSON document, each distinct message once (offers excluded
+    for the same reason share it): its text in ``lang`` and its JSON form."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self._by_id: dict[int, tuple[str, dict[str, Any]]] = {}
+        self._by_key: dict[object, tuple[str, dict[str, Any]]] = {}
+        self._kept: list[Msg] = []  # the ids above stay valid while the document is built
+
+    def both(self, message: Msg) -> tuple[str, dict[str, Any]]:
+        found = self._by_id.get(id(message))
+        if found is not None:
+            return found
+        key: object = (message.text, getattr(message, "zh", None), tuple(message.params.items()))
+        try:
+            found = self._by_key.get(key)
+        except TypeError:  # a MsgList parameter is not hashable: rendered on its own
+            key = id(message)
+        if found is None:
+            found = self._by_key[key] = (render(message, self.lang), msg_to_json(message))
+        self._by_id[id(message)] = found
+        self._kept.append(message)
+        return found
+
+    def optional(self, message: Msg | None) -> tuple[str | None, dict[str, Any] | None]:
+        return (None, None) if message is None else self.both(message)
 
 
 @dataclass
@@ -210,7 +246,7 @@ class PlanResult:
     alternatives: list[Plan] = field(default_factory=list)
     excluded: list[ExcludedOffer] = field(default_factory=list)
     optimal: bool = True
-    message: str | None = None
+    message: Msg | None = None  # why nothing is feasible, or over budget
     binding: str | None = None
     assumptions: dict[str, Any] = field(default_factory=dict)
     warnings: dict[str, list[str]] = field(default_factory=dict)
@@ -221,16 +257,21 @@ class PlanResult:
     policy: JobPolicy | None = None  # the dates compliance judged on
     # Years of the window whose holiday calendar is computed, not official (and why it matters).
     provisional_years: tuple[int, ...] = ()
-    calendar_warning: str | None = None
+    calendar_warning: Msg | None = None
     # Over budget: the plan `plan` without the budget returns (named in the message).
     cheapest_without_budget: Plan | None = None
+    lang: str = "en"  # the language of the texts of `to_json` (the command's --lang)
 
     @property
     def feasible(self) -> bool:
         return self.best is not None
 
-    def to_json(self) -> dict[str, Any]:
-        """The `plan --json` document (card-hours become JSON numbers here, once)."""
+    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+        """The `plan --json` document (card-hours become JSON numbers here, once), its texts
+        in ``lang`` (the planner's by default), each beside its message (``*_msg``)."""
+        said = Said(lang or self.lang)
+        message, message_msg = said.optional(self.message)
+        warning, warning_msg = said.optional(self.calendar_warning)
         return {
             "job": {
                 "name": self.job_name,
@@ -240,10 +281,11 @@ class PlanResult:
             "currency": self.currency,
             "best": self.best.to_json() if self.best else None,
             "alternatives": [p.to_json() for p in self.alternatives],
-            "excluded": [e.to_json() for e in self.excluded],
+            "excluded": [e.to_json(said.lang, said) for e in self.excluded],
             "optimal": self.optimal,
             "objective": self.objective,
-            "message": self.message,
+            "message": message,
+            "message_msg": message_msg,
             "binding": self.binding,
             "cheapest_without_budget": (
                 self.cheapest_without_budget.to_json() if self.cheapest_without_budget else None
@@ -251,7 +293,8 @@ class PlanResult:
             "warnings": self.warnings,
             "calendar": {
                 "provisional_years": list(self.provisional_years),
-                "warning": self.calendar_warning,
+                "warning": warning,
+                "warning_msg": warning_msg,
             },
             "assumptions": self.assumptions,
             "stats": self.stats,

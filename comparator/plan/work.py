@@ -17,7 +17,7 @@ from functools import cache
 
 from comparator.domain.gpus import GPUS, resolve_gpu
 from comparator.domain.job import Job
-from comparator.errors import InputError, JobFileError
+from comparator.errors import InputError, JobFileError, Msg
 from comparator.estimate.estimator import Estimate, EstimateRequest, estimate, request_from_job
 from comparator.estimate.request import DEFAULT_GPU
 from comparator.estimate.throughput import scale_card_hours
@@ -32,7 +32,7 @@ class WorkTable:
     """Work per GPU model, and why the other GPU models cannot take the job."""
 
     work: dict[str, GpuWork] = field(default_factory=dict)
-    unusable: dict[str, tuple[str, str]] = field(default_factory=dict)  # gpu → (kind, reason)
+    unusable: dict[str, tuple[str, Msg]] = field(default_factory=dict)  # gpu → (kind, reason)
     estimates: dict[str, Estimate] = field(default_factory=dict)
     #: gpu → (low, high) card-hours of the estimate's range; the plan uses the expected value
     card_hours_range: dict[str, tuple[Decimal, Decimal]] = field(default_factory=dict)
@@ -48,29 +48,37 @@ def _from_workload(job: Job, gpus: Iterable[str]) -> WorkTable:
         if hours is None:
             table.unusable[gpu] = (
                 "throughput",
-                f"throughput: no dense BF16 figure for {gpu} "
-                f"or {reference.name}, card-hours cannot be "
-                f"converted",
+                Msg(
+                    "throughput: no dense BF16 figure for {gpu} or {reference}, card-hours "
+                    "cannot be converted",
+                    gpu=gpu,
+                    reference=reference.name,
+                ),
             )
             continue
         table.work[gpu] = GpuWork(gpu, hours, 1, workload.cards)
     return table
 
 
-def _memory_reason(result: Estimate) -> str:
+def _memory_reason(result: Estimate) -> Msg:
     solution = result.solution
-    need = solution.memory.total_gib
-    usable = solution.usable_memory_gib
+    sizes = {
+        "gpu": solution.gpu.name,
+        "cards": solution.cards,
+        "need_gib": float(solution.memory.total_gib),
+        "memory_gib": float(solution.gpu.memory_gib),
+    }
     if solution.request.cards is not None:
-        return (
-            f"memory: on {solution.cards} × {solution.gpu.name} the job needs "
-            f"{need:.1f} GiB per card, {usable:.1f} GiB usable "
-            f"({solution.gpu.memory_gib:g} GiB less headroom)"
+        return Msg(
+            "memory: on {cards} × {gpu} the job needs {need_gib:.1f} GiB per card, "
+            "{usable_gib:.1f} GiB usable ({memory_gib:g} GiB less headroom)",
+            usable_gib=float(solution.usable_memory_gib),
+            **sizes,
         )
-    return (
-        f"memory: {solution.gpu.name} ({solution.gpu.memory_gib:g} GiB) cannot hold the job "
-        f"with any card count the estimator tries (still {need:.1f} GiB per card at "
-        f"{solution.cards} cards)"
+    return Msg(
+        "memory: {gpu} ({memory_gib:g} GiB) cannot hold the job with any card count the "
+        "estimator tries (still {need_gib:.1f} GiB per card at {cards} cards)",
+        **sizes,
     )
 
 
@@ -101,7 +109,7 @@ def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:
         except JobFileError:
             raise
         except InputError as exc:
-            table.unusable[gpu] = ("throughput", f"estimate: {exc}")
+            table.unusable[gpu] = ("throughput", Msg("estimate: {reason}", reason=exc.msg))
             continue
         table.estimates[gpu] = result
         if not result.fits:

@@ -4,8 +4,10 @@ Shape (keys are stable; reports render from this alone)::
 
     number, created_at, lang, software_version, input_sha256, snapshot_ids, objective,
     providers {id: {name}}, job {...}, estimate (Estimate.to_json()) | null,
-    plan (PlanResult.to_json(), the `plan --json` document; each exclusion whose reasons are
-          known in both languages also carries reason_texts {zh-CN: [...], en: [...]}),
+    plan (PlanResult.to_json(), the `plan --json` document: its texts in the quote's language,
+          each beside its message, reason_msgs / message_msg / calendar.warning_msg, which
+          render in either language; quotes stored before these carried reason_texts
+          {zh-CN: [...], en: [...]} on some exclusions, or their texts alone),
     compliance {today, last_day, providers: [...] (at most 50, the plans' providers first),
     omitted? {providers, by_status}},
     assumptions {mfu, throughput_table[], fx{rates, date}, multi_node_efficiency, headroom,
@@ -38,8 +40,7 @@ from comparator.domain.job import Job
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
 from comparator.estimate import default_mfu, relative_throughput
-from comparator.i18n import REPORT_LANGS
-from comparator.plan import PlanResult, deadline_reason, requirement_reason
+from comparator.plan import PlanResult
 
 MAX_CURVE_HOURS = 24 * 400
 MAX_COMPLIANCE_PROVIDERS = 50  # reports a quote holds in full (the plans' providers always)
@@ -103,32 +104,6 @@ def _used_mfu(row: Mapping[str, Any], estimate: Mapping[str, Any] | None) -> flo
     ):
         return float(estimate["mfu"])
     return default_mfu(GPUS[row["gpu"]], str(estimate.get("method") or "full"))
-
-
-def excluded_with_texts(parts: QuoteParts) -> list[dict[str, Any]]:
-    """The plan's exclusions, each with its reasons in both report languages when they are
-    known apart from the language planned in: compliance failures (the checks hold both) and
-    missed deadlines and the job's own requirements. A stored quote then reads in either language; other reasons stay as
-    planned."""
-    reports = {report.provider: report for report in parts.result.compliance}
-    by_id = {offer.offer_id: offer for offer in parts.offers}
-    out = []
-    for item in parts.plan.get("excluded") or []:
-        texts: dict[str, list[str]] | None = None
-        report = reports.get(str(item["provider"]))
-        if item.get("kind") == "compliance" and report is not None:
-            failures = report.failures_for(str(item["region"]))
-            texts = {lang: [c.reason(lang) for c in failures] for lang in REPORT_LANGS}
-        elif item.get("kind") == "deadline":
-            texts = {lang: [deadline_reason(parts.job, lang)] for lang in REPORT_LANGS}
-        elif item.get("kind") == "requirements" and str(item["offer_id"]) in by_id:
-            offer = by_id[str(item["offer_id"])]
-            said = {lang: requirement_reason(parts.job, offer, lang) for lang in REPORT_LANGS}
-            texts = {lang: [text] for lang, text in said.items() if text}
-        if texts and list(item["reasons"]) in texts.values():  # the same reasons, both ways
-            item = {**item, "reason_texts": texts}
-        out.append(item)
-    return out
 
 
 def _plan_providers(result: PlanResult) -> set[str]:
@@ -341,7 +316,7 @@ def assemble_document(
         "providers": {pid: {"name": name} for pid, name in sorted(parts.provider_names.items())},
         "job": job_section(parts.job),
         "estimate": parts.estimate,
-        "plan": {**parts.plan, "excluded": excluded_with_texts(parts)},
+        "plan": parts.plan,
         "compliance": compliance_section(parts.result, parts.check_lang),
         "assumptions": assumptions_section(settings, parts),
         "price_ages": ages,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from comparator.i18n import is_en, normalize_lang
+from comparator.i18n import is_en, normalize_lang, stored_text, stored_texts
 from comparator.report import charts
 
 STATUS_RANK = {"pass": 0, "warn": 1, "fail": 2}
@@ -128,8 +128,12 @@ def bill_line_texts(lang: str, line: Mapping[str, Any]) -> dict[str, str]:
 
 
 def excluded_reasons(item: Mapping[str, Any], lang: str, document_lang: str) -> list[str]:
-    """An exclusion's reasons in the report language: as stored when that is the quote's own
-    language (or the quote predates ``reason_texts``), else the stored other language."""
+    """An exclusion's reasons in the report language: rendered from its messages
+    (``reason_msgs``); in quotes that predate them, as stored when that is the quote's own
+    language (or the quote predates ``reason_texts`` too), else the stored other language."""
+    rendered = stored_texts(item.get("reason_msgs"), lang)
+    if rendered is not None:
+        return rendered
     texts = item.get("reason_texts") or {}
     wanted = normalize_lang(lang)
     if wanted == normalize_lang(document_lang) or wanted not in texts:
@@ -299,6 +303,8 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
             plan.get("excluded") or [], offers, names, lang, str(document.get("lang") or "zh")
         ),
         "best": best,
+        "message": stored_text(plan, "message", lang),
+        "calendar_warning": stored_text(plan.get("calendar") or {}, "warning", lang),
         "ranked": ranked,
         "runner_up": ranked[0] if ranked and best else None,
         "budget": _budget(document, best),

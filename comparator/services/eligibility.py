@@ -70,7 +70,7 @@ def eligible_for_job(
     [requirements] the planner applies (GPU models, spot) — ``offers --compliant-for``."""
     job = load_job(job_path)
     eligible = evaluate_for_job(engine, offers, job_path, settings, today=today).eligible
-    return [o for o in eligible if requirement_reason(job, o, "en") is None]
+    return [o for o in eligible if requirement_reason(job, o) is None]
 
 
 @dataclass(frozen=True)

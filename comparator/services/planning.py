@@ -70,13 +70,13 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_for_job(engine: Engine, job: Job, lang: str = "en") -> JobCatalog:
+def load_for_job(engine: Engine, job: Job) -> JobCatalog:
     """The current offers ``job`` can use, filtered in SQL, with their providers' profiles."""
     offer_filter = job_offer_filter(job)
     offers = job_offers(engine, offer_filter)
     total = count_current(engine)
     in_place = count_current(engine, offer_filter) if offer_filter.by_place else total
-    filtered = filtered_reasons(offer_filter, total - in_place, in_place - len(offers), lang)
+    filtered = filtered_reasons(offer_filter, total - in_place, in_place - len(offers))
     profiles = load_profiles(engine, {o.provider for o in offers})
     return JobCatalog(offers, profiles, filtered, current_snapshot_id_list(engine))
 
@@ -121,7 +121,7 @@ def plan_job_file(
     job = load_job(path)
     context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
     with collector_paused():
-        catalog = load_for_job(engine, job, context.lang)
+        catalog = load_for_job(engine, job)
         return plan_job(job, catalog.offers, catalog.profiles, context, filtered=catalog.filtered)
 
 

@@ -55,7 +55,7 @@ def make_quote(
         settings, objective=objective, top=top, today=day, lang=check_lang
     )
     with collector_paused():
-        catalog = load_for_job(engine, job, check_lang)
+        catalog = load_for_job(engine, job)
         offers, profiles = catalog.offers, catalog.profiles
         parts = QuoteParts(
             job=job,
