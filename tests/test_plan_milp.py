@@ -83,6 +83,39 @@ def test_highs_proves_the_dp_optimum_on_medium_instances(seed: int) -> None:
         assert validate_schedule(problem, profile.schedule(diagonal)) == []
 
 
+def with_trial(problem: ScheduleProblem, rng: random.Random) -> ScheduleProblem:
+    """``problem`` plus a free trial of its first hourly rate (cost 0, same machine)."""
+    import dataclasses
+
+    base = problem.hourly[0]
+    trial = HourlyRate(
+        f"{base.key}~trial", (D(0),) * len(base.slot_costs), 1, trial_slots=rng.randint(1, 8)
+    )
+    return dataclasses.replace(problem, hourly=(*problem.hourly, trial))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_highs_prices_a_free_trial_as_the_dp_does(seed: int) -> None:
+    """The MILP models a free trial exactly (a zero-cost rate that opens the plan, at most
+    ``trial_slots`` long, once): 6 random instances per seed, equal to the DP to the cent, the
+    trial only as the first segment."""
+    rng = random.Random(2000 + seed)
+    for _ in range(6):
+        problem = with_trial(medium_problem(rng), rng)
+        profile = solve_schedule(problem)
+        diagonal = profile.cheapest()
+        outcome = solve_milp([MilpJob("job", [candidate_for(problem)])], {}, time_limit_s=60)
+        assert outcome.proven and diagonal is not None
+        assert outcome.objective_cents == pytest.approx(profile.cost_cents(diagonal), abs=1e-6)
+        found = outcome.schedules[0]
+        assert found is not None and found[1].cost == D(profile.cost_cents(diagonal)) / 100
+        assert validate_schedule(problem, found[1]) == []
+        trial = problem.hourly[-1]
+        used = [k for k, s in enumerate(found[1].segments) if s.key == trial.key]
+        assert used in ([], [0])
+        assert all(found[1].segments[k].periods <= trial.trial_slots for k in used)
+
+
 def test_a_time_limited_answer_is_never_called_optimal() -> None:
     rng = random.Random(7)
     problems = [medium_problem(rng) for _ in range(3)]
