@@ -191,7 +191,8 @@ def main() -> None:
         print(
             f"#{k:02d} {len(jobs)} jobs, fallback {sorted(shared.dp_fallback)}: total "
             f"{total / 100:.2f}, best ordering {ref}, bound {bound / 100:.2f}, gap "
-            f"{shared.gap:.2%}, {shared.method}{' optimal' if shared.optimal else ''}"
+            f"{shared.gap:.2%}, {shared.method}{' optimal' if shared.optimal else ''}, "
+            f"CPU {middle - before:.2f} s"
         )
     if not gaps:
         return
