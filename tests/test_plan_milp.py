@@ -235,7 +235,8 @@ def test_a_trial_job_and_a_capped_job_share_stock_at_the_proven_optimum() -> Non
     Measured before the trial was modelled: 5600.00 against a bound of 3680.00 (a 34 % gap),
     the trial job on "dear". By hand the optimum is 5280.00: the trial job on "cheap" 12:00–24:00
     (its trial saves 2 × ¥160), the plain job on "cheap" 00:00–12:00, the capped job on "dear"
-    (¥2400); the plan now reaches it and the bound proves it. Every plan is billed by the
+    (¥2400); the plan now reaches it and the bound proves it, in the fewest line items (the
+    MILP's equal-cost answer interleaved the two jobs on "cheap"). Every plan is billed by the
     single-job code (the validator recomputes it) and the total is the sum of its lines."""
     import dataclasses
 
@@ -265,6 +266,7 @@ def test_a_trial_job_and_a_capped_job_share_stock_at_the_proven_optimum() -> Non
     assert shared.total_cost == sum(p.total_cost for p in both)
     assert shared.total_cost < D("5600.00")  # the old fallback's plan
     assert shared.total_cost == D("5280.00") and both[0].segments[0].free_trial
+    assert [len(p.segments) for p in both] == [2, 1, 1]  # trial + the rest, no interleaving
     assert shared.optimal and shared.gap == 0 and shared.lower_bound == shared.total_cost
     assert shared.to_json()["gap"] == 0
 

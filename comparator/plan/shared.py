@@ -18,6 +18,9 @@
    fallback jobs first on the full stock, then the MILP of the others on what they hold; and
    from the best plan, the MILP of the modelled jobs with the fallback jobs' stock fixed, then
    the fallback jobs again on what is left, while the total falls.
+5. Ties toward what a person orders (:func:`comparator.plan.shared_search.polish`): each job
+   and each pair of jobs planned again by the DP on the stock the others hold, kept when as
+   cheap with fewer line items.
 
 Every plan, however found, is priced by the same bill code as a single job's (``to_plan``), so
 the total is the sum of the plans' line items and bill lines; the best joint plan is never
@@ -57,6 +60,7 @@ from comparator.plan.shared_search import (
     dearest_first,
     dp_only,
     orders,
+    polish,
     run_milp,
     sequential,
     usage_all,
@@ -194,6 +198,7 @@ def _solve(states: dict[int, JobState], stock: Mapping[str, int], time_limit_s: 
         alternate(best, states, modelled, list(fallback), deadline)
     if best.schedules is None:
         raise_infeasible(states)
+    polish(best, states)
     assert best.schedules is not None
     lower = _lower_bound(list(states.values()), outcome)
     upper = best.cents

@@ -142,6 +142,16 @@ class Best:
         self.cents = math.inf
         self.method = "repair"
 
+    def tie(self, found: Schedules | None) -> None:
+        """Keep ``found`` if it costs no more and has fewer line items (what a person would
+        order: the MILP breaks no ties between jobs, so two may interleave on one offer)."""
+        if found is None or self.schedules is None or set(found) != self.jobs:
+            return
+        if cents(found.values()) > self.cents or _items(found) >= _items(self.schedules):
+            return
+        if fits(self.stock, usage_all(found.values())):
+            self.schedules, self.cents = found, cents(found.values())
+
     def offer(self, found: Schedules | None, method: str) -> bool:
         if found is None or set(found) != self.jobs:
             return False
@@ -235,6 +245,23 @@ def alternate(
         held = {i: best.schedules[i] for i in fallback}
         if not _milp_then_dp(best, states, (modelled, fallback), (held, best.schedules), deadline):
             return
+
+
+def polish(best: Best, states: Mapping[int, JobState]) -> None:
+    """Each job, then each pair of jobs (both orders), planned again by the DP on the stock
+    the others hold; a plan as cheap with fewer line items is kept (:meth:`Best.tie`)."""
+    if best.schedules is None:
+        return
+    jobs = sorted(best.schedules)
+    groups = [[i] for i in jobs] + [list(p) for p in itertools.permutations(jobs, 2)]
+    for group in groups:
+        assert best.schedules is not None
+        others = {k: s for k, s in best.schedules.items() if k not in group}
+        best.tie(sequential(others, group, states, best.cents + 1))
+
+
+def _items(schedules: Schedules) -> int:
+    return sum(len(s.segments) for _, s in schedules.values())
 
 
 def _total(schedules: Schedules) -> int:
