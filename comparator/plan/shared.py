@@ -179,6 +179,8 @@ def _solve(states: dict[int, JobState], stock: Mapping[str, int], time_limit_s: 
     best = Best(ordered, stock)
     for order in [dearest_first(ordered, states), ordered, *orders(ordered, states)]:
         best.offer(sequential({}, order, states, best.cents), "repair")
+        if best.cents <= bound:  # the jobs' own optima: proven without the MILP
+            return _result(best, states, bound, None, fallback)
     share = RELAXED_SHARE if fallback and modelled else 1.0
     relaxed = run_milp(
         states,
@@ -190,26 +192,39 @@ def _solve(states: dict[int, JobState], stock: Mapping[str, int], time_limit_s: 
         time_limit_s=share * time_limit_s,
     )
     outcome = relaxed.outcome
+    lower = _lower_bound(list(states.values()), outcome)
     base = relaxed.complete(modelled)
     if base is not None:
         for order in orders(fallback, states) if fallback else [[]]:
             best.offer(sequential(base, order, states, best.cents), "milp")
-    if fallback and modelled:
-        alternate(best, states, modelled, list(fallback), deadline)
+    if fallback and modelled and best.cents > math.ceil(lower - 1e-6):
+        alternate(best, states, (modelled, list(fallback)), deadline, math.ceil(lower - 1e-6))
+    return _result(best, states, lower, outcome, fallback)
+
+
+def _result(
+    best: Best,
+    states: Mapping[int, JobState],
+    lower: float,
+    outcome: MilpOutcome | None,
+    fallback: dict[int, list[str]],
+) -> _Shared:
+    """The best plan with ties broken, its bound and gap; optimal only when proven (to the
+    cent: the bound is the DP's exact optima, or the MILP's over whole-cent prices)."""
     if best.schedules is None:
         raise_infeasible(states)
     polish(best, states)
     assert best.schedules is not None
-    lower = _lower_bound(list(states.values()), outcome)
+    floor = math.ceil(lower - 1e-6)
     upper = best.cents
-    gap = max(0.0, (upper - math.ceil(lower - 1e-6)) / upper) if upper else 0.0
+    gap = max(0.0, (upper - floor) / upper) if upper else 0.0
     return _Shared(
         best.schedules,
-        gap == 0.0 and outcome.whole_cents,
+        gap == 0.0 and (outcome is None or outcome.whole_cents),
         gap,
         best.method,
-        Decimal(math.ceil(lower - 1e-6)) / 100,
-        outcome.status,
+        Decimal(floor) / 100,
+        None if outcome is None else outcome.status,
         fallback,
     )
 

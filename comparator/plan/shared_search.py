@@ -9,6 +9,7 @@ in every clock hour); :class:`Best` keeps the cheapest in whole cents.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -57,20 +58,24 @@ class JobState:
         ]
         return float(min(bounds)) if bounds else math.inf
 
-    def floor(self, candidate: Candidate) -> float:
-        """A lower bound of the candidate's cost on any stock: its optimum alone (inf when
-        it has none), or the bound it was skipped by."""
-        for e in self.selection.evaluated:
-            if e.candidate is candidate:
-                return math.inf if e.cost_cents is None else float(e.cost_cents)
-        bound = self.selection.bounds.get(id(candidate))
-        return 0.0 if bound is None else float(bound)
+    @functools.cached_property
+    def floors(self) -> dict[int, float]:
+        """id(candidate) → a lower bound of its cost on any stock: its optimum alone (inf
+        when it has none) or the bound it was skipped by."""
+        floors = {
+            id(e.candidate): math.inf if e.cost_cents is None else float(e.cost_cents)
+            for e in self.selection.evaluated
+        }
+        for candidate in self.selection.skipped:
+            bound = self.selection.bounds.get(id(candidate))
+            floors[id(candidate)] = 0.0 if bound is None else float(bound)
+        return floors
 
     def candidates_below(self, limit: float) -> list[Candidate]:
         candidates = self.prepared.built.candidates
         if limit == math.inf:
             return list(candidates)
-        return [c for c in candidates if self.floor(c) < limit]
+        return [c for c in candidates if self.floors.get(id(c), 0.0) < limit]
 
 
 def dp_only(state: JobState) -> list[str]:
@@ -228,22 +233,24 @@ def _warm_start(
 def alternate(
     best: Best,
     states: Mapping[int, JobState],
-    modelled: Sequence[int],
-    fallback: Sequence[int],
+    jobs: tuple[Sequence[int], Sequence[int]],
     deadline: float,
+    target: int,
 ) -> None:
     """Fallback jobs first (their best order on the full stock), then the MILP on what they
     hold; the MILP of the modelled jobs alone on the full stock, then the fallback jobs; then,
     from the best plan, the MILP of the modelled jobs on the stock the fallback
     jobs hold and the fallback jobs again in every order, while the total falls."""
+    fallback = jobs[1]
     first = [s for order in orders(fallback, states) if (s := sequential({}, order, states))]
     for held in ([min(first, key=_total)] if first else []) + [{}]:
-        _milp_then_dp(best, states, (modelled, fallback), (held, None), deadline)
+        if best.cents > target:
+            _milp_then_dp(best, states, jobs, (held, None), deadline)
     for _ in range(ROUNDS):
-        if best.schedules is None or time.perf_counter() > deadline:
+        if best.schedules is None or best.cents <= target or time.perf_counter() > deadline:
             return
         held = {i: best.schedules[i] for i in fallback}
-        if not _milp_then_dp(best, states, (modelled, fallback), (held, best.schedules), deadline):
+        if not _milp_then_dp(best, states, jobs, (held, best.schedules), deadline):
             return
 
 
