@@ -175,3 +175,27 @@ def test_a_job_that_may_migrate_falls_back_and_is_named() -> None:
     assert shared.dp_fallback == {"moves": ["migrations"]}
     check_honest(shared, jobs, offers)
     assert shared.to_json()["dp_fallback"] == {"moves": ["migrations"]}
+
+
+def test_jobs_that_meet_their_own_optima_one_after_another_need_no_milp() -> None:
+    """One node at a flat price, two 10-hour jobs in 24 hours: alone each takes the first ten
+    hours (the earliest finish), together they cannot, but one after the other they cost the
+    same. That is the bound: proven optimal without HiGHS (``milp_status`` None)."""
+    where = {"provider": "p", "region": "r", "country": "SG"}
+    offers = [make_offer("node", "hourly", "80", cards=8, stock=1, **where)]
+    schedule = Schedule(START, START + timedelta(hours=24), False)
+    jobs = [
+        Job(
+            name=name,
+            schedule=schedule,
+            workload=Workload(D(8 * 10), "A100-SXM4-80GB", 8),
+            requirements=Requirements(),
+            source=f"{name}.toml",
+        )
+        for name in ("a", "b")
+    ]
+    shared = plan_jobs(jobs, offers, {}, context(), time_limit_s=10)
+    placed = check_honest(shared, jobs, offers)
+    assert shared.method == "repair" and shared.milp_status is None
+    assert shared.optimal and shared.total_cost == 2 * D(800)
+    assert sorted(p.segments[0].start.hour for p in placed) == [0, 10]
