@@ -225,8 +225,10 @@ def _warm_start(
     keys = {s.key for s in schedule.segments}
     for part in by_machine(candidate) if split else [candidate]:
         if keys <= set(part.problem.rate_keys):
-            candidates.append(part)
-            return len(candidates) - 1, schedule
+            seen = [k for k, c in enumerate(candidates) if c is part]
+            if not seen:
+                candidates.append(part)
+            return (seen or [len(candidates) - 1])[0], schedule
     return None
 
 
