@@ -8,11 +8,12 @@ segments without a run slot are dropped. The result never costs more than the MI
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
 from comparator.domain.money import round_money
 from comparator.plan.candidates import Candidate
-from comparator.plan.problem import ScheduledSegment, ScheduleResult
+from comparator.plan.problem import HourlyRate, ScheduledSegment, ScheduleResult
 
 
 def canonical_schedule(
@@ -43,6 +44,8 @@ def canonical_schedule(
     if remaining > 0 or not result:
         return None
     if not problem.interruptible and len(_blocks(result)) > 1:
+        return None
+    if not _trial_opens(problem.hourly, result):
         return None
     finish = result[-1].run_end
     storage = problem.storage_per_slot * (finish - result[0].start)  # the data disk
@@ -114,6 +117,15 @@ def _segment(
         run_end,
         overhead,
         round_money(contract.cost * periods),
+    )
+
+
+def _trial_opens(rates: Sequence[HourlyRate], segments: list[ScheduledSegment]) -> bool:
+    """A free trial is only the plan's first segment, at most ``trial_slots`` long."""
+    trials = {r.key: r.trial_slots for r in rates if r.trial_slots}
+    return all(
+        s.key not in trials or (k == 0 and s.end - s.start <= trials[s.key])
+        for k, s in enumerate(segments)
     )
 
 

@@ -17,8 +17,14 @@ same offers. Per job and candidate (slot ``t`` of the candidate's grid, ``D`` it
   r[t]`` (not yet finished) and ``a[t] ≥ b[t] + e[t] − 1`` costs the charge per slot: exactly
   the slots from the first run slot to the finish, paused slots included, as the DP bills.
 
-Free trials, migrations and a daily cap are not modelled: jobs that could use them are planned
-by the exact per-job DP instead (:mod:`comparator.plan.shared`).
+* a free trial rate ``k`` (cost 0): ``x[k,t] ≤ r[t]``, at most ``trial_slots`` slots, one
+  segment start per plan over all trials, and none after a run slot (``s[k,t] + b[t−1] ≤ 1``
+  with ``b`` the started indicator above): the trial opens the plan, as in the DP.
+
+Migrations and a daily cap are not modelled: the MILP plans each machine of a job that may
+migrate alone and ignores a cap, so a job that could use either is planned by the exact per-job
+DP instead, and the MILP sees it *relaxed* (all machines with seamless switches, no cap) only
+to bound the joint cost (:mod:`comparator.plan.shared`).
 
 The objective is the exact sum of slot and period prices and the data bill in cents. When every price is a whole
 number of cents that sum is the billed cost; otherwise per-segment rounding (< ½ cent a segment)
@@ -27,10 +33,7 @@ is not modelled, and the caller must not claim optimality to the cent.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -39,59 +42,8 @@ import numpy as np
 
 from comparator.plan.candidates import Candidate
 from comparator.plan.milp.extract import canonical_schedule
+from comparator.plan.milp.lp import INF, Model, quiet_stdout
 from comparator.plan.problem import ScheduleResult
-
-
-@contextlib.contextmanager
-def _quiet_stdout() -> Iterator[None]:
-    """HiGHS prints a banner from C++ on first use: keep stdout clean for ``--json``."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    with open(os.devnull, "w") as devnull:
-        os.dup2(devnull.fileno(), 1)
-        try:
-            yield
-        finally:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
-
-
-class _Model:
-    """A sparse MILP built row by row (all variables binary)."""
-
-    def __init__(self) -> None:
-        self.cost: list[float] = []
-        self.rows: list[tuple[list[int], list[float], float, float]] = []
-
-    def var(self, cost: float = 0.0) -> int:
-        self.cost.append(cost)
-        return len(self.cost) - 1
-
-    def row(self, terms: Sequence[tuple[int, float]], low: float, high: float) -> None:
-        self.rows.append(([i for i, _ in terms], [v for _, v in terms], low, high))
-
-    def lp(self) -> Any:
-        import highspy  # HiGHS loads only when several jobs share stock, not for `plan --help`
-
-        lp = highspy.HighsLp()
-        lp.num_col_ = len(self.cost)
-        lp.num_row_ = len(self.rows)
-        lp.col_cost_ = np.array(self.cost)
-        lp.col_lower_ = np.zeros(len(self.cost))
-        lp.col_upper_ = np.ones(len(self.cost))
-        lp.row_lower_ = np.array([r[2] for r in self.rows])
-        lp.row_upper_ = np.array([r[3] for r in self.rows])
-        starts = np.cumsum([0] + [len(r[0]) for r in self.rows])
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.start_ = starts
-        lp.a_matrix_.index_ = np.array([i for r in self.rows for i in r[0]], dtype=np.int32)
-        lp.a_matrix_.value_ = np.array([v for r in self.rows for v in r[1]])
-        lp.integrality_ = [highspy.HighsVarType.kInteger] * len(self.cost)
-        return lp
-
-
-INF = float("inf")
 
 
 @dataclass
@@ -105,7 +57,9 @@ class _Columns:
     periods: dict[int, dict[int, int]] = field(default_factory=dict)  # rate → start → var
     active: dict[int, dict[int, int]] = field(default_factory=dict)  # rate → slot → var
     storage: list[int] = field(default_factory=list)  # a[t]: the data disk is billed in slot t
-    disk: tuple[list[int], list[int]] = ([], [])  # b[t] started, e[t] not yet finished
+    started: list[int] = field(default_factory=list)  # b[t]: a run slot at or before t
+    running: list[int] = field(default_factory=list)  # e[t]: not yet finished
+    opens: dict[tuple[int, int], int] = field(default_factory=dict)  # (rate, slot) → segment start
 
 
 @dataclass(frozen=True)
@@ -143,7 +97,7 @@ def _whole_cents(candidates: Sequence[Candidate]) -> bool:
 
 class _Builder:
     def __init__(self) -> None:
-        self.model = _Model()
+        self.model = Model()
         self.usage: dict[tuple[str, int], list[tuple[int, float]]] = {}
 
     def candidate(self, cand: Candidate) -> _Columns:
@@ -157,7 +111,7 @@ class _Builder:
             [model.var() for _ in range(deadline)],
         )
         for j, rate in enumerate(problem.hourly):
-            cols.hourly[j] = self._hourly(cand, rate, deadline)
+            cols.hourly[j] = self._hourly(cand, cols, j, rate, deadline)
         for j, contract in enumerate(problem.contracts):
             cols.periods[j], cols.active[j] = self._contract(cand, contract, deadline)
         for t in range(deadline):
@@ -173,27 +127,61 @@ class _Builder:
             model.row([(v, 1.0) for v in cols.start] + [(cols.choose, -1.0)], -INF, 0)
         if problem.storage_cents:
             self._storage(cols, float(problem.storage_cents))
+        if any(r.trial_slots for r in problem.hourly):
+            self._trials(cand, cols)
         return cols
+
+    def _started(self, cols: _Columns) -> list[int]:
+        """``b[t] ≥ r[τ]`` for every τ ≤ t (``b`` is only bounded below: whatever needs it
+        to be 0 before the first run slot keeps it there)."""
+        if not cols.started:
+            model = self.model
+            cols.started = [model.var() for _ in cols.run]
+            for t, b in enumerate(cols.started):
+                model.row([(b, 1.0), (cols.run[t], -1.0)], 0, INF)
+                if t:
+                    model.row([(b, 1.0), (cols.started[t - 1], -1.0)], 0, INF)
+        return cols.started
+
+    def _trials(self, cand: Candidate, cols: _Columns) -> None:
+        """A free trial opens the plan (the DP's rule): its slots are run slots in one
+        segment that starts at the first run slot, at most ``trial_slots`` long, and a plan
+        has at most one trial. Its slots cost 0 and use its offer's stock (``_use``)."""
+        model, started, opens = self.model, self._started(cols), []
+        for j, rate in enumerate(cand.problem.hourly):
+            if not rate.trial_slots:
+                continue
+            slots = cols.hourly[j]
+            model.row([(v, 1.0) for v in slots.values()], -INF, rate.trial_slots)
+            for t, var in slots.items():
+                model.row([(var, 1.0), (cols.run[t], -1.0)], -INF, 0)
+                start = cols.opens[(j, t)] = model.var()
+                before = [(slots[t - 1], -1.0)] if t - 1 in slots else []
+                model.row([(var, 1.0), *before, (start, -1.0)], -INF, 0)
+                if t:
+                    model.row([(start, 1.0), (started[t - 1], 1.0)], -INF, 1)
+                opens.append(start)
+        model.row([(v, 1.0) for v in opens], -INF, 1)
 
     def _storage(self, cols: _Columns, cents: float) -> None:
         """``a[t] = 1`` exactly from the first run slot to the last (minimising)."""
         model, run = self.model, cols.run
         count = len(run)
-        started = [model.var() for _ in range(count)]
+        started = self._started(cols)
         running = [model.var() for _ in range(count)]
         billed = [model.var(cents) for _ in range(count)]
         for t in range(count):
-            model.row([(started[t], 1.0), (run[t], -1.0)], 0, INF)
             model.row([(running[t], 1.0), (run[t], -1.0)], 0, INF)
             if t:
-                model.row([(started[t], 1.0), (started[t - 1], -1.0)], 0, INF)
                 model.row([(running[t - 1], 1.0), (running[t], -1.0)], 0, INF)
             terms = [(billed[t], 1.0), (started[t], -1.0), (running[t], -1.0)]
             model.row(terms, -1, INF)
-        cols.storage, cols.disk = billed, (started, running)
+        cols.storage, cols.running = billed, running
 
-    def _hourly(self, cand: Candidate, rate: Any, deadline: int) -> dict[int, int]:
-        model = self.model
+    def _hourly(
+        self, cand: Candidate, cols: _Columns, j: int, rate: Any, deadline: int
+    ) -> dict[int, int]:
+        model, opens = self.model, cols.opens
         slots = {
             t: model.var(_cents(rate.slot_costs[t]))
             for t in range(min(deadline + rate.min_slots - 1, len(rate.slot_costs)))
@@ -203,7 +191,7 @@ class _Builder:
             self._use(cand, rate.key, t, var)
             if rate.min_slots < 2:
                 continue
-            start = model.var()
+            start = opens[(j, t)] = model.var()
             before = [(slots[t - 1], 1.0)] if t - 1 in slots else []
             model.row([(var, 1.0), *[(i, -v) for i, v in before], (start, -1.0)], -INF, 0)
             for k in range(1, rate.min_slots):
@@ -242,16 +230,19 @@ class _Builder:
                 model.row([(chain, 1.0)] + ([(later, -1.0)] if later is not None else []), -INF, 0)
         return starts, active
 
-    def _use(self, cand: Candidate, offer_id: str, slot: int, var: int) -> None:
+    def _use(self, cand: Candidate, key: str, slot: int, var: int) -> None:
+        offer_id = cand.trials.get(key, key)  # a free trial uses its offer's stock
         if cand.offers[offer_id].stock is None:
             return
         hour = int(cand.grid.at(slot).timestamp() // 3600)
         self.usage.setdefault((offer_id, hour), []).append((var, cand.units[offer_id]))
 
-    def stock_rows(self, stock: Mapping[str, int]) -> None:
-        for (offer_id, _), terms in self.usage.items():
-            if sum(units for _, units in terms) > stock[offer_id]:
-                self.model.row([(v, float(u)) for v, u in terms], -INF, stock[offer_id])
+    def stock_rows(self, stock: Mapping[str, int], used: Mapping[tuple[str, int], int]) -> None:
+        """Per offer and clock hour: the jobs' units within the stock ``used`` leaves."""
+        for (offer_id, hour), terms in self.usage.items():
+            left = stock[offer_id] - used.get((offer_id, hour), 0)
+            if sum(units for _, units in terms) > left:
+                self.model.row([(v, float(u)) for v, u in terms], -INF, left)
 
 
 def _warm_values(
@@ -270,9 +261,10 @@ def _warm_values(
         rates = {r.key: j for j, r in enumerate(cand.problem.hourly)}
         chains = {c.key: j for j, c in enumerate(cand.problem.contracts)}
         first, finish = schedule.segments[0].start, schedule.finish
-        for t, (b, e, a) in enumerate(zip(*cols.disk, cols.storage, strict=True)):
-            values[b], values[e] = float(t >= first), float(t < finish)
-            values[a] = float(first <= t < finish)
+        for t, b in enumerate(cols.started):
+            values[b] = float(t >= first)
+        for t, (e, a) in enumerate(zip(cols.running, cols.storage, strict=True)):
+            values[e], values[a] = float(t < finish), float(first <= t < finish)
         previous_end = None
         for seg in schedule.segments:
             for t in range(seg.start, seg.run_end):
@@ -281,8 +273,11 @@ def _warm_values(
                 values[cols.start[seg.start]] = 1.0
             previous_end = seg.run_end
             if seg.key in rates:
+                j = rates[seg.key]
+                if (j, seg.start) in cols.opens:
+                    values[cols.opens[(j, seg.start)]] = 1.0
                 for t in range(seg.start, seg.end):
-                    values[cols.hourly[rates[seg.key]][t]] = 1.0
+                    values[cols.hourly[j][t]] = 1.0
             else:
                 period = cand.problem.contracts[chains[seg.key]].period_slots
                 j = chains[seg.key]
@@ -300,8 +295,10 @@ def solve_milp(
     time_limit_s: float = 30.0,
     warm: Sequence[tuple[int, ScheduleResult] | None] | None = None,
     threads: int = 1,
+    used: Mapping[tuple[str, int], int] | None = None,
 ) -> MilpOutcome:
-    """Solve the shared-stock MILP; ``warm`` gives each job's (candidate index, schedule)."""
+    """Solve the shared-stock MILP; ``warm`` gives each job's (candidate index, schedule),
+    ``used`` the units per (offer, clock hour) that other jobs already hold."""
     builder = _Builder()
     columns = [[builder.candidate(c) for c in job.candidates] for job in jobs]
     for job, job_cols in zip(jobs, columns, strict=True):
@@ -310,10 +307,10 @@ def solve_milp(
             costed = [v for cols in job_cols for v in (*_paid(cols), *cols.storage, cols.choose)]
             terms = [(v, builder.model.cost[v]) for v in costed]
             builder.model.row(terms, -INF, job.budget_cents)
-    builder.stock_rows(stock)
+    builder.stock_rows(stock, used or {})
     import highspy
 
-    with _quiet_stdout():
+    with quiet_stdout():
         highs = highspy.Highs()  # type: ignore[no-untyped-call]
         highs.setOptionValue("output_flag", False)
         for name, value in (

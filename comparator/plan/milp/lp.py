@@ -1,0 +1,63 @@
+"""The MILP as HiGHS takes it: a sparse model of binary variables built row by row."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+
+@contextlib.contextmanager
+def quiet_stdout() -> Iterator[None]:
+    """HiGHS prints a banner from C++ on first use: keep stdout clean for ``--json``."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 1)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+class Model:
+    """A sparse MILP built row by row (all variables binary)."""
+
+    def __init__(self) -> None:
+        self.cost: list[float] = []
+        self.rows: list[tuple[list[int], list[float], float, float]] = []
+
+    def var(self, cost: float = 0.0) -> int:
+        self.cost.append(cost)
+        return len(self.cost) - 1
+
+    def row(self, terms: Sequence[tuple[int, float]], low: float, high: float) -> None:
+        self.rows.append(([i for i, _ in terms], [v for _, v in terms], low, high))
+
+    def lp(self) -> Any:
+        import highspy  # HiGHS loads only when several jobs share stock, not for `plan --help`
+
+        lp = highspy.HighsLp()
+        lp.num_col_ = len(self.cost)
+        lp.num_row_ = len(self.rows)
+        lp.col_cost_ = np.array(self.cost)
+        lp.col_lower_ = np.zeros(len(self.cost))
+        lp.col_upper_ = np.ones(len(self.cost))
+        lp.row_lower_ = np.array([r[2] for r in self.rows])
+        lp.row_upper_ = np.array([r[3] for r in self.rows])
+        starts = np.cumsum([0] + [len(r[0]) for r in self.rows])
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        lp.a_matrix_.start_ = starts
+        lp.a_matrix_.index_ = np.array([i for r in self.rows for i in r[0]], dtype=np.int32)
+        lp.a_matrix_.value_ = np.array([v for r in self.rows for v in r[1]])
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * len(self.cost)
+        return lp
+
+
+INF = float("inf")
