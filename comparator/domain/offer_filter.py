@@ -37,3 +37,27 @@ class FilteredOffers:
     kind: str  # "compliance" (where the data centre is) or "requirements"
     reason: str
     count: int
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    """What the catalog says of one (provider, data centre, GPU, node size, links) group of a
+    job's offers without reading them (docs/planner-pruning.md, rule 5).
+
+    ``least_per_card`` is the least, over the group's offers, of ``price × tax × FX × m /
+    cards`` in the job's currency before any discount, where ``m`` is the least factor of the
+    offer's time-of-use rule (hourly) or ``max(1/period, min_units/runs)`` (contracts), as the
+    planner passed them; ``most_factor_per_card`` the greatest ``m / cards``. None: no offer
+    has an FX rate into the job's currency."""
+
+    provider: str
+    region: str
+    gpu: str
+    node_cards: int
+    interconnect: str | None
+    network: str | None
+    offers: int
+    first_offer_id: int
+    least_per_card: float | None
+    most_factor_per_card: float
+    free_trial: bool

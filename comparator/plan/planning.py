@@ -137,25 +137,11 @@ class Prepared:
     lazy: LazyCandidates | None = None  # groups expanded only when reached (prune=True)
 
 
-def prepare(
-    job: Job,
-    offers: Sequence[OfferView],
-    profiles: Mapping[str, ProviderProfile],
-    context: PlanContext,
-    *,
-    prune: bool = False,
-    filtered: Sequence[FilteredOffers] = (),
-) -> Prepared:
-    """Compliance, requirements, work per GPU and every candidate placement of ``job``.
-
-    With ``prune`` the candidates are built lazily (:mod:`comparator.plan.prune`) and
-    ``built`` fills as :func:`~comparator.plan.prune.choose_lazy` reaches them."""
-    checks = OfferFilter(job, context)
-    basis = PriceBasis(job.currency, context.fx, discounts(profiles))
-    eligible = checks.affordable(checks.allowed(checks.compliant(offers, profiles)), basis)
-    table = work_table(job, {o.gpu for o in eligible}, headroom=context.headroom)
-    workable = checks.workable(eligible, table)
-    options = CandidateOptions(
+def candidate_options(
+    job: Job, context: PlanContext, profiles: Mapping[str, ProviderProfile]
+) -> CandidateOptions:
+    """What every candidate of ``job`` is built with: its window, prices and providers' terms."""
+    return CandidateOptions(
         job.schedule.earliest_start,
         job.schedule.deadline,
         job.schedule.interruptible,
@@ -174,6 +160,27 @@ def prepare(
             (pid, dc.id): dc.storage for pid, p in profiles.items() for dc in p.datacenters
         },
     )
+
+
+def prepare(
+    job: Job,
+    offers: Sequence[OfferView],
+    profiles: Mapping[str, ProviderProfile],
+    context: PlanContext,
+    *,
+    prune: bool = False,
+    filtered: Sequence[FilteredOffers] = (),
+) -> Prepared:
+    """Compliance, requirements, work per GPU and every candidate placement of ``job``.
+
+    With ``prune`` the candidates are built lazily (:mod:`comparator.plan.prune`) and
+    ``built`` fills as :func:`~comparator.plan.prune.choose_lazy` reaches them."""
+    checks = OfferFilter(job, context)
+    basis = PriceBasis(job.currency, context.fx, discounts(profiles))
+    eligible = checks.affordable(checks.allowed(checks.compliant(offers, profiles)), basis)
+    table = work_table(job, {o.gpu for o in eligible}, headroom=context.headroom)
+    workable = checks.workable(eligible, table)
+    options = candidate_options(job, context, profiles)
     if prune:
         lazy = lazy_candidates(workable, table.work, options)
         checks.unschedulable(workable, lazy.built, lazy.used)
@@ -292,16 +299,22 @@ def plan_job(
         selection = choose_lazy(prepared.lazy, options)
     else:
         selection = choose(prepared.built.candidates, options)
-    best = realise(selection.best, job.currency) if selection.best else None
-    alternatives = [realise(e, job.currency) for e in selection.alternatives]
-    # a contract paying > 3× the hours it runs is shown only when it is still the cheapest
-    alternatives = [a for a in alternatives if not a.oversized_contract]
-    result = finish(prepared, selection, best, alternatives)
+    result = conclude(prepared, selection)
     if result.binding == "budget":
         # the cheapest plan without the budget needs every candidate, not only those reached
         full = prepared if prepared.lazy is None else prepare(job, offers, profiles, context)
         _name_the_cheapest(result, full, options)
     return result
+
+
+def conclude(prepared: Prepared, selection: Selection) -> PlanResult:
+    """The result of a prepared job once the walk has chosen: its plans realised."""
+    job = prepared.job
+    best = realise(selection.best, job.currency) if selection.best else None
+    alternatives = [realise(e, job.currency) for e in selection.alternatives]
+    # a contract paying > 3× the hours it runs is shown only when it is still the cheapest
+    alternatives = [a for a in alternatives if not a.oversized_contract]
+    return finish(prepared, selection, best, alternatives)
 
 
 def _free_trials_in_play(job: Job, offers: Sequence[OfferView]) -> bool:

@@ -1,0 +1,112 @@
+"""A job's current offers summarised per group in SQL, and read group by group.
+
+The planner's walk (:mod:`comparator.plan.stream`) needs, before it reads any offer, one row
+per (provider, data centre, GPU, node size, interconnect, network) of the job's offers: how
+many, the first offer id and a floor of their prices (``GROUP BY`` in the database); it then
+reads the offers of the groups it reaches (docs/planner-pruning.md, rule 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Engine, Float, case, cast, func, tuple_
+from sqlalchemy.sql.elements import ColumnElement
+
+from comparator.catalog.offer_filter import current_query, stream_offers
+from comparator.catalog.queries import OFFER
+from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
+from comparator.domain.money import FxTable
+from comparator.domain.offer_filter import GroupSummary, OfferFilter
+from comparator.domain.offer_view import OfferView
+
+READ_CHUNK = 200  # groups per IN list
+
+
+class CatalogGroups:
+    """The job's offers (those ``offer_filter`` keeps) behind ``engine``, priced in ``currency``."""
+
+    def __init__(
+        self, engine: Engine, offer_filter: OfferFilter, fx: FxTable, currency: str
+    ) -> None:
+        self.engine, self.offer_filter, self.fx, self.currency = engine, offer_filter, fx, currency
+
+    def rules(self) -> list[str]:
+        """The distinct time-of-use rules of the job's hourly offers."""
+        query = current_query(self.offer_filter, columns=(OFFER.c.time_of_use,))
+        query = query.where(OFFER.c.billing.in_(HOURLY_MODES)).distinct()
+        with self.engine.connect() as conn:
+            return sorted(str(r) for r in conn.execute(query).scalars())
+
+    def _factor(self, factors: Mapping[str, float], runs: int) -> ColumnElement[Any]:
+        """``m`` of an offer: its rule's least factor (hourly; 0 for a rule not given) or
+        ``max(1/period, min_units/runs)`` (contracts)."""
+        hourly = case(factors, value=OFFER.c.time_of_use, else_=0.0) if factors else 0.0
+        period = 1.0 / case(PERIOD_HOURS, value=OFFER.c.billing, else_=1)
+        per_runs = cast(OFFER.c.min_units, Float) / runs
+        contract = case((period >= per_runs, period), else_=per_runs)
+        return case((OFFER.c.billing.in_(HOURLY_MODES), hourly), else_=contract)
+
+    def summaries(self, factors: Mapping[str, float], runs: int) -> list[GroupSummary]:
+        """One row per group of the job's offers, ``factors`` per time-of-use rule."""
+        rates = {code: float(self.fx.rate(code, self.currency)) for code in self.fx.rates_cny}
+        rate = case(rates, value=func.upper(OFFER.c.currency), else_=None)
+        tax = case((OFFER.c.tax_inclusive, 1.0), else_=1.0 + cast(OFFER.c.vat_rate, Float))
+        per_card = self._factor(factors, runs) / OFFER.c.cards
+        keys = (
+            OFFER.c.provider,
+            OFFER.c.region,
+            OFFER.c.gpu,
+            OFFER.c.node_cards,
+            OFFER.c.interconnect,
+            OFFER.c.network,
+        )
+        columns = (
+            *keys,
+            func.count(OFFER.c.id),
+            func.min(OFFER.c.id),
+            func.min(cast(OFFER.c.price, Float) * tax * rate * per_card),
+            func.max(per_card),
+            func.max(OFFER.c.free_trial_hours),
+        )
+        query = current_query(self.offer_filter, columns=columns).group_by(*keys)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [
+            GroupSummary(
+                str(r[0]),
+                str(r[1]),
+                str(r[2]),
+                int(r[3]),
+                r[4],
+                r[5],
+                int(r[6]),
+                int(r[7]),
+                None if r[8] is None else float(r[8]),
+                float(r[9]),
+                bool(r[10]),
+            )
+            for r in rows
+        ]
+
+    def read(self, groups: Sequence[GroupSummary]) -> list[OfferView]:
+        """The job's offers of ``groups``, by offer id."""
+        wanted = {
+            (g.provider, g.region, g.gpu, g.node_cards, g.interconnect, g.network) for g in groups
+        }
+        machines = sorted({key[:4] for key in wanted})
+        columns = (OFFER.c.provider, OFFER.c.region, OFFER.c.gpu, OFFER.c.node_cards)
+        out: list[OfferView] = []
+        with self.engine.connect() as conn:
+            for start in range(0, len(machines), READ_CHUNK):
+                chunk = machines[start : start + READ_CHUNK]
+                query = current_query(self.offer_filter).where(tuple_(*columns).in_(chunk))
+                out += (
+                    o
+                    for o in stream_offers(conn, query)
+                    if (o.provider, o.region, o.gpu, o.node_cards, o.interconnect, o.network)
+                    in wanted
+                )
+        out.sort(key=lambda o: int(o.offer_id))
+        return out
