@@ -49,12 +49,11 @@ import tempfile
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from import_offers import throwaway_database  # noqa: E402 (after the path)
 
 JOB = ROOT / "examples" / "lora-7b-guangdong.toml"
 TODAY = "2026-11-29"
@@ -117,6 +116,83 @@ def unpruned_main(url: str) -> None:
     print(json.dumps({"total_cost": None if best is None else f"{best.total_cost:.2f}"}))
 
 
+PHASES = [  # (label, module, attribute): each timed exclusive of the phases it calls
+    ("summary SQL", "comparator.catalog.queries_groups", "CatalogGroups.summaries"),
+    ("rules SQL", "comparator.catalog.queries_groups", "CatalogGroups.rules"),
+    ("counts SQL", "comparator.services.planning", "_catalog"),
+    ("profiles", "comparator.services.planning", "load_profiles"),
+    ("summary keys", "comparator.plan.stream", "summary_entries"),
+    ("group reads (SQL + offers)", "comparator.catalog.queries_groups", "CatalogGroups.read"),
+    ("compliance + checks", "comparator.plan.stream", "_Reading._checked"),
+    ("groups prepared", "comparator.plan.prune", "LazyCandidates.add"),
+    ("candidates + bounds", "comparator.plan.prune", "_Walk.build"),
+    ("DP", "comparator.plan.prune", "_Walk.solve"),
+    ("walk (heap, counts)", "comparator.plan.stream", "choose_lazy"),
+    ("plan result", "comparator.plan.stream", "conclude"),
+    ("job offers loaded (fallback)", "comparator.services.planning", "job_offers"),
+    ("quote document", "comparator.services.quoting", "assemble_document"),
+    ("DB writes (stored quote)", "comparator.services.quoting", "freeze_quote"),
+    ("render HTML", "comparator.report.render", "write_report"),
+]
+
+
+def phases_main(url: str, html: str) -> None:
+    """`suanli quote` in this process, its wall and CPU time split by :data:`PHASES` (each
+    exclusive of the others it calls), imports first; then the HTML render of the quote."""
+    import importlib
+
+    clock = time.perf_counter, time.process_time
+    started = [f() for f in clock]
+    for module in sorted({module for _, module, _ in PHASES}):  # all the quote and render need
+        importlib.import_module(module)
+    from comparator.catalog.db import make_engine
+    from comparator.config import load_settings
+    from comparator.services.quoting import make_quote
+
+    imports = [f() - s for f, s in zip(clock, started, strict=True)]
+    spent: dict[str, list[float]] = {label: [0.0, 0.0] for label, *_ in PHASES}
+    stack: list[list[float]] = []
+
+    def timed(label: str, function: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            stack.append([0.0, 0.0])
+            begin = [f() for f in clock]
+            try:
+                return function(*args, **kwargs)
+            finally:
+                total = [f() - b for f, b in zip(clock, begin, strict=True)]
+                inner = stack.pop()
+                for i in (0, 1):
+                    spent[label][i] += total[i] - inner[i]
+                    if stack:
+                        stack[-1][i] += total[i]
+
+        return run
+
+    for label, module, name in PHASES:
+        owner: Any = importlib.import_module(module)
+        *path, leaf = name.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        setattr(owner, leaf, timed(label, getattr(owner, leaf)))
+    engine = make_engine(url)
+    begin = [f() for f in clock]
+    stored = make_quote(engine, JOB, load_settings({}), today=date_of(TODAY), lang="zh-CN")
+    quote = [f() - b for f, b in zip(clock, begin, strict=True)]
+    render: Any = importlib.import_module("comparator.report.render")
+    render.write_report(stored.document, Path(html), None, lang=None)
+    rows = [("imports", *imports), *((label, *spent[label]) for label, *_ in PHASES)]
+    named = sum(w for _, w, _ in rows[1:-1])
+    rows.insert(-1, ("other (connections, job file, ...)", quote[0] - named, 0.0))
+    print(json.dumps({"quote": quote, "rows": rows}))
+
+
+def date_of(text: str) -> Any:
+    from datetime import date
+
+    return date.fromisoformat(text)
+
+
 def import_catalog(url: str, sheets: list[Path], profiles: list[Path]) -> tuple[float, float, int]:
     """(profile seconds, sheet seconds, rows) of `suanli import` in this process."""
     from comparator.catalog.db import make_engine, upgrade_schema
@@ -171,6 +247,7 @@ def job_with_horizon(days: int, folder: Path) -> Path:
 
 
 def one_size(kind: str, offers: int, providers: int, tmp: Path, args: argparse.Namespace) -> None:
+    from import_offers import throwaway_database  # (pandas: not in the measured children)
     from scale_catalog import write_catalog
 
     folder = tmp / f"catalog-{offers}-{providers}"
@@ -235,6 +312,9 @@ def main() -> None:
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--unpruned":
         unpruned_main(sys.argv[2])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--phases":
+        phases_main(sys.argv[2], sys.argv[3])
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000:1000,100000:1000")

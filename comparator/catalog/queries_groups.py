@@ -8,13 +8,14 @@ reads the offers of the groups it reaches (docs/planner-pruning.md, rule 5).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Engine, Float, case, cast, func, tuple_
+from sqlalchemy import Engine, Float, case, cast, func, true, tuple_
 from sqlalchemy.sql.elements import ColumnElement
 
-from comparator.catalog.offer_filter import current_query, stream_offers
+from comparator.catalog.offer_filter import current_query, offer_condition, stream_offers
 from comparator.catalog.queries import OFFER
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.money import FxTable
@@ -22,6 +23,11 @@ from comparator.domain.offer_filter import GroupSummary, OfferFilter
 from comparator.domain.offer_view import OfferView
 
 READ_CHUNK = 200  # groups per IN list
+
+
+class GroupSummaries(NamedTuple):
+    groups: list[GroupSummary]
+    in_places: int | None  # current offers in the filter's places (None: it names none)
 
 
 class CatalogGroups:
@@ -48,8 +54,9 @@ class CatalogGroups:
         contract = case((period >= per_runs, period), else_=per_runs)
         return case((OFFER.c.billing.in_(HOURLY_MODES), hourly), else_=contract)
 
-    def summaries(self, factors: Mapping[str, float], runs: int) -> list[GroupSummary]:
-        """One row per group of the job's offers, ``factors`` per time-of-use rule."""
+    def summaries(self, factors: Mapping[str, float], runs: int) -> GroupSummaries:
+        """One row per group of the job's offers, ``factors`` per time-of-use rule, and how
+        many offers the filter's places hold (the job's or not: one scan for both)."""
         rates = {code: float(self.fx.rate(code, self.currency)) for code in self.fx.rates_cny}
         rate = case(rates, value=func.upper(OFFER.c.currency), else_=None)
         tax = case((OFFER.c.tax_inclusive, 1.0), else_=1.0 + cast(OFFER.c.vat_rate, Float))
@@ -62,18 +69,28 @@ class CatalogGroups:
             OFFER.c.interconnect,
             OFFER.c.network,
         )
+        places = self.offer_filter
+        job: ColumnElement[bool] = true()
+        if places.by_place:  # the places' other offers too (NULL in the job's aggregates)
+            job = offer_condition(places)
+            places = dataclasses.replace(places, gpus=(), exclude_spot=False)
+
+        def of_job(value: ColumnElement[Any]) -> ColumnElement[Any]:
+            return case((job, value), else_=None)
+
         columns = (
             *keys,
+            func.count(of_job(OFFER.c.id)),
+            func.min(of_job(OFFER.c.id)),
+            func.min(of_job(cast(OFFER.c.price, Float) * tax * rate * per_card)),
+            func.max(of_job(per_card)),
+            func.max(of_job(OFFER.c.free_trial_hours)),
             func.count(OFFER.c.id),
-            func.min(OFFER.c.id),
-            func.min(cast(OFFER.c.price, Float) * tax * rate * per_card),
-            func.max(per_card),
-            func.max(OFFER.c.free_trial_hours),
         )
-        query = current_query(self.offer_filter, columns=columns).group_by(*keys)
+        query = current_query(places, columns=columns).group_by(*keys)
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
-        return [
+        groups = [
             GroupSummary(
                 str(r[0]),
                 str(r[1]),
@@ -88,7 +105,10 @@ class CatalogGroups:
                 bool(r[10]),
             )
             for r in rows
+            if r[6]
         ]
+        in_places = sum(int(r[11]) for r in rows) if places is not self.offer_filter else None
+        return GroupSummaries(groups, in_places)
 
     def read(self, groups: Sequence[GroupSummary]) -> list[OfferView]:
         """The job's offers of ``groups``, by offer id."""
@@ -101,7 +121,9 @@ class CatalogGroups:
         with self.engine.connect() as conn:
             for start in range(0, len(machines), READ_CHUNK):
                 chunk = machines[start : start + READ_CHUNK]
-                query = current_query(self.offer_filter).where(tuple_(*columns).in_(chunk))
+                providers = sorted({m[0] for m in chunk})  # their current snapshots only
+                query = current_query(self.offer_filter, providers=providers)
+                query = query.where(tuple_(*columns).in_(chunk))
                 out += (
                     o
                     for o in stream_offers(conn, query)

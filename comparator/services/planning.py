@@ -88,9 +88,12 @@ def _catalog(
     profiles: dict[str, ProviderProfile],
     job_offer_count: int,
     lang: str,
+    in_places: int | None = None,
 ) -> JobCatalog:
     total = count_current(engine)
-    in_place = count_current(engine, offer_filter) if offer_filter.by_place else total
+    in_place = total if not offer_filter.by_place else in_places
+    if in_place is None:
+        in_place = count_current(engine, offer_filter)
     filtered = filtered_reasons(offer_filter, total - in_place, in_place - job_offer_count, lang)
     return JobCatalog(offers, profiles, filtered, current_snapshot_id_list(engine))
 
@@ -100,14 +103,18 @@ def plan_for_job(engine: Engine, job: Job, context: PlanContext) -> tuple[PlanRe
     walk reaches them (docs/planner-pruning.md, rule 5), with the catalog it read; every
     offer when streaming cannot decide. The offers of the best plan's data centre and GPU
     are read too (the quote's price curve may show one)."""
+    if context.objective != "cost":  # finishes, not prices, order the walk: nothing to skip
+        catalog = load_for_job(engine, job, context.lang)
+        result = plan_job(job, catalog.offers, catalog.profiles, context, filtered=catalog.filtered)
+        return result, catalog
     offer_filter = job_offer_filter(job)
     source = CatalogGroups(engine, offer_filter, context.fx, job.currency)
     schedule = job.schedule
     factors = rule_floors(source.rules(), schedule.earliest_start, schedule.deadline)
-    summaries = source.summaries(factors, most_runs(job))
+    summaries, in_places = source.summaries(factors, most_runs(job))
     profiles = load_profiles(engine, {s.provider for s in summaries})
     count = sum(s.offers for s in summaries)
-    catalog = _catalog(engine, offer_filter, [], profiles, count, context.lang)
+    catalog = _catalog(engine, offer_filter, [], profiles, count, context.lang, in_places)
     streamed = plan_streamed(
         job, summaries, source.read, profiles, context, filtered=catalog.filtered
     )
