@@ -90,19 +90,9 @@ class CatalogGroups:
         query = current_query(places, columns=columns).group_by(*keys)
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
-        groups = [
+        groups = [  # the drivers return the columns' types: ints, strs, floats
             GroupSummary(
-                str(r[0]),
-                str(r[1]),
-                str(r[2]),
-                int(r[3]),
-                r[4],
-                r[5],
-                int(r[6]),
-                int(r[7]),
-                None if r[8] is None else float(r[8]),
-                float(r[9]),
-                bool(r[10]),
+                r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9] or 0.0, bool(r[10])
             )
             for r in rows
             if r[6]

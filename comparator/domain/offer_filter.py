@@ -8,6 +8,7 @@ counted instead of listed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,7 @@ class FilteredOffers:
     count: int
 
 
-@dataclass(frozen=True)
-class GroupSummary:
+class GroupSummary(NamedTuple):
     """What the catalog says of one (provider, data centre, GPU, node size, links) group of a
     job's offers without reading them (docs/planner-pruning.md, rule 5).
 
@@ -48,7 +48,7 @@ class GroupSummary:
     cards`` in the job's currency before any discount, where ``m`` is the least factor of the
     offer's time-of-use rule (hourly) or ``max(1/period, min_units/runs)`` (contracts), as the
     planner passed them; ``most_factor_per_card`` the greatest ``m / cards``. None: no offer
-    has an FX rate into the job's currency."""
+    has an FX rate into the job's currency. A tuple: one is built per group of the job."""
 
     provider: str
     region: str

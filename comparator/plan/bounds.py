@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from comparator.domain.billing import HOURLY_MODES
@@ -141,11 +142,32 @@ def span_key(
     floor_per_card: float,
 ) -> Key:
     """:func:`bound_key` from the group's :func:`count_span`."""
+    return scaled_key(key_scale(span, work, grid, options), floor_per_card, objective)
+
+
+class KeyScale(NamedTuple):
+    """What a group key reads besides its floor: whether some count cannot fit the window,
+    the card-slots any count runs, half the window's slots (rounded up) and the fastest
+    count's finish."""
+
+    first: bool
+    card_slots: float
+    half_slots: int
+    earliest: datetime
+
+
+def key_scale(
+    span: tuple[int, int], work: GpuWork, grid: SlotGrid, options: CandidateOptions
+) -> KeyScale:
     slowest, fastest = span
     slots = grid.deadline_slot
-    if slowest > slots:
-        return FIRST
     scale = float(work.card_hours) / max(1.0, float(options.multi_node_efficiency))
-    bound = math.floor(scale * floor_per_card * 100 * (1 - 1e-6)) - (slots + 1) // 2 - 1
-    earliest = grid.at(fastest)
-    return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
+    return KeyScale(slowest > slots, scale, (slots + 1) // 2, grid.at(fastest))
+
+
+def scaled_key(scale: KeyScale, floor_per_card: float, objective: str) -> Key:
+    """The key of a group with this :class:`KeyScale` at ``floor_per_card``."""
+    if scale.first:
+        return FIRST
+    bound = math.floor(scale.card_slots * floor_per_card * 100 * (1 - 1e-6)) - scale.half_slots - 1
+    return (1, scale.earliest, bound) if objective == "time" else (1, bound, scale.earliest)

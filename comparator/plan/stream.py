@@ -23,10 +23,10 @@ from comparator.domain.profile import ProviderProfile
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma
-from comparator.plan.bounds import Key, count_span, span_key
-from comparator.plan.candidates import CandidateBuilder, CandidateSet, GpuWork, card_counts
+from comparator.plan.bounds import Key, KeyScale, count_span, key_scale, scaled_key
+from comparator.plan.candidates import CandidateBuilder, CandidateSet, card_counts
 from comparator.plan.context import PlanContext
-from comparator.plan.grid import PRICE_PLACES, PriceBasis, SlotGrid, slot_grid
+from comparator.plan.grid import PRICE_PLACES, PriceBasis, slot_grid
 from comparator.plan.groups import GroupKey, _link_key, group_offers
 from comparator.plan.offer_filter import OfferFilter
 from comparator.plan.planning import Prepared, candidate_options, conclude, discounts
@@ -85,30 +85,37 @@ def summary_entries(
         key = (s.provider, s.region, s.gpu, s.node_cards, _link_key(s.interconnect, s.network))
         by_group.setdefault(key, []).append(s)
     options, entries = builder.options, []
-    spans: dict[tuple[str, int, str, bool], tuple[GpuWork, tuple[int, int] | None]] = {}
-    grids: dict[str, SlotGrid] = {}
+    scales: dict[tuple[str, int, str, bool, str], KeyScale | None] = {}
     for key, parts in by_group.items():
-        work = table.work.get(key[2])
-        if work is None:
-            continue
         rdma = any(is_rdma(s.network) for s in parts)
-        if (key[2], key[3], key[4], rdma) not in spans:  # one per GPU, node size and links
-            on_link = work.on_link(key[4])
-            counts = card_counts(on_link, key[3], [s.network for s in parts], options.max_nodes)
-            span = count_span(key[3], on_link, counts, options) if counts else None
-            spans[key[2], key[3], key[4], rdma] = (on_link, span)
-        on_link, span = spans[key[2], key[3], key[4], rdma]
-        if span is None:  # no card count: the planner builds nothing of the group either
-            continue
         zone = options.timezones.get(key[0], DEFAULT_TIMEZONE).key
-        grid = grids.get(zone) or grids.setdefault(zone, builder.grid_for(key[0]))
+        shape = (key[2], key[3], key[4], rdma, zone)  # GPU, node size, links, RDMA, zone
+        if shape not in scales:
+            scales[shape] = _scale(key, parts, table, builder)
+        scale = scales[shape]
+        if scale is None:  # no work on the GPU or no card count: nothing of it is built
+            continue
         discount = float(basis.discounts.get(key[0], 1))
         floor = min(_summary_floor(s, discount) for s in parts)
-        entry_key = span_key(span, on_link, grid, options, objective, floor)
         first = min(s.first_offer_id for s in parts)
-        entries.append((entry_key, first, -2, UNREAD, (key, parts)))
-    entries.sort(key=lambda e: e[:2])
+        entries.append((scaled_key(scale, floor, objective), first, -2, UNREAD, (key, parts)))
+    entries.sort()  # by (key, first offer id): unique, so the groups are never compared
     return entries
+
+
+def _scale(
+    key: GroupKey, parts: list[GroupSummary], table: WorkTable, builder: CandidateBuilder
+) -> KeyScale | None:
+    work = table.work.get(key[2])
+    if work is None:
+        return None
+    options = builder.options
+    on_link = work.on_link(key[4])
+    counts = card_counts(on_link, key[3], [s.network for s in parts], options.max_nodes)
+    if not counts:
+        return None
+    span = count_span(key[3], on_link, counts, options)
+    return key_scale(span, on_link, builder.grid_for(key[0]), options)
 
 
 class _Reading:
