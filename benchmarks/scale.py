@@ -94,8 +94,10 @@ def measure_main(argv: list[str]) -> None:
     sys.stdout.write(done.stdout.decode())
 
 
-def unpruned_main(url: str) -> None:
-    """The planner as it was: every current offer as an object, no pruning, then the DP."""
+def unpruned_main(url: str, loaded: bool = False) -> None:
+    """The planner as it was: every current offer as an object, no pruning, then the DP.
+    ``loaded``: the job's offers (rule 1) all loaded as objects and pruned by rules 2–4, not
+    streamed (the planner before rule 5)."""
     from datetime import date
 
     from comparator.catalog.db import make_engine
@@ -104,14 +106,18 @@ def unpruned_main(url: str) -> None:
     from comparator.config import load_settings
     from comparator.domain.job import load_job
     from comparator.plan.planning import plan_job
-    from comparator.services.planning import context_from_settings
+    from comparator.services.planning import collector_paused, context_from_settings, load_for_job
 
     engine = make_engine(url)
     settings = load_settings({})
     context = context_from_settings(settings, today=date.fromisoformat(TODAY))
-    result = plan_job(
-        load_job(JOB), current_offers(engine), load_profiles(engine), context, prune=False
-    )
+    job = load_job(JOB)
+    if loaded:
+        with collector_paused():
+            catalog = load_for_job(engine, job)
+            result = plan_job(job, catalog.offers, catalog.profiles, context)
+    else:
+        result = plan_job(job, current_offers(engine), load_profiles(engine), context, prune=False)
     best = result.best
     print(json.dumps({"total_cost": None if best is None else f"{best.total_cost:.2f}"}))
 
@@ -181,9 +187,10 @@ def phases_main(url: str, html: str) -> None:
     quote = [f() - b for f, b in zip(clock, begin, strict=True)]
     render: Any = importlib.import_module("comparator.report.render")
     render.write_report(stored.document, Path(html), None, lang=None)
-    rows = [("imports", *imports), *((label, *spent[label]) for label, *_ in PHASES)]
-    named = sum(w for _, w, _ in rows[1:-1])
-    rows.insert(-1, ("other (connections, job file, ...)", quote[0] - named, 0.0))
+    rows: list[tuple[str, float, float]] = [("imports", imports[0], imports[1])]
+    rows += [(label, spent[label][0], spent[label][1]) for label, *_ in PHASES]
+    named = [sum(row[i] for row in rows[1:-1]) for i in (1, 2)]
+    rows.insert(-1, ("other (job file, sessions ...)", quote[0] - named[0], quote[1] - named[1]))
     print(json.dumps({"quote": quote, "rows": rows}))
 
 
@@ -292,6 +299,22 @@ def one_size(kind: str, offers: int, providers: int, tmp: Path, args: argparse.N
                 f"{cpu_of(long_argv) / cpu_of(plan_argv):4.1f}× cpu, {long_gib / plan_gib:4.1f}× "
                 f"memory"
             )
+        child = [sys.executable, str(Path(__file__)), "--loaded", url]
+        old_s, old_gib, out = measured_child(child)
+        old_cost = json.loads(out)["total_cost"]
+        same = "same optimum" if old_cost == cost else f"DIFFERENT optimum {old_cost}"
+        print(
+            f"{'':8} job's offers loaded, not streamed: plan {old_s:6.2f} s (cpu "
+            f"{cpu_of(child):.2f} s) {old_gib:5.2f} GiB | ratio loaded/streamed "
+            f"{cpu_of(child) / cpu_of(plan_argv):4.1f}× cpu | {same}"
+        )
+        phases_child = [sys.executable, str(Path(__file__)), "--phases", url]
+        phases = json.loads(measured_child([*phases_child, str(tmp / "phases.html")])[2])
+        print(
+            f"{'':8} quote in process: {phases['quote'][0]:.2f} s wall, {phases['quote'][1]:.2f} s cpu"
+        )
+        for label, wall, cpu in phases["rows"]:
+            print(f"{'':12} {label:36} {wall:6.2f} s wall {cpu:6.2f} s cpu")
         if offers <= args.unpruned_max:
             child = [sys.executable, str(Path(__file__)), "--unpruned", url]
             old_s, old_gib, out = measured_child(child)
@@ -310,8 +333,8 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--measure":
         measure_main(sys.argv[3:])
         return
-    if len(sys.argv) > 1 and sys.argv[1] == "--unpruned":
-        unpruned_main(sys.argv[2])
+    if len(sys.argv) > 1 and sys.argv[1] in ("--unpruned", "--loaded"):
+        unpruned_main(sys.argv[2], loaded=sys.argv[1] == "--loaded")
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--phases":
         phases_main(sys.argv[2], sys.argv[3])
