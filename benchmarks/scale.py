@@ -189,7 +189,7 @@ def phases_main(url: str, html: str) -> None:
     render.write_report(stored.document, Path(html), None, lang=None)
     rows: list[tuple[str, float, float]] = [("imports", imports[0], imports[1])]
     rows += [(label, spent[label][0], spent[label][1]) for label, *_ in PHASES]
-    named = [sum(row[i] for row in rows[1:-1]) for i in (1, 2)]
+    named = [sum(row[1] for row in rows[1:-1]), sum(row[2] for row in rows[1:-1])]
     rows.insert(-1, ("other (job file, sessions ...)", quote[0] - named[0], quote[1] - named[1]))
     print(json.dumps({"quote": quote, "rows": rows}))
 
