@@ -94,10 +94,10 @@ def measure_main(argv: list[str]) -> None:
     sys.stdout.write(done.stdout.decode())
 
 
-def unpruned_main(url: str, loaded: bool = False) -> None:
-    """The planner as it was: every current offer as an object, no pruning, then the DP.
-    ``loaded``: the job's offers (rule 1) all loaded as objects and pruned by rules 2–4, not
-    streamed (the planner before rule 5)."""
+def planner_main(url: str, mode: str) -> None:
+    """One planner in a bare process: ``unpruned`` (the planner as it was: every current
+    offer as an object, no pruning), ``loaded`` (the job's offers, rule 1, all loaded as
+    objects and pruned by rules 2–4: the planner before rule 5) or ``streamed`` (rule 5)."""
     from datetime import date
 
     from comparator.catalog.db import make_engine
@@ -106,18 +106,26 @@ def unpruned_main(url: str, loaded: bool = False) -> None:
     from comparator.config import load_settings
     from comparator.domain.job import load_job
     from comparator.plan.planning import plan_job
-    from comparator.services.planning import collector_paused, context_from_settings, load_for_job
+    from comparator.services.planning import (
+        collector_paused,
+        context_from_settings,
+        load_for_job,
+        plan_for_job,
+    )
 
     engine = make_engine(url)
     settings = load_settings({})
     context = context_from_settings(settings, today=date.fromisoformat(TODAY))
     job = load_job(JOB)
-    if loaded:
-        with collector_paused():
+    with collector_paused():
+        if mode == "streamed":
+            result = plan_for_job(engine, job, context)[0]
+        elif mode == "loaded":
             catalog = load_for_job(engine, job)
             result = plan_job(job, catalog.offers, catalog.profiles, context)
-    else:
-        result = plan_job(job, current_offers(engine), load_profiles(engine), context, prune=False)
+        else:
+            offers, profiles = current_offers(engine), load_profiles(engine)
+            result = plan_job(job, offers, profiles, context, prune=False)
     best = result.best
     print(json.dumps({"total_cost": None if best is None else f"{best.total_cost:.2f}"}))
 
@@ -299,14 +307,17 @@ def one_size(kind: str, offers: int, providers: int, tmp: Path, args: argparse.N
                 f"{cpu_of(long_argv) / cpu_of(plan_argv):4.1f}× cpu, {long_gib / plan_gib:4.1f}× "
                 f"memory"
             )
-        child = [sys.executable, str(Path(__file__)), "--loaded", url]
-        old_s, old_gib, out = measured_child(child)
-        old_cost = json.loads(out)["total_cost"]
-        same = "same optimum" if old_cost == cost else f"DIFFERENT optimum {old_cost}"
+        runs = {}
+        for mode in ("streamed", "loaded"):
+            child = [sys.executable, str(Path(__file__)), f"--{mode}", url]
+            wall, gib, out = measured_child(child)
+            runs[mode] = (wall, cpu_of(child), gib, json.loads(out)["total_cost"])
+        (s_wall, s_cpu, s_gib, s_cost), (l_wall, l_cpu, l_gib, l_cost) = runs.values()
+        same = "same optimum" if s_cost == l_cost == cost else f"DIFFERENT optimum {l_cost}"
         print(
-            f"{'':8} job's offers loaded, not streamed: plan {old_s:6.2f} s (cpu "
-            f"{cpu_of(child):.2f} s) {old_gib:5.2f} GiB | ratio loaded/streamed "
-            f"{cpu_of(child) / cpu_of(plan_argv):4.1f}× cpu | {same}"
+            f"{'':8} planner alone: streamed {s_wall:6.2f} s (cpu {s_cpu:.2f} s) {s_gib:5.2f} GiB"
+            f" | job's offers loaded {l_wall:6.2f} s (cpu {l_cpu:.2f} s) {l_gib:5.2f} GiB | "
+            f"ratio loaded/streamed {l_cpu / s_cpu:4.1f}× cpu | {same}"
         )
         phases_child = [sys.executable, str(Path(__file__)), "--phases", url]
         phases = json.loads(measured_child([*phases_child, str(tmp / "phases.html")])[2])
@@ -320,11 +331,11 @@ def one_size(kind: str, offers: int, providers: int, tmp: Path, args: argparse.N
             old_s, old_gib, out = measured_child(child)
             old_cost = json.loads(out)["total_cost"]
             same = "same optimum" if old_cost == cost else f"DIFFERENT optimum {old_cost}"
-            old_cpu, new_cpu = cpu_of(child), cpu_of(plan_argv)
-            print(
+            old_cpu = cpu_of(child)
+            print(  # beside the streamed planner alone (the same bare process)
                 f"{'':8} unpruned plan {old_s:6.2f} s (cpu {old_cpu:.2f} s) {old_gib:5.2f} GiB"
-                f" | ratio unpruned/pruned {old_s / plan_s:5.1f}× wall, {old_cpu / new_cpu:5.1f}×"
-                f" cpu, {old_gib / plan_gib:4.1f}× memory | {same}"
+                f" | ratio unpruned/streamed {old_s / s_wall:5.1f}× wall, {old_cpu / s_cpu:5.1f}×"
+                f" cpu, {old_gib / s_gib:4.1f}× memory | {same}"
             )
         sys.stdout.flush()
 
@@ -333,8 +344,8 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--measure":
         measure_main(sys.argv[3:])
         return
-    if len(sys.argv) > 1 and sys.argv[1] in ("--unpruned", "--loaded"):
-        unpruned_main(sys.argv[2], loaded=sys.argv[1] == "--loaded")
+    if len(sys.argv) > 1 and sys.argv[1] in ("--unpruned", "--loaded", "--streamed"):
+        planner_main(sys.argv[2], sys.argv[1][2:])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--phases":
         phases_main(sys.argv[2], sys.argv[3])
