@@ -24,7 +24,7 @@ from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma
 from comparator.plan.bounds import Key, KeyScale, count_span, key_scale, scaled_key
-from comparator.plan.candidates import CandidateBuilder, CandidateSet, card_counts
+from comparator.plan.candidates import CandidateBuilder, CandidateSet, GroupInput, card_counts
 from comparator.plan.context import PlanContext
 from comparator.plan.grid import PRICE_PLACES, PriceBasis, slot_grid
 from comparator.plan.groups import GroupKey, _link_key, group_offers
@@ -136,14 +136,14 @@ class _Reading:
         self.phases: list[list[ExcludedOffer]] = [[], [], [], []]
         self.lazy: LazyCandidates | None = None
 
-    def __call__(self, batch: list[Entry]) -> list[tuple[object, int, Key]]:
+    def __call__(self, batch: list[Entry]) -> list[tuple[GroupInput, int, Key]]:
         assert self.lazy is not None
         groups = {entry[4][0]: entry[0] for entry in batch}
         offers = self.reader([s for entry in batch for s in entry[4][1]])
         self.offers += offers
         workable = self._checked(offers)
         self.workable += workable
-        out: list[tuple[object, int, Key]] = []
+        out: list[tuple[GroupInput, int, Key]] = []
         for key, group in group_offers(workable).items():
             work = self.table.work.get(key[2])
             g = None if work is None or key not in groups else self.lazy.add(key, group, work)
@@ -200,12 +200,13 @@ def plan_streamed(
     basis = PriceBasis(job.currency, context.fx, discounts(profiles))
     table = work_table(job, {s.gpu for s in summaries}, headroom=context.headroom)
     built = CandidateSet()
-    lazy = LazyCandidates(CandidateBuilder(candidate_options(job, context, profiles), built), [])
-    lazy.built = built
+    lazy = LazyCandidates(
+        CandidateBuilder(candidate_options(job, context, profiles), built), [], built
+    )
     reading = _Reading(read, checks, basis, table, profiles)
     reading.lazy = lazy
     lazy.pending = summary_entries(summaries, table, lazy.builder, basis, context.objective)
-    lazy.read = reading  # type: ignore[assignment]
+    lazy.read = reading
     options = PlanOptions(context.objective, job.max_cost, context.top)
     selection = choose_lazy(lazy, options)
     if selection.best is None:
