@@ -40,6 +40,15 @@ time. At 100k/1k (``--sizes 10000:1000,100000:1000``) the streamed plan finds th
 optimum on both databases (65.56; unpruned 5.2x / 5.6x the CPU and 7.2x / 7.8x the memory of
 `suanli plan`).
 
+When the load fell to 1.2-1.6 (17:16-17:19 UTC), three consecutive `.venv/bin/python -m
+comparator --db URL --lang en quote examples/lora-7b-guangdong.toml --today 2026-11-29 --json`
+under `/usr/bin/time` on the 1M catalogs, twice: PostgreSQL 5.92 / 2.95 / 2.86 s and 4.59 /
+3.49 / 3.15 s wall (2.32-2.87 CPU s, 149 MiB), SQLite 3.67 / 2.73 / 3.10 s and 4.27 / 3.88 /
+3.42 s (2.69-3.57 CPU s, 132 MiB). The slow first runs wait on the disk: in process
+(``--phases``) a first run after other engineers' test runs spent 4.6 s of wall in its first
+offer query (0.02 s CPU) and 3.3 s in imports (1.0 s CPU); the next run took 1.76 s for the
+quote plus 1.24 s of imports.
+
 Measured 2026-12-01 (issue #15, second round) with
 ``--sizes 100000:1000,1000000:10000 --db postgres,sqlite --keep DIR`` on the shared 2-core
 machine while it ran at a load average of 9 to 31 (wall times several times their CPU times):
