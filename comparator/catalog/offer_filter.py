@@ -39,7 +39,7 @@ def _place_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:
     return condition
 
 
-def _offer_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:
+def offer_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:
     condition: ColumnElement[bool] = true()
     if offer_filter.gpus:
         condition = and_(condition, OFFER.c.gpu.in_(offer_filter.gpus))
@@ -54,6 +54,7 @@ def current_query(
     provider: str | None = None,
     billing: str | None = None,
     columns: Sequence[ColumnElement[Any]] = (),
+    providers: Sequence[str] | None = None,
 ) -> Select[Any]:
     """Offers of every provider's current snapshot that pass ``offer_filter``: the OfferView
     columns, or only ``columns`` of the offer and its data centre (no provider join then).
@@ -61,7 +62,7 @@ def current_query(
     Written as joins from the current snapshots (not ``IN (subquery)``): SQLite then walks
     each current snapshot's offers through an index instead of scanning every offer.
     """
-    current = current_snapshots().subquery("current")
+    current = current_snapshots(providers).subquery("current")  # of ``providers`` only
     selected = columns or offer_view_columns()
     if offer_filter.by_place:  # the places first, then each one's offers by (snapshot, region)
         places = DATACENTER.c.provider_id == current.c.provider_id
@@ -84,7 +85,7 @@ def current_query(
     if not columns:  # the provider's name (every snapshot's provider exists: a foreign key)
         query = query.join(PROVIDER, PROVIDER.c.id == OFFER.c.provider)
     if offer_filter.by_offer:
-        query = query.where(_offer_condition(offer_filter))
+        query = query.where(offer_condition(offer_filter))
     if provider is not None:
         query = query.where(current.c.provider_id == provider)
     if billing is not None:

@@ -8,6 +8,7 @@ counted instead of listed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from comparator.errors import Msg
 
@@ -39,3 +40,26 @@ class FilteredOffers:
     kind: str  # "compliance" (where the data centre is) or "requirements"
     reason: Msg
     count: int
+
+
+class GroupSummary(NamedTuple):
+    """What the catalog says of one (provider, data centre, GPU, node size, links) group of a
+    job's offers without reading them (docs/planner-pruning.md, rule 5).
+
+    ``least_per_card`` is the least, over the group's offers, of ``price × tax × FX × m /
+    cards`` in the job's currency before any discount, where ``m`` is the least factor of the
+    offer's time-of-use rule (hourly) or ``max(1/period, min_units/runs)`` (contracts), as the
+    planner passed them; ``most_factor_per_card`` the greatest ``m / cards``. None: no offer
+    has an FX rate into the job's currency. A tuple: one is built per group of the job."""
+
+    provider: str
+    region: str
+    gpu: str
+    node_cards: int
+    interconnect: str | None
+    network: str | None
+    offers: int
+    first_offer_id: int
+    least_per_card: float | None
+    most_factor_per_card: float
+    free_trial: bool

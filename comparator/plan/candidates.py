@@ -21,7 +21,7 @@ deadline.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -137,14 +137,15 @@ class CandidateOptions:
 
 
 def card_counts(
-    work: GpuWork, node_cards: int, offers: Sequence[OfferView], max_nodes: int
+    work: GpuWork, node_cards: int, networks: Iterable[str | None], max_nodes: int
 ) -> list[int]:
-    """Card counts worth trying on one group: within a node, then whole nodes over RDMA."""
+    """Card counts worth trying on one group (its offers' ``networks``): within a node, then
+    whole nodes over RDMA."""
     if work.fixed_cards is not None:
         return [work.fixed_cards]
     low = max(1, work.min_cards)
     counts = list(range(low, node_cards + 1))
-    if any(is_rdma(o.network) for o in offers):
+    if any(is_rdma(network) for network in networks):
         counts += [k * node_cards for k in range(2, max_nodes + 1) if k * node_cards >= low]
     return counts
 
@@ -310,7 +311,7 @@ class CandidateBuilder:
         priced = self.prices(offers)
         offers = [o for o in offers if o.offer_id in priced]
         offers = self._calendar_checked(offers)
-        counts = card_counts(work, key[3], offers, self.options.max_nodes)
+        counts = card_counts(work, key[3], (o.network for o in offers), self.options.max_nodes)
         return GroupInput(key, offers, priced, work, counts, self.grid_for(key[0]))
 
     def sketch(self, g: GroupInput, cards: int) -> Candidate | None:

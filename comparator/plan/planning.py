@@ -138,6 +138,30 @@ class Prepared:
     lazy: LazyCandidates | None = None  # groups expanded only when reached (prune=True)
 
 
+def candidate_options(
+    job: Job, context: PlanContext, profiles: Mapping[str, ProviderProfile]
+) -> CandidateOptions:
+    """What every candidate of ``job`` is built with: its window, prices and providers' terms."""
+    return CandidateOptions(
+        job.schedule.earliest_start,
+        job.schedule.deadline,
+        job.schedule.interruptible,
+        job.schedule.restart_overhead_hours,
+        context.multi_node_efficiency,
+        PriceBasis(job.currency, context.fx, discounts(profiles)),
+        {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
+        no_conversion=frozenset(p for p, prof in profiles.items() if not prof.converts_billing),
+        data=job.data,
+        run_windows=job.schedule.run_windows,
+        max_hours_per_day=job.schedule.max_hours_per_day,
+        day_zone=context.timezone,
+        use_free_trial=job.use_free_trial,
+        storage_terms={
+            (pid, dc.id): dc.storage for pid, p in profiles.items() for dc in p.datacenters
+        },
+    )
+
+
 def prepare(
     job: Job,
     offers: Sequence[OfferView],
@@ -156,24 +180,7 @@ def prepare(
     eligible = checks.affordable(checks.allowed(checks.compliant(offers, profiles)), basis)
     table = work_table(job, {o.gpu for o in eligible}, headroom=context.headroom)
     workable = checks.workable(eligible, table)
-    options = CandidateOptions(
-        job.schedule.earliest_start,
-        job.schedule.deadline,
-        job.schedule.interruptible,
-        job.schedule.restart_overhead_hours,
-        context.multi_node_efficiency,
-        PriceBasis(job.currency, context.fx, discounts(profiles)),
-        {pid: ZoneInfo(p.timezone) for pid, p in profiles.items()},
-        no_conversion=frozenset(p for p, prof in profiles.items() if not prof.converts_billing),
-        data=job.data,
-        run_windows=job.schedule.run_windows,
-        max_hours_per_day=job.schedule.max_hours_per_day,
-        day_zone=context.timezone,
-        use_free_trial=job.use_free_trial,
-        storage_terms={
-            (pid, dc.id): dc.storage for pid, p in profiles.items() for dc in p.datacenters
-        },
-    )
+    options = candidate_options(job, context, profiles)
     if prune:
         lazy = lazy_candidates(workable, table.work, options)
         checks.unschedulable(workable, lazy.built, lazy.used)
@@ -295,16 +302,22 @@ def plan_job(
         selection = choose_lazy(prepared.lazy, options)
     else:
         selection = choose(prepared.built.candidates, options)
-    best = realise(selection.best, job.currency) if selection.best else None
-    alternatives = [realise(e, job.currency) for e in selection.alternatives]
-    # a contract paying > 3× the hours it runs is shown only when it is still the cheapest
-    alternatives = [a for a in alternatives if not a.oversized_contract]
-    result = finish(prepared, selection, best, alternatives)
+    result = conclude(prepared, selection)
     if result.binding == "budget":
         # the cheapest plan without the budget needs every candidate, not only those reached
         full = prepared if prepared.lazy is None else prepare(job, offers, profiles, context)
         _name_the_cheapest(result, full, options)
     return result
+
+
+def conclude(prepared: Prepared, selection: Selection) -> PlanResult:
+    """The result of a prepared job once the walk has chosen: its plans realised."""
+    job = prepared.job
+    best = realise(selection.best, job.currency) if selection.best else None
+    alternatives = [realise(e, job.currency) for e in selection.alternatives]
+    # a contract paying > 3× the hours it runs is shown only when it is still the cheapest
+    alternatives = [a for a in alternatives if not a.oversized_contract]
+    return finish(prepared, selection, best, alternatives)
 
 
 def _free_trials_in_play(job: Job, offers: Sequence[OfferView]) -> bool:

@@ -16,14 +16,21 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
-from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.offer_view import OfferView
-from comparator.estimate.throughput import is_rdma, run_hours
+from comparator.estimate.throughput import run_hours
+from comparator.plan.bounds import (
+    FIRST,
+    Floor,
+    Key,
+    count_key,
+    floors_of,
+    group_key,
+    max_cards,
+)
 from comparator.plan.candidates import (
     Candidate,
     CandidateBuilder,
@@ -33,8 +40,7 @@ from comparator.plan.candidates import (
     GroupInput,
 )
 from comparator.plan.dominance import undominated_offers
-from comparator.plan.groups import group_offers
-from comparator.plan.slot_prices import least_factor
+from comparator.plan.groups import GroupKey, group_offers
 from comparator.plan.solve import (
     Evaluated,
     PlanOptions,
@@ -45,8 +51,7 @@ from comparator.plan.solve import (
     lower_bound_cents,
 )
 
-Key = tuple[Any, ...]
-FIRST: Key = (0,)  # groups with an infeasible card count are expanded first (recorded as such)
+Entry = tuple[Key, int, int, int, Any]  # key, group index, position, stage, item
 
 
 @dataclass
@@ -59,7 +64,26 @@ class LazyCandidates:
     used: set[str] = field(default_factory=set)  # offers some candidate would hold
     not_built: int = 0
     dominated: set[str] = field(default_factory=set)  # offers a machine-mate strictly dominates
-    floors: list[list[_Floor]] = field(default_factory=list)  # each group's offers' floors
+    floors: list[list[Floor]] = field(default_factory=list)  # each group's offers' floors
+    # groups not read yet (docs/planner-pruning.md, rule 5): entries sorted by (key, index),
+    # read in batches by ``read`` (the groups of those entries, each with its index and key)
+    pending: list[Entry] = field(default_factory=list)
+    read: Callable[[list[Entry]], list[tuple[GroupInput, int, Key]]] | None = None
+    unread: list[Entry] = field(default_factory=list)  # pending entries the bound left unread
+
+    def add(self, key: GroupKey, group: list[OfferView], work: GpuWork) -> GroupInput | None:
+        """One group prepared (prices, calendars, card counts), not expanded; the offers no
+        count of the group can use get their notes now. None: nothing in it can be planned."""
+        g = self.builder.prelude(key, group, work.on_link(key[4]))
+        if not (g.offers and g.counts):
+            return None
+        fewest = min(g.counts)
+        most = [max_cards(o) for o in g.offers]
+        self.used.update(o.offer_id for o, m in zip(g.offers, most, strict=True) if m >= fewest)
+        unusable = [o for o, m in zip(g.offers, most, strict=True) if m < fewest]
+        if unusable:
+            self.builder.note_unusable(unusable, g.counts, [])
+        return g
 
     def undominated(self, g: GroupInput) -> GroupInput:
         """``g`` without the offers a machine-mate strictly dominates (rule 4), recorded in
@@ -78,123 +102,14 @@ def lazy_candidates(
     """Every group of ``offers`` prepared (prices, calendars, card counts, floors), none
     expanded; the offers no count of their group can use get their notes now."""
     built = CandidateSet()
-    builder = CandidateBuilder(options, built)
-    lazy = LazyCandidates(builder, [], built)
+    lazy = LazyCandidates(CandidateBuilder(options, built), [], built)
     for key, group in group_offers(offers).items():
         work = work_by_gpu.get(key[2])
-        if work is None:
-            continue
-        g = builder.prelude(key, group, work.on_link(key[4]))
-        if not (g.offers and g.counts):
-            continue
-        floors = _floors(g)
-        fewest = min(g.counts)
-        unusable = [o for o, f in zip(g.offers, floors, strict=True) if f.max_cards < fewest]
-        lazy.used.update(
-            o.offer_id for o, f in zip(g.offers, floors, strict=True) if f.max_cards >= fewest
-        )
-        if unusable:
-            builder.note_unusable(unusable, g.counts, [])
-        lazy.groups.append(g)
-        lazy.floors.append(floors)
+        g = None if work is None else lazy.add(key, group, work)
+        if g is not None:
+            lazy.groups.append(g)
+            lazy.floors.append(floors_of(g))
     return lazy
-
-
-def _max_cards(offer: OfferView) -> float:
-    """The most cards ``offer`` can rent (its stock of units; one node without RDMA)."""
-    most = math.inf if offer.stock is None else offer.stock * offer.cards
-    return most if is_rdma(offer.network) else min(most, offer.node_cards)
-
-
-class _Floor(NamedTuple):
-    """What one offer contributes to a count's bound: per unit and run slot, at least
-    ``hourly`` (hourly offers) or ``max(per_period, per_runs / runs)`` (contracts). A tuple:
-    one is built for each of the job's offers."""
-
-    max_cards: float
-    cards: int
-    hourly: float | None
-    per_period: float
-    per_runs: float
-
-
-def _floors(g: GroupInput) -> list[_Floor]:
-    slots = max(g.grid.deadline_slot, 1)
-    least: dict[str, float] = {}  # per time-of-use rule of the group
-    out = []
-    for offer in g.offers:
-        price = float(g.prices[offer.offer_id])
-        if offer.billing in HOURLY_MODES:
-            rule = offer.time_of_use
-            if rule not in least:
-                least[rule] = least_factor(rule, g.grid.first, slots, g.grid.timezone)
-            out.append(_Floor(_max_cards(offer), offer.cards, price * least[rule], 0, 0))
-        else:
-            per_period = price / offer.period_hours
-            out.append(
-                _Floor(_max_cards(offer), offer.cards, None, per_period, offer.min_units * price)
-            )
-    return out
-
-
-def count_key(
-    g: GroupInput, floors: Sequence[_Floor], cards: int, options: CandidateOptions, objective: str
-) -> Key | None:
-    """The smallest key the group's ``cards``-card candidate can have (None: no such
-    candidate; FIRST: its work cannot fit the window)."""
-    usable = [f for f in floors if f.max_cards >= cards]
-    if not usable:
-        return None
-    slots = g.grid.deadline_slot
-    work = run_hours(g.work.card_hours_on(cards), cards, g.key[3], options.multi_node_efficiency)
-    if work > slots:
-        return FIRST
-    overhead = options.restart_overhead_hours if options.interruptible else 0
-    runs = max(min(slots, work + overhead * (work - 1)), 1)
-    floor = min(
-        -(-cards // f.cards)
-        * (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs))
-        for f in usable
-    )
-    bound = math.floor(work * floor * 100 * (1 - 1e-6)) - (runs + 1) // 2 - 1
-    earliest = g.grid.at(work)
-    return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
-
-
-def group_key(
-    g: GroupInput, floors: Sequence[_Floor], options: CandidateOptions, objective: str
-) -> Key:
-    """A key no candidate of the group can beat, from its offers alone (no count is sketched).
-
-    Any count ``n`` runs ``W(n) ≥ card_hours / (n · max(1, efficiency))`` slots on
-    ``units(n) ≥ n / cards`` units of an offer, so it costs at least
-    ``card_hours / (cards · max(1, efficiency))`` unit-slots at the offer's floor; its finish is
-    no earlier than that of the fastest count. FIRST: some count may not fit the window.
-    """
-    counts, node = sorted(g.counts), g.key[3]
-    single = [n for n in counts if n <= node]
-    multi = [n for n in counts if n > node]
-    eff = options.multi_node_efficiency
-
-    def hours(n: int) -> int:
-        return run_hours(g.work.card_hours_on(n), n, node, eff)
-
-    slowest = max(hours(part[0]) for part in (single, multi) if part)
-    slots = g.grid.deadline_slot
-    if slowest > slots:
-        return FIRST
-    fastest = min(hours(part[-1]) for part in (single, multi) if part)
-    scale = float(g.work.card_hours) / max(1.0, float(eff))
-    runs = max(slots, 1)
-    floor = min(
-        scale
-        / f.cards
-        * (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs))
-        for f in floors
-    )
-    bound = math.floor(floor * 100 * (1 - 1e-6)) - (slots + 1) // 2 - 1
-    earliest = g.grid.at(fastest)
-    return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
 
 
 def kept_counts(g: GroupInput, options: CandidateOptions) -> list[int]:
@@ -203,7 +118,7 @@ def kept_counts(g: GroupInput, options: CandidateOptions) -> list[int]:
     with the same units of each (usable offers only shrink and units only grow as the count
     grows, so "at most as many units of a superset" means exactly this)."""
     node, eff = g.key[3], options.multi_node_efficiency
-    offers = [(o.offer_id, o.cards, _max_cards(o)) for o in g.offers]
+    offers = [(o.offer_id, o.cards, max_cards(o)) for o in g.offers]
     alike: dict[tuple[tuple[str, int], ...], list[tuple[int, int]]] = {}
     kept = []
     for n in g.counts:
@@ -214,8 +129,9 @@ def kept_counts(g: GroupInput, options: CandidateOptions) -> list[int]:
     return [n for n, run, usable in kept if not any(m > n and r <= run for m, r in alike[usable])]
 
 
-Entry = tuple[Key, int, int, int, Any]  # key, group index, position, stage, item
 GROUP, COUNT, BUILT = 0, 1, 2
+UNREAD = -1  # a group not read from the catalog yet (its summary's key)
+READ_BATCH = 16  # unread groups read at once
 
 
 def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
@@ -231,7 +147,11 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
     ]
     heapq.heapify(heap)
     walk = _Walk(lazy, options)
-    while heap:
+    pending, at = lazy.pending, 0
+    while heap or at < len(pending):
+        if at < len(pending) and (not heap or pending[at] < heap[0]):
+            at = walk.read(pending, at, heap)
+            continue
         key, index, position, stage, item = heapq.heappop(heap)
         if stage == BUILT:
             walk.solve(key, item)
@@ -268,12 +188,31 @@ class _Walk:
             return True
         return self.all_hopeless(key)
 
+    def read(self, pending: list[Entry], at: int, heap: list[Entry]) -> int:
+        """Read the next unread groups in key order (a batch) and push each with its own
+        group key (never below its summary's); once the bound proves the next one hopeless,
+        every later one is too (keys only grow, the threshold only falls): none is read."""
+        batch = []
+        for entry in pending[at : at + READ_BATCH]:
+            if entry[0] != FIRST and self.all_hopeless(entry[0]):
+                break
+            batch.append(entry)
+        if not batch:
+            self.lazy.unread.extend(pending[at:])
+            return len(pending)
+        assert self.lazy.read is not None
+        objective, options = self.options.objective, self.lazy.builder.options
+        for g, index, least in self.lazy.read(batch):
+            key = group_key(g, floors_of(g), options, objective)
+            heapq.heappush(heap, (max(key, least), index, -1, GROUP, g))
+        return at + len(batch)
+
     def counts(self, g: GroupInput, index: int) -> list[Entry]:
         """The group's card counts that the builder would keep, each with its own key, over
         its undominated offers."""
         options = self.lazy.builder.options
         g = self.lazy.undominated(g)
-        floors = _floors(g)
+        floors = floors_of(g)
         entries = []
         for position, cards in enumerate(kept_counts(g, options)):
             key = count_key(g, floors, cards, options, self.options.objective)

@@ -19,10 +19,9 @@ from comparator.config import Settings
 from comparator.domain.job import load_job
 from comparator.errors import JobFileError, os_reason
 from comparator.i18n import is_en
-from comparator.plan import plan_job
 from comparator.quote.document import QuoteParts, assemble_document
 from comparator.quote.store import StoredQuote, freeze_quote
-from comparator.services.planning import collector_paused, context_from_settings, load_for_job
+from comparator.services.planning import collector_paused, context_from_settings, plan_for_job
 
 
 def file_sha256(path: str | Path) -> str:
@@ -55,12 +54,12 @@ def make_quote(
         settings, objective=objective, top=top, today=day, lang=check_lang
     )
     with collector_paused():
-        catalog = load_for_job(engine, job)
+        result, catalog = plan_for_job(engine, job, context)
         offers, profiles = catalog.offers, catalog.profiles
         parts = QuoteParts(
             job=job,
             input_sha256=file_sha256(job_path),
-            result=plan_job(job, offers, profiles, context, filtered=catalog.filtered),
+            result=result,
             offers=offers,
             provider_names={pid: p.name for pid, p in profiles.items()},
             objective=objective,

@@ -1,0 +1,124 @@
+"""A job's current offers summarised per group in SQL, and read group by group.
+
+The planner's walk (:mod:`comparator.plan.stream`) needs, before it reads any offer, one row
+per (provider, data centre, GPU, node size, interconnect, network) of the job's offers: how
+many, the first offer id and a floor of their prices (``GROUP BY`` in the database); it then
+reads the offers of the groups it reaches (docs/planner-pruning.md, rule 5).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from sqlalchemy import Engine, Float, case, cast, func, true, tuple_
+from sqlalchemy.sql.elements import ColumnElement
+
+from comparator.catalog.offer_filter import current_query, offer_condition, stream_offers
+from comparator.catalog.queries import OFFER
+from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
+from comparator.domain.money import FxTable
+from comparator.domain.offer_filter import GroupSummary, OfferFilter
+from comparator.domain.offer_view import OfferView
+
+READ_CHUNK = 200  # groups per IN list
+
+
+class GroupSummaries(NamedTuple):
+    groups: list[GroupSummary]
+    in_places: int | None  # current offers in the filter's places (None: it names none)
+
+
+class CatalogGroups:
+    """The job's offers (those ``offer_filter`` keeps) behind ``engine``, priced in ``currency``."""
+
+    def __init__(
+        self, engine: Engine, offer_filter: OfferFilter, fx: FxTable, currency: str
+    ) -> None:
+        self.engine, self.offer_filter, self.fx, self.currency = engine, offer_filter, fx, currency
+
+    def rules(self) -> list[str]:
+        """The distinct time-of-use rules of the job's hourly offers."""
+        query = current_query(self.offer_filter, columns=(OFFER.c.time_of_use,))
+        query = query.where(OFFER.c.billing.in_(HOURLY_MODES)).distinct()
+        with self.engine.connect() as conn:
+            return sorted(str(r) for r in conn.execute(query).scalars())
+
+    def _factor(self, factors: Mapping[str, float], runs: int) -> ColumnElement[Any]:
+        """``m`` of an offer: its rule's least factor (hourly; 0 for a rule not given) or
+        ``max(1/period, min_units/runs)`` (contracts)."""
+        hourly = case(factors, value=OFFER.c.time_of_use, else_=0.0) if factors else 0.0
+        period = 1.0 / case(PERIOD_HOURS, value=OFFER.c.billing, else_=1)
+        per_runs = cast(OFFER.c.min_units, Float) / runs
+        contract = case((period >= per_runs, period), else_=per_runs)
+        return case((OFFER.c.billing.in_(HOURLY_MODES), hourly), else_=contract)
+
+    def summaries(self, factors: Mapping[str, float], runs: int) -> GroupSummaries:
+        """One row per group of the job's offers, ``factors`` per time-of-use rule, and how
+        many offers the filter's places hold (the job's or not: one scan for both)."""
+        rates = {code: float(self.fx.rate(code, self.currency)) for code in self.fx.rates_cny}
+        rate = case(rates, value=func.upper(OFFER.c.currency), else_=None)
+        tax = case((OFFER.c.tax_inclusive, 1.0), else_=1.0 + cast(OFFER.c.vat_rate, Float))
+        per_card = self._factor(factors, runs) / OFFER.c.cards
+        keys = (
+            OFFER.c.provider,
+            OFFER.c.region,
+            OFFER.c.gpu,
+            OFFER.c.node_cards,
+            OFFER.c.interconnect,
+            OFFER.c.network,
+        )
+        places = self.offer_filter
+        job: ColumnElement[bool] = true()
+        if places.by_place:  # the places' other offers too (NULL in the job's aggregates)
+            job = offer_condition(places)
+            places = dataclasses.replace(places, gpus=(), exclude_spot=False)
+
+        def of_job(value: ColumnElement[Any]) -> ColumnElement[Any]:
+            return case((job, value), else_=None)
+
+        columns = (
+            *keys,
+            func.count(of_job(OFFER.c.id)),
+            func.min(of_job(OFFER.c.id)),
+            func.min(of_job(cast(OFFER.c.price, Float) * tax * rate * per_card)),
+            func.max(of_job(per_card)),
+            func.max(of_job(OFFER.c.free_trial_hours)),
+            func.count(OFFER.c.id),
+        )
+        query = current_query(places, columns=columns).group_by(*keys)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        groups = [  # the drivers return the columns' types: ints, strs, floats
+            GroupSummary(
+                r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9] or 0.0, bool(r[10])
+            )
+            for r in rows
+            if r[6]
+        ]
+        in_places = sum(int(r[11]) for r in rows) if places is not self.offer_filter else None
+        return GroupSummaries(groups, in_places)
+
+    def read(self, groups: Sequence[GroupSummary]) -> list[OfferView]:
+        """The job's offers of ``groups``, by offer id."""
+        wanted = {
+            (g.provider, g.region, g.gpu, g.node_cards, g.interconnect, g.network) for g in groups
+        }
+        machines = sorted({key[:4] for key in wanted})
+        columns = (OFFER.c.provider, OFFER.c.region, OFFER.c.gpu, OFFER.c.node_cards)
+        out: list[OfferView] = []
+        with self.engine.connect() as conn:
+            for start in range(0, len(machines), READ_CHUNK):
+                chunk = machines[start : start + READ_CHUNK]
+                providers = sorted({m[0] for m in chunk})  # their current snapshots only
+                query = current_query(self.offer_filter, providers=providers)
+                query = query.where(tuple_(*columns).in_(chunk))
+                out += (
+                    o
+                    for o in stream_offers(conn, query)
+                    if (o.provider, o.region, o.gpu, o.node_cards, o.interconnect, o.network)
+                    in wanted
+                )
+        out.sort(key=lambda o: int(o.offer_id))
+        return out

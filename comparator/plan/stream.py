@@ -1,0 +1,221 @@
+"""Plan a job reading its offers group by group, as the walk reaches them (pure).
+
+The catalog summarises the job's offers per group (:class:`GroupSummary`: one row per
+provider, data centre, GPU, node size and links, from ``GROUP BY`` in SQL); each summary gets
+a key no candidate of its group can beat, and the best-first walk of
+:func:`comparator.plan.prune.choose_lazy` reads a group's offers only when it reaches that key
+(docs/planner-pruning.md, rule 5). Plans, alternatives and costs are those of the unpruned
+planner; what is reported of offers (exclusions, compliance reports) covers the groups read.
+A job the walk finds no plan for returns None: the caller plans it over every offer, so that
+the diagnosis sees every exclusion.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+
+from comparator.domain.job import Job
+from comparator.domain.offer_filter import FilteredOffers, GroupSummary
+from comparator.domain.offer_view import OfferView
+from comparator.domain.profile import ProviderProfile
+from comparator.domain.zones import DEFAULT_TIMEZONE
+from comparator.errors import CalendarError
+from comparator.estimate.throughput import is_rdma
+from comparator.plan.bounds import Key, KeyScale, count_span, key_scale, scaled_key
+from comparator.plan.candidates import CandidateBuilder, CandidateSet, GroupInput, card_counts
+from comparator.plan.context import PlanContext
+from comparator.plan.grid import PRICE_PLACES, PriceBasis, slot_grid
+from comparator.plan.groups import GroupKey, _link_key, group_offers
+from comparator.plan.offer_filter import OfferFilter
+from comparator.plan.planning import Prepared, candidate_options, conclude, discounts
+from comparator.plan.prune import UNREAD, Entry, LazyCandidates, choose_lazy
+from comparator.plan.result import ExcludedOffer, PlanResult
+from comparator.plan.slot_prices import least_factor
+from comparator.plan.solve import PlanOptions
+from comparator.plan.work import WorkTable, work_table
+
+Reader = Callable[[Sequence[GroupSummary]], list[OfferView]]  # their offers, by offer id
+MAX_RULES = 200  # time-of-use rules priced in SQL; any other gets the factor 0 (still a bound)
+
+
+def rule_floors(rules: Sequence[str], earliest: datetime, deadline: datetime) -> dict[str, float]:
+    """A factor no run slot of any provider's window goes below, per time-of-use rule.
+
+    The window is widened by a day on each side and read in one zone: every zone's local
+    hours of the window lie within it (offsets differ by less than a day), and a rule's
+    factor depends only on the local hour and date. 0 where the calendar cannot say."""
+    grid = slot_grid(earliest - timedelta(days=1), deadline + timedelta(days=1), DEFAULT_TIMEZONE)
+    out = {}
+    for rule in rules[:MAX_RULES]:
+        try:
+            out[rule] = least_factor(rule, grid.first, max(grid.deadline_slot, 1), grid.timezone)
+        except CalendarError:
+            out[rule] = 0.0
+    return out
+
+
+def most_runs(job: Job) -> int:
+    """More run slots than any provider's window holds (contracts' floors divide by it)."""
+    return (
+        math.ceil((job.schedule.deadline - job.schedule.earliest_start).total_seconds() / 3600) + 2
+    )
+
+
+def _summary_floor(s: GroupSummary, discount: float) -> float:
+    """A floor per card and run slot no offer of ``s`` goes below once priced: its price is
+    rounded to PRICE_PLACES at most half a place down, so ``d·A − h·M`` (float margin)."""
+    half = float(PRICE_PLACES) / 2
+    least = (s.least_per_card or 0.0) * discount - half * s.most_factor_per_card
+    return max(least, 0.0) * (1 - 1e-9)
+
+
+def summary_entries(
+    summaries: Sequence[GroupSummary],
+    table: WorkTable,
+    builder: CandidateBuilder,
+    basis: PriceBasis,
+    objective: str,
+) -> list[Entry]:
+    """One unread entry per group of ``summaries`` whose GPU can take the job, keyed by
+    :func:`~comparator.plan.bounds.bound_key` at the summaries' floor, sorted."""
+    by_group: dict[GroupKey, list[GroupSummary]] = {}
+    for s in summaries:
+        key = (s.provider, s.region, s.gpu, s.node_cards, _link_key(s.interconnect, s.network))
+        by_group.setdefault(key, []).append(s)
+    options, entries = builder.options, []
+    scales: dict[tuple[str, int, str, bool, str], KeyScale | None] = {}
+    for key, parts in by_group.items():
+        rdma = any(is_rdma(s.network) for s in parts)
+        zone = options.timezones.get(key[0], DEFAULT_TIMEZONE).key
+        shape = (key[2], key[3], key[4], rdma, zone)  # GPU, node size, links, RDMA, zone
+        if shape not in scales:
+            scales[shape] = _scale(key, parts, table, builder)
+        scale = scales[shape]
+        if scale is None:  # no work on the GPU or no card count: nothing of it is built
+            continue
+        discount = float(basis.discounts.get(key[0], 1))
+        floor = min(_summary_floor(s, discount) for s in parts)
+        first = min(s.first_offer_id for s in parts)
+        entries.append((scaled_key(scale, floor, objective), first, -2, UNREAD, (key, parts)))
+    entries.sort()  # by (key, first offer id): unique, so the groups are never compared
+    return entries
+
+
+def _scale(
+    key: GroupKey, parts: list[GroupSummary], table: WorkTable, builder: CandidateBuilder
+) -> KeyScale | None:
+    work = table.work.get(key[2])
+    if work is None:
+        return None
+    options = builder.options
+    on_link = work.on_link(key[4])
+    counts = card_counts(on_link, key[3], [s.network for s in parts], options.max_nodes)
+    if not counts:
+        return None
+    span = count_span(key[3], on_link, counts, options)
+    return key_scale(span, on_link, builder.grid_for(key[0]), options)
+
+
+class _Reading:
+    """The groups read so far: their offers through the job's checks, into the walk."""
+
+    def __init__(
+        self,
+        read: Reader,
+        checks: OfferFilter,
+        basis: PriceBasis,
+        table: WorkTable,
+        profiles: Mapping[str, ProviderProfile],
+    ) -> None:
+        self.reader, self.checks, self.basis, self.table = read, checks, basis, table
+        self.profiles = profiles
+        self.offers: list[OfferView] = []
+        self.workable: list[OfferView] = []
+        self.phases: list[list[ExcludedOffer]] = [[], [], [], []]
+        self.lazy: LazyCandidates | None = None
+
+    def __call__(self, batch: list[Entry]) -> list[tuple[GroupInput, int, Key]]:
+        assert self.lazy is not None
+        groups = {entry[4][0]: entry[0] for entry in batch}
+        offers = self.reader([s for entry in batch for s in entry[4][1]])
+        self.offers += offers
+        workable = self._checked(offers)
+        self.workable += workable
+        out: list[tuple[GroupInput, int, Key]] = []
+        for key, group in group_offers(workable).items():
+            work = self.table.work.get(key[2])
+            g = None if work is None or key not in groups else self.lazy.add(key, group, work)
+            if g is not None:
+                out.append((g, int(group[0].offer_id), groups[key]))
+        return out
+
+    def _checked(self, offers: list[OfferView]) -> list[OfferView]:
+        """The job's checks in the unpruned planner's order; exclusions kept by phase."""
+        checks, basis, table = self.checks, self.basis, self.table
+        steps: list[Callable[[Sequence[OfferView]], list[OfferView]]] = [
+            lambda o: checks.compliant(o, self._profiles_of(o)),
+            checks.allowed,
+            lambda o: checks.affordable(o, basis),
+            lambda o: checks.workable(o, table),
+        ]
+        kept: Sequence[OfferView] = offers
+        for phase, step in enumerate(steps):
+            at = len(checks.excluded)
+            kept = step(kept)
+            self.phases[phase] += checks.excluded[at:]
+        return list(kept)
+
+    def _profiles_of(self, offers: Sequence[OfferView]) -> dict[str, ProviderProfile]:
+        providers = {o.provider for o in offers}
+        return {p: self.profiles[p] for p in providers if p in self.profiles}
+
+    def close(self, built: CandidateSet, used: set[str]) -> None:
+        """Exclusions in the unpruned order of phases, each by offer id, then the notes."""
+        checks = self.checks
+        checks.compliant(self.offers, self._profiles_of(self.offers))  # reports on all read
+        checks.excluded = [
+            e for phase in self.phases for e in sorted(phase, key=lambda e: int(e.offer_id))
+        ]
+        checks.unschedulable(self.workable, built, used)
+
+
+def plan_streamed(
+    job: Job,
+    summaries: Sequence[GroupSummary],
+    read: Reader,
+    profiles: Mapping[str, ProviderProfile],
+    context: PlanContext,
+    *,
+    filtered: Sequence[FilteredOffers] = (),
+) -> tuple[PlanResult, list[OfferView]] | None:
+    """The plan of ``job`` reading only the groups the walk reaches, with the offers read.
+
+    None when streaming cannot decide: the time objective (finishes, not prices, order the
+    walk), free trial hours in play, or no feasible plan (the diagnosis needs every offer)."""
+    if context.objective != "cost" or (job.use_free_trial and any(s.free_trial for s in summaries)):
+        return None
+    checks = OfferFilter(job, context)
+    basis = PriceBasis(job.currency, context.fx, discounts(profiles))
+    table = work_table(job, {s.gpu for s in summaries}, headroom=context.headroom)
+    built = CandidateSet()
+    lazy = LazyCandidates(
+        CandidateBuilder(candidate_options(job, context, profiles), built), [], built
+    )
+    reading = _Reading(read, checks, basis, table, profiles)
+    reading.lazy = lazy
+    lazy.pending = summary_entries(summaries, table, lazy.builder, basis, context.objective)
+    lazy.read = reading
+    options = PlanOptions(context.objective, job.max_cost, context.top)
+    selection = choose_lazy(lazy, options)
+    if selection.best is None:
+        return None
+    reading.close(built, lazy.used)
+    prepared = Prepared(
+        job, context, reading.offers, checks, table, built, basis.discounts, tuple(filtered), lazy
+    )
+    result = conclude(prepared, selection)
+    result.stats["groups_not_read"] = len(lazy.unread)
+    result.stats["offers_not_read"] = sum(s.offers for s in summaries) - len(reading.offers)
+    return result, reading.offers
