@@ -37,7 +37,8 @@ class OfferFilter:
 class FilteredOffers:
     """Offers a filter kept out of the planner: how many, of which kind, and why."""
 
-    kind: str  # "compliance" (where the data centre is) or "requirements"
+    kind: str  # "compliance" (where the data centre is), "requirements", or "memory" /
+    # "throughput" (a GPU that cannot take the job, when the planner streams by group)
     reason: Msg
     count: int
 

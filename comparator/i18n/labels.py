@@ -193,6 +193,7 @@ LABELS: dict[str, tuple[str, str]] = {
     # excluded
     "reasons": ("原因", "Reasons"),
     "no_excluded": ("没有报价被排除。", "No offer was excluded."),
+    "not_loaded": ("未载入的报价", "Offers not loaded"),
     # compliance
     "status": ("结论", "Status"),
     "check": ("检查项", "Check"),

@@ -5,7 +5,8 @@ provider, data centre, GPU, node size and links, from ``GROUP BY`` in SQL); each
 a key no candidate of its group can beat, and the best-first walk of
 :func:`comparator.plan.prune.choose_lazy` reads a group's offers only when it reaches that key
 (docs/planner-pruning.md, rule 5). Plans, alternatives and costs are those of the unpruned
-planner; what is reported of offers (exclusions, compliance reports) covers the groups read.
+planner; what is reported of offers (exclusions, compliance reports) covers the groups read,
+and the offers on GPUs that cannot take the job are counted per GPU with their reason.
 A job the walk finds no plan for returns None: the caller plans it over every offer, so that
 the diagnosis sees every exclusion.
 """
@@ -101,6 +102,20 @@ def summary_entries(
         entries.append((scaled_key(scale, floor, objective), first, -2, UNREAD, (key, parts)))
     entries.sort()  # by (key, first offer id): unique, so the groups are never compared
     return entries
+
+
+def unusable_unread(summaries: Sequence[GroupSummary], table: WorkTable) -> list[FilteredOffers]:
+    """The offers on GPUs that cannot take the job, counted per GPU with the reason: the walk
+    never reads their groups, and without this a quote would not say why a cheaper card is
+    missing (the unstreamed planner names each of them among the exclusions)."""
+    counts: dict[str, int] = {}
+    for s in summaries:
+        if s.gpu in table.unusable:
+            counts[s.gpu] = counts.get(s.gpu, 0) + s.offers
+    return [
+        FilteredOffers(table.unusable[gpu][0], table.unusable[gpu][1], count)
+        for gpu, count in sorted(counts.items())
+    ]
 
 
 def _scale(
@@ -212,8 +227,9 @@ def plan_streamed(
     if selection.best is None:
         return None
     reading.close(built, lazy.used)
+    not_read = (*filtered, *unusable_unread(summaries, table))
     prepared = Prepared(
-        job, context, reading.offers, checks, table, built, basis.discounts, tuple(filtered), lazy
+        job, context, reading.offers, checks, table, built, basis.discounts, not_read, lazy
     )
     result = conclude(prepared, selection)
     result.stats["groups_not_read"] = len(lazy.unread)

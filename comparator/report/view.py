@@ -162,6 +162,16 @@ def excluded_groups(
     ]
 
 
+def not_loaded(plan: Mapping[str, Any], lang: str) -> list[tuple[int, str]]:
+    """(count, reason) of the offers the planner never read (``stats.filtered_in_catalog``:
+    left out in the catalog, or on a GPU that cannot take the job), in the report language."""
+    rows = []
+    for item in (plan.get("stats") or {}).get("filtered_in_catalog") or []:
+        reason = stored_texts([item["reason_msg"]] if item.get("reason_msg") else None, lang)
+        rows.append((int(item.get("count") or 0), reason[0] if reason else str(item["reason"])))
+    return rows
+
+
 def _check_statuses(checks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     """Check id → its worst status (an id may appear more than once)."""
     statuses: dict[str, str] = {}
@@ -302,6 +312,7 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         "excluded": excluded_groups(
             plan.get("excluded") or [], offers, names, lang, str(document.get("lang") or "zh")
         ),
+        "not_loaded": not_loaded(plan, lang),
         "best": best,
         "message": stored_text(plan, "message", lang),
         "calendar_warning": stored_text(plan.get("calendar") or {}, "warning", lang),
