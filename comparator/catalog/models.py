@@ -107,7 +107,9 @@ class Offer(OfferIn, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    snapshot_id: int = Field(foreign_key="pricesnapshot.id")
+    # pricesnapshot.id, without a foreign key (migration 0006): offers are written only with
+    # their snapshot, in its transaction, and snapshots are never deleted (docs/import.md)
+    snapshot_id: int
 
 
 class RefreshRun(SQLModel, table=True):
