@@ -82,7 +82,8 @@ def group_sheet(columns: OfferColumns) -> SheetGroups:
         end = start + sum(1 for _ in run)
         spans.append((pid, start, end))
         start = end
-    codes = {name: coded(values) for name, values in columns.values.items()}
+    known = columns.codes
+    codes = {name: coded(values, known.get(name)) for name, values in columns.values.items()}
     groups = SheetGroups(columns, spans, [], codes)
     lines = joined_rows([groups.texts(name, str) for name in CONTENT_FIELDS], "\x1f")
     digests = [lines_sha256(lines[start:end].tolist()) for _, start, end in spans]
@@ -95,7 +96,8 @@ def _sorted_by_provider(columns: OfferColumns) -> OfferColumns:
     if all(a <= b for a, b in itertools.pairwise(providers)):
         return columns
     order = sorted(range(columns.count), key=providers.__getitem__)
-    return OfferColumns({n: [col[i] for i in order] for n, col in columns.values.items()})
+    codes = {name: known[order] for name, known in columns.codes.items()}
+    return OfferColumns({n: [col[i] for i in order] for n, col in columns.values.items()}, codes)
 
 
 def removed_offers_in(conn: Connection, groups: SheetGroups) -> list[tuple[str, int, int, int]]:

@@ -40,12 +40,14 @@ class Coded:
         return Coded(self.codes[rows], self.firsts)
 
 
-def coded(values: Sequence[Any]) -> Coded:
+def coded(values: Sequence[Any], codes: np.ndarray | None = None) -> Coded:
     """The codes of a column, one per distinct value *object*: equal values that are
     different objects (``Decimal("3.10")`` and ``Decimal("3.1")``) keep their own code, so
-    each keeps its own text."""
-    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
-    codes, _ = pd.factorize(ids)
+    each keeps its own text. ``codes``: ones known already (rows of a code hold one object),
+    as a parsed sheet's; the codes need not be consecutive."""
+    if codes is None:
+        ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
+        codes, _ = pd.factorize(ids)
     firsts = np.full(codes.max() + 1 if len(codes) else 0, -1, dtype=np.int64)
     firsts[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
     return Coded(codes.astype(np.int64, copy=False), firsts)
