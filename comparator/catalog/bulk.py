@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Connection, Dialect, Engine, insert, select
 
 from comparator.catalog.changes import KEY_FIELDS
 from comparator.catalog.coded import Coded, coded, joined_rows
@@ -37,6 +37,7 @@ from comparator.errors import CatalogError
 ANALYZE_AFTER_ROWS = 10_000
 COPY_CHUNK_CHARS = 1 << 20  # characters per write to COPY
 _IN_CHUNK = 500  # ids per IN (...) list
+COPY_COLUMNS = ("snapshot_id", *OFFER_FIELDS)  # the order of a COPY line's values
 
 
 def analyze_catalog(engine: Engine) -> None:
@@ -185,29 +186,48 @@ def insert_offers(
     """The offers of the spans ``(span index, snapshot id)``: PostgreSQL ``COPY … FROM
     STDIN`` fed text in chunks, else one ``executemany``; each column's values are bound
     (its type's bind processor) once per distinct value."""
+    dialect = conn.dialect
+    if dialect.name == "postgresql" and dialect.driver == "psycopg":
+        text, count = copy_payload(dialect, groups, snapshots)
+        copy_offers(conn.connection.driver_connection, text, count)
+        return
+    rows, snapshot_codes = _rows_of(groups.spans, snapshots)
+    columns = [_bound(dialect, groups, name, rows) for name in OFFER_FIELDS]
+    bound = [texts[codes].tolist() for codes, texts in columns]
+    ids = [snapshots[i][1] for i in snapshot_codes.tolist()]
+    marker = "?" if dialect.paramstyle == "qmark" else "%s"
+    sql = (
+        f"INSERT INTO {OFFER.name} ({_quoted(dialect)}) "
+        f"VALUES ({', '.join([marker] * len(COPY_COLUMNS))})"
+    )
+    conn.exec_driver_sql(sql, list(zip(ids, *bound, strict=True)))
+
+
+def _quoted(dialect: Dialect) -> str:
+    return ", ".join(dialect.identifier_preparer.quote(n) for n in COPY_COLUMNS)
+
+
+def copy_payload(
+    dialect: Dialect, groups: SheetGroups, snapshots: Sequence[tuple[int, int]]
+) -> tuple[str, int]:
+    """The offers of the spans ``(span index, snapshot id)`` in COPY's text format, one line
+    per offer in the order of :data:`COPY_COLUMNS`, and their count."""
     rows, snapshot_codes = _rows_of(groups.spans, snapshots)
     snapshot_ids = np.array([str(sid) for _, sid in snapshots], dtype=object)
-    dialect = conn.dialect
-    names = ["snapshot_id", *OFFER_FIELDS]
-    quoted = ", ".join(dialect.identifier_preparer.quote(n) for n in names)
-    if dialect.name == "postgresql" and dialect.driver == "psycopg":
-        cells = [(snapshot_codes, snapshot_ids)]
-        cells += [_bound(conn, groups, name, rows, copy_text) for name in OFFER_FIELDS]
-        text = "\n".join(joined_rows(cells, "\t").tolist()) + "\n"
-        raw = conn.connection.driver_connection
-        sql = f"COPY {OFFER.name} ({quoted}) FROM STDIN"
-        with raw.cursor() as cursor:  # type: ignore[union-attr]
-            with cursor.copy(sql) as copy:
-                for start in range(0, len(text), COPY_CHUNK_CHARS):
-                    copy.write(text[start : start + COPY_CHUNK_CHARS])
-            _check_count(cursor.rowcount, len(rows))
-        return
-    columns = [_bound(conn, groups, name, rows) for name in OFFER_FIELDS]
-    bound = [texts[codes].tolist() for codes, texts in columns]
-    ids = [int(sid) for sid in snapshot_ids[snapshot_codes].tolist()]
-    marker = "?" if dialect.paramstyle == "qmark" else "%s"
-    sql = f"INSERT INTO {OFFER.name} ({quoted}) VALUES ({', '.join([marker] * len(names))})"
-    conn.exec_driver_sql(sql, list(zip(ids, *bound, strict=True)))
+    cells = [(snapshot_codes, snapshot_ids)]
+    cells += [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
+    return "\n".join(joined_rows(cells, "\t").tolist()) + "\n", len(rows)
+
+
+def copy_offers(raw: Any, text: str, rows: int, table: str = OFFER.name) -> None:
+    """COPY ``text`` (of :func:`copy_payload`) into ``table`` on the psycopg connection
+    ``raw``, in the caller's transaction, and check that it stored ``rows`` offers."""
+    columns = ", ".join(f'"{name}"' for name in COPY_COLUMNS)
+    with raw.cursor() as cursor:
+        with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+            for start in range(0, len(text), COPY_CHUNK_CHARS):
+                copy.write(text[start : start + COPY_CHUNK_CHARS])
+        _check_count(cursor.rowcount, rows)
 
 
 def _rows_of(
@@ -231,14 +251,14 @@ def _check_count(copied: int, expected: int) -> None:
 
 
 def _bound(
-    conn: Connection,
+    dialect: Dialect,
     groups: SheetGroups,
     name: str,
     rows: np.ndarray,
     then: Callable[[Any], Any] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(codes at ``rows``, each distinct value as the driver takes it, then ``then``'d)."""
-    process = OFFER.c[name].type.bind_processor(conn.dialect)
+    process = OFFER.c[name].type.bind_processor(dialect)
     bind: Callable[[Any], Any] = process or _same
     codes, texts = groups.texts(name, (lambda v: then(bind(v))) if then else bind)
     return codes[rows], texts
