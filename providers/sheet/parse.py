@@ -62,8 +62,7 @@ def _rename_headers(table: Table, filename: str) -> dict[str, Cells]:
         problems.append(RowProblem(1, column, expected))
     if problems:
         raise SheetError(filename, problems)
-    rows = table.frame.index
-    return {name: Cells(rows, *table.distinct[index]) for index, name in mapping.items()}
+    return {name: Cells(table.rows, *table.distinct[index]) for index, name in mapping.items()}
 
 
 def parse_sheet(
@@ -107,9 +106,9 @@ def parse_sheet_columns(
         "source": PurePath(filename).name,
     }
     checks = column_checks(known, timezone, decimal if decimal is not None else table.decimal)
-    values, problems = _check_columns(table.frame.index, cells, checks, defaults)
+    values, problems = _check_columns(table.rows, cells, checks, defaults)
     codes = {name: column.codes for name, column in cells.items()}
-    codes["region"], region_problems = _check_rows(table.frame.index, values, known)
+    codes["region"], region_problems = _check_rows(table.rows, values, known)
     problems += region_problems
     if problems:
         raise SheetError(filename, sorted(problems, key=lambda p: p.row))
@@ -126,7 +125,7 @@ def _sheet_warnings(table: Table, filename: str) -> list[Msg]:
         found.append(
             Msg("{path}: ignored column(s) no header matches: {names}", path=filename, names=names)
         )
-    if table.frame.empty:
+    if not len(table.rows):
         found.append(
             Msg("{path}: the sheet has a header but no offers; nothing to import", path=filename)
         )

@@ -78,10 +78,20 @@ def spread(distinct: list[object], codes: np.ndarray) -> list[object]:
     return result
 
 
-def _by_unique(column: str, convert: Callable[[str], object]) -> ColumnCheck:
+def _by_unique(
+    column: str,
+    convert: Callable[[str], object],
+    at_once: Callable[[list[str]], list[object] | None] | None = None,
+) -> ColumnCheck:
+    """A check converting each distinct text; ``at_once``, when given, converts them all
+    together where all are good (else None: each is converted, and told apart, alone)."""
+
     def check(cells: Cells) -> tuple[list[object], list[RowProblem]]:
-        converted: list[object] = []
         bad: dict[int, Msg] = {}
+        found = at_once(cells.texts) if at_once else None
+        if found is not None:
+            return spread(found, cells.codes), []
+        converted: list[object] = []
         for code, text in enumerate(cells.texts):
             try:
                 _storable(text)
@@ -157,6 +167,22 @@ def _price(decimal: str) -> Callable[[str], object]:
         return value
 
     return convert
+
+
+# what _price accepts of "." sheets, for a whole column at once: plain numbers below
+# MAX_PRICE with at most PRICE_PLACES places (zero excepted, below)
+_PLAIN_PRICES = re.compile(
+    rf"(?:[0-9]{{1,{len(str(MAX_PRICE)) - 1}}}(?:\.[0-9]{{1,{PRICE_PLACES}}})?\n)+"
+)
+
+
+def _plain_prices(texts: list[str]) -> list[object] | None:
+    """The Decimal of every text when every one is a price :func:`_price` accepts as it is:
+    one regular expression over them all instead of one check per text; else None."""
+    if not _PLAIN_PRICES.fullmatch("\n".join(texts) + "\n"):
+        return None
+    values: list[object] = list(map(Decimal, texts))
+    return values if all(values) else None  # a zero price is told apart by _price
 
 
 def _billing(text: str) -> object:
@@ -305,7 +331,7 @@ def column_checks(
         "cards": _by_unique("cards", _integer("cards", 1, decimal)),
         "node_cards": _by_unique("node_cards", _integer("node_cards", 8, decimal)),
         "billing": _by_unique("billing", _billing),
-        "price": _by_unique("price", _price(decimal)),
+        "price": _by_unique("price", _price(decimal), _plain_prices if decimal == "." else None),
         "currency": _by_unique("currency", _currency),
         "time_of_use": _by_unique("time_of_use", _time_of_use),
         "stock": _by_unique("stock", _integer("stock", None, decimal)),
