@@ -17,47 +17,58 @@ from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.catalog.queries import OFFER, SNAPSHOT
 from tests.refresh_helpers import profile_toml
 
-ROWS = 300_000
+FIRST_ROWS, SECOND_ROWS = 100_000, 250_000  # two sheets, two providers
 
 
-def write_sheet(path: Path, rows: int) -> None:
+def write_sheet(path: Path, rows: int, provider: str = "big") -> None:
     lines = ["provider,region,gpu,cards,billing,price,currency,sku"]
-    lines += [f"big,sg-1,H100,1,hourly,{2 + (i % 997) / 1000:.3f},USD,vm-{i}" for i in range(rows)]
+    lines += [
+        f"{provider},sg-1,H100,1,hourly,{2 + (i % 997) / 1000:.3f},USD,vm-{i}" for i in range(rows)
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def stored(engine: Engine) -> tuple[int, int]:
-    """(snapshots, offers) of the provider "big"."""
+    """(snapshots, offers) of the providers "big" and "big2"."""
     with engine.connect() as conn:
         snapshots = conn.execute(
-            select(func.count()).select_from(SNAPSHOT).where(SNAPSHOT.c.provider_id == "big")
+            select(func.count())
+            .select_from(SNAPSHOT)
+            .where(SNAPSHOT.c.provider_id.in_(["big", "big2"]))
         ).scalar_one()
         offers = conn.execute(
-            select(func.count()).select_from(OFFER).where(OFFER.c.provider == "big")
+            select(func.count()).select_from(OFFER).where(OFFER.c.provider.in_(["big", "big2"]))
         ).scalar_one()
     return int(snapshots), int(offers)
 
 
-def copy_under_way(engine: Engine) -> bool:
+def copied_rows(engine: Engine) -> int:
+    """The most rows a COPY under way in this database has processed (0: none is)."""
+    query = "SELECT tuples_processed FROM pg_stat_progress_copy WHERE datname = current_database()"
     with engine.connect() as conn:
-        rows = conn.execute(text("SELECT tuples_processed FROM pg_stat_progress_copy")).all()
-    return any(r[0] > 0 for r in rows)
+        rows = conn.execute(text(query)).all()
+    return max((int(r[0]) for r in rows), default=0)
 
 
 @pytest.mark.slow
 def test_sigkill_during_a_postgres_copy_leaves_nothing_then_a_rerun_stores_all(
     pg_url: str, tmp_path: Path
 ) -> None:
+    """Killed while the second sheet is COPY'd (more rows than the first sheet has): the
+    first sheet's offers, its snapshot and the profiles are all in the one transaction."""
     engine = make_engine(pg_url)
     upgrade_schema(engine)
-    profile = tmp_path / "big.toml"
-    profile.write_text(profile_toml("big"), encoding="utf-8")
-    sheet = tmp_path / "big.csv"
-    write_sheet(sheet, ROWS)
-    argv = [sys.executable, "-m", "comparator", "--db", pg_url, "import", str(sheet)]
-    proc = subprocess.Popen([*argv, "--profile", str(profile)], stdout=subprocess.DEVNULL)
+    profiles = []
+    for name in ("big", "big2"):
+        profiles += ["--profile", str(tmp_path / f"{name}.toml")]
+        (tmp_path / f"{name}.toml").write_text(profile_toml(name), encoding="utf-8")
+    first, second = tmp_path / "first.csv", tmp_path / "second.csv"
+    write_sheet(first, FIRST_ROWS)
+    write_sheet(second, SECOND_ROWS, "big2")
+    argv = [sys.executable, "-m", "comparator", "--db", pg_url, "import", str(first), str(second)]
+    proc = subprocess.Popen([*argv, *profiles], stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
-    while not copy_under_way(engine):
+    while copied_rows(engine) <= FIRST_ROWS:  # only the second sheet's COPY gets past it
         assert proc.poll() is None, "the import finished before it could be killed"
         assert time.monotonic() < deadline
         time.sleep(0.005)
@@ -66,10 +77,10 @@ def test_sigkill_during_a_postgres_copy_leaves_nothing_then_a_rerun_stores_all(
     assert proc.returncode == -signal.SIGKILL
     time.sleep(0.5)  # the server notices the closed connection and rolls back
     assert stored(engine) == (0, 0)
-    # the profile went with the killed transaction too: the rerun brings it again
-    done = subprocess.run([*argv, "--profile", str(profile)], capture_output=True, check=False)
+    # the profiles went with the killed transaction too: the rerun brings them again
+    done = subprocess.run([*argv, *profiles], capture_output=True, check=False)
     assert done.returncode == 0, done.stderr
-    assert stored(engine) == (1, ROWS)
+    assert stored(engine) == (2, FIRST_ROWS + SECOND_ROWS)
     engine.dispose()
 
 
