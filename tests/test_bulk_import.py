@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from sqlalchemy import Engine, func, select, text
 
 from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.catalog.models import OfferColumns, OfferIn
-from comparator.catalog.queries import OFFER, SNAPSHOT
+from comparator.catalog.queries import OFFER, SNAPSHOT, store_snapshot
 from tests.refresh_helpers import profile_toml
 
 FIRST_ROWS, SECOND_ROWS = 100_000, 250_000  # two sheets, two providers
@@ -130,6 +131,57 @@ def test_a_sheet_of_many_providers_stores_each_changed_one_once(
             .order_by(SNAPSHOT.c.provider_id, SNAPSHOT.c.id)
         ).all()
     assert [tuple(r) for r in rows] == [("a", 2), ("b", 2), ("b", 2), ("c", 2)]
+    store_snapshot(  # the refresh path writes offers too
+        engine,
+        "c",
+        [_awkward_offers()[0].model_copy(update={"provider": "c"})],
+        source="refresh",
+        content_sha256="c2",
+        fetched_at=datetime.now(UTC),
+    )
+    assert_every_offer_has_its_snapshot(engine)
+    engine.dispose()
+
+
+def assert_every_offer_has_its_snapshot(engine: Engine) -> None:
+    """What the foreign key dropped in migration 0006 enforced, checked on the data: every
+    offer's snapshot exists and holds as many offers as it says."""
+    with engine.connect() as conn:
+        orphans = conn.execute(
+            select(func.count())
+            .select_from(OFFER.outerjoin(SNAPSHOT, SNAPSHOT.c.id == OFFER.c.snapshot_id))
+            .where(SNAPSHOT.c.id.is_(None))
+        ).scalar_one()
+        counted = (
+            select(OFFER.c.snapshot_id, func.count().label("n"))
+            .group_by(OFFER.c.snapshot_id)
+            .subquery()
+        )
+        wrong = conn.execute(
+            select(func.count())
+            .select_from(SNAPSHOT.outerjoin(counted, counted.c.snapshot_id == SNAPSHOT.c.id))
+            .where(func.coalesce(counted.c.n, 0) != SNAPSHOT.c.offers)
+        ).scalar_one()
+    assert (orphans, wrong) == (0, 0)
+
+
+def test_a_copy_that_stores_another_count_than_sent_fails(pg_url: str) -> None:
+    from comparator.catalog.bulk import copy_offers, copy_payload, group_sheet
+    from comparator.errors import CatalogError
+
+    engine = make_engine(pg_url)
+    upgrade_schema(engine)
+    groups = group_sheet(OfferColumns.from_offers(_awkward_offers()))
+    payload, rows = copy_payload(engine.dialect, groups, [(0, 1), (1, 2)])
+    assert rows == 5
+    raw = engine.raw_connection()
+    try:
+        copy_offers(raw.driver_connection, payload, rows)  # as sent: accepted
+        with pytest.raises(CatalogError, match="COPY stored 5 offers of 6"):
+            copy_offers(raw.driver_connection, payload, rows + 1)
+    finally:
+        raw.rollback()
+        raw.close()
     engine.dispose()
 
 
