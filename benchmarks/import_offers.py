@@ -14,6 +14,26 @@ profiles first, then all sheets in one all-or-nothing import, whose wall and CPU
 rows/s it prints (target on PostgreSQL: ≥ 100,000 rows/s).
 
     python benchmarks/import_offers.py --catalog 1000000:10000 [--db sqlite,postgres]
+
+It first prints the breakdown, each part measured alone in the same run: the CPU seconds of
+the import's Python steps over all sheets (read + check, group + content hash, COPY text), and
+on PostgreSQL a COPY of the same offers alone, each in a transaction rolled back, into the
+offer table as it is, with the foreign key it had until migration 0006, without its two
+secondary indexes, and into a bare copy; wall and backend CPU seconds (read from /proc).
+
+Measured 2026-12-01 on the shared 2-core machine, load average 11-16 (other engineers'
+test runs), so walls are 2-4x the CPU times; CPU seconds per 1,000,000 offers:
+
+    Python: read + check 2.5, group + hash 1.2, COPY text 1.3 (5.1 in all; 12.2 before)
+    COPY alone: offer as it is 7.8 s backend CPU, with the old FK 14.2, without the two
+    indexes 3.0, bare 2.5 (a COPY of all text columns 1.6-2.0: type input is ~0.4);
+    the indexes' text columns in COLLATE "C" saved 0.6 of ~2.8 (not done)
+    import end to end, PostgreSQL: wall 25.2 s = 39,600 rows/s (Python 7.4 s, backend
+    8.3 s CPU); the tree before, in the same session: wall 55.6 s = 18,000 rows/s (Python
+    12.2 s, backend 12.9 s CPU, one after the other)
+    the two overlap, so on two free cores the wall is bounded by the busier: 1M / 8.3 s
+    = 120,000 rows/s (the benchmark prints this bound; it is not a measured wall)
+    SQLite end to end: wall 34.1 s = 29,300 rows/s (Python + SQLite 14.0 s CPU)
 """
 
 from __future__ import annotations
@@ -223,115 +243,8 @@ def throwaway_database(kind: str, tmp: Path, prefix: str = "suanli_import") -> I
         admin.dispose()
 
 
-def backend_cpu_s(engine: Engine) -> float:
-    """CPU seconds (user + system) of this database's PostgreSQL backends, read from /proc
-    (the server runs on this machine); NaN where they cannot be read."""
-    from sqlalchemy import text
-
-    with engine.connect() as conn:
-        pids = conn.execute(
-            text("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
-        ).scalars()
-        return sum(_process_cpu_s(int(pid)) for pid in pids)
-
-
-def _process_cpu_s(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def python_breakdown(sheets: list[Path], engine: Engine) -> list[tuple[str, str]]:
-    """CPU seconds of the import's Python steps over all sheets, and the COPY texts."""
-    from comparator.catalog.bulk import copy_payload, group_sheet
-    from comparator.catalog.queries import known_regions
-    from providers import KnownCatalog, parse_sheet_columns
-
-    known = KnownCatalog(known_regions(engine))
-    zone = load_settings({}).timezone
-    spent = {"read + check (providers/sheet)": 0.0, "group + content hash": 0.0, "COPY text": 0.0}
-    texts: list[tuple[str, int]] = []
-    first_id = 1
-    for sheet in sheets:
-        content = sheet.read_bytes()
-        started = time.process_time()
-        columns = parse_sheet_columns(content, str(sheet), known, timezone=zone)
-        spent["read + check (providers/sheet)"] += time.process_time() - started
-        started = time.process_time()
-        groups = group_sheet(columns)
-        spent["group + content hash"] += time.process_time() - started
-        started = time.process_time()
-        ids = [(i, first_id + i) for i in range(len(groups.spans))]
-        texts.append(copy_payload(engine.dialect, groups, ids))
-        spent["COPY text"] += time.process_time() - started
-        first_id += len(ids)
-    rows = sum(n for _, n in texts)
-    lines = [(name, f"{cpu:5.2f} s CPU  {rows / cpu:10,.0f} rows/s") for name, cpu in spent.items()]
-    total = sum(spent.values())
-    lines.append(("Python in all", f"{total:5.2f} s CPU  {rows / total:10,.0f} rows/s"))
-    return [*lines, *copy_breakdown(engine, texts, first_id - 1)]
-
-
-# what a COPY of the same offers costs into the offer table as it is, and as it was or could be
-COPY_TARGETS = {
-    "offer as it is (pk + 2 indexes)": [],
-    "offer + the FK it had until 0006": [
-        "ALTER TABLE offer ADD FOREIGN KEY (snapshot_id) REFERENCES pricesnapshot (id)"
-    ],
-    "offer without its 2 indexes": [
-        "DROP INDEX ix_offer_snapshot_gpu_place",
-        "DROP INDEX ix_offer_snapshot_region_gpu",
-    ],
-    "a bare copy of offer (no pk/index)": ["CREATE TABLE bare (LIKE offer INCLUDING DEFAULTS)"],
-}
-
-
-def copy_breakdown(
-    engine: Engine, texts: list[tuple[str, int]], snapshots: int
-) -> list[tuple[str, str]]:
-    """COPY the texts alone into each of :data:`COPY_TARGETS`, each in a transaction
-    rolled back: wall and backend CPU seconds, in the same run."""
-    if engine.dialect.name != "postgresql":
-        return []
-    from comparator.catalog.bulk import copy_offers
-
-    rows = sum(n for _, n in texts)
-    found = []
-    for label, setup in COPY_TARGETS.items():
-        raw = engine.raw_connection()
-        try:
-            driver = raw.driver_connection
-            with driver.cursor() as cursor:  # type: ignore[union-attr]
-                cursor.execute("SELECT pg_backend_pid()")
-                pid = int(cursor.fetchone()[0])  # type: ignore[index]
-                cursor.execute(
-                    "INSERT INTO pricesnapshot (id, provider_id, source, content_sha256,"
-                    " fetched_at, offers) SELECT g, min(id), 'bench', '', now(), 0"
-                    " FROM generate_series(1, %s) AS g, provider GROUP BY g",
-                    (snapshots,),
-                )
-                for statement in setup:
-                    cursor.execute(statement)
-            table = "bare" if "bare" in label else "offer"
-            started, cpu = time.perf_counter(), _process_cpu_s(pid)
-            for text, count in texts:
-                copy_offers(driver, text, count, table)
-            wall, cpu = time.perf_counter() - started, _process_cpu_s(pid) - cpu
-        finally:
-            raw.rollback()
-            raw.close()
-        found.append(
-            (
-                f"COPY into {label}",
-                f"{wall:5.2f} s wall, {cpu:5.2f} s backend CPU  {rows / wall:10,.0f} rows/s",
-            )
-        )
-    return found
-
-
 def catalog_import(size: str, kinds: list[str]) -> None:
+    from import_breakdown import backend_cpu_s, python_breakdown
     from scale_catalog import write_catalog
 
     offers, providers = (int(n) for n in size.split(":"))
