@@ -46,7 +46,7 @@ def python_breakdown(sheets: list[Path], engine: Engine) -> list[tuple[str, str]
     zone = load_settings({}).timezone
     text_step = "COPY text (as PostgreSQL takes it)"
     spent = {"read + check (providers/sheet)": 0.0, "group + content hash": 0.0, text_step: 0.0}
-    texts: list[tuple[str, int]] = []
+    texts: list[tuple[list[str], int]] = []
     first_id = 1
     for sheet in sheets:
         content = sheet.read_bytes()
@@ -58,7 +58,8 @@ def python_breakdown(sheets: list[Path], engine: Engine) -> list[tuple[str, str]
         spent["group + content hash"] += time.process_time() - started
         started = time.process_time()
         ids = [(i, first_id + i) for i in range(len(groups.spans))]
-        texts.append(copy_payload(engine.dialect, groups, ids))
+        chunks, count = copy_payload(engine.dialect, groups, ids)
+        texts.append((list(chunks), count))
         spent[text_step] += time.process_time() - started
         first_id += len(ids)
     rows = sum(n for _, n in texts)
@@ -83,7 +84,7 @@ COPY_TARGETS = {
 
 
 def copy_breakdown(
-    engine: Engine, texts: list[tuple[str, int]], snapshots: int
+    engine: Engine, texts: list[tuple[list[str], int]], snapshots: int
 ) -> list[tuple[str, str]]:
     """COPY the texts alone into each of :data:`COPY_TARGETS`, each in a transaction
     rolled back: wall and backend CPU seconds, in the same run."""

@@ -172,7 +172,8 @@ def test_a_copy_that_stores_another_count_than_sent_fails(pg_url: str) -> None:
     engine = make_engine(pg_url)
     upgrade_schema(engine)
     groups = group_sheet(OfferColumns.from_offers(_awkward_offers()))
-    payload, rows = copy_payload(engine.dialect, groups, [(0, 1), (1, 2)])
+    chunks, rows = copy_payload(engine.dialect, groups, [(0, 1), (1, 2)])
+    payload = list(chunks)
     assert rows == 5
     raw = engine.raw_connection()
     try:

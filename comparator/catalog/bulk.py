@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -35,7 +35,7 @@ from comparator.catalog.queries import (
 from comparator.errors import CatalogError
 
 ANALYZE_AFTER_ROWS = 10_000
-COPY_CHUNK_CHARS = 1 << 20  # characters per write to COPY
+COPY_CHUNK_ROWS = 20_000  # offers per write to COPY
 _IN_CHUNK = 500  # ids per IN (...) list
 COPY_COLUMNS = ("snapshot_id", *OFFER_FIELDS)  # the order of a COPY line's values
 
@@ -188,8 +188,8 @@ def insert_offers(
     (its type's bind processor) once per distinct value."""
     dialect = conn.dialect
     if dialect.name == "postgresql" and dialect.driver == "psycopg":
-        text, count = copy_payload(dialect, groups, snapshots)
-        copy_offers(conn.connection.driver_connection, text, count)
+        chunks, count = copy_payload(dialect, groups, snapshots)
+        copy_offers(conn.connection.driver_connection, chunks, count)
         return
     rows, snapshot_codes = _rows_of(groups.spans, snapshots)
     columns = [_bound(dialect, groups, name, rows) for name in OFFER_FIELDS]
@@ -209,24 +209,32 @@ def _quoted(dialect: Dialect) -> str:
 
 def copy_payload(
     dialect: Dialect, groups: SheetGroups, snapshots: Sequence[tuple[int, int]]
-) -> tuple[str, int]:
+) -> tuple[Iterator[str], int]:
     """The offers of the spans ``(span index, snapshot id)`` in COPY's text format, one line
-    per offer in the order of :data:`COPY_COLUMNS`, and their count."""
+    per offer in the order of :data:`COPY_COLUMNS`, in chunks of :data:`COPY_CHUNK_ROWS`
+    lines made as they are read (the server ingests one while the next is made); and the
+    count of offers."""
     rows, snapshot_codes = _rows_of(groups.spans, snapshots)
     snapshot_ids = np.array([str(sid) for _, sid in snapshots], dtype=object)
     cells = [(snapshot_codes, snapshot_ids)]
     cells += [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
-    return "\n".join(joined_rows(cells, "\t").tolist()) + "\n", len(rows)
+
+    def chunks() -> Iterator[str]:
+        for start in range(0, len(rows), COPY_CHUNK_ROWS):
+            part = [(codes[start : start + COPY_CHUNK_ROWS], texts) for codes, texts in cells]
+            yield "\n".join(joined_rows(part, "\t").tolist()) + "\n"
+
+    return chunks(), len(rows)
 
 
-def copy_offers(raw: Any, text: str, rows: int, table: str = OFFER.name) -> None:
-    """COPY ``text`` (of :func:`copy_payload`) into ``table`` on the psycopg connection
+def copy_offers(raw: Any, chunks: Iterable[str], rows: int, table: str = OFFER.name) -> None:
+    """COPY ``chunks`` (of :func:`copy_payload`) into ``table`` on the psycopg connection
     ``raw``, in the caller's transaction, and check that it stored ``rows`` offers."""
     columns = ", ".join(f'"{name}"' for name in COPY_COLUMNS)
     with raw.cursor() as cursor:
         with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-            for start in range(0, len(text), COPY_CHUNK_CHARS):
-                copy.write(text[start : start + COPY_CHUNK_CHARS])
+            for chunk in chunks:
+                copy.write(chunk)
         _check_count(cursor.rowcount, rows)
 
 
