@@ -9,6 +9,7 @@ rows are grouped by provider once (contiguous slices), and every value is turned
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -59,6 +60,8 @@ class SheetGroups:
     spans: Sequence[tuple[str, int, int]]
     digests: Sequence[str]  # content_sha256 of each span's offers
     coded: Mapping[str, Coded]  # each column's codes into its distinct values
+    # each offer's COPY line but its snapshot id, where made ahead (:func:`with_copy_lines`)
+    lines: np.ndarray | None = None
 
     @property
     def providers(self) -> list[str]:
@@ -207,6 +210,17 @@ def _quoted(dialect: Dialect) -> str:
     return ", ".join(dialect.identifier_preparer.quote(n) for n in COPY_COLUMNS)
 
 
+def with_copy_lines(dialect: Dialect, groups: SheetGroups) -> SheetGroups:
+    """``groups`` with each offer's COPY line but its snapshot id, made now: on the parsing
+    thread, so that the writer only puts the ids in front (one ``join`` per provider)."""
+    if not (dialect.name == "postgresql" and dialect.driver == "psycopg"):
+        return groups
+    rows = np.arange(groups.columns.count)
+    cells = [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
+    lines = joined_rows(cells, "\t") if cells and len(rows) else np.empty(0, dtype=object)
+    return dataclasses.replace(groups, lines=lines)
+
+
 def copy_payload(
     dialect: Dialect, groups: SheetGroups, snapshots: Sequence[tuple[int, int]]
 ) -> tuple[Iterator[str], int]:
@@ -214,6 +228,8 @@ def copy_payload(
     per offer in the order of :data:`COPY_COLUMNS`, in chunks of :data:`COPY_CHUNK_ROWS`
     lines made as they are read (the server ingests one while the next is made); and the
     count of offers."""
+    if groups.lines is not None:
+        return _prefixed_chunks(groups.lines, groups.spans, snapshots)
     rows, snapshot_codes = _rows_of(groups.spans, snapshots)
     snapshot_ids = np.array([str(sid) for _, sid in snapshots], dtype=object)
     cells = [(snapshot_codes, snapshot_ids)]
@@ -225,6 +241,27 @@ def copy_payload(
             yield "\n".join(joined_rows(part, "\t").tolist()) + "\n"
 
     return chunks(), len(rows)
+
+
+def _prefixed_chunks(
+    lines: np.ndarray,
+    spans: Sequence[tuple[str, int, int]],
+    snapshots: Sequence[tuple[int, int]],
+) -> tuple[Iterator[str], int]:
+    def chunks() -> Iterator[str]:
+        parts: list[str] = []
+        size = 0
+        for index, snapshot_id in snapshots:
+            _, start, end = spans[index]
+            parts.append(f"{snapshot_id}\t" + f"\n{snapshot_id}\t".join(lines[start:end].tolist()))
+            size += end - start
+            if size >= COPY_CHUNK_ROWS:
+                yield "\n".join(parts) + "\n"
+                parts, size = [], 0
+        if parts:
+            yield "\n".join(parts) + "\n"
+
+    return chunks(), sum(spans[i][2] - spans[i][1] for i, _ in snapshots)
 
 
 def copy_offers(raw: Any, chunks: Iterable[str], rows: int, table: str = OFFER.name) -> None:

@@ -22,6 +22,7 @@ from comparator.catalog.bulk import (
     analyze_catalog,
     group_sheet,
     store_groups_in,
+    with_copy_lines,
 )
 from comparator.catalog.db import write_transaction
 from comparator.catalog.models import OfferColumns
@@ -128,8 +129,9 @@ def import_files(
     warnings: list[Msg] = []
     known = KnownCatalog(_with_profiles(known_regions(engine), parsed_profiles))
 
-    def parse(path: Path) -> SheetGroups:
-        return group_sheet(_parse(path, known, timezone, decimal, warnings))
+    def parse(path: Path) -> SheetGroups:  # on this thread, while the writer's stores
+        groups = group_sheet(_parse(path, known, timezone, decimal, warnings))
+        return with_copy_lines(engine.dialect, groups)
 
     try:
         written = store_while_parsing(
@@ -188,7 +190,7 @@ def _parse(
 
 def store_sheet(engine: Engine, offers: OfferColumns, source: str) -> list[SnapshotResult]:
     """One snapshot per provider of the sheet, all in one transaction."""
-    groups = group_sheet(offers)
+    groups = with_copy_lines(engine.dialect, group_sheet(offers))
     with write_transaction(engine, *(f"provider:{pid}" for pid in groups.providers)) as conn:
         return store_groups_in(conn, groups, source=source, fetched_at=utc_now())
 
