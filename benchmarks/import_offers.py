@@ -21,19 +21,23 @@ on PostgreSQL a COPY of the same offers alone, each in a transaction rolled back
 offer table as it is, with the foreign key it had until migration 0006, without its two
 secondary indexes, and into a bare copy; wall and backend CPU seconds (read from /proc).
 
-Measured 2026-12-01 on the shared 2-core machine, load average 11-16 (other engineers'
-test runs), so walls are 2-4x the CPU times; CPU seconds per 1,000,000 offers:
+Measured 2026-12-01 on the shared 2-core machine (other engineers' tests ran beside it).
+At 17:26 UTC, load average 1.0 (the breakdown's rolled-back COPYs are vacuumed first):
 
-    Python: read + check 2.5, group + hash 1.2, COPY text 1.3 (5.1 in all; 12.2 before)
-    COPY alone: offer as it is 7.8 s backend CPU, with the old FK 14.2, without the two
-    indexes 3.0, bare 2.5 (a COPY of all text columns 1.6-2.0: type input is ~0.4);
-    the indexes' text columns in COLLATE "C" saved 0.6 of ~2.8 (not done)
-    import end to end, PostgreSQL: wall 25.2 s = 39,600 rows/s (Python 7.4 s, backend
-    8.3 s CPU); the tree before, in the same session: wall 55.6 s = 18,000 rows/s (Python
-    12.2 s, backend 12.9 s CPU, one after the other)
-    the two overlap, so on two free cores the wall is bounded by the busier: 1M / 8.3 s
-    = 120,000 rows/s (the benchmark prints this bound; it is not a measured wall)
-    SQLite end to end: wall 34.1 s = 29,300 rows/s (Python + SQLite 14.0 s CPU)
+    postgres 1,000,000 rows / 10,000 providers in 10 sheets: 103,185 rows/s (wall 9.7 s;
+      CPU: Python 6.8 s, PostgreSQL backend 7.5 s); bound on two free cores 134,048 rows/s
+    Python, CPU s per 1M: read + check 2.48, group + content hash 1.31, COPY text 1.27 (5.06)
+    COPY alone, wall / backend CPU s: offer as it is 6.15 / 6.11; with the FK it had until
+      0006 11.26 / 11.24; without its two indexes 3.84 / 3.81; a bare copy 2.95 / 2.91
+    sqlite (17:25, load 1.2): 66,221 rows/s (wall 15.1 s, CPU 15.4 s)
+
+The tree before this work, in the same session (17:15, load 1.6, one e2e import each):
+PostgreSQL 40,120 rows/s (wall 24.9 s; Python 12.5 s, backend 12.7 s CPU, one after the
+other), the new tree 87,215; SQLite 50,292 rows/s before, 81,067 after. Under a load average
+of 11-16 (16:51) the same import ran at 25,000-40,000 rows/s: the wall then is 2-4x the CPU.
+Not done, measured: the index columns in COLLATE "C" saved 0.6 of ~2.8 backend CPU s that
+the two indexes cost; deduplicate_items = off cost more; a COPY of all-text columns saves
+~0.4 s of type input (binary COPY would save at most that).
 """
 
 from __future__ import annotations
