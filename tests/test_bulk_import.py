@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -14,50 +15,61 @@ from sqlalchemy import Engine, func, select, text
 
 from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.catalog.models import OfferColumns, OfferIn
-from comparator.catalog.queries import OFFER, SNAPSHOT
+from comparator.catalog.queries import OFFER, SNAPSHOT, store_snapshot
 from tests.refresh_helpers import profile_toml
 
-ROWS = 300_000
+FIRST_ROWS, SECOND_ROWS = 100_000, 250_000  # two sheets, two providers
 
 
-def write_sheet(path: Path, rows: int) -> None:
+def write_sheet(path: Path, rows: int, provider: str = "big") -> None:
     lines = ["provider,region,gpu,cards,billing,price,currency,sku"]
-    lines += [f"big,sg-1,H100,1,hourly,{2 + (i % 997) / 1000:.3f},USD,vm-{i}" for i in range(rows)]
+    lines += [
+        f"{provider},sg-1,H100,1,hourly,{2 + (i % 997) / 1000:.3f},USD,vm-{i}" for i in range(rows)
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def stored(engine: Engine) -> tuple[int, int]:
-    """(snapshots, offers) of the provider "big"."""
+    """(snapshots, offers) of the providers "big" and "big2"."""
     with engine.connect() as conn:
         snapshots = conn.execute(
-            select(func.count()).select_from(SNAPSHOT).where(SNAPSHOT.c.provider_id == "big")
+            select(func.count())
+            .select_from(SNAPSHOT)
+            .where(SNAPSHOT.c.provider_id.in_(["big", "big2"]))
         ).scalar_one()
         offers = conn.execute(
-            select(func.count()).select_from(OFFER).where(OFFER.c.provider == "big")
+            select(func.count()).select_from(OFFER).where(OFFER.c.provider.in_(["big", "big2"]))
         ).scalar_one()
     return int(snapshots), int(offers)
 
 
-def copy_under_way(engine: Engine) -> bool:
+def copied_rows(engine: Engine) -> int:
+    """The most rows a COPY under way in this database has processed (0: none is)."""
+    query = "SELECT tuples_processed FROM pg_stat_progress_copy WHERE datname = current_database()"
     with engine.connect() as conn:
-        rows = conn.execute(text("SELECT tuples_processed FROM pg_stat_progress_copy")).all()
-    return any(r[0] > 0 for r in rows)
+        rows = conn.execute(text(query)).all()
+    return max((int(r[0]) for r in rows), default=0)
 
 
 @pytest.mark.slow
 def test_sigkill_during_a_postgres_copy_leaves_nothing_then_a_rerun_stores_all(
     pg_url: str, tmp_path: Path
 ) -> None:
+    """Killed while the second sheet is COPY'd (more rows than the first sheet has): the
+    first sheet's offers, its snapshot and the profiles are all in the one transaction."""
     engine = make_engine(pg_url)
     upgrade_schema(engine)
-    profile = tmp_path / "big.toml"
-    profile.write_text(profile_toml("big"), encoding="utf-8")
-    sheet = tmp_path / "big.csv"
-    write_sheet(sheet, ROWS)
-    argv = [sys.executable, "-m", "comparator", "--db", pg_url, "import", str(sheet)]
-    proc = subprocess.Popen([*argv, "--profile", str(profile)], stdout=subprocess.DEVNULL)
+    profiles = []
+    for name in ("big", "big2"):
+        profiles += ["--profile", str(tmp_path / f"{name}.toml")]
+        (tmp_path / f"{name}.toml").write_text(profile_toml(name), encoding="utf-8")
+    first, second = tmp_path / "first.csv", tmp_path / "second.csv"
+    write_sheet(first, FIRST_ROWS)
+    write_sheet(second, SECOND_ROWS, "big2")
+    argv = [sys.executable, "-m", "comparator", "--db", pg_url, "import", str(first), str(second)]
+    proc = subprocess.Popen([*argv, *profiles], stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
-    while not copy_under_way(engine):
+    while copied_rows(engine) <= FIRST_ROWS:  # only the second sheet's COPY gets past it
         assert proc.poll() is None, "the import finished before it could be killed"
         assert time.monotonic() < deadline
         time.sleep(0.005)
@@ -66,10 +78,10 @@ def test_sigkill_during_a_postgres_copy_leaves_nothing_then_a_rerun_stores_all(
     assert proc.returncode == -signal.SIGKILL
     time.sleep(0.5)  # the server notices the closed connection and rolls back
     assert stored(engine) == (0, 0)
-    # the profile went with the killed transaction too: the rerun brings it again
-    done = subprocess.run([*argv, "--profile", str(profile)], capture_output=True, check=False)
+    # the profiles went with the killed transaction too: the rerun brings them again
+    done = subprocess.run([*argv, *profiles], capture_output=True, check=False)
     assert done.returncode == 0, done.stderr
-    assert stored(engine) == (1, ROWS)
+    assert stored(engine) == (2, FIRST_ROWS + SECOND_ROWS)
     engine.dispose()
 
 
@@ -119,6 +131,58 @@ def test_a_sheet_of_many_providers_stores_each_changed_one_once(
             .order_by(SNAPSHOT.c.provider_id, SNAPSHOT.c.id)
         ).all()
     assert [tuple(r) for r in rows] == [("a", 2), ("b", 2), ("b", 2), ("c", 2)]
+    store_snapshot(  # the refresh path writes offers too
+        engine,
+        "c",
+        [_awkward_offers()[0].model_copy(update={"provider": "c"})],
+        source="refresh",
+        content_sha256="c2",
+        fetched_at=datetime.now(UTC),
+    )
+    assert_every_offer_has_its_snapshot(engine)
+    engine.dispose()
+
+
+def assert_every_offer_has_its_snapshot(engine: Engine) -> None:
+    """What the foreign key dropped in migration 0006 enforced, checked on the data: every
+    offer's snapshot exists and holds as many offers as it says."""
+    with engine.connect() as conn:
+        orphans = conn.execute(
+            select(func.count())
+            .select_from(OFFER.outerjoin(SNAPSHOT, SNAPSHOT.c.id == OFFER.c.snapshot_id))
+            .where(SNAPSHOT.c.id.is_(None))
+        ).scalar_one()
+        counted = (
+            select(OFFER.c.snapshot_id, func.count().label("n"))
+            .group_by(OFFER.c.snapshot_id)
+            .subquery()
+        )
+        wrong = conn.execute(
+            select(func.count())
+            .select_from(SNAPSHOT.outerjoin(counted, counted.c.snapshot_id == SNAPSHOT.c.id))
+            .where(func.coalesce(counted.c.n, 0) != SNAPSHOT.c.offers)
+        ).scalar_one()
+    assert (orphans, wrong) == (0, 0)
+
+
+def test_a_copy_that_stores_another_count_than_sent_fails(pg_url: str) -> None:
+    from comparator.catalog.bulk import copy_offers, copy_payload, group_sheet
+    from comparator.errors import CatalogError
+
+    engine = make_engine(pg_url)
+    upgrade_schema(engine)
+    groups = group_sheet(OfferColumns.from_offers(_awkward_offers()))
+    chunks, rows = copy_payload(engine.dialect, groups, [(0, 1), (1, 2)])
+    payload = list(chunks)
+    assert rows == 5
+    raw = engine.raw_connection()
+    try:
+        copy_offers(raw.driver_connection, payload, rows)  # as sent: accepted
+        with pytest.raises(CatalogError, match="COPY stored 5 offers of 6"):
+            copy_offers(raw.driver_connection, payload, rows + 1)
+    finally:
+        raw.rollback()
+        raw.close()
     engine.dispose()
 
 

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 
 from comparator.catalog.db import (
@@ -16,6 +17,7 @@ from comparator.catalog.db import (
     upgrade_schema,
     write_transaction,
 )
+from comparator.errors import CatalogError
 from tests.conftest import REPO
 from tests.refresh_helpers import SNAPSHOT, profile_toml
 
@@ -106,4 +108,25 @@ def test_a_lock_held_too_long_gives_one_clear_message(tmp_path: Path) -> None:
     assert "is busy" in proc.stderr and "SUANLI_LOCK_TIMEOUT_S" in proc.stderr
     assert "more than 1 s" in proc.stderr  # the setting, not the 30 s default, bounded the wait
     assert took < DEFAULT_LOCK_TIMEOUT_S  # loose: a loaded machine starts Python slowly
+    engine.dispose()
+
+
+def test_an_import_of_sheets_and_writers_of_providers_exclude_each_other(pg_url: str) -> None:
+    """On PostgreSQL an import of sheets holds the lock of all providers (it learns them
+    sheet by sheet): a writer of any provider waits for it, and it for them."""
+    engine = make_engine(pg_url, lock_timeout_s=0.5)
+    upgrade_schema(engine)
+    with write_transaction(engine, all_providers=True):
+        with pytest.raises(CatalogError, match="is busy"), write_transaction(engine, "provider:x"):
+            pass
+        with write_transaction(engine, "quote-numbers"):  # not a writer of providers: no wait
+            pass
+    with write_transaction(engine, "provider:x"):
+        with (
+            pytest.raises(CatalogError, match="is busy"),
+            write_transaction(engine, all_providers=True),
+        ):
+            pass
+        with write_transaction(engine, "provider:y"):  # writers of providers share it
+            pass
     engine.dispose()

@@ -44,7 +44,7 @@ def test_upgrade_from_first_revision_keeps_data(any_db_url: str) -> None:
     assert view.price == Decimal("1.2345") and view.province == "广东"
     with engine.connect() as conn:
         version = conn.exec_driver_sql("select version_num from alembic_version").scalar_one()
-    assert version == "0005"
+    assert version == "0006"
     assert not any(inspect(engine).has_table(t) for t in ("license", "filing", "certification"))
     upgrade_schema(engine)  # idempotent
     engine.dispose()

@@ -9,16 +9,19 @@ rows are grouped by provider once (contiguous slices), and every value is turned
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, select
+import numpy as np
+from sqlalchemy import Connection, Dialect, Engine, insert, select
 
 from comparator.catalog.changes import KEY_FIELDS
+from comparator.catalog.coded import Coded, coded, joined_rows
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.queries import (
     CONTENT_FIELDS,
@@ -30,10 +33,12 @@ from comparator.catalog.queries import (
     current_snapshots,
     lines_sha256,
 )
+from comparator.errors import CatalogError
 
 ANALYZE_AFTER_ROWS = 10_000
-COPY_CHUNK_ROWS = 20_000  # rows per write to COPY: the server ingests one while we build the next
+COPY_CHUNK_ROWS = 20_000  # offers per write to COPY
 _IN_CHUNK = 500  # ids per IN (...) list
+COPY_COLUMNS = ("snapshot_id", *OFFER_FIELDS)  # the order of a COPY line's values
 
 
 def analyze_catalog(engine: Engine) -> None:
@@ -54,6 +59,9 @@ class SheetGroups:
     columns: OfferColumns
     spans: Sequence[tuple[str, int, int]]
     digests: Sequence[str]  # content_sha256 of each span's offers
+    coded: Mapping[str, Coded]  # each column's codes into its distinct values
+    # each offer's COPY line but its snapshot id, where made ahead (:func:`with_copy_lines`)
+    lines: np.ndarray | None = None
 
     @property
     def providers(self) -> list[str]:
@@ -62,6 +70,11 @@ class SheetGroups:
     def group(self, index: int) -> OfferColumns:
         _, start, end = self.spans[index]
         return OfferColumns({n: col[start:end] for n, col in self.columns.values.items()})
+
+    def texts(self, name: str, convert: Callable[[Any], Any]) -> tuple[np.ndarray, np.ndarray]:
+        """(codes, ``convert`` of each distinct value) of column ``name``."""
+        column = self.coded[name]
+        return column.codes, column.render(self.columns.values[name], convert)
 
 
 def group_sheet(columns: OfferColumns) -> SheetGroups:
@@ -73,10 +86,12 @@ def group_sheet(columns: OfferColumns) -> SheetGroups:
         end = start + sum(1 for _ in run)
         spans.append((pid, start, end))
         start = end
-    texts = [per_distinct(columns.values[name], str) for name in CONTENT_FIELDS]
-    lines = ["\x1f".join(row) for row in zip(*texts, strict=True)]
-    digests = [lines_sha256(lines[start:end]) for _, start, end in spans]
-    return SheetGroups(columns, spans, digests)
+    known = columns.codes
+    codes = {name: coded(values, known.get(name)) for name, values in columns.values.items()}
+    groups = SheetGroups(columns, spans, [], codes)
+    lines = joined_rows([groups.texts(name, str) for name in CONTENT_FIELDS], "\x1f")
+    digests = [lines_sha256(lines[start:end].tolist()) for _, start, end in spans]
+    return SheetGroups(columns, spans, digests, codes)
 
 
 def _sorted_by_provider(columns: OfferColumns) -> OfferColumns:
@@ -85,40 +100,20 @@ def _sorted_by_provider(columns: OfferColumns) -> OfferColumns:
     if all(a <= b for a, b in itertools.pairwise(providers)):
         return columns
     order = sorted(range(columns.count), key=providers.__getitem__)
-    return OfferColumns({n: [col[i] for i in order] for n, col in columns.values.items()})
+    codes = {name: known[order] for name, known in columns.codes.items()}
+    return OfferColumns({n: [col[i] for i in order] for n, col in columns.values.items()}, codes)
 
 
-def per_distinct(values: list[Any], convert: Callable[[Any], Any]) -> list[Any]:
-    """``convert(v)`` of every value, computed once per distinct value *object*.
-
-    Parsed sheets share one object per distinct cell text, so this is one call per distinct
-    text; equal values that are different objects (``Decimal("3.10")`` and ``Decimal("3.1")``)
-    are converted apart, so each keeps its own text.
-    """
-    import numpy as np
-    import pandas as pd
-
-    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
-    codes, _ = pd.factorize(ids)
-    firsts = np.full(codes.max() + 1 if len(codes) else 0, -1, dtype=np.int64)
-    firsts[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
-    rendered = np.empty(len(firsts), dtype=object)
-    rendered[:] = [convert(values[i]) for i in firsts.tolist()]
-    result: list[Any] = rendered[codes].tolist()
-    return result
-
-
-def removed_offers(engine: Engine, groups: SheetGroups) -> list[tuple[str, int, int, int]]:
+def removed_offers_in(conn: Connection, groups: SheetGroups) -> list[tuple[str, int, int, int]]:
     """(provider, offers before, offers in the sheet, offers gone) of each provider whose
     current snapshot has offers the sheet lacks (by :data:`KEY_FIELDS`)."""
-    with engine.connect() as conn:
-        current = current_snapshots_of(conn, groups.providers)
-        changed = {
-            pid: i
-            for i, pid in enumerate(groups.providers)
-            if pid in current and current[pid].content_sha256 != groups.digests[i]
-        }
-        before = _stored_keys(conn, {current[pid].id: pid for pid in changed})
+    current = current_snapshots_of(conn, groups.providers)
+    changed = {
+        pid: i
+        for i, pid in enumerate(groups.providers)
+        if pid in current and current[pid].content_sha256 != groups.digests[i]
+    }
+    before = _stored_keys(conn, {current[pid].id: pid for pid in changed})
     found: list[tuple[str, int, int, int]] = []
     for pid, index in changed.items():
         group = groups.group(index)
@@ -192,38 +187,126 @@ def insert_offers(
     conn: Connection, groups: SheetGroups, snapshots: Sequence[tuple[int, int]]
 ) -> None:
     """The offers of the spans ``(span index, snapshot id)``: PostgreSQL ``COPY … FROM
-    STDIN`` fed text in chunks, else one ``executemany`` of rows bound column by column."""
+    STDIN`` fed text in chunks, else one ``executemany``; each column's values are bound
+    (its type's bind processor) once per distinct value."""
     dialect = conn.dialect
-    names = [*OFFER_FIELDS, "snapshot_id"]
-    quoted = ", ".join(dialect.identifier_preparer.quote(n) for n in names)
     if dialect.name == "postgresql" and dialect.driver == "psycopg":
-        cells = [_bound(conn, name, groups, copy_text) for name in OFFER_FIELDS]
-        raw = conn.connection.driver_connection
-        sql = f"COPY {OFFER.name} ({quoted}) FROM STDIN"
-        with raw.cursor() as cursor, cursor.copy(sql) as copy:  # type: ignore[union-attr]
-            for chunk in _copy_chunks(cells, groups.spans, snapshots):
-                copy.write(chunk)
+        chunks, count = copy_payload(dialect, groups, snapshots)
+        copy_offers(conn.connection.driver_connection, chunks, count)
         return
-    bound = [_bound(conn, n, groups) for n in OFFER_FIELDS]
+    rows, snapshot_codes = _rows_of(groups.spans, snapshots)
+    columns = [_bound(dialect, groups, name, rows) for name in OFFER_FIELDS]
+    bound = [texts[codes].tolist() for codes, texts in columns]
+    ids = [snapshots[i][1] for i in snapshot_codes.tolist()]
     marker = "?" if dialect.paramstyle == "qmark" else "%s"
-    sql = f"INSERT INTO {OFFER.name} ({quoted}) VALUES ({', '.join([marker] * len(names))})"
-    for index, snapshot_id in snapshots:
-        _, start, end = groups.spans[index]
-        sliced = [column[start:end] for column in bound]
-        conn.exec_driver_sql(sql, list(zip(*sliced, [snapshot_id] * (end - start), strict=True)))
+    sql = (
+        f"INSERT INTO {OFFER.name} ({_quoted(dialect)}) "
+        f"VALUES ({', '.join([marker] * len(COPY_COLUMNS))})"
+    )
+    conn.exec_driver_sql(sql, list(zip(ids, *bound, strict=True)))
+
+
+def _quoted(dialect: Dialect) -> str:
+    return ", ".join(dialect.identifier_preparer.quote(n) for n in COPY_COLUMNS)
+
+
+def with_copy_lines(dialect: Dialect, groups: SheetGroups) -> SheetGroups:
+    """``groups`` with each offer's COPY line but its snapshot id, made now: on the parsing
+    thread, so that the writer only puts the ids in front (one ``join`` per provider)."""
+    if not (dialect.name == "postgresql" and dialect.driver == "psycopg"):
+        return groups
+    rows = np.arange(groups.columns.count)
+    cells = [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
+    lines = joined_rows(cells, "\t") if cells and len(rows) else np.empty(0, dtype=object)
+    return dataclasses.replace(groups, lines=lines)
+
+
+def copy_payload(
+    dialect: Dialect, groups: SheetGroups, snapshots: Sequence[tuple[int, int]]
+) -> tuple[Iterator[str], int]:
+    """The offers of the spans ``(span index, snapshot id)`` in COPY's text format, one line
+    per offer in the order of :data:`COPY_COLUMNS`, in chunks of :data:`COPY_CHUNK_ROWS`
+    lines made as they are read (the server ingests one while the next is made); and the
+    count of offers."""
+    if groups.lines is not None:
+        return _prefixed_chunks(groups.lines, groups.spans, snapshots)
+    rows, snapshot_codes = _rows_of(groups.spans, snapshots)
+    snapshot_ids = np.array([str(sid) for _, sid in snapshots], dtype=object)
+    cells = [(snapshot_codes, snapshot_ids)]
+    cells += [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
+
+    def chunks() -> Iterator[str]:
+        for start in range(0, len(rows), COPY_CHUNK_ROWS):
+            part = [(codes[start : start + COPY_CHUNK_ROWS], texts) for codes, texts in cells]
+            yield "\n".join(joined_rows(part, "\t").tolist()) + "\n"
+
+    return chunks(), len(rows)
+
+
+def _prefixed_chunks(
+    lines: np.ndarray,
+    spans: Sequence[tuple[str, int, int]],
+    snapshots: Sequence[tuple[int, int]],
+) -> tuple[Iterator[str], int]:
+    def chunks() -> Iterator[str]:
+        parts: list[str] = []
+        size = 0
+        for index, snapshot_id in snapshots:
+            _, start, end = spans[index]
+            parts.append(f"{snapshot_id}\t" + f"\n{snapshot_id}\t".join(lines[start:end].tolist()))
+            size += end - start
+            if size >= COPY_CHUNK_ROWS:
+                yield "\n".join(parts) + "\n"
+                parts, size = [], 0
+        if parts:
+            yield "\n".join(parts) + "\n"
+
+    return chunks(), sum(spans[i][2] - spans[i][1] for i, _ in snapshots)
+
+
+def copy_offers(raw: Any, chunks: Iterable[str], rows: int, table: str = OFFER.name) -> None:
+    """COPY ``chunks`` (of :func:`copy_payload`) into ``table`` on the psycopg connection
+    ``raw``, in the caller's transaction, and check that it stored ``rows`` offers."""
+    columns = ", ".join(f'"{name}"' for name in COPY_COLUMNS)
+    with raw.cursor() as cursor:
+        with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+            for chunk in chunks:
+                copy.write(chunk)
+        _check_count(cursor.rowcount, rows)
+
+
+def _rows_of(
+    spans: Sequence[tuple[str, int, int]], snapshots: Sequence[tuple[int, int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the spans to store, and each row's position in ``snapshots``."""
+    ranges = [np.arange(spans[i][1], spans[i][2]) for i, _ in snapshots]
+    lengths = [len(r) for r in ranges]
+    rows = np.concatenate(ranges) if ranges else np.empty(0, dtype=np.int64)
+    return rows, np.repeat(np.arange(len(snapshots)), lengths)
+
+
+def _check_count(copied: int, expected: int) -> None:
+    """The one set-based check of what COPY stored (the offer table has no foreign key)."""
+    if copied != expected:
+        raise CatalogError(
+            "COPY stored {copied} offers of {expected}; nothing imported",
+            copied=copied,
+            expected=expected,
+        )
 
 
 def _bound(
-    conn: Connection, name: str, groups: SheetGroups, then: Callable[[Any], Any] | None = None
-) -> list[Any]:
-    """A column's values as the driver takes them (its type's bind processor), then
-    ``then``'d, computed once per distinct value object."""
-    values = groups.columns.values[name]
-    process = OFFER.c[name].type.bind_processor(conn.dialect)
-    if process is None and then is None:
-        return values
+    dialect: Dialect,
+    groups: SheetGroups,
+    name: str,
+    rows: np.ndarray,
+    then: Callable[[Any], Any] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(codes at ``rows``, each distinct value as the driver takes it, then ``then``'d)."""
+    process = OFFER.c[name].type.bind_processor(dialect)
     bind: Callable[[Any], Any] = process or _same
-    return per_distinct(values, (lambda v: then(bind(v))) if then else bind)
+    codes, texts = groups.texts(name, (lambda v: then(bind(v))) if then else bind)
+    return codes[rows], texts
 
 
 def _same(value: Any) -> Any:
@@ -242,20 +325,3 @@ def copy_text(value: Any) -> str:
     if isinstance(value, datetime):
         return value.isoformat()
     return str(value).translate(_COPY_ESCAPES)
-
-
-def _copy_chunks(
-    cells: Sequence[list[str]],
-    spans: Sequence[tuple[str, int, int]],
-    snapshots: Sequence[tuple[int, int]],
-) -> Iterator[str]:
-    lines: list[str] = []
-    for index, snapshot_id in snapshots:
-        _, start, end = spans[index]
-        sliced = [column[start:end] for column in cells]
-        lines += map("\t".join, zip(*sliced, [str(snapshot_id)] * (end - start), strict=True))
-        if len(lines) >= COPY_CHUNK_ROWS:
-            yield "\n".join(lines) + "\n"
-            lines = []
-    if lines:
-        yield "\n".join(lines) + "\n"

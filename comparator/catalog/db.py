@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # Alembic loads only when a schema is upgraded (not for `offe
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 DEFAULT_LOCK_TIMEOUT_S = 30.0
 _WRITE = "suanli_write"  # execution option: this transaction writes
+_PROVIDER = "provider:"  # lock keys of writers of one provider's profile or snapshots
+_ALL_PROVIDERS = "providers"  # shared by each of them, held alone by an import of sheets
 _LOCK_TIMEOUTS: weakref.WeakKeyDictionary[Engine, float] = weakref.WeakKeyDictionary()
 
 
@@ -59,21 +61,25 @@ _LOCK_IN_ORDER = text(
 
 
 @contextmanager
-def write_transaction(engine: Engine, *lock_keys: str) -> Iterator[Connection]:
+def write_transaction(
+    engine: Engine, *lock_keys: str, all_providers: bool = False
+) -> Iterator[Connection]:
     """A transaction holding the write lock from its first statement, waiting for it boundedly.
 
     SQLite: ``BEGIN IMMEDIATE`` (a deferred transaction would start as a reader and fail,
     without waiting, when another process wrote first). PostgreSQL: a transaction advisory
     lock per ``lock_keys`` (e.g. ``provider:ID``), taken in sorted order, so two writers of
     the same provider run one after the other and the second sees the first's snapshot.
+    Writers of providers first share the ``providers`` lock, which ``all_providers`` takes
+    alone: an import that learns its providers sheet by sheet holds them all at once,
+    without an order to deadlock in.
     """
     wait_s = lock_timeout_s(engine)
     try:
         with engine.connect().execution_options(**{_WRITE: True}) as conn, conn.begin():
-            if engine.dialect.name == "postgresql" and lock_keys:
+            if engine.dialect.name == "postgresql" and (lock_keys or all_providers):
                 conn.execute(text(f"SET LOCAL lock_timeout = '{int(wait_s * 1000)}ms'"))
-                keys = [advisory_key(key) for key in sorted(set(lock_keys))]
-                conn.execute(_LOCK_IN_ORDER, {"keys": keys})  # one round trip for 10,000
+                _take_locks(conn, lock_keys, all_providers)
             yield conn
     except OperationalError as exc:
         if not _is_lock_wait(exc):
@@ -85,6 +91,17 @@ def write_transaction(engine: Engine, *lock_keys: str) -> Iterator[Connection]:
             url=engine.url.render_as_string(hide_password=True),
             wait_s=wait_s,
         ) from None
+
+
+def _take_locks(conn: Connection, lock_keys: tuple[str, ...], all_providers: bool) -> None:
+    providers = advisory_key(_ALL_PROVIDERS)
+    if all_providers:
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": providers})
+    elif any(key.startswith(_PROVIDER) for key in lock_keys):
+        conn.execute(text("SELECT pg_advisory_xact_lock_shared(:k)"), {"k": providers})
+    if lock_keys:
+        keys = [advisory_key(key) for key in sorted(set(lock_keys))]
+        conn.execute(_LOCK_IN_ORDER, {"keys": keys})  # one round trip for 10,000
 
 
 def _is_lock_wait(exc: DBAPIError) -> bool:

@@ -107,7 +107,9 @@ class Offer(OfferIn, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    snapshot_id: int = Field(foreign_key="pricesnapshot.id")
+    # pricesnapshot.id, without a foreign key (migration 0006): offers are written only with
+    # their snapshot, in its transaction, and snapshots are never deleted (docs/import.md)
+    snapshot_id: int
 
 
 class RefreshRun(SQLModel, table=True):
@@ -170,12 +172,18 @@ class OfferColumns:
 
     FIELDS: tuple[str, ...] = tuple(OfferIn.model_fields)
 
-    def __init__(self, values: Mapping[str, list[Any]]) -> None:
+    def __init__(
+        self, values: Mapping[str, list[Any]], codes: Mapping[str, Any] | None = None
+    ) -> None:
+        """``codes``, where known (a sheet's parser knows them): a column's NumPy integer
+        array whose rows of one code hold one value object, so bulk writes turn each distinct
+        value into text once without looking for the distinct values again."""
         missing = set(self.FIELDS) - set(values)
         if missing:
             raise ValueError(f"OfferColumns lacks {sorted(missing)}")
         self.values = {name: values[name] for name in self.FIELDS}
         self.count = len(self.values["provider"])
+        self.codes: dict[str, Any] = dict(codes or {})
 
     @classmethod
     def from_offers(cls, offers: Sequence[OfferIn]) -> OfferColumns:

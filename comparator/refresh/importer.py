@@ -21,19 +21,15 @@ from comparator.catalog.bulk import (
     SheetGroups,
     analyze_catalog,
     group_sheet,
-    removed_offers,
     store_groups_in,
+    with_copy_lines,
 )
 from comparator.catalog.db import write_transaction
 from comparator.catalog.models import OfferColumns
-from comparator.catalog.queries import (
-    SnapshotResult,
-    known_regions,
-    store_profile_in,
-    utc_now,
-)
+from comparator.catalog.queries import SnapshotResult, known_regions, utc_now
 from comparator.domain.profile import ProviderProfile, load_profile
 from comparator.errors import InputError, Msg, MsgList, os_reason
+from comparator.refresh.pipeline import SheetStore, store_while_parsing
 from providers import KnownCatalog, parse_sheet_columns
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "providers" / "demo"
@@ -132,23 +128,15 @@ def import_files(
     sheet_paths = _existing(sheets)
     warnings: list[Msg] = []
     known = KnownCatalog(_with_profiles(known_regions(engine), parsed_profiles))
-    parsed = [
-        (path, group_sheet(_parse(path, known, timezone, decimal, warnings)))
-        for path in sheet_paths
-    ]
-    if not replace:
-        _refuse_removals(engine, parsed)
-    keys = [f"provider:{p.id}" for p in parsed_profiles]
-    keys += [f"provider:{pid}" for _, groups in parsed for pid in groups.providers]
+
+    def parse(path: Path) -> SheetGroups:  # on this thread, while the writer's stores
+        groups = group_sheet(_parse(path, known, timezone, decimal, warnings))
+        return with_copy_lines(engine.dialect, groups)
+
     try:
-        with write_transaction(engine, *keys) as conn:
-            profile_results = [(p.id, store_profile_in(conn, p)) for p in parsed_profiles]
-            fetched_at = utc_now()
-            snapshot_results = [
-                (path.name, r)
-                for path, groups in parsed
-                for r in store_groups_in(conn, groups, source=path.name, fetched_at=fetched_at)
-            ]
+        written = store_while_parsing(
+            SheetStore(engine, parsed_profiles, replace), sheet_paths, parse
+        )
     except (DataError, StatementError) as exc:  # a value the checks let through: still a message
         if isinstance(exc, OperationalError):
             raise
@@ -159,9 +147,12 @@ def import_files(
             names=names,
             reason=reason,
         ) from None
-    if sum(r.offers for _, r in snapshot_results if r.status == "succeeded") >= ANALYZE_AFTER_ROWS:
+    if written.removals:
+        raise RemovesOffersError(written.removals)
+    stored = sum(r.offers for _, r in written.snapshots if r.status == "succeeded")
+    if stored >= ANALYZE_AFTER_ROWS:
         analyze_catalog(engine)
-    return ImportResult(profile_results, snapshot_results, warnings)
+    return ImportResult(written.profiles, written.snapshots, warnings)
 
 
 def _with_profiles(
@@ -177,16 +168,6 @@ def _with_profiles(
             names[dc.id] = dc.id
         merged[profile.id] = names
     return merged
-
-
-def _refuse_removals(engine: Engine, parsed: Sequence[tuple[Path, SheetGroups]]) -> None:
-    removals = [
-        (path.name, pid, before, after, gone)
-        for path, groups in parsed
-        for pid, before, after, gone in removed_offers(engine, groups)
-    ]
-    if removals:
-        raise RemovesOffersError(removals)
 
 
 def _parse(
@@ -209,7 +190,7 @@ def _parse(
 
 def store_sheet(engine: Engine, offers: OfferColumns, source: str) -> list[SnapshotResult]:
     """One snapshot per provider of the sheet, all in one transaction."""
-    groups = group_sheet(offers)
+    groups = with_copy_lines(engine.dialect, group_sheet(offers))
     with write_transaction(engine, *(f"provider:{pid}" for pid in groups.providers)) as conn:
         return store_groups_in(conn, groups, source=source, fetched_at=utc_now())
 

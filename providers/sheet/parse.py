@@ -30,6 +30,7 @@ from providers.sheet.columns import (
 from providers.sheet.known import KnownCatalog
 from providers.sheet.read import Table, read_table
 from providers.sheet.values import (
+    Cells,
     ColumnCheck,
     column_checks,
     fill_tax_defaults,
@@ -39,7 +40,8 @@ from providers.sheet.values import (
 )
 
 
-def _rename_headers(table: Table, filename: str) -> pd.DataFrame:
+def _rename_headers(table: Table, filename: str) -> dict[str, Cells]:
+    """The cells of each column a header names, by the column's name."""
     headers = table.headers
     mapping, problems = header_map(headers)
     missing = [c for c in REQUIRED if c not in mapping.values()]
@@ -60,8 +62,7 @@ def _rename_headers(table: Table, filename: str) -> pd.DataFrame:
         problems.append(RowProblem(1, column, expected))
     if problems:
         raise SheetError(filename, problems)
-    renamed: pd.DataFrame = table.frame[list(mapping)].rename(columns=mapping)
-    return renamed
+    return {name: Cells(table.rows, *table.distinct[index]) for index, name in mapping.items()}
 
 
 def parse_sheet(
@@ -97,7 +98,7 @@ def parse_sheet_columns(
     header matches, and a sheet with a header but no rows.
     """
     table = read_table(content, filename)
-    frame = _rename_headers(table, filename)
+    cells = _rename_headers(table, filename)
     if warnings is not None:
         warnings.extend(_sheet_warnings(table, filename))
     defaults = {
@@ -105,12 +106,15 @@ def parse_sheet_columns(
         "source": PurePath(filename).name,
     }
     checks = column_checks(known, timezone, decimal if decimal is not None else table.decimal)
-    values, problems = _check_columns(frame, checks, defaults)
-    problems += _check_rows(frame.index, values, known)
+    values, problems = _check_columns(table.rows, cells, checks, defaults)
+    codes = {name: column.codes for name, column in cells.items()}
+    codes["region"], region_problems = _check_rows(table.rows, values, known)
+    problems += region_problems
     if problems:
         raise SheetError(filename, sorted(problems, key=lambda p: p.row))
-    fill_tax_defaults(values)
-    return OfferColumns(values)
+    for name in fill_tax_defaults(values):
+        codes.pop(name, None)
+    return OfferColumns(values, codes)
 
 
 def _sheet_warnings(table: Table, filename: str) -> list[Msg]:
@@ -121,7 +125,7 @@ def _sheet_warnings(table: Table, filename: str) -> list[Msg]:
         found.append(
             Msg("{path}: ignored column(s) no header matches: {names}", path=filename, names=names)
         )
-    if table.frame.empty:
+    if not len(table.rows):
         found.append(
             Msg("{path}: the sheet has a header but no offers; nothing to import", path=filename)
         )
@@ -129,15 +133,19 @@ def _sheet_warnings(table: Table, filename: str) -> list[Msg]:
 
 
 def _check_columns(
-    frame: pd.DataFrame, checks: Mapping[str, ColumnCheck], defaults: Mapping[str, str]
+    rows: pd.Index,
+    cells: Mapping[str, Cells],
+    checks: Mapping[str, ColumnCheck],
+    defaults: Mapping[str, str],
 ) -> tuple[dict[str, list[object]], list[RowProblem]]:
     values: dict[str, list[object]] = {}
     problems: list[RowProblem] = []
     for column, check in checks.items():
-        cells = frame[column] if column in frame else pd.Series([""] * len(frame), frame.index)
+        found = cells.get(column) or Cells(rows, np.zeros(len(rows), dtype=np.intp), [""])
         if column in defaults:
-            cells = cells.where(cells != "", defaults[column])
-        column_values, column_problems = check(cells)
+            texts = [text or defaults[column] for text in found.texts]
+            found = Cells(rows, found.codes, texts)
+        column_values, column_problems = check(found)
         values[column] = column_values
         problems += column_problems
     return values, problems
@@ -159,8 +167,9 @@ def _pairs(
 
 def _check_rows(
     rows: pd.Index, values: dict[str, list[object]], known: KnownCatalog
-) -> list[RowProblem]:
-    """Checks that need several columns of a row: region of provider, time of use per mode.
+) -> tuple[np.ndarray, list[RowProblem]]:
+    """Checks that need several columns of a row: region of provider, time of use per mode;
+    with the codes of the region column (data-centre ids) they leave.
 
     Each distinct (provider, region) pair is looked up once; rows are never visited one by one
     unless they have a problem.
@@ -201,4 +210,4 @@ def _check_rows(
         for i in np.flatnonzero(tou_on_contract).tolist()
     ]
     values["region"] = spread(region_ids, codes)
-    return problems
+    return codes, problems

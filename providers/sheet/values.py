@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -24,7 +25,19 @@ from comparator.errors import Msg, RowProblem, SuanliError, as_msg
 if TYPE_CHECKING:
     from providers.sheet.known import KnownCatalog
 
-ColumnCheck = Callable[["pd.Series[str]"], tuple[list[object], list[RowProblem]]]
+
+@dataclass(frozen=True)
+class Cells:
+    """A column's cells: each row's text is ``texts[codes[i]]``; ``rows`` are the sheet's
+    row numbers."""
+
+    rows: pd.Index
+    codes: np.ndarray
+    texts: list[str]
+
+
+# a column's values (one object per distinct text: rows of one code share it) and problems
+ColumnCheck = Callable[[Cells], tuple[list[object], list[RowProblem]]]
 
 
 MAX_TEXT = 1_000  # characters of any cell the catalog stores
@@ -59,45 +72,46 @@ def _storable(text: str) -> None:
         raise _Bad("text without NUL bytes, unpaired surrogates or nested JSON values")
 
 
-def factorized(cells: pd.Series[str]) -> tuple[np.ndarray, list[str]]:
-    """(codes, distinct texts) of a column: each row's position in the distinct texts."""
-    codes, uniques = pd.factorize(cells.to_numpy(dtype=object))
-    return codes, [str(u) for u in uniques]
-
-
 def spread(distinct: list[object], codes: np.ndarray) -> list[object]:
     """Each row's value: ``distinct[code]`` for every code, without a Python loop per row."""
     result: list[object] = objects(distinct)[codes].tolist()
     return result
 
 
-def _by_unique(column: str, convert: Callable[[str], object]) -> ColumnCheck:
-    def check(cells: pd.Series[str]) -> tuple[list[object], list[RowProblem]]:
-        codes, uniques = factorized(cells)
-        converted: list[object] = []
+def _by_unique(
+    column: str,
+    convert: Callable[[str], object],
+    at_once: Callable[[list[str]], list[object] | None] | None = None,
+) -> ColumnCheck:
+    """A check converting each distinct text; ``at_once``, when given, converts them all
+    together where all are good (else None: each is converted, and told apart, alone)."""
+
+    def check(cells: Cells) -> tuple[list[object], list[RowProblem]]:
         bad: dict[int, Msg] = {}
-        for code, text in enumerate(uniques):
+        found = at_once(cells.texts) if at_once else None
+        if found is not None:
+            return spread(found, cells.codes), []
+        converted: list[object] = []
+        for code, text in enumerate(cells.texts):
             try:
                 _storable(text)
                 converted.append(convert(text))
             except _Bad as exc:
                 bad[code] = exc.msg
                 converted.append(None)
-        return spread(converted, codes), _problems(cells, codes, bad, uniques, column)
+        return spread(converted, cells.codes), _problems(cells, bad, column)
 
     return check
 
 
-def _problems(
-    cells: pd.Series[str], codes: np.ndarray, bad: dict[int, Msg], texts: list[str], column: str
-) -> list[RowProblem]:
+def _problems(cells: Cells, bad: dict[int, Msg], column: str) -> list[RowProblem]:
     """One problem per row whose text is bad, in row order."""
     if not bad:
         return []
-    rows = np.isin(codes, list(bad))
+    rows = np.isin(cells.codes, list(bad))
     return [
-        RowProblem(int(row), column, bad[code], texts[code])
-        for row, code in zip(cells.index[rows].tolist(), codes[rows].tolist(), strict=True)
+        RowProblem(int(row), column, bad[code], cells.texts[code])
+        for row, code in zip(cells.rows[rows].tolist(), cells.codes[rows].tolist(), strict=True)
     ]
 
 
@@ -153,6 +167,22 @@ def _price(decimal: str) -> Callable[[str], object]:
         return value
 
     return convert
+
+
+# what _price accepts of "." sheets, for a whole column at once: plain numbers below
+# MAX_PRICE with at most PRICE_PLACES places (zero excepted, below)
+_PLAIN_PRICES = re.compile(
+    rf"(?:[0-9]{{1,{len(str(MAX_PRICE)) - 1}}}(?:\.[0-9]{{1,{PRICE_PLACES}}})?\n)+"
+)
+
+
+def _plain_prices(texts: list[str]) -> list[object] | None:
+    """The Decimal of every text when every one is a price :func:`_price` accepts as it is:
+    one regular expression over them all instead of one check per text; else None."""
+    if not _PLAIN_PRICES.fullmatch("\n".join(texts) + "\n"):
+        return None
+    values: list[object] = list(map(Decimal, texts))
+    return values if all(values) else None  # a zero price is told apart by _price
 
 
 def _billing(text: str) -> object:
@@ -301,7 +331,7 @@ def column_checks(
         "cards": _by_unique("cards", _integer("cards", 1, decimal)),
         "node_cards": _by_unique("node_cards", _integer("node_cards", 8, decimal)),
         "billing": _by_unique("billing", _billing),
-        "price": _by_unique("price", _price(decimal)),
+        "price": _by_unique("price", _price(decimal), _plain_prices if decimal == "." else None),
         "currency": _by_unique("currency", _currency),
         "time_of_use": _by_unique("time_of_use", _time_of_use),
         "stock": _by_unique("stock", _integer("stock", None, decimal)),
@@ -335,9 +365,11 @@ def objects(column: list[object]) -> np.ndarray:
 _VAT_CNY, _VAT_OTHER = Decimal("0.06"), Decimal(0)
 
 
-def fill_tax_defaults(values: dict[str, list[object]]) -> None:
-    """Tax basis defaults (billing.md): CNY prices include 6 % VAT unless the sheet says so."""
+def fill_tax_defaults(values: dict[str, list[object]]) -> list[str]:
+    """Tax basis defaults (billing.md): CNY prices include 6 % VAT unless the sheet says so.
+    The names of the columns it filled in."""
     is_cny = rows_where(values["currency"], lambda c: c == "CNY")
+    filled: list[str] = []
     for name, if_cny, otherwise in (
         ("tax_inclusive", True, False),
         ("vat_rate", _VAT_CNY, _VAT_OTHER),
@@ -348,3 +380,5 @@ def fill_tax_defaults(values: dict[str, list[object]]) -> None:
             column[missing & is_cny] = if_cny
             column[missing & ~is_cny] = otherwise
             values[name] = column.tolist()
+            filled.append(name)
+    return filled

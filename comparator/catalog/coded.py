@@ -1,0 +1,85 @@
+"""Columns as codes into their distinct values, and rows of text built from them in bulk.
+
+A parsed sheet shares one object per distinct cell text, so a million rows hold a few
+thousand distinct values per column (prices aside). Turning values into text (for the
+content hash, for PostgreSQL ``COPY``, for SQLite's parameters) is done once per distinct
+value object, and a row's line is joined from a few pieces: neighbouring columns whose
+combinations stay few are joined once per combination, not once per row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# neighbouring columns are joined per distinct combination while there are at most this
+# fraction of the rows' count of them; past it a row joins one more piece instead
+_MERGE_FRACTION = 8
+
+
+@dataclass(frozen=True)
+class Coded:
+    """A column's rows as codes: rows holding the same value object share a code;
+    ``firsts[code]`` is the first row holding it."""
+
+    codes: np.ndarray
+    firsts: np.ndarray
+
+    def render(self, values: Sequence[Any], convert: Callable[[Any], Any]) -> np.ndarray:
+        """``convert`` of each distinct value, as an object array indexed by code."""
+        rendered = np.empty(len(self.firsts), dtype=object)
+        rendered[:] = [convert(values[i]) for i in self.firsts.tolist()]
+        return rendered
+
+    def take(self, rows: np.ndarray) -> Coded:
+        """The column's codes at ``rows`` (the distinct values stay those of the whole)."""
+        return Coded(self.codes[rows], self.firsts)
+
+
+def coded(values: Sequence[Any], codes: np.ndarray | None = None) -> Coded:
+    """The codes of a column, one per distinct value *object*: equal values that are
+    different objects (``Decimal("3.10")`` and ``Decimal("3.1")``) keep their own code, so
+    each keeps its own text. ``codes``: ones known already (rows of a code hold one object),
+    as a parsed sheet's; the codes need not be consecutive."""
+    if codes is None:
+        ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
+        codes, _ = pd.factorize(ids)
+    firsts = np.full(codes.max() + 1 if len(codes) else 0, -1, dtype=np.int64)
+    firsts[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return Coded(codes.astype(np.int64, copy=False), firsts)
+
+
+def per_distinct(values: list[Any], convert: Callable[[Any], Any]) -> list[Any]:
+    """``convert(v)`` of every value, computed once per distinct value object."""
+    column = coded(values)
+    result: list[Any] = column.render(values, convert)[column.codes].tolist()
+    return result
+
+
+def joined_rows(columns: Sequence[tuple[np.ndarray, np.ndarray]], sep: str) -> np.ndarray:
+    """Each row's texts joined by ``sep``: ``columns`` are ``(codes, texts)``, a row's text
+    in a column being ``texts[codes[row]]``. An object array of one ``str`` per row."""
+    rows = len(columns[0][0])
+    if rows == 0:
+        return np.empty(0, dtype=object)
+    limit = max(rows // _MERGE_FRACTION, 1)
+    runs: list[tuple[np.ndarray, np.ndarray]] = []
+    codes, texts = columns[0]
+    for next_codes, next_texts in columns[1:]:
+        width = len(next_texts)
+        pairs, keys = pd.factorize(codes * width + next_codes)
+        if len(keys) <= limit:
+            codes, texts = pairs, texts[keys // width] + (sep + next_texts)[keys % width]
+        else:
+            runs.append((codes, texts))
+            codes, texts = next_codes, sep + next_texts
+    runs.append((codes, texts))
+    first_codes, first_texts = runs[0]
+    line: np.ndarray = first_texts[first_codes]
+    for run_codes, run_texts in runs[1:]:
+        line = line + run_texts[run_codes]
+    return line

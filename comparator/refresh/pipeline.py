@@ -1,0 +1,142 @@
+"""An import's sheets parsed on this thread while a writer thread stores the ones before.
+
+The database works in its own process (PostgreSQL's backend) or with the GIL released
+(SQLite's steps), so parsing sheet *k + 1* overlaps storing sheet *k* and an import uses both
+cores. Everything is written in the writer's one transaction: a sheet that fails its checks,
+a refused removal, an error of the database or a killed process leaves the catalog as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from queue import Empty, Full, Queue
+
+from sqlalchemy import Connection, Engine
+
+from comparator.catalog.bulk import SheetGroups, removed_offers_in, store_groups_in
+from comparator.catalog.db import write_transaction
+from comparator.catalog.queries import SnapshotResult, store_profile_in, utc_now
+from comparator.domain.profile import ProviderProfile
+
+_POLL_S = 0.1  # how often a blocked hand-over looks whether the other side has stopped
+Removal = tuple[str, str, int, int, int]  # (file, provider, before, after, gone)
+
+
+class _Stop:
+    """What the parsing thread hands over after the last sheet, or instead of it."""
+
+    def __init__(self, abort: bool) -> None:
+        self.abort = abort
+
+
+class _Aborted(Exception):
+    """The parsing thread failed: the writer rolls its transaction back."""
+
+
+class _Refused(Exception):
+    """A sheet would remove offers (without ``replace``): the writer rolls back."""
+
+
+@dataclass
+class Written:
+    profiles: list[tuple[str, str]]
+    snapshots: list[tuple[str, SnapshotResult]]
+    removals: list[Removal]  # found without ``replace``: nothing was written
+
+
+@dataclass(frozen=True)
+class SheetStore:
+    """The writer's side: profiles first, then each sheet, in one transaction."""
+
+    engine: Engine
+    profiles: Sequence[ProviderProfile]
+    replace: bool
+
+    def run(self, handed: Queue[tuple[Path, SheetGroups] | _Stop]) -> Written:
+        first = handed.get()  # the write lock is taken once the first sheet is parsed
+        if isinstance(first, _Stop) and first.abort:
+            raise _Aborted
+        written = Written([], [], [])
+        keys = [f"provider:{p.id}" for p in self.profiles]
+        try:
+            with write_transaction(
+                self.engine, *keys, all_providers=not isinstance(first, _Stop)
+            ) as conn:
+                written.profiles += [(p.id, store_profile_in(conn, p)) for p in self.profiles]
+                item, fetched_at = first, utc_now()
+                while not isinstance(item, _Stop):
+                    self._store(conn, *item, written, fetched_at)
+                    item = handed.get()
+                if item.abort:
+                    raise _Aborted
+                if written.removals:
+                    raise _Refused
+        except _Refused:  # rolled back: the caller reports the removals
+            pass
+        return written
+
+    def _store(
+        self,
+        conn: Connection,
+        path: Path,
+        groups: SheetGroups,
+        written: Written,
+        fetched_at: datetime,
+    ) -> None:
+        if not self.replace:
+            written.removals += [(path.name, *r) for r in removed_offers_in(conn, groups)]
+        if not written.removals:  # once one is refused, the rest is only checked
+            stored = store_groups_in(conn, groups, source=path.name, fetched_at=fetched_at)
+            written.snapshots += [(path.name, r) for r in stored]
+
+
+def store_while_parsing(
+    store: SheetStore, paths: Sequence[Path], parse: Callable[[Path], SheetGroups]
+) -> Written:
+    """``parse`` each sheet here and hand it to ``store``'s writer thread (one at a time)."""
+    handed: Queue[tuple[Path, SheetGroups] | _Stop] = Queue(maxsize=1)
+    with ThreadPoolExecutor(1, thread_name_prefix="suanli-import") as pool:
+        writer = pool.submit(store.run, handed)
+        try:
+            for path in paths:
+                _hand(handed, (path, parse(path)), writer)
+            _hand(handed, _Stop(abort=False), writer)
+        except BaseException:
+            _hand_abort(handed, writer)
+            raise
+        return writer.result()
+
+
+def _hand(
+    handed: Queue[tuple[Path, SheetGroups] | _Stop],
+    item: tuple[Path, SheetGroups] | _Stop,
+    writer: Future[Written],
+) -> None:
+    """Put ``item`` for the writer; its error, if it stopped, is raised here instead."""
+    while True:
+        if writer.done():
+            writer.result()  # raises the writer's error
+            raise RuntimeError("the import's writer stopped before the last sheet")
+        try:
+            handed.put(item, timeout=_POLL_S)
+            return
+        except Full:
+            continue
+
+
+def _hand_abort(handed: Queue[tuple[Path, SheetGroups] | _Stop], writer: Future[Written]) -> None:
+    """Tell the writer to roll back (it may be storing, waiting or stopped already)."""
+    while not writer.done():
+        try:
+            handed.put(_Stop(abort=True), timeout=_POLL_S)
+            break
+        except Full:
+            with suppress(Empty):  # a sheet still waits: take it back, the stop goes next
+                handed.get_nowait()
+    with suppress(Exception):  # the parsing error is the one to report
+        writer.result()
