@@ -264,8 +264,8 @@ class CandidateBuilder:
         converts = key[0] not in self.options.no_conversion
         bill = self.bill(key)
         options = self.options
-        mask = rentable(grid.at, grid.deadline_slot, bill.upload_slots, options.run_windows)
-        cap = daily_cap(grid.at, grid.deadline_slot, options.max_hours_per_day, options.day_zone)
+        mask = rentable(grid, bill.upload_slots, options.run_windows)
+        cap = daily_cap(grid, options.max_hours_per_day, options.day_zone)
         rates = [
             _rate(o, units[o.offer_id], prices[o.offer_id], grid, converts, mask) for o in usable
         ]

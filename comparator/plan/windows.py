@@ -5,13 +5,14 @@ hours first when the job allows them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from datetime import datetime
+from collections.abc import Sequence
 from decimal import Decimal
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from comparator.domain.job import window_rules
 from comparator.domain.offer_view import OfferView
+from comparator.plan.grid import SlotGrid
 from comparator.plan.problem import ContractRate, HourlyRate
 
 TRIAL = "~trial"
@@ -19,27 +20,28 @@ TRIAL = "~trial"
 Mask = tuple[bool, ...] | None
 
 
-def rentable(
-    at: Callable[[int], datetime], slots: int, blocked: int, windows: tuple[str, ...]
-) -> Mask:
-    """Per slot ``t < slots`` (local start ``at(t)``): after ``blocked`` upload slots and inside
-    a run window; None when every slot may be rented."""
+@lru_cache(maxsize=1024)
+def rentable(grid: SlotGrid, blocked: int, windows: tuple[str, ...]) -> Mask:
+    """Per slot ``t`` before the grid's deadline: after ``blocked`` upload slots and inside a
+    run window; None when every slot may be rented. One mask per distinct grid, upload and
+    windows: every candidate of a provider's zone shares it."""
     if not blocked and not windows:
         return None
     rules = window_rules(windows) if windows else ()
     return tuple(
-        t >= blocked and (not rules or any(r.matches(at(t)) for r in rules)) for t in range(slots)
+        t >= blocked and (not rules or any(r.matches(grid.at(t)) for r in rules))
+        for t in range(grid.deadline_slot)
     )
 
 
-def daily_cap(
-    at: Callable[[int], datetime], slots: int, hours: int | None, zone: ZoneInfo
-) -> tuple[int, tuple[int, ...]]:
-    """(cap in slots, the local day of every slot ``t ≤ slots`` in ``zone``) for
-    ``max_hours_per_day``; (0, ()) without a cap."""
+@lru_cache(maxsize=1024)
+def daily_cap(grid: SlotGrid, hours: int | None, zone: ZoneInfo) -> tuple[int, tuple[int, ...]]:
+    """(cap in slots, the local day of every slot ``t ≤`` the grid's deadline in ``zone``) for
+    ``max_hours_per_day``; (0, ()) without a cap. One per distinct grid and zone."""
     if not hours:
         return 0, ()
-    return hours, tuple(at(t).astimezone(zone).date().toordinal() for t in range(slots + 1))
+    days = (grid.at(t).astimezone(zone).date().toordinal() for t in range(grid.deadline_slot + 1))
+    return hours, tuple(days)
 
 
 def free_trials(
