@@ -165,11 +165,10 @@ def excluded_groups(
 def not_loaded(plan: Mapping[str, Any], lang: str) -> list[tuple[int, str]]:
     """(count, reason) of the offers the planner never read (``stats.filtered_in_catalog``:
     left out in the catalog, or on a GPU that cannot take the job), in the report language."""
-    rows = []
-    for item in (plan.get("stats") or {}).get("filtered_in_catalog") or []:
-        reason = stored_texts([item["reason_msg"]] if item.get("reason_msg") else None, lang)
-        rows.append((int(item.get("count") or 0), reason[0] if reason else str(item["reason"])))
-    return rows
+    return [
+        (int(item.get("count") or 0), stored_text(item, "reason", lang) or "")
+        for item in (plan.get("stats") or {}).get("filtered_in_catalog") or []
+    ]
 
 
 def _check_statuses(checks: Sequence[Mapping[str, Any]]) -> dict[str, str]:
