@@ -5,23 +5,24 @@ slots, contract chains of any length, idle slots, padding after the deadline), m
 segments exactly as billing.md defines them, prices each segment with ``Decimal`` and
 ``round_money``, and then tries every set of run slots the paid slots allow. Every rate has a
 machine: consecutive run slots on two machines are a migration (a new run block, which pays the
-restart overhead and is refused to a job that may not pause); docs/billing.md. Ties count
+restart overhead and is refused to a job that may not pause); docs/billing.md. A restart's
+overhead lies in the line item where its block starts, and every line item paid before the
+finish does some work (a line item rented only to restart in is not a plan). Ties count
 *migrations*: run blocks whose machine differs from the previous block's (after a pause or not).
-Under a daily cap (``max_run_slots_per_day``) every local day runs at most that many slots, and
-the job runs in every slot it pays for until it finishes (the DP's model, ScheduleProblem).
+Under a daily cap (``max_run_slots_per_day``) every local day runs at most that many slots.
 
-With :class:`RunRules` it enumerates the wider plan space a person can order: the job runs only
-in the ``allowed`` slots (the run windows), and a contract may be paid for hours the job does
-not run (window closed, cap reached, or any other pattern: every subset of its paid slots is
-tried); hourly slots are still run whenever they are paid before the finish. Contracts then
-lie wherever their rate is rentable, windows or not.
+With :class:`RunRules` (taken from the problem's ``run_allowed`` when it has run windows or a
+cap) the job runs only in the ``allowed`` slots (the run windows), and a contract may be paid
+for hours the job does not run (window closed, cap reached, or any other pattern: every subset
+of its paid slots is tried); hourly slots are still run whenever they are paid before the
+finish. Contracts lie wherever their rate is rentable, windows or not.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -106,8 +107,9 @@ def _price(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> _Priced | Non
     total = Decimal(0)
     machines: list[str | None] = [None] * problem.deadline_slot
     hourly_slots = [False] * problem.deadline_slot
+    items: list[int | None] = [None] * problem.deadline_slot
     segments = _merge(problem, pieces)
-    for flag, rate, start, end, count in segments:
+    for item, (flag, rate, start, end, count) in enumerate(segments):
         if flag == 0:
             hourly = problem.hourly[rate]
             if count < hourly.min_slots:
@@ -123,10 +125,12 @@ def _price(problem: ScheduleProblem, pieces: tuple[Piece, ...]) -> _Priced | Non
         for t in range(start, min(end, problem.deadline_slot)):
             machines[t] = machine
             hourly_slots[t] = flag == 0
-    return total, len(segments), (tuple(machines), tuple(hourly_slots))
+            items[t] = item
+    return total, len(segments), (tuple(machines), tuple(hourly_slots), tuple(items))
 
 
-Rented = tuple[tuple[str | None, ...], tuple[bool, ...]]  # machine and hourly flag per slot
+# machine, hourly flag and line item per slot
+Rented = tuple[tuple[str | None, ...], tuple[bool, ...], tuple[int | None, ...]]
 _Priced = tuple[Decimal, int, Rented]
 Best = tuple[Decimal, int, int, int]  # cost, migrations, line items, finish
 
@@ -139,10 +143,12 @@ def _runs(
 
     A block is a maximal run of consecutive run slots on one machine: a pause or a change of
     machine (a migration) starts a new one, which loses the overhead."""
-    machines, hourly = rented
+    machines, hourly, items = rented
     overhead = problem.restart_overhead_slots if problem.interruptible else 0
     work, cap = problem.work_slots, problem.max_run_slots_per_day
     days = problem.day_indices(len(machines))
+    if rules is None and (cap or problem.run_allowed is not None):
+        rules = RunRules(problem.run_allowed)  # the problem's own windows and cap
     found = []
     runnable = [
         t for t, m in enumerate(machines) if m is not None and (rules is None or rules.runs_at(t))
@@ -155,23 +161,36 @@ def _runs(
             continue
         if len(slots) - overhead * (len(firsts) - 1) != work:
             continue
-        if rules is not None:
-            if not _hourly_run(hourly, slots) or (
-                cap and not _within_cap(hourly, slots, days, cap)
-            ):
-                continue
-        elif cap and not _within_cap(machines, slots, days, cap):
+        if not _line_items_work(items, slots, firsts, overhead):
+            continue
+        if rules is not None and not _hourly_run(hourly, slots):
+            continue
+        if cap and not _within_cap(slots, days, cap):
             continue
         moved = sum(1 for a, b in itertools.pairwise(firsts) if machines[a] != machines[b])
         found.append((moved, slots[0], slots[-1] + 1))
     return found
 
 
-def _within_cap(paid: Sequence[object], slots: list[int], days: list[int], cap: int) -> bool:
-    """At most ``cap`` run slots a day, and no slot ``paid`` (not None or False) but not run
-    before the finish."""
-    if any(paid[t] not in (None, False) for t in range(slots[-1] + 1) if t not in slots):
-        return False
+def _line_items_work(
+    items: tuple[int | None, ...], slots: list[int], firsts: list[int], overhead: int
+) -> bool:
+    """A restart's overhead lies in the line item where its block starts, and every line item
+    paid before the finish does at least one slot of work (docs/billing.md)."""
+    ran = set(slots)
+    overhead_slots: set[int] = set()
+    for first in firsts[1:]:
+        block = [t for t in range(first, first + overhead) if t in ran]
+        if any(items[t] != items[first] for t in block):
+            return False
+        overhead_slots.update(block)
+    worked = {items[t] for t in slots if t not in overhead_slots}
+    paid = {items[t] for t in range(slots[-1] + 1) if items[t] is not None}
+    return paid <= worked
+
+
+def _within_cap(slots: list[int], days: list[int], cap: int) -> bool:
+    """At most ``cap`` run slots a day."""
     return all(count <= cap for count in Counter(days[t] for t in slots).values())
 
 

@@ -190,12 +190,18 @@ class _Checker:
         if segment.run_end > schedule.deadline:
             self.fail(f"segment {segment.offer_id}: runs past the deadline")
         zone = self.context.zone(self.plan.provider)
-        hour = segment.start
-        while schedule.run_windows and hour < segment.run_end:
-            if not schedule.in_window(hour.astimezone(zone)):
-                self.fail(f"segment {segment.offer_id}: runs at {hour.isoformat()}, outside")
-                break
-            hour += HOUR
+        blocks = segment.run_blocks
+        if any(a.end > b.start for a, b in itertools.pairwise(blocks)) or not (
+            segment.start <= blocks[0].start and blocks[-1].end == segment.run_end
+        ):
+            self.fail(f"segment {segment.offer_id}: run blocks out of order or outside it")
+        for block in blocks:
+            hour = block.start
+            while schedule.run_windows and hour < block.end:
+                if not schedule.in_window(hour.astimezone(zone)):
+                    self.fail(f"segment {segment.offer_id}: runs at {hour.isoformat()}, outside")
+                    break
+                hour += HOUR
 
     def daily(self, segments: Sequence[PlanSegment]) -> None:
         """``max_hours_per_day``: run hours (restarts included) per day of the job's zone."""
@@ -204,9 +210,10 @@ class _Checker:
             return
         zone = self.context.day_zone
         ran = Counter(
-            (s.start + HOUR * i).astimezone(zone).date()
+            (block.start + HOUR * i).astimezone(zone).date()
             for s in segments
-            for i in range(s.run_hours)
+            for block in s.run_blocks
+            for i in range(block.hours)
         )
         for day, hours in sorted(ran.items()):
             if hours > cap:
@@ -228,11 +235,12 @@ class _Checker:
     def work(self, segments: Sequence[PlanSegment]) -> None:
         schedule = self.job.schedule
         overhead = schedule.restart_overhead_hours if schedule.interruptible else 0
-        spans = [(s.start, s.run_end, s.overhead_hours) for s in segments]
+        spans = [(b.start, b.end, b.overhead_hours) for s in segments for b in s.run_blocks]
         converts = self.plan.provider not in self.context.no_conversion
         machines = [
             machine_of(offer, converts) if (offer := self.context.offers.get(s.offer_id)) else None
             for s in segments
+            for _ in s.run_blocks
         ]
         blocks, problems = resume_problems(spans, overhead, schedule.interruptible, "h", machines)
         for problem in problems:
@@ -360,6 +368,18 @@ def _schedule_segment(problem: ScheduleProblem, segment: ScheduledSegment) -> li
             f"{where}: runs until {segment.run_end}, outside its paid slots or "
             f"past the deadline {problem.deadline_slot}"
         )
+    blocks = segment.run_blocks
+    if blocks[0][0] < segment.start or blocks[-1][1] != segment.run_end:
+        problems.append(f"{where}: run blocks outside the line item")
+    if any(a[1] >= b[0] for a, b in itertools.pairwise(blocks)):
+        problems.append(f"{where}: run blocks overlap or touch")
+    if segment.kind == "hourly" and (len(blocks) > 1 or blocks[0][0] != segment.start):
+        problems.append(f"{where}: an hourly line item runs every slot it pays before the finish")
+    closed = [t for a, b, _ in blocks for t in range(a, b) if not problem.may_run(t)]
+    if closed:
+        problems.append(f"{where}: runs in slot {closed[0]}, outside the run windows")
+    if all(b - a <= overhead for a, b, overhead in blocks):
+        problems.append(f"{where}: does no work (a line item only to restart in)")
     return problems
 
 
@@ -373,16 +393,16 @@ def validate_schedule(problem: ScheduleProblem, result: ScheduleResult) -> list[
         if after.start == before.end and after.key == before.key:
             problems.append(f"segments of {after.key} at {after.start} should be one")
     overhead = problem.restart_overhead_slots if problem.interruptible else 0
-    spans = [(s.start, s.run_end, s.overhead_slots) for s in segments]
+    spans = [block for s in segments for block in s.run_blocks]
     machine = dict(zip(problem.rate_keys, problem.machines, strict=True))
-    machines = [machine.get(s.key) for s in segments]
+    machines = [machine.get(s.key) for s in segments for _ in s.run_blocks]
     blocks, resume = resume_problems(spans, overhead, problem.interruptible, "slots", machines)
     problems += resume
     work = sum(s.run_slots for s in segments) - overhead * max(blocks - 1, 0)
     if work != problem.work_slots:
         problems.append(f"{work} slots of work done, {problem.work_slots} needed")
     if segments:
-        storage = problem.storage_per_slot * (result.finish - segments[0].start)
+        storage = problem.storage_per_slot * (result.finish - segments[0].run_start)
         if storage != result.storage_cost:
             problems.append(f"storage {result.storage_cost}, expected {storage}")
     total = sum((s.cost for s in segments), Decimal(0)) + result.storage_cost
@@ -392,5 +412,5 @@ def validate_schedule(problem: ScheduleProblem, result: ScheduleResult) -> list[
         problems.append(f"finish {result.finish}, last run slot ends {segments[-1].run_end}")
     cap = problem.max_run_slots_per_day  # run slots a day, overhead included
     days = problem.day_indices(max((s.run_end for s in segments), default=0))
-    ran = Counter(days[t] for s in segments for t in range(s.start, s.run_end))
+    ran = Counter(days[t] for s in segments for a, b, _ in s.run_blocks for t in range(a, b))
     return problems + [f"day {d}: {n} run slots, cap {cap}" for d, n in ran.items() if 0 < cap < n]

@@ -107,6 +107,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "fallback_free trial": ("免费试用", "free trial"),
     "fallback_max_hours_per_day": ("每日时长上限", "max_hours_per_day"),
     "fallback_migrations": ("机器间迁移", "migrations"),
+    "fallback_run_windows": ("运行时段内的包期", "contracts under run windows"),
     "provinces": ("省份", "Provinces"),
     "cities": ("城市", "Cities"),
     "certifications": ("认证", "Certifications"),

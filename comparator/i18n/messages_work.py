@@ -158,6 +158,7 @@ _ESTIMATE_ZH: dict[str, str] = {
     ),
     "a whole number of hours 1–24": "1–24 之间的整数小时",
     "internal error: no closed segment leads to this pause": "内部错误：没有已结束的时段通向这次暂停",
+    "internal error: a rebuilt contract runs no slot": "内部错误：重建的包期时段没有运行任何小时",
     "internal error: no hours run today lead to this segment": "内部错误：没有当日已运行小时数通向这个时段",
     "max_run_slots_per_day must be ≥ 0": "max_run_slots_per_day 应 ≥ 0",
     "h ({gb} GB at {gbps} Gbit/s)": "小时（{gb} GB，{gbps} Gbit/s）",

@@ -9,13 +9,10 @@ Offers of one provider, data centre, GPU and node size form a *group*; a group w
 cards is a *candidate*. Every offer of the group that can rent ``n`` cards (enough stock, an
 RDMA network when ``n`` spans nodes) becomes a rate of the candidate's
 :class:`~comparator.plan.problem.ScheduleProblem`: ``units = ceil(n / offer.cards)`` units,
-all of them billed alike. Prices are compared tax-inclusive in the job's currency: an offer
-quoted before VAT gets ``vat_rate`` added, a foreign price is converted at the FX table's rate,
-and an adjusted unit price is kept to four decimal places.
-
-Slots are whole hours of the provider's time zone: slot 0 is the first whole hour at or after
-the job's earliest start, and the job may run until the last whole hour that ends by the
-deadline.
+billed alike. Prices are compared tax-inclusive in the job's currency (VAT added where quoted
+before it, FX converted), an adjusted unit price kept to four decimal places. Slots are whole
+hours of the provider's time zone from the first whole hour at or after the earliest start
+to the last whole hour that ends by the deadline.
 """
 
 from __future__ import annotations
@@ -192,13 +189,15 @@ def _rate(
     grid: SlotGrid,
     converts: bool = True,
     available: Mask = None,
+    contract_available: Mask = None,
 ) -> HourlyRate | ContractRate:
-    """The rate of ``offer``, rentable only where ``available`` (the upload, run windows)."""
+    """The rate of ``offer``: hourly where ``available``, a contract where ``contract_available``."""
     machine = machine_of(offer, converts)
     if offer.billing in HOURLY_MODES:
         return _hourly_rate(offer, units, price, grid, machine, available)
+    cost, minimum = price * units, offer.min_units
     return ContractRate(
-        offer.offer_id, offer.period_hours, price * units, offer.min_units, available, machine
+        offer.offer_id, offer.period_hours, cost, minimum, contract_available, machine
     )
 
 
@@ -264,10 +263,11 @@ class CandidateBuilder:
         converts = key[0] not in self.options.no_conversion
         bill = self.bill(key)
         options = self.options
-        mask = rentable(grid, bill.upload_slots, options.run_windows)
+        runs = rentable(grid, bill.upload_slots, options.run_windows)
+        masks = (runs, rentable(grid, bill.upload_slots, ()))  # hourly, contracts
         cap = daily_cap(grid, options.max_hours_per_day, options.day_zone)
         rates = [
-            _rate(o, units[o.offer_id], prices[o.offer_id], grid, converts, mask) for o in usable
+            _rate(o, units[o.offer_id], prices[o.offer_id], grid, converts, *masks) for o in usable
         ]
         trials = free_trials(usable, rates) if self.options.use_free_trial else {}
         rates += [trial for trial, _ in trials.values()]
@@ -280,6 +280,7 @@ class CandidateBuilder:
             tuple(r for r in rates if isinstance(r, ContractRate)),
             bill.storage_per_hour,
             *cap,
+            runs if options.run_windows else None,
         )
         return Candidate(
             key[0],

@@ -28,8 +28,13 @@ validator share:
   slot to ``finish``, paused and overhead slots included; it is part of the schedule's cost.
 * ``max_run_slots_per_day > 0`` caps the run slots (overhead included) of each local day;
   ``day_of_slot[t]`` is the day of slot ``t`` (slots past its end continue in 24-slot days).
-  Under a cap the job runs in every slot it pays for until it finishes (it never pauses inside
-  a paid stretch), so a contract counts its whole period as run time.
+* ``run_allowed`` (None: every slot) is where the job may run: its run windows. Hourly rates
+  are rentable only there (an hourly slot paid before the finish is run); a contract is paid
+  for its whole period and may lie over closed hours, the job running in the slots the windows
+  and the cap allow and pausing (interruptible jobs only) in the others
+  (:mod:`comparator.plan.dp.flex`). Without windows and cap it runs in every paid slot.
+* A restart's overhead lies in the line item where its block starts, and every line item does
+  at least one slot of work (a line item rented only to restart in is never planned).
 * Among plans of equal cost the optimiser prefers the fewest *migrations* (changes of machine
   between two run blocks, after a pause or not), then the fewest segments (line items), then
   the earliest finish.
@@ -93,6 +98,7 @@ class ScheduleProblem:
     storage_per_slot: Decimal = Decimal(0)
     max_run_slots_per_day: int = 0  # 0: no daily cap
     day_of_slot: tuple[int, ...] = ()  # the local day of each slot (non-decreasing)
+    run_allowed: tuple[bool, ...] | None = None  # the run windows (None: every slot)
 
     def __post_init__(self) -> None:
         if self.work_slots < 1 or self.deadline_slot < 0 or self.restart_overhead_slots < 0:
@@ -110,6 +116,17 @@ class ScheduleProblem:
         storage = self.storage_per_slot
         if storage < 0 or storage != storage.quantize(Decimal("0.01")):
             raise PlanError("storage per slot must be whole cents ≥ 0")
+
+    @property
+    def flexible(self) -> bool:
+        """Whether a contract may leave paid slots unrun (run windows or a daily cap)."""
+        return bool(self.contracts) and (
+            self.run_allowed is not None or self.max_run_slots_per_day > 0
+        )
+
+    def may_run(self, slot: int) -> bool:
+        allowed = self.run_allowed
+        return allowed is None or (slot < len(allowed) and allowed[slot])
 
     @property
     def storage_cents(self) -> int:
@@ -134,9 +151,13 @@ class ScheduleProblem:
         return tuple(r.machine for r in self.hourly) + tuple(c.machine for c in self.contracts)
 
 
+Block = tuple[int, int, int]  # run slots [start, end) and the overhead slots they begin with
+
+
 @dataclass(frozen=True)
 class ScheduledSegment:
-    """One line item: ``[start, end)`` paid on one rate; the job runs in ``[start, run_end)``."""
+    """One line item: ``[start, end)`` paid on one rate; the job runs in ``[start, run_end)``,
+    or in the ``blocks`` given (a contract under run windows or a daily cap may pause inside)."""
 
     key: str
     kind: str  # "hourly" | "contract"
@@ -146,10 +167,20 @@ class ScheduledSegment:
     run_end: int
     overhead_slots: int
     cost: Decimal
+    blocks: tuple[Block, ...] = ()
+
+    @property
+    def run_blocks(self) -> tuple[Block, ...]:
+        """The run blocks inside the line item, in order (the first may continue a block)."""
+        return self.blocks or ((self.start, self.run_end, self.overhead_slots),)
+
+    @property
+    def run_start(self) -> int:
+        return self.run_blocks[0][0]
 
     @property
     def run_slots(self) -> int:
-        return self.run_end - self.start
+        return sum(end - start for start, end, _ in self.run_blocks)
 
 
 @dataclass(frozen=True)
@@ -163,7 +194,8 @@ class ScheduleResult:
 
     @property
     def start(self) -> int:
-        return self.segments[0].start
+        """The first run slot (storage is billed from there)."""
+        return self.segments[0].run_start
 
     @property
     def run_slots(self) -> int:

@@ -19,9 +19,32 @@ OVERSIZED_CONTRACT = 3  # a contract paying more than 3× the hours it runs is f
 
 
 @dataclass(frozen=True)
+class RunBlock:
+    """Consecutive hours the job runs inside one line item, the first ``overhead_hours``
+    redoing work after a pause."""
+
+    start: datetime
+    end: datetime
+    overhead_hours: int = 0
+
+    @property
+    def hours(self) -> int:
+        return int((self.end - self.start).total_seconds() // 3600)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "start": self.start.isoformat(),
+            "end": self.end.isoformat(),
+            "hours": self.hours,
+            "overhead_hours": self.overhead_hours,
+        }
+
+
+@dataclass(frozen=True)
 class PlanSegment:
     """One line item: ``units`` of one offer from ``start`` to ``end``; the job runs in
-    ``[start, run_end)``, its first ``overhead_hours`` hours redoing work after a pause."""
+    ``[start, run_end)``, its first ``overhead_hours`` hours redoing work after a pause, or in
+    the ``runs`` given (a contract under run windows or a daily cap pauses inside)."""
 
     offer_id: str
     billing: str
@@ -34,10 +57,20 @@ class PlanSegment:
     run_end: datetime
     overhead_hours: int = 0
     free_trial: bool = False  # the offer's free trial hours: cost 0
+    runs: tuple[RunBlock, ...] = ()
+
+    @property
+    def run_blocks(self) -> tuple[RunBlock, ...]:
+        return self.runs or (RunBlock(self.start, self.run_end, self.overhead_hours),)
 
     @property
     def run_hours(self) -> int:
-        return int((self.run_end - self.start).total_seconds() // 3600)
+        return sum(block.hours for block in self.run_blocks)
+
+    @property
+    def restart_hours(self) -> int:
+        """Overhead hours of every run block inside the line item."""
+        return sum(block.overhead_hours for block in self.run_blocks)
 
     @property
     def paid_hours(self) -> int:
@@ -66,12 +99,13 @@ class PlanSegment:
             "periods": self.periods,
             "unit_price": str(self.unit_price),
             "average_unit_price": str(self.average_unit_price),
-            "run_start": self.start.isoformat(),
+            "run_start": self.run_blocks[0].start.isoformat(),
             "run_end": self.run_end.isoformat(),
             "run_hours": self.run_hours,
             "paid_hours": self.paid_hours,
-            "overhead_hours": self.overhead_hours,
+            "overhead_hours": self.restart_hours,
             "free_trial": self.free_trial,
+            "run_blocks": [block.to_json() for block in self.run_blocks],
         }
 
 
@@ -120,15 +154,16 @@ class Plan:
         """Maximal stretches of consecutive run hours."""
         blocks: list[tuple[datetime, datetime]] = []
         for segment in self.segments:
-            if blocks and blocks[-1][1] == segment.start:
-                blocks[-1] = (blocks[-1][0], segment.run_end)
-            else:
-                blocks.append((segment.start, segment.run_end))
+            for run in segment.run_blocks:
+                if blocks and blocks[-1][1] == run.start:
+                    blocks[-1] = (blocks[-1][0], run.end)
+                else:
+                    blocks.append((run.start, run.end))
         return blocks
 
     @property
     def overhead_hours(self) -> int:
-        return sum(s.overhead_hours for s in self.segments)
+        return sum(s.restart_hours for s in self.segments)
 
     @property
     def billing_counts(self) -> dict[str, int]:

@@ -79,12 +79,15 @@ class JobState:
 
 
 def dp_only(state: JobState) -> list[str]:
-    """Why the MILP cannot price a job exactly (empty: it can): a daily cap, or migrations
-    between the machines of an interruptible job. (A free trial it models exactly.)"""
+    """Why the MILP cannot price a job exactly (empty: it can): a daily cap, contracts under
+    run windows (the job pauses inside them), or migrations between the machines of an
+    interruptible job. (A free trial it models exactly.)"""
     job, candidates = state.prepared.job, [e.candidate for e in state.top]
     reasons = []
     if job.schedule.max_hours_per_day is not None:
         reasons.append("max_hours_per_day")
+    if job.schedule.run_windows and any(c.problem.contracts for c in candidates):
+        reasons.append("run_windows")  # contracts that pause inside: the DP's run patterns
     if job.schedule.interruptible and any(len(set(c.problem.machines)) > 1 for c in candidates):
         reasons.append("migrations")
     return reasons

@@ -30,7 +30,7 @@ from comparator.plan.bill import bill_lines
 from comparator.plan.candidates import Candidate
 from comparator.plan.dp.solver import ScheduleProfile, solve_schedule
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
-from comparator.plan.result import Plan, PlanSegment
+from comparator.plan.result import Plan, PlanSegment, RunBlock
 from comparator.plan.slot_prices import float_costs
 
 OBJECTIVES = ("cost", "time")
@@ -96,7 +96,9 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     slot costs at least the cheapest of: an hourly rate's slot price, or a contract's price per
     run slot, which is at least ``max(cost / period, min_periods · cost / R)``. So the ``W``
     cheapest such slot prices bound the cost, less half a cent for each of ≤ R segments.
-    Under a daily cap at most ``cap`` run slots lie in one day: the ``W`` cheapest of each day's
+    Run slots lie inside the run windows, so only their prices count (a contract over closed
+    hours pays them too, which only raises its price per run slot). Under a daily cap at most
+    ``cap`` run slots lie in one day: the ``W`` cheapest of each day's
     ``cap`` cheapest slots bound it then. Where run windows or the cap keep every run block to
     at most ``L`` slots, an interruptible job needs ``b ≥ 1 + ⌈(W − L) / (L − overhead)⌉``
     blocks and so runs at least ``W + overhead·(b − 1)`` slots, all of them paid: the bound
@@ -117,6 +119,9 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         cost = float(contract.cost)
         per_run_slot = max(cost / contract.period_slots, contract.min_periods * cost / runs)
         np.minimum(per_slot, np.where(_usable(contract, slots), per_run_slot, np.inf), out=per_slot)
+    if problem.run_allowed is not None:  # the job runs only inside its windows
+        closed = [not problem.may_run(t) for t in range(slots)]
+        per_slot[np.array(closed, dtype=bool)] = np.inf
     needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead)
     per_slot = _within_daily_cap(problem, per_slot)
     if needed is None or len(per_slot) < needed:
@@ -299,6 +304,7 @@ def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Pl
             run_end=grid.at(s.run_end),
             overhead_hours=s.overhead_slots,
             free_trial=s.key in candidate.trials,
+            runs=tuple(RunBlock(grid.at(a), grid.at(b), o) for a, b, o in s.blocks),
         )
         for s in schedule.segments
     )

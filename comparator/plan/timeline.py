@@ -28,9 +28,13 @@ def _hour_marks(plan: Plan, zone: ZoneInfo) -> dict[datetime, str]:
         running = RUN_HOURLY if segment.billing in HOURLY_MODES else RUN_CONTRACT
         moment = segment.start
         while moment < segment.end:
-            local = moment.astimezone(zone)
-            marks[local] = running if moment < segment.run_end else PAID_IDLE
+            marks[moment.astimezone(zone)] = PAID_IDLE
             moment += HOUR
+        for block in segment.run_blocks:
+            moment = block.start
+            while moment < block.end:
+                marks[moment.astimezone(zone)] = running
+                moment += HOUR
     return marks
 
 

@@ -20,6 +20,8 @@ from decimal import Decimal
 import numpy as np
 
 from comparator.errors import PlanError
+from comparator.plan.dp.flex_rebuild import FlexRebuild, Opening
+from comparator.plan.dp.flex_steps import FlexContractSteps
 from comparator.plan.dp.hours import DailyCap
 from comparator.plan.dp.rates import FINITE, INF, ContractRates, HourlyRates, Ints, Ties
 from comparator.plan.problem import ScheduledSegment, ScheduleProblem, ScheduleResult
@@ -37,6 +39,20 @@ class _Source:
     hours: int = 0
 
 
+@dataclass(frozen=True)
+class _Node:
+    """A segment's end the walk reached: closed at slot ``layer + diagonal`` with ``hours`` run
+    that day and ``value``; ``running`` False: a flexible chain that closed with the job
+    paused."""
+
+    layer: int
+    diagonal: int
+    rate: int
+    hours: int
+    value: int
+    running: bool = True
+
+
 class Rebuilder:
     def __init__(
         self,
@@ -48,6 +64,8 @@ class Rebuilder:
         terminal: Ints,
         ties: Ties,
         cap: DailyCap,
+        flex: FlexContractSteps | None = None,
+        paused: list[Ints] | None = None,
     ) -> None:
         self.problem = problem
         self.ties = ties
@@ -67,6 +85,12 @@ class Rebuilder:
         self.work = problem.work_slots
         self.hourly_count = len(problem.hourly)
         self.overhead = problem.restart_overhead_slots if problem.interruptible else 0
+        self.flex = (
+            FlexRebuild(flex, self._source_at, tuple(c.key for c in problem.contracts))
+            if flex is not None
+            else None
+        )
+        self.paused = np.stack(paused) if paused else None  # [layer, rate, h, d], one early
 
     @staticmethod
     def overhead_of(problem: ScheduleProblem) -> int:
@@ -93,6 +117,18 @@ class Rebuilder:
         values = np.minimum(values + self.storage * self.overhead, INF)
         restart: Ints = np.where((layers > 0)[:, None], values, INF)
         return restart
+
+    def _source_at(
+        self, layer: int, diagonal: int, rate: int, hours: int, resumed: bool
+    ) -> int | None:
+        layers = np.array([layer])
+        values = (
+            self._restart_source(layers, diagonal, rate)
+            if resumed
+            else self._plain_source(layers, diagonal, rate)
+        )
+        value = int(values[0, hours])
+        return value if value < FINITE else None
 
     def _plain_source(self, layers: Ints, diagonal: int, rate: int) -> Ints:
         """Value a segment of ``rate`` may start from at (layers, diagonal) without overhead."""
@@ -245,20 +281,20 @@ class Rebuilder:
         return cents, free, starts + periods * period, periods
 
     # --- the walk ------------------------------------------------------------------------------
-    def _closed_node(self, source: _Source, value: int) -> tuple[int, int, int, int, int]:
-        """(layer, diagonal, rate, hours, closed value) of the segment a start came from."""
+    def _closed_node(self, source: _Source, value: int) -> _Node:
+        """The segment a start came from: closed running, or (a flexible chain) paused."""
         layer, diagonal, hours = source.layer, source.diagonal, source.hours
         row = self.closed[layer, :, hours, diagonal]
         if not source.resumed:
             for rate in np.nonzero(self.same[source.rate] & (row == value))[0]:
-                return layer, diagonal, int(rate), hours, value
+                return _Node(layer, diagonal, int(rate), hours, value)
         if not (source.resumed or self.seamless_restart):
             raise PlanError("internal error: no closed segment leads to this start")
         overhead = self.overhead if source.resumed else 0
         before = value - self.storage * overhead
         migrated = before - self.ties.restart
         for rate in np.nonzero(self.other[source.rate] & (row == migrated))[0]:
-            return layer, diagonal, int(rate), hours, migrated
+            return _Node(layer, diagonal, int(rate), hours, migrated)
         own = self.machine_of[source.rate]
         for machine, paused in sorted(
             enumerate(self.idle[layer, :, hours, diagonal]), key=lambda m: m[0] != own
@@ -270,8 +306,9 @@ class Rebuilder:
 
     def _paused_from(
         self, layer: int, diagonal: int, hours: int, machine: int, value: int
-    ) -> tuple[int, int, int, int, int]:
-        """The segment closed on ``machine`` that a pause reaching ``value`` started after."""
+    ) -> _Node:
+        """The segment closed on ``machine`` that a pause reaching ``value`` started after (or
+        the chain that closed paused, its value kept one diagonal early: see the solver)."""
         rates = np.array([m == machine for m in self.machine_of], dtype=bool)
         day = self.cap.day_of(layer + diagonal)
         for earlier in range(diagonal - 1, -1, -1):
@@ -282,7 +319,13 @@ class Rebuilder:
                 for h in rows:
                     hits = np.nonzero(rates & (self.closed[layer, :, h, earlier] == paused))[0]
                     if len(hits):
-                        return layer, earlier, int(hits[0]), h, paused
+                        return _Node(layer, earlier, int(hits[0]), h, paused)
+                    if self.paused is None:
+                        continue
+                    hits = np.nonzero(rates & (self.paused[layer, :, h, earlier] == paused))[0]
+                    if len(hits):
+                        chain = paused + self.storage
+                        return _Node(layer, earlier + 1, int(hits[0]), h, chain, running=False)
         raise PlanError("internal error: no closed segment leads to this pause")
 
     def _source_value(self, source: _Source) -> int:
@@ -304,25 +347,48 @@ class Rebuilder:
             value = self._source_value(source)
             if source.layer == 0:
                 break
-            layer, closed_diagonal, rate, hours, value = self._closed_node(source, value)
-            found_next = self._match(
-                rate, layer, closed_diagonal, layer + closed_diagonal, value, hours
-            )
+            found_next = self._segment_before(self._closed_node(source, value))
             if found_next is None:
                 raise PlanError("internal error: a closed segment has no start")
             found = found_next
         segments.reverse()
-        storage = Decimal(self.problem.storage_cents * (finish - segments[0].start)) / 100
+        storage = Decimal(self.problem.storage_cents * (finish - segments[0].run_start)) / 100
         total = Decimal(cost + self.problem.storage_cents * self.work) / 100
         if sum(s.cost for s in segments) + storage != total:
             raise PlanError("internal error: the rebuilt plan does not add up to its cost")
         return ScheduleResult(total, finish, tuple(segments), storage)
 
+    def _segment_before(self, node: _Node) -> tuple[ScheduledSegment, _Source] | None:
+        if self.flex is not None and node.rate >= self.hourly_count:
+            status = 1 if node.running else 0
+            chain = self.flex.closed(
+                node.rate - self.hourly_count,
+                node.layer,
+                node.diagonal,
+                node.hours,
+                status,
+                node.value,
+            )
+            return None if chain is None else self._from_opening(node.rate, *chain)
+        end = node.layer + node.diagonal
+        return self._match(node.rate, node.layer, node.diagonal, end, node.value, node.hours)
+
+    @staticmethod
+    def _from_opening(
+        rate: int, segment: ScheduledSegment, opening: Opening
+    ) -> tuple[ScheduledSegment, _Source]:
+        source = _Source(opening.layer, opening.diagonal, rate, opening.resumed, opening.hours)
+        return segment, source
+
     def _first_match(
         self, diagonal: int, finish: int, cost: int
     ) -> tuple[ScheduledSegment, _Source]:
         for rate in range(len(self.problem.rate_keys)):
-            found = self._match(rate, self.work, diagonal, finish, cost, None)
+            if self.flex is not None and rate >= self.hourly_count:
+                chain = self.flex.terminal(rate - self.hourly_count, diagonal, cost)
+                found = None if chain is None else self._from_opening(rate, *chain)
+            else:
+                found = self._match(rate, self.work, diagonal, finish, cost, None)
             if found is not None:
                 return found
         raise PlanError("internal error: no plan rebuilt for finish slot {finish}", finish=finish)

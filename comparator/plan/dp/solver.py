@@ -34,6 +34,8 @@ from collections.abc import Callable
 import numpy as np
 
 from comparator.errors import PlanError
+from comparator.plan.dp.flex import RunModel
+from comparator.plan.dp.flex_steps import FlexContractSteps
 from comparator.plan.dp.hours import DailyCap
 from comparator.plan.dp.rates import FINITE, INF, ContractRates, HourlyRates, Ints, Ties
 from comparator.plan.dp.rebuild import Rebuilder
@@ -127,6 +129,8 @@ class ScheduleProfile:
         )
         self._closed: list[Ints] = []
         self._idle: list[Ints] = []
+        self._paused: list[Ints] = []  # chains closing paused, one diagonal early (flexible)
+        self._contract_steps: ContractSteps | FlexContractSteps | None = None
         self.hourly: HourlyRates | None = None
         self.contracts: ContractRates | None = None
         self.terminal = Terminal(max(self.width, 0))
@@ -196,6 +200,8 @@ class ScheduleProfile:
             self.terminal.values,
             self.ties,
             self.cap,
+            self._contract_steps if isinstance(self._contract_steps, FlexContractSteps) else None,
+            self._paused,
         )
         rebuilder.storage = self.storage
         return rebuilder.schedule(diagonal)
@@ -208,13 +214,19 @@ class ScheduleProfile:
             if self.hourly is not None
             else None
         )
-        self._contract_steps = (
-            ContractSteps(
+        if self.contracts is not None and self.problem.flexible:
+            self._contract_steps = FlexContractSteps(
+                self.contracts,
+                RunModel(self.problem),
+                self.width,
+                self.work,
+                self.storage,
+                self.hourly_count,
+            )
+        elif self.contracts is not None:
+            self._contract_steps = ContractSteps(
                 self.contracts, self.width, self.work, self.overhead, self.hourly_count, cap
             )
-            if self.contracts is not None
-            else None
-        )
         self._nothing = np.full((self.hourly_count, cap.size, self.width), INF)
         for layer in range(self.work):
             self._layer(layer)
@@ -223,10 +235,13 @@ class ScheduleProfile:
 
     def _layer(self, layer: int) -> None:
         closed = self._close_all(layer)
-        idle = self._idle_states(layer, closed)
+        paused = self._paused_exits(layer)
+        idle = self._idle_states(layer, closed if paused is None else np.minimum(closed, paused))
         if self.trace:
             self._closed.append(closed)
             self._idle.append(idle)
+            if paused is not None:
+                self._paused.append(paused)
         sources = self._sources(layer, closed, idle)
         resume = layer > 0 and self.problem.interruptible
         if self._hourly_steps is not None:
@@ -242,6 +257,19 @@ class ScheduleProfile:
             parts.append(self._contract_steps.close(layer))
         closed: Ints = np.minimum(np.concatenate(parts), INF)
         return closed
+
+    def _paused_exits(self, layer: int) -> Ints | None:
+        """``[rate, h, e]``: a chain that closed paused at diagonal ``e + 1``, less one slot's
+        storage, so that pausing from it (:meth:`_idle_states`) counts that slot again."""
+        steps = self._contract_steps
+        if not isinstance(steps, FlexContractSteps) or not self.problem.interruptible:
+            return None
+        exits = steps.paused(layer)
+        shifted = np.full((self.rate_count, *exits.shape[1:]), INF)
+        shifted[self.hourly_count :, :, :-1] = np.where(
+            exits[:, :, 1:] < FINITE, exits[:, :, 1:] - self.storage, INF
+        )
+        return shifted
 
     def _idle_states(self, layer: int, closed: Ints) -> Ints:
         """``[machine, h, d]``: not started (layer 0), or paused after a segment closed on that

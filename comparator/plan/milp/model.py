@@ -121,6 +121,8 @@ class _Builder:
             cover += [(slots[t], -1.0) for slots in cols.hourly.values() if t in slots]
             cover += [(active[t], -1.0) for active in cols.active.values() if t in active]
             model.row(cover, -INF, 0)
+            if not problem.may_run(t):  # outside the run windows: paid contract hours idle
+                model.row([(cols.run[t], 1.0)], -INF, 0)
         terms = [(v, 1.0) for v in cols.run] + [(v, -float(overhead)) for v in cols.start]
         model.row([*terms, (cols.choose, float(overhead - work))], 0, INF)
         if not problem.interruptible:
@@ -260,18 +262,19 @@ def _warm_values(
         values[cols.choose] = 1.0
         rates = {r.key: j for j, r in enumerate(cand.problem.hourly)}
         chains = {c.key: j for j, c in enumerate(cand.problem.contracts)}
-        first, finish = schedule.segments[0].start, schedule.finish
+        first, finish = schedule.start, schedule.finish
         for t, b in enumerate(cols.started):
             values[b] = float(t >= first)
         for t, (e, a) in enumerate(zip(cols.running, cols.storage, strict=True)):
             values[e], values[a] = float(t < finish), float(first <= t < finish)
         previous_end = None
         for seg in schedule.segments:
-            for t in range(seg.start, seg.run_end):
-                values[cols.run[t]] = 1.0
-            if seg.start != previous_end:
-                values[cols.start[seg.start]] = 1.0
-            previous_end = seg.run_end
+            for block_start, block_end, _ in seg.run_blocks:
+                for t in range(block_start, block_end):
+                    values[cols.run[t]] = 1.0
+                if block_start != previous_end:
+                    values[cols.start[block_start]] = 1.0
+                previous_end = block_end
             if seg.key in rates:
                 j = rates[seg.key]
                 if (j, seg.start) in cols.opens:
