@@ -68,6 +68,23 @@ def test_timeline_places_contracts_and_runs_on_the_hour_axis() -> None:
     assert [t.label for t in chart.x_ticks] == ["12-01", "12-02", "12-03"]
 
 
+def test_a_contract_that_pauses_draws_each_run_block() -> None:
+    """A daily contract paused between 06:00 and 12:00 (run windows): two run bars inside the
+    one contract block, where the job runs."""
+    daily = segment("02T00", "03T00", "daily", run_end="02T18")
+    daily["run_blocks"] = [
+        {"start": "2026-12-02T00:00:00+08:00", "end": "2026-12-02T06:00:00+08:00"},
+        {"start": "2026-12-02T12:00:00+08:00", "end": "2026-12-02T18:00:00+08:00"},
+    ]
+    chart = charts.timeline_chart(JOB, [daily], [], width=720)
+    per_hour = (chart.plot_right - chart.plot_left) / 48
+    assert len(chart.contract_blocks) == 1
+    first, second = chart.run_bars
+    assert first.x == pytest.approx(chart.plot_left + 24 * per_hour)
+    assert second.x == pytest.approx(chart.plot_left + 36 * per_hour)
+    assert first.width == pytest.approx(6 * per_hour) == second.width
+
+
 def test_a_contract_past_the_deadline_widens_the_window() -> None:
     chart = charts.timeline_chart(JOB, [segment("02T00", "09T00", "weekly")], [])
     assert chart.deadline_x < chart.plot_right

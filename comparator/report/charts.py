@@ -156,6 +156,14 @@ def memory_chart(
     )
 
 
+def _run_spans(segment: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(start, end) of each run block of a line item (quotes before run blocks: one)."""
+    blocks = segment.get("run_blocks")
+    if blocks:
+        return [(str(b["start"]), str(b["end"])) for b in blocks]
+    return [(str(segment["start"]), str(segment.get("run_end") or segment["end"]))]
+
+
 def _hours_between(start: datetime, end: datetime) -> float:
     return (end - start).total_seconds() / 3600
 
@@ -229,12 +237,13 @@ def timeline_chart(
     for segment in segments:
         x0 = to_x(_hours_between(start, datetime.fromisoformat(segment["start"])))
         x1 = to_x(_hours_between(start, datetime.fromisoformat(segment["end"])))
-        run_end = segment.get("run_end") or segment["end"]  # a contract may outlast the run
-        x_run = to_x(_hours_between(start, datetime.fromisoformat(run_end)))
         billing = str(segment["billing"])
         if billing in CONTRACT_BILLINGS:
             blocks.append(Box(x0, top, max(x1 - x0, 0.5), bottom - top, "contract", billing))
-        runs.append(Box(x0, lane_y, max(x_run - x0, 0.5), lane_height, f"run-{billing}", billing))
+        for run_start, run_end in _run_spans(segment):  # a contract may pause or outlast the run
+            r0 = to_x(_hours_between(start, datetime.fromisoformat(run_start)))
+            r1 = to_x(_hours_between(start, datetime.fromisoformat(run_end)))
+            runs.append(Box(r0, lane_y, max(r1 - r0, 0.5), lane_height, f"run-{billing}", billing))
     y_ticks = tuple(
         Tick(to_y(i * y_step), _number_label(i * y_step)) for i in range(round(y_top / y_step) + 1)
     )
