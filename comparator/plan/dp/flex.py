@@ -69,6 +69,28 @@ class RunModel:
         """The status of a job doing work (its block's overhead done)."""
         return 1
 
+    @cached_property
+    def better(self) -> list[list[int]]:
+        """Per state, the other states of the same slot that are at least as good: every
+        pattern from the state is open to them with at least as much work. Fewer hours run
+        today is better; doing work beats pausing (it may pause next) and beats having overhead
+        left, and less overhead left beats more; a paused job and one in its overhead (which
+        may not pause) are not comparable."""
+        found: list[list[int]] = []
+        for status in range(self.statuses):
+            for h in range(self.hours):
+                if status == 0:
+                    others = [(1, k) for k in range(h + 1)] + [(0, k) for k in range(h)]
+                else:
+                    others = [
+                        (o, k)
+                        for o in range(1, status + 1)
+                        for k in range(h + 1)
+                        if (o, k) != (status, h)
+                    ]
+                found.append([self.state(o, k) for o, k in others])
+        return found
+
     # --- one slot ----------------------------------------------------------------------------
     def moves(self, kind: int) -> list[tuple[int, int, int]]:
         """(from, to, work) of every move in a slot of ``kind`` (allowed · 2 + last of day)."""
@@ -124,7 +146,17 @@ class RunModel:
         inner = np.nonzero(np.arange(starts) % length)[0]  # windows across two blocks
         if len(inner):
             table[inner] = _batched_product(suffix[inner], prefix[inner + length - 1])
-        return table
+        return self._without_beaten_ends(table)
+
+    def _without_beaten_ends(self, table: Small) -> Small:
+        """NEG where another end state at least as good has at least as much work: more work
+        by the same slot never makes the rest of a plan dearer (docs/billing.md)."""
+        kept = table.copy()
+        for q, others in enumerate(self.better):
+            if others:
+                rival = table[:, :, others].max(axis=2)
+                kept[:, :, q][rival >= table[:, :, q]] = NEG
+        return kept
 
     def finish_table(self, work: int) -> Small:
         """``B[t, q, r]``: the earliest finish from state ``q`` before slot ``t`` needing

@@ -181,25 +181,14 @@ class FlexContractSteps:
         return False
 
     def _undominated(self, cost: Ints) -> Ints:
-        """``cost[q, d]`` without the states another state of the same slot beats at no more
-        cost: fewer hours run today, or nearer to doing work (running beats paused, less
-        overhead left beats more). Every pattern from the beaten state is open to the other,
-        with at least as much work, so the beaten state's moves change no value."""
-        hours, statuses = self.model.hours, self.model.statuses
-        by_status = cost.reshape(statuses, hours, self.width)
-        kept = by_status.copy()
-        order = [1, *range(2, statuses), 0]  # doing work, then overhead left, then paused
-        best_before = np.full((hours, self.width), INF)  # min over better statuses, h' ≤ h
-        for status in order:
-            row = by_status[status]
-            lower = np.minimum.accumulate(row, axis=0)  # h' ≤ h of this status
-            earlier = np.full_like(lower, INF)
-            earlier[1:] = lower[:-1]  # h' < h of this status
-            beaten = (np.minimum(earlier, best_before) <= row) & (row < FINITE)
-            kept[status][beaten] = INF
-            best_before = np.minimum(best_before, lower)
-        undominated: Ints = kept.reshape(cost.shape)
-        return undominated
+        """``cost[q, d]`` without the states a state at least as good (``RunModel.better``)
+        of the same slot beats at no more cost: the beaten state's moves change no value."""
+        kept = cost.copy()
+        for q, others in enumerate(self.model.better):
+            if others:
+                beaten = (cost[others].min(axis=0) <= cost[q]) & (cost[q] < FINITE)
+                kept[q][beaten] = INF
+        return kept
 
     def _has_zero_periods(self, length: int) -> bool:
         """Whether some period of ``length`` can end in a state with no work done in it."""
