@@ -22,6 +22,7 @@ from plan_oracle import RunRules, brute_force, brute_force_best
 from plan_validate import validate_schedule
 
 from comparator.plan import plan_job
+from comparator.plan.dp.dominated import without_dominated_contracts
 from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 from tests.test_plan_daily_cap import random_days
@@ -132,6 +133,21 @@ def test_the_dp_equals_the_oracle_over_contracts_that_pause(seed: int) -> None:
     rng = random.Random(1700 + seed)
     for _ in range(40):
         assert_agrees_with_oracle(window_problem(rng))
+
+
+def test_a_contract_dropped_as_beaten_changes_no_optimum() -> None:
+    """:mod:`comparator.plan.dp.dominated` drops a contract only when an hourly rate of its
+    machine beats every use of it: the oracle's cheapest plan per finish slot is the same with
+    and without the dropped contracts, on every random instance where one is dropped."""
+    rng = random.Random(1800)
+    dropped = 0
+    for _ in range(150):
+        problem = window_problem(rng)
+        pruned = without_dominated_contracts(problem)
+        if pruned is not problem:
+            dropped += 1
+            assert brute_force(pruned) == brute_force(problem), problem
+    assert dropped >= 20
 
 
 def test_without_windows_or_cap_the_plan_spaces_agree() -> None:

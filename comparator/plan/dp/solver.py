@@ -34,6 +34,7 @@ from collections.abc import Callable
 import numpy as np
 
 from comparator.errors import PlanError
+from comparator.plan.dp.dominated import without_dominated_contracts
 from comparator.plan.dp.flex import RunModel
 from comparator.plan.dp.flex_steps import FlexContractSteps
 from comparator.plan.dp.hours import DailyCap
@@ -303,5 +304,6 @@ class ScheduleProfile:
 
 
 def solve_schedule(problem: ScheduleProblem, *, keep_trace: bool = True) -> ScheduleProfile:
-    """Solve one candidate's schedule exactly; see :class:`ScheduleProfile`."""
-    return ScheduleProfile(problem, keep_trace=keep_trace)
+    """Solve one candidate's schedule exactly; see :class:`ScheduleProfile` (contracts an
+    hourly rate always beats are dropped first: :mod:`comparator.plan.dp.dominated`)."""
+    return ScheduleProfile(without_dominated_contracts(problem), keep_trace=keep_trace)
