@@ -49,6 +49,7 @@ class FlexContractSteps:
         )
         self._windows: dict[int, Small] = {}
         self._zero: dict[int, bool] = {}
+        self._rentable: dict[tuple[int, int], Ints] = {}
         self.finish: Small = model.finish_table(work)
         self.columns = np.arange(width, dtype=np.int64)
 
@@ -59,10 +60,15 @@ class FlexContractSteps:
 
     def rentable(self, j: int, slots: Ints, length: int) -> Ints:
         """Whether ``[s, s + length)`` may be rented for each start ``s`` of ``slots``."""
-        row = self.rates.unusable[j]
-        last = len(row) - 1
-        free: Ints = row[np.minimum(slots + length, last)] - row[np.minimum(slots, last)] == 0
-        return free & (slots + length <= last)
+        key = (j, length)
+        if key not in self._rentable:
+            row = self.rates.unusable[j]
+            last = len(row) - 1
+            starts = np.arange(last + 1)
+            ends = np.minimum(starts + length, last)
+            self._rentable[key] = (row[ends] - row[starts] == 0) & (starts + length <= last)
+        free: Ints = self._rentable[key][np.minimum(slots, len(self._rentable[key]) - 1)]
+        return free & (slots < len(self._rentable[key]))
 
     # --- reading a layer -------------------------------------------------------------------
     def close(self, layer: int) -> Ints:
