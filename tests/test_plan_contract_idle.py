@@ -232,3 +232,35 @@ def test_a_monthly_contract_paused_outside_office_hours_is_planned() -> None:
     assert plan.run_hours == plan.work_hours + plan.overhead_hours
     marks = "".join(timeline_lines(plan, ZoneInfo("Asia/Singapore"), lang="en")[1:-1])
     assert RUN_CONTRACT in marks and PAID_IDLE in marks
+
+
+def test_several_jobs_under_run_windows_with_contracts_are_planned_by_the_dp() -> None:
+    """Two office-hours jobs sharing one monthly contract's stock of 1: the MILP does not model
+    a contract that pauses inside, so the windowed jobs are named in ``dp_fallback`` and
+    planned by the exact DP; both plans stay valid, the stock kept, the bound honest."""
+    from comparator.domain.job import Job, Requirements, Schedule, Workload
+    from comparator.plan.shared import plan_jobs
+    from tests.test_plan_machines import SG, START
+    from tests.test_plan_shared import check_honest, context
+
+    offers = [
+        make_offer("hour", "hourly", "120", cards=8, **SG),  # type: ignore[arg-type]
+        make_offer("month", "monthly", "17280", cards=8, stock=1, **SG),  # type: ignore[arg-type]
+    ]
+    windows = ("mon-fri 09:00-18:00",)
+    schedule = Schedule(START, START + timedelta(days=45), True, 1, run_windows=windows)
+    jobs = [
+        Job(
+            name=name,
+            schedule=schedule,
+            workload=Workload(D(8 * 150), "A100-SXM4-80GB", 8),
+            requirements=Requirements(),
+            source=f"{name}.toml",
+        )
+        for name in ("a", "b")
+    ]
+    shared = plan_jobs(jobs, offers, {}, context(), time_limit_s=10)
+    assert shared.dp_fallback == {"a": ["run_windows"], "b": ["run_windows"]}
+    plans = check_honest(shared, jobs, offers)
+    months = [s for p in plans for s in p.segments if s.offer_id == "month"]
+    assert len(months) == 1 and len(months[0].run_blocks) > 10  # one job gets the month
