@@ -189,12 +189,20 @@ class FlexContractSteps:
     def _undominated(self, cost: Ints) -> Ints:
         """``cost[q, d]`` without the states a state at least as good (``RunModel.better``)
         of the same slot beats at no more cost: the beaten state's moves change no value."""
-        kept = cost.copy()
-        for q, others in enumerate(self.model.better):
-            if others:
-                beaten = (cost[others].min(axis=0) <= cost[q]) & (cost[q] < FINITE)
-                kept[q][beaten] = INF
-        return kept
+        hours, statuses = self.model.hours, self.model.statuses
+        by_status = cost.reshape(statuses, hours, self.width)
+        up_to = np.minimum.accumulate(by_status, axis=1)  # h' ≤ h, per status
+        below = np.full_like(up_to, INF)
+        below[:, 1:] = up_to[:, :-1]  # h' < h, per status
+        rivals = np.empty_like(up_to)
+        rivals[0] = np.minimum(below[0], up_to[1])  # paused: paused below, doing work up to h
+        ahead = np.full((hours, self.width), INF)  # running with less overhead left, h' ≤ h
+        for status in range(1, statuses):
+            rivals[status] = np.minimum(below[status], ahead)
+            ahead = np.minimum(ahead, up_to[status])
+        kept = np.where((rivals <= by_status) & (by_status < FINITE), INF, by_status)
+        undominated: Ints = kept.reshape(cost.shape)
+        return undominated
 
     def _has_zero_periods(self, length: int) -> bool:
         """Whether some period of ``length`` can end in a state with no work done in it."""
