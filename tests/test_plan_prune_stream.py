@@ -70,7 +70,10 @@ def summaries_of(
 
 
 def streamed(
-    job: Job, offers: list[OfferView], context: PlanContext
+    job: Job,
+    offers: list[OfferView],
+    context: PlanContext,
+    profiles: Mapping[str, ProviderProfile] | None = None,
 ) -> tuple[PlanResult, list[OfferView]] | None:
     rules = sorted({o.time_of_use for o in offers if o.billing in HOURLY_MODES})
     factors = rule_floors(rules, job.schedule.earliest_start, job.schedule.deadline)
@@ -86,7 +89,7 @@ def streamed(
             if (o.provider, o.region, o.gpu, o.node_cards, o.interconnect, o.network) in wanted
         ]
 
-    return plan_streamed(job, summaries, read, {}, context)
+    return plan_streamed(job, summaries, read, profiles or {}, context)
 
 
 def agree(

@@ -56,6 +56,17 @@ class DataBill:
         """Storage during the upload, and the egress: the same for every schedule."""
         return int((self.storage_per_hour * self.upload_slots + self.egress) * 100)
 
+    @property
+    def storage_cents(self) -> int:
+        """Storage per slot in whole cents (the schedule problem's ``storage_per_slot``)."""
+        return int(self.storage_per_hour * 100)
+
+    def least_cents(self, run_slots: int) -> int:
+        """The least this bill adds to a plan that runs at least ``run_slots`` slots: storage
+        is billed from the first run slot to the finish, so for every run slot at least, and
+        the fixed part always (docs/planner-pruning.md, rule 6)."""
+        return self.storage_cents * run_slots + self.fixed_cents
+
 
 def data_bill(data: DataNeeds, terms: StorageTerms, currency: str, fx: FxTable) -> DataBill:
     """The data bill of ``data`` on a data centre with ``terms``, in ``currency``."""

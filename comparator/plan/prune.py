@@ -48,7 +48,7 @@ from comparator.plan.solve import (
     _evaluate,
     _lower_key,
     _Ranking,
-    lower_bound_cents,
+    candidate_bound_cents,
 )
 
 Entry = tuple[Key, int, int, int, Any]  # key, group index, position, stage, item
@@ -140,9 +140,9 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
     Stages: a group (its cheapest count's key) → its card counts (each count's key, after
     the card-count dominance of the candidate builder) → a built candidate (its proven bound).
     """
-    objective = options.objective
+    objective, builder = options.objective, lazy.builder
     heap: list[Entry] = [
-        (group_key(g, floors, lazy.builder.options, objective), i, -1, GROUP, g)
+        (group_key(g, floors, builder.options, objective, builder.bill(g.key)), i, -1, GROUP, g)
         for i, (g, floors) in enumerate(zip(lazy.groups, lazy.floors, strict=True))
     ]
     heapq.heapify(heap)
@@ -201,21 +201,21 @@ class _Walk:
             self.lazy.unread.extend(pending[at:])
             return len(pending)
         assert self.lazy.read is not None
-        objective, options = self.options.objective, self.lazy.builder.options
+        objective, builder = self.options.objective, self.lazy.builder
         for g, index, least in self.lazy.read(batch):
-            key = group_key(g, floors_of(g), options, objective)
+            key = group_key(g, floors_of(g), builder.options, objective, builder.bill(g.key))
             heapq.heappush(heap, (max(key, least), index, -1, GROUP, g))
         return at + len(batch)
 
     def counts(self, g: GroupInput, index: int) -> list[Entry]:
         """The group's card counts that the builder would keep, each with its own key, over
         its undominated offers."""
-        options = self.lazy.builder.options
+        options, bill = self.lazy.builder.options, self.lazy.builder.bill(g.key)
         g = self.lazy.undominated(g)
         floors = floors_of(g)
         entries = []
         for position, cards in enumerate(kept_counts(g, options)):
-            key = count_key(g, floors, cards, options, self.options.objective)
+            key = count_key(g, floors, cards, options, self.options.objective, bill)
             assert key is not None
             entries.append((key, index, position, COUNT, (g, cards)))
         return entries
@@ -238,7 +238,7 @@ class _Walk:
         assert candidate is not None
         self.lazy.built.candidates.append(candidate)
         self.places[id(candidate)] = (index, position)
-        bound = lower_bound_cents(candidate.problem)
+        bound = candidate_bound_cents(candidate)
         self.selection.bounds[id(candidate)] = bound
         if bound is None:
             self.unbounded.append((index, position, candidate))

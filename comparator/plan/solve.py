@@ -100,7 +100,8 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     ``cap`` cheapest slots bound it then. Where run windows or the cap keep every run block to
     at most ``L`` slots, an interruptible job needs ``b ≥ 1 + ⌈(W − L) / (L − overhead)⌉``
     blocks and so runs at least ``W + overhead·(b − 1)`` slots, all of them paid: the bound
-    takes that many.
+    takes that many. The data disk is billed for every one of those run slots (storage runs
+    from the first run slot to the finish, paused hours included): ``storage_cents`` each.
     """
     slots, work = problem.deadline_slot, problem.work_slots
     if work > slots:
@@ -125,7 +126,14 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     if not np.isfinite(cheapest).all():
         return None
     total_cents = float(cheapest.sum()) * 100 * (1 - 1e-9)
-    return int(np.floor(total_cents)) - (runs + 1) // 2
+    return int(np.floor(total_cents)) - (runs + 1) // 2 + problem.storage_cents * needed
+
+
+def candidate_bound_cents(candidate: Candidate) -> int | None:
+    """The bound both walks key a built candidate by: :func:`lower_bound_cents` of its
+    problem plus its data bill's fixed part (upload storage, egress), which every plan pays."""
+    bound = lower_bound_cents(candidate.problem)
+    return None if bound is None else bound + candidate.bill.fixed_cents
 
 
 def _fewest_run_slots(
@@ -249,9 +257,7 @@ def choose(
     bounded = []
     selection = Selection()
     for candidate in candidates:
-        bound = lower_bound_cents(candidate.problem)
-        if bound is not None:
-            bound += candidate.bill.fixed_cents
+        bound = candidate_bound_cents(candidate)
         selection.bounds[id(candidate)] = bound
         if bound is None:
             selection.evaluated.append(Evaluated(candidate, None, None, None, None))

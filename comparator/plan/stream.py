@@ -24,6 +24,7 @@ from comparator.domain.profile import ProviderProfile
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma
+from comparator.plan.bill import DataBill
 from comparator.plan.bounds import Key, KeyScale, count_span, key_scale, scaled_key
 from comparator.plan.candidates import CandidateBuilder, CandidateSet, GroupInput, card_counts
 from comparator.plan.context import PlanContext
@@ -80,13 +81,15 @@ def summary_entries(
     objective: str,
 ) -> list[Entry]:
     """One unread entry per group of ``summaries`` whose GPU can take the job, keyed by
-    :func:`~comparator.plan.bounds.bound_key` at the summaries' floor, sorted."""
+    :func:`~comparator.plan.bounds.scaled_key` at the summaries' floor with its data centre's
+    bill, sorted."""
     by_group: dict[GroupKey, list[GroupSummary]] = {}
     for s in summaries:
         key = (s.provider, s.region, s.gpu, s.node_cards, _link_key(s.interconnect, s.network))
         by_group.setdefault(key, []).append(s)
     options, entries = builder.options, []
     scales: dict[tuple[str, int, str, bool, str], KeyScale | None] = {}
+    bills: dict[tuple[str, str], DataBill] = {}  # per (provider, data centre)
     for key, parts in by_group.items():
         rdma = any(is_rdma(s.network) for s in parts)
         zone = options.timezones.get(key[0], DEFAULT_TIMEZONE).key
@@ -99,7 +102,10 @@ def summary_entries(
         discount = float(basis.discounts.get(key[0], 1))
         floor = min(_summary_floor(s, discount) for s in parts)
         first = min(s.first_offer_id for s in parts)
-        entries.append((scaled_key(scale, floor, objective), first, -2, UNREAD, (key, parts)))
+        if (bill := bills.get(key[:2])) is None:
+            bill = bills[key[:2]] = builder.bill(key)
+        entry_key = scaled_key(scale, floor, objective, bill, options)
+        entries.append((entry_key, first, -2, UNREAD, (key, parts)))
     entries.sort()  # by (key, first offer id): unique, so the groups are never compared
     return entries
 
@@ -130,7 +136,7 @@ def _scale(
     if not counts:
         return None
     span = count_span(key[3], on_link, counts, options)
-    return key_scale(span, on_link, builder.grid_for(key[0]), options)
+    return key_scale(span, on_link, builder.grid_for(key[0]), options, counts)
 
 
 class _Reading:
