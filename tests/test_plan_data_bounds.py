@@ -42,6 +42,9 @@ terms_fields = st.tuples(
     st.sampled_from([None, "0.5"]),  # egress CNY per GB
 )
 data_fields = st.tuples(st.sampled_from([0, 200, 2000]), st.sampled_from([0, 40]))
+WINDOWS = st.sampled_from(
+    [(), ("mon-fri 09:00-18:00",), ("06:00-12:00",), ("20:00-02:00", "sat-sun")]
+)
 
 
 def profiles(terms: list[tuple[object, ...]], providers: int = 6) -> dict[str, ProviderProfile]:
@@ -64,9 +67,16 @@ def profiles(terms: list[tuple[object, ...]], providers: int = 6) -> dict[str, P
     return out
 
 
-def data_job(card_hours: int, days: int, interruptible: bool, data: tuple[int, int]) -> Job:
+def data_job(
+    card_hours: int,
+    days: int,
+    interruptible: bool,
+    data: tuple[int, int],
+    windows: tuple[str, ...] = (),
+) -> Job:
     job = a_job(card_hours, days, interruptible, None)
-    return dataclasses.replace(job, data=DataNeeds(D(data[0]), D(data[1])))
+    schedule = dataclasses.replace(job.schedule, run_windows=windows)
+    return dataclasses.replace(job, data=DataNeeds(D(data[0]), D(data[1])), schedule=schedule)
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -78,6 +88,7 @@ def data_job(card_hours: int, days: int, interruptible: bool, data: tuple[int, i
     days=st.integers(1, 4),
     interruptible=st.booleans(),
     top=st.integers(0, 3),
+    windows=WINDOWS,
 )
 def test_pruned_streamed_and_unpruned_agree_with_a_data_bill(
     rows: list[tuple[object, ...]],
@@ -87,9 +98,11 @@ def test_pruned_streamed_and_unpruned_agree_with_a_data_bill(
     days: int,
     interruptible: bool,
     top: int,
+    windows: tuple[str, ...],
 ) -> None:
+    """And under run windows: the floors read only the slots the windows allow."""
     offers, known = catalog(rows), profiles(terms)
-    job = data_job(card_hours, days, interruptible, data)
+    job = data_job(card_hours, days, interruptible, data, windows)
     context = PlanContext(today=CONTEXT.today, fx=CONTEXT.fx, top=top)
     unpruned = plan_job(job, offers, known, context, prune=False)
     pruned = plan_job(job, offers, known, context)
@@ -110,6 +123,7 @@ def test_pruned_streamed_and_unpruned_agree_with_a_data_bill(
     card_hours=st.integers(4, 200),
     days=st.integers(1, 3),
     interruptible=st.booleans(),
+    windows=WINDOWS,
 )
 def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
     rows: list[tuple[object, ...]],
@@ -118,16 +132,17 @@ def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
     card_hours: int,
     days: int,
     interruptible: bool,
+    windows: tuple[str, ...],
 ) -> None:
     """summary key ≤ group key ≤ count key ≤ candidate bound ≤ candidate optimum, each with
     the data centre's bill (rule 2's Claim 1, rule 5's Claim A, rule 6)."""
     offers, known = catalog(rows), profiles(terms)
-    job = data_job(card_hours, days, interruptible, data)
+    job = data_job(card_hours, days, interruptible, data, windows)
     lazy = prepare(job, offers, known, CONTEXT, prune=True).lazy
     assert lazy is not None
     builder, options = lazy.builder, lazy.builder.options
     rules = sorted({o.time_of_use for o in offers if o.billing in HOURLY_MODES})
-    factors = rule_floors(rules, job.schedule.earliest_start, job.schedule.deadline)
+    factors = rule_floors(rules, job.schedule.earliest_start, job.schedule.deadline, windows)
     table = work_table(job, {o.gpu for o in offers})
     unread = {
         entry[4][0]: entry[0]
@@ -137,10 +152,11 @@ def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
     }
     for g in lazy.groups:
         bill = builder.bill(g.key)
-        group = group_key(g, floors_of(g), options, "cost", bill)
+        floors = floors_of(g, windows)
+        group = group_key(g, floors, options, "cost", bill)
         assert unread[g.key] <= group
         for cards in kept_counts(g, options):
-            count = count_key(g, floors_of(g), cards, options, "cost", bill)
+            count = count_key(g, floors, cards, options, "cost", bill)
             candidate = builder.candidate(g.key, g.offers, g.prices, g.work, cards, g.grid)
             assert count is not None and candidate is not None and group <= count
             bound = candidate_bound_cents(candidate)

@@ -76,7 +76,8 @@ def streamed(
     profiles: Mapping[str, ProviderProfile] | None = None,
 ) -> tuple[PlanResult, list[OfferView]] | None:
     rules = sorted({o.time_of_use for o in offers if o.billing in HOURLY_MODES})
-    factors = rule_floors(rules, job.schedule.earliest_start, job.schedule.deadline)
+    schedule = job.schedule
+    factors = rule_floors(rules, schedule.earliest_start, schedule.deadline, schedule.run_windows)
     summaries = summaries_of(offers, factors, most_runs(job))
 
     def read(groups: Sequence[GroupSummary]) -> list[OfferView]:

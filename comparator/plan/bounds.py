@@ -21,7 +21,7 @@ from comparator.plan.bill import DataBill
 from comparator.plan.candidates import CandidateOptions, GpuWork, GroupInput
 from comparator.plan.grid import SlotGrid
 from comparator.plan.problem import ScheduleProblem
-from comparator.plan.slot_prices import least_factor
+from comparator.plan.slot_prices import least_factor_within
 from comparator.plan.solve import _fewest_run_slots, _within_daily_cap
 from comparator.plan.windows import daily_cap, rentable
 
@@ -47,8 +47,11 @@ class Floor(NamedTuple):
     per_runs: float
 
 
-def floors_of(g: GroupInput) -> list[Floor]:
+def floors_of(g: GroupInput, windows: tuple[str, ...] = ()) -> list[Floor]:
+    """Each offer's floor; an hourly offer's at its rule's least factor over the slots the
+    job's run ``windows`` allow (every slot without windows: docs/planner-pruning.md)."""
     slots = max(g.grid.deadline_slot, 1)
+    allowed = rentable(g.grid, 0, windows)
     least: dict[str, float] = {}  # per time-of-use rule of the group
     out = []
     for offer in g.offers:
@@ -56,7 +59,9 @@ def floors_of(g: GroupInput) -> list[Floor]:
         if offer.billing in HOURLY_MODES:
             rule = offer.time_of_use
             if rule not in least:
-                least[rule] = least_factor(rule, g.grid.first, slots, g.grid.timezone)
+                least[rule] = least_factor_within(
+                    rule, g.grid.first, slots, g.grid.timezone, allowed
+                )
             out.append(Floor(max_cards(offer), offer.cards, price * least[rule], 0, 0))
         else:
             per_period = price / offer.period_hours

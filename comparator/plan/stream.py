@@ -34,25 +34,32 @@ from comparator.plan.offer_filter import OfferFilter
 from comparator.plan.planning import Prepared, candidate_options, conclude, discounts
 from comparator.plan.prune import UNREAD, Entry, LazyCandidates, choose_lazy
 from comparator.plan.result import ExcludedOffer, PlanResult
-from comparator.plan.slot_prices import least_factor
+from comparator.plan.slot_prices import least_factor_within
 from comparator.plan.solve import PlanOptions
+from comparator.plan.windows import rentable
 from comparator.plan.work import WorkTable, work_table
 
 Reader = Callable[[Sequence[GroupSummary]], list[OfferView]]  # their offers, by offer id
 MAX_RULES = 200  # time-of-use rules priced in SQL; any other gets the factor 0 (still a bound)
 
 
-def rule_floors(rules: Sequence[str], earliest: datetime, deadline: datetime) -> dict[str, float]:
+def rule_floors(
+    rules: Sequence[str], earliest: datetime, deadline: datetime, windows: tuple[str, ...] = ()
+) -> dict[str, float]:
     """A factor no run slot of any provider's window goes below, per time-of-use rule.
 
     The window is widened by a day on each side and read in one zone: every zone's local
     hours of the window lie within it (offsets differ by less than a day), and a rule's
-    factor depends only on the local hour and date. 0 where the calendar cannot say."""
+    factor depends only on the local hour and date; so does whether the job's run
+    ``windows`` allow a slot, so only the slots they allow are read. 0 where the calendar
+    cannot say."""
     grid = slot_grid(earliest - timedelta(days=1), deadline + timedelta(days=1), DEFAULT_TIMEZONE)
+    allowed = rentable(grid, 0, windows)
     out = {}
     for rule in rules[:MAX_RULES]:
         try:
-            out[rule] = least_factor(rule, grid.first, max(grid.deadline_slot, 1), grid.timezone)
+            slots = max(grid.deadline_slot, 1)
+            out[rule] = least_factor_within(rule, grid.first, slots, grid.timezone, allowed)
         except CalendarError:
             out[rule] = 0.0
     return out

@@ -109,7 +109,9 @@ def plan_for_job(engine: Engine, job: Job, context: PlanContext) -> tuple[PlanRe
     offer_filter = job_offer_filter(job)
     source = CatalogGroups(engine, offer_filter, context.fx, job.currency)
     schedule = job.schedule
-    factors = rule_floors(source.rules(), schedule.earliest_start, schedule.deadline)
+    factors = rule_floors(
+        source.rules(), schedule.earliest_start, schedule.deadline, schedule.run_windows
+    )
     summaries, in_places = source.summaries(factors, most_runs(job))
     profiles = load_profiles(engine, {s.provider for s in summaries})
     count = sum(s.offers for s in summaries)
