@@ -68,10 +68,13 @@ class DataBill:
         return self.storage_cents * run_slots + self.fixed_cents
 
 
+NO_DATA = DataBill()  # the bill of a job that keeps no data (frozen: shared)
+
+
 def data_bill(data: DataNeeds, terms: StorageTerms, currency: str, fx: FxTable) -> DataBill:
     """The data bill of ``data`` on a data centre with ``terms``, in ``currency``."""
     if data.stored_gb <= 0:
-        return DataBill()
+        return NO_DATA
     rate = Decimal(1)
     same = terms.currency.upper() == currency.upper()
     if not same and fx.knows(terms.currency) and fx.knows(currency):

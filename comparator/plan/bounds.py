@@ -118,7 +118,7 @@ def group_key(
     )
     span = count_span(g.key[3], g.work, g.counts, options)
     scale = key_scale(span, g.work, g.grid, options, g.counts)
-    return scaled_key(scale, floor, objective, bill, options)
+    return scaled_key(scale, floor, objective, bill)
 
 
 def count_span(
@@ -175,16 +175,10 @@ def key_scale(
     return KeyScale(slowest, scale, (slots + 1) // 2, grid.at(fastest), fewest, grid)
 
 
-def scaled_key(
-    scale: KeyScale,
-    floor_per_card: float,
-    objective: str,
-    bill: DataBill,
-    options: CandidateOptions,
-) -> Key:
+def scaled_key(scale: KeyScale, floor_per_card: float, objective: str, bill: DataBill) -> Key:
     """The key of a group with this :class:`KeyScale` at ``floor_per_card``, whose data centre
-    bills ``bill``: FIRST when some count may not fit the window."""
-    if may_not_fit(scale.slowest, scale.grid, bill.upload_slots, options):
+    bills ``bill``: FIRST when some count may exceed the window."""
+    if scale.slowest > scale.grid.deadline_slot:
         return FIRST
     bound = math.floor(scale.card_slots * floor_per_card * 100 * (1 - 1e-6)) - scale.half_slots - 1
     bound += bill.least_cents(scale.fewest_slots)
@@ -196,10 +190,14 @@ def may_not_fit(work: int, grid: SlotGrid, upload_slots: int, options: Candidate
     not fit the slots it may rent: after the upload, inside the run windows, under the daily
     cap), exactly when :func:`comparator.plan.solve.lower_bound_cents` says so: every rate of
     a candidate is rentable on the same slots. Such a count gets the FIRST key, so the walk
-    records it as unsolvable as ``choose`` does (rule 2, Claim 3). More work never fits better,
-    so a group is FIRST when its slowest count is."""
-    overhead = options.restart_overhead_hours if options.interruptible else 0
+    records it as unsolvable as ``choose`` does (rule 2, Claim 3); more work never fits better.
+    A group's key is FIRST only when its slowest count exceeds the window (the upload and run
+    windows would make nearly every group FIRST); a group dropped whole records its counts
+    that may not fit (``prune._Walk.drop``)."""
     hours, zone = options.max_hours_per_day, options.day_zone
+    if not (upload_slots or options.run_windows or hours):
+        return work > grid.deadline_slot  # every slot of the window may be rented
+    overhead = options.restart_overhead_hours if options.interruptible else 0
     return _unfit(grid, upload_slots, options.run_windows, hours, zone, work, overhead)
 
 

@@ -27,9 +27,11 @@ from comparator.plan.bounds import (
     Floor,
     Key,
     count_key,
+    count_span,
     floors_of,
     group_key,
     max_cards,
+    may_not_fit,
 )
 from comparator.plan.candidates import (
     Candidate,
@@ -156,7 +158,7 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
         if stage == BUILT:
             walk.solve(key, item)
         elif key != FIRST and walk.all_hopeless(key):
-            walk.drop(item)
+            walk.drop(item, index)
         elif stage == GROUP:
             for entry in walk.counts(item, index):
                 heapq.heappush(heap, entry)
@@ -221,7 +223,7 @@ class _Walk:
             entries.append((key, index, position, COUNT, (g, cards)))
         return entries
 
-    def drop(self, item: GroupInput | tuple[GroupInput, int]) -> None:
+    def drop(self, item: GroupInput | tuple[GroupInput, int], index: int) -> None:
         """A group or card count left unbuilt: the bound proves it hopeless. A count's offers
         count as skipped (so none is reported as missing the deadline), as in ``choose``."""
         if isinstance(item, tuple):
@@ -229,9 +231,29 @@ class _Walk:
             g, cards = item
             self.dropped[id(g)] = (g, min(cards, self.dropped.get(id(g), (g, cards))[1]))
             return
-        # A whole group: none of its candidates is evaluated, and its offers are in no other
-        # group, so none can be reported as missing the deadline; nothing to record.
         self.lazy.not_built += len(item.counts)
+        self.record_unfit(item, index)
+
+    def record_unfit(self, g: GroupInput, index: int) -> None:
+        """A whole group dropped: ``choose`` would still record its counts whose work may not
+        fit the rentable slots as unsolvable, and skip the others; so does the walk (sketches),
+        so that its offers are reported as missing the deadline exactly as there. Nothing to
+        do when the slowest count fits (none of its offers can be so reported)."""
+        builder = self.lazy.builder
+        options, upload = builder.options, builder.bill(g.key).upload_slots
+        if not may_not_fit(
+            count_span(g.key[3], g.work, g.counts, options)[0], g.grid, upload, options
+        ):
+            return
+        node, eff = g.key[3], options.multi_node_efficiency
+        for position, cards in enumerate(kept_counts(g, options)):
+            sketch = builder.sketch(g, cards)
+            assert sketch is not None
+            work = run_hours(g.work.card_hours_on(cards), cards, node, eff)
+            if may_not_fit(work, g.grid, upload, options):
+                self.unbounded.append((index, position, sketch))
+            else:
+                self.selection.skipped.append(sketch)
 
     def build(self, g: GroupInput, cards: int, index: int, position: int) -> Entry | None:
         builder = self.lazy.builder

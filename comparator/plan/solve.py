@@ -94,7 +94,8 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
 
     An optimal plan runs ``R ≤ W + overhead·(W − 1)`` slots (each block gains work). Each run
     slot costs at least the cheapest of: an hourly rate's slot price, or a contract's price per
-    run slot, which is at least ``max(cost / period, min_periods · cost / R)``. So the ``W``
+    run slot, which is at least ``max(cost / M, min_periods · cost / R)`` with ``M ≤ period``
+    the most run slots one period can hold (its usable slots, the daily cap). So the ``W``
     cheapest such slot prices bound the cost, less half a cent for each of ≤ R segments.
     Under a daily cap at most ``cap`` run slots lie in one day: the ``W`` cheapest of each day's
     ``cap`` cheapest slots bound it then. Where run windows or the cap keep every run block to
@@ -114,10 +115,14 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         known = min(slots, len(rate.slot_costs))
         costs[:known] = float_costs(rate.slot_costs)[:known]
         np.minimum(per_slot, np.where(_usable(rate, slots), costs, np.inf), out=per_slot)
+    days = _days(problem, slots)
     for contract in problem.contracts:
-        cost = float(contract.cost)
-        per_run_slot = max(cost / contract.period_slots, contract.min_periods * cost / runs)
-        np.minimum(per_slot, np.where(_usable(contract, slots), per_run_slot, np.inf), out=per_slot)
+        cost, usable = float(contract.cost), _usable(contract, slots)
+        most = _most_runs_per_period(usable, contract.period_slots, problem, days)
+        if not most:
+            continue
+        per_run_slot = max(cost / most, contract.min_periods * cost / runs)
+        np.minimum(per_slot, np.where(usable, per_run_slot, np.inf), out=per_slot)
     needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead)
     per_slot = _within_daily_cap(problem, per_slot)
     if needed is None or len(per_slot) < needed:
@@ -134,6 +139,33 @@ def candidate_bound_cents(candidate: Candidate) -> int | None:
     problem plus its data bill's fixed part (upload storage, egress), which every plan pays."""
     bound = lower_bound_cents(candidate.problem)
     return None if bound is None else bound + candidate.bill.fixed_cents
+
+
+def _days(problem: ScheduleProblem, slots: int) -> NDArray[np.int64] | None:
+    """The local day of every slot under a daily cap (None without one)."""
+    if not problem.max_run_slots_per_day:
+        return None
+    return np.array(problem.day_indices(slots), dtype=np.int64)
+
+
+def _most_runs_per_period(
+    usable: NDArray[np.bool_], period: int, problem: ScheduleProblem, days: NDArray[np.int64] | None
+) -> int:
+    """The most run slots one contract period can hold: the usable slots of any ``period``
+    consecutive slots before the deadline, and under a daily cap at most ``cap`` for each day
+    the span touches. A paid period the run windows or the cap leave idle still costs its
+    price, so each of its run slots costs at least ``cost / this``."""
+    slots = len(usable)
+    if not slots:
+        return 0
+    starts = np.arange(slots)
+    ends = np.minimum(starts + period, slots)
+    counts = np.concatenate(([0], np.cumsum(usable)))
+    most = counts[ends] - counts[starts]
+    if days is not None:
+        touched = days[ends - 1] - days[starts] + 1
+        most = np.minimum(most, problem.max_run_slots_per_day * touched)
+    return int(min(period, most.max()))
 
 
 def _fewest_run_slots(

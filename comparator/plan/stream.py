@@ -111,7 +111,7 @@ def summary_entries(
         first = min(s.first_offer_id for s in parts)
         if (bill := bills.get(key[:2])) is None:
             bill = bills[key[:2]] = builder.bill(key)
-        entry_key = scaled_key(scale, floor, objective, bill, options)
+        entry_key = scaled_key(scale, floor, objective, bill)
         entries.append((entry_key, first, -2, UNREAD, (key, parts)))
     entries.sort()  # by (key, first offer id): unique, so the groups are never compared
     return entries
