@@ -30,7 +30,13 @@ from comparator.plan.bounds import FIRST, count_key, floors_of, group_key
 from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.planning import prepare
 from comparator.plan.prune import READ_BATCH, kept_counts
-from comparator.plan.solve import PlanOptions, _evaluate, candidate_bound_cents, lower_bound_cents
+from comparator.plan.solve import (
+    PlanOptions,
+    _evaluate,
+    _usable,
+    candidate_bound_cents,
+    lower_bound_cents,
+)
 from comparator.plan.stream import most_runs, rule_floors, summary_entries
 from comparator.plan.work import work_table
 
@@ -223,3 +229,18 @@ def test_a_dear_disk_leaves_groups_with_cheap_cards_unread() -> None:
     agree(result, read, unpruned, frozenset())
     assert (unpruned.best.provider, unpruned.best.region) == ("p0", "r0")
     assert result.stats["groups_not_read"] == 40 - (READ_BATCH - 1)
+
+
+def test_the_vectorised_usable_mask_is_the_rates_own() -> None:
+    """``solve._usable`` (numpy) says what ``rate.usable(t)`` says, slot by slot, for hourly
+    rates shorter or longer than the window and masks of any length."""
+    rng = random.Random(77)
+    for _ in range(300):
+        problem = capped_problem(rng)
+        for rate in (*problem.hourly, *problem.contracts):
+            mask = tuple(rng.random() < 0.5 for _ in range(rng.randint(0, 12)))
+            for available in (rate.available, mask):
+                changed = dataclasses.replace(rate, available=available)
+                for slots in (0, 1, 5, 12):
+                    expected = [changed.usable(t) for t in range(slots)]
+                    assert _usable(changed, slots).tolist() == expected

@@ -84,9 +84,14 @@ class Selection:
 
 
 def _usable(rate: HourlyRate | ContractRate, slots: int) -> NDArray[np.bool_]:
-    if rate.available is None and (isinstance(rate, ContractRate) or len(rate.slot_costs) >= slots):
-        return np.ones(slots, dtype=bool)
-    return np.array([rate.usable(t) for t in range(slots)], dtype=bool)
+    """``rate.usable(t)`` for every slot ``t < slots``, vectorised."""
+    out = np.ones(slots, dtype=bool)
+    if isinstance(rate, HourlyRate):
+        out[len(rate.slot_costs) :] = False
+    if rate.available is not None:
+        known = min(slots, len(rate.available))
+        out[:known] &= np.fromiter(rate.available[:known], dtype=bool, count=known)
+    return out
 
 
 def lower_bound_cents(problem: ScheduleProblem) -> int | None:
