@@ -1,14 +1,15 @@
 """National scale: import a generated catalog, then time `offers`, `plan` and `quote` on it.
 
     .venv/bin/python benchmarks/scale.py [--sizes 10000:1000,100000:1000] [--db sqlite,postgres]
-        [--unpruned-max 100000] [--horizon-days 90] [--keep DIR]
+        [--unpruned-max 100000] [--horizon-days 90] [--keep DIR] [--job JOB.toml]
     .venv/bin/python benchmarks/scale.py --phases DB_URL quote.html   # one quote, by phase
 
 For each size (offers:providers) and database it prints: import rows/s (profiles apart), the
 `offers --gpu A100-80G --province 广东` query in process (median ms: the table's first 30, and
 the full ranking) and as a command (wall and CPU), `suanli plan` / `suanli quote` on
-examples/lora-7b-guangdong.toml and the HTML render of that quote as subprocesses (wall s, CPU s
-and peak RSS from ``wait4``), `plan` over a ``--horizon-days`` window with its ratio to 7 days,
+examples/lora-7b-guangdong.toml (or ``--job``) and the HTML render of that quote as subprocesses
+(wall s, CPU s and peak RSS from ``wait4``), `plan` over a ``--horizon-days`` window with its
+ratio to 7 days,
 the planner alone in a bare process streamed (rule 5) and with the job's offers loaded (the
 planner before rule 5), beside the unpruned planner (every current offer loaded as an object,
 no pruning: the planner as it was) in the same run, with the ratios and a check that all find
@@ -77,6 +78,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -90,7 +92,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-JOB = ROOT / "examples" / "lora-7b-guangdong.toml"
+# the job planned and quoted: --job (passed on to the measured children in the environment)
+JOB = Path(os.environ.get("SUANLI_SCALE_JOB") or ROOT / "examples" / "lora-7b-guangdong.toml")
 TODAY = "2026-11-29"
 SUANLI = [sys.executable, "-m", "comparator"]
 CPU_SECONDS: dict[str, float] = {}  # user + system CPU of each measured command (less noisy)
@@ -393,7 +396,11 @@ def main() -> None:
     parser.add_argument(
         "--horizon-days", type=int, default=90, help="Also plan over this window (0: skip)."
     )
+    parser.add_argument("--job", type=Path, help=f"The job to plan and quote ({JOB.name}).")
     args = parser.parse_args()
+    if args.job:  # this process reads JOB; the measured children read the environment
+        os.environ["SUANLI_SCALE_JOB"] = str(args.job.resolve())
+        globals()["JOB"] = args.job.resolve()
     sizes = [tuple(int(x) for x in s.split(":")) for s in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as scratch:
         tmp = args.keep or Path(scratch)
