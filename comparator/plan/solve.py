@@ -9,8 +9,10 @@ candidate of each (provider, GPU) pair is reported, best pair first.
 
 A candidate is skipped without solving only when a lower bound proves it cannot be the best of
 its pair nor among the pairs shown: the ``W`` cheapest slot prices of its window (a contract
-counted at its price per hour when fully used), less half a cent per possible segment, and a
-finish no earlier than ``W`` hours after slot 0.
+counted at its price per run slot when each period holds as many run slots as it can), less
+half a cent per possible segment, plus the data bill every plan there pays (storage of each
+run slot, the upload's storage, the egress), and a finish no earlier than ``W`` hours after
+slot 0.
 """
 
 from __future__ import annotations
