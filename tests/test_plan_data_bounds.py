@@ -29,6 +29,7 @@ from comparator.plan import PlanContext, plan_job
 from comparator.plan.bounds import FIRST, count_key, floors_of, group_key
 from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.planning import prepare
+from comparator.plan.problem import ContractRate, HourlyRate
 from comparator.plan.prune import READ_BATCH, kept_counts
 from comparator.plan.solve import (
     PlanOptions,
@@ -159,7 +160,7 @@ def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
     }
     for g in lazy.groups:
         bill = builder.bill(g.key)
-        floors = floors_of(g, windows)
+        floors = floors_of(g, options)
         group = group_key(g, floors, options, "cost", bill)
         assert unread[g.key] <= group
         for cards in kept_counts(g, options):
@@ -237,7 +238,8 @@ def test_the_vectorised_usable_mask_is_the_rates_own() -> None:
     rng = random.Random(77)
     for _ in range(300):
         problem = capped_problem(rng)
-        for rate in (*problem.hourly, *problem.contracts):
+        rates: list[HourlyRate | ContractRate] = [*problem.hourly, *problem.contracts]
+        for rate in rates:
             mask = tuple(rng.random() < 0.5 for _ in range(rng.randint(0, 12)))
             for available in (rate.available, mask):
                 changed = dataclasses.replace(rate, available=available)

@@ -22,7 +22,7 @@ from comparator.plan.candidates import CandidateOptions, GpuWork, GroupInput
 from comparator.plan.grid import SlotGrid
 from comparator.plan.problem import ScheduleProblem
 from comparator.plan.slot_prices import least_factor_within
-from comparator.plan.solve import _fewest_run_slots, _within_daily_cap
+from comparator.plan.solve import _days, _fewest_run_slots, _most_runs_per_period, _within_daily_cap
 from comparator.plan.windows import daily_cap, rentable
 
 Key = tuple[Any, ...]
@@ -47,10 +47,12 @@ class Floor(NamedTuple):
     per_runs: float
 
 
-def floors_of(g: GroupInput, windows: tuple[str, ...] = ()) -> list[Floor]:
+def floors_of(g: GroupInput, options: CandidateOptions) -> list[Floor]:
     """Each offer's floor; an hourly offer's at its rule's least factor over the slots the
-    job's run ``windows`` allow (every slot without windows: docs/planner-pruning.md)."""
+    job's run windows allow (every slot without windows), a contract's per period divided by
+    the run slots one period can hold (docs/planner-pruning.md, rule 6)."""
     slots = max(g.grid.deadline_slot, 1)
+    windows, hours = options.run_windows, options.max_hours_per_day
     allowed = rentable(g.grid, 0, windows)
     least: dict[str, float] = {}  # per time-of-use rule of the group
     out = []
@@ -64,7 +66,9 @@ def floors_of(g: GroupInput, windows: tuple[str, ...] = ()) -> list[Floor]:
                 )
             out.append(Floor(max_cards(offer), offer.cards, price * least[rule], 0, 0))
         else:
-            per_period = price / offer.period_hours
+            period = offer.period_hours
+            most = period_runs(g.grid, windows, hours, options.day_zone, period) or period
+            per_period = price / most
             out.append(
                 Floor(max_cards(offer), offer.cards, None, per_period, offer.min_units * price)
             )
@@ -225,3 +229,18 @@ def _unfit(
         return True
     kept = _within_daily_cap(problem, np.where(runnable, 0.0, np.inf))
     return int(np.isfinite(kept).sum()) < needed
+
+
+@lru_cache(maxsize=4096)
+def period_runs(
+    grid: SlotGrid, windows: tuple[str, ...], hours: int | None, zone: ZoneInfo, period: int
+) -> int:
+    """The most run slots one contract period can hold on ``grid``: the slots the run windows
+    allow in any ``period`` consecutive slots, at most ``hours`` a day under a cap (the
+    candidates' own count, ``solve._most_runs_per_period``, reads a subset of these slots)."""
+    slots = grid.deadline_slot
+    mask = rentable(grid, 0, windows)
+    usable = np.ones(slots, dtype=bool) if mask is None else np.array(mask, dtype=bool)
+    cap = daily_cap(grid, hours, zone)
+    problem = ScheduleProblem(slots, 1, False, 0, (), (), Decimal(0), *cap)
+    return _most_runs_per_period(usable, period, problem, _days(problem, slots))

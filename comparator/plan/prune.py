@@ -110,7 +110,7 @@ def lazy_candidates(
         g = None if work is None else lazy.add(key, group, work)
         if g is not None:
             lazy.groups.append(g)
-            lazy.floors.append(floors_of(g, options.run_windows))
+            lazy.floors.append(floors_of(g, options))
     return lazy
 
 
@@ -205,7 +205,7 @@ class _Walk:
         assert self.lazy.read is not None
         objective, builder = self.options.objective, self.lazy.builder
         for g, index, least in self.lazy.read(batch):
-            floors = floors_of(g, builder.options.run_windows)
+            floors = floors_of(g, builder.options)
             key = group_key(g, floors, builder.options, objective, builder.bill(g.key))
             heapq.heappush(heap, (max(key, least), index, -1, GROUP, g))
         return at + len(batch)
@@ -215,7 +215,7 @@ class _Walk:
         its undominated offers."""
         options, bill = self.lazy.builder.options, self.lazy.builder.bill(g.key)
         g = self.lazy.undominated(g)
-        floors = floors_of(g, options.run_windows)
+        floors = floors_of(g, options)
         entries = []
         for position, cards in enumerate(kept_counts(g, options)):
             key = count_key(g, floors, cards, options, self.options.objective, bill)
