@@ -38,7 +38,7 @@ from comparator.plan.solve import (
     candidate_bound_cents,
     lower_bound_cents,
 )
-from comparator.plan.stream import most_runs, rule_floors, summary_entries
+from comparator.plan.stream import contract_runs, most_runs, rule_floors, summary_entries
 from comparator.plan.work import work_table
 
 D = Decimal
@@ -155,7 +155,11 @@ def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
     unread = {
         entry[4][0]: entry[0]
         for entry in summary_entries(
-            summaries_of(offers, factors, most_runs(job)), table, builder, options.prices, "cost"
+            summaries_of(offers, factors, most_runs(job), contract_runs(job)),
+            table,
+            builder,
+            options.prices,
+            "cost",
         )
     }
     for g in lazy.groups:

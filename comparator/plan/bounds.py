@@ -243,4 +243,4 @@ def period_runs(
     usable = np.ones(slots, dtype=bool) if mask is None else np.array(mask, dtype=bool)
     cap = daily_cap(grid, hours, zone)
     problem = ScheduleProblem(slots, 1, False, 0, (), (), Decimal(0), *cap)
-    return _most_runs_per_period(usable, period, problem, _days(problem, slots))
+    return _most_runs_per_period(usable, period, cap[0], _days(problem, slots))

@@ -125,7 +125,9 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     days = _days(problem, slots)
     for contract in problem.contracts:
         cost, usable = float(contract.cost), _usable(contract, slots)
-        most = _most_runs_per_period(usable, contract.period_slots, problem, days)
+        most = _most_runs_per_period(
+            usable, contract.period_slots, problem.max_run_slots_per_day, days
+        )
         if not most:
             continue
         per_run_slot = max(cost / most, contract.min_periods * cost / runs)
@@ -156,7 +158,7 @@ def _days(problem: ScheduleProblem, slots: int) -> NDArray[np.int64] | None:
 
 
 def _most_runs_per_period(
-    usable: NDArray[np.bool_], period: int, problem: ScheduleProblem, days: NDArray[np.int64] | None
+    usable: NDArray[np.bool_], period: int, cap: int, days: NDArray[np.int64] | None
 ) -> int:
     """The most run slots one contract period can hold: the usable slots of any ``period``
     consecutive slots before the deadline, and under a daily cap at most ``cap`` for each day
@@ -171,7 +173,7 @@ def _most_runs_per_period(
     most = counts[ends] - counts[starts]
     if days is not None:
         touched = days[ends - 1] - days[starts] + 1
-        most = np.minimum(most, problem.max_run_slots_per_day * touched)
+        most = np.minimum(most, cap * touched)
     return int(min(period, most.max()))
 
 

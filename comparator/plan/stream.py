@@ -17,6 +17,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
+import numpy as np
+
+from comparator.domain.billing import CONTRACT_MODES, PERIOD_HOURS
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, GroupSummary
 from comparator.domain.offer_view import OfferView
@@ -35,7 +38,7 @@ from comparator.plan.planning import Prepared, candidate_options, conclude, disc
 from comparator.plan.prune import UNREAD, Entry, LazyCandidates, choose_lazy
 from comparator.plan.result import ExcludedOffer, PlanResult
 from comparator.plan.slot_prices import least_factor_within
-from comparator.plan.solve import PlanOptions
+from comparator.plan.solve import PlanOptions, _most_runs_per_period
 from comparator.plan.windows import rentable
 from comparator.plan.work import WorkTable, work_table
 
@@ -63,6 +66,28 @@ def rule_floors(
         except CalendarError:
             out[rule] = 0.0
     return out
+
+
+def contract_runs(job: Job) -> dict[str, int]:
+    """Per contract billing mode, at least the run slots one period can hold in any provider's
+    window (the summaries' floor divides a contract's price by it; docs/planner-pruning.md,
+    rule 6): the slots the run windows allow in any ``period + 2`` consecutive slots of the
+    widened window read in one zone, plus 2 (a daylight-saving shift skips or repeats a local
+    hour), at most the period."""
+    periods = {b: PERIOD_HOURS[b] for b in CONTRACT_MODES}
+    if not job.schedule.run_windows:
+        return periods
+    schedule = job.schedule
+    grid = slot_grid(
+        schedule.earliest_start - timedelta(days=1),
+        schedule.deadline + timedelta(days=1),
+        DEFAULT_TIMEZONE,
+    )
+    mask = rentable(grid, 0, schedule.run_windows)
+    usable = np.ones(grid.deadline_slot, dtype=bool) if mask is None else np.array(mask, bool)
+    return {
+        b: min(p, _most_runs_per_period(usable, p + 2, 0, None) + 2) for b, p in periods.items()
+    }
 
 
 def most_runs(job: Job) -> int:
