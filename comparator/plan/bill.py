@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 from comparator.domain.job import DataNeeds
@@ -51,12 +52,13 @@ class DataBill:
     def active(self) -> bool:
         return self.dataset_gb > 0 or self.checkpoint_gb > 0
 
-    @property
+    @cached_property
     def fixed_cents(self) -> int:
-        """Storage during the upload, and the egress: the same for every schedule."""
+        """Storage during the upload, and the egress: the same for every schedule (computed
+        once: the walk's keys read it for every group)."""
         return int((self.storage_per_hour * self.upload_slots + self.egress) * 100)
 
-    @property
+    @cached_property
     def storage_cents(self) -> int:
         """Storage per slot in whole cents (the schedule problem's ``storage_per_slot``)."""
         return int(self.storage_per_hour * 100)
