@@ -9,15 +9,30 @@ For each size (offers:providers) and database it prints: import rows/s (profiles
 the full ranking) and as a command (wall and CPU), `suanli plan` / `suanli quote` on
 examples/lora-7b-guangdong.toml (or ``--job``) and the HTML render of that quote as subprocesses
 (wall s, CPU s and peak RSS from ``wait4``), `plan` over a ``--horizon-days`` window with its
-ratio to 7 days,
-the planner alone in a bare process streamed (rule 5) and with the job's offers loaded (the
-planner before rule 5), beside the unpruned planner (every current offer loaded as an object,
+ratio to 7 days, the planner alone in a bare process streamed (rule 5) and with the job's
+offers loaded (the planner before rule 5), beside the unpruned planner (every current offer loaded as an object,
 no pruning: the planner as it was) in the same run, with the ratios and a check that all find
 the same optimum to the cent, and the quote's time by phase (``--phases``: imports, each SQL
 query, profiles, summary keys, group reads, checks, candidates, DP, document, DB writes,
 render). PostgreSQL runs need SUANLI_TEST_PG_URL (an admin URL: a throwaway database is created
 and dropped). Timings on a shared machine are noisy: compare CPU seconds and the ratios,
 measured within one run.
+
+Measured 2026-12-01 (the #15 follow-up: windowed and large-data jobs, rule 6 of
+docs/planner-pruning.md), on the kept 1M / 10k catalogs (the 1M catalog of the third round),
+alternating the tree before (9527209) and after, `suanli --db URL --lang en quote JOB
+--today 2026-11-29 --json` under `/usr/bin/time`, load average 1.9 to 5 (CPU s, peak RSS):
+
+    job                                 sqlite before -> after          postgres before -> after
+    storage-upload-windows (2 TB)       43.5-49.8 -> 3.3-4.3 (869->179 MiB)   47.0-47.1 -> 3.3-4.2 (874->188 MiB)
+    lora-7b-guangdong (must show)       2.4-3.6 -> 2.2-3.3 (132 MiB)    2.5-3.1 -> 2.4-3.3 (149 MiB)
+
+The same optimum each time (224.48 and 64.90). The windowed job read 448 groups (1,385 offers)
+instead of 9,248 (25,291 offers), built 1,612 candidates instead of 33,833, and ran the DP on
+fewer of them; the catalog has no storage prices, so there its data bill is 0 and what helped is
+reading time-of-use discounts only inside the run windows and pricing a contract by the hours
+a period can run. `--sizes 10000:1000 --db sqlite --job examples/storage-upload-windows.toml`:
+the same optimum as the unpruned planner (231.04).
 
 Measured 2026-12-01 (issue #15, third round: streaming by group, rule 5 of
 docs/planner-pruning.md) on the shared 2-core machine at a load average of 6 to 12 (other
