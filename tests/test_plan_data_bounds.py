@@ -80,9 +80,10 @@ def data_job(
     interruptible: bool,
     data: tuple[int, int],
     windows: tuple[str, ...] = (),
+    cap: int | None = None,
 ) -> Job:
     job = a_job(card_hours, days, interruptible, None)
-    schedule = dataclasses.replace(job.schedule, run_windows=windows)
+    schedule = dataclasses.replace(job.schedule, run_windows=windows, max_hours_per_day=cap)
     return dataclasses.replace(job, data=DataNeeds(D(data[0]), D(data[1])), schedule=schedule)
 
 
@@ -96,6 +97,7 @@ def data_job(
     interruptible=st.booleans(),
     top=st.integers(0, 3),
     windows=WINDOWS,
+    cap=st.sampled_from([None, None, 6]),
 )
 def test_pruned_streamed_and_unpruned_agree_with_a_data_bill(
     rows: list[tuple[object, ...]],
@@ -106,10 +108,11 @@ def test_pruned_streamed_and_unpruned_agree_with_a_data_bill(
     interruptible: bool,
     top: int,
     windows: tuple[str, ...],
+    cap: int | None,
 ) -> None:
-    """And under run windows: the floors read only the slots the windows allow."""
+    """And under run windows and a daily cap: the floors read only the slots they allow."""
     offers, known = catalog(rows), profiles(terms)
-    job = data_job(card_hours, days, interruptible, data, windows)
+    job = data_job(card_hours, days, interruptible, data, windows, cap)
     context = PlanContext(today=CONTEXT.today, fx=CONTEXT.fx, top=top)
     unpruned = plan_job(job, offers, known, context, prune=False)
     pruned = plan_job(job, offers, known, context)
@@ -131,6 +134,7 @@ def test_pruned_streamed_and_unpruned_agree_with_a_data_bill(
     days=st.integers(1, 3),
     interruptible=st.booleans(),
     windows=WINDOWS,
+    cap=st.sampled_from([None, None, 6]),
 )
 def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
     rows: list[tuple[object, ...]],
@@ -140,12 +144,13 @@ def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
     days: int,
     interruptible: bool,
     windows: tuple[str, ...],
+    cap: int | None,
 ) -> None:
     """summary key ≤ group key ≤ count key ≤ candidate bound ≤ candidate optimum, each with
     the data centre's bill (rule 2's Claim 1, rule 5's Claim A, rule 6); a count is keyed
     FIRST exactly when its candidate has no bound (its work cannot fit the rentable slots)."""
     offers, known = catalog(rows), profiles(terms)
-    job = data_job(card_hours, days, interruptible, data, windows)
+    job = data_job(card_hours, days, interruptible, data, windows, cap)
     lazy = prepare(job, offers, known, CONTEXT, prune=True).lazy
     assert lazy is not None
     builder, options = lazy.builder, lazy.builder.options
