@@ -31,8 +31,9 @@ The same optimum each time (224.48 and 64.90). The windowed job read 448 groups 
 instead of 9,248 (25,291 offers), built 1,612 candidates instead of 33,833, and ran the DP on
 fewer of them; the catalog has no storage prices, so there its data bill is 0 and what helped is
 reading time-of-use discounts only inside the run windows and pricing a contract by the hours
-a period can run. `--sizes 10000:1000 --db sqlite --job examples/storage-upload-windows.toml`:
-the same optimum as the unpruned planner (231.04).
+a period can run. `--job examples/storage-upload-windows.toml --horizon-days 0`: the same
+optimum as the unpruned planner at 10k on both databases (231.04; unpruned 2.4-2.5x the CPU)
+and at 100k on SQLite (224.80; unpruned 14.8 s CPU, 11.3x the streamed planner, 9.1x memory).
 
 Measured 2026-12-01 (issue #15, third round: streaming by group, rule 5 of
 docs/planner-pruning.md) on the shared 2-core machine at a load average of 6 to 12 (other
