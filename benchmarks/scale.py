@@ -1,22 +1,39 @@
 """National scale: import a generated catalog, then time `offers`, `plan` and `quote` on it.
 
     .venv/bin/python benchmarks/scale.py [--sizes 10000:1000,100000:1000] [--db sqlite,postgres]
-        [--unpruned-max 100000] [--horizon-days 90] [--keep DIR]
+        [--unpruned-max 100000] [--horizon-days 90] [--keep DIR] [--job JOB.toml]
     .venv/bin/python benchmarks/scale.py --phases DB_URL quote.html   # one quote, by phase
 
 For each size (offers:providers) and database it prints: import rows/s (profiles apart), the
 `offers --gpu A100-80G --province 广东` query in process (median ms: the table's first 30, and
 the full ranking) and as a command (wall and CPU), `suanli plan` / `suanli quote` on
-examples/lora-7b-guangdong.toml and the HTML render of that quote as subprocesses (wall s, CPU s
-and peak RSS from ``wait4``), `plan` over a ``--horizon-days`` window with its ratio to 7 days,
-the planner alone in a bare process streamed (rule 5) and with the job's offers loaded (the
-planner before rule 5), beside the unpruned planner (every current offer loaded as an object,
+examples/lora-7b-guangdong.toml (or ``--job``) and the HTML render of that quote as subprocesses
+(wall s, CPU s and peak RSS from ``wait4``), `plan` over a ``--horizon-days`` window with its
+ratio to 7 days, the planner alone in a bare process streamed (rule 5) and with the job's
+offers loaded (the planner before rule 5), beside the unpruned planner (every current offer loaded as an object,
 no pruning: the planner as it was) in the same run, with the ratios and a check that all find
 the same optimum to the cent, and the quote's time by phase (``--phases``: imports, each SQL
 query, profiles, summary keys, group reads, checks, candidates, DP, document, DB writes,
 render). PostgreSQL runs need SUANLI_TEST_PG_URL (an admin URL: a throwaway database is created
 and dropped). Timings on a shared machine are noisy: compare CPU seconds and the ratios,
 measured within one run.
+
+Measured 2026-12-01 (the #15 follow-up: windowed and large-data jobs, rule 6 of
+docs/planner-pruning.md), on the kept 1M / 10k catalogs (the 1M catalog of the third round),
+alternating the tree before (9527209) and after, `suanli --db URL --lang en quote JOB
+--today 2026-11-29 --json` under `/usr/bin/time`, load average 1.9 to 5 (CPU s, peak RSS):
+
+    job                                 sqlite before -> after          postgres before -> after
+    storage-upload-windows (2 TB)       43.5-49.8 -> 3.3-4.3 (869->179 MiB)   47.0-47.1 -> 3.3-4.2 (874->188 MiB)
+    lora-7b-guangdong (must show)       2.4-3.6 -> 2.2-3.3 (132 MiB)    2.5-3.1 -> 2.4-3.3 (149 MiB)
+
+The same optimum each time (224.48 and 64.90). The windowed job read 448 groups (1,385 offers)
+instead of 9,248 (25,291 offers), built 1,612 candidates instead of 33,833, and ran the DP on
+fewer of them; the catalog has no storage prices, so there its data bill is 0 and what helped is
+reading time-of-use discounts only inside the run windows and pricing a contract by the hours
+a period can run. `--job examples/storage-upload-windows.toml --horizon-days 0`: the same
+optimum as the unpruned planner at 10k on both databases (231.04; unpruned 2.4-2.5x the CPU)
+and at 100k on SQLite (224.80; unpruned 14.8 s CPU, 11.3x the streamed planner, 9.1x memory).
 
 Measured 2026-12-01 (issue #15, third round: streaming by group, rule 5 of
 docs/planner-pruning.md) on the shared 2-core machine at a load average of 6 to 12 (other
@@ -77,6 +94,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -90,7 +108,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-JOB = ROOT / "examples" / "lora-7b-guangdong.toml"
+# the job planned and quoted: --job (passed on to the measured children in the environment)
+JOB = Path(os.environ.get("SUANLI_SCALE_JOB") or ROOT / "examples" / "lora-7b-guangdong.toml")
 TODAY = "2026-11-29"
 SUANLI = [sys.executable, "-m", "comparator"]
 CPU_SECONDS: dict[str, float] = {}  # user + system CPU of each measured command (less noisy)
@@ -393,7 +412,11 @@ def main() -> None:
     parser.add_argument(
         "--horizon-days", type=int, default=90, help="Also plan over this window (0: skip)."
     )
+    parser.add_argument("--job", type=Path, help=f"The job to plan and quote ({JOB.name}).")
     args = parser.parse_args()
+    if args.job:  # this process reads JOB; the measured children read the environment
+        os.environ["SUANLI_SCALE_JOB"] = str(args.job.resolve())
+        globals()["JOB"] = args.job.resolve()
     sizes = [tuple(int(x) for x in s.split(":")) for s in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as scratch:
         tmp = args.keep or Path(scratch)

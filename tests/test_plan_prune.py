@@ -8,6 +8,7 @@ plan and alternatives (to the cent, and the same placements), and the same exclu
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
@@ -19,6 +20,7 @@ from plan_fixtures import make_offer
 from comparator.domain.job import Job, Requirements, Schedule, Workload
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
+from comparator.domain.profile import ProviderProfile
 from comparator.plan import PlanContext, plan_job
 from comparator.plan.planning import prepare
 from comparator.plan.result import PlanResult
@@ -93,9 +95,14 @@ def answer(result: PlanResult, dominated: frozenset[str] = frozenset()) -> tuple
     )
 
 
-def dominated_ids(job: Job, offers: list[OfferView], context: PlanContext) -> frozenset[str]:
+def dominated_ids(
+    job: Job,
+    offers: list[OfferView],
+    context: PlanContext,
+    profiles: Mapping[str, ProviderProfile] | None = None,
+) -> frozenset[str]:
     """Every offer a machine-mate dominates (the walk drops them only in groups it reaches)."""
-    lazy = prepare(job, offers, {}, context, prune=True).lazy
+    lazy = prepare(job, offers, profiles or {}, context, prune=True).lazy
     assert lazy is not None
     for group in lazy.groups:
         lazy.undominated(group)

@@ -30,17 +30,21 @@ from comparator.plan.planning import prepare
 from comparator.plan.prefilter import job_offer_filter
 from comparator.plan.prune import READ_BATCH
 from comparator.plan.result import PlanResult
-from comparator.plan.stream import most_runs, plan_streamed, rule_floors
+from comparator.plan.stream import contract_runs, most_runs, plan_streamed, rule_floors
 from comparator.services.planning import context_from_settings, plan_for_job
 
 EXAMPLES = ["lora-7b-guangdong", "seeds-13b-full-8xa100", "70b-full-multinode"]
 
 
 def summaries_of(
-    offers: Sequence[OfferView], factors: Mapping[str, float], runs: int
+    offers: Sequence[OfferView],
+    factors: Mapping[str, float],
+    runs: int,
+    periods: Mapping[str, int] | None = None,
 ) -> list[GroupSummary]:
     """What the catalog's GROUP BY returns, computed here from the offers themselves (CNY
-    only: the random catalogs have one currency)."""
+    only: the random catalogs have one currency); ``periods``: the run slots a contract
+    period can hold, per billing mode (``stream.contract_runs``)."""
     rows: dict[tuple[str, str, str, int, str | None, str | None], list[OfferView]] = {}
     for o in offers:
         key = (o.provider, o.region, o.gpu, o.node_cards, o.interconnect, o.network)
@@ -53,7 +57,8 @@ def summaries_of(
             if o.billing in HOURLY_MODES:
                 m = factors.get(o.time_of_use, 0.0)
             else:
-                m = max(1 / o.period_hours, o.min_units / runs)
+                held = (periods or {}).get(o.billing, o.period_hours)
+                m = max(1 / held, o.min_units / runs)
             floors.append(float(o.price) * tax * m / o.cards)
             factors_per_card.append(m / o.cards)
         out.append(
@@ -70,11 +75,15 @@ def summaries_of(
 
 
 def streamed(
-    job: Job, offers: list[OfferView], context: PlanContext
+    job: Job,
+    offers: list[OfferView],
+    context: PlanContext,
+    profiles: Mapping[str, ProviderProfile] | None = None,
 ) -> tuple[PlanResult, list[OfferView]] | None:
     rules = sorted({o.time_of_use for o in offers if o.billing in HOURLY_MODES})
-    factors = rule_floors(rules, job.schedule.earliest_start, job.schedule.deadline)
-    summaries = summaries_of(offers, factors, most_runs(job))
+    schedule = job.schedule
+    factors = rule_floors(rules, schedule.earliest_start, schedule.deadline, schedule.run_windows)
+    summaries = summaries_of(offers, factors, most_runs(job), contract_runs(job))
 
     def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
         wanted = {
@@ -86,7 +95,7 @@ def streamed(
             if (o.provider, o.region, o.gpu, o.node_cards, o.interconnect, o.network) in wanted
         ]
 
-    return plan_streamed(job, summaries, read, {}, context)
+    return plan_streamed(job, summaries, read, profiles or {}, context)
 
 
 def agree(
@@ -155,7 +164,7 @@ def walked_offers(
     streamed)."""
     source = CatalogGroups(engine, job_offer_filter(job), context.fx, job.currency)
     factors = rule_floors(source.rules(), job.schedule.earliest_start, job.schedule.deadline)
-    summaries = source.summaries(factors, most_runs(job)).groups
+    summaries = source.summaries(factors, most_runs(job), contract_runs(job)).groups
     got = plan_streamed(job, summaries, source.read, profiles, context)
     return None if got is None else got[1]
 

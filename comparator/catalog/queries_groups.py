@@ -45,22 +45,29 @@ class CatalogGroups:
         with self.engine.connect() as conn:
             return sorted(str(r) for r in conn.execute(query).scalars())
 
-    def _factor(self, factors: Mapping[str, float], runs: int) -> ColumnElement[Any]:
+    def _factor(
+        self, factors: Mapping[str, float], runs: int, periods: Mapping[str, int] | None
+    ) -> ColumnElement[Any]:
         """``m`` of an offer: its rule's least factor (hourly; 0 for a rule not given) or
-        ``max(1/period, min_units/runs)`` (contracts)."""
+        ``max(1/M, min_units/runs)`` (contracts; ``M`` the run slots one period can hold, per
+        billing mode in ``periods``, else the period)."""
         hourly = case(factors, value=OFFER.c.time_of_use, else_=0.0) if factors else 0.0
-        period = 1.0 / case(PERIOD_HOURS, value=OFFER.c.billing, else_=1)
+        held = {b: max(1, (periods or {}).get(b, h)) for b, h in PERIOD_HOURS.items()}
+        period = 1.0 / case(held, value=OFFER.c.billing, else_=1)
         per_runs = cast(OFFER.c.min_units, Float) / runs
         contract = case((period >= per_runs, period), else_=per_runs)
         return case((OFFER.c.billing.in_(HOURLY_MODES), hourly), else_=contract)
 
-    def summaries(self, factors: Mapping[str, float], runs: int) -> GroupSummaries:
-        """One row per group of the job's offers, ``factors`` per time-of-use rule, and how
-        many offers the filter's places hold (the job's or not: one scan for both)."""
+    def summaries(
+        self, factors: Mapping[str, float], runs: int, periods: Mapping[str, int] | None = None
+    ) -> GroupSummaries:
+        """One row per group of the job's offers, ``factors`` per time-of-use rule (and the
+        run slots a contract period can hold, per billing mode: ``periods``), and how many
+        offers the filter's places hold (the job's or not: one scan for both)."""
         rates = {code: float(self.fx.rate(code, self.currency)) for code in self.fx.rates_cny}
         rate = case(rates, value=func.upper(OFFER.c.currency), else_=None)
         tax = case((OFFER.c.tax_inclusive, 1.0), else_=1.0 + cast(OFFER.c.vat_rate, Float))
-        per_card = self._factor(factors, runs) / OFFER.c.cards
+        per_card = self._factor(factors, runs, periods) / OFFER.c.cards
         keys = (
             OFFER.c.provider,
             OFFER.c.region,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 from comparator.domain.job import DataNeeds
@@ -51,16 +52,31 @@ class DataBill:
     def active(self) -> bool:
         return self.dataset_gb > 0 or self.checkpoint_gb > 0
 
-    @property
+    @cached_property
     def fixed_cents(self) -> int:
-        """Storage during the upload, and the egress: the same for every schedule."""
+        """Storage during the upload, and the egress: the same for every schedule (computed
+        once: the walk's keys read it for every group)."""
         return int((self.storage_per_hour * self.upload_slots + self.egress) * 100)
+
+    @cached_property
+    def storage_cents(self) -> int:
+        """Storage per slot in whole cents (the schedule problem's ``storage_per_slot``)."""
+        return int(self.storage_per_hour * 100)
+
+    def least_cents(self, run_slots: int) -> int:
+        """The least this bill adds to a plan that runs at least ``run_slots`` slots: storage
+        is billed from the first run slot to the finish, so for every run slot at least, and
+        the fixed part always (docs/planner-pruning.md, rule 6)."""
+        return self.storage_cents * run_slots + self.fixed_cents
+
+
+NO_DATA = DataBill()  # the bill of a job that keeps no data (frozen: shared)
 
 
 def data_bill(data: DataNeeds, terms: StorageTerms, currency: str, fx: FxTable) -> DataBill:
     """The data bill of ``data`` on a data centre with ``terms``, in ``currency``."""
     if data.stored_gb <= 0:
-        return DataBill()
+        return NO_DATA
     rate = Decimal(1)
     same = terms.currency.upper() == currency.upper()
     if not same and fx.knows(terms.currency) and fx.knows(currency):

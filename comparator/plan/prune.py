@@ -27,9 +27,11 @@ from comparator.plan.bounds import (
     Floor,
     Key,
     count_key,
+    count_span,
     floors_of,
     group_key,
     max_cards,
+    may_not_fit,
 )
 from comparator.plan.candidates import (
     Candidate,
@@ -48,7 +50,7 @@ from comparator.plan.solve import (
     _evaluate,
     _lower_key,
     _Ranking,
-    lower_bound_cents,
+    candidate_bound_cents,
 )
 
 Entry = tuple[Key, int, int, int, Any]  # key, group index, position, stage, item
@@ -108,7 +110,7 @@ def lazy_candidates(
         g = None if work is None else lazy.add(key, group, work)
         if g is not None:
             lazy.groups.append(g)
-            lazy.floors.append(floors_of(g))
+            lazy.floors.append(floors_of(g, options))
     return lazy
 
 
@@ -140,9 +142,9 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
     Stages: a group (its cheapest count's key) → its card counts (each count's key, after
     the card-count dominance of the candidate builder) → a built candidate (its proven bound).
     """
-    objective = options.objective
+    objective, builder = options.objective, lazy.builder
     heap: list[Entry] = [
-        (group_key(g, floors, lazy.builder.options, objective), i, -1, GROUP, g)
+        (group_key(g, floors, builder.options, objective, builder.bill(g.key)), i, -1, GROUP, g)
         for i, (g, floors) in enumerate(zip(lazy.groups, lazy.floors, strict=True))
     ]
     heapq.heapify(heap)
@@ -156,7 +158,7 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
         if stage == BUILT:
             walk.solve(key, item)
         elif key != FIRST and walk.all_hopeless(key):
-            walk.drop(item)
+            walk.drop(item, index)
         elif stage == GROUP:
             for entry in walk.counts(item, index):
                 heapq.heappush(heap, entry)
@@ -201,26 +203,27 @@ class _Walk:
             self.lazy.unread.extend(pending[at:])
             return len(pending)
         assert self.lazy.read is not None
-        objective, options = self.options.objective, self.lazy.builder.options
+        objective, builder = self.options.objective, self.lazy.builder
         for g, index, least in self.lazy.read(batch):
-            key = group_key(g, floors_of(g), options, objective)
+            floors = floors_of(g, builder.options)
+            key = group_key(g, floors, builder.options, objective, builder.bill(g.key))
             heapq.heappush(heap, (max(key, least), index, -1, GROUP, g))
         return at + len(batch)
 
     def counts(self, g: GroupInput, index: int) -> list[Entry]:
         """The group's card counts that the builder would keep, each with its own key, over
         its undominated offers."""
-        options = self.lazy.builder.options
+        options, bill = self.lazy.builder.options, self.lazy.builder.bill(g.key)
         g = self.lazy.undominated(g)
-        floors = floors_of(g)
+        floors = floors_of(g, options)
         entries = []
         for position, cards in enumerate(kept_counts(g, options)):
-            key = count_key(g, floors, cards, options, self.options.objective)
+            key = count_key(g, floors, cards, options, self.options.objective, bill)
             assert key is not None
             entries.append((key, index, position, COUNT, (g, cards)))
         return entries
 
-    def drop(self, item: GroupInput | tuple[GroupInput, int]) -> None:
+    def drop(self, item: GroupInput | tuple[GroupInput, int], index: int) -> None:
         """A group or card count left unbuilt: the bound proves it hopeless. A count's offers
         count as skipped (so none is reported as missing the deadline), as in ``choose``."""
         if isinstance(item, tuple):
@@ -228,9 +231,29 @@ class _Walk:
             g, cards = item
             self.dropped[id(g)] = (g, min(cards, self.dropped.get(id(g), (g, cards))[1]))
             return
-        # A whole group: none of its candidates is evaluated, and its offers are in no other
-        # group, so none can be reported as missing the deadline; nothing to record.
         self.lazy.not_built += len(item.counts)
+        self.record_unfit(item, index)
+
+    def record_unfit(self, g: GroupInput, index: int) -> None:
+        """A whole group dropped: ``choose`` would still record its counts whose work may not
+        fit the rentable slots as unsolvable, and skip the others; so does the walk (sketches),
+        so that its offers are reported as missing the deadline exactly as there. Nothing to
+        do when the slowest count fits (none of its offers can be so reported)."""
+        builder = self.lazy.builder
+        options, upload = builder.options, builder.bill(g.key).upload_slots
+        if not may_not_fit(
+            count_span(g.key[3], g.work, g.counts, options)[0], g.grid, upload, options
+        ):
+            return
+        node, eff = g.key[3], options.multi_node_efficiency
+        for position, cards in enumerate(kept_counts(g, options)):
+            sketch = builder.sketch(g, cards)
+            assert sketch is not None
+            work = run_hours(g.work.card_hours_on(cards), cards, node, eff)
+            if may_not_fit(work, g.grid, upload, options):
+                self.unbounded.append((index, position, sketch))
+            else:
+                self.selection.skipped.append(sketch)
 
     def build(self, g: GroupInput, cards: int, index: int, position: int) -> Entry | None:
         builder = self.lazy.builder
@@ -238,7 +261,7 @@ class _Walk:
         assert candidate is not None
         self.lazy.built.candidates.append(candidate)
         self.places[id(candidate)] = (index, position)
-        bound = lower_bound_cents(candidate.problem)
+        bound = candidate_bound_cents(candidate)
         self.selection.bounds[id(candidate)] = bound
         if bound is None:
             self.unbounded.append((index, position, candidate))

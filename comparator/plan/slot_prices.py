@@ -36,6 +36,17 @@ def least_factor(rule: str, first: datetime, horizon: int, timezone: ZoneInfo) -
     return float(min(shared_factors(rule, first, horizon, timezone)))
 
 
+@lru_cache(maxsize=4096)
+def least_factor_within(
+    rule: str, first: datetime, horizon: int, timezone: ZoneInfo, allowed: tuple[bool, ...] | None
+) -> float:
+    """:func:`least_factor` over the slots ``allowed`` marks (all of them when None or when it
+    marks none: still a floor), once per distinct argument."""
+    factors = shared_factors(rule, first, horizon, timezone)
+    kept = [f for f, ok in zip(factors, allowed, strict=False) if ok] if allowed else []
+    return float(min(kept)) if kept else least_factor(rule, first, horizon, timezone)
+
+
 @lru_cache(maxsize=1 << 16)
 def _costs(
     unit_cost: tuple[int, tuple[int, ...], int],

@@ -9,8 +9,10 @@ candidate of each (provider, GPU) pair is reported, best pair first.
 
 A candidate is skipped without solving only when a lower bound proves it cannot be the best of
 its pair nor among the pairs shown: the ``W`` cheapest slot prices of its window (a contract
-counted at its price per hour when fully used), less half a cent per possible segment, and a
-finish no earlier than ``W`` hours after slot 0.
+counted at its price per run slot when each period holds as many run slots as it can), less
+half a cent per possible segment, plus the data bill every plan there pays (storage of each
+run slot, the upload's storage, the egress), and a finish no earlier than ``W`` hours after
+slot 0.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from comparator.domain.offer_view import OfferView
 from comparator.errors import PlanError
 from comparator.plan.bill import bill_lines
 from comparator.plan.candidates import Candidate
+from comparator.plan.dp.dominated import most_runs_per_period
 from comparator.plan.dp.solver import ScheduleProfile, solve_schedule
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
 from comparator.plan.result import Plan, PlanSegment, RunBlock
@@ -84,9 +87,14 @@ class Selection:
 
 
 def _usable(rate: HourlyRate | ContractRate, slots: int) -> NDArray[np.bool_]:
-    if rate.available is None and (isinstance(rate, ContractRate) or len(rate.slot_costs) >= slots):
-        return np.ones(slots, dtype=bool)
-    return np.array([rate.usable(t) for t in range(slots)], dtype=bool)
+    """``rate.usable(t)`` for every slot ``t < slots``, vectorised."""
+    out = np.ones(slots, dtype=bool)
+    if isinstance(rate, HourlyRate):
+        out[len(rate.slot_costs) :] = False
+    if rate.available is not None:
+        known = min(slots, len(rate.available))
+        out[:known] &= np.fromiter(rate.available[:known], dtype=bool, count=known)
+    return out
 
 
 def lower_bound_cents(problem: ScheduleProblem) -> int | None:
@@ -94,7 +102,8 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
 
     An optimal plan runs ``R ≤ W + overhead·(W − 1)`` slots (each block gains work). Each run
     slot costs at least the cheapest of: an hourly rate's slot price, or a contract's price per
-    run slot, which is at least ``max(cost / period, min_periods · cost / R)``. So the ``W``
+    run slot, which is at least ``max(cost / M, min_periods · cost / R)`` with ``M ≤ period``
+    the most run slots one period can hold (its usable slots, the daily cap). So the ``W``
     cheapest such slot prices bound the cost, less half a cent for each of ≤ R segments.
     Run slots lie inside the run windows, so only their prices count (a contract over closed
     hours pays them too, which only raises its price per run slot). Under a daily cap at most
@@ -102,7 +111,8 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     ``cap`` cheapest slots bound it then. Where run windows or the cap keep every run block to
     at most ``L`` slots, an interruptible job needs ``b ≥ 1 + ⌈(W − L) / (L − overhead)⌉``
     blocks and so runs at least ``W + overhead·(b − 1)`` slots, all of them paid: the bound
-    takes that many.
+    takes that many. The data disk is billed for every one of those run slots (storage runs
+    from the first run slot to the finish, paused hours included): ``storage_cents`` each.
     """
     slots, work = problem.deadline_slot, problem.work_slots
     if work > slots:
@@ -115,13 +125,18 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         known = min(slots, len(rate.slot_costs))
         costs[:known] = float_costs(rate.slot_costs)[:known]
         np.minimum(per_slot, np.where(_usable(rate, slots), costs, np.inf), out=per_slot)
+    days = _days(problem, slots)
+    runnable = _may_run(problem, slots)
     for contract in problem.contracts:
-        cost = float(contract.cost)
-        per_run_slot = max(cost / contract.period_slots, contract.min_periods * cost / runs)
-        np.minimum(per_slot, np.where(_usable(contract, slots), per_run_slot, np.inf), out=per_slot)
-    if problem.run_allowed is not None:  # the job runs only inside its windows
-        closed = [not problem.may_run(t) for t in range(slots)]
-        per_slot[np.array(closed, dtype=bool)] = np.inf
+        cost, usable = float(contract.cost), _usable(contract, slots) & runnable
+        most = most_runs_per_period(
+            usable, contract.period_slots, problem.max_run_slots_per_day, days
+        )
+        if not most:
+            continue
+        per_run_slot = max(cost / most, contract.min_periods * cost / runs)
+        np.minimum(per_slot, np.where(usable, per_run_slot, np.inf), out=per_slot)
+    per_slot[~runnable] = np.inf  # the job runs only inside its windows
     needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead)
     per_slot = _within_daily_cap(problem, per_slot)
     if needed is None or len(per_slot) < needed:
@@ -130,7 +145,33 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     if not np.isfinite(cheapest).all():
         return None
     total_cents = float(cheapest.sum()) * 100 * (1 - 1e-9)
-    return int(np.floor(total_cents)) - (runs + 1) // 2
+    return int(np.floor(total_cents)) - (runs + 1) // 2 + problem.storage_cents * needed
+
+
+def candidate_bound_cents(candidate: Candidate) -> int | None:
+    """The bound both walks key a built candidate by: :func:`lower_bound_cents` of its
+    problem plus its data bill's fixed part (upload storage, egress), which every plan pays."""
+    bound = lower_bound_cents(candidate.problem)
+    return None if bound is None else bound + candidate.bill.fixed_cents
+
+
+def _may_run(problem: ScheduleProblem, slots: int) -> NDArray[np.bool_]:
+    """The slots before the deadline inside the job's run windows (a contract may span the
+    others, but the job does not run there)."""
+    allowed = problem.run_allowed
+    runnable = np.ones(slots, dtype=bool)
+    if allowed is not None:
+        known = min(slots, len(allowed))
+        runnable[:known] = np.fromiter(allowed[:known], dtype=bool, count=known)
+        runnable[known:] = False
+    return runnable
+
+
+def _days(problem: ScheduleProblem, slots: int) -> NDArray[np.int64] | None:
+    """The local day of every slot under a daily cap (None without one)."""
+    if not problem.max_run_slots_per_day:
+        return None
+    return np.array(problem.day_indices(slots), dtype=np.int64)
 
 
 def _fewest_run_slots(
@@ -254,9 +295,7 @@ def choose(
     bounded = []
     selection = Selection()
     for candidate in candidates:
-        bound = lower_bound_cents(candidate.problem)
-        if bound is not None:
-            bound += candidate.bill.fixed_cents
+        bound = candidate_bound_cents(candidate)
         selection.bounds[id(candidate)] = bound
         if bound is None:
             selection.evaluated.append(Evaluated(candidate, None, None, None, None))

@@ -17,6 +17,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
+import numpy as np
+
+from comparator.domain.billing import CONTRACT_MODES, PERIOD_HOURS
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, GroupSummary
 from comparator.domain.offer_view import OfferView
@@ -24,37 +27,66 @@ from comparator.domain.profile import ProviderProfile
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma
+from comparator.plan.bill import DataBill
 from comparator.plan.bounds import Key, KeyScale, count_span, key_scale, scaled_key
 from comparator.plan.candidates import CandidateBuilder, CandidateSet, GroupInput, card_counts
 from comparator.plan.context import PlanContext
+from comparator.plan.dp.dominated import most_runs_per_period
 from comparator.plan.grid import PRICE_PLACES, PriceBasis, slot_grid
 from comparator.plan.groups import GroupKey, _link_key, group_offers
 from comparator.plan.offer_filter import OfferFilter
 from comparator.plan.planning import Prepared, candidate_options, conclude, discounts
 from comparator.plan.prune import UNREAD, Entry, LazyCandidates, choose_lazy
 from comparator.plan.result import ExcludedOffer, PlanResult
-from comparator.plan.slot_prices import least_factor
+from comparator.plan.slot_prices import least_factor_within
 from comparator.plan.solve import PlanOptions
+from comparator.plan.windows import rentable
 from comparator.plan.work import WorkTable, work_table
 
 Reader = Callable[[Sequence[GroupSummary]], list[OfferView]]  # their offers, by offer id
 MAX_RULES = 200  # time-of-use rules priced in SQL; any other gets the factor 0 (still a bound)
 
 
-def rule_floors(rules: Sequence[str], earliest: datetime, deadline: datetime) -> dict[str, float]:
+def rule_floors(
+    rules: Sequence[str], earliest: datetime, deadline: datetime, windows: tuple[str, ...] = ()
+) -> dict[str, float]:
     """A factor no run slot of any provider's window goes below, per time-of-use rule.
 
     The window is widened by a day on each side and read in one zone: every zone's local
     hours of the window lie within it (offsets differ by less than a day), and a rule's
-    factor depends only on the local hour and date. 0 where the calendar cannot say."""
+    factor depends only on the local hour and date; so does whether the job's run
+    ``windows`` allow a slot, so only the slots they allow are read. 0 where the calendar
+    cannot say."""
     grid = slot_grid(earliest - timedelta(days=1), deadline + timedelta(days=1), DEFAULT_TIMEZONE)
+    allowed = rentable(grid, 0, windows)
     out = {}
     for rule in rules[:MAX_RULES]:
         try:
-            out[rule] = least_factor(rule, grid.first, max(grid.deadline_slot, 1), grid.timezone)
+            slots = max(grid.deadline_slot, 1)
+            out[rule] = least_factor_within(rule, grid.first, slots, grid.timezone, allowed)
         except CalendarError:
             out[rule] = 0.0
     return out
+
+
+def contract_runs(job: Job) -> dict[str, int]:
+    """Per contract billing mode, at least the run slots one period can hold in any provider's
+    window (the summaries' floor divides a contract's price by it; docs/planner-pruning.md,
+    rule 6): the slots the run windows allow in any ``period + 2`` consecutive slots of the
+    widened window read in one zone, plus 2 (a daylight-saving shift skips or repeats a local
+    hour), at most the period."""
+    periods = {b: PERIOD_HOURS[b] for b in CONTRACT_MODES}
+    if not job.schedule.run_windows:
+        return periods
+    schedule = job.schedule
+    grid = slot_grid(
+        schedule.earliest_start - timedelta(days=1),
+        schedule.deadline + timedelta(days=1),
+        DEFAULT_TIMEZONE,
+    )
+    mask = rentable(grid, 0, schedule.run_windows)
+    usable = np.ones(grid.deadline_slot, dtype=bool) if mask is None else np.array(mask, bool)
+    return {b: min(p, most_runs_per_period(usable, p + 2, 0, None) + 2) for b, p in periods.items()}
 
 
 def most_runs(job: Job) -> int:
@@ -80,13 +112,15 @@ def summary_entries(
     objective: str,
 ) -> list[Entry]:
     """One unread entry per group of ``summaries`` whose GPU can take the job, keyed by
-    :func:`~comparator.plan.bounds.bound_key` at the summaries' floor, sorted."""
+    :func:`~comparator.plan.bounds.scaled_key` at the summaries' floor with its data centre's
+    bill, sorted."""
     by_group: dict[GroupKey, list[GroupSummary]] = {}
     for s in summaries:
         key = (s.provider, s.region, s.gpu, s.node_cards, _link_key(s.interconnect, s.network))
         by_group.setdefault(key, []).append(s)
     options, entries = builder.options, []
     scales: dict[tuple[str, int, str, bool, str], KeyScale | None] = {}
+    bills: dict[tuple[str, str], DataBill] = {}  # per (provider, data centre)
     for key, parts in by_group.items():
         rdma = any(is_rdma(s.network) for s in parts)
         zone = options.timezones.get(key[0], DEFAULT_TIMEZONE).key
@@ -99,7 +133,10 @@ def summary_entries(
         discount = float(basis.discounts.get(key[0], 1))
         floor = min(_summary_floor(s, discount) for s in parts)
         first = min(s.first_offer_id for s in parts)
-        entries.append((scaled_key(scale, floor, objective), first, -2, UNREAD, (key, parts)))
+        if (bill := bills.get(key[:2])) is None:
+            bill = bills[key[:2]] = builder.bill(key)
+        entry_key = scaled_key(scale, floor, objective, bill)
+        entries.append((entry_key, first, -2, UNREAD, (key, parts)))
     entries.sort()  # by (key, first offer id): unique, so the groups are never compared
     return entries
 
@@ -130,7 +167,7 @@ def _scale(
     if not counts:
         return None
     span = count_span(key[3], on_link, counts, options)
-    return key_scale(span, on_link, builder.grid_for(key[0]), options)
+    return key_scale(span, on_link, builder.grid_for(key[0]), options, counts)
 
 
 class _Reading:

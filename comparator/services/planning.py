@@ -42,7 +42,7 @@ from comparator.plan import (
     plan_jobs,
 )
 from comparator.plan.prefilter import filtered_reasons, job_offer_filter
-from comparator.plan.stream import most_runs, plan_streamed, rule_floors
+from comparator.plan.stream import contract_runs, most_runs, plan_streamed, rule_floors
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,10 @@ def plan_for_job(engine: Engine, job: Job, context: PlanContext) -> tuple[PlanRe
     offer_filter = job_offer_filter(job)
     source = CatalogGroups(engine, offer_filter, context.fx, job.currency)
     schedule = job.schedule
-    factors = rule_floors(source.rules(), schedule.earliest_start, schedule.deadline)
-    summaries, in_places = source.summaries(factors, most_runs(job))
+    factors = rule_floors(
+        source.rules(), schedule.earliest_start, schedule.deadline, schedule.run_windows
+    )
+    summaries, in_places = source.summaries(factors, most_runs(job), contract_runs(job))
     profiles = load_profiles(engine, {s.provider for s in summaries})
     count = sum(s.offers for s in summaries)
     catalog = _catalog(engine, offer_filter, [], profiles, count, in_places)

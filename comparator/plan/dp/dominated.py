@@ -38,7 +38,9 @@ def _beaten(problem: ScheduleProblem, contract: ContractRate) -> bool:
     runs = _run_slots(problem, contract)
     if not runs.any():
         return False
-    most = most_runs_per_period(problem, runs, contract.period_slots)
+    cap = problem.max_run_slots_per_day
+    days = np.array(problem.day_indices(len(runs)), dtype=np.int64) if cap else None
+    most = most_runs_per_period(runs, contract.period_slots, cap, days)
     for rate in problem.hourly:
         dearest = _dearest_price(rate, runs, contract.machine)
         if dearest is not None and contract.cost > most * (dearest + CENT):
@@ -63,18 +65,22 @@ def _dearest_price(rate: HourlyRate, runs: NDArray[np.bool_], machine: str) -> D
     return max(rate.slot_costs[int(t)] for t in slots)
 
 
-def most_runs_per_period(problem: ScheduleProblem, runs: NDArray[np.bool_], period: int) -> int:
-    """An upper bound on the run slots of any ``period`` consecutive slots: the ``runs``
-    among them, and under a daily cap at most ``cap`` for each day they touch."""
-    slots = len(runs)
-    counts = np.concatenate(([0], np.cumsum(runs)))
+def most_runs_per_period(
+    usable: NDArray[np.bool_], period: int, cap: int, days: NDArray[np.int64] | None
+) -> int:
+    """The most run slots one contract period can hold: the ``usable`` slots of any
+    ``period`` consecutive slots before the deadline, and under a daily cap (``days``: the day
+    number of each slot) at most ``cap`` for each day the span touches. A paid period the run
+    windows or the cap leave idle still costs its price, so each of its run slots costs at
+    least ``cost / this`` (also the bound's divisor, :func:`comparator.plan.solve.lower_bound_cents`)."""
+    slots = len(usable)
+    if not slots:
+        return 0
     starts = np.arange(slots)
     ends = np.minimum(starts + period, slots)
-    held = counts[ends] - counts[starts]
-    cap = problem.max_run_slots_per_day
-    if cap:
-        days = np.array(problem.day_indices(slots), dtype=np.int64)
-        ordinal = np.concatenate(([0], np.cumsum(days[1:] != days[:-1])))
-        touched = ordinal[ends - 1] - ordinal[starts] + 1
-        held = np.minimum(held, cap * touched)
-    return int(held.max())
+    counts = np.concatenate(([0], np.cumsum(usable)))
+    most = counts[ends] - counts[starts]
+    if days is not None:
+        touched = days[ends - 1] - days[starts] + 1
+        most = np.minimum(most, cap * touched)
+    return int(min(period, most.max()))
