@@ -35,7 +35,7 @@ from comparator.errors import PlanError
 from comparator.plan.context import PlanContext
 from comparator.plan.planning import prepare
 from comparator.plan.shared import plan_jobs
-from comparator.plan.stock import Usage, add_usage, cheapest_on, usage_of
+from comparator.plan.stock import Usage, add_usage, cheapest_on, trial_providers, usage_of
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 START = datetime(2026, 12, 1, tzinfo=SHANGHAI)
@@ -135,19 +135,22 @@ def context() -> PlanContext:
 
 
 def best_ordering(jobs: list[Job], offers: list[OfferView]) -> int | None:
-    """The cheapest of the n! sequential plans (cents), None when no order places them all."""
+    """The cheapest of the n! sequential plans (cents), None when no order places them all;
+    each job without the free trials the jobs before it took (a provider's trial is one job's)."""
     prepared = [prepare(j, offers, {}, context()) for j in jobs]
     placeable = [i for i, p in enumerate(prepared) if cheapest_on(p.built.candidates, {}, None)]
     best = None
     for order in itertools.permutations(placeable):
         used: Usage = {}
+        taken: set[str] = set()
         cents = 0
         for i in order:
-            found = cheapest_on(prepared[i].built.candidates, used, None)
+            found = cheapest_on(prepared[i].built.candidates, used, None, taken)
             if found is None:
                 break
             cents += int(found[1].cost * 100) + found[0].bill.fixed_cents
             add_usage(used, usage_of(*found))
+            taken.update(trial_providers([found]))
         else:
             best = cents if best is None else min(best, cents)
     return best

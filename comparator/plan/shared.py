@@ -1,15 +1,18 @@
 """Several jobs sharing the stock of the same offers (``suanli plan A.toml B.toml …``).
 
 1. Each job alone: the exact DP gives its best candidates. Their sum is a lower bound on
-   any joint plan; if the jobs' best plans fit the stock together, they are optimal.
-2. Otherwise the jobs one after another by the exact DP on what the previous ones left: the
+   any joint plan; if the jobs' best plans fit the stock together and no provider's free
+   trial is in two of them (a provider gives its trial once per account), they are optimal.
+2. Otherwise the jobs one after another by the exact DP on what the previous ones left (stock
+   and free trials): the
    dearest first, in the given order, and in every order up to three jobs (else each job
    first): feasible joint plans, and the MILP's warm start. Once a plan is known, a candidate
    whose own optimum cannot bring the total below it is not solved again.
 3. A MILP (:mod:`comparator.plan.milp.model`, HiGHS) over each job's best few candidates,
    under a time limit. It models the whole bill (storage over the rental window, upload,
-   egress) and free trials, but not migrations or a daily cap: a job that could use one of
-   them (``dp_fallback`` in the JSON, with the reasons) enters this MILP *relaxed* (all its
+   egress) and free trials (each provider's once over all jobs), but not migrations or a
+   daily cap: a job that could use one of them (``dp_fallback`` in the JSON, with the
+   reasons) enters this MILP *relaxed* (all its
    machines at once with seamless switches, no cap), which keeps its dual bound a lower bound
    on every joint plan. The MILP's plans of the other jobs are kept and the fallback jobs are
    planned by the exact per-job DP on the stock they leave, in every order (up to three jobs;
@@ -66,7 +69,7 @@ from comparator.plan.shared_search import (
     usage_all,
 )
 from comparator.plan.solve import PlanOptions, choose, solved_schedule, to_plan
-from comparator.plan.stock import fits
+from comparator.plan.stock import fits, trials_once
 
 MILP_CANDIDATES = 3
 RELAXED_SHARE = 0.6  # of the time limit for the first MILP when jobs fall back
@@ -170,7 +173,7 @@ def _solve(states: dict[int, JobState], stock: Mapping[str, int], time_limit_s: 
         return _Shared({}, True, 0.0, "none", None)
     alone = {i: (s.top[0].candidate, solved_schedule(s.top[0])) for i, s in states.items()}
     bound = float(sum(s.best_cents for s in states.values()))
-    if fits(stock, usage_all(alone.values())):
+    if fits(stock, usage_all(alone.values())) and trials_once(alone.values()):
         return _Shared(alone, True, 0.0, "independent", Decimal(int(bound)) / 100)
     deadline = time.perf_counter() + time_limit_s
     ordered = list(states)
