@@ -43,7 +43,7 @@ import numpy as np
 
 from comparator.plan.candidates import Candidate
 from comparator.plan.milp.extract import canonical_schedule
-from comparator.plan.milp.lp import INF, Model, quiet_stdout
+from comparator.plan.milp.lp import INF, Model, new_highs, quiet_stdout
 from comparator.plan.problem import ScheduleResult
 
 
@@ -326,16 +326,9 @@ def solve_milp(
     import highspy
 
     with quiet_stdout():
-        highs = highspy.Highs()  # type: ignore[no-untyped-call]
-        highs.setOptionValue("output_flag", False)
-        for name, value in (
-            ("time_limit", float(time_limit_s)),
-            ("mip_rel_gap", 0.0),
-            ("mip_abs_gap", 1e-6),
-            ("threads", threads),
-            ("random_seed", 0),
-        ):
-            highs.setOptionValue(name, value)
+        highs = new_highs(
+            time_limit=float(time_limit_s), mip_rel_gap=0.0, mip_abs_gap=1e-6, threads=threads
+        )
         highs.passModel(builder.model.lp())
         values = _warm_values(columns, jobs, len(builder.model.cost), warm) if warm else None
         if values is not None:
