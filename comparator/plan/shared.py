@@ -30,9 +30,10 @@ the total is the sum of the plans' line items and bill lines; the best joint pla
 dearer than the sequential plans of step 2.
 
 The reported gap compares the best joint plan found with a proven lower bound: the larger of
-the jobs' independent optima and the smaller of the MILP's dual bound (over the candidates it
-saw, the fallback jobs relaxed) and, for each job, the bound of its remaining candidates plus
-the other jobs' optima. A plan is called optimal only when that gap is below one cent and
+the jobs' independent optima (each provider's free trial counted once when two of them open on
+it, :mod:`comparator.plan.shared_trials`) and the smaller of the MILP's dual bound (over the
+candidates it saw, the fallback jobs relaxed) and, for each job, the bound of its remaining
+candidates plus the other jobs' optima. A plan is called optimal only when that gap is below one cent and
 every price is whole cents.
 """
 
@@ -68,6 +69,7 @@ from comparator.plan.shared_search import (
     sequential,
     usage_all,
 )
+from comparator.plan.shared_trials import trial_bound
 from comparator.plan.solve import PlanOptions, choose, solved_schedule, to_plan
 from comparator.plan.stock import fits, trials_once
 
@@ -101,14 +103,15 @@ class SharedPlan:
         }
 
 
-def _lower_bound(states: Sequence[JobState], milp: MilpOutcome | None) -> float:
-    independent = float(sum(s.best_cents for s in states))
+def _lower_bound(states: Sequence[JobState], milp: MilpOutcome | None, floor: float) -> float:
+    """The larger of ``floor`` (the jobs' own optima, or their trial bound) and the smaller of
+    the MILP's bound and each job's candidates outside it."""
     if milp is None:
-        return independent
+        return floor
     total = sum(s.best_cents for s in states)
     outside = min((s.outside_bound() + total - s.best_cents for s in states), default=math.inf)
     inside = milp.bound_cents if milp.bound_cents is not None else -math.inf
-    return max(independent, min(inside, outside))
+    return max(floor, min(inside, outside))
 
 
 def plan_jobs(
@@ -175,6 +178,8 @@ def _solve(states: dict[int, JobState], stock: Mapping[str, int], time_limit_s: 
     bound = float(sum(s.best_cents for s in states.values()))
     if fits(stock, usage_all(alone.values())) and trials_once(alone.values()):
         return _Shared(alone, True, 0.0, "independent", Decimal(int(bound)) / 100)
+    if not trials_once(alone.values()):  # each provider's trial to one job: a higher bound
+        bound = trial_bound(states)
     deadline = time.perf_counter() + time_limit_s
     ordered = list(states)
     fallback = {i: why for i in ordered if (why := dp_only(states[i]))}
@@ -195,7 +200,7 @@ def _solve(states: dict[int, JobState], stock: Mapping[str, int], time_limit_s: 
         time_limit_s=share * time_limit_s,
     )
     outcome = relaxed.outcome
-    lower = _lower_bound(list(states.values()), outcome)
+    lower = _lower_bound(list(states.values()), outcome, bound)
     base = relaxed.complete(modelled)
     if base is not None:
         for order in orders(fallback, states) if fallback else [[]]:
