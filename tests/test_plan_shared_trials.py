@@ -165,6 +165,21 @@ def test_the_milp_proves_a_joint_plan_where_the_stock_binds_and_trials_collide()
     assert shared.optimal and shared.lower_bound == D("2180.00")
 
 
+def test_jobs_that_each_fit_only_on_the_same_trial_fail_with_that_reason() -> None:
+    """A ¥500 budget each: alone a job costs ¥480 on p's 4 trial hours, without them ¥800.
+    Only one job gets the trial, so the pair cannot be placed, and the error says why (in
+    both languages) instead of blaming stock and deadlines."""
+    from comparator.errors import PlanError
+    from comparator.i18n import render
+
+    offers = [node("p-node", "p", "80", 4)]
+    jobs = [dataclasses.replace(job(name), max_cost=D(500)) for name in ("a", "b")]
+    with pytest.raises(PlanError) as raised:
+        plan_jobs(jobs, offers, {}, context(), time_limit_s=10)
+    assert "free trial, which goes to one of them only" in render(raised.value.msg, "en")
+    assert "免费试用" in render(raised.value.msg, "zh")
+
+
 def brute_force_cents(jobs: list[Job], offers: list[OfferView]) -> int | None:
     """The cheapest joint plan on unlimited stock, by hand: every way of giving each provider's
     trial to one job at most (or none), each job then alone by the exact DP with only the

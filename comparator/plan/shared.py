@@ -241,6 +241,15 @@ def raise_infeasible(states: Mapping[int, JobState]) -> None:
     from comparator.errors import PlanError
 
     names = ", ".join(s.prepared.job.name for s in states.values())
+    alone = [(s.top[0].candidate, solved_schedule(s.top[0])) for s in states.values()]
+    if not trials_once(alone):
+        raise PlanError(
+            "jobs {names} cannot all be placed: each fits alone, but several open on one "
+            "provider's free trial, which goes to one of them only (one account); without it, "
+            "or with the stock they share, a job misses its budget or deadline. Plan them "
+            "separately, raise a budget, move a deadline, or find more stock",
+            names=names,
+        )
     raise PlanError(
         "jobs {names} cannot all be placed with the stock available: each fits "
         "alone, but not together before their deadlines. Plan them separately, move "
