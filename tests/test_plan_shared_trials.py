@@ -10,6 +10,8 @@ import itertools
 import random
 from datetime import datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -289,3 +291,52 @@ def test_the_milp_gives_one_providers_trial_to_one_job(seed: int) -> None:
                 if s.key == "h~trial"
             ]
             assert len(trials) <= (0 if taken else 1)
+
+
+TRIAL_SHEET = (
+    "服务商,机房,卡型,卡数,单机卡数,计费方式,单价,币种,库存,免费试用,卡间互联,节点网络,报价日期,来源\n"
+    "demo-nanshan,gd-sz-1,A100 80G,8,8,按量,80,CNY,,4,nvlink,,2026-11-25T10:00:00+08:00,trial\n"
+)
+TRIAL_JOB = """
+name = "{name}"
+[workload]
+card_hours = 80
+gpu = "A100-80G"
+cards = 8
+[schedule]
+earliest_start = 2026-12-01T00:00:00+08:00
+deadline = 2026-12-02T00:00:00+08:00
+[requirements]
+provinces = ["广东"]
+gpus = ["A100-80G"]
+[budget]
+use_free_trial = true
+"""
+
+
+def test_plan_of_two_job_files_gives_the_trial_to_one_of_them(
+    cli: Any, demo_db_url: str, tmp_path: Path
+) -> None:
+    """`suanli plan a.toml b.toml --json` on the demo catalog plus demo-nanshan's ¥80/h A100
+    node with 4 free trial hours (免费试用): alone each 10-hour job opens on that trial (¥480).
+    Together one does; the other then takes the cheapest plan without it, demo-zhujiang's
+    A100 node at ¥57.20/h (¥572, below nanshan's ¥800 paid): ¥1052, proven. Without the rule
+    it was ¥960, the trial twice."""
+    sheet = tmp_path / "trial.csv"
+    sheet.write_text(TRIAL_SHEET, encoding="utf-8")
+    imported = cli("import", "--replace", str(sheet), db=demo_db_url, lang="en")
+    assert imported.code == 0, imported.err
+    files = []
+    for name in ("a", "b"):
+        files.append(tmp_path / f"{name}.toml")
+        files[-1].write_text(TRIAL_JOB.format(name=name), encoding="utf-8")
+    args = ("plan", *map(str, files), "--today", "2026-12-01", "--json")
+    result = cli(*args, db=demo_db_url, lang="en")
+    assert result.code == 0, result.err
+    shared = result.json()
+    bests = [plan["best"] for plan in shared["plans"]]
+    trials = [[s["free_trial"] for s in best["segments"]] for best in bests]
+    assert sorted(trials) == [[False], [True, False]]
+    placed = sorted((best["provider"], D(best["total_cost"])) for best in bests)
+    assert placed == [("demo-nanshan", D("480.00")), ("demo-zhujiang", D("572.00"))]
+    assert D(shared["total_cost"]) == D("1052.00") and shared["optimal"] is True
