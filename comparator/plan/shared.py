@@ -4,19 +4,18 @@
    any joint plan; if the jobs' best plans fit the stock together and no provider's free
    trial is in two of them (a provider gives its trial once per account), they are optimal.
 2. Otherwise the jobs one after another by the exact DP on what the previous ones left (stock
-   and free trials): the
-   dearest first, in the given order, and in every order up to three jobs (else each job
-   first): feasible joint plans, and the MILP's warm start. Once a plan is known, a candidate
-   whose own optimum cannot bring the total below it is not solved again.
+   and free trials): the dearest first, in the given order, and in every order up to three
+   jobs (else each job first): feasible joint plans, and the MILP's warm start. Once a plan
+   is known, a candidate whose own optimum cannot bring the total below it is not solved
+   again.
 3. A MILP (:mod:`comparator.plan.milp.model`, HiGHS) over each job's best few candidates,
    under a time limit. It models the whole bill (storage over the rental window, upload,
    egress) and free trials (each provider's once over all jobs), but not migrations or a
    daily cap: a job that could use one of them (``dp_fallback`` in the JSON, with the
-   reasons) enters this MILP *relaxed* (all its
-   machines at once with seamless switches, no cap), which keeps its dual bound a lower bound
-   on every joint plan. The MILP's plans of the other jobs are kept and the fallback jobs are
-   planned by the exact per-job DP on the stock they leave, in every order (up to three jobs;
-   else each one first).
+   reasons) enters this MILP *relaxed* (all its machines at once with seamless switches, no
+   cap), which keeps its dual bound a lower bound on every joint plan. The MILP's plans of
+   the other jobs are kept and the fallback jobs are planned by the exact per-job DP on the
+   stock they leave, in every order (up to three jobs; else each one first).
 4. With fallback jobs, an alternation (:func:`comparator.plan.shared_search.alternate`): the
    fallback jobs first on the full stock, then the MILP of the others on what they hold; and
    from the best plan, the MILP of the modelled jobs with the fallback jobs' stock fixed, then
@@ -33,8 +32,8 @@ The reported gap compares the best joint plan found with a proven lower bound: t
 the jobs' independent optima (each provider's free trial counted once when two of them open on
 it, :mod:`comparator.plan.shared_trials`) and the smaller of the MILP's dual bound (over the
 candidates it saw, the fallback jobs relaxed) and, for each job, the bound of its remaining
-candidates plus the other jobs' optima. A plan is called optimal only when that gap is below one cent and
-every price is whole cents.
+candidates plus the other jobs' optima. A plan is called optimal only when that gap is below
+one cent and every price is whole cents.
 """
 
 from __future__ import annotations

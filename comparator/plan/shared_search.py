@@ -214,10 +214,10 @@ def run_milp(
     taken: Iterable[str] = (),
 ) -> MilpRun:
     """The MILP over ``jobs`` within the stock ``used`` leaves, without the free trials of the
-    providers ``taken`` (by jobs outside it). A job of ``relaxed`` is seen
-    with all machines of each candidate at once and without its cap: a relaxation (a migration
-    costs no overhead, every capped plan is an uncapped one), so the dual bound stays a lower
-    bound; its schedule is not used as a plan."""
+    providers ``taken`` (by jobs outside it). A job of ``relaxed`` is seen with all machines of
+    each candidate at once and without its cap: a relaxation (a migration costs no overhead,
+    every capped plan is an uncapped one), so the dual bound stays a lower bound; its schedule
+    is not used as a plan."""
     milp_jobs, starts = [], []
     for i in jobs:
         state = states[i]
