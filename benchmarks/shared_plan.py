@@ -1,16 +1,18 @@
 """Benchmark the shared plan of several jobs whose stock binds, with jobs the MILP cannot price
-exactly (free trials, a daily cap, migrations between a per-card and a whole-node machine).
+exactly (a daily cap, migrations between a per-card and a whole-node machine) and free trials
+(each provider's to one job of the plan).
 
     .venv/bin/python benchmarks/shared_plan.py [--instances 40] [--seed 1] [--time-limit 20]
 
 Per seeded random instance (2–4 jobs of 8 cards, 24–48 h horizons, two providers with a
 whole-node and a per-card hourly offer each, night discounts, small stock, some free trials)
 it plans the jobs together (``plan_jobs``) and, as a reference, plans them one after another in
-every order (the exact per-job DP on the stock the previous ones leave, all n! orders): the
-best ordering is a feasible joint plan, so ``total − best ordering`` shows how poor the plan is,
-and ``best ordering − bound`` bounds how weak the lower bound can be. It prints one line per
-instance, then the distribution of the reported gap, how often the plan lost to an ordering,
-the fallback jobs, and the CPU time (user + sys) of ``plan_jobs`` against the orderings'.
+every order (the exact per-job DP on the stock and trials the previous ones leave, all n!
+orders): the best ordering is a feasible joint plan, so ``total − best ordering`` shows how
+poor the plan is, and ``best ordering − bound`` bounds how weak the lower bound can be. It
+prints one line per instance, then the distribution of the reported gap, how often the plan
+lost to an ordering, the fallback jobs, and the CPU time (user + sys) of ``plan_jobs`` against
+the orderings'.
 """
 
 from __future__ import annotations
