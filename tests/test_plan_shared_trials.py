@@ -20,7 +20,7 @@ from plan_fixtures import candidate_for, make_offer
 from comparator.domain.job import Job, Requirements, Schedule, Workload
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
-from comparator.plan import PlanContext
+from comparator.plan import PlanContext, plan_job
 from comparator.plan.dp.solver import solve_schedule
 from comparator.plan.grid import PriceBasis
 from comparator.plan.milp.model import MilpJob, solve_milp
@@ -28,7 +28,8 @@ from comparator.plan.planning import prepare
 from comparator.plan.problem import HourlyRate, ScheduleProblem
 from comparator.plan.result import Plan
 from comparator.plan.shared import SharedPlan, plan_jobs
-from comparator.plan.stock import cheapest_on
+from comparator.plan.shared_search import Best
+from comparator.plan.stock import cheapest_on, trials_once
 from tests.plan_validate import (
     ValidationContext,
     validate_plan,
@@ -95,6 +96,34 @@ def checked(shared: SharedPlan, jobs: list[Job], offers: list[OfferView]) -> lis
     assert shared.lower_bound is not None and shared.lower_bound <= shared.total_cost
     assert not shared.optimal or shared.lower_bound == shared.total_cost
     return placed
+
+
+def test_a_joint_plan_with_one_providers_trial_twice_is_rejected() -> None:
+    """Each job alone opens on p's trial: put side by side, the validator names the provider
+    and both plans, and the search's own check (``Best``) refuses the pair; p's trial and q's
+    in two plans are fine."""
+    offers = [node("p-node", "p", "80", 4), node("q-node", "q", "90", 2)]
+    by_id = {o.offer_id: o for o in offers}
+    alone = [plan_job(job(name), offers, {}, context()).best for name in ("a", "b")]
+    assert all(p is not None and p.segments[0].free_trial for p in alone)
+    twice = [p for p in alone if p is not None]
+    assert validate_shared_trials(twice, by_id) == ["provider p: free trial used by plans 0, 1"]
+    on_q = plan_job(job("c"), offers[1:], {}, context()).best
+    assert on_q is not None and on_q.segments[0].free_trial
+    assert validate_shared_trials([twice[0], on_q], by_id) == []
+    found = [
+        cheapest_on(prepare(job(n), offers, {}, context()).built.candidates, {}, None)
+        for n in ("a", "b")
+    ]
+    schedules = {k: f for k, f in enumerate(found) if f is not None}
+    assert len(schedules) == 2 and not trials_once(schedules.values())
+    best = Best([0, 1], {})
+    assert not best.offer(schedules, "repair") and best.schedules is None
+    without = cheapest_on(
+        prepare(job("b"), offers, {}, context()).built.candidates, {}, None, {"p"}
+    )
+    assert without is not None and without[0].provider == "q"  # q's trial: ¥720 < ¥800 paid
+    assert best.offer({0: schedules[0], 1: without}, "repair") and best.cents == 48000 + 72000
 
 
 def test_two_jobs_share_one_providers_trial_once_and_the_bound_proves_it() -> None:
