@@ -1,16 +1,18 @@
 """Benchmark the shared plan of several jobs whose stock binds, with jobs the MILP cannot price
-exactly (free trials, a daily cap, migrations between a per-card and a whole-node machine).
+exactly (a daily cap, migrations between a per-card and a whole-node machine) and free trials
+(each provider's to one job of the plan).
 
     .venv/bin/python benchmarks/shared_plan.py [--instances 40] [--seed 1] [--time-limit 20]
 
 Per seeded random instance (2–4 jobs of 8 cards, 24–48 h horizons, two providers with a
 whole-node and a per-card hourly offer each, night discounts, small stock, some free trials)
 it plans the jobs together (``plan_jobs``) and, as a reference, plans them one after another in
-every order (the exact per-job DP on the stock the previous ones leave, all n! orders): the
-best ordering is a feasible joint plan, so ``total − best ordering`` shows how poor the plan is,
-and ``best ordering − bound`` bounds how weak the lower bound can be. It prints one line per
-instance, then the distribution of the reported gap, how often the plan lost to an ordering,
-the fallback jobs, and the CPU time (user + sys) of ``plan_jobs`` against the orderings'.
+every order (the exact per-job DP on the stock and trials the previous ones leave, all n!
+orders): the best ordering is a feasible joint plan, so ``total − best ordering`` shows how
+poor the plan is, and ``best ordering − bound`` bounds how weak the lower bound can be. It
+prints one line per instance, then the distribution of the reported gap, how often the plan
+lost to an ordering, the fallback jobs, and the CPU time (user + sys) of ``plan_jobs`` against
+the orderings'.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from comparator.errors import PlanError
 from comparator.plan.context import PlanContext
 from comparator.plan.planning import prepare
 from comparator.plan.shared import plan_jobs
-from comparator.plan.stock import Usage, add_usage, cheapest_on, usage_of
+from comparator.plan.stock import Usage, add_usage, cheapest_on, trial_providers, usage_of
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 START = datetime(2026, 12, 1, tzinfo=SHANGHAI)
@@ -135,19 +137,22 @@ def context() -> PlanContext:
 
 
 def best_ordering(jobs: list[Job], offers: list[OfferView]) -> int | None:
-    """The cheapest of the n! sequential plans (cents), None when no order places them all."""
+    """The cheapest of the n! sequential plans (cents), None when no order places them all;
+    each job without the free trials the jobs before it took (a provider's trial is one job's)."""
     prepared = [prepare(j, offers, {}, context()) for j in jobs]
     placeable = [i for i, p in enumerate(prepared) if cheapest_on(p.built.candidates, {}, None)]
     best = None
     for order in itertools.permutations(placeable):
         used: Usage = {}
+        taken: set[str] = set()
         cents = 0
         for i in order:
-            found = cheapest_on(prepared[i].built.candidates, used, None)
+            found = cheapest_on(prepared[i].built.candidates, used, None, taken)
             if found is None:
                 break
             cents += int(found[1].cost * 100) + found[0].bill.fixed_cents
             add_usage(used, usage_of(*found))
+            taken.update(trial_providers([found]))
         else:
             best = cents if best is None else min(best, cents)
     return best

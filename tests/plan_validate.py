@@ -328,6 +328,21 @@ def validate_shared_stock(plans: Sequence[Plan], offers: Mapping[str, OfferView]
     return problems
 
 
+def validate_shared_trials(plans: Sequence[Plan], offers: Mapping[str, OfferView]) -> list[str]:
+    """Problems where two plans of one joint plan use the same provider's free trial (a provider
+    gives its trial once per account, docs/billing.md)."""
+    users: dict[str, list[int]] = {}
+    for index, plan in enumerate(plans):
+        providers = {offers[s.offer_id].provider for s in plan.segments if s.free_trial}
+        for provider in providers:
+            users.setdefault(provider, []).append(index)
+    return [
+        f"provider {provider}: free trial used by plans {', '.join(map(str, jobs))}"
+        for provider, jobs in sorted(users.items())
+        if len(jobs) > 1
+    ]
+
+
 def check_plan(plan: Plan, context: ValidationContext) -> None:
     """Raise :class:`PlanError` listing every problem of ``plan``."""
     problems = validate_plan(plan, context)

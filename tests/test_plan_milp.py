@@ -23,6 +23,7 @@ from tests.plan_validate import (
     validate_plan,
     validate_schedule,
     validate_shared_stock,
+    validate_shared_trials,
 )
 
 D = Decimal
@@ -298,6 +299,7 @@ def test_a_trial_job_and_a_capped_job_share_stock_at_the_proven_optimum() -> Non
         assert plan.total_cost == lines
     both = [p for p in plans if p is not None]
     assert validate_shared_stock(both, by_id) == []
+    assert validate_shared_trials(both, by_id) == []
     assert shared.total_cost == sum(p.total_cost for p in both)
     assert shared.total_cost < D("5600.00")  # the old fallback's plan
     assert shared.total_cost == D("5280.00") and both[0].segments[0].free_trial

@@ -21,8 +21,13 @@ from comparator.plan.candidates import PriceBasis
 from comparator.plan.planning import prepare
 from comparator.plan.result import Plan
 from comparator.plan.shared import SharedPlan, plan_jobs
-from comparator.plan.stock import Usage, add_usage, cheapest_on, usage_of
-from tests.plan_validate import ValidationContext, validate_plan, validate_shared_stock
+from comparator.plan.stock import Usage, add_usage, cheapest_on, trial_providers, usage_of
+from tests.plan_validate import (
+    ValidationContext,
+    validate_plan,
+    validate_shared_stock,
+    validate_shared_trials,
+)
 
 D = Decimal
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -94,16 +99,19 @@ def random_jobs(rng: random.Random) -> list[Job]:
 
 
 def one_after_another(jobs: list[Job], offers: list[OfferView], order: list[int]) -> int | None:
-    """Cents of the jobs planned in ``order``, each by the per-job DP on the stock left."""
+    """Cents of the jobs planned in ``order``, each by the per-job DP on the stock left and
+    without the free trials the jobs before it took (a provider's trial is one job's)."""
     prepared = [prepare(j, offers, {}, context()) for j in jobs]
     used: Usage = {}
+    taken: set[str] = set()
     total = 0
     for i in order:
-        found = cheapest_on(prepared[i].built.candidates, used, None)
+        found = cheapest_on(prepared[i].built.candidates, used, None, taken)
         if found is None:
             return None
         total += int(found[1].cost * 100) + found[0].bill.fixed_cents
         add_usage(used, usage_of(*found))
+        taken.update(trial_providers([found]))
     return total
 
 
@@ -122,6 +130,7 @@ def check_honest(shared: SharedPlan, jobs: list[Job], offers: list[OfferView]) -
         lines = sum((s.cost for s in plan.segments), D(0)) + sum((b.cost for b in plan.bill), D(0))
         assert plan.total_cost == lines
     assert validate_shared_stock(placed, by_id) == []
+    assert validate_shared_trials(placed, by_id) == []
     assert shared.total_cost == sum(p.total_cost for p in placed)
     assert shared.lower_bound is not None and shared.lower_bound <= shared.total_cost
     assert not shared.optimal or shared.lower_bound == shared.total_cost

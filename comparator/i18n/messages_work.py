@@ -235,6 +235,14 @@ _PLAN_ZH: dict[str, str] = {
         "任务 {names} 无法在现有库存下全部安排：每个单独都能放下，但不能在各自截止时间前同时完成。"
         "请分开规划、推迟截止时间，或寻找更多库存"
     ),
+    "jobs {names} cannot all be placed: each fits alone, but several open on one provider's "
+    "free trial, which goes to one of them only (one account); without it, or with the stock "
+    "they share, a job misses its budget or deadline. Plan them separately, raise a budget, "
+    "move a deadline, or find more stock": (
+        "任务 {names} 无法全部安排：每个单独都能放下，但其中几个都以同一服务商的免费试用开场，"
+        "而试用只归其中一个任务（同一账户）；没有试用或共用库存时，有任务超出预算或截止时间。"
+        "请分开规划、提高预算、推迟截止时间，或寻找更多库存"
+    ),
     "--objective time plans one job at a time; plan the jobs separately": (
         "--objective time 一次只规划一个任务；请分别规划"
     ),

@@ -1,19 +1,21 @@
 """Several jobs sharing the stock of the same offers (``suanli plan A.toml B.toml …``).
 
 1. Each job alone: the exact DP gives its best candidates. Their sum is a lower bound on
-   any joint plan; if the jobs' best plans fit the stock together, they are optimal.
-2. Otherwise the jobs one after another by the exact DP on what the previous ones left: the
-   dearest first, in the given order, and in every order up to three jobs (else each job
-   first): feasible joint plans, and the MILP's warm start. Once a plan is known, a candidate
-   whose own optimum cannot bring the total below it is not solved again.
+   any joint plan; if the jobs' best plans fit the stock together and no provider's free
+   trial is in two of them (a provider gives its trial once per account), they are optimal.
+2. Otherwise the jobs one after another by the exact DP on what the previous ones left (stock
+   and free trials): the dearest first, in the given order, and in every order up to three
+   jobs (else each job first): feasible joint plans, and the MILP's warm start. Once a plan
+   is known, a candidate whose own optimum cannot bring the total below it is not solved
+   again.
 3. A MILP (:mod:`comparator.plan.milp.model`, HiGHS) over each job's best few candidates,
    under a time limit. It models the whole bill (storage over the rental window, upload,
-   egress) and free trials, but not migrations or a daily cap: a job that could use one of
-   them (``dp_fallback`` in the JSON, with the reasons) enters this MILP *relaxed* (all its
-   machines at once with seamless switches, no cap), which keeps its dual bound a lower bound
-   on every joint plan. The MILP's plans of the other jobs are kept and the fallback jobs are
-   planned by the exact per-job DP on the stock they leave, in every order (up to three jobs;
-   else each one first).
+   egress) and free trials (each provider's once over all jobs), but not migrations or a
+   daily cap: a job that could use one of them (``dp_fallback`` in the JSON, with the
+   reasons) enters this MILP *relaxed* (all its machines at once with seamless switches, no
+   cap), which keeps its dual bound a lower bound on every joint plan. The MILP's plans of
+   the other jobs are kept and the fallback jobs are planned by the exact per-job DP on the
+   stock they leave, in every order (up to three jobs; else each one first).
 4. With fallback jobs, an alternation (:func:`comparator.plan.shared_search.alternate`): the
    fallback jobs first on the full stock, then the MILP of the others on what they hold; and
    from the best plan, the MILP of the modelled jobs with the fallback jobs' stock fixed, then
@@ -27,10 +29,11 @@ the total is the sum of the plans' line items and bill lines; the best joint pla
 dearer than the sequential plans of step 2.
 
 The reported gap compares the best joint plan found with a proven lower bound: the larger of
-the jobs' independent optima and the smaller of the MILP's dual bound (over the candidates it
-saw, the fallback jobs relaxed) and, for each job, the bound of its remaining candidates plus
-the other jobs' optima. A plan is called optimal only when that gap is below one cent and
-every price is whole cents.
+the jobs' independent optima (each provider's free trial counted once when two of them open on
+it, :mod:`comparator.plan.shared_trials`) and the smaller of the MILP's dual bound (over the
+candidates it saw, the fallback jobs relaxed) and, for each job, the bound of its remaining
+candidates plus the other jobs' optima. A plan is called optimal only when that gap is below
+one cent and every price is whole cents.
 """
 
 from __future__ import annotations
@@ -65,8 +68,9 @@ from comparator.plan.shared_search import (
     sequential,
     usage_all,
 )
+from comparator.plan.shared_trials import trial_bound
 from comparator.plan.solve import PlanOptions, choose, solved_schedule, to_plan
-from comparator.plan.stock import fits
+from comparator.plan.stock import fits, trials_once
 
 MILP_CANDIDATES = 3
 RELAXED_SHARE = 0.6  # of the time limit for the first MILP when jobs fall back
@@ -98,14 +102,15 @@ class SharedPlan:
         }
 
 
-def _lower_bound(states: Sequence[JobState], milp: MilpOutcome | None) -> float:
-    independent = float(sum(s.best_cents for s in states))
+def _lower_bound(states: Sequence[JobState], milp: MilpOutcome | None, floor: float) -> float:
+    """The larger of ``floor`` (the jobs' own optima, or their trial bound) and the smaller of
+    the MILP's bound and each job's candidates outside it."""
     if milp is None:
-        return independent
+        return floor
     total = sum(s.best_cents for s in states)
     outside = min((s.outside_bound() + total - s.best_cents for s in states), default=math.inf)
     inside = milp.bound_cents if milp.bound_cents is not None else -math.inf
-    return max(independent, min(inside, outside))
+    return max(floor, min(inside, outside))
 
 
 def plan_jobs(
@@ -170,8 +175,10 @@ def _solve(states: dict[int, JobState], stock: Mapping[str, int], time_limit_s: 
         return _Shared({}, True, 0.0, "none", None)
     alone = {i: (s.top[0].candidate, solved_schedule(s.top[0])) for i, s in states.items()}
     bound = float(sum(s.best_cents for s in states.values()))
-    if fits(stock, usage_all(alone.values())):
+    if fits(stock, usage_all(alone.values())) and trials_once(alone.values()):
         return _Shared(alone, True, 0.0, "independent", Decimal(int(bound)) / 100)
+    if not trials_once(alone.values()):  # each provider's trial to one job: a higher bound
+        bound = trial_bound(states)
     deadline = time.perf_counter() + time_limit_s
     ordered = list(states)
     fallback = {i: why for i in ordered if (why := dp_only(states[i]))}
@@ -192,7 +199,7 @@ def _solve(states: dict[int, JobState], stock: Mapping[str, int], time_limit_s: 
         time_limit_s=share * time_limit_s,
     )
     outcome = relaxed.outcome
-    lower = _lower_bound(list(states.values()), outcome)
+    lower = _lower_bound(list(states.values()), outcome, bound)
     base = relaxed.complete(modelled)
     if base is not None:
         for order in orders(fallback, states) if fallback else [[]]:
@@ -233,6 +240,15 @@ def raise_infeasible(states: Mapping[int, JobState]) -> None:
     from comparator.errors import PlanError
 
     names = ", ".join(s.prepared.job.name for s in states.values())
+    alone = [(s.top[0].candidate, solved_schedule(s.top[0])) for s in states.values()]
+    if not trials_once(alone):
+        raise PlanError(
+            "jobs {names} cannot all be placed: each fits alone, but several open on one "
+            "provider's free trial, which goes to one of them only (one account); without it, "
+            "or with the stock they share, a job misses its budget or deadline. Plan them "
+            "separately, raise a budget, move a deadline, or find more stock",
+            names=names,
+        )
     raise PlanError(
         "jobs {names} cannot all be placed with the stock available: each fits "
         "alone, but not together before their deadlines. Plan them separately, move "

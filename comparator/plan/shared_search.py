@@ -4,7 +4,9 @@ the jobs it prices exactly (and the others relaxed, for the bound); and the alte
 two for the jobs the MILP cannot price (``dp_fallback``), kept while the total falls.
 
 Every joint plan found is feasible (each schedule valid for its candidate, the stock respected
-in every clock hour); :class:`Best` keeps the cheapest in whole cents.
+in every clock hour, each provider's free trial used by one job at most: a job planned after
+one that took a provider's trial is planned without it); :class:`Best` keeps the cheapest in
+whole cents.
 """
 
 from __future__ import annotations
@@ -21,7 +23,16 @@ from comparator.plan.milp.model import MilpJob, MilpOutcome, solve_milp
 from comparator.plan.planning import Prepared
 from comparator.plan.problem import ScheduleResult
 from comparator.plan.solve import Evaluated, Selection
-from comparator.plan.stock import Usage, add_usage, by_machine, cheapest_on, fits, usage_of
+from comparator.plan.stock import (
+    Usage,
+    add_usage,
+    by_machine,
+    cheapest_on,
+    fits,
+    trial_providers,
+    trials_once,
+    usage_of,
+)
 
 Schedules = dict[int, tuple[Candidate, ScheduleResult]]
 ALL_ORDERS_UP_TO = 3  # fallback jobs: every order up to 3! = 6, else each one first
@@ -110,21 +121,24 @@ def sequential(
     states: Mapping[int, JobState],
     ceiling: float = math.inf,
 ) -> Schedules | None:
-    """``planned`` plus each job of ``order`` in turn by the DP on the stock left. Only
-    candidates that could still bring the total below ``ceiling`` (cents) are solved: a
-    candidate's floor plus what is planned plus the later jobs' own optima (None: no plan in
-    this order beats the ceiling)."""
+    """``planned`` plus each job of ``order`` in turn by the DP on the stock left, without the
+    free trials the jobs before it took. Only candidates that could still bring the total below
+    ``ceiling`` (cents) are solved: a candidate's floor plus what is planned plus the later
+    jobs' own optima (None: no plan in this order beats the ceiling)."""
     used = usage_all(planned.values())
+    taken = set(trial_providers(planned.values()))
     chosen = dict(planned)
     for k, i in enumerate(order):
         later = sum(states[j].best_cents for j in order[k + 1 :])
         limit = ceiling - cents(chosen.values()) - later
         candidates = states[i].candidates_below(limit)
-        found = cheapest_on(candidates, used, states[i].budget_cents) if candidates else None
+        budget = states[i].budget_cents
+        found = cheapest_on(candidates, used, budget, taken) if candidates else None
         if found is None:
             return None
         chosen[i] = found
         add_usage(used, usage_of(*found))
+        taken.update(trial_providers([found]))
     return chosen
 
 
@@ -142,7 +156,8 @@ def orders(jobs: Iterable[int], states: Mapping[int, JobState]) -> list[list[int
 
 
 class Best:
-    """The cheapest complete joint plan offered so far that respects the stock."""
+    """The cheapest complete joint plan offered so far that respects the stock and uses each
+    provider's free trial once at most."""
 
     def __init__(self, jobs: Sequence[int], stock: Mapping[str, int]) -> None:
         self.jobs, self.stock = set(jobs), stock
@@ -157,17 +172,20 @@ class Best:
             return
         if cents(found.values()) > self.cents or _items(found) >= _items(self.schedules):
             return
-        if fits(self.stock, usage_all(found.values())):
+        if self.feasible(found):
             self.schedules, self.cents = found, cents(found.values())
 
     def offer(self, found: Schedules | None, method: str) -> bool:
         if found is None or set(found) != self.jobs:
             return False
         total = cents(found.values())
-        if total >= self.cents or not fits(self.stock, usage_all(found.values())):
+        if total >= self.cents or not self.feasible(found):
             return False
         self.schedules, self.cents, self.method = found, total, method
         return True
+
+    def feasible(self, found: Schedules) -> bool:
+        return fits(self.stock, usage_all(found.values())) and trials_once(found.values())
 
 
 @dataclass
@@ -193,11 +211,13 @@ def run_milp(
     used: Usage,
     warm: Schedules | None,
     time_limit_s: float,
+    taken: Iterable[str] = (),
 ) -> MilpRun:
-    """The MILP over ``jobs`` within the stock ``used`` leaves. A job of ``relaxed`` is seen
-    with all machines of each candidate at once and without its cap: a relaxation (a migration
-    costs no overhead, every capped plan is an uncapped one), so the dual bound stays a lower
-    bound; its schedule is not used as a plan."""
+    """The MILP over ``jobs`` within the stock ``used`` leaves, without the free trials of the
+    providers ``taken`` (by jobs outside it). A job of ``relaxed`` is seen with all machines of
+    each candidate at once and without its cap: a relaxation (a migration costs no overhead,
+    every capped plan is an uncapped one), so the dual bound stays a lower bound; its schedule
+    is not used as a plan."""
     milp_jobs, starts = [], []
     for i in jobs:
         state = states[i]
@@ -212,6 +232,7 @@ def run_milp(
         time_limit_s=max(time_limit_s, 0.1),
         warm=None if warm is None else starts,
         used=used,
+        taken=frozenset(taken),
     )
     return MilpRun(outcome, list(jobs))
 
@@ -298,6 +319,7 @@ def _milp_then_dp(
         used=usage_all(held.values()),
         warm=warm,
         time_limit_s=deadline - time.perf_counter(),
+        taken=trial_providers(held.values()),
     )
     found = run.complete(modelled)
     if found is None:

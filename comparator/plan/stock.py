@@ -1,10 +1,11 @@
-"""Stock shared by several jobs: what a schedule rents per clock hour, and the per-job DP on
-the stock others leave (:mod:`comparator.plan.shared`)."""
+"""Stock shared by several jobs: what a schedule rents per clock hour, the free trials it takes
+(a provider gives its trial once per account: to one job of a joint plan), and the per-job DP
+on the stock and trials the others leave (:mod:`comparator.plan.shared`)."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from comparator.plan.candidates import Candidate
 from comparator.plan.dp.solver import solve_schedule
@@ -28,6 +29,38 @@ def usage_of(candidate: Candidate, schedule: ScheduleResult) -> Usage:
             key = (offer_id, _hour(candidate, slot))
             used[key] = used.get(key, 0) + candidate.units[offer_id]
     return used
+
+
+def trial_providers(schedules: Iterable[tuple[Candidate, ScheduleResult]]) -> list[str]:
+    """The provider of every free trial the schedules use, once per schedule that uses one."""
+    return [
+        candidate.offers[candidate.trials.get(segment.key, segment.key)].provider
+        for candidate, schedule in schedules
+        for segment in schedule.segments
+        if segment.key in candidate.trials
+    ]
+
+
+def trials_once(schedules: Iterable[tuple[Candidate, ScheduleResult]]) -> bool:
+    """No provider's free trial used by two of the schedules (docs/billing.md)."""
+    providers = trial_providers(schedules)
+    return len(providers) == len(set(providers))
+
+
+def without_trials(candidate: Candidate, providers: Collection[str]) -> Candidate:
+    """``candidate`` without the free trial rates of ``providers`` (another job of the plan
+    took their trial); the schedules it yields are valid for ``candidate`` (fewer rates)."""
+    taken = {
+        key
+        for key, offer_id in candidate.trials.items()
+        if candidate.offers[offer_id].provider in providers
+    }
+    if not taken:
+        return candidate
+    hourly = tuple(r for r in candidate.problem.hourly if r.key not in taken)
+    return dataclasses.replace(
+        candidate, problem=dataclasses.replace(candidate.problem, hourly=hourly)
+    )
 
 
 def by_machine(candidate: Candidate) -> list[Candidate]:
@@ -90,13 +123,17 @@ def restricted_to(candidate: Candidate, used: Usage) -> Candidate:
 
 
 def cheapest_on(
-    candidates: Sequence[Candidate], used: Usage, budget_cents: int | None
+    candidates: Sequence[Candidate],
+    used: Usage,
+    budget_cents: int | None,
+    taken: Collection[str] = (),
 ) -> tuple[Candidate, ScheduleResult] | None:
-    """The cheapest schedule of any candidate on the stock ``used`` leaves (original candidate
-    returned: the schedule is valid for it)."""
+    """The cheapest schedule of any candidate on the stock ``used`` leaves, without the free
+    trials of the providers ``taken`` (original candidate returned: the schedule is valid for
+    it)."""
     best: tuple[int, Candidate, Candidate, int] | None = None
     for candidate in candidates:
-        restricted = restricted_to(candidate, used)
+        restricted = without_trials(restricted_to(candidate, used), taken)
         profile = solve_schedule(restricted.problem, keep_trace=False)
         fixed = candidate.bill.fixed_cents  # the data bill's upload storage and egress
         diagonal = profile.cheapest(None if budget_cents is None else budget_cents - fixed)

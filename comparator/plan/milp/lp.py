@@ -26,6 +26,26 @@ def quiet_stdout() -> Iterator[None]:
             os.close(saved)
 
 
+THREADS = 1  # HiGHS keeps one thread scheduler per process: every instance must ask alike
+
+
+def new_highs(**options: float) -> Any:
+    """A silent HiGHS with a fixed seed on ``THREADS`` threads (a later instance asking for
+    another count fails to run: "the scheduler has already been initialized"), and
+    ``options``. Call it inside :func:`quiet_stdout`."""
+    import highspy
+
+    highs = highspy.Highs()  # type: ignore[no-untyped-call]
+    for name, value in {
+        "output_flag": False,
+        "threads": THREADS,
+        "random_seed": 0,
+        **options,
+    }.items():
+        highs.setOptionValue(name, value)
+    return highs
+
+
 class Model:
     """A sparse MILP built row by row (all variables binary)."""
 

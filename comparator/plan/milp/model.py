@@ -19,7 +19,8 @@ same offers. Per job and candidate (slot ``t`` of the candidate's grid, ``D`` it
 
 * a free trial rate ``k`` (cost 0): ``x[k,t] ≤ r[t]``, at most ``trial_slots`` slots, one
   segment start per plan over all trials, and none after a run slot (``s[k,t] + b[t−1] ≤ 1``
-  with ``b`` the started indicator above): the trial opens the plan, as in the DP.
+  with ``b`` the started indicator above): the trial opens the plan, as in the DP; per
+  provider, one segment start over all jobs' trials (none if a job outside took it).
 
 Migrations and a daily cap are not modelled: the MILP plans each machine of a job that may
 migrate alone and ignores a cap, so a job that could use either is planned by the exact per-job
@@ -42,7 +43,7 @@ import numpy as np
 
 from comparator.plan.candidates import Candidate
 from comparator.plan.milp.extract import canonical_schedule
-from comparator.plan.milp.lp import INF, Model, quiet_stdout
+from comparator.plan.milp.lp import INF, Model, new_highs, quiet_stdout
 from comparator.plan.problem import ScheduleResult
 
 
@@ -99,6 +100,7 @@ class _Builder:
     def __init__(self) -> None:
         self.model = Model()
         self.usage: dict[tuple[str, int], list[tuple[int, float]]] = {}
+        self.trials: dict[str, list[int]] = {}  # provider → its trials' segment starts
 
     def candidate(self, cand: Candidate) -> _Columns:
         problem = cand.problem
@@ -163,6 +165,8 @@ class _Builder:
                 if t:
                     model.row([(start, 1.0), (started[t - 1], 1.0)], -INF, 1)
                 opens.append(start)
+                provider = cand.offers[cand.trials.get(rate.key, rate.key)].provider
+                self.trials.setdefault(provider, []).append(start)
         model.row([(v, 1.0) for v in opens], -INF, 1)
 
     def _storage(self, cols: _Columns, cents: float) -> None:
@@ -246,6 +250,11 @@ class _Builder:
             if sum(units for _, units in terms) > left:
                 self.model.row([(v, float(u)) for v, u in terms], -INF, left)
 
+    def trial_rows(self, taken: frozenset[str]) -> None:
+        """A provider's free trial opens one job's plan at most (none when ``taken``)."""
+        for provider, starts in self.trials.items():
+            self.model.row([(v, 1.0) for v in starts], -INF, 0 if provider in taken else 1)
+
 
 def _warm_values(
     columns: list[list[_Columns]],
@@ -299,9 +308,11 @@ def solve_milp(
     warm: Sequence[tuple[int, ScheduleResult] | None] | None = None,
     threads: int = 1,
     used: Mapping[tuple[str, int], int] | None = None,
+    taken: frozenset[str] = frozenset(),
 ) -> MilpOutcome:
     """Solve the shared-stock MILP; ``warm`` gives each job's (candidate index, schedule),
-    ``used`` the units per (offer, clock hour) that other jobs already hold."""
+    ``used`` the units per (offer, clock hour) and ``taken`` the providers' free trials that
+    other jobs already hold."""
     builder = _Builder()
     columns = [[builder.candidate(c) for c in job.candidates] for job in jobs]
     for job, job_cols in zip(jobs, columns, strict=True):
@@ -311,19 +322,13 @@ def solve_milp(
             terms = [(v, builder.model.cost[v]) for v in costed]
             builder.model.row(terms, -INF, job.budget_cents)
     builder.stock_rows(stock, used or {})
+    builder.trial_rows(taken)
     import highspy
 
     with quiet_stdout():
-        highs = highspy.Highs()  # type: ignore[no-untyped-call]
-        highs.setOptionValue("output_flag", False)
-        for name, value in (
-            ("time_limit", float(time_limit_s)),
-            ("mip_rel_gap", 0.0),
-            ("mip_abs_gap", 1e-6),
-            ("threads", threads),
-            ("random_seed", 0),
-        ):
-            highs.setOptionValue(name, value)
+        highs = new_highs(
+            time_limit=float(time_limit_s), mip_rel_gap=0.0, mip_abs_gap=1e-6, threads=threads
+        )
         highs.passModel(builder.model.lp())
         values = _warm_values(columns, jobs, len(builder.model.cost), warm) if warm else None
         if values is not None:
