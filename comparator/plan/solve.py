@@ -61,6 +61,14 @@ class Evaluated:
     cheapest_cents: int | None
     finish: datetime | None
     profile: ScheduleProfile | None = field(default=None, repr=False)
+    schedule: ScheduleResult | None = field(default=None, repr=False)  # rebuilt, profile freed
+
+    def release(self) -> None:
+        """Keep the rebuilt schedule instead of the solved layers: a problem whose contracts
+        may pause keeps every chain state (tens of MiB), and several shown plans add up."""
+        if self.profile is not None and self.diagonal is not None:
+            self.schedule = self.profile.schedule(self.diagonal)
+        self.profile = None
 
     def key(self, objective: str) -> Key:
         assert self.cost_cents is not None and self.finish is not None
@@ -269,6 +277,8 @@ class _Ranking:
         for evaluated in self.best_by_pair.values():
             if id(evaluated) not in shown:
                 evaluated.profile = None
+            elif evaluated.profile is not None and evaluated.candidate.problem.flexible:
+                evaluated.release()
 
     def ranked(self) -> list[Evaluated]:
         return sorted(self.best_by_pair.values(), key=lambda e: e.key(self.options.objective))
@@ -323,6 +333,8 @@ def choose(
 def solved_schedule(evaluated: Evaluated) -> ScheduleResult:
     """The optimal schedule behind ``evaluated`` (its kept layers, or solved again)."""
     assert evaluated.diagonal is not None
+    if evaluated.schedule is not None:
+        return evaluated.schedule
     profile = evaluated.profile or solve_schedule(evaluated.candidate.problem)
     return profile.schedule(evaluated.diagonal)
 

@@ -59,13 +59,13 @@ class Rebuilder:
         problem: ScheduleProblem,
         hourly: HourlyRates | None,
         contracts: ContractRates | None,
-        closed: list[Ints],
-        idle: list[Ints],
+        closed: Ints,
+        idle: Ints,
         terminal: Ints,
         ties: Ties,
         cap: DailyCap,
         flex: FlexContractSteps | None = None,
-        paused: list[Ints] | None = None,
+        paused: Ints | None = None,
     ) -> None:
         self.problem = problem
         self.ties = ties
@@ -79,8 +79,8 @@ class Rebuilder:
         self.seamless_restart = problem.interruptible and self.overhead_of(problem) == 0
         self.storage = 0  # scaled storage per paused or overhead slot (set by the profile)
         self.hourly, self.contracts = hourly, contracts
-        self.closed = np.stack(closed)  # [layer, rate, h, d]
-        self.idle = np.stack(idle)  # [layer, machine, h, d]
+        self.closed = closed  # [layer, rate, h, d]
+        self.idle = idle  # [layer, machine, h, d]
         self.terminal = terminal
         self.work = problem.work_slots
         self.hourly_count = len(problem.hourly)
@@ -90,7 +90,7 @@ class Rebuilder:
             if flex is not None
             else None
         )
-        self.paused = np.stack(paused) if paused else None  # [layer, rate, h, d], one early
+        self.paused = paused  # [layer, rate, h, d], one early (flexible chains only)
 
     @staticmethod
     def overhead_of(problem: ScheduleProblem) -> int:

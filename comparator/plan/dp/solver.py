@@ -109,6 +109,20 @@ class Machines:
         return restart
 
 
+class _Layers:
+    """One array of every layer's values, filled layer by layer (no copy when rebuilt)."""
+
+    def __init__(self) -> None:
+        self.array: Ints = np.empty((0,), dtype=np.int64)
+        self.filled = 0
+
+    def keep(self, layer: int, values: Ints, layers: int) -> None:
+        if layer == 0:
+            self.array = np.empty((layers, *values.shape), dtype=np.int64)
+        self.array[layer] = values
+        self.filled = layer + 1
+
+
 class ScheduleProfile:
     """The solved programme: the cheapest cost for every finish slot, and the plans behind it."""
 
@@ -128,9 +142,9 @@ class ScheduleProfile:
         self.trials = np.array(
             [j for j, r in enumerate(problem.hourly) if r.trial_slots > 0], dtype=np.int64
         )
-        self._closed: list[Ints] = []
-        self._idle: list[Ints] = []
-        self._paused: list[Ints] = []  # chains closing paused, one diagonal early (flexible)
+        self._closed = _Layers()
+        self._idle = _Layers()
+        self._paused = _Layers()  # chains closing paused, one diagonal early (flexible)
         self._contract_steps: ContractSteps | FlexContractSteps | None = None
         self.hourly: HourlyRates | None = None
         self.contracts: ContractRates | None = None
@@ -196,13 +210,13 @@ class ScheduleProfile:
             self.problem,
             self.hourly,
             self.contracts,
-            self._closed,
-            self._idle,
+            self._closed.array,
+            self._idle.array,
             self.terminal.values,
             self.ties,
             self.cap,
             self._contract_steps if isinstance(self._contract_steps, FlexContractSteps) else None,
-            self._paused,
+            self._paused.array if self._paused.filled else None,
         )
         rebuilder.storage = self.storage
         return rebuilder.schedule(diagonal)
@@ -239,10 +253,10 @@ class ScheduleProfile:
         paused = self._paused_exits(layer)
         idle = self._idle_states(layer, closed if paused is None else np.minimum(closed, paused))
         if self.trace:
-            self._closed.append(closed)
-            self._idle.append(idle)
+            self._closed.keep(layer, closed, self.work)
+            self._idle.keep(layer, idle, self.work)
             if paused is not None:
-                self._paused.append(paused)
+                self._paused.keep(layer, paused, self.work)
         sources = self._sources(layer, closed, idle)
         resume = layer > 0 and self.problem.interruptible
         if self._hourly_steps is not None:
