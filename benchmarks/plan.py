@@ -94,7 +94,14 @@ def offer(
     )
 
 
-def catalog(seed: int) -> list[OfferView]:
+CHEAP_CONTRACTS = {  # contracts that pay off even when the job runs a third of their hours
+    "daily": (24, Decimal("0.25")),
+    "weekly": (168, Decimal("0.20")),
+    "monthly": (720, Decimal("0.15")),
+}
+
+
+def catalog(seed: int, contracts: dict[str, tuple[int, Decimal]] = CONTRACTS) -> list[OfferView]:
     """200 offers: 50 groups of hourly (time of use), daily, weekly and monthly."""
     rng = random.Random(seed)
     offers: list[OfferView] = []
@@ -103,7 +110,7 @@ def catalog(seed: int) -> list[OfferView]:
         hourly = Decimal(GPUS[gpu] * rng.randint(85, 125)) / 100 * 4  # whole cents × quarters
         hourly = hourly.quantize(Decimal("0.04"))
         offers.append(offer(len(offers), group, gpu, "hourly", hourly, rng.choice(TIME_OF_USE)))
-        for billing, (hours, discount) in CONTRACTS.items():
+        for billing, (hours, discount) in contracts.items():
             price = hourly * hours * discount * Decimal(rng.randint(90, 110)) / 100
             offers.append(offer(len(offers), group, gpu, billing, price.quantize(Decimal(1)), ""))
     return offers
@@ -165,8 +172,13 @@ def main() -> None:
     parser.add_argument(
         "--run-windows", action="append", default=[], help='e.g. "mon-fri 09:00-18:00"'
     )
+    parser.add_argument(
+        "--cheap-contracts",
+        action="store_true",
+        help="daily/weekly/monthly at 25/20/15 %% of the hourly price (they pay off paused)",
+    )
     args = parser.parse_args()
-    offers = catalog(args.seed)
+    offers = catalog(args.seed, CHEAP_CONTRACTS if args.cheap_contracts else CONTRACTS)
     context = PlanContext(
         today=date(2026, 8, 30), fx=FxTable({"CNY": Decimal(1)}, date(2026, 8, 30))
     )
