@@ -60,6 +60,7 @@ class RunModel:
         days = np.array(problem.day_indices(slots + 1), dtype=np.int64)
         self.day_ends = days[1:] != days[:-1] if self.cap else np.zeros(slots, dtype=bool)
         self.kinds = self.allowed.astype(np.int64) * 2 + self.day_ends.astype(np.int64)
+        self.moves_by_kind = [self.moves(kind) for kind in range(4)]
 
     def state(self, status: int, hours: int) -> int:
         return status * self.hours + hours
@@ -119,7 +120,7 @@ class RunModel:
         """``[kind, from, to]``: the work of one slot's move (NEG: no such move)."""
         tables = np.full((4, self.size, self.size), NEG, dtype=np.int32)
         for kind in range(4):
-            for source, target, work in self.moves(kind):
+            for source, target, work in self.moves_by_kind[kind]:
                 tables[kind, source, target] = max(tables[kind, source, target], work)
         return tables
 
@@ -179,7 +180,7 @@ class RunModel:
         return table
 
     def _move_arrays(self, kind: int) -> tuple[Longs, Longs, Longs]:
-        moves = np.array(self.moves(kind) or [(0, 0, -1)], dtype=np.int64).reshape(-1, 3)
+        moves = np.array(self.moves_by_kind[kind] or [(0, 0, -1)], dtype=np.int64).reshape(-1, 3)
         return moves[:, 0], moves[:, 1], moves[:, 2]
 
     # --- the rebuild's run patterns ----------------------------------------------------------
@@ -191,10 +192,10 @@ class RunModel:
         for t in range(start, start + length):
             nxt: dict[int, int] = {}
             back: dict[int, tuple[int, bool]] = {}
-            for q_from, q_to, gain in self.moves(int(self.kinds[t])):
+            for q_from, q_to, gain in self.moves_by_kind[int(self.kinds[t])]:
                 if q_from in best and best[q_from] + gain > nxt.get(q_to, -1):
                     nxt[q_to] = best[q_from] + gain
-                    back[q_to] = (q_from, self._ran(q_from, q_to, gain))
+                    back[q_to] = (q_from, self._ran(q_to))
             best = nxt
             came.append(back)
         return self._walk_back(came, target)
@@ -206,17 +207,17 @@ class RunModel:
         q, r, t = source, work, start
         while r > 0:
             target = int(table[t, q, r])
-            for q_from, q_to, gain in self.moves(int(self.kinds[t])):
+            for q_from, q_to, gain in self.moves_by_kind[int(self.kinds[t])]:
                 if q_from == q and r - gain >= 0 and int(table[t + 1, q_to, r - gain]) == target:
-                    ran.append(self._ran(q_from, q_to, gain))
+                    ran.append(self._ran(q_to))
                     q, r = q_to, r - gain
                     break
             t += 1
         return ran
 
-    def _ran(self, q_from: int, q_to: int, gain: int) -> bool:
-        """Whether a move runs its slot (every move into a running status does)."""
-        return gain > 0 or q_to // self.hours > 0
+    def _ran(self, q_to: int) -> bool:
+        """Whether a move into ``q_to`` runs its slot (every move into a running status does)."""
+        return q_to // self.hours > 0
 
     @staticmethod
     def _walk_back(came: list[dict[int, tuple[int, bool]]], target: int) -> list[bool]:
