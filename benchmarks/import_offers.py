@@ -61,9 +61,9 @@ from sqlalchemy import Engine
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from comparator.catalog.current_offers import current_offers
 from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.catalog.listing import rank_offers
-from comparator.catalog.offer_filter import current_offers
 from comparator.catalog.queries import store_profile
 from comparator.config import load_settings
 from comparator.domain.profile import DataCenter, ProviderProfile

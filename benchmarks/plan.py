@@ -7,7 +7,7 @@ types (daily, weekly, monthly) and 200 offers; then HiGHS on the same instance.
 
 Prints the planner's wall time (target < 2 s), the number of candidates solved exactly and
 pruned by the lower bound, and HiGHS's status, objective, bound and time on the time-indexed
-MILP of the same candidates (:mod:`comparator.plan.milp.model`), with the ratio of the two times.
+MILP of the same candidates (:mod:`comparator.plan.joint.milp.milp_model`), with the ratio of the two times.
 With ``--max-hours-per-day N`` it also plans the job with ``[schedule] max_hours_per_day = N``
 (the DP's hours-run-today axis) and prints both CPU times (user + sys), their ratio and the
 process's peak RSS after each; ``--run-windows W`` (repeatable) does the same with
@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from comparator.catalog.models import OfferView
 from comparator.domain.job import Job, Requirements, Schedule, Workload
 from comparator.domain.money import FxTable
-from comparator.plan.milp.model import MilpJob, solve_milp
-from comparator.plan.planning import PlanContext, plan_job, prepare
+from comparator.plan.job_plan import PlanContext, plan_job, prepare
+from comparator.plan.joint.milp.milp_model import MilpJob, solve_milp
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 START = datetime(2026, 9, 1, tzinfo=SHANGHAI)  # the window holds National Day 2026

@@ -40,9 +40,9 @@ sys.path.insert(0, str(ROOT))
 from comparator.catalog.db import make_engine, upgrade_schema  # noqa: E402
 from comparator.refresh.run import RefreshReport, run_refresh  # noqa: E402
 from comparator.refresh.sources import load_sources  # noqa: E402
-from tests.httpserver import FaultServer, Reply, fault_server  # noqa: E402
-from tests.refresh_fleet import publish_fleet, run_workers, tally  # noqa: E402
-from tests.refresh_helpers import profile_toml, source_entry, write_sources  # noqa: E402
+from tests.support.httpserver import FaultServer, Reply, fault_server  # noqa: E402
+from tests.support.refresh_fleet import publish_fleet, run_workers, tally  # noqa: E402
+from tests.support.refresh_helpers import profile_toml, source_entry, write_sources  # noqa: E402
 
 GPUS = ("H100", "A100-80G", "4090", "L40S", "H20", "910B", "A800", "H800")
 BILLINGS = ("hourly", "daily", "monthly", "spot")

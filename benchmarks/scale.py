@@ -154,12 +154,12 @@ def planner_main(url: str, mode: str) -> None:
     objects and pruned by rules 2–4: the planner before rule 5) or ``streamed`` (rule 5)."""
     from datetime import date
 
+    from comparator.catalog.current_offers import current_offers
     from comparator.catalog.db import make_engine
-    from comparator.catalog.offer_filter import current_offers
     from comparator.catalog.queries import load_profiles
     from comparator.config import load_settings
     from comparator.domain.job import load_job
-    from comparator.plan.planning import plan_job
+    from comparator.plan.job_plan import plan_job
     from comparator.services.planning import (
         collector_paused,
         context_from_settings,
@@ -189,14 +189,14 @@ PHASES = [  # (label, module, attribute): each timed exclusive of the phases it 
     ("rules SQL", "comparator.catalog.queries_groups", "CatalogGroups.rules"),
     ("counts SQL", "comparator.services.planning", "_catalog"),
     ("profiles", "comparator.services.planning", "load_profiles"),
-    ("summary keys", "comparator.plan.stream", "summary_entries"),
+    ("summary keys", "comparator.plan.prune.streamed", "summary_entries"),
     ("group reads (SQL + offers)", "comparator.catalog.queries_groups", "CatalogGroups.read"),
-    ("compliance + checks", "comparator.plan.stream", "_Reading._checked"),
-    ("groups prepared", "comparator.plan.prune", "LazyCandidates.add"),
-    ("candidates + bounds", "comparator.plan.prune", "_Walk.build"),
-    ("DP", "comparator.plan.prune", "_Walk.solve"),
-    ("walk (heap, counts)", "comparator.plan.stream", "choose_lazy"),
-    ("plan result", "comparator.plan.stream", "conclude"),
+    ("compliance + checks", "comparator.plan.prune.streamed", "_Reading._checked"),
+    ("groups prepared", "comparator.plan.prune.pruning", "LazyCandidates.add"),
+    ("candidates + bounds", "comparator.plan.prune.pruning", "_Walk.build"),
+    ("DP", "comparator.plan.prune.pruning", "_Walk.solve"),
+    ("walk (heap, counts)", "comparator.plan.prune.streamed", "choose_lazy"),
+    ("plan result", "comparator.plan.prune.streamed", "conclude"),
     ("job offers loaded (fallback)", "comparator.services.planning", "job_offers"),
     ("quote document", "comparator.services.quoting", "assemble_document"),
     ("DB writes (stored quote)", "comparator.services.quoting", "freeze_quote"),

@@ -35,9 +35,9 @@ from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
 from comparator.errors import PlanError
 from comparator.plan.context import PlanContext
-from comparator.plan.planning import prepare
-from comparator.plan.shared import plan_jobs
-from comparator.plan.stock import Usage, add_usage, cheapest_on, trial_providers, usage_of
+from comparator.plan.job_plan import prepare
+from comparator.plan.joint.joint_plan import plan_jobs
+from comparator.plan.joint.stock import Usage, add_usage, cheapest_on, trial_providers, usage_of
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 START = datetime(2026, 12, 1, tzinfo=SHANGHAI)

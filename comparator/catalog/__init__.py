@@ -8,6 +8,7 @@ offers for ``suanli offers``. Only this package, :mod:`comparator.refresh` and
 """
 
 from comparator.catalog.changes import PriceChange, count_changes, diff_offers
+from comparator.catalog.current_offers import current_offers
 from comparator.catalog.db import (
     make_engine,
     schema_is_current,
@@ -17,7 +18,6 @@ from comparator.catalog.db import (
 from comparator.catalog.history import OfferHistory, price_history
 from comparator.catalog.listing import OfferRow, TopOffers, rank_offers, top_offers
 from comparator.catalog.models import OfferColumns, OfferIn
-from comparator.catalog.offer_filter import current_offers
 from comparator.catalog.queries import (
     SnapshotResult,
     get_offer,

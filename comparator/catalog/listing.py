@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Engine
 
-from comparator.catalog.offer_filter import (
+from comparator.catalog.current_offers import (
     approximate_card_hour_price,
     current_offers,
     ranking_keys,

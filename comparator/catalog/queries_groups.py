@@ -1,6 +1,6 @@
 """A job's current offers summarised per group in SQL, and read group by group.
 
-The planner's walk (:mod:`comparator.plan.stream`) needs, before it reads any offer, one row
+The planner's walk (:mod:`comparator.plan.prune.streamed`) needs, before it reads any offer, one row
 per (provider, data centre, GPU, node size, interconnect, network) of the job's offers: how
 many, the first offer id and a floor of their prices (``GROUP BY`` in the database); it then
 reads the offers of the groups it reaches (docs/planner-pruning.md, rule 5).
@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Engine, Float, case, cast, func, true, tuple_
 from sqlalchemy.sql.elements import ColumnElement
 
-from comparator.catalog.offer_filter import current_query, offer_condition, stream_offers
+from comparator.catalog.current_offers import current_query, offer_condition, stream_offers
 from comparator.catalog.queries import OFFER
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.money import FxTable

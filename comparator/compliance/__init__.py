@@ -3,7 +3,7 @@
 :func:`check_providers` gives one :class:`ProviderReport` per provider (``suanli check``);
 :func:`evaluate_offers` splits offers into eligible and excluded ones (:class:`Eligibility`),
 what the planner calls. Rules: :mod:`.engine`; licences: :mod:`.licence`; number checks:
-:mod:`.numbers`; the job's requirements: :mod:`.job`; verdict types: :mod:`.model`.
+:mod:`.numbers`; the job's requirements: :mod:`.job_rules`; verdict types: :mod:`.verdicts`.
 
 Each name loads its module on first use (:mod:`comparator.domain.lazy`).
 """
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
         evaluate_offers,
         needs_chinese_licence,
     )
-    from comparator.compliance.model import (
+    from comparator.compliance.verdicts import (
         FAIL,
         PASS,
         WARN,
@@ -38,7 +38,7 @@ _HOME: dict[str, tuple[str, ...]] = {
         "evaluate_offers",
         "needs_chinese_licence",
     ),
-    "model": (
+    "verdicts": (
         "FAIL",
         "PASS",
         "WARN",

@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 
-from comparator.compliance.job import freshness_check, location_checks, requirement_checks
+from comparator.compliance.job_rules import freshness_check, location_checks, requirement_checks
 from comparator.compliance.licence import (
     LicenceAssessment,
     annual_report_check,
@@ -26,7 +26,8 @@ from comparator.compliance.licence import (
     coverage_check,
     no_licence_checks,
 )
-from comparator.compliance.model import (
+from comparator.compliance.numbers import gongan_checks, uscc_check, website_filing_checks
+from comparator.compliance.verdicts import (
     PASS,
     WARN,
     Check,
@@ -36,7 +37,6 @@ from comparator.compliance.model import (
     ProviderReport,
     check,
 )
-from comparator.compliance.numbers import gongan_checks, uscc_check, website_filing_checks
 from comparator.domain.job import Requirements
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import DataCenter, ProviderProfile

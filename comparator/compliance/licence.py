@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from comparator.compliance.model import FAIL, PASS, WARN, Check, check, worst
+from comparator.compliance.verdicts import FAIL, PASS, WARN, Check, check, worst
 from comparator.domain.credentials import LicenceNumber, parse_licence
 from comparator.domain.profile import DataCenter, License, ProviderProfile
 from comparator.domain.profile_fields import NATIONWIDE

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from comparator.compliance.model import FAIL, PASS, WARN, Check, check
+from comparator.compliance.verdicts import FAIL, PASS, WARN, Check, check
 from comparator.domain.credentials import parse_gongan, parse_icp_filing, parse_licence, parse_uscc
 from comparator.domain.profile import Filing, ProviderProfile
 

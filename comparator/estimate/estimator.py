@@ -11,7 +11,7 @@ The pieces (each documents its formulas and constants):
 * :mod:`comparator.estimate.compute` — training FLOPs and the default MFU table;
 * :mod:`comparator.estimate.search` — minimal cards and ZeRO stage that fit the headroom;
 * :mod:`comparator.estimate.advice` — alternatives when it does not fit, rules of thumb;
-* :mod:`comparator.estimate.job` — requests from job files (``[model]``, ``[training]``).
+* :mod:`comparator.estimate.job_request` — requests from job files (``[model]``, ``[training]``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from comparator.domain.gpus import GpuSpec
 from comparator.estimate.advice import Advice, advise, rules_of_thumb, why_not
 from comparator.estimate.architecture import ModelShape
 from comparator.estimate.compute import MFU_TABLE
-from comparator.estimate.job import request_from_job
+from comparator.estimate.job_request import request_from_job
 from comparator.estimate.memory import (
     COMM_BUCKET_GIB,
     CUDA_CONTEXT_GIB,

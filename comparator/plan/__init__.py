@@ -2,19 +2,19 @@
 
 Flow: :func:`plan_job` → compliance and the job's requirements filter the offers → the job's
 work on each GPU (:mod:`.work`, via the estimator) → candidate placements (:mod:`.candidates`)
-→ an exact DP per candidate (:mod:`.dp`) with lower bounds to skip hopeless ones (:mod:`.solve`)
-→ dated plans (:mod:`.result`). Several jobs sharing stock: :func:`plan_jobs` (:mod:`.shared`,
-the DP per job, a repair and a HiGHS MILP in :mod:`.milp`). No database, no HTTP.
+→ an exact DP per candidate (:mod:`.dp`) with lower bounds to skip hopeless ones (:mod:`.selection`)
+→ dated plans (:mod:`.result`). Several jobs sharing stock: :func:`plan_jobs` (:mod:`.joint`,
+the DP per job, a repair and a HiGHS MILP in :mod:`.joint.milp`). No database, no HTTP.
 """
 
 from comparator.plan.context import DEFAULT_TOP, PlanContext
-from comparator.plan.mix import mix_text
-from comparator.plan.offer_filter import requirement_reason
-from comparator.plan.planning import plan_job
+from comparator.plan.explain.mix import mix_text
+from comparator.plan.explain.timeline import timeline_lines
+from comparator.plan.job_plan import plan_job
+from comparator.plan.joint.joint_plan import SharedPlan, plan_jobs
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult, PlanSegment
-from comparator.plan.shared import SharedPlan, plan_jobs
-from comparator.plan.solve import OBJECTIVES
-from comparator.plan.timeline import timeline_lines
+from comparator.plan.screening import requirement_reason
+from comparator.plan.selection import OBJECTIVES
 
 __all__ = [
     "DEFAULT_TOP",

@@ -8,7 +8,7 @@ two machines and switching between them is a migration. A provider whose profile
 Offers of one provider, data centre, GPU and node size form a *group*; a group with ``n``
 cards is a *candidate*. Every offer of the group that can rent ``n`` cards (enough stock, an
 RDMA network when ``n`` spans nodes) becomes a rate of the candidate's
-:class:`~comparator.plan.problem.ScheduleProblem`: ``units = ceil(n / offer.cards)`` units,
+:class:`~comparator.plan.dp.problem.ScheduleProblem`: ``units = ceil(n / offer.cards)`` units,
 billed alike. Prices are compared tax-inclusive in the job's currency (VAT added where quoted
 before it, FX converted), an adjusted unit price kept to four decimal places. Slots are whole
 hours of the provider's time zone from the first whole hour at or after the earliest start
@@ -32,11 +32,11 @@ from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError, Msg
 from comparator.estimate.throughput import is_rdma, run_hours
 from comparator.plan.bill import DataBill, data_bill
-from comparator.plan.grid import PriceBasis, SlotGrid, slot_grid
+from comparator.plan.dp.grid import PriceBasis, SlotGrid, slot_grid
+from comparator.plan.dp.problem import ContractRate, HourlyRate, ScheduleProblem
+from comparator.plan.dp.slot_prices import shared_factors, shared_slot_costs
+from comparator.plan.dp.windows import Mask, daily_cap, free_trials, rentable
 from comparator.plan.groups import GroupKey, group_offers
-from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
-from comparator.plan.slot_prices import shared_factors, shared_slot_costs
-from comparator.plan.windows import Mask, daily_cap, free_trials, rentable
 
 MAX_NODES = 16
 
@@ -306,7 +306,7 @@ class CandidateBuilder:
     def group(self, key: GroupKey, offers: list[OfferView], work: GpuWork) -> None:
         self.result.candidates.extend(self.expand(self.prelude(key, offers, work)))
 
-    # --- hooks of the lazy builder (comparator.plan.prune): a group is prepared, then expanded
+    # --- hooks of the lazy builder (comparator.plan.prune.pruning): a group is prepared, then expanded
     def prelude(self, key: GroupKey, offers: list[OfferView], work: GpuWork) -> GroupInput:
         """A group's priced, calendar-checked offers and card counts (no candidate built)."""
         priced = self.prices(offers)

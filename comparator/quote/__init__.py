@@ -1,8 +1,8 @@
 """Quotes: the frozen document a report is rendered from (:mod:`.document`, pure) and its
-numbered, append-only store in the catalog (:mod:`.store`)."""
+numbered, append-only store in the catalog (:mod:`.quote_store`)."""
 
 from comparator.quote.document import QuoteParts, assemble_document
-from comparator.quote.store import (
+from comparator.quote.quote_store import (
     StoredQuote,
     format_number,
     freeze_quote,

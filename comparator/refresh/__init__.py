@@ -1,7 +1,7 @@
 """Keeping the catalog current: imported sheets and the weekly refresh of provider sources.
 
 :mod:`.importer` is ``suanli import``; :mod:`.sources` reads ``sources.toml``; :mod:`.run` runs
-every source's adapter (:mod:`providers`) and stores what came back through :mod:`.store`;
+every source's adapter (:mod:`providers`) and stores what came back through :mod:`.source_store`;
 :mod:`.runs` records each (provider, period) run; :mod:`.schedule` is the cron arithmetic;
 :mod:`.lease` and :mod:`.worker` make the long-running weekly job.
 """

@@ -29,7 +29,7 @@ from sqlalchemy import Connection, Engine
 
 from comparator.catalog.db import write_transaction
 from comparator.refresh.runs import Claim
-from comparator.refresh.store import Stored, finish_failed_in, store_result_in
+from comparator.refresh.source_store import Stored, finish_failed_in, store_result_in
 from providers import AdapterResult, SourceSpec
 
 DEFAULT_BATCH_SOURCES = 50

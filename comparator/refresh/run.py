@@ -40,8 +40,8 @@ from comparator.refresh.runs import (
     last_validators,
 )
 from comparator.refresh.schedule import Period, current_period, parse_cron
+from comparator.refresh.source_store import Stored, finish_failed
 from comparator.refresh.sources import SourcesFile
-from comparator.refresh.store import Stored, finish_failed
 from providers import SourceSpec, adapter_class
 
 log = logging.getLogger("suanli.refresh")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from comparator.catalog.offer_filter import current_offers
+from comparator.catalog.current_offers import current_offers
 from comparator.catalog.queries import load_profiles
 from comparator.compliance import (
     Eligibility,

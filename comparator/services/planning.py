@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from comparator.catalog.offer_filter import (
+from comparator.catalog.current_offers import (
     count_current,
     current_offers,
     current_snapshot_id_list,
@@ -41,8 +41,13 @@ from comparator.plan import (
     plan_job,
     plan_jobs,
 )
-from comparator.plan.prefilter import filtered_reasons, job_offer_filter
-from comparator.plan.stream import contract_runs, most_runs, plan_streamed, rule_floors
+from comparator.plan.prune.sql_prefilter import filtered_reasons, job_offer_filter
+from comparator.plan.prune.streamed import (
+    contract_runs,
+    most_runs,
+    plan_streamed,
+    rule_floors,
+)
 
 
 @dataclass(frozen=True)

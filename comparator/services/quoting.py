@@ -3,7 +3,7 @@
 :func:`make_quote` reads the job file and the current catalog, runs the estimator (for
 ``[model]`` jobs), the compliance checks and the planner, assembles the quote document
 (:mod:`comparator.quote.document`) and stores it under a new number
-(:mod:`comparator.quote.store`). Reports are rendered from the stored document only.
+(:mod:`comparator.quote.quote_store`). Reports are rendered from the stored document only.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from comparator.domain.job import load_job
 from comparator.errors import JobFileError, os_reason
 from comparator.i18n import is_en
 from comparator.quote.document import QuoteParts, assemble_document
-from comparator.quote.store import StoredQuote, freeze_quote
+from comparator.quote.quote_store import StoredQuote, freeze_quote
 from comparator.services.planning import collector_paused, context_from_settings, plan_for_job
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from comparator.domain.gpus import find_gpu
 from comparator.domain.offer_view import OfferView
-from comparator.verify.checks import HARDWARE_CHECKS, Check, Expectation, worst
+from comparator.verify.checks import HARDWARE_CHECKS, AcceptanceCheck, Expectation, worst
 from comparator.verify.measure import NOT_REQUESTED, Measurements, measurement_checks
 from comparator.verify.nvsmi import GpuReading, MachineReport, Topology
 
@@ -23,7 +23,7 @@ from comparator.verify.nvsmi import GpuReading, MachineReport, Topology
 class VerifyResult:
     report: MachineReport
     expected: Expectation
-    checks: tuple[Check, ...]
+    checks: tuple[AcceptanceCheck, ...]
     measurements: Measurements
     lang: str = "zh"
 

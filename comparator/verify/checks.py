@@ -1,6 +1,6 @@
 """The acceptance checks of a rented machine: pure functions of a MachineReport and what was bought.
 
-Each check returns one :class:`Check` (``pass`` / ``warn`` / ``fail``) whose message names the
+Each check returns one :class:`AcceptanceCheck` (``pass`` / ``warn`` / ``fail``) whose message names the
 cards concerned. Thresholds, and why:
 
 * ``memory_total`` — pass at ≥ 92 % of the registry's memory, warn at ≥ 85 %, fail below.
@@ -37,7 +37,7 @@ Problem = tuple[str, str]  # (status, text)
 
 
 @dataclass(frozen=True)
-class Check:
+class AcceptanceCheck:
     id: str
     status: str  # pass | warn | fail
     message: str
@@ -80,13 +80,15 @@ def listing(problems: Sequence[str], lang: str) -> str:
     return shown + (say(lang, "more", count=more) if more > 0 else "")
 
 
-def from_problems(check_id: str, problems: Sequence[Problem], ok: str, lang: str) -> Check:
+def from_problems(
+    check_id: str, problems: Sequence[Problem], ok: str, lang: str
+) -> AcceptanceCheck:
     """One check from (status, text) problems, worst first; ``ok`` is the message with none."""
     if not problems:
-        return Check(check_id, "pass", ok)
+        return AcceptanceCheck(check_id, "pass", ok)
     ordered = sorted(problems, key=lambda item: -STATUS_RANK[item[0]])
     status = worst(status for status, _ in problems)
-    return Check(check_id, status, listing([text for _, text in ordered], lang))
+    return AcceptanceCheck(check_id, status, listing([text for _, text in ordered], lang))
 
 
 _CARDS = "\x00cards\x00"  # stands for the cards' label until identical problems are grouped
@@ -112,16 +114,20 @@ def per_card(
 # --- the checks ----------------------------------------------------------------------------
 
 
-def check_gpu_count(report: MachineReport, expected: Expectation, lang: str) -> Check:
+def check_gpu_count(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     found, cards = len(report.gpus), expected.cards
     if found == 0:
-        return Check("gpu_count", "fail", say(lang, "no_gpu"))
+        return AcceptanceCheck("gpu_count", "fail", say(lang, "no_gpu"))
     if cards is None or found == cards:
         suffix = say(lang, "as_expected") if cards else ""
-        return Check("gpu_count", "pass", say(lang, "cards_found", found=found) + suffix)
+        return AcceptanceCheck("gpu_count", "pass", say(lang, "cards_found", found=found) + suffix)
     if found < cards:
-        return Check("gpu_count", "fail", say(lang, "too_few_cards", found=found, cards=cards))
-    return Check("gpu_count", "warn", say(lang, "too_many_cards", found=found, cards=cards))
+        return AcceptanceCheck(
+            "gpu_count", "fail", say(lang, "too_few_cards", found=found, cards=cards)
+        )
+    return AcceptanceCheck(
+        "gpu_count", "warn", say(lang, "too_many_cards", found=found, cards=cards)
+    )
 
 
 def _model_problems(gpu: GpuReading, expected: Expectation, lang: str) -> list[Problem]:
@@ -162,7 +168,7 @@ def model_summary(report: MachineReport) -> str:
     return "; ".join(parts)
 
 
-def check_gpu_model(report: MachineReport, expected: Expectation, lang: str) -> Check:
+def check_gpu_model(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     problems = per_card(report, lambda gpu: _model_problems(gpu, expected, lang))
     models = {gpu.name for gpu in report.gpus}
     summary = model_summary(report)
@@ -187,7 +193,7 @@ def _memory_problems(gpu: GpuReading, expected: Expectation, lang: str) -> list[
     return [(status, say(lang, "memory_short", label=_CARDS, **values))]
 
 
-def check_memory_total(report: MachineReport, expected: Expectation, lang: str) -> Check:
+def check_memory_total(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     problems = per_card(report, lambda gpu: _memory_problems(gpu, expected, lang))
     totals = sorted({gpu.memory_total_mib for gpu in report.gpus if gpu.memory_total_mib})
     shown = ", ".join(f"{mib} MiB ({mib / 1024:.1f} GiB)" for mib in totals)
@@ -204,7 +210,7 @@ def _used_problems(gpu: GpuReading, lang: str) -> list[Problem]:
     return [(status, text + ("" if gpu.processes else say(lang, "memory_used_unseen")))]
 
 
-def check_memory_in_use(report: MachineReport, expected: Expectation, lang: str) -> Check:
+def check_memory_in_use(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     problems = per_card(report, lambda gpu: _used_problems(gpu, lang))
     most = max((gpu.memory_used_mib or 0 for gpu in report.gpus), default=0)
     return from_problems("memory_in_use", problems, say(lang, "memory_free", most=most), lang)
@@ -219,11 +225,11 @@ def _process_lines(report: MachineReport) -> list[str]:
     return lines
 
 
-def check_processes(report: MachineReport, expected: Expectation, lang: str) -> Check:
+def check_processes(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     lines = _process_lines(report)
     if not lines:
-        return Check("processes", "pass", say(lang, "no_process"))
-    return Check("processes", "warn", say(lang, "processes_lead") + listing(lines, lang))
+        return AcceptanceCheck("processes", "pass", say(lang, "no_process"))
+    return AcceptanceCheck("processes", "warn", say(lang, "processes_lead") + listing(lines, lang))
 
 
 def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
@@ -250,7 +256,7 @@ def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
     ]
 
 
-def check_ecc(report: MachineReport, expected: Expectation, lang: str) -> Check:
+def check_ecc(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     problems = per_card(report, lambda gpu: _ecc_problems(gpu, lang))
     without = [gpu.index for gpu in report.gpus if gpu.ecc.mode is None]
     ok = say(lang, "ecc_ok")
@@ -287,7 +293,7 @@ def _pcie_problems(gpu: GpuReading, lang: str) -> list[Problem]:
     return problems
 
 
-def check_pcie_link(report: MachineReport, expected: Expectation, lang: str) -> Check:
+def check_pcie_link(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     problems = per_card(report, lambda gpu: _pcie_problems(gpu, lang))
     links = {f"gen {g.pcie.max_gen} x{g.pcie.max_width}" for g in report.gpus if g.pcie.max_width}
     ok = say(lang, "pcie_ok", widths=", ".join(sorted(links)) or say(lang, "not_reported"))
@@ -328,17 +334,17 @@ def _links_summary(report: MachineReport, lang: str) -> str:
     return say(lang, "links", links="/".join(sorted(set(report.topology.links.values()))))
 
 
-def check_nvlink(report: MachineReport, expected: Expectation, lang: str) -> Check:
+def check_nvlink(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     if len(report.gpus) < 2:
-        return Check("nvlink", "pass", say(lang, "single_card"))
+        return AcceptanceCheck("nvlink", "pass", say(lang, "single_card"))
     problems = per_card(report, lambda gpu: _fabric_problems(gpu, lang))
     problems += _link_problems(report, expected, lang)
     return from_problems("nvlink", problems, _links_summary(report, lang), lang)
 
 
-def check_driver(report: MachineReport, expected: Expectation, lang: str) -> Check:
+def check_driver(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     enabled = sum(1 for gpu in report.gpus if gpu.persistence_mode == "Enabled")
-    return Check(
+    return AcceptanceCheck(
         "driver",
         "pass",
         say(
@@ -352,7 +358,7 @@ def check_driver(report: MachineReport, expected: Expectation, lang: str) -> Che
     )
 
 
-HARDWARE_CHECKS: tuple[Callable[[MachineReport, Expectation, str], Check], ...] = (
+HARDWARE_CHECKS: tuple[Callable[[MachineReport, Expectation, str], AcceptanceCheck], ...] = (
     check_gpu_count,
     check_gpu_model,
     check_memory_total,

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from comparator.domain.gpus import GpuSpec, find_gpu
-from comparator.verify.checks import Check, Expectation, Problem, from_problems
+from comparator.verify.checks import AcceptanceCheck, Expectation, Problem, from_problems
 from comparator.verify.nvsmi import MachineReport
 from comparator.verify.text import say
 
@@ -244,7 +244,7 @@ def _card_check(
     report: MachineReport,
     expected: Expectation,
     lang: str,
-) -> Check:
+) -> AcceptanceCheck:
     problems, values, specs = [], [], set()
     for card in measurements.cards:
         spec = expected.gpu or find_gpu(card.name)
@@ -280,18 +280,20 @@ def interconnect_gbs(report: MachineReport, spec: GpuSpec | None) -> float | Non
 
 def _allreduce_check(
     measurements: Measurements, report: MachineReport, expected: Expectation, lang: str
-) -> Check:
+) -> AcceptanceCheck:
     what, busbw = say(lang, "allreduce"), measurements.allreduce_busbw_gbs
     if busbw is None:
         error = measurements.allreduce_error or "?"
-        return Check(
+        return AcceptanceCheck(
             "allreduce_bandwidth", "warn", say(lang, "measure_failed", label="NCCL", error=error)
         )
     spec = expected.gpu or next((s for c in measurements.cards if (s := find_gpu(c.name))), None)
     reference = interconnect_gbs(report, spec)
     shown = f"{busbw:.0f} GB/s"
     if reference is None:
-        return Check("allreduce_bandwidth", "pass", say(lang, "no_spec", what=what, values=shown))
+        return AcceptanceCheck(
+            "allreduce_bandwidth", "pass", say(lang, "no_spec", what=what, values=shown)
+        )
     status = _judge(busbw, reference, ALLREDUCE_WARN_RATIO, fail=False)
     key = "measured_ok" if status == "pass" else "measured_low"
     message = say(
@@ -304,12 +306,12 @@ def _allreduce_check(
         spec=f"{reference:.0f} GB/s",
         ratio=busbw / reference,
     )
-    return Check("allreduce_bandwidth", status, message)
+    return AcceptanceCheck("allreduce_bandwidth", status, message)
 
 
 def measurement_checks(
     measurements: Measurements, report: MachineReport, expected: Expectation, lang: str
-) -> list[Check]:
+) -> list[AcceptanceCheck]:
     """Checks from measured figures; none when the measurements were skipped."""
     if measurements.status != "measured":
         return []

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from comparator.plan.dp.problem import ScheduleProblem
 from comparator.plan.dp.rates import INF, Ints
-from comparator.plan.problem import ScheduleProblem
 
 
 class DailyCap:

@@ -1,4 +1,4 @@
-"""Per-rate tables of the dynamic programme (:mod:`comparator.plan.dp.solver`), stacked by rate.
+"""Per-rate tables of the dynamic programme (:mod:`comparator.plan.dp.dp_solver`), stacked by rate.
 
 Hourly rates: exact prefix sums of slot costs in integer *ticks* (the rate's finest decimal
 place), split into whole cents ``a`` and remainders ``b``; the *start class* of a segment is
@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from comparator.errors import PlanError
-from comparator.plan.problem import (
+from comparator.plan.dp.problem import (
     ContractRate,
     HourlyRate,
     ScheduleProblem,

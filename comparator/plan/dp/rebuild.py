@@ -20,11 +20,11 @@ from decimal import Decimal
 import numpy as np
 
 from comparator.errors import PlanError
-from comparator.plan.dp.flex_rebuild import FlexRebuild, Opening
-from comparator.plan.dp.flex_steps import FlexContractSteps
 from comparator.plan.dp.hours import DailyCap
+from comparator.plan.dp.pausing.flex_rebuild import FlexRebuild, Opening
+from comparator.plan.dp.pausing.flex_steps import FlexContractSteps
+from comparator.plan.dp.problem import ScheduledSegment, ScheduleProblem, ScheduleResult
 from comparator.plan.dp.rates import FINITE, INF, ContractRates, HourlyRates, Ints, Ties
-from comparator.plan.problem import ScheduledSegment, ScheduleProblem, ScheduleResult
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""Transitions of the dynamic programme (:mod:`comparator.plan.dp.solver`), one family of rates each.
+"""Transitions of the dynamic programme (:mod:`comparator.plan.dp.dp_solver`), one family of rates each.
 
 Arrays are indexed by hours run today ``h`` and diagonal ``d`` (the last two axes; see
-:mod:`comparator.plan.dp.solver` and :mod:`comparator.plan.dp.hours`); in layer ``w`` diagonal
+:mod:`comparator.plan.dp.dp_solver` and :mod:`comparator.plan.dp.hours`); in layer ``w`` diagonal
 ``d`` is slot ``t = w + d``. Every transition is a few numpy operations on slices.
 """
 

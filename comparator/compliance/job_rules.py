@@ -1,0 +1,260 @@
+"""Rules 8 and 9 of compliance.md: a job's requirements (等保 level, certifications, invoice,
+provinces/cities, personal-information residency) and price freshness. Pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date, datetime
+
+from comparator.compliance.verdicts import FAIL, PASS, WARN, Check, check
+from comparator.domain.job import Requirements
+from comparator.domain.profile import DataCenter, ProviderProfile
+from comparator.domain.provinces import canonical_city
+
+MLPS_REASSESSMENT_DAYS = 365
+# how the English messages name the official invoice kinds (glossed once)
+INVOICE_EN = {"专票": "special VAT invoices (专票)", "普票": "ordinary VAT invoices (普票)"}
+_INVOICE_WORDS = {
+    "专票": ("专票", "专用发票", "增值税专用发票", "special", "vat_special", "vat-special"),
+    "普票": ("普票", "普通发票", "增值税普通发票", "general", "ordinary", "vat_general"),
+}
+
+
+# --- provider-level requirements ------------------------------------------------------------
+def requirement_checks(profile: ProviderProfile, req: Requirements, last_day: date) -> list[Check]:
+    checks: list[Check] = []
+    if req.mlps_level is not None:
+        checks.append(mlps_check(profile, req.mlps_level, last_day))
+    checks += [certification_check(profile, name, last_day) for name in req.certifications]
+    if req.invoice:
+        checks.append(invoice_check(profile, req.invoice))
+    return checks
+
+
+def mlps_check(profile: ProviderProfile, level: int, last_day: date) -> Check:
+    filings = sorted(
+        (f for f in profile.filings if f.kind == "mlps" and f.level),
+        key=lambda f: f.level or 0,
+        reverse=True,
+    )
+    high_enough = [f for f in filings if (f.level or 0) >= level]
+    if not high_enough:
+        best = f"level {filings[0].level}" if filings else "none"
+        best_zh = f"{filings[0].level} 级" if filings else "无"
+        return check(
+            "mlps",
+            FAIL,
+            f"任务要求等保 {level} 级，服务商备案：{best_zh}",
+            f"job needs MLPS level {level}; provider's filing: {best}",
+            best,
+        )
+    filing = high_enough[0]
+    evidence = f"level {filing.level} assessed_on={filing.assessed_on}"
+    if (filing.level or 0) >= 3:
+        return _assessment_check(filing.assessed_on, last_day, evidence)
+    return check(
+        "mlps",
+        PASS,
+        f"等保 {filing.level} 级备案满足要求（≥{level}）",
+        f"MLPS level {filing.level} filing meets level {level}",
+        evidence,
+    )
+
+
+def _assessment_check(assessed_on: date | None, last_day: date, evidence: str) -> Check:
+    if assessed_on is None:
+        return check(
+            "mlps",
+            FAIL,
+            "等保三级及以上须每年测评，未登记测评日期",
+            "MLPS level 3+ is re-assessed yearly; assessment date not recorded",
+            evidence,
+        )
+    age_days = (last_day - assessed_on).days
+    if age_days > MLPS_REASSESSMENT_DAYS:
+        return check(
+            "mlps",
+            FAIL,
+            f"等保测评日期 {assessed_on} 距任务最后一天 {last_day} 超过 365 天",
+            f"MLPS assessment of {assessed_on} is over 365 days before the job's "
+            f"last day {last_day}",
+            evidence,
+        )
+    return check(
+        "mlps",
+        PASS,
+        f"等保测评于 {assessed_on}，一年内有效",
+        f"MLPS assessed {assessed_on}, within 365 days",
+        evidence,
+    )
+
+
+def certification_key(name: str) -> str:
+    """``ISO/IEC 27001:2022`` and ``iso 27001`` both → ``ISO27001``."""
+    compact = re.sub(r"[\s_\-/]|IEC", "", name.upper())
+    return re.sub(r":\d{4}$", "", compact)
+
+
+def certification_check(profile: ProviderProfile, name: str, last_day: date) -> Check:
+    key = certification_key(name)
+    held = [c for c in profile.certifications if certification_key(c.name) == key]
+    if not held:
+        return check(
+            "certification",
+            FAIL,
+            f"任务要求 {name} 认证，服务商未登记",
+            f"job requires {name}; provider has none on file",
+            name,
+        )
+    cert = max(held, key=lambda c: c.valid_until or date.min)
+    evidence = f"{cert.name} {cert.certifier or ''} valid_until={cert.valid_until}".replace(
+        "  ", " "
+    )
+    if cert.valid_until is None:
+        return check(
+            "certification",
+            WARN,
+            f"{cert.name} 有效期未登记",
+            f"{cert.name} validity not recorded",
+            evidence,
+        )
+    if cert.valid_until < last_day:
+        return check(
+            "certification",
+            FAIL,
+            f"{cert.name} 于 {cert.valid_until} 到期，早于任务最后一天 {last_day}",
+            f"{cert.name} expires {cert.valid_until}, before the job's last day {last_day}",
+            evidence,
+        )
+    return check(
+        "certification",
+        PASS,
+        f"{cert.name} 有效至 {cert.valid_until}",
+        f"{cert.name} valid until {cert.valid_until}",
+        evidence,
+    )
+
+
+def canonical_invoice(word: str) -> str:
+    cleaned = word.strip().lower()
+    for canonical, words in _INVOICE_WORDS.items():
+        if cleaned in words:
+            return canonical
+    return cleaned
+
+
+def invoice_check(profile: ProviderProfile, invoice: str) -> Check:
+    wanted = canonical_invoice(invoice)
+    offered = ",".join(profile.invoice_types) or "-"
+    named = INVOICE_EN.get(wanted or "", f"{invoice} invoices")
+    if any(canonical_invoice(t) == wanted for t in profile.invoice_types):
+        return check("invoice", PASS, f"可开具{invoice}", f"issues {named}", offered)
+    return check(
+        "invoice",
+        FAIL,
+        f"任务要求{invoice}，服务商只开具：{offered}",
+        f"job needs {named}; provider issues: {offered}",
+        offered,
+    )
+
+
+# --- data-centre-level requirements ---------------------------------------------------------
+def location_checks(dc: DataCenter, req: Requirements) -> list[Check]:
+    checks: list[Check] = []
+    if req.provinces:
+        checks.append(_province_check(dc, req.provinces))
+    if req.cities:
+        checks.append(_city_check(dc, req.cities))
+    if req.contains_personal_info:
+        checks.append(residency_check(dc, req.export_basis))
+    return checks
+
+
+def _where(dc: DataCenter) -> str:
+    if not dc.mainland:
+        return f"{dc.country} {dc.region or dc.name}"
+    return f"{dc.province}-{dc.city}" if dc.city else str(dc.province)
+
+
+def _province_check(dc: DataCenter, provinces: Sequence[str]) -> Check:
+    allowed = "、".join(provinces)
+    if dc.mainland and dc.province in provinces:
+        return check(
+            "location", PASS, f"机房位于{dc.province}", f"data centre in {dc.province}", _where(dc)
+        )
+    return check(
+        "location",
+        FAIL,
+        f"任务要求机房位于 {allowed}，此机房在 {_where(dc)}",
+        f"job requires a data centre in {allowed}; this one is in {_where(dc)}",
+        _where(dc),
+    )
+
+
+def _city_check(dc: DataCenter, cities: Sequence[str]) -> Check:
+    wanted = [canonical_city(c.split("-")[-1]) for c in cities]
+    allowed = "、".join(wanted)
+    if dc.mainland and dc.city in wanted:
+        return check(
+            "location-city", PASS, f"机房位于{dc.city}", f"data centre in {dc.city}", _where(dc)
+        )
+    return check(
+        "location-city",
+        FAIL,
+        f"任务要求机房位于 {allowed}，此机房在 {_where(dc)}",
+        f"job requires a data centre in {allowed}; this one is in {_where(dc)}",
+        _where(dc),
+    )
+
+
+def residency_check(dc: DataCenter, export_basis: str | None) -> Check:
+    """*Policy*: personal information stays in the mainland unless the job states a basis."""
+    if dc.mainland:
+        return check(
+            "data-residency",
+            PASS,
+            "个人信息留在中国大陆境内",
+            "personal information stays in mainland China",
+            _where(dc),
+        )
+    if export_basis:
+        return check(
+            "data-residency",
+            PASS,
+            f"个人信息出境至 {dc.country}，出境依据：{export_basis}",
+            f"personal information leaves mainland China for {dc.country} under "
+            f"export basis {export_basis}",
+            _where(dc),
+        )
+    return check(
+        "data-residency",
+        FAIL,
+        f"训练数据含个人信息，机房在境外（{dc.country}），任务未声明数据出境依据",
+        f"training data holds personal information and the data centre is outside "
+        f"mainland China ({dc.country}); the job declares no legal basis for exporting it",
+        _where(dc),
+    )
+
+
+# --- rule 9 ---------------------------------------------------------------------------------
+def freshness_check(observed_at: Sequence[datetime], today: date, freshness_days: int) -> Check:
+    """Rule 9 over the offers of one data centre: the oldest price decides."""
+    oldest = min(observed_at)
+    age_days = (today - oldest.date()).days
+    evidence = f"observed_at={oldest.isoformat()}"
+    if age_days > freshness_days:
+        return check(
+            "price-freshness",
+            WARN,
+            f"价格已 {age_days} 天未更新（超过 {freshness_days} 天）",
+            f"prices are {age_days} days old (over {freshness_days})",
+            evidence,
+        )
+    return check(
+        "price-freshness",
+        PASS,
+        f"价格 {age_days} 天内更新",
+        f"prices observed {age_days} days ago",
+        evidence,
+    )

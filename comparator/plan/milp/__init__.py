@@ -1,5 +1,0 @@
-"""Several jobs sharing stock: a HiGHS MILP over each job's best candidates, and its answer."""
-
-from comparator.plan.milp.model import MilpJob, MilpOutcome, solve_milp
-
-__all__ = ["MilpJob", "MilpOutcome", "solve_milp"]

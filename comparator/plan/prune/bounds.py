@@ -1,0 +1,247 @@
+"""Lower bounds of groups and card counts for the best-first walk (pure;
+docs/planner-pruning.md, rule 2): from the offers' prices and their rules' least factors,
+without any slot-price array."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any, NamedTuple
+from zoneinfo import ZoneInfo
+
+import numpy as np
+
+from comparator.domain.billing import HOURLY_MODES
+from comparator.domain.offer_view import OfferView
+from comparator.estimate.throughput import is_rdma, run_hours
+from comparator.plan.bill import DataBill
+from comparator.plan.candidates import CandidateOptions, GpuWork, GroupInput
+from comparator.plan.dp.grid import SlotGrid
+from comparator.plan.dp.pausing.dominated_contracts import most_runs_per_period
+from comparator.plan.dp.problem import ScheduleProblem
+from comparator.plan.dp.slot_prices import least_factor_within
+from comparator.plan.dp.windows import daily_cap, rentable
+from comparator.plan.selection import _days, _fewest_run_slots, _within_daily_cap
+
+Key = tuple[Any, ...]
+FIRST: Key = (0,)  # groups with an infeasible card count are expanded first (recorded as such)
+
+
+def max_cards(offer: OfferView) -> float:
+    """The most cards ``offer`` can rent (its stock of units; one node without RDMA)."""
+    most = math.inf if offer.stock is None else offer.stock * offer.cards
+    return most if is_rdma(offer.network) else min(most, offer.node_cards)
+
+
+class Floor(NamedTuple):
+    """What one offer contributes to a count's bound: per unit and run slot, at least
+    ``hourly`` (hourly offers) or ``max(per_period, per_runs / runs)`` (contracts). A tuple:
+    one is built for each of the job's offers."""
+
+    max_cards: float
+    cards: int
+    hourly: float | None
+    per_period: float
+    per_runs: float
+
+
+def floors_of(g: GroupInput, options: CandidateOptions) -> list[Floor]:
+    """Each offer's floor; an hourly offer's at its rule's least factor over the slots the
+    job's run windows allow (every slot without windows), a contract's per period divided by
+    the run slots one period can hold (docs/planner-pruning.md, rule 6)."""
+    slots = max(g.grid.deadline_slot, 1)
+    windows, hours = options.run_windows, options.max_hours_per_day
+    allowed = rentable(g.grid, 0, windows)
+    least: dict[str, float] = {}  # per time-of-use rule of the group
+    out = []
+    for offer in g.offers:
+        price = float(g.prices[offer.offer_id])
+        if offer.billing in HOURLY_MODES:
+            rule = offer.time_of_use
+            if rule not in least:
+                least[rule] = least_factor_within(
+                    rule, g.grid.first, slots, g.grid.timezone, allowed
+                )
+            out.append(Floor(max_cards(offer), offer.cards, price * least[rule], 0, 0))
+        else:
+            period = offer.period_hours
+            most = period_runs(g.grid, windows, hours, options.day_zone, period) or period
+            per_period = price / most
+            out.append(
+                Floor(max_cards(offer), offer.cards, None, per_period, offer.min_units * price)
+            )
+    return out
+
+
+def count_key(
+    g: GroupInput,
+    floors: Sequence[Floor],
+    cards: int,
+    options: CandidateOptions,
+    objective: str,
+    bill: DataBill,
+) -> Key | None:
+    """The smallest key the group's ``cards``-card candidate can have (None: no such
+    candidate; FIRST: its work cannot fit the window); ``bill`` is its data centre's."""
+    usable = [f for f in floors if f.max_cards >= cards]
+    if not usable:
+        return None
+    slots = g.grid.deadline_slot
+    work = run_hours(g.work.card_hours_on(cards), cards, g.key[3], options.multi_node_efficiency)
+    if may_not_fit(work, g.grid, bill.upload_slots, options):
+        return FIRST
+    overhead = options.restart_overhead_hours if options.interruptible else 0
+    runs = max(min(slots, work + overhead * (work - 1)), 1)
+    floor = min(
+        -(-cards // f.cards)
+        * (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs))
+        for f in usable
+    )
+    bound = math.floor(work * floor * 100 * (1 - 1e-6)) - (runs + 1) // 2 - 1
+    bound += bill.least_cents(work)
+    earliest = g.grid.at(work)
+    return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
+
+
+def group_key(
+    g: GroupInput,
+    floors: Sequence[Floor],
+    options: CandidateOptions,
+    objective: str,
+    bill: DataBill,
+) -> Key:
+    """A key no candidate of the group can beat, from its offers alone (no count is sketched):
+    :func:`scaled_key` at the least floor per card of its offers, with its data centre's
+    ``bill``."""
+    runs = max(g.grid.deadline_slot, 1)
+    floor = min(
+        (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs)) / f.cards
+        for f in floors
+    )
+    span = count_span(g.key[3], g.work, g.counts, options)
+    scale = key_scale(span, g.work, g.grid, options, g.counts)
+    return scaled_key(scale, floor, objective, bill)
+
+
+def count_span(
+    node: int, work: GpuWork, counts: Sequence[int], options: CandidateOptions
+) -> tuple[int, int]:
+    """(slowest, fastest) run slots the group key reads: the slower of the smallest count
+    within a node and the smallest beyond, and the faster of the largest of each."""
+    counts = sorted(counts)
+    single = [n for n in counts if n <= node]
+    multi = [n for n in counts if n > node]
+    eff = options.multi_node_efficiency
+
+    def hours(n: int) -> int:
+        return run_hours(work.card_hours_on(n), n, node, eff)
+
+    slowest = max(hours(part[0]) for part in (single, multi) if part)
+    fastest = min(hours(part[-1]) for part in (single, multi) if part)
+    return slowest, fastest
+
+
+class KeyScale(NamedTuple):
+    """What a group key reads besides its floor and data bill: the slowest count's run slots
+    (whether some count may not fit the window), the card-slots any count runs, half the
+    window's slots (rounded up), the fastest count's finish, the fewest run slots of any
+    count and the grid.
+
+    Any count ``n`` runs ``W(n) ≥ card_hours / (n · max(1, efficiency))`` slots on
+    ``units(n) ≥ n / cards`` units of an offer, so it costs at least
+    ``card_hours / max(1, efficiency)`` card-slots at the floor per card, and it runs at least
+    ``⌈card_hours / (most · max(1, efficiency))⌉`` slots (``most`` the largest count), each
+    paying the data centre's storage; its finish is no earlier than that of the fastest count.
+    """
+
+    slowest: int
+    card_slots: float
+    half_slots: int
+    earliest: datetime
+    fewest_slots: int
+    grid: SlotGrid
+
+
+def key_scale(
+    span: tuple[int, int],
+    work: GpuWork,
+    grid: SlotGrid,
+    options: CandidateOptions,
+    counts: Sequence[int],
+) -> KeyScale:
+    """The :class:`KeyScale` of a group with these card ``counts`` (:func:`count_span`)."""
+    slowest, fastest = span
+    slots = grid.deadline_slot
+    scale = float(work.card_hours) / max(1.0, float(options.multi_node_efficiency))
+    fewest = max(1, math.ceil(scale / max(counts) * (1 - 1e-9)))
+    return KeyScale(slowest, scale, (slots + 1) // 2, grid.at(fastest), fewest, grid)
+
+
+def scaled_key(scale: KeyScale, floor_per_card: float, objective: str, bill: DataBill) -> Key:
+    """The key of a group with this :class:`KeyScale` at ``floor_per_card``, whose data centre
+    bills ``bill``: FIRST when some count may exceed the window."""
+    if scale.slowest > scale.grid.deadline_slot:
+        return FIRST
+    bound = math.floor(scale.card_slots * floor_per_card * 100 * (1 - 1e-6)) - scale.half_slots - 1
+    bound += bill.least_cents(scale.fewest_slots)
+    return (1, scale.earliest, bound) if objective == "time" else (1, bound, scale.earliest)
+
+
+def may_not_fit(work: int, grid: SlotGrid, upload_slots: int, options: CandidateOptions) -> bool:
+    """Whether a candidate of ``work`` run slots on ``grid`` may have no bound (its work does
+    not fit the slots it may rent: after the upload, inside the run windows, under the daily
+    cap), exactly when :func:`comparator.plan.selection.lower_bound_cents` says so: every rate of
+    a candidate is rentable on the same slots. Such a count gets the FIRST key, so the walk
+    records it as unsolvable as ``choose`` does (rule 2, Claim 3); more work never fits better.
+    A group's key is FIRST only when its slowest count exceeds the window (the upload and run
+    windows would make nearly every group FIRST); a group dropped whole records its counts
+    that may not fit (``prune._Walk.drop``)."""
+    hours, zone = options.max_hours_per_day, options.day_zone
+    if not (upload_slots or options.run_windows or hours):
+        return work > grid.deadline_slot  # every slot of the window may be rented
+    overhead = options.restart_overhead_hours if options.interruptible else 0
+    return _unfit(grid, upload_slots, options.run_windows, hours, zone, work, overhead)
+
+
+@lru_cache(maxsize=4096)
+def _unfit(
+    grid: SlotGrid,
+    upload_slots: int,
+    windows: tuple[str, ...],
+    hours: int | None,
+    zone: ZoneInfo,
+    work: int,
+    overhead: int,
+) -> bool:
+    slots = grid.deadline_slot
+    if work > slots:
+        return True
+    mask = rentable(grid, upload_slots, windows)
+    if mask is None and not hours:
+        return False
+    cap = daily_cap(grid, hours, zone)
+    problem = ScheduleProblem(slots, work, overhead > 0, overhead, (), (), Decimal(0), *cap)
+    runnable = np.ones(slots, dtype=bool) if mask is None else np.array(mask, dtype=bool)
+    needed = _fewest_run_slots(problem, runnable, overhead)
+    if needed is None:
+        return True
+    kept = _within_daily_cap(problem, np.where(runnable, 0.0, np.inf))
+    return int(np.isfinite(kept).sum()) < needed
+
+
+@lru_cache(maxsize=4096)
+def period_runs(
+    grid: SlotGrid, windows: tuple[str, ...], hours: int | None, zone: ZoneInfo, period: int
+) -> int:
+    """The most run slots one contract period can hold on ``grid``: the slots the run windows
+    allow in any ``period`` consecutive slots, at most ``hours`` a day under a cap (the
+    candidates' own count, ``dp.dominated.most_runs_per_period``, reads a subset of these slots)."""
+    slots = grid.deadline_slot
+    mask = rentable(grid, 0, windows)
+    usable = np.ones(slots, dtype=bool) if mask is None else np.array(mask, dtype=bool)
+    cap = daily_cap(grid, hours, zone)
+    problem = ScheduleProblem(slots, 1, False, 0, (), (), Decimal(0), *cap)
+    return most_runs_per_period(usable, period, cap[0], _days(problem, slots))

@@ -1,0 +1,274 @@
+"""Plan a job reading its offers group by group, as the walk reaches them (pure).
+
+The catalog summarises the job's offers per group (:class:`GroupSummary`: one row per
+provider, data centre, GPU, node size and links, from ``GROUP BY`` in SQL); each summary gets
+a key no candidate of its group can beat, and the best-first walk of
+:func:`comparator.plan.prune.pruning.choose_lazy` reads a group's offers only when it reaches that key
+(docs/planner-pruning.md, rule 5). Plans, alternatives and costs are those of the unpruned
+planner; what is reported of offers (exclusions, compliance reports) covers the groups read,
+and the offers on GPUs that cannot take the job are counted per GPU with their reason.
+A job the walk finds no plan for returns None: the caller plans it over every offer, so that
+the diagnosis sees every exclusion.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from comparator.domain.billing import CONTRACT_MODES, PERIOD_HOURS
+from comparator.domain.job import Job
+from comparator.domain.offer_filter import FilteredOffers, GroupSummary
+from comparator.domain.offer_view import OfferView
+from comparator.domain.profile import ProviderProfile
+from comparator.domain.zones import DEFAULT_TIMEZONE
+from comparator.errors import CalendarError
+from comparator.estimate.throughput import is_rdma
+from comparator.plan.bill import DataBill
+from comparator.plan.candidates import CandidateBuilder, CandidateSet, GroupInput, card_counts
+from comparator.plan.context import PlanContext
+from comparator.plan.dp.grid import PRICE_PLACES, PriceBasis, slot_grid
+from comparator.plan.dp.pausing.dominated_contracts import most_runs_per_period
+from comparator.plan.dp.slot_prices import least_factor_within
+from comparator.plan.dp.windows import rentable
+from comparator.plan.groups import GroupKey, _link_key, group_offers
+from comparator.plan.job_plan import Prepared, candidate_options, conclude, discounts
+from comparator.plan.prune.bounds import Key, KeyScale, count_span, key_scale, scaled_key
+from comparator.plan.prune.pruning import UNREAD, Entry, LazyCandidates, choose_lazy
+from comparator.plan.result import ExcludedOffer, PlanResult
+from comparator.plan.screening import OfferScreen
+from comparator.plan.selection import PlanOptions
+from comparator.plan.work import WorkTable, work_table
+
+Reader = Callable[[Sequence[GroupSummary]], list[OfferView]]  # their offers, by offer id
+MAX_RULES = 200  # time-of-use rules priced in SQL; any other gets the factor 0 (still a bound)
+
+
+def rule_floors(
+    rules: Sequence[str], earliest: datetime, deadline: datetime, windows: tuple[str, ...] = ()
+) -> dict[str, float]:
+    """A factor no run slot of any provider's window goes below, per time-of-use rule.
+
+    The window is widened by a day on each side and read in one zone: every zone's local
+    hours of the window lie within it (offsets differ by less than a day), and a rule's
+    factor depends only on the local hour and date; so does whether the job's run
+    ``windows`` allow a slot, so only the slots they allow are read. 0 where the calendar
+    cannot say."""
+    grid = slot_grid(earliest - timedelta(days=1), deadline + timedelta(days=1), DEFAULT_TIMEZONE)
+    allowed = rentable(grid, 0, windows)
+    out = {}
+    for rule in rules[:MAX_RULES]:
+        try:
+            slots = max(grid.deadline_slot, 1)
+            out[rule] = least_factor_within(rule, grid.first, slots, grid.timezone, allowed)
+        except CalendarError:
+            out[rule] = 0.0
+    return out
+
+
+def contract_runs(job: Job) -> dict[str, int]:
+    """Per contract billing mode, at least the run slots one period can hold in any provider's
+    window (the summaries' floor divides a contract's price by it; docs/planner-pruning.md,
+    rule 6): the slots the run windows allow in any ``period + 2`` consecutive slots of the
+    widened window read in one zone, plus 2 (a daylight-saving shift skips or repeats a local
+    hour), at most the period."""
+    periods = {b: PERIOD_HOURS[b] for b in CONTRACT_MODES}
+    if not job.schedule.run_windows:
+        return periods
+    schedule = job.schedule
+    grid = slot_grid(
+        schedule.earliest_start - timedelta(days=1),
+        schedule.deadline + timedelta(days=1),
+        DEFAULT_TIMEZONE,
+    )
+    mask = rentable(grid, 0, schedule.run_windows)
+    usable = np.ones(grid.deadline_slot, dtype=bool) if mask is None else np.array(mask, bool)
+    return {b: min(p, most_runs_per_period(usable, p + 2, 0, None) + 2) for b, p in periods.items()}
+
+
+def most_runs(job: Job) -> int:
+    """More run slots than any provider's window holds (contracts' floors divide by it)."""
+    return (
+        math.ceil((job.schedule.deadline - job.schedule.earliest_start).total_seconds() / 3600) + 2
+    )
+
+
+def _summary_floor(s: GroupSummary, discount: float) -> float:
+    """A floor per card and run slot no offer of ``s`` goes below once priced: its price is
+    rounded to PRICE_PLACES at most half a place down, so ``d·A − h·M`` (float margin)."""
+    half = float(PRICE_PLACES) / 2
+    least = (s.least_per_card or 0.0) * discount - half * s.most_factor_per_card
+    return max(least, 0.0) * (1 - 1e-9)
+
+
+def summary_entries(
+    summaries: Sequence[GroupSummary],
+    table: WorkTable,
+    builder: CandidateBuilder,
+    basis: PriceBasis,
+    objective: str,
+) -> list[Entry]:
+    """One unread entry per group of ``summaries`` whose GPU can take the job, keyed by
+    :func:`~comparator.plan.prune.bounds.scaled_key` at the summaries' floor with its data centre's
+    bill, sorted."""
+    by_group: dict[GroupKey, list[GroupSummary]] = {}
+    for s in summaries:
+        key = (s.provider, s.region, s.gpu, s.node_cards, _link_key(s.interconnect, s.network))
+        by_group.setdefault(key, []).append(s)
+    options, entries = builder.options, []
+    scales: dict[tuple[str, int, str, bool, str], KeyScale | None] = {}
+    bills: dict[tuple[str, str], DataBill] = {}  # per (provider, data centre)
+    for key, parts in by_group.items():
+        rdma = any(is_rdma(s.network) for s in parts)
+        zone = options.timezones.get(key[0], DEFAULT_TIMEZONE).key
+        shape = (key[2], key[3], key[4], rdma, zone)  # GPU, node size, links, RDMA, zone
+        if shape not in scales:
+            scales[shape] = _scale(key, parts, table, builder)
+        scale = scales[shape]
+        if scale is None:  # no work on the GPU or no card count: nothing of it is built
+            continue
+        discount = float(basis.discounts.get(key[0], 1))
+        floor = min(_summary_floor(s, discount) for s in parts)
+        first = min(s.first_offer_id for s in parts)
+        if (bill := bills.get(key[:2])) is None:
+            bill = bills[key[:2]] = builder.bill(key)
+        entry_key = scaled_key(scale, floor, objective, bill)
+        entries.append((entry_key, first, -2, UNREAD, (key, parts)))
+    entries.sort()  # by (key, first offer id): unique, so the groups are never compared
+    return entries
+
+
+def unusable_unread(summaries: Sequence[GroupSummary], table: WorkTable) -> list[FilteredOffers]:
+    """The offers on GPUs that cannot take the job, counted per GPU with the reason: the walk
+    never reads their groups, and without this a quote would not say why a cheaper card is
+    missing (the unstreamed planner names each of them among the exclusions)."""
+    counts: dict[str, int] = {}
+    for s in summaries:
+        if s.gpu in table.unusable:
+            counts[s.gpu] = counts.get(s.gpu, 0) + s.offers
+    return [
+        FilteredOffers(table.unusable[gpu][0], table.unusable[gpu][1], count)
+        for gpu, count in sorted(counts.items())
+    ]
+
+
+def _scale(
+    key: GroupKey, parts: list[GroupSummary], table: WorkTable, builder: CandidateBuilder
+) -> KeyScale | None:
+    work = table.work.get(key[2])
+    if work is None:
+        return None
+    options = builder.options
+    on_link = work.on_link(key[4])
+    counts = card_counts(on_link, key[3], [s.network for s in parts], options.max_nodes)
+    if not counts:
+        return None
+    span = count_span(key[3], on_link, counts, options)
+    return key_scale(span, on_link, builder.grid_for(key[0]), options, counts)
+
+
+class _Reading:
+    """The groups read so far: their offers through the job's checks, into the walk."""
+
+    def __init__(
+        self,
+        read: Reader,
+        checks: OfferScreen,
+        basis: PriceBasis,
+        table: WorkTable,
+        profiles: Mapping[str, ProviderProfile],
+    ) -> None:
+        self.reader, self.checks, self.basis, self.table = read, checks, basis, table
+        self.profiles = profiles
+        self.offers: list[OfferView] = []
+        self.workable: list[OfferView] = []
+        self.phases: list[list[ExcludedOffer]] = [[], [], [], []]
+        self.lazy: LazyCandidates | None = None
+
+    def __call__(self, batch: list[Entry]) -> list[tuple[GroupInput, int, Key]]:
+        assert self.lazy is not None
+        groups = {entry[4][0]: entry[0] for entry in batch}
+        offers = self.reader([s for entry in batch for s in entry[4][1]])
+        self.offers += offers
+        workable = self._checked(offers)
+        self.workable += workable
+        out: list[tuple[GroupInput, int, Key]] = []
+        for key, group in group_offers(workable).items():
+            work = self.table.work.get(key[2])
+            g = None if work is None or key not in groups else self.lazy.add(key, group, work)
+            if g is not None:
+                out.append((g, int(group[0].offer_id), groups[key]))
+        return out
+
+    def _checked(self, offers: list[OfferView]) -> list[OfferView]:
+        """The job's checks in the unpruned planner's order; exclusions kept by phase."""
+        checks, basis, table = self.checks, self.basis, self.table
+        steps: list[Callable[[Sequence[OfferView]], list[OfferView]]] = [
+            lambda o: checks.compliant(o, self._profiles_of(o)),
+            checks.allowed,
+            lambda o: checks.affordable(o, basis),
+            lambda o: checks.workable(o, table),
+        ]
+        kept: Sequence[OfferView] = offers
+        for phase, step in enumerate(steps):
+            at = len(checks.excluded)
+            kept = step(kept)
+            self.phases[phase] += checks.excluded[at:]
+        return list(kept)
+
+    def _profiles_of(self, offers: Sequence[OfferView]) -> dict[str, ProviderProfile]:
+        providers = {o.provider for o in offers}
+        return {p: self.profiles[p] for p in providers if p in self.profiles}
+
+    def close(self, built: CandidateSet, used: set[str]) -> None:
+        """Exclusions in the unpruned order of phases, each by offer id, then the notes."""
+        checks = self.checks
+        checks.compliant(self.offers, self._profiles_of(self.offers))  # reports on all read
+        checks.excluded = [
+            e for phase in self.phases for e in sorted(phase, key=lambda e: int(e.offer_id))
+        ]
+        checks.unschedulable(self.workable, built, used)
+
+
+def plan_streamed(
+    job: Job,
+    summaries: Sequence[GroupSummary],
+    read: Reader,
+    profiles: Mapping[str, ProviderProfile],
+    context: PlanContext,
+    *,
+    filtered: Sequence[FilteredOffers] = (),
+) -> tuple[PlanResult, list[OfferView]] | None:
+    """The plan of ``job`` reading only the groups the walk reaches, with the offers read.
+
+    None when streaming cannot decide: the time objective (finishes, not prices, order the
+    walk), free trial hours in play, or no feasible plan (the diagnosis needs every offer)."""
+    if context.objective != "cost" or (job.use_free_trial and any(s.free_trial for s in summaries)):
+        return None
+    checks = OfferScreen(job, context)
+    basis = PriceBasis(job.currency, context.fx, discounts(profiles))
+    table = work_table(job, {s.gpu for s in summaries}, headroom=context.headroom)
+    built = CandidateSet()
+    lazy = LazyCandidates(
+        CandidateBuilder(candidate_options(job, context, profiles), built), [], built
+    )
+    reading = _Reading(read, checks, basis, table, profiles)
+    reading.lazy = lazy
+    lazy.pending = summary_entries(summaries, table, lazy.builder, basis, context.objective)
+    lazy.read = reading
+    options = PlanOptions(context.objective, job.max_cost, context.top)
+    selection = choose_lazy(lazy, options)
+    if selection.best is None:
+        return None
+    reading.close(built, lazy.used)
+    not_read = (*filtered, *unusable_unread(summaries, table))
+    prepared = Prepared(
+        job, context, reading.offers, checks, table, built, basis.discounts, not_read, lazy
+    )
+    result = conclude(prepared, selection)
+    result.stats["groups_not_read"] = len(lazy.unread)
+    result.stats["offers_not_read"] = sum(s.offers for s in summaries) - len(reading.offers)
+    return result, reading.offers

@@ -1,0 +1,392 @@
+"""The exact planner for one job: every candidate solved by the dynamic programme, pruned only by
+a proven lower bound (pure: no database).
+
+For each candidate placement (:mod:`comparator.plan.candidates`) the dynamic programme of
+:mod:`comparator.plan.dp.dp_solver` gives the cheapest cost of finishing at every slot. The objective
+picks one plan per candidate — ``cost``: the cheapest within the budget, ties to the earlier
+finish; ``time``: the earliest finish within the budget, ties to the cheaper — and the best
+candidate of each (provider, GPU) pair is reported, best pair first.
+
+A candidate is skipped without solving only when a lower bound proves it cannot be the best of
+its pair nor among the pairs shown: the ``W`` cheapest slot prices of its window (a contract
+counted at its price per run slot when each period holds as many run slots as it can), less
+half a cent per possible segment, plus the data bill every plan there pays (storage of each
+run slot, the upload's storage, the egress), and a finish no earlier than ``W`` hours after
+slot 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from comparator.domain.offer_view import OfferView
+from comparator.errors import PlanError
+from comparator.plan.bill import bill_lines
+from comparator.plan.candidates import Candidate
+from comparator.plan.dp.dp_solver import ScheduleProfile, solve_schedule
+from comparator.plan.dp.pausing.dominated_contracts import most_runs_per_period
+from comparator.plan.dp.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
+from comparator.plan.dp.slot_prices import float_costs
+from comparator.plan.result import Plan, PlanSegment, RunBlock
+
+OBJECTIVES = ("cost", "time")
+Key = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    objective: str = "cost"
+    budget: Decimal | None = None
+    top: int = 5
+
+    @property
+    def budget_cents(self) -> int | None:
+        return None if self.budget is None else int((self.budget * 100).to_integral_value())
+
+
+@dataclass
+class Evaluated:
+    """One solved candidate: the plan the objective picks, and diagnostics."""
+
+    candidate: Candidate
+    diagonal: int | None
+    cost_cents: int | None
+    cheapest_cents: int | None
+    finish: datetime | None
+    profile: ScheduleProfile | None = field(default=None, repr=False)
+    schedule: ScheduleResult | None = field(default=None, repr=False)  # rebuilt, profile freed
+
+    def release(self) -> None:
+        """Keep the rebuilt schedule instead of the solved layers: a problem whose contracts
+        may pause keeps every chain state (tens of MiB), and several shown plans add up."""
+        if self.profile is not None and self.diagonal is not None:
+            self.schedule = self.profile.schedule(self.diagonal)
+        self.profile = None
+
+    def key(self, objective: str) -> Key:
+        assert self.cost_cents is not None and self.finish is not None
+        if objective == "time":
+            return (self.finish, self.cost_cents)
+        return (self.cost_cents, self.finish)
+
+
+@dataclass
+class Selection:
+    best: Evaluated | None = None
+    alternatives: list[Evaluated] = field(default_factory=list)
+    evaluated: list[Evaluated] = field(default_factory=list)
+    skipped: list[Candidate] = field(default_factory=list)
+    bounds: dict[int, int | None] = field(default_factory=dict)  # id(candidate) → lower bound
+
+    @property
+    def pruned(self) -> int:
+        return len(self.skipped)
+
+    @property
+    def meets_deadline(self) -> list[Evaluated]:
+        return [e for e in self.evaluated if e.cheapest_cents is not None]
+
+
+def _usable(rate: HourlyRate | ContractRate, slots: int) -> NDArray[np.bool_]:
+    """``rate.usable(t)`` for every slot ``t < slots``, vectorised."""
+    out = np.ones(slots, dtype=bool)
+    if isinstance(rate, HourlyRate):
+        out[len(rate.slot_costs) :] = False
+    if rate.available is not None:
+        known = min(slots, len(rate.available))
+        out[:known] &= np.fromiter(rate.available[:known], dtype=bool, count=known)
+    return out
+
+
+def lower_bound_cents(problem: ScheduleProblem) -> int | None:
+    """A proven lower bound on the cost of any optimal schedule of ``problem`` (None: none).
+
+    An optimal plan runs ``R ≤ W + overhead·(W − 1)`` slots (each block gains work). Each run
+    slot costs at least the cheapest of: an hourly rate's slot price, or a contract's price per
+    run slot, which is at least ``max(cost / M, min_periods · cost / R)`` with ``M ≤ period``
+    the most run slots one period can hold (its usable slots, the daily cap). So the ``W``
+    cheapest such slot prices bound the cost, less half a cent for each of ≤ R segments.
+    Run slots lie inside the run windows, so only their prices count (a contract over closed
+    hours pays them too, which only raises its price per run slot). Under a daily cap at most
+    ``cap`` run slots lie in one day: the ``W`` cheapest of each day's
+    ``cap`` cheapest slots bound it then. Where run windows or the cap keep every run block to
+    at most ``L`` slots, an interruptible job needs ``b ≥ 1 + ⌈(W − L) / (L − overhead)⌉``
+    blocks and so runs at least ``W + overhead·(b − 1)`` slots, all of them paid: the bound
+    takes that many. The data disk is billed for every one of those run slots (storage runs
+    from the first run slot to the finish, paused hours included): ``storage_cents`` each.
+    """
+    slots, work = problem.deadline_slot, problem.work_slots
+    if work > slots:
+        return None
+    overhead = problem.restart_overhead_slots if problem.interruptible else 0
+    runs = min(slots, work + overhead * (work - 1))
+    per_slot = np.full(slots, np.inf)
+    for rate in problem.hourly:
+        costs = np.full(slots, np.inf)
+        known = min(slots, len(rate.slot_costs))
+        costs[:known] = float_costs(rate.slot_costs)[:known]
+        np.minimum(per_slot, np.where(_usable(rate, slots), costs, np.inf), out=per_slot)
+    days = _days(problem, slots)
+    runnable = _may_run(problem, slots)
+    for contract in problem.contracts:
+        cost, usable = float(contract.cost), _usable(contract, slots) & runnable
+        most = most_runs_per_period(
+            usable, contract.period_slots, problem.max_run_slots_per_day, days
+        )
+        if not most:
+            continue
+        per_run_slot = max(cost / most, contract.min_periods * cost / runs)
+        np.minimum(per_slot, np.where(usable, per_run_slot, np.inf), out=per_slot)
+    per_slot[~runnable] = np.inf  # the job runs only inside its windows
+    needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead)
+    per_slot = _within_daily_cap(problem, per_slot)
+    if needed is None or len(per_slot) < needed:
+        return None
+    cheapest = np.partition(per_slot, needed - 1)[:needed]
+    if not np.isfinite(cheapest).all():
+        return None
+    total_cents = float(cheapest.sum()) * 100 * (1 - 1e-9)
+    return int(np.floor(total_cents)) - (runs + 1) // 2 + problem.storage_cents * needed
+
+
+def candidate_bound_cents(candidate: Candidate) -> int | None:
+    """The bound both walks key a built candidate by: :func:`lower_bound_cents` of its
+    problem plus its data bill's fixed part (upload storage, egress), which every plan pays."""
+    bound = lower_bound_cents(candidate.problem)
+    return None if bound is None else bound + candidate.bill.fixed_cents
+
+
+def _may_run(problem: ScheduleProblem, slots: int) -> NDArray[np.bool_]:
+    """The slots before the deadline inside the job's run windows (a contract may span the
+    others, but the job does not run there)."""
+    allowed = problem.run_allowed
+    runnable = np.ones(slots, dtype=bool)
+    if allowed is not None:
+        known = min(slots, len(allowed))
+        runnable[:known] = np.fromiter(allowed[:known], dtype=bool, count=known)
+        runnable[known:] = False
+    return runnable
+
+
+def _days(problem: ScheduleProblem, slots: int) -> NDArray[np.int64] | None:
+    """The local day of every slot under a daily cap (None without one)."""
+    if not problem.max_run_slots_per_day:
+        return None
+    return np.array(problem.day_indices(slots), dtype=np.int64)
+
+
+def _fewest_run_slots(
+    problem: ScheduleProblem, runnable: NDArray[np.bool_], overhead: int
+) -> int | None:
+    """The fewest run slots (overhead included) any plan needs; None when none can do the work.
+
+    A run block lies in one stretch of consecutive runnable slots and runs at most ``cap`` slots
+    of each day it touches, so no block is longer than ``L``, the largest such sum over the
+    stretches. The first block does at most ``L`` slots of work, each later one ``L − overhead``."""
+    work = problem.work_slots
+    if not overhead:
+        return work
+    breaks = np.concatenate(([True], runnable[1:] != runnable[:-1]))
+    stretch = np.cumsum(breaks)[runnable]
+    if not len(stretch):
+        return None
+    cap = problem.max_run_slots_per_day
+    if cap:
+        days = np.array(problem.day_indices(len(runnable)), dtype=np.int64)[runnable]
+        pairs, portions = np.unique(np.stack([stretch, days]), axis=1, return_counts=True)
+        longest = int(np.bincount(pairs[0], weights=np.minimum(portions, cap)).max())
+    else:
+        longest = int(np.bincount(stretch).max())
+    if work <= longest:
+        return work
+    if longest <= overhead:
+        return None
+    blocks = 1 + -(-(work - longest) // (longest - overhead))
+    return work + overhead * (blocks - 1)
+
+
+def _within_daily_cap(
+    problem: ScheduleProblem, per_slot: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The slot prices of each day's ``cap`` cheapest slots (all slots without a cap): any
+    capped plan's run slots are at most ``cap`` a day, so their prices sum to at least the
+    ``W`` cheapest of these (a partition matroid: the greedy choice is the cheapest)."""
+    cap = problem.max_run_slots_per_day
+    if not cap:
+        return per_slot
+    days = np.array(problem.day_indices(len(per_slot)), dtype=np.int64)
+    order = np.lexsort((per_slot, days))  # by day, then price
+    ordered_days = days[order]
+    first = np.searchsorted(ordered_days, ordered_days, side="left")
+    rank = np.arange(len(order)) - first  # position among its day's slots, cheapest first
+    kept: NDArray[np.float64] = per_slot[order][rank < cap]
+    return kept
+
+
+def _lower_key(candidate: Candidate, bound: int, objective: str) -> Key:
+    earliest = candidate.grid.at(candidate.run_hours)
+    return (earliest, bound) if objective == "time" else (bound, earliest)
+
+
+def _evaluate(candidate: Candidate, options: PlanOptions) -> Evaluated:
+    """The candidate's plan for the objective; costs include its fixed data bill."""
+    profile = solve_schedule(candidate.problem, keep_trace=True)
+    fixed = candidate.bill.fixed_cents
+    budget = None if options.budget_cents is None else options.budget_cents - fixed
+    cheapest = profile.cheapest()
+    chosen = profile.fastest(budget) if options.objective == "time" else profile.cheapest(budget)
+    cheapest_cents = profile.cost_cents(cheapest) + fixed if cheapest is not None else None
+    if chosen is None:
+        return Evaluated(candidate, None, None, cheapest_cents, None)
+    finish = candidate.grid.at(profile.finish_slot(chosen))
+    cost = profile.cost_cents(chosen) + fixed
+    return Evaluated(candidate, chosen, cost, cheapest_cents, finish, profile)
+
+
+class _Ranking:
+    """Best evaluated candidate per group (a (provider, GPU) pair, or each candidate alone)."""
+
+    def __init__(self, options: PlanOptions, by_candidate: bool = False) -> None:
+        self.options = options
+        self.by_candidate = by_candidate
+        self.best_by_pair: dict[object, Evaluated] = {}
+
+    def group(self, candidate: Candidate) -> object:
+        return id(candidate) if self.by_candidate else candidate.pair
+
+    def add(self, evaluated: Evaluated) -> None:
+        if evaluated.cost_cents is None:
+            return
+        pair = self.group(evaluated.candidate)
+        current = self.best_by_pair.get(pair)
+        objective = self.options.objective
+        if current is None or evaluated.key(objective) < current.key(objective):
+            self.best_by_pair[pair] = evaluated
+        self._keep_profiles()
+
+    def _keep_profiles(self) -> None:
+        """Only the plans that may be shown keep their solved layers (memory)."""
+        shown = {id(e) for e in self.ranked()[: self.options.top + 1]}
+        for evaluated in self.best_by_pair.values():
+            if id(evaluated) not in shown:
+                evaluated.profile = None
+            elif evaluated.profile is not None and evaluated.candidate.problem.flexible:
+                evaluated.release()
+
+    def ranked(self) -> list[Evaluated]:
+        return sorted(self.best_by_pair.values(), key=lambda e: e.key(self.options.objective))
+
+    def hopeless(self, candidate: Candidate, lower: Key) -> bool:
+        """True when the bound proves ``candidate`` neither its pair's best nor shown."""
+        objective = self.options.objective
+        current = self.best_by_pair.get(self.group(candidate))
+        if current is not None and lower > current.key(objective):
+            return True
+        shown = self.options.top + 1
+        ranked = self.ranked()
+        return len(ranked) >= shown and lower > ranked[shown - 1].key(objective)
+
+
+def choose(
+    candidates: Sequence[Candidate], options: PlanOptions, *, by_candidate: bool = False
+) -> Selection:
+    """Solve candidates in order of their lower bounds, skipping the provably hopeless.
+
+    The best of each (provider, GPU) pair is ranked, or, with ``by_candidate``, the best
+    ``options.top + 1`` candidates whatever their pair.
+    """
+    bounded = []
+    selection = Selection()
+    for candidate in candidates:
+        bound = candidate_bound_cents(candidate)
+        selection.bounds[id(candidate)] = bound
+        if bound is None:
+            selection.evaluated.append(Evaluated(candidate, None, None, None, None))
+            continue
+        bounded.append((_lower_key(candidate, bound, options.objective), candidate))
+    bounded.sort(key=lambda item: item[0])
+    ranking = _Ranking(options, by_candidate)
+    for lower, candidate in bounded:
+        if ranking.hopeless(candidate, lower):
+            selection.skipped.append(candidate)
+            continue
+        evaluated = _evaluate(candidate, options)
+        ranking.add(evaluated)
+        if ranking.best_by_pair.get(ranking.group(candidate)) is not evaluated:
+            evaluated.profile = None
+        selection.evaluated.append(evaluated)
+    ranked = ranking.ranked()
+    if ranked:
+        selection.best = ranked[0]
+        selection.alternatives = ranked[1 : 1 + options.top]
+    return selection
+
+
+# --- from a solved candidate to a dated plan --------------------------------------------------
+def solved_schedule(evaluated: Evaluated) -> ScheduleResult:
+    """The optimal schedule behind ``evaluated`` (its kept layers, or solved again)."""
+    assert evaluated.diagonal is not None
+    if evaluated.schedule is not None:
+        return evaluated.schedule
+    profile = evaluated.profile or solve_schedule(evaluated.candidate.problem)
+    return profile.schedule(evaluated.diagonal)
+
+
+def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Plan:
+    """Dated segments of ``schedule`` on ``candidate``'s slot grid."""
+    grid = candidate.grid
+    segments = tuple(
+        PlanSegment(
+            offer_id=(offer_id := candidate.trials.get(s.key, s.key)),
+            billing=candidate.offers[offer_id].billing,
+            start=grid.at(s.start),
+            end=grid.at(s.end),
+            units=candidate.units[offer_id],
+            periods=s.periods,
+            unit_price=candidate.unit_prices[offer_id],
+            cost=s.cost,
+            run_end=grid.at(s.run_end),
+            overhead_hours=s.overhead_slots,
+            free_trial=s.key in candidate.trials,
+            runs=tuple(RunBlock(grid.at(a), grid.at(b), o) for a, b, o in s.blocks),
+        )
+        for s in schedule.segments
+    )
+    sample: OfferView = next(iter(candidate.offers.values()))
+    start, finish = grid.at(schedule.start), grid.at(schedule.finish)
+    bill = bill_lines(candidate.bill, start, finish)
+    total = sum((s.cost for s in segments), Decimal(0)) + sum((b.cost for b in bill), Decimal(0))
+    if total != schedule.cost + Decimal(candidate.bill.fixed_cents) / 100:
+        raise PlanError("internal error: the bill does not add up to the plan's cost")
+    return Plan(
+        provider=candidate.provider,
+        provider_name=sample.provider_name,
+        region=candidate.region,
+        region_name=sample.region_name,
+        province=sample.province,
+        city=sample.city,
+        gpu=candidate.gpu,
+        cards=candidate.cards,
+        node_cards=candidate.node_cards,
+        currency=currency,
+        total_cost=total,
+        start=start,
+        finish=finish,
+        run_hours=schedule.run_slots,
+        work_hours=candidate.run_hours,
+        card_hours=candidate.work.card_hours_on(candidate.cards),
+        segments=segments,
+        bill=bill,
+        hours_range=candidate.work.hours_range,
+    )
+
+
+def realise(evaluated: Evaluated, currency: str) -> Plan:
+    return to_plan(evaluated.candidate, solved_schedule(evaluated), currency)

@@ -1,0 +1,120 @@
+"""Bad input, run as a user would, under both languages: the error and its hint are wholly in
+the language of ``--lang`` (flag names, keys, paths, ids and units as typed).
+
+Each case is a command that fails (bad job file, bad or mislabelled sheet, a job file in
+GB18030 or Shift-JIS, a fake ``.xlsx``, bad flags and usage errors, an unknown provider or GPU,
+a file that is not there, a sources file that is not there, a refresh source that fails).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.i18n.test_error_messages import _TYPED, MESSAGE_WORDS
+from tests.i18n.test_messages import CJK, stray_chinese, stray_english
+
+BAD_JOB = """name = "x"
+[workload]
+card_hours = -3
+gpu = "A100"
+[schedule]
+earliest_start = 2026-12-01T00:00:00+08:00
+deadline = 2026-12-09T00:00:00+08:00
+"""
+SHEET = "provider,region,gpu,cards,billing,price\ndemo-nanshan,sz-1,H100,8,hourly,abc\n"
+SOURCES = '[[source]]\nprovider = "demo-nanshan"\nadapter = "sheet"\npath = "absent.csv"\n'
+# what a user typed and the catalog holds: echoed as they are
+ECHOED = frozenset(
+    {
+        "服务商",
+        "供应商",
+        "厂商",
+        "地域",
+        "区域",
+        "机房",
+        "可用区",
+        "数据中心",
+        "计费方式",
+        "计费模式",
+        "单价",
+        "价格",
+        "测试",
+        "名称",
+    }
+)
+
+
+def _files(tmp_path: Path) -> dict[str, Path]:
+    files = {
+        "bad.toml": BAD_JOB.encode(),
+        "gb18030.toml": 'name = "测试"\n'.encode("gb18030"),
+        "sjis.toml": 'name = "テスト"\n'.encode("shift_jis"),
+        "bad.csv": SHEET.encode(),
+        "cols.csv": b"prise,gpu\n1,H100\n",
+        "fake.xlsx": b"provider,region\n",
+        "sources.toml": SOURCES.encode(),
+    }
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    return {name: tmp_path / name for name in files}
+
+
+def _cases(files: dict[str, Path], tmp_path: Path) -> list[tuple[str, ...]]:
+    return [
+        ("plan", str(files["bad.toml"])),
+        ("plan", str(files["gb18030.toml"])),
+        ("plan", str(files["sjis.toml"])),
+        ("plan", str(tmp_path / "absent.toml")),
+        ("import", str(files["bad.csv"])),
+        ("import", str(files["cols.csv"])),
+        ("import", str(files["fake.xlsx"])),
+        ("offers", "--limit", "-1"),
+        ("offers", "--bogus"),
+        ("offers", "extra"),
+        ("plan", str(files["bad.toml"]), "--objective"),
+        ("verify", "--nvidia-smi-xml", str(tmp_path / "absent.xml")),
+        ("verify", "--nvidia-smi-xml", str(tmp_path)),
+        ("estimate",),
+        ("offers", "--gpu", "Z9000"),
+        ("offers", "--province", "火星"),
+        ("check", "nobody"),
+        ("plan", str(files["bad.toml"]), "--objective", "fast"),
+        ("estimate", "--model", "7Q"),
+        ("estimate", "--model", "7B", "--seq-len", "0"),
+        ("quote", "--show", "123"),
+        ("refresh", "--config", str(tmp_path / "none.toml")),
+        ("refresh", "--config", str(files["sources.toml"])),
+    ]
+
+
+def _words(text: str, paths: list[str]) -> str:
+    for path in paths:
+        text = text.replace(path, " ")
+    return re.sub(r"[│┃┏┓┗┛━─┡┩╇╋┳┻┼┬┴├┤└┘┌┐]", " ", text)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_bad_input_reads_in_one_language(
+    cli: Any, demo_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "400")  # a table cell keeps a long path on one line
+    files = _files(tmp_path)
+    named = [*files.values(), tmp_path / "absent.csv", tmp_path]
+    paths = sorted((str(p) for p in named), key=len, reverse=True)
+    for args in _cases(files, tmp_path):
+        result = cli(*args, db=demo_db_url, lang=lang)
+        assert result.code in (1, 2), (args, result.out, result.err)
+        assert "Traceback" not in result.err
+        text = _words(result.err + result.out, paths)
+        if lang == "en":
+            assert not [w for w in stray_chinese(text) if w not in ECHOED | {"火星"}], (args, text)
+            continue
+        assert CJK.search(result.err), (args, result.err)
+        words = stray_english(_TYPED.sub(" ", text))
+        leftover = [w for w in words if w not in MESSAGE_WORDS | {"error", "hint"}]
+        assert leftover == [], (args, text)

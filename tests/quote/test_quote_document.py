@@ -1,0 +1,168 @@
+"""Assembling the quote document from plan results and offers (pure parts)."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from comparator.catalog.models import OfferView
+from comparator.compliance import FAIL, PASS, WARN, ProviderReport
+from comparator.compliance.verdicts import check
+from comparator.domain.job import Job, Requirements, Schedule, Workload, parse_job
+from comparator.domain.money import FxTable
+from comparator.plan import PlanContext, plan_job
+from comparator.quote.document import (
+    MAX_COMPLIANCE_PROVIDERS,
+    compliance_section,
+    curve_offer,
+    job_section,
+    price_age,
+    price_curve,
+    referenced_offer_ids,
+)
+from tests.support.factories import offer_view
+from tests.support.plan_fixtures import make_offer
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+FX = FxTable({"CNY": Decimal(1), "USD": Decimal("7.12")}, date(2026, 11, 27))
+JOB = parse_job(
+    {
+        "name": "t",
+        "workload": {"card_hours": 100, "gpu": "A100-80G"},
+        "schedule": {
+            "earliest_start": "2026-12-01T00:00:00+08:00",
+            "deadline": "2026-12-08T00:00:00+08:00",
+            "interruptible": True,
+        },
+    },
+    "job.toml",
+)
+
+
+def offer(offer_id: str = "1", **changes: Any) -> OfferView:
+    base = offer_view(
+        offer_id=offer_id, snapshot_id="7", time_of_use="00:00-08:00*0.5; sat-sun*0.8"
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def test_price_curve_has_a_point_at_every_change() -> None:
+    points = price_curve(offer(), JOB, FX, SHANGHAI)
+    as_pairs = [(p["hour_start"][5:16], p["price"]) for p in points]
+    assert as_pairs[:3] == [
+        ("12-01T00:00", "4.0000"),
+        ("12-01T08:00", "8.0000"),
+        ("12-02T00:00", "4.0000"),
+    ]
+    assert ("12-05T08:00", "6.4000") in as_pairs  # Saturday: 0.8, the night 0.5 wins at night
+    assert ("12-05T00:00", "4.0000") in as_pairs
+    assert len(as_pairs) == 14
+    assert all(a[1] != b[1] for a, b in itertools.pairwise(as_pairs))
+
+
+def test_price_curve_converts_into_the_quote_currency() -> None:
+    points = price_curve(offer(currency="USD", time_of_use=""), JOB, FX, SHANGHAI)
+    assert points == [{"hour_start": "2026-12-01T00:00:00+08:00", "price": "56.9600"}]
+
+
+def test_curve_offer_prefers_the_hourly_offer_of_the_plan_then_a_sibling() -> None:
+    hourly, monthly = offer("1"), offer("2", billing="monthly", price=Decimal(30000))
+    elsewhere = offer("3", region="gd-gz-1")
+    best = {
+        "provider": "acme",
+        "region": "gd-sz-1",
+        "gpu": "A100-SXM4-80GB",
+        "segments": [{"offer_id": "2"}],
+    }
+    by_id = {o.offer_id: o for o in (hourly, monthly, elsewhere)}
+    assert curve_offer(best, by_id, by_id.values()) == hourly
+    assert curve_offer(best, by_id, [monthly, elsewhere]) is None
+    best["segments"] = [{"offer_id": "3"}, {"offer_id": "2"}]
+    assert curve_offer(best, by_id, by_id.values()) == elsewhere
+    assert curve_offer(None, by_id, by_id.values()) is None
+
+
+def test_referenced_offers_keep_plan_order_once_each() -> None:
+    plan = {
+        "best": {"segments": [{"offer_id": "5"}, {"offer_id": "2"}]},
+        "alternatives": [{"segments": [{"offer_id": "2"}, {"offer_id": "9"}]}],
+        "excluded": [{"offer_id": "1"}, {"offer_id": "5"}, {"offer_id": None}],
+    }
+    assert referenced_offer_ids(plan) == ["5", "2", "9", "1"]
+
+
+def test_price_age_counts_local_days_and_flags_stale_prices() -> None:
+    late_evening = offer(observed_at=datetime(2026, 10, 30, 15, 30, tzinfo=ZoneInfo("UTC")))
+    fresh = price_age(late_evening, date(2026, 11, 29), SHANGHAI, 30)
+    assert fresh["observed_at"] == "2026-10-30T23:30:00+08:00"
+    assert fresh["age_days"] == 30 and fresh["stale"] is False
+    stale = price_age(late_evening, date(2026, 11, 30), SHANGHAI, 30)
+    assert stale["age_days"] == 31 and stale["stale"] is True
+    assert fresh["snapshot_id"] == "7" and fresh["price"] == "64.00"
+
+
+def test_job_section_is_plain_json() -> None:
+    section = job_section(JOB)
+    assert json.loads(json.dumps(section)) == section
+    assert section["card_hours"] == "100" and section["gpu"] == "A100-SXM4-80GB"
+    assert section["earliest_start"] == "2026-12-01T00:00:00+08:00"
+    assert section["requirements"]["provinces"] == [] and section["max_cost"] is None
+
+
+def test_the_throughput_table_shows_the_mfu_the_estimate_used() -> None:
+    """A [model] job is estimated per GPU with its method's MFU (LoRA: A100 0.38, 4090 0.30),
+    not the full fine-tuning table (0.45, 0.35): the quote's table shows what was used."""
+    from comparator.quote.document import throughput_rows
+
+    plan = {
+        "job": {"gpu": "RTX4090"},
+        "assumptions": {
+            "throughput": [
+                {"gpu": "A100-SXM4-80GB", "bf16_tflops": 312, "mfu": 0.45},
+                {"gpu": "RTX4090", "bf16_tflops": 165.2, "mfu": 0.35},
+            ]
+        },
+    }
+    estimate = {"method": "lora", "mfu": 0.30, "mfu_source": "table", "gpu": {"name": "RTX4090"}}
+    rows = {r["gpu"]: r for r in throughput_rows(plan, estimate)}
+    assert rows["RTX4090"]["mfu"] == 0.30 and rows["RTX4090"]["relative"] == "1.000"
+    assert rows["A100-SXM4-80GB"]["mfu"] == 0.38
+    assert rows["A100-SXM4-80GB"]["relative"] == f"{312 * 0.38 / (165.2 * 0.30):.3f}"
+    workload = {r["gpu"]: r for r in throughput_rows(plan)}  # a [workload] job: the table
+    assert workload["A100-SXM4-80GB"]["mfu"] == 0.45
+
+
+def test_the_compliance_section_stays_bounded_and_keeps_the_plans_providers() -> None:
+    """At national scale a quote holds the reports of the plans' providers and at most 50 in
+    all; the others are counted by status (the report says so)."""
+    start = datetime(2026, 12, 1, tzinfo=SHANGHAI)
+    job = Job(
+        name="bounded",
+        schedule=Schedule(start, datetime(2026, 12, 4, tzinfo=SHANGHAI), True, 1),
+        workload=Workload(Decimal(20), "A100-SXM4-80GB", None),
+        requirements=Requirements(),
+        source="bounded.toml",
+    )
+    context = PlanContext(today=date(2026, 11, 29), fx=FX)
+    result = plan_job(
+        job, [make_offer("1", "hourly", "8", provider="zz", country="SG")], {}, context
+    )
+    assert result.best is not None and result.best.provider == "zz"
+
+    def report(pid: str, status: str) -> ProviderReport:
+        return ProviderReport(pid, pid, (check("licence-valid", status, "z", "e"),), ())
+
+    statuses = [PASS, WARN, FAIL]
+    reports = [report(f"p{i:03}", statuses[i % 3]) for i in range(70)] + [report("zz", PASS)]
+    section = compliance_section(dataclasses.replace(result, compliance=tuple(reports)), "en")
+    listed = [r["provider"] for r in section["providers"]]
+    assert len(listed) == MAX_COMPLIANCE_PROVIDERS == 50
+    assert listed[0] == "zz" and listed[1:] == [f"p{i:03}" for i in range(49)]
+    assert section["omitted"] == {"providers": 21, "by_status": {FAIL: 7, PASS: 7, WARN: 7}}
+    small = compliance_section(dataclasses.replace(result, compliance=tuple(reports[:5])), "en")
+    assert len(small["providers"]) == 5 and "omitted" not in small

@@ -1,0 +1,361 @@
+"""`comparator.verify.acceptance`: the verdict on fixtures shaped like real nvidia-smi output, per offer."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from comparator.catalog.models import OfferView
+from comparator.verify.acceptance import VerifyResult, cards_per_machine, evaluate, gpu_json
+from comparator.verify.checks import gpu_list
+from comparator.verify.nvsmi import (
+    EccCounts,
+    GpuProcess,
+    GpuReading,
+    MachineReport,
+    PcieLink,
+    Topology,
+    parse_smi_xml,
+    parse_topology,
+)
+from tests.conftest import DATA
+from tests.support.factories import offer_view
+
+SMI = DATA / "nvidia-smi"
+
+
+def machine(name: str, topo: str | None = None) -> MachineReport:
+    topology = parse_topology((SMI / f"{topo}.topo.txt").read_text()) if topo else None
+    return parse_smi_xml((SMI / f"{name}.xml").read_bytes(), name, topology)
+
+
+def offer(**changes: Any) -> OfferView:
+    """An 8×A100-SXM4-80GB NVLink offer as the catalog returns it."""
+    base = offer_view(
+        offer_id="17",
+        snapshot_id="3",
+        provider="demo-nanshan",
+        provider_name="南山算力",
+        price=Decimal("92.00"),
+        stock=6,
+        observed_at=datetime(2026, 11, 25, 2, tzinfo=UTC),
+    )
+    return replace(base, **changes)
+
+
+def statuses(result: VerifyResult) -> dict[str, str]:
+    return {check.id: check.status for check in result.checks}
+
+
+def message(result: VerifyResult, check_id: str) -> str:
+    return next(check.message for check in result.checks if check.id == check_id)
+
+
+# --- the three machines the issue names ------------------------------------------------------
+
+
+def test_healthy_8x_a100_passes_against_its_offer() -> None:
+    result = evaluate(machine("a100-sxm4-80gb-x8", "a100-sxm4-80gb-x8"), offer(), lang="en")
+    assert result.status == "pass", [c for c in result.checks if c.status != "pass"]
+    assert list(statuses(result)) == [
+        "gpu_count",
+        "gpu_model",
+        "memory_total",
+        "memory_in_use",
+        "processes",
+        "ecc",
+        "pcie_link",
+        "nvlink",
+        "driver",
+    ]
+    assert "8 × NVIDIA A100-SXM4-80GB (A100-SXM4-80GB), as offered" in message(result, "gpu_model")
+    assert "NV12" in message(result, "nvlink")
+
+
+def test_card_used_by_another_process_with_ecc_errors_fails() -> None:
+    result = evaluate(machine("a100-sxm4-80gb-x8-shared", "a100-sxm4-80gb-x8"), offer(), lang="en")
+    assert result.status == "fail"
+    assert statuses(result) == {
+        "gpu_count": "pass",
+        "gpu_model": "pass",
+        "memory_total": "pass",
+        "memory_in_use": "fail",
+        "processes": "warn",
+        "ecc": "fail",
+        "pcie_link": "warn",
+        "nvlink": "pass",
+        "driver": "pass",
+    }
+    assert message(result, "memory_in_use") == "GPU 3: 20484 MiB already in use (25%)"
+    assert "pid 2871645 python3, 20480 MiB" in message(result, "processes")
+    ecc = message(result, "ecc")
+    assert ecc.startswith("GPU 3: 2 uncorrectable ECC error(s) since the driver loaded")
+    assert "row remap is pending" in ecc
+    assert message(result, "pcie_link") == "GPU 5: PCIe link runs at x8 of x16"
+
+
+def test_rtx4090_sold_as_a100_80g_fails() -> None:
+    result = evaluate(machine("rtx4090-x8", "rtx4090-x8"), offer(), lang="en")
+    assert result.status == "fail"
+    failing = {cid for cid, status in statuses(result).items() if status == "fail"}
+    assert failing == {"gpu_model", "memory_total", "nvlink"}
+    assert message(result, "gpu_model") == (
+        "GPU 0–7: NVIDIA GeForce RTX 4090 (RTX4090), but the offer sells A100-SXM4-80GB"
+    )
+    assert message(result, "memory_total") == (
+        "GPU 0–7: 24.0 GiB, but A100-SXM4-80GB has 80 GiB (30%)"
+    )
+    assert "PCIe only (NODE/PIX/SYS)" in message(result, "nvlink")
+
+
+def test_the_same_rtx4090_machine_passes_against_a_4090_offer() -> None:
+    result = evaluate(
+        machine("rtx4090-x8", "rtx4090-x8"), offer(gpu="RTX4090", interconnect="pcie"), lang="en"
+    )
+    assert result.status == "pass"
+    assert "GPU 0–7: no ECC support" in message(result, "ecc")
+    assert "normal when idle" in message(result, "pcie_link")
+
+
+def test_legacy_v100_with_ecc_errors_and_retired_pages_fails_on_its_own() -> None:
+    result = evaluate(machine("tesla-v100-sxm2-32gb-x2-legacy"), lang="en")
+    assert statuses(result)["ecc"] == "fail"
+    assert statuses(result)["gpu_model"] == "pass"  # Tesla V100-SXM2-32GB → V100-32GB
+    assert statuses(result)["memory_total"] == "pass"  # 32510 MiB of 32 GiB
+    ecc = message(result, "ecc")
+    assert "GPU 1: 1 uncorrectable" in ecc and "3 retired memory page(s)" in ecc
+    assert "page retirement is pending" in ecc
+
+
+# --- expectations from the offer -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cards", "node_cards", "expected"), [(8, 8, 8), (1, 8, 1), (16, 8, 8), (4, 8, 4)]
+)
+def test_cards_per_machine(cards: int, node_cards: int, expected: int) -> None:
+    assert cards_per_machine(offer(cards=cards, node_cards=node_cards)) == expected
+
+
+def test_card_count_against_the_offer_and_the_override() -> None:
+    report = machine("a100-sxm4-80gb-x8", "a100-sxm4-80gb-x8")
+    fewer = replace(report, gpus=report.gpus[:4])
+    assert statuses(evaluate(fewer, offer()))["gpu_count"] == "fail"
+    assert message(evaluate(fewer, offer(), lang="en"), "gpu_count") == (
+        "only 4 card(s) found, the offer has 8"
+    )
+    assert statuses(evaluate(report, offer(cards=1)))["gpu_count"] == "warn"
+    assert statuses(evaluate(report, offer(cards=1), cards=8))["gpu_count"] == "pass"
+    assert statuses(evaluate(replace(report, gpus=()), None))["gpu_count"] == "fail"
+
+
+def test_nvlink_only_judged_when_promised() -> None:
+    report = machine("rtx4090-x8", "rtx4090-x8")
+    assert statuses(evaluate(report, offer(gpu="RTX4090", interconnect=None)))["nvlink"] == "pass"
+    no_topology = replace(machine("a100-sxm4-80gb-x8"), topology=None)
+    result = evaluate(no_topology, offer(), lang="en")
+    assert statuses(result)["nvlink"] == "warn"
+    assert "--topo FILE" in message(result, "nvlink")
+    assert statuses(evaluate(no_topology, offer(interconnect="pcie")))["nvlink"] == "pass"
+
+
+def test_partial_nvlink_warns_with_the_missing_pairs() -> None:
+    links = {
+        (a, b): ("NV4" if (a, b) in {(0, 1), (2, 3)} else "SYS")
+        for a in range(4)
+        for b in range(a + 1, 4)
+    }
+    report = replace(machine("a100-sxm4-80gb-x8"), topology=Topology(4, links))
+    result = evaluate(report, offer(), lang="en")
+    assert statuses(result)["nvlink"] == "warn"
+    assert message(result, "nvlink") == "GPU pairs without NVLink: 0–2, 0–3, 1–2, 1–3"
+
+
+def test_nvswitch_fabric_not_ready_fails_even_without_a_promise() -> None:
+    report = machine("a100-sxm4-80gb-x8", "a100-sxm4-80gb-x8")
+    gpus = tuple(
+        replace(g, fabric_state="In Progress", fabric_status="N/A") if g.index < 2 else g
+        for g in report.gpus
+    )
+    result = evaluate(replace(report, gpus=gpus), None, lang="en")
+    assert statuses(result)["nvlink"] == "fail"
+    assert message(result, "nvlink") == "GPU 0, 1: NVSwitch fabric not ready (In Progress/N/A)"
+
+
+# --- thresholds on hand-made readings ------------------------------------------------------
+
+
+def card(index: int = 0, **fields: Any) -> GpuReading:
+    defaults: dict[str, Any] = {
+        "bus_id": f"00000000:{index:02X}:00.0",
+        "name": "NVIDIA A100-SXM4-80GB",
+        "memory_total_mib": 81920,
+        "memory_used_mib": 0,
+        "ecc": EccCounts("Enabled", 0, 0, 0, 0),
+        "pcie": PcieLink(4, 4, 16, 16),
+    }
+    return GpuReading(index=index, **{**defaults, **fields})
+
+
+def one(*gpus: GpuReading) -> MachineReport:
+    return MachineReport("550.54.15", "12.4", gpus)
+
+
+@pytest.mark.parametrize(
+    ("name", "total_mib", "expected"),
+    [
+        ("NVIDIA A100-SXM4-80GB", 81920, "pass"),
+        ("NVIDIA H100 80GB HBM3", 81559, "pass"),  # HBM3 shows 99.6 %
+        ("NVIDIA A40", 46068, "pass"),  # GDDR6 with ECC on: 93.75 %
+        ("NVIDIA A100-SXM4-80GB", 71680, "warn"),  # 70 GiB: 87.5 %
+        ("NVIDIA A100-SXM4-80GB", 40960, "fail"),  # a 40 GB card or half a card
+    ],
+)
+def test_memory_total_thresholds(name: str, total_mib: int, expected: str) -> None:
+    result = evaluate(one(card(name=name, memory_total_mib=total_mib)))
+    assert statuses(result)["memory_total"] == expected
+
+
+@pytest.mark.parametrize(
+    ("used_mib", "expected"),
+    [(4, "pass"), (1024, "pass"), (1100, "warn"), (8192, "warn"), (8193, "fail")],
+)
+def test_memory_in_use_thresholds(used_mib: int, expected: str) -> None:
+    result = evaluate(one(card(memory_used_mib=used_mib)), lang="en")
+    assert statuses(result)["memory_in_use"] == expected
+    if expected != "pass":
+        assert "by no process you can see" in message(result, "memory_in_use")
+
+
+def test_ecc_grades() -> None:
+    def grade(ecc: EccCounts, **fields: Any) -> str:
+        return statuses(evaluate(one(card(ecc=ecc, **fields))))["ecc"]
+
+    assert grade(EccCounts("Enabled", 0, 0, 0, 0)) == "pass"
+    assert grade(EccCounts("Enabled", 0, 1, 0, 1)) == "fail"
+    assert grade(EccCounts("Enabled", 0, 0, 0, 3)) == "warn"  # on record, not since boot
+    assert grade(EccCounts("Enabled", 5, 0, 5, 0)) == "warn"
+    assert grade(EccCounts("Disabled", None, None, None, None)) == "warn"
+    assert grade(EccCounts(None)) == "pass"  # GeForce: nothing to count
+
+
+def test_unknown_model_mixed_models_mig_and_vgpu_warn() -> None:
+    unknown = evaluate(one(card(name="NVIDIA L20", memory_total_mib=46068)), lang="en")
+    assert statuses(unknown)["gpu_model"] == "warn"
+    assert "'NVIDIA L20' is not in the GPU registry" in message(unknown, "gpu_model")
+    assert statuses(unknown)["memory_total"] == "warn"
+    mixed = evaluate(one(card(0), card(1, name="NVIDIA A100 80GB PCIe")), lang="en")
+    assert statuses(mixed)["gpu_model"] == "warn"
+    assert message(mixed, "gpu_model").startswith("mixed models:")
+    sliced = evaluate(one(card(mig_mode="Enabled"), card(1, virtualization_mode="VGPU")), lang="en")
+    assert message(sliced, "gpu_model") == (
+        "GPU 0: MIG is on, you may get a slice; GPU 1: a virtual GPU (vGPU), time-shared"
+    )
+
+
+def test_pcie_slot_older_than_the_card_warns() -> None:
+    link = PcieLink(4, 4, 16, 16, max_device_gen=5, max_host_gen=4)
+    result = evaluate(one(card(name="NVIDIA H100 80GB HBM3", pcie=link)), lang="en")
+    assert message(result, "pcie_link") == "GPU 0: PCIe gen 4 slot, the card does gen 5"
+
+
+def test_long_problem_lists_are_cut() -> None:
+    gpus = tuple(card(i, processes=(GpuProcess(1000 + i, "python", "C", 300),)) for i in range(9))
+    text = message(evaluate(one(*gpus), lang="en"), "processes")
+    assert text.count("pid") == 6 and text.endswith("; … and 3 more")
+
+
+def test_gpu_list_compresses_runs() -> None:
+    assert gpu_list([0, 1, 2, 3, 5, 6, 9]) == "GPU 0–3, 5, 6, 9"
+    assert gpu_list([4]) == "GPU 4"
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def test_json_follows_the_contract() -> None:
+    result = evaluate(machine("a100-sxm4-80gb-x8-shared", "a100-sxm4-80gb-x8"), offer())
+    doc = json.loads(json.dumps(result.to_json()))
+    assert doc["status"] == "fail"
+    assert len(doc["gpus"]) == 8
+    gpu = doc["gpus"][3]
+    assert {
+        k: gpu[k]
+        for k in (
+            "index",
+            "name",
+            "canonical",
+            "memory_total_mib",
+            "memory_used_mib",
+            "ecc_errors",
+            "processes",
+        )
+    } == {
+        "index": 3,
+        "name": "NVIDIA A100-SXM4-80GB",
+        "canonical": "A100-SXM4-80GB",
+        "memory_total_mib": 81920,
+        "memory_used_mib": 20484,
+        "ecc_errors": 39,
+        "processes": 1,
+    }
+    assert all(set(c) == {"id", "status", "message"} for c in doc["checks"])
+    assert {c["status"] for c in doc["checks"]} <= {"pass", "warn", "fail"}
+    assert doc["offer_id"] == "17"
+    assert doc["expected"] == {"gpu": "A100-SXM4-80GB", "cards": 8, "nvlink": True}
+    assert (doc["driver_version"], doc["cuda_version"]) == ("550.54.15", "12.4")
+    assert doc["topology"]["links"]["0-7"] == "NV12"
+    assert doc["measurements"]["status"] == "skipped"
+    assert gpu["process_list"][0]["pid"] == 2871645
+
+
+@pytest.mark.parametrize(
+    "name", ["a100-sxm4-80gb-x8-shared", "rtx4090-x8", "tesla-v100-sxm2-32gb-x2-legacy"]
+)
+def test_messages_exist_in_both_languages(name: str) -> None:
+    report = machine(name, None)
+    zh, en = evaluate(report, offer(), lang="zh"), evaluate(report, offer(), lang="en")
+    assert statuses(zh) == statuses(en)
+    for check_zh, check_en in zip(zh.checks, en.checks, strict=True):
+        assert check_zh.message and check_en.message
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in message(zh, "gpu_model") + message(zh, "ecc"))
+
+
+@pytest.mark.parametrize(
+    ("product_name", "canonical"),
+    [
+        ("NVIDIA A100-SXM4-80GB", "A100-SXM4-80GB"),
+        ("NVIDIA A100-SXM4-40GB", "A100-SXM4-40GB"),
+        ("NVIDIA A100 80GB PCIe", "A100-PCIE-80GB"),
+        ("NVIDIA A100-PCIE-40GB", "A100-PCIE-40GB"),
+        ("NVIDIA A800-SXM4-80GB", "A800-SXM4-80GB"),
+        ("NVIDIA A800 80GB PCIe", "A800-PCIE-80GB"),
+        ("NVIDIA H100 80GB HBM3", "H100-SXM5-80GB"),
+        ("NVIDIA H100 PCIe", "H100-PCIE-80GB"),
+        ("NVIDIA H100 NVL", "H100-NVL"),
+        ("NVIDIA H800", "H800-SXM5-80GB"),
+        ("NVIDIA H800 PCIe", "H800-PCIE-80GB"),
+        ("NVIDIA H20", "H20"),
+        ("NVIDIA H200", "H200-SXM-141GB"),
+        ("NVIDIA GH200 480GB", "GH200"),
+        ("NVIDIA L40S", "L40S"),
+        ("NVIDIA L4", "L4"),
+        ("NVIDIA A10", "A10"),
+        ("NVIDIA RTX A6000", "RTXA6000"),
+        ("NVIDIA RTX 6000 Ada Generation", "RTX6000-Ada"),
+        ("NVIDIA GeForce RTX 4090", "RTX4090"),
+        ("NVIDIA GeForce RTX 4090 D", "RTX4090D"),
+        ("NVIDIA GeForce RTX 3090", "RTX3090"),
+        ("Tesla V100-SXM2-32GB", "V100-32GB"),
+        ("Tesla V100-SXM2-16GB", "V100"),
+        ("Tesla T4", "T4"),
+    ],
+)
+def test_nvidia_smi_product_names_resolve(product_name: str, canonical: str) -> None:
+    gpu = card(name=product_name)
+    assert gpu_json(gpu)["canonical"] == canonical
