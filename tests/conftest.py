@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import Engine, create_engine, text
 
 from comparator.catalog.db import make_engine, upgrade_schema
@@ -27,6 +28,24 @@ from comparator.cli import main as cli_main
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
 SKYPILOT_DIR = DATA / "skypilot-catalog"  # copies of the public catalog, see its SOURCE.md
+
+
+# Hypothesis profiles: "full" (the default, and CI's) keeps every test's own example count;
+# "fast" (scripts/test --fast) caps it for the loop between edits. HYPOTHESIS_PROFILE picks one.
+settings.register_profile("full", deadline=None, print_blob=True)
+settings.register_profile("fast", max_examples=10, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "full"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses PostgreSQL ``postgres``, whether it asks for ``pg_url`` itself
+    or runs once per database (``any_db_url``), so tiers can select on the marker."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params.values() if callspec is not None else ()
+        fixtures = getattr(item, "fixturenames", ())
+        if "pg_url" in fixtures or any(isinstance(v, str) and v == "postgres" for v in params):
+            item.add_marker(pytest.mark.postgres)
 
 
 def postgres_admin_url() -> str | None:

@@ -1,6 +1,6 @@
 """Current offers filtered in SQL, by the `offers` command's options or by a job.
 
-Both databases answer these from indexes (tests/test_scale_queries.py reads their plans):
+Both databases answer these from indexes (tests/catalog/test_scale_queries.py reads their plans):
 the current snapshot of each provider (``pricesnapshot`` by provider), then its offers by
 ``(snapshot_id, gpu, …)`` or ``(snapshot_id, region)``, and the data centres by province.
 """

@@ -166,7 +166,7 @@ def upgrade_schema(engine: Engine, revision: str = "head") -> None:
 
 def head_revision() -> str:
     """The newest migration's revision, read from the file names (``NNNN_….py`` is revision
-    ``NNNN``; tests/test_migrations.py checks it is Alembic's head) without loading Alembic."""
+    ``NNNN``; tests/catalog/test_migrations.py checks it is Alembic's head) without loading Alembic."""
     versions = MIGRATIONS_DIR / "versions"
     return max(p.name.split("_", 1)[0] for p in versions.glob("[0-9][0-9][0-9][0-9]_*.py"))
 

@@ -52,6 +52,7 @@ def by_gpu(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {offer["gpu"]: offer for offer in document["offers"]}
 
 
+@pytest.mark.slow
 def test_history_follows_each_offer_over_the_snapshots(three_weeks: Any) -> None:
     result = three_weeks("history", "--provider", "acme", "--json")
     assert result.code == 0, result.err
@@ -73,6 +74,7 @@ def test_history_follows_each_offer_over_the_snapshots(three_weeks: Any) -> None
     assert len(set(snapshot_ids)) == 3 and snapshot_ids == sorted(snapshot_ids, key=int)
 
 
+@pytest.mark.slow
 def test_history_filters_by_gpu_alias_and_provider(three_weeks: Any) -> None:
     only_h100 = three_weeks("history", "--gpu", "H100", "--json").json()["offers"]
     assert [o["gpu"] for o in only_h100] == ["H100-SXM5-80GB"]
@@ -81,6 +83,7 @@ def test_history_filters_by_gpu_alias_and_provider(three_weeks: Any) -> None:
     assert unknown.code == 1 and "unknown GPU" in unknown.err
 
 
+@pytest.mark.slow
 def test_history_table_shows_the_biggest_drop_first(three_weeks: Any) -> None:
     result = three_weeks("history", "--provider", "acme", lang="en")
     assert result.code == 0

@@ -43,6 +43,7 @@ def plan_text(engine: Engine, query: Select[Any]) -> str:
         return "\n".join(r[0] for r in conn.exec_driver_sql(f"EXPLAIN {sql}"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("offer_filter", [LISTING, JOB_LOAD], ids=["offers", "plan-load"])
 @pytest.mark.parametrize("keys_only", [False, True], ids=["views", "ranking-keys"])
 def test_offer_filters_use_the_offer_indexes(
@@ -58,12 +59,14 @@ def test_offer_filters_use_the_offer_indexes(
         assert "ix_offer_snapshot" in plan, plan
 
 
+@pytest.mark.slow
 def test_the_job_load_returns_exactly_the_offers_the_filter_names(demo_engine: Engine) -> None:
     offers = job_offers(demo_engine, JOB_LOAD)
     assert offers and all(o.province == "广东" and o.billing != "spot" for o in offers)
     assert [int(o.offer_id) for o in offers] == sorted(int(o.offer_id) for o in offers)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("without_usd", [False, True], ids=["fx", "usd-unpriced"])
 def test_the_first_offers_are_those_of_the_full_ranking(
     demo_engine: Engine, without_usd: bool

@@ -21,6 +21,7 @@ def test_version(cli: Any) -> None:
     assert cli("-V").out == result.out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "zh", "en"),
     [

@@ -41,6 +41,7 @@ def assert_whole(out: str, width: int) -> None:
         assert cell_len(line.rstrip()) <= width, f"wider than {width} columns: {line!r}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_table_fits_without_cutting(

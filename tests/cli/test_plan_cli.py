@@ -191,6 +191,7 @@ LORA = '[model]\nname = "Qwen2.5-7B"\n[training]\nmethod = "lora"\ntokens = "300
 FULL_70B = '[model]\nname = "Llama-2-70b"\n[training]\nmethod = "full"\ntokens = "1B"\ncards = 2\n'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("fields", "binding", "hint"),
     [
@@ -300,6 +301,7 @@ provinces = ["广东"]
 """
 
 
+@pytest.mark.slow
 def test_jobs_competing_for_stock_get_a_proven_joint_plan(demo_db_url: str, tmp_path: Path) -> None:
     """Run as a real process: HiGHS's banner must not reach stdout under --json."""
     paths = []
@@ -337,6 +339,7 @@ def test_jobs_competing_for_stock_get_a_proven_joint_plan(demo_db_url: str, tmp_
     assert Decimal(document["total_cost"]) > 2 * alone.best.total_cost  # the stock binds
 
 
+@pytest.mark.slow
 def test_over_budget_names_the_plan_that_planning_without_the_budget_returns(
     cli: Any, demo_db_url: str, tmp_path: Path
 ) -> None:
@@ -364,6 +367,7 @@ def test_quote_without_a_feasible_plan_exits_4(cli: Any, demo_db_url: str, tmp_p
     assert "No feasible plan (compliance)" in " ".join(result.out.split())
 
 
+@pytest.mark.slow
 def test_the_storage_example_runs_8_hours_a_day_and_names_what_is_not_stated(
     cli: Any, demo_db_url: str
 ) -> None:

@@ -55,6 +55,7 @@ def _with_terminal_stderr(db_url: str, *args: str) -> tuple[int, str, str]:
     return code, out, seen.decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "words"),
     [

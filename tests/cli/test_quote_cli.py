@@ -65,6 +65,7 @@ def test_quote_totals_equal_plan_json(cli: Any, demo_db_url: str, tmp_path: Path
     assert out["quote"].startswith("Q-2026-") and out["html"] == str(html) and out["pdf"] is None
 
 
+@pytest.mark.slow
 @needs_pdf
 def test_quote_pdf_has_the_plan_total(cli: Any, demo_db_url: str, tmp_path: Path) -> None:
     pdf = tmp_path / "quote.pdf"

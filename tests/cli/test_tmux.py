@@ -1,6 +1,6 @@
 """The README's commands in a real terminal: tmux at 80 and 120 columns, no value ever cut.
 
-tests/test_cli_widths.py sets ``COLUMNS``; here each command runs on a pseudo-terminal of a
+tests/cli/test_cli_widths.py sets ``COLUMNS``; here each command runs on a pseudo-terminal of a
 private tmux server (its own socket, no user configuration), so the width is the one rich reads
 from the terminal itself, progress runs on stderr as a user sees it, and the captured screen
 (scrollback included, wrapped lines joined) is what a person would read. Skipped when tmux is
@@ -21,7 +21,10 @@ import pytest
 from tests.cli.test_cli_widths import COMMANDS, assert_whole
 from tests.conftest import REPO, skip_unless_installed
 
-pytestmark = skip_unless_installed(bool(shutil.which("tmux")), "tmux", "SUANLI_REQUIRE_TMUX")
+pytestmark = [
+    pytest.mark.terminal,
+    skip_unless_installed(bool(shutil.which("tmux")), "tmux", "SUANLI_REQUIRE_TMUX"),
+]
 
 DONE = "__suanli_done__"
 
@@ -67,6 +70,7 @@ def _in_tmux(tmp_path: Path, script: str, width: int) -> str:
         subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [80, 120])
 def test_readme_commands_in_tmux_cut_no_value(tmp_path: Path, demo_db_url: str, width: int) -> None:
     screen = _in_tmux(tmp_path, _script(demo_db_url, "zh"), width)

@@ -81,6 +81,7 @@ def test_json_is_one_document_and_exit_is_zero_whatever_the_verdict(cli: Any) ->
     assert doc["measurements"]["reason"] == "skip_not_requested"
 
 
+@pytest.mark.slow
 def test_strict_exits_3_on_fail_only(cli: Any) -> None:
     assert cli("verify", *SHARED, "--strict", "--json").code == 3
     assert cli("verify", *HEALTHY, "--strict", "--json").code == 0
@@ -97,6 +98,7 @@ def test_human_report(cli: Any, lang: str, words: list[str]) -> None:
         assert word in result.out
 
 
+@pytest.mark.slow
 def test_against_a_demo_offer(cli: Any, demo_db: str) -> None:
     offer_id = a100_offer_id(cli, demo_db)
     good = cli("verify", *HEALTHY, "--offer", offer_id, "--json", db=demo_db).json()
@@ -116,6 +118,7 @@ def test_unknown_offer_is_one_clear_error(cli: Any, demo_db: str) -> None:
     assert result.out == ""
 
 
+@pytest.mark.slow
 def test_quote_stores_the_verdict(cli: Any, demo_db: str) -> None:
     engine = make_engine(demo_db)
     with engine.begin() as conn:
@@ -165,6 +168,7 @@ def test_without_xml_or_nvidia_smi_says_to_pass_the_file(
     assert result.out == ""
 
 
+@pytest.mark.slow
 def test_live_run_uses_nvidia_smi_and_skips_measurements_without_a_gpu(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_torch: None
 ) -> None:

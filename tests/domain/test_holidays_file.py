@@ -96,6 +96,7 @@ def calendar_exclusions(document: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in document["excluded"] if any("2027" in r for r in e["reasons"])]
 
 
+@pytest.mark.slow
 def test_plan_uses_holiday_rules_in_2027_once_the_file_is_given(
     cli: Any, demo_db_url: str, schedule_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

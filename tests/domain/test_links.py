@@ -19,7 +19,7 @@ from comparator.estimate.throughput import is_rdma
 from comparator.plan import PlanContext, plan_job
 from comparator.plan.groups import group_offers, link_key
 from tests.plan.test_plan_planning import CONTEXT
-from tests.support.plan_fixtures import make_offer
+from tests.support.factories import make_offer
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 

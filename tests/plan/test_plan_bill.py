@@ -20,7 +20,7 @@ from comparator.domain.storage import StorageTerms
 from comparator.errors import JobFileError, ProfileError
 from comparator.plan import PlanContext, plan_job
 from comparator.plan.candidates import PriceBasis
-from tests.support.plan_fixtures import make_offer
+from tests.support.factories import make_offer
 from tests.support.plan_validate import ValidationContext, validate_plan
 
 D = Decimal

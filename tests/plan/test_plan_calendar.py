@@ -14,7 +14,7 @@ from comparator.domain.money import FxTable
 from comparator.domain.profile import load_profile
 from comparator.plan import PlanContext, plan_job
 from comparator.plan.candidates import PriceBasis
-from tests.support.plan_fixtures import make_offer
+from tests.support.factories import make_offer
 from tests.support.plan_validate import ValidationContext, validate_plan
 
 D = Decimal

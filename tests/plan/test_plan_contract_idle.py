@@ -29,7 +29,7 @@ from tests.plan.test_plan_machines import (
     best_of,
     random_problem,
 )
-from tests.support.plan_fixtures import make_offer
+from tests.support.factories import make_offer
 from tests.support.plan_oracle import RunRules, brute_force, brute_force_best
 from tests.support.plan_validate import validate_schedule
 
@@ -130,6 +130,7 @@ def window_problem(rng: random.Random) -> ScheduleProblem:
     return dataclasses.replace(problem, hourly=hourly, run_allowed=allowed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_the_dp_equals_the_oracle_over_contracts_that_pause(seed: int) -> None:
     """40 instances per seed, 240 in all, with run windows (half of them capped, half with
@@ -140,6 +141,7 @@ def test_the_dp_equals_the_oracle_over_contracts_that_pause(seed: int) -> None:
         assert_agrees_with_oracle(window_problem(rng))
 
 
+@pytest.mark.slow
 def test_a_contract_dropped_as_beaten_changes_no_optimum() -> None:
     """:mod:`comparator.plan.dp.pausing.dominated_contracts` drops a contract only when an hourly rate of its
     machine beats every use of it: the oracle's cheapest plan per finish slot is the same with
@@ -155,6 +157,7 @@ def test_a_contract_dropped_as_beaten_changes_no_optimum() -> None:
     assert dropped >= 20
 
 
+@pytest.mark.slow
 def test_without_windows_or_cap_the_plan_spaces_agree() -> None:
     """With no window and no cap a contract runs in every paid slot (the greedy rule of
     docs/billing.md): the oracle's wider space adds nothing."""
@@ -238,6 +241,7 @@ def test_a_monthly_contract_paused_outside_office_hours_is_planned() -> None:
     assert RUN_CONTRACT in marks and PAID_IDLE in marks
 
 
+@pytest.mark.slow
 def test_several_jobs_under_run_windows_with_contracts_are_planned_by_the_dp() -> None:
     """Two office-hours jobs sharing one monthly contract's stock of 1: the MILP does not model
     a contract that pauses inside, so the windowed jobs are named in ``dp_fallback`` and

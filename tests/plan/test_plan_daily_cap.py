@@ -31,7 +31,7 @@ from tests.plan.test_plan_machines import (
     best_of,
     random_problem,
 )
-from tests.support.plan_fixtures import make_offer
+from tests.support.factories import make_offer
 from tests.support.plan_validate import ValidationContext, validate_plan, validate_schedule
 
 D = Decimal
@@ -55,6 +55,7 @@ def capped_problem(rng: random.Random) -> ScheduleProblem:
     return dataclasses.replace(problem, max_run_slots_per_day=rng.randint(1, 4), day_of_slot=days)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_the_capped_dp_equals_the_oracle(seed: int) -> None:
     """40 capped instances per seed, 240 in all: every finish slot's cost to the cent, the tie

@@ -15,6 +15,7 @@ import dataclasses
 import random
 from decimal import Decimal
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -92,6 +93,7 @@ def data_job(
     return dataclasses.replace(job, data=DataNeeds(D(data[0]), D(data[1])), schedule=schedule)
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=st.lists(offer_fields, min_size=1, max_size=30),

@@ -33,7 +33,7 @@ from comparator.plan.dp.problem import (
     ScheduleResult,
 )
 from comparator.plan.result import PlanResult
-from tests.support.plan_fixtures import make_offer
+from tests.support.factories import make_offer
 from tests.support.plan_oracle import brute_force, brute_force_best
 from tests.support.plan_validate import (
     ValidationContext,
@@ -127,6 +127,7 @@ def assert_agrees_with_oracle(problem: ScheduleProblem) -> None:
     assert_no_mergeable_neighbours(problem, result)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_the_dp_equals_the_oracle_with_machines_migrations_and_equal_prices(seed: int) -> None:
     """40 instances per seed, 240 in all: every finish slot's cost to the cent (storage of

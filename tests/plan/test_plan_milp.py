@@ -17,7 +17,8 @@ from comparator.plan.dp.dp_solver import solve_schedule
 from comparator.plan.dp.problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.plan.joint.joint_plan import plan_jobs
 from comparator.plan.joint.milp.milp_model import MilpJob, solve_milp
-from tests.support.plan_fixtures import candidate_for, make_offer
+from tests.support.factories import make_offer
+from tests.support.plan_fixtures import candidate_for
 from tests.support.plan_validate import (
     ValidationContext,
     validate_plan,
@@ -62,6 +63,7 @@ def medium_problem(rng: random.Random) -> ScheduleProblem:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_highs_proves_the_dp_optimum_on_medium_instances(seed: int) -> None:
     """6 instances per seed, 24 in all (half with a storage charge over the rental window,
@@ -95,6 +97,7 @@ def with_trial(problem: ScheduleProblem, rng: random.Random) -> ScheduleProblem:
     return dataclasses.replace(problem, hourly=(*problem.hourly, trial))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_highs_prices_a_free_trial_as_the_dp_does(seed: int) -> None:
     """The MILP models a free trial exactly (a zero-cost rate that opens the plan, at most
@@ -117,6 +120,7 @@ def test_highs_prices_a_free_trial_as_the_dp_does(seed: int) -> None:
         assert all(found[1].segments[k].periods <= trial.trial_slots for k in used)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_the_relaxed_milp_never_prices_a_migrating_or_capped_job_above_the_dp(seed: int) -> None:
     """The bound of the shared plan sees a fallback job relaxed: all machines of a candidate

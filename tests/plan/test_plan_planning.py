@@ -26,7 +26,7 @@ from comparator.plan.explain.timeline import timeline_lines
 from comparator.plan.job_plan import prepare
 from comparator.plan.result import PlanResult
 from comparator.plan.selection import PlanOptions, _evaluate, choose, lower_bound_cents
-from tests.support.plan_fixtures import make_offer
+from tests.support.factories import make_offer
 from tests.support.plan_validate import ValidationContext, validate_plan
 
 D = Decimal

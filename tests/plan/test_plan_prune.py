@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +24,7 @@ from comparator.domain.profile import ProviderProfile
 from comparator.plan import PlanContext, plan_job
 from comparator.plan.job_plan import prepare
 from comparator.plan.result import PlanResult
-from tests.support.plan_fixtures import make_offer
+from tests.support.factories import make_offer
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 START = datetime(2026, 12, 1, tzinfo=SHANGHAI)
@@ -109,6 +110,7 @@ def dominated_ids(
     return frozenset(lazy.dominated)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=st.lists(offer_fields, min_size=1, max_size=40),

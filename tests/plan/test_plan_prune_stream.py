@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine
@@ -118,6 +119,7 @@ def agree(
     assert excluded == [e for e in all_excluded if e[0] in ids]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=st.lists(offer_fields, min_size=1, max_size=40),
@@ -174,6 +176,7 @@ def walked_offers(
     return None if got is None else got[1]
 
 
+@pytest.mark.slow
 def test_the_catalog_summaries_stream_to_the_unpruned_optimum(demo_engine: Engine) -> None:  # noqa: F811
     """Both databases: the example jobs on the demo catalog, streamed from the catalog's
     GROUP BY and group reads, against the unpruned planner over every offer, at top 0 (the

@@ -21,7 +21,7 @@ from comparator.plan.job_plan import prepare
 from comparator.plan.joint.joint_plan import SharedPlan, plan_jobs
 from comparator.plan.joint.stock import Usage, add_usage, cheapest_on, trial_providers, usage_of
 from comparator.plan.result import Plan
-from tests.support.plan_fixtures import make_offer
+from tests.support.factories import make_offer
 from tests.support.plan_validate import (
     ValidationContext,
     validate_plan,
@@ -139,6 +139,7 @@ def check_honest(shared: SharedPlan, jobs: list[Job], offers: list[OfferView]) -
     return placed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_the_shared_plan_is_never_worse_than_the_jobs_one_after_another(seed: int) -> None:
     """5 random instances per seed whose jobs each fit alone: the joint plan costs at most the

@@ -29,7 +29,8 @@ from comparator.plan.joint.joint_search import Best
 from comparator.plan.joint.milp.milp_model import MilpJob, solve_milp
 from comparator.plan.joint.stock import cheapest_on, trials_once
 from comparator.plan.result import Plan
-from tests.support.plan_fixtures import candidate_for, make_offer
+from tests.support.factories import make_offer
+from tests.support.plan_fixtures import candidate_for
 from tests.support.plan_validate import (
     ValidationContext,
     validate_plan,
@@ -255,6 +256,7 @@ def random_instance(rng: random.Random) -> tuple[list[OfferView], list[Job]]:
     return offers, jobs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_the_joint_plan_matches_a_brute_force_over_who_gets_each_trial(seed: int) -> None:
     """4 random instances per seed (unlimited stock): the joint plan is the brute force's, to
@@ -293,6 +295,7 @@ def dp_cents(problem: ScheduleProblem, trial: bool) -> int:
     return profile.cost_cents(diagonal)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_the_milp_gives_one_providers_trial_to_one_job(seed: int) -> None:
     """Two jobs, each a candidate of provider p with a trial: the MILP's optimum is the better

@@ -25,8 +25,7 @@ from comparator.quote.document import (
     price_curve,
     referenced_offer_ids,
 )
-from tests.support.factories import offer_view
-from tests.support.plan_fixtures import make_offer
+from tests.support.factories import make_offer, offer_view
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 FX = FxTable({"CNY": Decimal(1), "USD": Decimal("7.12")}, date(2026, 11, 27))

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from comparator.report import render as report
-from tests.report.test_chromium import CHROMIUM, DATA, chromium, console_messages
+from tests.conftest import DATA
+from tests.support.browser import chromium, console_messages, needs_chromium
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="chromium is not installed")
+pytestmark = needs_chromium
 
 # The page runs in an iframe of the tested width (Chromium's window is at least 500 px wide);
 # srcdoc keeps it same-origin so the harness can measure inside it.
@@ -111,6 +112,7 @@ def measure(page: Path, width: int, profile: Path) -> dict[str, Any]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize("lang", ["zh-CN", "en"])
 def test_nothing_overlaps_or_leaves_the_viewport(

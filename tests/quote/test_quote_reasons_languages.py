@@ -169,6 +169,7 @@ def quotes(
     yield db, numbers
 
 
+@pytest.mark.slow
 def test_the_fixtures_trigger_every_kind_of_reason(cli: Any, quotes: Any) -> None:
     db, numbers = quotes
     shown = cli("quote", "--show", numbers["feasible", "en"], "--json", db=db)
@@ -221,6 +222,7 @@ def test_the_html_of_a_stored_quote_is_in_the_language_shown(
             assert [w for w in words if w not in MESSAGE_WORDS] == [], name
 
 
+@pytest.mark.slow
 @needs_pdf
 @pytest.mark.parametrize(("made", "shown"), LANGS)
 def test_the_pdf_text_of_a_stored_quote_is_in_the_language_shown(

@@ -90,6 +90,7 @@ print(" ".join(freeze_quote(engine, document).number for _ in range(int(sys.argv
 """
 
 
+@pytest.mark.slow
 def test_concurrent_processes_get_distinct_numbers(sqlite_url: str, engine: Engine) -> None:
     """Writers queue on the write lock (BEGIN IMMEDIATE) instead of failing with 'locked'."""
     document = DATA / "quote_document.json"

@@ -96,6 +96,7 @@ print("peak_rss_mb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["2GiB", "gzip-bomb"])
 def test_big_bodies_are_cut_at_the_limit_in_little_memory(kind: str) -> None:
     server = EndlessServer(gzip_bomb() if kind == "gzip-bomb" else None)
@@ -172,6 +173,7 @@ def test_urls_are_masked() -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_token_env_token_never_appears_in_database_report_or_log(
     server: FaultServer, tmp_path: Path
 ) -> None:

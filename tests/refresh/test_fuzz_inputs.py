@@ -109,6 +109,7 @@ def fuzz(
     assert counts["tracebacks"] == 0 and counts["cases"] == cases(database)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", sorted(GENERATORS))
 def test_fuzz_sqlite(
     fmt: str, sqlite_url: str, tmp_path: Path, record_property: Callable[[str, object], None]

@@ -47,6 +47,7 @@ def snapshots(db_url: str) -> int:
     return count
 
 
+@pytest.mark.slow
 def test_four_concurrent_sqlite_imports_all_succeed(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'catalog.db'}"
     upgrade_schema(make_engine(db_url))
@@ -65,6 +66,7 @@ def test_four_concurrent_sqlite_imports_all_succeed(tmp_path: Path) -> None:
     assert snapshots(db_url) == 8
 
 
+@pytest.mark.slow
 def test_identical_concurrent_imports_make_one_snapshot(any_db_url: str, tmp_path: Path) -> None:
     upgrade_schema(make_engine(any_db_url))
     profile = tmp_path / "alpha.toml"
@@ -76,6 +78,7 @@ def test_identical_concurrent_imports_make_one_snapshot(any_db_url: str, tmp_pat
     assert snapshots(any_db_url) == 1
 
 
+@pytest.mark.slow
 def test_a_lock_held_too_long_gives_one_clear_message(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'catalog.db'}"
     engine = make_engine(db_url)
@@ -111,6 +114,7 @@ def test_a_lock_held_too_long_gives_one_clear_message(tmp_path: Path) -> None:
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_an_import_of_sheets_and_writers_of_providers_exclude_each_other(pg_url: str) -> None:
     """On PostgreSQL an import of sheets holds the lock of all providers (it learns them
     sheet by sheet): a writer of any provider waits for it, and it for them."""

@@ -141,6 +141,7 @@ def test_a_far_away_xlsx_cell_is_read_quickly() -> None:
     assert time.monotonic() - started < 10
 
 
+@pytest.mark.slow
 def test_a_rejected_sheet_leaves_no_provider_behind(tmp_path: Path) -> None:
     from comparator.catalog.queries import known_regions
     from comparator.refresh.importer import import_files

@@ -48,6 +48,7 @@ def server() -> Iterator[FaultServer]:
         yield running
 
 
+@pytest.mark.slow
 def test_examples_refresh_every_real_catalog_and_demo_sheet(
     engine: Engine, server: FaultServer
 ) -> None:
@@ -61,6 +62,7 @@ def test_examples_refresh_every_real_catalog_and_demo_sheet(
         assert server.hits[f"/catalogs/v8/{cloud}/vms.csv"] == 1
 
 
+@pytest.mark.slow
 def test_unchanged_content_makes_no_new_snapshot(engine: Engine, server: FaultServer) -> None:
     serve_catalogs(server)
     sources = local_examples(server)
@@ -76,6 +78,7 @@ def test_unchanged_content_makes_no_new_snapshot(engine: Engine, server: FaultSe
     assert attempts == {provider: [1, 2] for provider in attempts}
 
 
+@pytest.mark.slow
 def test_same_bytes_without_etag_and_same_offers_in_new_bytes_are_unchanged(
     engine: Engine, server: FaultServer, tmp_path: Path
 ) -> None:
@@ -96,6 +99,7 @@ def test_same_bytes_without_etag_and_same_offers_in_new_bytes_are_unchanged(
     assert snapshot_counts(engine) == {"acme": 1}
 
 
+@pytest.mark.slow
 def test_offers_cli_shows_lambda_in_usd_with_the_csv_prices(
     cli: Any, server: FaultServer, tmp_path: Path
 ) -> None:
@@ -168,6 +172,7 @@ def fault_matrix(server: FaultServer, folder: Path, good: bool) -> Path:
     return write_sources(folder, entries)
 
 
+@pytest.mark.slow
 def test_fault_matrix_good_sources_land_bad_ones_fail_and_keep_their_snapshot(
     cli: Any, sqlite_url: str, server: FaultServer, tmp_path: Path
 ) -> None:
@@ -227,6 +232,7 @@ def runs_json_status(document: dict[str, Any], provider: str) -> str:
     return next(str(r["status"]) for r in document["runs"] if r["provider"] == provider)
 
 
+@pytest.mark.slow
 def test_refresh_exits_non_zero_when_every_source_failed(
     cli: Any, server: FaultServer, tmp_path: Path
 ) -> None:

@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import Engine, select
 
 from comparator.catalog.models import OfferIn
@@ -69,6 +70,7 @@ async def _store_all(
     return await asyncio.gather(*(batch.store(c, s, r, NOW) for c, s, r in work))
 
 
+@pytest.mark.slow
 def test_a_source_that_cannot_be_stored_fails_alone_inside_its_batch(
     engine: Engine, tmp_path: Path
 ) -> None:
@@ -99,6 +101,7 @@ def test_a_source_that_cannot_be_stored_fails_alone_inside_its_batch(
     assert snapshots == ["a", "c"]  # b's rollback took its snapshot row with it
 
 
+@pytest.mark.slow
 def test_a_batch_is_committed_at_most_max_sources_at_a_time(engine: Engine, tmp_path: Path) -> None:
     from comparator.catalog.queries import store_profile
     from comparator.domain.profile import DataCenter, ProviderProfile

@@ -60,6 +60,7 @@ def slow_sources(server: FaultServer, folder: Path) -> Path:
     return write_sources(folder, entries)
 
 
+@pytest.mark.slow
 def test_two_refreshes_started_together_make_one_run_per_source(
     any_db_url: str, server: FaultServer, tmp_path: Path
 ) -> None:

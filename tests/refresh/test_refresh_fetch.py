@@ -49,6 +49,7 @@ def test_good_body_arrives_whole_with_its_validators(server: FaultServer) -> Non
     assert document.sha256 == hashlib.sha256(BODY).hexdigest() and not document.not_modified
 
 
+@pytest.mark.slow
 def test_429_then_good_honours_retry_after(server: FaultServer) -> None:
     url = server.set("/busy", Reply(429, headers={"Retry-After": "1"}), Reply(body=BODY))
     started = time.monotonic()
@@ -84,6 +85,7 @@ def test_reset_once_then_good_recovers(server: FaultServer) -> None:
     assert fetch(url).content == BODY
 
 
+@pytest.mark.slow
 def test_trickling_body_stops_at_the_deadline_not_the_read_timeout(server: FaultServer) -> None:
     url = server.set("/slow", Reply(body=BODY, trickle_bytes=50, trickle_every_s=0.2))
     policy = FetchPolicy(deadline_s=1.0, read_timeout_s=5, retries=3, backoff_s=0.01)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine
 
 from comparator.refresh.run import run_refresh
@@ -17,6 +18,7 @@ DELAY_S = 0.15  # each answer: 120 sources / 4 slots x 0.15 s = at least 4.5 s i
 TIMEOUT_S = 2  # per source: more than half would run out if deadlines started when queued
 
 
+@pytest.mark.slow
 def test_queued_sources_do_not_time_out_and_in_flight_is_capped(
     engine: Engine, tmp_path: Path
 ) -> None:

@@ -91,6 +91,7 @@ def check(cron: str, zone: ZoneInfo, now: datetime) -> None:
         assert trigger.get_next_fire_time(fire, fire) == trigger.next_after(fire)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(cron=crons, zone=st.sampled_from(ZONES), now=instants, fold=st.booleans())
 def test_current_period_terminates_and_is_the_latest_fire(
@@ -100,6 +101,7 @@ def test_current_period_terminates_and_is_the_latest_fire(
     check(cron, tz, now.astimezone(tz).replace(fold=int(fold)))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(
     cron=crons,

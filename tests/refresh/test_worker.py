@@ -99,6 +99,7 @@ def lease_taken(engine: Engine) -> bool:
         return conn.execute(select(LEASE.c.holder)).first() is not None
 
 
+@pytest.mark.slow
 def test_after_a_three_week_stop_the_worker_runs_once_and_a_second_worker_runs_nothing(
     server: FaultServer, tmp_path: Path
 ) -> None:

@@ -51,6 +51,7 @@ def this_period() -> str:
     return current_period(parse_cron("mon 03:00", SHANGHAI), datetime.now(SHANGHAI)).label
 
 
+@pytest.mark.slow
 def test_sigterm_during_a_hung_source_stops_within_the_grace(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'catalog.db'}"
     engine = make_engine(db_url)
@@ -72,6 +73,7 @@ def test_sigterm_during_a_hung_source_stops_within_the_grace(tmp_path: Path) -> 
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_sigkill_mid_refresh_then_restart_completes_the_week(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'catalog.db'}"
     engine = make_engine(db_url)

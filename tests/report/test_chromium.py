@@ -3,39 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from comparator.report import render as report
-from tests.conftest import skip_unless_installed
+from tests.support.browser import chromium, console_messages, needs_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
 DATA = Path(__file__).parents[1] / "data"
 SECTIONS = ("summary", "estimate", "plan", "alternatives", "excluded", "compliance", "assumptions")
 
-pytestmark = skip_unless_installed(CHROMIUM.exists(), "chromium", "SUANLI_REQUIRE_CHROMIUM")
-
-
-def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [
-        str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-        f"--user-data-dir={profile}",
-        "--enable-logging=stderr",
-        "--v=0",
-        *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
@@ -46,15 +24,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def console_messages(stderr: str) -> list[str]:
-    """Lines Chromium logs for the page's console (errors, CSP and JavaScript problems)."""
-    return [
-        line
-        for line in stderr.splitlines()
-        if "CONSOLE" in line or "Uncaught" in line or "Refused to" in line
-    ]
-
-
+@pytest.mark.slow
 def test_chromium_loads_the_page_without_console_errors(page: Path, tmp_path: Path) -> None:
     result = chromium(tmp_path / "profile", "--dump-dom", page.as_uri())
     assert result.returncode == 0, result.stderr[-2000:]
@@ -64,6 +34,7 @@ def test_chromium_loads_the_page_without_console_errors(page: Path, tmp_path: Pa
     assert "&lt;script&gt;alert(1)&lt;/script&gt;某云" in result.stdout
 
 
+@pytest.mark.slow
 def test_the_screenshot_is_not_blank(page: Path, tmp_path: Path) -> None:
     image_module = pytest.importorskip("PIL.Image")
     shot = tmp_path / "quote.png"

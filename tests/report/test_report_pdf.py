@@ -41,6 +41,7 @@ def poppler(tool: str, *args: str) -> str:
     return subprocess.run([tool, *args], capture_output=True, text=True, check=True).stdout
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_pdf_text_has_the_total_chinese_text_and_page_numbers(pdf_path: Path) -> None:
     text = poppler("pdftotext", "-layout", str(pdf_path), "-")
@@ -84,6 +85,7 @@ def _render_in_subprocess(target: Path) -> bytes:
     return target.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_fixed_quote_renders_to_the_same_bytes_twice(pdf_path: Path, tmp_path: Path) -> None:
     again = _render_in_subprocess(tmp_path / "again.pdf")
     assert hashlib.sha256(again).hexdigest() == hashlib.sha256(pdf_path.read_bytes()).hexdigest()
@@ -113,6 +115,7 @@ def test_the_pdf_matches_its_golden_hash(pdf_path: Path) -> None:
     assert digest == golden["sha256"], "PDF bytes changed; SUANLI_UPDATE_GOLDEN=1 if intended"
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_english_pdf_numbers_pages_in_english(tmp_path: Path) -> None:
     document = load_document()
@@ -151,6 +154,7 @@ def _offer_ids_and_amounts(document: dict[str, Any]) -> tuple[set[str], set[str]
     return ids, money
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("lang", ["zh-CN", "en"])
 def test_pdf_text_has_every_offer_id_and_amount_whole(tmp_path: Path, lang: str) -> None:
@@ -165,6 +169,7 @@ def test_pdf_text_has_every_offer_id_and_amount_whole(tmp_path: Path, lang: str)
         assert text in lines, f"{text!r} is broken across lines or missing in the {lang} PDF"
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_the_demo_quote_pdf_keeps_every_offer_id_and_evidence_whole(
     cli: Any, demo_db_url: str, tmp_path: Path

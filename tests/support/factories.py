@@ -1,4 +1,5 @@
-"""Plain objects for tests of the pure core: an offer with plausible defaults."""
+"""The one offer builder of the tests: an offer with plausible defaults (:func:`offer_view`),
+and the planner tests' shorthand for it (:func:`make_offer`)."""
 
 from __future__ import annotations
 
@@ -43,3 +44,52 @@ _DEFAULTS: dict[str, Any] = {
 def offer_view(**fields: Any) -> OfferView:
     """An 8×A100 hourly offer in 深圳 unless ``fields`` say otherwise."""
     return OfferView(**{**_DEFAULTS, **fields})
+
+
+START = datetime(2026, 12, 1, tzinfo=SHANGHAI)
+
+
+def make_offer(
+    offer_id: str,
+    billing: str = "hourly",
+    price: str = "10",
+    *,
+    provider: str = "p",
+    region: str = "r",
+    gpu: str = "A100-SXM4-80GB",
+    cards: int = 1,
+    node_cards: int = 8,
+    stock: int | None = None,
+    min_units: int = 1,
+    time_of_use: str = "",
+    network: str | None = "ib-200g",
+    currency: str = "CNY",
+    tax_inclusive: bool = True,
+    province: str | None = "广东",
+    country: str = "CN",
+) -> OfferView:
+    mainland = country == "CN"
+    return offer_view(
+        offer_id=offer_id,
+        provider=provider,
+        provider_name=provider,
+        region=region,
+        region_name=region,
+        country=country,
+        province=province if mainland else None,
+        city=None,
+        mainland=mainland,
+        gpu=gpu,
+        cards=cards,
+        node_cards=node_cards,
+        billing=billing,
+        price=Decimal(price),
+        currency=currency,
+        time_of_use=time_of_use,
+        stock=stock,
+        min_units=min_units,
+        network=network,
+        tax_inclusive=tax_inclusive,
+        observed_at=START,
+        source="test",
+    )

@@ -1,7 +1,7 @@
 """A fleet of loopback sources for refresh at national scale: many small sheets with realistic
 latency and a share of faults, refreshed by one or several worker processes.
 
-Used by ``tests/test_refresh_fleet.py`` (300 sources, 4 workers) and ``benchmarks/refresh.py
+Used by ``tests/refresh/test_refresh_fleet.py`` (300 sources, 4 workers) and ``benchmarks/refresh.py
 --fleet`` (10,000 sources). A worker process runs ``python -m tests.support.refresh_fleet CONFIG URL``:
 one ``run_refresh(only_if_due=True)`` pass, as ``suanli worker`` runs it, then prints its CPU
 seconds and outcome counts as JSON.
