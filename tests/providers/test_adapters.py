@@ -38,7 +38,7 @@ def test_every_adapter_class_is_registered_under_its_name() -> None:
 
 @pytest.mark.parametrize("name", sorted(ADAPTERS))
 def test_every_registered_adapter_has_its_own_test_module(name: str) -> None:
-    test_file = REPO / "tests" / f"test_adapters_{name}.py"
+    test_file = REPO / "tests" / "providers" / f"test_adapters_{name}.py"
     assert test_file.is_file(), f"adapter {name!r} has no {test_file.name}"
     assert ADAPTERS[name].__name__ in test_file.read_text(encoding="utf-8")
 
