@@ -64,18 +64,65 @@ def measured_efficiency(run: dict[str, Any]) -> float:
 def feature_row(run: dict[str, Any]) -> list[float]:
     shape = resolve_model(model_spec(run))
     gpu = resolve_gpu(run["gpu"])
-    values = features(gpu, shape.active_params, run["method"], run["precision"], run["cards"])
+    values = features(
+        gpu,
+        shape.active_params,
+        run["method"],
+        run["precision"],
+        run["cards"],
+        stack=run["stack"],
+        moe=shape.is_moe,
+    )
     return [values[name] for name in FEATURES]
 
 
+def max_flops_per_byte(runs: list[dict[str, Any]], efficiencies: list[float]) -> float:
+    """The most counted FLOPs per byte of memory bandwidth any BF16/FP16 run reached: the
+    roofline that bounds a card without cited runs (FP8 runs count against the BF16 peak)."""
+    best = 0.0
+    for run, value in zip(runs, efficiencies, strict=True):
+        gpu = resolve_gpu(run["gpu"])
+        if run["precision"] == "fp8" or not gpu.bandwidth_gbs or not gpu.bf16_tflops:
+            continue
+        best = max(best, value * gpu.bf16_tflops * 1e12 / (gpu.bandwidth_gbs * 1e9))
+    return best
+
+
+def _with_priors(coefficients: dict[str, float], priors: dict[str, Any]) -> dict[str, float]:
+    """Stacks without published absolute runs: their coefficient from a cited relative speed
+    against the Hugging Face Trainer (the baseline, coefficient 0)."""
+    for name, prior in priors.items():
+        coefficients[name] = round(math.log(float(prior["speed_vs_hf"])), 6)
+    return coefficients
+
+
+#: Features that can only slow a job down: a positive fitted value (large tuned clusters
+#: outrunning small ones in the published data) is pinned at 0 and the rest refitted.
+NEVER_FASTER = ("pcie_multi", "multi_node")
+
+
+def _constrained_lstsq(x: Any, y: Any) -> Any:
+    free = list(range(x.shape[1]))
+    while True:
+        solved, *_ = np.linalg.lstsq(x[:, free], y, rcond=None)
+        coefficients = np.zeros(x.shape[1])
+        coefficients[free] = solved
+        positive = [i for i in free if FEATURES[i] in NEVER_FASTER and coefficients[i] > 0]
+        if not positive:
+            return coefficients
+        free = [i for i in free if i not in positive]
+
+
 def refit() -> dict[str, Any]:
-    runs = json.loads(RUNS.read_text(encoding="utf-8"))["runs"]
+    data = json.loads(RUNS.read_text(encoding="utf-8"))
+    runs, priors = data["runs"], data.get("priors", {})
     x = np.array([feature_row(run) for run in runs])
-    y = np.array([math.log(measured_efficiency(run)) for run in runs])
+    measured = [measured_efficiency(run) for run in runs]
+    y = np.array([math.log(value) for value in measured])
     per_source = Counter(run["source"] for run in runs)
     # every source weighs the same in total, so one long table cannot dominate the fit
     root_w = np.array([per_source[run["source"]] ** -0.5 for run in runs])
-    coefficients, *_ = np.linalg.lstsq(x * root_w[:, None], y * root_w, rcond=None)
+    coefficients = _constrained_lstsq(x * root_w[:, None], y * root_w)
     residuals = y - x @ coefficients
     p05, p95 = (float(np.percentile(residuals, q)) for q in (5, 95))
     # hours scale with 1/efficiency: hours error = exp(-residual) - 1
@@ -90,12 +137,16 @@ def refit() -> dict[str, Any]:
         }
         for run, yi, ri in zip(runs, y, residuals, strict=True)
     ]
+    fitted = {n: round(float(c), 6) for n, c in zip(FEATURES, coefficients, strict=True)}
+    cited = Counter(resolve_gpu(run["gpu"]).family for run in runs)
     return {
         "SOURCE": "scripts/fit_throughput.py on tests/data/throughput/runs.json",
         "features": list(FEATURES),
-        "coefficients": {
-            n: round(float(c), 6) for n, c in zip(FEATURES, coefficients, strict=True)
-        },
+        "coefficients": _with_priors(fitted, priors),
+        "priors": priors,
+        "cited_gpus": dict(sorted(cited.items())),
+        "stacks": dict(sorted(Counter(run["stack"] for run in runs).items())),
+        "max_flops_per_byte": round(max_flops_per_byte(runs, measured), 3),
         "residual_log_quantiles": {"p05": round(p05, 6), "p95": round(p95, 6)},
         "runs": len(runs),
         "sources": len({run["source"] for run in runs}),
@@ -118,6 +169,7 @@ def main() -> int:
         return 0
     OUT.write_text(text, encoding="utf-8")
     keys = ("runs", "sources", "median_hours_error", "worst_hours_ratio", "range_coverage")
+    keys += ("max_flops_per_byte", "stacks", "cited_gpus")
     summary = {k: result[k] for k in (*keys, "best_hours_ratio")}
     print(json.dumps({"coefficients": result["coefficients"], **summary}, indent=1))
     return 0

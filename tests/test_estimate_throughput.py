@@ -38,6 +38,8 @@ def _request(run: dict[str, Any]) -> EstimateRequest:
         tokens=TOKENS,
         chunked_loss=False,
         offload_optimizer=bool(run.get("offload_optimizer", False)),
+        stack=run["stack"],
+        micro_batch=run.get("micro_batch"),
     )
 
 
