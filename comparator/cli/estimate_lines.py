@@ -102,9 +102,10 @@ def efficiency_source_msg(source: dict[str, object], mfu_source: str) -> Msg:
         return Msg("efficiency: fitted to {runs} cited runs on {gpu}", runs=runs, gpu=gpu)
     if basis == "roofline":
         return Msg(
-            "efficiency: no cited run on {gpu}; bounded by the roofline of its {bound}",
+            "efficiency: no cited run on {gpu}; bounded by the roofline of its memory "
+            "bandwidth ({gbs} GB/s)",
             gpu=gpu,
-            bound=source.get("bound_by"),
+            gbs=source.get("bandwidth_gbs"),
         )
     if basis == "sibling":
         return Msg(

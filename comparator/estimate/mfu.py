@@ -220,6 +220,7 @@ def efficiency_detail(
         "basis": "cited_runs" if runs else "class_fit",
         "gpu_class": gpu_class(gpu),
         "bound_by": None,
+        "bandwidth_gbs": gpu.bandwidth_gbs,
     }
     if not runs:
         if gpu_class(gpu) == "other":

@@ -264,7 +264,9 @@ def _stack_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
                 "grad_ckpt",
                 Msg(
                     "{value!r} recomputation is not offered by the {stack} stack; it offers "
-                    "{modes} (op-level selective: --stack torchtitan; selective: megatron)",
+                    "{modes} (op-level selective: --stack {op_stack}; selective: {sel_stack})",
+                    op_stack="torchtitan",
+                    sel_stack="megatron",
                     value=recompute,
                     stack=stack.name,
                     modes=", ".join(stack.recompute),
