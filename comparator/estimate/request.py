@@ -360,6 +360,8 @@ def _plainly_valid(r: EstimateRequest) -> bool:
 
 
 def _stack_allows(r: EstimateRequest) -> bool:
+    if r.stack is not None and r.stack not in STACK_IDS:
+        return False
     return not _stack_problems(r)
 
 
