@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from comparator.cli import main
 from comparator.domain.gpus import resolve_gpu
 from comparator.errors import InputError, JobFileError
@@ -83,8 +84,7 @@ def test_the_fit_states_its_error_coverage_stacks_and_cited_cards() -> None:
 
 def test_published_peak_memory_per_card_within_a_quarter_for_85_percent() -> None:
     ratios = [
-        estimate(_memory_request(row)).memory_gib["total"] / row["peak_gib"]
-        for row in MEMORY_ROWS
+        estimate(_memory_request(row)).memory_gib["total"] / row["peak_gib"] for row in MEMORY_ROWS
     ]
     assert len(ratios) >= 20
     assert statistics.median(abs(r - 1) for r in ratios) <= 0.15
@@ -200,9 +200,10 @@ def test_a_sibling_that_beats_a_card_on_both_caps_it() -> None:
         spec = resolve_gpu(gpu)
         value, source = efficiency_detail(spec, 7e9, "lora", "bf16", 1)
         assert 0 < value <= 0.8 and source["gpu"] == spec.family
-    assert efficiency(h20, 7e9, "lora", "bf16", 1) * 148 < efficiency(
-        resolve_gpu("H100"), 7e9, "lora", "bf16", 1
-    ) * 989
+    assert (
+        efficiency(h20, 7e9, "lora", "bf16", 1) * 148
+        < efficiency(resolve_gpu("H100"), 7e9, "lora", "bf16", 1) * 989
+    )
 
 
 # -- inputs and outputs ----------------------------------------------------------------------

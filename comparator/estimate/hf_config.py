@@ -395,8 +395,9 @@ def _llama4_vision(read: Reader, outer: Mapping[str, Any]) -> int:
 def read_ratio(read: Reader) -> float:
     value = read.raw("pixel_shuffle_ratio")
     if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 1:
-        raise read.fail("key 'pixel_shuffle_ratio' must be a number in (0, 1], got {value!r}",
-                        value=value)
+        raise read.fail(
+            "key 'pixel_shuffle_ratio' must be a number in (0, 1], got {value!r}", value=value
+        )
     return float(value)
 
 

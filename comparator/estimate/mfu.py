@@ -254,8 +254,7 @@ def stack_spread(
     args = (method, precision, cards, nvlink)
     base = efficiency(gpu, active_params, *args, DEFAULT_STACK, moe)
     ratios = [
-        base / efficiency(gpu, active_params, *args, stack.id, moe)
-        for stack in stacks_for(method)
+        base / efficiency(gpu, active_params, *args, stack.id, moe) for stack in stacks_for(method)
     ]
     return min(ratios), max(ratios)
 

@@ -301,20 +301,21 @@ def _stack_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
             )
         )
     floor = stack.offload_min_zero
-    if request.offload_optimizer and request.zero is not None and floor is not None and multi:
-        if request.zero < floor:
-            problems.append(
-                (
-                    "offload_optimizer",
-                    Msg(
-                        "needs ZeRO stage {floor} or higher under {stack} (optimizer offload "
-                        "shards the states first; DDP cannot offload them), got --zero {value}",
-                        floor=floor,
-                        stack=stack.name,
-                        value=request.zero,
-                    ),
-                )
+    zero = request.zero
+    below_floor = zero is not None and floor is not None and zero < floor
+    if request.offload_optimizer and below_floor and multi:
+        problems.append(
+            (
+                "offload_optimizer",
+                Msg(
+                    "needs ZeRO stage {floor} or higher under {stack} (optimizer offload "
+                    "shards the states first; DDP cannot offload them), got --zero {value}",
+                    floor=floor,
+                    stack=stack.name,
+                    value=zero,
+                ),
             )
+        )
     return problems
 
 
