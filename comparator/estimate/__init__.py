@@ -48,7 +48,6 @@ _HOME: dict[str, tuple[str, ...]] = {
     ),
     "request": (
         "DEFAULT_GPU",
-    "DEFAULT_STACK",
         "normalize_optimizer",
     ),
     "shapes": ("BUILTIN_SHAPES",),
