@@ -29,6 +29,19 @@ def test_gpt_oss_20b_is_20_9b_total_and_3_6b_active(capsys: pytest.CaptureFixtur
     assert shape.attention_sinks and shape.o_bias and shape.router_bias and shape.mlp_bias
 
 
+def test_gpt_oss_120b_layout_is_116_8b_total_and_5_1b_active(tmp_path: Path) -> None:
+    """gpt-oss-120b is the 20b recipe with 36 layers and 128 experts (Sebastian Raschka's LLM
+    architecture gallery, 'GPT-OSS (120B)': 117B total, 5.1B active; the model card: 116.8B)."""
+    data = json.loads(GPT_OSS.read_text())
+    data.update(num_hidden_layers=36, num_local_experts=128)
+    data["layer_types"] = ["sliding_attention", "full_attention"] * 18
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    shape = resolve_model(str(path))
+    assert shape.params == pytest.approx(116.8e9, rel=0.01)
+    assert shape.active_params == pytest.approx(5.1e9, rel=0.03)
+
+
 def test_llama_4_scout_is_109b_total_and_17b_active_with_its_vision_tower() -> None:
     shape = resolve_model(str(SCOUT))
     assert shape.params == pytest.approx(109e9, rel=0.03)
