@@ -314,7 +314,8 @@ def _gather_bytes(
     embedding = shape.embedding_params * embed_bytes_per_param
     layer = max(weights_total - embedding, 0.0) / shape.layers
     biggest = max(2 * layer, shape.vocab * shape.hidden * embed_bytes_per_param)
-    live = setup.stack.live_params * embed_bytes_per_param  # DeepSpeed's live-parameter cap
+    # DeepSpeed's live-parameter cap, at the bytes a stored parameter takes (NF4 under QLoRA)
+    live = min(setup.stack.live_params, shape.params) * weights_total / max(shape.params, 1)
     return min(max(biggest, live), weights_total)
 
 
