@@ -6,7 +6,8 @@ a plain Hugging Face Trainer. Each :class:`Stack` states, from that stack's own 
 * its **loss** — ``full``: the logits, their fp32 copy, the fp32 log-softmax and its gradient
   live at once (16 bytes a value, :data:`~comparator.estimate.memory.LOGITS_BYTES_PER_VALUE`);
   ``fused``: a fused cross-entropy keeps the bf16 logits and one fp32 working buffer
-  (Megatron's vocab-parallel fused cross-entropy: 6 bytes a value); ``chunked``: the bf16
+  (Megatron's vocab-parallel fused cross-entropy: 6 bytes a value — read from the kernel's
+  design, not fitted to a published peak); ``chunked``: the bf16
   logits and one fp32 chunk in eight (torchtune's chunked output, 3.75 bytes); ``cce``: the
   logits are never materialised (Unsloth's Cut Cross-Entropy keeps a log-sum-exp per token:
   0 bytes a value). ``chunkable`` stacks can switch a plain loss to a chunked or fused one as
@@ -20,7 +21,8 @@ a plain Hugging Face Trainer. Each :class:`Stack` states, from that stack's own 
   checkpointing keeps those inputs in CPU memory (``offloaded_checkpoints``);
 * its **sharding** stages (ZeRO 0–3 or their FSDP equivalents) and the parameters a fully
   sharded stack really keeps gathered: FSDP2 the current and the prefetched layer, DeepSpeed
-  ZeRO-3 up to ``stage3_max_live_parameters`` (1e9 by default) — :attr:`live_params`;
+  ZeRO-3 up to ``stage3_max_live_parameters`` (1e9 in the configs trainers ship) —
+  :attr:`live_params`;
 * whether it can **offload** the optimizer states to CPU memory, and from which ZeRO stage:
   DeepSpeed's ``offload_optimizer`` needs ZeRO ≥ 1 (so "DDP with offloaded optimizer states"
   is never a layout), Megatron's ``--optimizer-cpu-offload`` needs the distributed optimizer
@@ -48,9 +50,10 @@ LOSS_BYTES_PER_VALUE: dict[str, float] = {
     "chunked": 2.0 + 14.0 / 8,
     "cce": 0.0,
 }
-#: DeepSpeed's default ``stage3_max_live_parameters``: parameters a ZeRO-3 rank may keep
-#: gathered before it releases them (https://www.deepspeed.ai/docs/config-json/, ZeRO
-#: optimizations, "stage3_max_live_parameters ... default 1e9").
+#: ``stage3_max_live_parameters``: parameters a ZeRO-3 rank may keep gathered before it releases
+#: them, as the ZeRO-3 configs Hugging Face-based trainers ship set it ("stage3_max_live_
+#: parameters": 1e9 in e.g. https://github.com/shibing624/MedicalGPT/blob/main/
+#: deepspeed_zero_stage3_config.json).
 DEEPSPEED_MAX_LIVE_PARAMS = 1_000_000_000
 
 
