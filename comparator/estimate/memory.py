@@ -238,8 +238,9 @@ def _score_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> flo
 
 
 def _op_level_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> float:
-    """What op-level selective checkpointing keeps per token and layer (torchtitan's policy:
-    the attention kernel's output and every other matmul output; norms, activations and the
+    """What op-level selective checkpointing keeps per token and layer (torchtitan's policy in
+    ``_apply_ac_to_transformer_block``: "Saves output of all compute ops, except every second
+    mm", the compute ops being ``aten.mm`` and the attention kernels; norms, activations and the
     other matmuls are recomputed).
 
     The layer input (2·h), the attention output (2·q), and half of the matmul outputs —
