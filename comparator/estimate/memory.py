@@ -316,7 +316,10 @@ def _gather_bytes(
     layer = max(weights_total - embedding, 0.0) / shape.layers
     biggest = max(2 * layer, shape.vocab * shape.hidden * embed_bytes_per_param)
     # DeepSpeed's live-parameter cap, at the bytes a stored parameter takes (NF4 under QLoRA)
-    live = min(setup.stack.live_params, shape.params) * weights_total / max(shape.params, 1)
+    live_params = setup.stack.live_params
+    live = (
+        weights_total if live_params >= shape.params else live_params * weights_total / shape.params
+    )
     return min(max(biggest, live), weights_total)
 
 
@@ -344,7 +347,9 @@ def memory_inputs(shape: ModelShape, setup: TrainingSetup) -> MemoryInputs:
 def _detail_bytes(inputs: MemoryInputs, cards: int, zero: int) -> tuple[float, ...]:
     """The ten parts of :class:`MemoryBreakdown`, in field order (bytes)."""
     shards = float(cards)
-    weight_share = 1 / shards if zero >= 3 else 1.0
+    # ZeRO-3 shards the weights unless the working set keeps them all gathered anyway
+    sharded = zero >= 3 and inputs.gather_bytes < inputs.total_weight_bytes
+    weight_share = 1 / shards if sharded else 1.0
     grad_total = inputs.trainable_params * inputs.grad_bytes
     trainable_weights = inputs.trainable_params * inputs.weight_bytes * weight_share
     frozen_weights = inputs.frozen_weight_bytes * weight_share
@@ -356,7 +361,7 @@ def _detail_bytes(inputs: MemoryInputs, cards: int, zero: int) -> tuple[float, .
         inputs.layer_activation_bytes,
         inputs.logits_bytes,
         CUDA_CONTEXT_GIB * GIB,
-        inputs.gather_bytes * (shards - 1) / shards if zero >= 3 else 0.0,
+        inputs.gather_bytes * (shards - 1) / shards if sharded else 0.0,
         min(grad_total, COMM_BUCKET_GIB * GIB) if cards > 1 else 0.0,
         inputs.dequant_bytes,
     )
