@@ -12,7 +12,7 @@ from rich.table import Table
 
 from comparator.cli import estimate_options as opt
 from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
-from comparator.cli.estimate_lines import links_line, recompute_word, savers_line
+from comparator.cli.estimate_lines import links_line, recompute_word, savers_line, stack_line
 from comparator.cli.tables import print_table
 from comparator.i18n import (
     ESTIMATE_ADVICE_ZH,
@@ -59,6 +59,7 @@ def estimate_command(
     safety_factor: float = opt.SAFETY_FACTOR,
     interconnect: str | None = opt.INTERCONNECT,
     network: str | None = opt.NETWORK,
+    stack: str | None = opt.STACK,
     list_models: bool = typer.Option(False, "--list-models", help="List built-in models."),
     json_out: bool = JSON_OPTION,
 ) -> None:
@@ -85,6 +86,7 @@ def estimate_command(
 def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
     """The request from the flags' values, normalised as job files are."""
     from comparator.estimate import EstimateRequest, normalize_optimizer, parse_token_count
+    from comparator.estimate.stacks import normalize_stack
 
     recompute, offload = flags.pop("recompute"), flags.pop("offload")
     for key in ("method", "precision"):
@@ -94,6 +96,9 @@ def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
         flags["grad_ckpt"] = recompute.strip().lower()
     for key in ("tokens", "samples"):
         flags[key] = None if flags[key] is None else parse_token_count(flags[key])
+    if flags["stack"] is not None:
+        text = flags["stack"].strip().lower()
+        flags["stack"] = normalize_stack(text) or text
     if flags["headroom"] is None:
         flags["headroom"] = default_headroom
     return EstimateRequest(**flags, offload_optimizer=offload)
@@ -225,6 +230,7 @@ def _strategy_lines(e: Estimate, lang: str) -> list[str]:
         f"{tr(lang, '结论', 'Verdict')}: {fits} · {tr(lang, '策略', 'strategy')}: "
         f"{escape(_strategy_text(e, lang))} · {tr(lang, '最少卡数', 'min cards')}: {least}",
         f"{tr(lang, '可训练参数', 'Trainable params')}: {s.trainable_params:,}",
+        stack_line(e, lang),
         savers_line(e, lang),
         links_line(e, lang),
     ]

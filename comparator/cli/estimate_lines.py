@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 
 from comparator.cli._common import tr
+from comparator.errors import Msg
+from comparator.i18n import render
 
 if TYPE_CHECKING:
     from comparator.estimate import Estimate
@@ -22,6 +24,7 @@ _SAVER_NAMES = {
 _RECOMPUTE_WORDS = {
     "none": ("不重算", "none"),
     "selective": ("选择性", "selective"),
+    "op": ("算子级选择性", "op-level selective"),
     "full": ("完整", "full"),
 }
 
@@ -71,3 +74,44 @@ def links_line(e: Estimate, lang: str) -> str:
         f"{network['kind']} {network['gbps']:g} Gb/s {tr(lang, '每节点', 'per node')} ({net_from}) · "
         f"{tr(lang, '网络时间系数', 'network time factor')} ×{doc['network_time_factor']:g}"
     )
+
+
+def stack_line(e: Estimate, lang: str) -> str:
+    """The training stack the estimate assumed, its loss, and where the efficiency comes from."""
+    s = e.solution
+    stack = s.stack
+    if s.stack_assumed:
+        head = Msg(
+            "Stack: {name} (assumed: none given; the hours range covers every stack)",
+            name=stack.name,
+        )
+    else:
+        head = Msg("Stack: {name}", name=stack.name)
+    return escape(
+        f"{render(head, lang)} · {render(Msg('loss {loss}', loss=stack.loss), lang)} · "
+        f"{render(efficiency_source_msg(s.efficiency_source, s.mfu_source), lang)}"
+    )
+
+
+def efficiency_source_msg(source: dict[str, object], mfu_source: str) -> Msg:
+    """Where the GPU's efficiency figure comes from, in words."""
+    if mfu_source == "user":
+        return Msg("efficiency: --mfu as given")
+    basis, gpu, runs = source.get("basis"), source.get("gpu"), source.get("cited_runs")
+    if basis == "cited_runs":
+        return Msg("efficiency: fitted to {runs} cited runs on {gpu}", runs=runs, gpu=gpu)
+    if basis == "roofline":
+        return Msg(
+            "efficiency: no cited run on {gpu}; bounded by the roofline of its memory "
+            "bandwidth ({gbs} GB/s)",
+            gpu=gpu,
+            gbs=source.get("bandwidth_gbs"),
+        )
+    if basis == "sibling":
+        return Msg(
+            "efficiency: no cited run on {gpu}; capped at what {sibling} delivers "
+            "(faster on both peak and bandwidth)",
+            gpu=gpu,
+            sibling=source.get("bound_by"),
+        )
+    return Msg("efficiency: no cited run on {gpu}; its card class's fit", gpu=gpu)

@@ -42,7 +42,15 @@ GRAD_CKPT = typer.Option(
     help="Full activation recomputation on/off (default: only when needed to fit).",
 )
 RECOMPUTE = typer.Option(
-    None, "--recompute", help="none | selective | full (default: the cheapest that fits)."
+    None,
+    "--recompute",
+    help="none | selective | op | full (default: the cheapest the stack offers that fits).",
+)
+STACK = typer.Option(
+    None,
+    "--stack",
+    help="Training stack: megatron (NeMo), torchtitan (FSDP2), deepspeed, hf (HF Trainer / "
+    "LLaMA-Factory / Axolotl), unsloth, torchtune, other (default: hf, range over all).",
 )
 FLASH_ATTN = typer.Option(
     True, "--flash-attn/--no-flash-attn", help="FlashAttention (no s² attention scores kept)."

@@ -14,7 +14,11 @@ Hugging Face implementations:
 * norms — RMSNorm or LayerNorm (with bias), ``norms_per_layer`` of them (2; 4 in Gemma-2/3;
   1 in parallel-block models such as Phi-2 and Falcon-7B);
 * embeddings — token (and learned position) embeddings, a tied or untied output head (with a
-  bias in Phi-2).
+  bias in Phi-2);
+* gpt-oss — biases on every projection and expert, a router bias, one attention-sink logit per
+  head; its model card counts active parameters without the input embedding (a lookup);
+* a vision tower (Llama 4's) — counted in ``params`` (memory), not in ``active_params``
+  (the FLOPs of text tokens).
 
 ``params`` counts everything; ``active_params`` what one token passes through (the routed
 experts it is sent to, plus everything else — embeddings included, as Mistral, Qwen and the
@@ -73,6 +77,10 @@ class ModelShape:
     lm_head_bias: bool = False
     family: str = ""
     mlp_bias: bool = False  # biases on the MLP only (Llama's mlp_bias)
+    o_bias: bool = False  # a bias on the attention output projection too (gpt-oss)
+    attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
+    vision_params: int = 0  # a vision tower counted in memory, not in text tokens' FLOPs
+    active_excludes_embedding: bool = False  # active count without the input embedding
 
     @property
     def dim_per_head(self) -> int:
@@ -123,8 +131,10 @@ class ModelShape:
         total = h * q + 2 * h * kv + q * h
         if self.qkv_bias or self.linear_bias:
             total += q + 2 * kv
-        if self.linear_bias:
+        if self.linear_bias or self.o_bias:
             total += h
+        if self.attention_sinks:
+            total += self.heads
         if self.qk_norm:
             total += 2 * self.dim_per_head
         return total
@@ -178,15 +188,19 @@ class ModelShape:
         """Total parameters (all experts). A bare size returns the size as given."""
         if self.stated_params is not None:
             return self.stated_params
-        return self._blocks(self.experts) + self.embedding_params + self._outer_norm_params
+        text = self._blocks(self.experts) + self.embedding_params + self._outer_norm_params
+        return text + self.vision_params
 
     @cached_property
     def active_params(self) -> int:
         """Parameters one token passes through (the active experts only)."""
         if not self.is_moe or self.stated_params is not None:
-            return self.params
+            return self.params - self.vision_params
         active = self._blocks(self.active_experts)
-        return active + self.embedding_params + self._outer_norm_params
+        embedding = self.embedding_params
+        if self.active_excludes_embedding:  # a lookup, no matmul: gpt-oss's model card
+            embedding -= self.vocab * self.hidden
+        return active + embedding + self._outer_norm_params
 
     @cached_property
     def quantizable_params(self) -> int:

@@ -84,16 +84,21 @@ def flops_per_token(
     """Training FLOPs per token (forward + backward, + the forward work recomputed).
 
     ``recompute``: ``none``; ``selective`` repeats the attention-score forward (4·L·q·s);
+    ``op`` (op-level selective, torchtitan) repeats every other matmul's forward (Ψ more);
     ``full`` repeats the whole forward (2·Ψ more, and the attention forward).
     """
-    full = recompute == "full"
-    again = 0 if recompute == "none" else 4
-    attention = float((12 + again) * shape.layers * shape.q_dim * seq_len)
+    again = _RECOMPUTED_FORWARD.get(recompute, 0)  # share of the matmul forward (2·Ψ) again
+    scores = 4 if recompute in ("selective", "full") else 0
+    attention = float((12 + scores) * shape.layers * shape.q_dim * seq_len)
     if method == "full":
-        return (6 + 2 * full) * float(shape.active_params) + attention
+        return (6 + 2 * again) * float(shape.active_params) + attention
     adapters = shape.lora_active_dims * lora_rank
-    dense = (4 + 2 * full) * float(shape.active_params) + (6 + 2 * full) * adapters
+    dense = (4 + 2 * again) * float(shape.active_params) + (6 + 2 * again) * adapters
     return dense + attention
+
+
+#: The share of the matmul forward pass each recomputation mode repeats.
+_RECOMPUTED_FORWARD = {"none": 0.0, "selective": 0.0, "op": 0.5, "full": 1.0}
 
 
 def training_hours(

@@ -202,6 +202,8 @@ def _job_json(s: Solution) -> dict[str, Any]:
         "offload_optimizer": s.setup.offload_optimizer,
         "memory_choices": [c.to_json() for c in s.choices],
         "flash_attn": request.flash_attn,
+        "stack": {**s.stack.to_json(), "assumed": s.stack_assumed},
+        "loss": "chunked" if s.setup.chunked_loss and s.stack.loss == "full" else s.stack.loss,
         "gpu": _gpu_json(s.gpu),
     }
 
@@ -229,6 +231,7 @@ def _result_json(e: Estimate) -> dict[str, Any]:
         "train_flops": s.train_flops,
         "mfu": s.mfu,
         "mfu_source": s.mfu_source,
+        "efficiency_source": s.efficiency_source,
         "safety_factor": s.request.safety_factor,
         "hours": s.hours,
         "card_hours": s.card_hours,

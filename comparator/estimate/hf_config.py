@@ -36,12 +36,13 @@ unread_count_keys`) — never a silent dense reading.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from comparator.errors import UnknownModelError
+from comparator.errors import Msg, UnknownModelError
 from comparator.estimate.architecture import Mla, ModelShape
 from comparator.estimate.hf_families import dbrx, gptj, mpt, opt
 from comparator.estimate.hf_reader import Reader, unread_count_keys
@@ -175,9 +176,14 @@ def _chatglm_style(read: Reader, name: str) -> ModelShape:
 
 def _moe_layer_count(read: Reader, layers: int) -> int:
     """How many layers route to experts (the others have a dense MLP)."""
+    step = read.optional("decoder_sparse_step", 1)
+    step = read.optional("interleave_moe_layer_step", step)  # Llama 4: every step-th layer
+    if read.has("moe_layers"):  # Llama 4's config object lists them
+        listed = read.int_list("moe_layers")
+        if listed:
+            return len(set(listed))
     first_dense = read.count("first_k_dense_replace")
     freq = read.optional("moe_layer_freq", 1)
-    step = read.optional("decoder_sparse_step", 1)
     mlp_only = set(read.int_list("mlp_only_layers"))
     return sum(
         1
@@ -200,16 +206,19 @@ def _moe(read: Reader, layers: int, model_type: str) -> dict[str, Any]:
         return {}
     width = read.optional("moe_intermediate_size", 0) or read.first("intermediate_size")
     shared = read.count("n_shared_experts") * width + read.count("shared_expert_intermediate_size")
+    if model_type == "llama4_text":
+        shared = width  # Llama4TextMoe: one shared expert as wide as a routed one, always on
     moe_layers = _moe_layer_count(read, layers)
+    dense_width = read.optional("intermediate_size_mlp", 0)  # Llama 4's dense layers
     return {
         "experts": routed,
-        "active_experts": read.first("num_experts_per_tok"),
+        "active_experts": read.first("num_experts_per_tok", "experts_per_token"),
         "intermediate": width,
-        "dense_intermediate": read.optional("intermediate_size", width),
+        "dense_intermediate": dense_width or read.optional("intermediate_size", width),
         "dense_layers": layers - moe_layers,
         "shared_intermediate": shared,
         "shared_gate": model_type == "qwen2_moe" and shared > 0,
-        "router_bias": read.raw("topk_method") == "noaux_tc",
+        "router_bias": read.raw("topk_method") == "noaux_tc" or model_type == "gpt_oss",
     }
 
 
@@ -228,6 +237,9 @@ def _mla(read: Reader) -> Mla | None:
 
 def _qk_norm(read: Reader, model_type: str) -> bool:
     explicit = read.flag("use_qk_norm", False) or read.flag("add_qk_norm", False)
+    if model_type == "llama4_text":
+        read.int_list("no_rope_layers")  # which layers skip RoPE: no parameters
+        return False  # Llama 4's q/k norm is a weightless L2 norm
     return explicit or model_type in _QK_NORM_TYPES
 
 
@@ -253,6 +265,7 @@ def _llama_style(read: Reader, name: str, model_type: str) -> ModelShape:
     if model_type == "starcoder2":
         _starcoder2_kinds(read)
     phi = model_type == "phi"
+    oss = model_type == "gpt_oss"
     moe = _moe(read, layers, model_type)
     dense_width = read.first("ff_intermediate_size", "intermediate_size")
     return ModelShape(
@@ -269,7 +282,10 @@ def _llama_style(read: Reader, name: str, model_type: str) -> ModelShape:
         qkv_bias=read.flag("attention_bias", model_type in _QKV_BIAS_TYPES),
         linear_bias=gelu and read.flag("use_bias", True),
         layer_norm=gelu or model_type in ("phi3small", "phimoe"),
-        mlp_bias=read.flag("mlp_bias", False),
+        mlp_bias=read.flag("mlp_bias", oss),
+        o_bias=oss and read.flag("attention_bias", True),
+        attention_sinks=oss,
+        active_excludes_embedding=oss,
         qk_norm=_qk_norm(read, model_type),
         mla=_mla(read),
         norms_per_layer=4 if model_type in _FOUR_NORMS else (1 if phi else 2),
@@ -326,14 +342,86 @@ def _read(read: Reader, data: Mapping[str, Any], name: str, model_type: str) -> 
     return _llama_style(read, name, model_type)
 
 
+#: Keys of a multimodal config that hold a tower the reader does not count.
+_OTHER_TOWERS = ("vision_tower", "mm_vision_tower", "visual", "audio_config", "speech_config")
+
+
+def _refuse(source: str, key: str, why: Msg) -> UnknownModelError:
+    return UnknownModelError(
+        "{source}: key {key!r} is not understood ({why}); the estimator refuses to drop it "
+        "silently — give the language model's own config.json, or a size such as 7B",
+        source=source,
+        key=key,
+        why=why,
+    )
+
+
+def _vision_params(data: Mapping[str, Any], source: str) -> int:
+    """The vision tower's parameters (Llama 4's); a refusal naming any other tower."""
+    for key in _OTHER_TOWERS:
+        if data.get(key):
+            raise _refuse(source, key, Msg("a vision or audio tower of an unknown kind"))
+    vision = data.get("vision_config")
+    if not vision:
+        return 0
+    kind = str(vision.get("model_type", "")) if isinstance(vision, Mapping) else ""
+    if kind != "llama4_vision_model":
+        raise _refuse(source, "vision_config", Msg("a vision tower other than Llama 4's"))
+    return _llama4_vision(Reader(vision, f"{source} vision_config"), data)
+
+
+def _llama4_vision(read: Reader, outer: Mapping[str, Any]) -> int:
+    """Llama 4's vision encoder, adapter and projector (Llama4VisionModel in transformers).
+
+    Patch embedding (no bias), class embedding, positional embedding over the patches plus
+    the class token, LayerNorms before and after, ``num_hidden_layers`` ViT layers (biased
+    q/k/v/o, fc1/fc2, two LayerNorms), the pixel-shuffle adapter MLP (no biases) and the
+    projector into the text model (no bias).
+    """
+    h, width = read.first("hidden_size"), read.first("intermediate_size")
+    layers, patch = read.first("num_hidden_layers"), read.first("patch_size")
+    image, channels = read.first("image_size"), read.optional("num_channels", 3)
+    shuffled = int(h / read_ratio(read) ** 2)
+    adapter_in, adapter_out = read.first("projector_input_dim"), read.first("vision_output_dim")
+    text = outer.get("text_config") or {}
+    text_hidden = int(text.get("hidden_size", 0)) if isinstance(text, Mapping) else 0
+    patches = (image // patch) ** 2
+    layer = 4 * (h * h + h) + (h * width + width) + (width * h + h) + 2 * 2 * h
+    embeddings = channels * patch * patch * h + h + (patches + 1) * h + 2 * 2 * h
+    adapter = shuffled * adapter_in + adapter_in * adapter_out
+    return embeddings + layers * layer + adapter + read.first("projector_output_dim") * text_hidden
+
+
+def read_ratio(read: Reader) -> float:
+    value = read.raw("pixel_shuffle_ratio")
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 1:
+        raise read.fail(
+            "key 'pixel_shuffle_ratio' must be a number in (0, 1], got {value!r}", value=value
+        )
+    return float(value)
+
+
 def shape_from_config(data: Any, source: str) -> ModelShape:
-    """The shape described by a parsed config.json (``source`` names it in errors)."""
+    """The shape described by a parsed config.json (``source`` names it in errors).
+
+    A multimodal wrapper's language model (``text_config``) is read, and its tower counted
+    (Llama 4's vision encoder) or refused by name — never dropped silently. A NAS config
+    (``block_configs``: per-layer attention and MLP variants, Llama-3.1-Nemotron-51B) is
+    refused by name.
+    """
     if not isinstance(data, Mapping):
         raise UnknownModelError(
             "{source}: expected a JSON object, got {kind}",
             source=source,
             kind=type(data).__name__,
         )
+    if data.get("block_configs"):
+        raise _refuse(
+            source,
+            "block_configs",
+            Msg("a NAS model whose layers differ one by one, such as Llama-3.1-Nemotron-51B"),
+        )
+    vision = _vision_params(data, source)
     text_config = data.get("text_config")
     if "num_hidden_layers" not in data and isinstance(text_config, Mapping):
         outer = {k: v for k, v in data.items() if k in ("_name_or_path", "tie_word_embeddings")}
@@ -341,7 +429,10 @@ def shape_from_config(data: Any, source: str) -> ModelShape:
     read = Reader(data, source)
     model_type = str(data.get("model_type", "")).lower()
     read.raw("model_type")
+    read.raw("vision_config")
     shape = _read(read, data, _name(data, source), model_type)
+    if vision:
+        shape = dataclasses.replace(shape, vision_params=vision)
     return _check(shape, read)
 
 

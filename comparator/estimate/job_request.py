@@ -22,6 +22,7 @@ from comparator.estimate.request import (
     request_problems,
 )
 from comparator.estimate.shapes import resolve_model
+from comparator.estimate.stacks import normalize_stack
 
 _FIELDS = {f.name for f in dataclasses.fields(EstimateRequest)} - {"model", "gpu"}
 _BOOL_KEYS = frozenset({"pure_bf16", "flash_attn", "chunked_loss", "offload_optimizer"})
@@ -30,7 +31,7 @@ _INT_KEYS = frozenset(
 )
 _COUNT_KEYS = frozenset({"tokens", "samples"})
 _NUMBER_KEYS = frozenset({"epochs", "mfu", "headroom", "safety_factor"})
-_TEXT_KEYS = frozenset({"method", "precision", "optimizer"})
+_TEXT_KEYS = frozenset({"method", "precision", "optimizer", "stack"})
 
 
 def _fail(source: str, where: str, message: str | Msg) -> JobFileError:
@@ -78,6 +79,8 @@ def _as_text(key: str) -> Callable[[Any], str]:
         if not isinstance(value, str):
             raise InputError("must be a string, got {value!r}", value=value)
         text = value.strip().lower()
+        if key == "stack":
+            return normalize_stack(text) or text
         return (normalize_optimizer(text) or text) if key == "optimizer" else text
 
     return convert

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 from comparator.estimate.architecture import ModelShape
 from comparator.estimate.request import EstimateRequest
+from comparator.estimate.stacks import Stack, stack_of
 
 GIB = float(1 << 30)
 MIB_PER_GIB = 1024
@@ -91,6 +92,11 @@ class TrainingSetup:
     @property
     def method(self) -> str:
         return self.request.method
+
+    @property
+    def stack(self) -> Stack:
+        """The request's training stack (the default one when unstated)."""
+        return stack_of(self.request.stack)
 
     @property
     def precision(self) -> str:
@@ -231,12 +237,30 @@ def _score_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> flo
     return 0.0 if setup.flash_attn else float(scale * 5 * shape.heads * setup.seq_len)
 
 
+def _op_level_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> float:
+    """What op-level selective checkpointing keeps per token and layer (torchtitan's policy in
+    ``_apply_ac_to_transformer_block``: "Saves output of all compute ops, except every second
+    mm", the compute ops being ``aten.mm`` and the attention kernels; norms, activations and the
+    other matmuls are recomputed).
+
+    The layer input (2·h), the attention output (2·q), and half of the matmul outputs —
+    q (2·q), k and v (2·kv each), o and down (2·h each), gate and up (2·I each, or fc1 2·I).
+    """
+    h, q, kv = shape.hidden, shape.q_dim, shape.kv_dim
+    mlp = (4 if shape.gated_mlp else 2) * shape.active_mlp_width
+    matmul_outputs = 2 * q + 4 * kv + 4 * h + mlp
+    scale = 2 if setup.precision == "fp32" else 1
+    return scale * (2 * h + 2 * q + matmul_outputs / 2)
+
+
 def layer_activation_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
     """Activations kept for the backward pass by all layers of one card's micro-batch.
 
     Without recomputation every layer keeps everything; selective recomputation keeps all but
     the attention scores, which only the layer in its backward pass holds; full recomputation
-    keeps each layer's input and one layer's full activations.
+    keeps each layer's input and one layer's full activations (Unsloth keeps the inputs in
+    CPU memory); op-level selective recomputation keeps what
+    :func:`_op_level_bytes_per_token_layer` counts.
     """
     tokens = setup.seq_len * setup.micro_batch
     body = tokens * _activation_bytes_per_token_layer(shape, setup)
@@ -244,19 +268,26 @@ def layer_activation_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
     scale = 2 if setup.precision == "fp32" else 1
     final_norm = tokens * 6 * shape.hidden * scale
     if setup.recompute == "full":
-        return shape.layers * tokens * 2 * shape.hidden * scale + body + scores + final_norm
+        kept = 0.0 if setup.stack.offloaded_checkpoints else 1.0  # Unsloth: inputs in CPU RAM
+        inputs = kept * shape.layers * tokens * 2 * shape.hidden * scale
+        return inputs + body + scores + final_norm
+    if setup.recompute == "op":
+        op_body = tokens * _op_level_bytes_per_token_layer(shape, setup)
+        return shape.layers * op_body + body + scores + final_norm
     if setup.recompute == "selective":
         return shape.layers * body + scores + final_norm
     return shape.layers * (body + scores) + final_norm
 
 
 def logits_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
-    """The loss's logits; a chunked loss keeps the bf16 logits and one fp32 chunk at a time."""
+    """The loss's logits, as the stack computes its loss (:data:`.stacks.LOSS_BYTES_PER_VALUE`);
+    a chunked loss chosen as a saver keeps the bf16 logits and one fp32 chunk at a time."""
     values = setup.seq_len * setup.micro_batch * shape.vocab
-    if not setup.chunked_loss:
-        return float(values * LOGITS_BYTES_PER_VALUE)
-    fp32_part = (LOGITS_BYTES_PER_VALUE - CHUNKED_LOGITS_BYTES_PER_VALUE) / LOSS_CHUNKS
-    return float(values * (CHUNKED_LOGITS_BYTES_PER_VALUE + fp32_part))
+    per_value = setup.stack.loss_bytes_per_value
+    if setup.chunked_loss:
+        fp32_part = (LOGITS_BYTES_PER_VALUE - CHUNKED_LOGITS_BYTES_PER_VALUE) / LOSS_CHUNKS
+        per_value = min(per_value, CHUNKED_LOGITS_BYTES_PER_VALUE + fp32_part)
+    return float(values * per_value)
 
 
 def _frozen_weight_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
@@ -276,14 +307,20 @@ def trainable_params(shape: ModelShape, setup: TrainingSetup) -> int:
 def _gather_bytes(
     shape: ModelShape, setup: TrainingSetup, weights_total: float, weight_bytes: float
 ) -> float:
-    """ZeRO-3 working set: two layers (current + prefetched) or the embedding, if larger."""
+    """ZeRO-3 working set: two layers (current + prefetched) or the embedding, if larger; under
+    DeepSpeed up to ``stage3_max_live_parameters`` stay gathered (:mod:`.stacks`)."""
     embed_bytes_per_param = (
         weight_bytes if setup.method == "full" else (4 if setup.precision == "fp32" else 2)
     )
     embedding = shape.embedding_params * embed_bytes_per_param
     layer = max(weights_total - embedding, 0.0) / shape.layers
     biggest = max(2 * layer, shape.vocab * shape.hidden * embed_bytes_per_param)
-    return min(biggest, weights_total)
+    # DeepSpeed's live-parameter cap, at the bytes a stored parameter takes (NF4 under QLoRA)
+    live_params = setup.stack.live_params
+    live = (
+        weights_total if live_params >= shape.params else live_params * weights_total / shape.params
+    )
+    return min(max(biggest, live), weights_total)
 
 
 def memory_inputs(shape: ModelShape, setup: TrainingSetup) -> MemoryInputs:
@@ -310,7 +347,9 @@ def memory_inputs(shape: ModelShape, setup: TrainingSetup) -> MemoryInputs:
 def _detail_bytes(inputs: MemoryInputs, cards: int, zero: int) -> tuple[float, ...]:
     """The ten parts of :class:`MemoryBreakdown`, in field order (bytes)."""
     shards = float(cards)
-    weight_share = 1 / shards if zero >= 3 else 1.0
+    # ZeRO-3 shards the weights unless the working set keeps them all gathered anyway
+    sharded = zero >= 3 and inputs.gather_bytes < inputs.total_weight_bytes
+    weight_share = 1 / shards if sharded else 1.0
     grad_total = inputs.trainable_params * inputs.grad_bytes
     trainable_weights = inputs.trainable_params * inputs.weight_bytes * weight_share
     frozen_weights = inputs.frozen_weight_bytes * weight_share
@@ -322,7 +361,7 @@ def _detail_bytes(inputs: MemoryInputs, cards: int, zero: int) -> tuple[float, .
         inputs.layer_activation_bytes,
         inputs.logits_bytes,
         CUDA_CONTEXT_GIB * GIB,
-        inputs.gather_bytes * (shards - 1) / shards if zero >= 3 else 0.0,
+        inputs.gather_bytes * (shards - 1) / shards if sharded else 0.0,
         min(grad_total, COMM_BUCKET_GIB * GIB) if cards > 1 else 0.0,
         inputs.dequant_bytes,
     )

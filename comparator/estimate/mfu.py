@@ -7,7 +7,10 @@ Face's Smol playbook). The coefficients and the fit's error on its own data live
 ``mfu_fit.json`` beside this module; ``docs/estimation.md`` explains them.
 
 Features: the GPU class (Hopper/Blackwell, A100-class data centre, PCIe/workstation cards),
-log₁₀ of the active parameters in billions (small models keep big cards less busy), QLoRA
+log₁₀ of the active parameters in billions (small models keep big cards less busy), FP8 under
+Megatron's Transformer Engine (its own coefficient: the stack × precision interaction), mixture
+of experts (routing, grouped matmuls and all-to-all traffic: published MoE runs reach a
+fraction of the dense ones' utilisation), QLoRA
 (dequantising the NF4 weights), FP8 (on cards that have it, against the BF16 peak), several
 cards without NVLink, and more than one node. LoRA has no feature of its own: it differs from
 full fine-tuning in the FLOPs counted (no weight gradients: 4·Ψ instead of 6·Ψ), not in how
@@ -21,8 +24,13 @@ checkpointed run is charged its extra forward pass once, as FLOPs, not again as 
 
 ``low``/``high`` hours come from the 5th and 95th percentiles of the fit's residuals
 (measured over predicted efficiency): the range held that share of the published runs.
-Other vendors (Ascend, AMD, Intel) have no published runs here: they take the data-centre
-coefficients times ``OTHER_VENDOR_FACTOR``, an assumption, not a fit.
+The training stack (:mod:`comparator.estimate.stacks`) has one coefficient per stack against
+the Hugging Face Trainer (:data:`BASELINE_STACK`).
+
+A card family without cited runs takes its class's coefficients, bounded by a roofline of its
+memory bandwidth and by every cited card that beats it on both peak and bandwidth
+(:func:`efficiency_detail`); other vendors without runs (AMD, Intel, TPU) are also multiplied
+by ``OTHER_VENDOR_FACTOR``, an assumption, not a fit.
 """
 
 from __future__ import annotations
@@ -33,8 +41,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from comparator.domain.gpus import GpuSpec
+from comparator.domain.gpus import GPUS, GpuSpec
 from comparator.estimate.compute import gpu_class
+from comparator.estimate.stacks import DEFAULT_STACK, STACK_IDS, stacks_for
 
 OTHER_VENDOR_FACTOR = 0.8
 MIN_EFFICIENCY, MAX_EFFICIENCY = 0.03, 0.8
@@ -61,6 +70,9 @@ FP8_FAMILIES = frozenset(
         "RTXPRO6000",
     }
 )
+#: The stack every other stack's coefficient is measured against (no feature of its own).
+BASELINE_STACK = "hf"
+STACK_FEATURES = tuple(f"stack_{name}" for name in STACK_IDS if name != BASELINE_STACK)
 FEATURES = (
     "hopper",
     "datacenter",
@@ -70,6 +82,10 @@ FEATURES = (
     "fp8",
     "pcie_multi",
     "multi_node",
+    "moe",
+    "moe_log_size",
+    "fp8_megatron",
+    *STACK_FEATURES,
 )
 
 
@@ -88,15 +104,20 @@ def features(
     precision: str,
     cards: int,
     nvlink: bool | None = None,
+    stack: str | None = None,
+    moe: bool = False,
 ) -> dict[str, float]:
     """The model's inputs for one job (0/1 flags and the log size).
 
-    ``nvlink``: whether the cards are linked by NVLink/HCCS (None: the registry's answer).
+    ``nvlink``: whether the cards are linked by NVLink/HCCS (None: the registry's answer);
+    ``stack``: the training stack (None: :data:`~comparator.estimate.stacks.DEFAULT_STACK`).
     """
     linked = gpu.has_nvlink if nvlink is None else nvlink
     kind = gpu_class(gpu)
     size = min(max(active_params / 1e9, 0.1), 2000.0)
+    chosen = f"stack_{stack or DEFAULT_STACK}"
     return {
+        **{name: float(name == chosen) for name in STACK_FEATURES},
         "hopper": float(kind == "hopper"),
         "datacenter": float(kind in ("datacenter", "other")),
         "workstation": float(kind == "workstation"),
@@ -105,6 +126,11 @@ def features(
         "fp8": float(precision == "fp8"),
         "pcie_multi": float(cards > 1 and not linked),
         "multi_node": float(cards > 8),
+        "moe": float(moe),
+        "moe_log_size": float(moe) * math.log10(size),  # small experts fare worst
+        # Transformer Engine runs every GEMM in FP8 (Megatron/NeMo); torchao's float8
+        # (torchtitan) only the linear layers, with dynamic scaling: FP8 gains differ by stack
+        "fp8_megatron": float(precision == "fp8" and chosen == "stack_megatron"),
     }
 
 
@@ -116,14 +142,121 @@ def efficiency(
     precision: str,
     cards: int,
     nvlink: bool | None = None,
+    stack: str | None = None,
+    moe: bool = False,
 ) -> float:
-    """Expected counted-FLOPs utilisation of the dense BF16 peak."""
+    """Expected counted-FLOPs utilisation of the dense BF16 peak (bounded, see
+    :func:`efficiency_detail`)."""
+    return efficiency_detail(gpu, active_params, method, precision, cards, nvlink, stack, moe)[0]
+
+
+def _fitted(
+    gpu: GpuSpec,
+    active_params: float,
+    method: str,
+    precision: str,
+    cards: int,
+    nvlink: bool | None,
+    stack: str | None,
+    moe: bool,
+) -> float:
     coefficients: dict[str, float] = fit()["coefficients"]
-    values = features(gpu, active_params, method, precision, cards, nvlink)
-    value = math.exp(sum(coefficients[name] * values[name] for name in FEATURES))
-    if gpu_class(gpu) == "other":
-        value *= OTHER_VENDOR_FACTOR
-    return min(max(value, MIN_EFFICIENCY), MAX_EFFICIENCY)
+    values = features(gpu, active_params, method, precision, cards, nvlink, stack, moe)
+    return math.exp(sum(coefficients[name] * values[name] for name in FEATURES))
+
+
+def cited_runs(gpu: GpuSpec) -> int:
+    """How many published runs of the fit were measured on this card's family."""
+    cited: dict[str, int] = fit()["cited_gpus"]
+    return cited.get(gpu.family, 0)
+
+
+def roofline_efficiency(gpu: GpuSpec) -> float | None:
+    """The highest efficiency the card's memory bandwidth allows: the most FLOPs per byte of
+    bandwidth any cited BF16 run reached (``max_flops_per_byte``), times the bandwidth, over
+    the peak. None without a known bandwidth."""
+    if not gpu.bandwidth_gbs or not gpu.bf16_tflops:
+        return None
+    per_byte = float(fit()["max_flops_per_byte"])
+    return per_byte * gpu.bandwidth_gbs * 1e9 / (gpu.bf16_tflops * 1e12)
+
+
+def _siblings(gpu: GpuSpec) -> tuple[GpuSpec, ...]:
+    """Cited cards that beat ``gpu`` on both peak FLOP/s and memory bandwidth."""
+    peak, bandwidth = gpu.bf16_tflops or 0.0, gpu.bandwidth_gbs or 0.0
+    return tuple(
+        spec
+        for spec in GPUS.values()
+        if cited_runs(spec)
+        and spec.name != gpu.name
+        and (spec.bf16_tflops or 0.0) >= peak
+        and (spec.bandwidth_gbs or 0.0) >= bandwidth
+    )
+
+
+@lru_cache(maxsize=4096)
+def efficiency_detail(
+    gpu: GpuSpec,
+    active_params: float,
+    method: str,
+    precision: str,
+    cards: int,
+    nvlink: bool | None = None,
+    stack: str | None = None,
+    moe: bool = False,
+) -> tuple[float, dict[str, Any]]:
+    """The efficiency and where it comes from (``estimate --json``'s ``efficiency_source``).
+
+    A card with cited runs takes the fit. A card without any is bounded twice: by the roofline
+    of its memory bandwidth (:func:`roofline_efficiency`), and by every cited card that beats
+    it on both peak and bandwidth — it never delivers more FLOP/s than such a sibling would on
+    the same job.
+    """
+    value = _fitted(gpu, active_params, method, precision, cards, nvlink, stack, moe)
+    runs = cited_runs(gpu)
+    source: dict[str, Any] = {
+        "gpu": gpu.family,
+        "cited_runs": runs,
+        "basis": "cited_runs" if runs else "class_fit",
+        "gpu_class": gpu_class(gpu),
+        "bound_by": None,
+        "bandwidth_gbs": gpu.bandwidth_gbs,
+    }
+    if not runs:
+        if gpu_class(gpu) == "other":
+            value *= OTHER_VENDOR_FACTOR
+        roof = roofline_efficiency(gpu)
+        if roof is not None and roof < value:
+            value, source["basis"] = roof, "roofline"
+            source["bound_by"] = f"memory bandwidth {gpu.bandwidth_gbs:g} GB/s"
+        peak = gpu.bf16_tflops or 0.0
+        for sibling in _siblings(gpu):
+            args = (method, precision, cards, nvlink, stack, moe)
+            other = efficiency(sibling, active_params, *args)
+            ceiling = other * (sibling.bf16_tflops or 0.0) / peak if peak else value
+            if ceiling < value:
+                value, source["basis"], source["bound_by"] = ceiling, "sibling", sibling.name
+    value = min(max(value, MIN_EFFICIENCY), MAX_EFFICIENCY)
+    return value, source
+
+
+def stack_spread(
+    gpu: GpuSpec,
+    active_params: float,
+    method: str,
+    precision: str,
+    cards: int,
+    nvlink: bool | None = None,
+    moe: bool = False,
+) -> tuple[float, float]:
+    """(fastest, slowest) hours of the stacks that can run ``method``, relative to the default
+    stack's: the range an estimate that names no stack widens to."""
+    args = (method, precision, cards, nvlink)
+    base = efficiency(gpu, active_params, *args, DEFAULT_STACK, moe)
+    ratios = [
+        base / efficiency(gpu, active_params, *args, stack.id, moe) for stack in stacks_for(method)
+    ]
+    return min(ratios), max(ratios)
 
 
 def micro_batch_factor(gpu: GpuSpec, hidden: int, tokens: int) -> float:

@@ -12,13 +12,15 @@ import re
 from dataclasses import dataclass
 
 from comparator.errors import InputError, Msg, MsgList
+from comparator.estimate.stacks import STACK_IDS, stack_of
 
 METHODS = ("full", "lora", "qlora")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")  # fp8: FP8 matmuls, bf16/fp32 states
 OPTIMIZERS = ("adamw", "adamw-8bit", "sgd")
-#: Activation recomputation: none, selective (attention scores only; Korthikanti et al. 2022),
-#: full (every layer's activations from its input, "gradient checkpointing").
-RECOMPUTE = ("none", "selective", "full")
+#: Activation recomputation: none, selective (attention scores only; Korthikanti et al. 2022 —
+#: Megatron's), op (op-level selective checkpointing: torchtitan's), full (every layer's
+#: activations from its input, "gradient checkpointing"). Which a stack offers: :mod:`.stacks`.
+RECOMPUTE = ("none", "selective", "op", "full")
 DEFAULT_GPU = "A100-SXM4-80GB"
 MAX_CARDS = 65536
 
@@ -73,6 +75,7 @@ class EstimateRequest:
     safety_factor: float = 1.0
     interconnect: str | None = None  # the offer's 卡间互联; None: the GPU registry's
     network: str | None = None  # the offer's 节点网络; None: the reference network (assumed)
+    stack: str | None = None  # training stack (stacks.STACK_IDS); None: the default, assumed
 
     @property
     def recompute(self) -> str | None:
@@ -202,6 +205,7 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
         ("epochs", _fraction(request.epochs, 0, 1e6, closed_low=False)),
         ("interconnect", _optional_text(request.interconnect)),
         ("network", _optional_text(request.network)),
+        ("stack", None if request.stack is None else _choice(request.stack, STACK_IDS)),
     ]
 
 
@@ -223,11 +227,93 @@ def _combination_problems(request: EstimateRequest) -> list[tuple[str, Msg | Non
     problems: list[tuple[str, Msg | None]] = []
     if request.pure_bf16 and request.precision == "fp32":
         problems.append(("pure_bf16", Msg("needs precision bf16 or fp16, not fp32")))
+    if request.stack is None or request.stack in STACK_IDS:
+        problems += _stack_problems(request)
     if request.cards is not None and request.cards > MAX_CARDS:
         problems.append(
             (
                 "cards",
                 Msg("must be at most {limit}, got {value}", limit=MAX_CARDS, value=request.cards),
+            )
+        )
+    return problems
+
+
+def _stack_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
+    """Settings the request's stack (or the default one) does not offer."""
+    stack = stack_of(request.stack)
+    problems: list[tuple[str, Msg | None]] = []
+    if request.method not in stack.methods:
+        problems.append(
+            (
+                "method",
+                Msg(
+                    "{value!r} is not offered by the {stack} stack (it trains {methods}); "
+                    "choose another --stack",
+                    value=request.method,
+                    stack=stack.name,
+                    methods=", ".join(stack.methods),
+                ),
+            )
+        )
+    recompute = request.recompute
+    stated = request.stack is not None  # unstated: any mode, read as the stack that offers it
+    if stated and recompute is not None and recompute not in stack.recompute:
+        problems.append(
+            (
+                "grad_ckpt",
+                Msg(
+                    "{value!r} recomputation is not offered by the {stack} stack; it offers "
+                    "{modes} (op-level selective: --stack {op_stack}; selective: {sel_stack})",
+                    op_stack="torchtitan",
+                    sel_stack="megatron",
+                    value=recompute,
+                    stack=stack.name,
+                    modes=", ".join(stack.recompute),
+                ),
+            )
+        )
+    if stated and request.chunked_loss and stack.loss == "full" and not stack.chunkable:
+        problems.append(
+            (
+                "chunked_loss",
+                Msg("is not offered by the {stack} stack (its loss is plain)", stack=stack.name),
+            )
+        )
+    if request.offload_optimizer and stack.offload_min_zero is None:
+        problems.append(
+            (
+                "offload_optimizer",
+                Msg("is not offered by the {stack} stack", stack=stack.name),
+            )
+        )
+    multi = request.cards is None or request.cards > 1
+    if request.zero is not None and multi and request.zero not in stack.zero_stages:
+        problems.append(
+            (
+                "zero",
+                Msg(
+                    "stage {value} is not offered by the {stack} stack (it shards with {stages})",
+                    value=request.zero,
+                    stack=stack.name,
+                    stages=", ".join(str(z) for z in stack.zero_stages),
+                ),
+            )
+        )
+    floor = stack.offload_min_zero
+    zero = request.zero
+    below_floor = zero is not None and floor is not None and zero < floor
+    if request.offload_optimizer and below_floor and multi:
+        problems.append(
+            (
+                "offload_optimizer",
+                Msg(
+                    "needs ZeRO stage {floor} or higher under {stack} (optimizer offload "
+                    "shards the states first; DDP cannot offload them), got --zero {value}",
+                    floor=floor,
+                    stack=stack.name,
+                    value=zero,
+                ),
             )
         )
     return problems
@@ -265,11 +351,19 @@ def _plainly_valid(r: EstimateRequest) -> bool:
         and r.avg_tokens is None
         and (r.tokens is None or _is_int(r.tokens, 0))
         and not (r.pure_bf16 and r.precision == "fp32")
+        and _stack_allows(r)
         and (r.interconnect is None or isinstance(r.interconnect, str))
         and (r.network is None or isinstance(r.network, str))
+        and (r.stack is None or r.stack in STACK_IDS)
         and isinstance(r.model, str)
         and bool(r.model.strip())
     )
+
+
+def _stack_allows(r: EstimateRequest) -> bool:
+    if r.stack is not None and r.stack not in STACK_IDS:
+        return False
+    return not _stack_problems(r)
 
 
 def request_problems(request: EstimateRequest) -> list[tuple[str, Msg]]:

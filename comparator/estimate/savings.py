@@ -53,6 +53,7 @@ from comparator.estimate.memory import MemoryInputs, TrainingSetup, fits_gib, me
 from comparator.estimate.mfu import efficiency, micro_batch_factor
 from comparator.estimate.network import has_nvlink, links_of
 from comparator.estimate.request import EstimateRequest
+from comparator.estimate.stacks import stack_of
 
 CARDS_PER_NODE = 8
 MAX_SEARCH_CARDS = 512
@@ -106,17 +107,32 @@ class Placement:
     fits: bool
 
 
-def lowest_fitting_stage(inputs: MemoryInputs, cards: int, usable_gib: float) -> int | None:
-    """The lowest ZeRO stage that fits on ``cards`` cards; ``None`` if none does."""
-    for stage in (0, 1, 2, 3) if cards > 1 else (0,):
+def zero_stages(setup: TrainingSetup) -> tuple[int, ...]:
+    """The ZeRO stages the setup's stack offers on more than one card; with the optimizer
+    offloaded only those from the stack's offload floor up (no "DDP with offloaded states")."""
+    stack = setup.stack
+    stages = stack.zero_stages
+    floor = stack.offload_min_zero
+    if setup.offload_optimizer and floor is not None:
+        stages = tuple(z for z in stages if z >= floor) or (max(stack.zero_stages),)
+    return stages
+
+
+def lowest_fitting_stage(
+    inputs: MemoryInputs, cards: int, usable_gib: float, stages: tuple[int, ...] = (0, 1, 2, 3)
+) -> int | None:
+    """The lowest of ``stages`` that fits on ``cards`` cards; ``None`` if none does."""
+    for stage in stages if cards > 1 else (0,):
         if fits_gib(inputs, cards, stage, usable_gib):
             return stage
     return None
 
 
-def minimal_cards(inputs: MemoryInputs, usable_gib: float, zero: int | None) -> int | None:
-    """The fewest candidate cards that fit (with ``zero``, or with any stage); ``None``."""
-    stage = 3 if zero is None else zero
+def minimal_cards(
+    inputs: MemoryInputs, usable_gib: float, zero: int | None, widest: int = 3
+) -> int | None:
+    """The fewest candidate cards that fit (with ``zero``, or with the ``widest`` stage)."""
+    stage = widest if zero is None else zero
     if fits_gib(inputs, 1, stage, usable_gib):
         return 1
     multi = CARD_CANDIDATES[1:]
@@ -133,22 +149,37 @@ def _place(
 ) -> Placement:
     """Cards, ZeRO stage and min cards for ``setup`` and the request's fixed or free cards."""
     inputs = memory_inputs(shape, setup)
-    least = minimal_cards(inputs, usable_gib, request.zero)
+    stages = zero_stages(setup)
+    least = minimal_cards(inputs, usable_gib, request.zero, max(stages))
     cards = request.cards or least
     if cards is None:
-        cards = 1 if request.zero == 0 else MAX_SEARCH_CARDS
+        cards = 1 if request.zero == 0 or stages == (0,) else MAX_SEARCH_CARDS
     zero = request.zero
     if zero is None:
-        found = lowest_fitting_stage(inputs, cards, usable_gib)
-        zero = found if found is not None else (3 if cards > 1 else 0)
+        found = lowest_fitting_stage(inputs, cards, usable_gib, stages)
+        zero = found if found is not None else (max(stages) if cards > 1 else 0)
     fits = fits_gib(inputs, cards, zero, usable_gib)
     return Placement(setup, inputs, cards, zero, least, fits)
+
+
+def ladder(request: EstimateRequest) -> tuple[tuple[str, bool], ...]:
+    """``LADDER`` as the request's stack offers it: its recomputation modes (op-level selective
+    for torchtitan), and the chunked-loss step only where the stack's own loss is plain."""
+    if request.stack is None:
+        return LADDER  # unstated: every mode, each read as the stack that offers it
+    stack = stack_of(request.stack)
+    chunk = stack.chunkable
+    steps: list[tuple[str, bool]] = [("none", False)]
+    if chunk:
+        steps.append(("none", True))
+    steps += [(mode, chunk) for mode in ("selective", "op", "full") if mode in stack.recompute]
+    return tuple(steps)
 
 
 def _steps(request: EstimateRequest, offload: bool) -> list[TrainingSetup]:
     """The ladder with the user's fixed settings imposed, duplicates removed, in order."""
     steps: list[TrainingSetup] = []
-    for recompute, chunked in LADDER:
+    for recompute, chunked in ladder(request):
         if recompute == "selective" and request.flash_attn:
             continue  # FlashAttention keeps no scores: nothing to recompute selectively
         setup = TrainingSetup(
@@ -168,7 +199,14 @@ def _cost(shape: ModelShape, gpu: GpuSpec, found: Placement) -> float:
     request = found.setup.request
     nvlink = has_nvlink(gpu, links_of(request).card)
     rate = efficiency(
-        gpu, shape.active_params, request.method, request.precision, found.cards, nvlink
+        gpu,
+        shape.active_params,
+        request.method,
+        request.precision,
+        found.cards,
+        nvlink,
+        request.stack,
+        shape.is_moe,
     )
     return found.cards * recompute_time_factor(shape, found.setup) / rate
 
@@ -181,6 +219,8 @@ def place(
     found = _ladder(request, shape, gpu, usable_gib, bool(request.offload_optimizer))
     if found.fits or request.offload_optimizer is not None:
         return found
+    if stack_of(request.stack).offload_min_zero is None:
+        return found  # the stack cannot offload (Unsloth)
     offloaded = _ladder(request, shape, gpu, usable_gib, True)
     return offloaded if offloaded.fits else found
 
@@ -287,6 +327,10 @@ _REASONS = {
     ("recompute", "selective"): (
         "attention scores do not fit without FlashAttention: recompute them "
         "(selective recomputation, Korthikanti et al. 2022)"
+    ),
+    ("recompute", "op"): (
+        "activations do not fit: keep the attention output and every other matmul output, "
+        "recompute the rest (op-level selective checkpointing, torchtitan)"
     ),
     ("recompute", "full"): (
         "activations do not fit: keep only each layer's input and recompute the rest "

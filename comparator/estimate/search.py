@@ -14,7 +14,12 @@ from comparator.domain.links import reference_network
 from comparator.errors import InputError
 from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token, training_hours
 from comparator.estimate.memory import MemoryBreakdown, TrainingSetup, per_card
-from comparator.estimate.mfu import FP8_FAMILIES, efficiency, hours_range_factors
+from comparator.estimate.mfu import (
+    FP8_FAMILIES,
+    efficiency_detail,
+    hours_range_factors,
+    stack_spread,
+)
 from comparator.estimate.network import (
     Links,
     StepTraffic,
@@ -36,6 +41,7 @@ from comparator.estimate.savings import (
     with_micro_batch,
 )
 from comparator.estimate.shapes import ModelShape, resolve_model
+from comparator.estimate.stacks import Stack, stack_of
 
 __all__ = ["CARDS_PER_NODE", "CARD_CANDIDATES", "MAX_SEARCH_CARDS", "Solution", "solve"]
 
@@ -68,6 +74,16 @@ class Solution:
     links: Links = field(default_factory=lambda: Links(None, reference_network()))
     network_time_factor: float = 1.0
     micro_batch_stop: str = "no_gain"  # why the chosen micro-batch is not larger
+    efficiency_source: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def stack(self) -> Stack:
+        """The training stack the estimate assumed (the default one when unstated)."""
+        return stack_of(self.request.stack)
+
+    @property
+    def stack_assumed(self) -> bool:
+        return self.request.stack is None
 
     @cached_property
     def choices(self) -> tuple[Choice, ...]:
@@ -149,11 +165,30 @@ def _mfu(
     """The user's MFU, or the fitted one for these cards, their link and the micro-batch."""
     if request.mfu is not None:
         return request.mfu, "user"
-    nvlink = has_nvlink(gpu, links.card)
-    rate = efficiency(
-        gpu, shape.active_params, request.method, request.precision, found.cards, nvlink
-    )
+    rate, _ = _efficiency(request, gpu, shape, found, links)
     return rate / micro_batch_time_factor(gpu, shape, found.setup), "fit"
+
+
+def _efficiency(
+    request: EstimateRequest, gpu: GpuSpec, shape: ModelShape, found: Placement, links: Links
+) -> tuple[float, dict[str, object]]:
+    nvlink = has_nvlink(gpu, links.card)
+    args = (request.method, request.precision, found.cards, nvlink, request.stack, shape.is_moe)
+    return efficiency_detail(gpu, shape.active_params, *args)
+
+
+def _hours_range(
+    request: EstimateRequest, gpu: GpuSpec, shape: ModelShape, found: Placement, links: Links
+) -> tuple[float, float]:
+    """(low, high) factors of the hours: the fit's residuals, widened to the spread of the
+    stacks when the request names none."""
+    low, high = hours_range_factors()
+    if request.stack is None:
+        nvlink = has_nvlink(gpu, links.card)
+        args = (request.method, request.precision, found.cards, nvlink)
+        fastest, slowest = stack_spread(gpu, shape.active_params, *args, shape.is_moe)
+        low, high = low * min(fastest, 1.0), high * max(slowest, 1.0)
+    return low, high
 
 
 def _network_factor(
@@ -230,7 +265,11 @@ def solve(request: EstimateRequest) -> Solution:
         per_token * total_tokens, found.cards, gpu.bf16_tflops, mfu, request.safety_factor
     )
     hours *= network * (OFFLOAD_TIME_FACTOR if setup.offload_optimizer else 1.0)
-    low, high = hours_range_factors() if mfu_source == "fit" else (1.0, 1.0)
+    if mfu_source == "fit":
+        low, high = _hours_range(request, gpu, shape, found, links)
+    else:
+        low, high = 1.0, 1.0
+    _, source = _efficiency(request, gpu, shape, found, links)
     return Solution(
         request=request,
         shape=shape,
@@ -256,4 +295,5 @@ def solve(request: EstimateRequest) -> Solution:
         links=links,
         network_time_factor=network,
         micro_batch_stop=stop,
+        efficiency_source=source,
     )

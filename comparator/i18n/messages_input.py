@@ -147,4 +147,66 @@ _CALENDAR_ZH: dict[str, str] = {
     ),
 }
 
-INPUT_ZH: dict[str, str] = {**_COMMON_ZH, **_JOB_ZH, **_PROFILE_ZH, **_CALENDAR_ZH}
+# the training stack (comparator.estimate.stacks) and where an efficiency figure comes from
+_STACK_ZH: dict[str, str] = {
+    "--stack {value!r}: unknown training stack; expected one of {names}": (
+        "--stack {value!r}：未知的训练框架；应为 {names} 之一"
+    ),
+    "{value!r} is not offered by the {stack} stack (it trains {methods}); choose another --stack": (
+        "{stack} 不支持 {value!r}（它支持 {methods}）；请换一个 --stack"
+    ),
+    "{value!r} recomputation is not offered by the {stack} stack; it offers {modes} "
+    "(op-level selective: --stack {op_stack}; selective: {sel_stack})": (
+        "{stack} 不提供 {value!r} 重计算；它提供 {modes}（算子级选择性：--stack {op_stack}；"
+        "选择性：{sel_stack}）"
+    ),
+    "is not offered by the {stack} stack": "{stack} 不支持此项",
+    "is not offered by the {stack} stack (its loss is plain)": (
+        "{stack} 不支持此项（其损失为普通交叉熵）"
+    ),
+    "stage {value} is not offered by the {stack} stack (it shards with {stages})": (
+        "{stack} 不提供 ZeRO-{value}（它的分片方式为 {stages}）"
+    ),
+    "needs ZeRO stage {floor} or higher under {stack} (optimizer offload shards the states "
+    "first; DDP cannot offload them), got --zero {value}": (
+        "在 {stack} 下需要 ZeRO {floor} 或更高（优化器卸载要先分片优化器状态；DDP 无法卸载），"
+        "实为 --zero {value}"
+    ),
+    "Stack: {name} (assumed: none given; the hours range covers every stack)": (
+        "训练框架：{name}（未指定，按默认估算；时长区间覆盖所有框架）"
+    ),
+    "Stack: {name}": "训练框架：{name}",
+    "loss {loss}": "损失 {loss}",
+    "efficiency: --mfu as given": "效率：用户给定的 --mfu",
+    "{source}: key {key!r} is not understood ({why}); the estimator refuses to drop it "
+    "silently — give the language model's own config.json, or a size such as 7B": (
+        "{source}：无法识别键 {key!r}（{why}）；估算器不会悄悄忽略它——请给出语言模型本身的 "
+        "config.json，或 7B 这样的规模"
+    ),
+    "a vision or audio tower of an unknown kind": "未知类型的视觉或音频编码器",
+    "a vision tower other than Llama 4's": "Llama 4 以外的视觉编码器",
+    "a NAS model whose layers differ one by one, such as Llama-3.1-Nemotron-51B": (
+        "逐层结构不同的 NAS 模型，如 Llama-3.1-Nemotron-51B"
+    ),
+    "key 'pixel_shuffle_ratio' must be a number in (0, 1], got {value!r}": (
+        "键 'pixel_shuffle_ratio' 应为 (0, 1] 之间的数，实为 {value!r}"
+    ),
+    "efficiency: fitted to {runs} cited runs on {gpu}": "效率：拟合自 {gpu} 上 {runs} 个有出处的公开训练",
+    "efficiency: no cited run on {gpu}; bounded by the roofline of its memory bandwidth "
+    "({gbs} GB/s)": ("效率：{gpu} 无有出处的公开训练；受其显存带宽（{gbs} GB/s）的屋顶线限制"),
+    "efficiency: no cited run on {gpu}; capped at what {sibling} delivers (faster on both "
+    "peak and bandwidth)": (
+        "效率：{gpu} 无有出处的公开训练；不高于 {sibling} 的实际算力（后者峰值与带宽都更高）"
+    ),
+    "efficiency: no cited run on {gpu}; its card class's fit": (
+        "效率：{gpu} 无有出处的公开训练；按同类卡的拟合"
+    ),
+}
+
+INPUT_ZH: dict[str, str] = {
+    **_COMMON_ZH,
+    **_JOB_ZH,
+    **_PROFILE_ZH,
+    **_CALENDAR_ZH,
+    **_STACK_ZH,
+}

@@ -218,7 +218,9 @@ def test_card_hours_do_not_depend_on_the_card_count_within_a_node() -> None:
     assert two.card_hours == pytest.approx(eight.card_hours, rel=1e-12)
     assert eight.hours == pytest.approx(two.hours / 4, rel=1e-12)
     sixteen = estimate(replace(base, cards=16))  # across nodes: the fitted multi-node factor
-    assert sixteen.card_hours > eight.card_hours
+    # the published runs show no loss across nodes on the reference network (the fit pins a
+    # positive multi-node coefficient at 0); a slower offered network still costs time
+    assert sixteen.card_hours >= eight.card_hours
 
 
 # -- cards and ZeRO ------------------------------------------------------------------------

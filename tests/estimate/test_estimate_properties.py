@@ -14,7 +14,8 @@ from dataclasses import replace
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from comparator.estimate.estimator import Estimate, EstimateRequest, estimate
+from comparator.estimate.estimator import Estimate, EstimateRequest
+from comparator.estimate.estimator import estimate as _estimate
 from comparator.estimate.memory import fits_gib, memory_inputs, total_gib
 
 MODELS = [
@@ -30,6 +31,13 @@ MODELS = [
 ]
 GPUS = ["A100-80G", "4090", "H800", "910B", "L40S"]
 MIB = 1 / 1024
+
+
+def estimate(request: EstimateRequest) -> Estimate:
+    """The estimate of a request a stack can run: optimizer offload on several cards needs
+    ZeRO ≥ 1 (DeepSpeed's rule; "DDP with offloaded optimizer states" is an input error)."""
+    assume(not (request.offload_optimizer and request.zero == 0 and request.cards != 1))
+    return _estimate(request)
 
 
 @st.composite
