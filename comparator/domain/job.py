@@ -8,7 +8,6 @@ province names through :mod:`comparator.domain.provinces`.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,13 +19,8 @@ from typing import Any
 from comparator.domain.calendar import TouRule, parse_rule
 from comparator.domain.job_fields import FieldReader
 from comparator.domain.provinces import canonical_province
-from comparator.errors import (
-    CalendarError,
-    JobFileError,
-    Msg,
-    os_reason,
-    toml_reason,
-)
+from comparator.domain.toml_input import read_toml
+from comparator.errors import CalendarError, JobFileError, Msg
 
 EXPORT_BASES = ("exempt", "standard_contract", "certified", "cac_assessed")
 _TOP_KEYS = {
@@ -294,23 +288,10 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
 def load_job(path: str | Path) -> Job:
     """Read and validate a job file; :class:`JobFileError` names the file and the field."""
     source = str(path)
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise JobFileError("{path}: no such job file", path=source) from None
-    except UnicodeDecodeError as exc:
-        raise JobFileError(
-            "{path}: expected UTF-8 text (TOML is UTF-8), but byte {byte} is not UTF-8; if it "
-            "was saved as GB18030/GBK, save it again as UTF-8",
-            path=source,
-            byte=exc.start + 1,
-        ) from None
-    except OSError as exc:
-        raise JobFileError(
-            "{path}: cannot read the job file ({reason})", path=source, reason=os_reason(exc)
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise JobFileError(
-            "{path}: not valid TOML ({reason})", path=source, reason=toml_reason(exc)
-        ) from None
+    data = read_toml(
+        path,
+        error=JobFileError,
+        kind=Msg("job file"),
+        missing=Msg("{path}: no such job file", path=source),
+    )
     return parse_job(data, source)

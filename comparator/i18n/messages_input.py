@@ -147,4 +147,46 @@ _CALENDAR_ZH: dict[str, str] = {
     ),
 }
 
-INPUT_ZH: dict[str, str] = {**_COMMON_ZH, **_JOB_ZH, **_PROFILE_ZH, **_CALENDAR_ZH}
+_READING_ZH: dict[str, str] = {
+    "{path}: cannot read the {kind} ({reason})": "{path}：无法读取{kind}（{reason}）",
+    "job file": "任务文件",
+    "profile": "档案",
+    "sources file": "来源文件",
+    "holidays file": "节假日文件",
+    "{path}: line 1 declares the encoding {name!r}; expected utf-8 or gb18030 (or save the file "
+    "as UTF-8 and drop the coding line)": (
+        "{path}：第 1 行声明编码为 {name!r}；应为 utf-8 或 gb18030（或另存为 UTF-8 并删去该编码行）"
+    ),
+    "{path}: line {line}, column {column}: byte {byte} is not GB18030, though line 1 declares "
+    "it": "{path}：第 {line} 行第 {column} 列：第 {byte} 个字节不是 GB18030，但第 1 行声明了 GB18030",
+    "{path}: line {line}, column {column}: expected UTF-8 text (TOML is UTF-8), but byte {byte} "
+    "is not UTF-8; save the file again as UTF-8, or, if it is GB18030/GBK, say so on its first "
+    "line: '# -*- coding: gb18030 -*-'": (
+        "{path}：第 {line} 行第 {column} 列：应为 UTF-8 文本（TOML 一律 UTF-8），但第 {byte} 个字节"
+        "不是 UTF-8；请另存为 UTF-8，若文件是 GB18030/GBK，请在第一行写明：'# -*- coding: gb18030 -*-'"
+    ),
+    "{where}: {what}": "{where}：{what}",
+    "expected a key = value, a [table] or a comment": "应为 键 = 值、[表] 或注释",
+    "expected '=' after a key": "键后应为 '='",
+    "a key given twice": "同一个键出现了两次",
+    "a table given twice": "同一个表出现了两次",
+    "expected a value (a quoted string, number, date, true/false)": (
+        "应为一个值（带引号的字符串、数字、日期、true/false）"
+    ),
+    "expected ']' to close the array": "数组缺少结尾的 ']'",
+    "expected a closing brace to end the inline table": "内联表缺少结尾的花括号",
+    "expected the closing quote of the string": "字符串缺少结尾的引号",
+    "a control character inside a string": "字符串中有控制字符",
+    "expected a date or date-time such as 2027-01-31": "应为日期或日期时间，如 2027-01-31",
+    "expected ']' at the end of the table name": "表名结尾应为 ']'",
+    "expected ']]' at the end of the name": "名称结尾应为 ']]'",
+    "expected a key": "应为一个键",
+}
+
+INPUT_ZH: dict[str, str] = {
+    **_COMMON_ZH,
+    **_JOB_ZH,
+    **_PROFILE_ZH,
+    **_CALENDAR_ZH,
+    **_READING_ZH,
+}
