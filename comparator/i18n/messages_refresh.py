@@ -50,7 +50,22 @@ _SHEET_ZH: dict[str, str] = {
         "{path}：{size} 字节；价格表最多 {limit} 字节"
     ),
     "{path}: {reason}": "{path}：{reason}",
-    "{path}: expected UTF-8 or GB18030 text": "{path}：应为 UTF-8 或 GB18030 文本",
+    "{path}: not UTF-8 text, and no known text encoding fits it; save it again as UTF-8 (Excel: "
+    "Save As, CSV UTF-8)": (
+        "{path}：不是 UTF-8 文本，也不符合任何已知的文本编码；请另存为 UTF-8（Excel：另存为“CSV UTF-8”）"
+    ),
+    "{path}: not UTF-8 text; it looks like {names}, but the guess is not sure enough to store its "
+    "names and regions; save it again as UTF-8 (Excel: Save As, CSV UTF-8)": (
+        "{path}：不是 UTF-8 文本；看起来是 {names}，但判断不够确定，不能据此保存其中的名称和区域；"
+        "请另存为 UTF-8（Excel：另存为“CSV UTF-8”）"
+    ),
+    "{path}: not UTF-8 text; it looks like {names}, but byte {byte} is not {names}; save it again "
+    "as UTF-8 (Excel: Save As, CSV UTF-8)": (
+        "{path}：不是 UTF-8 文本；看起来是 {names}，但第 {byte} 个字节不是 {names}；"
+        "请另存为 UTF-8（Excel：另存为“CSV UTF-8”）"
+    ),
+    "{path}: not UTF-8; read as {encoding} (detected); if names look wrong, save the sheet as "
+    "UTF-8": "{path}：不是 UTF-8；已按检测到的 {encoding} 读取；若名称显示有误，请将表格另存为 UTF-8",
     "{path}: XLSX needs openpyxl: pip install 'suanli[xlsx]'": (
         "{path}：读取 XLSX 需要 openpyxl：pip install 'suanli[xlsx]'"
     ),
