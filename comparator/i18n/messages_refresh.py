@@ -50,6 +50,16 @@ _SHEET_ZH: dict[str, str] = {
         "{path}：{size} 字节；价格表最多 {limit} 字节"
     ),
     "{path}: {reason}": "{path}：{reason}",
+    "{location}: record {row}: the key {key!r} is given twice; expected each key once (JSON "
+    "would keep only the last value)": (
+        "{location}：第 {row} 条记录：键 {key!r} 出现了两次；每个键只能出现一次（JSON 只会保留最后一个值）"
+    ),
+    "{path}: the key {key!r} is given twice in the top-level object; expected each key once "
+    "(JSON would keep only the last value)": (
+        "{path}：顶层对象中键 {key!r} 出现了两次；每个键只能出现一次（JSON 只会保留最后一个值）"
+    ),
+    "each key once per object, but this key is given twice (JSON would keep only the last "
+    "value)": "每个对象中每个键只出现一次，但这个键出现了两次（JSON 只会保留最后一个值）",
     "{path}: not UTF-8 text, and no known text encoding fits it; save it again as UTF-8 (Excel: "
     "Save As, CSV UTF-8)": (
         "{path}：不是 UTF-8 文本，也不符合任何已知的文本编码；请另存为 UTF-8（Excel：另存为“CSV UTF-8”）"

@@ -24,7 +24,8 @@ from xml.parsers.expat import ExpatError
 import numpy as np
 import pandas as pd
 
-from comparator.errors import InputError, Msg
+from comparator.domain.json_input import duplicate_key, json_object
+from comparator.errors import InputError, Msg, RowProblem, SheetError
 from providers.sheet.encoding import UTF8, decode_sheet
 
 MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
@@ -200,13 +201,21 @@ def _csv_table(content: bytes, filename: str, sep: str) -> Table:
 
 def _json_table(content: bytes, filename: str) -> Table:
     decoded = decode_sheet(content, filename)
-    document = json.loads(decoded.text, parse_float=str, parse_int=str, parse_constant=str)
+    document = json.loads(
+        decoded.text,
+        parse_float=str,
+        parse_int=str,
+        parse_constant=str,
+        object_pairs_hook=json_object,
+    )
     decimal = "."
     if isinstance(document, dict) and isinstance(document.get("offers"), list):
+        _unique_keys_at_top(document, filename)
         decimal = _declared_decimal(document.get("decimal", "."), filename)
         document = document["offers"]
     if not isinstance(document, list) or not all(isinstance(r, dict) for r in document):
         raise InputError("{path}: expected a JSON list of objects (one per offer)", path=filename)
+    _unique_keys_per_row(document, filename)
     headers: list[str] = []
     for record in document:
         headers += [key for key in record if key not in headers]
@@ -217,12 +226,39 @@ def _json_table(content: bytes, filename: str) -> Table:
     return replace(_from_rows(headers, kept, decimal), encoding=decoded.encoding)
 
 
+def _unique_keys_at_top(document: dict[str, Any], filename: str) -> None:
+    key = duplicate_key(document)
+    if key is not None:
+        raise InputError(
+            "{path}: the key {key!r} is given twice in the top-level object; expected each key "
+            "once (JSON would keep only the last value)",
+            path=filename,
+            key=short(key),
+        )
+
+
+def _unique_keys_per_row(records: list[dict[str, Any]], filename: str) -> None:
+    """Each offer's object names each column once: the last of two would silently win."""
+    problems = [
+        RowProblem(row, key, _TWICE)
+        for row, key in ((n, duplicate_key(r)) for n, r in enumerate(records, 1))
+        if key is not None
+    ]
+    if problems:
+        raise SheetError(filename, problems)
+
+
 def _declared_decimal(value: object, filename: str) -> str:
     if value not in (".", ","):
         raise InputError(
             '{path}: decimal: expected "." or ",", got {value!r}', path=filename, value=short(value)
         )
     return str(value)
+
+
+_TWICE = Msg(
+    "each key once per object, but this key is given twice (JSON would keep only the last value)"
+)
 
 
 def _json_cell(value: Any) -> str:
