@@ -75,6 +75,11 @@ HELP_ZH: dict[str, str] = {
     "Compliance report per provider (and per data centre): licences, filings, job rules.": (
         "按服务商（及机房）给出合规报告：许可证、备案、任务规则。"
     ),
+    # schema
+    "Print the JSON Schema of a job, profile or sources file, for TOML editors (Taplo).": (
+        "打印任务文件、档案或来源文件的 JSON 模式定义，供 TOML 编辑器补全和检查键名。"
+    ),
+    "Which file: job, profile or sources.": "哪种文件：`job`（任务）、`profile`（档案）或 `sources`（来源）。",
     "Provider ids (default: all).": "服务商编号（默认全部）。",
     "Job file whose requirements apply.": "按该任务文件的要求检查。",
     "Judge as of this date (YYYY-MM-DD); default: today.": (

@@ -148,6 +148,14 @@ _CALENDAR_ZH: dict[str, str] = {
 }
 
 _READING_ZH: dict[str, str] = {
+    # descriptions of a file model's keys (what a missing key was expected to be)
+    "a whole number ≥ 0": "不小于 0 的整数",
+    "a whole number ≥ 1": "不小于 1 的整数",
+    "windows like 'mon-fri 09:00-18:00'": "形如 'mon-fri 09:00-18:00' 的时段",
+    "one of 'exempt', 'standard_contract', 'certified', 'cac_assessed'": (
+        "以下之一：'exempt'、'standard_contract'、'certified'、'cac_assessed'"
+    ),
+    "a value of the right kind": "类型正确的值",
     "{path}: cannot read the {kind} ({reason})": "{path}：无法读取{kind}（{reason}）",
     "job file": "任务文件",
     "profile": "档案",
