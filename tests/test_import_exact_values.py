@@ -95,6 +95,8 @@ def test_duplicates_are_found_at_any_depth_without_recursion() -> None:
     deep = "[" * 500 + '{"a": 1, "a": 2}' + "]" * 500
     document = json.loads('{"x": [1, {"y": {"k": 1, "k": 2}}]}', object_pairs_hook=json_object)
     assert first_duplicate(document) == ("x.1.y", "k")
+    empty_key = json.loads('[{"": 1, "": 2}]', object_pairs_hook=json_object)
+    assert first_duplicate(empty_key) == ("0", "")
     nested = json.loads(deep, object_pairs_hook=json_object)
     assert first_duplicate(nested) == ("0." * 499 + "0", "a")
 

@@ -1,8 +1,8 @@
 """JSON objects that remember a key given twice, so no input lets the last value silently win.
 
 ``json.loads`` keeps the last of two equal keys (``{"price": "8.5", "price": "85"}`` is 85).
-Parsed with ``object_pairs_hook=json_object``, every object is a :class:`JsonObject` whose
-``duplicate`` names the first key it was given twice, and the reader that knows where the
+Parsed with ``object_pairs_hook=json_object``, an object with a key given twice is a
+:class:`JsonObject` whose ``duplicate`` names that key, and the reader that knows where the
 object stands (a sheet's row, an API's record) refuses it naming the key and the place.
 """
 
@@ -13,25 +13,26 @@ from typing import Any
 
 
 class JsonObject(dict[str, Any]):
-    """A JSON object; ``duplicate``: the first key written twice in it, else None."""
+    """A JSON object that was given a key twice; ``duplicate`` is the first such key."""
 
     __slots__ = ("duplicate",)
 
     def __init__(self, pairs: list[tuple[str, Any]]) -> None:
         super().__init__(pairs)
+        seen: set[str] = set()
         self.duplicate: str | None = None
-        if len(self) != len(pairs):
-            seen: set[str] = set()
-            for key, _ in pairs:
-                if key in seen:
-                    self.duplicate = key
-                    break
-                seen.add(key)
+        for key, _ in pairs:
+            if key in seen:
+                self.duplicate = key
+                break
+            seen.add(key)
 
 
-def json_object(pairs: list[tuple[str, Any]]) -> JsonObject:
-    """``object_pairs_hook`` for :func:`json.loads`."""
-    return JsonObject(pairs)
+def json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for :func:`json.loads`: a plain dict, or a :class:`JsonObject`
+    when a key is given twice (the common case stays as cheap as a dict)."""
+    obj = dict(pairs)
+    return obj if len(obj) == len(pairs) else JsonObject(pairs)
 
 
 def duplicate_key(value: object) -> str | None:

@@ -30,7 +30,7 @@ from comparator.errors import InputError
 UTF8 = "UTF-8"
 MAX_CHAOS = 0.10  # a guess whose text looks more than 10 % like mojibake is weak
 MIN_GAP = 0.05  # …as is one with a candidate of another family this close
-SAMPLE_BYTES = 1 << 20  # what the guess reads of a large sheet; the decode reads all of it
+SAMPLE_BYTES = 1 << 18  # what the guess reads of a large sheet; the decode reads all of it
 # charset-normalizer's codec names (Python's) → the family a user knows it by
 _FAMILIES = {
     "gb18030": "GB18030",
