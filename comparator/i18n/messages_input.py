@@ -46,11 +46,6 @@ _JOB_ZH: dict[str, str] = {
     "{path}: {key}: expected {expected} (got {got!r})": "{path}：{key}：应为{expected}（实为 {got!r}）",
     "{path}: {key}: {reason}": "{path}：{key}：{reason}",
     "{path}: no such job file": "{path}：没有这个任务文件",
-    "{path}: expected UTF-8 text (TOML is UTF-8), but byte {byte} is not UTF-8; if it was saved "
-    "as GB18030/GBK, save it again as UTF-8": (
-        "{path}：应为 UTF-8 文本（TOML 一律 UTF-8），但第 {byte} 个字节不是 UTF-8；若以 "
-        "GB18030/GBK 保存，请另存为 UTF-8"
-    ),
     "{path}: cannot read the job file ({reason})": "{path}：无法读取任务文件（{reason}）",
     "{path}: not valid TOML ({reason})": "{path}：不是有效的 TOML（{reason}）",
     "a time after earliest_start {start}": "晚于 earliest_start（{start}）的时间",
@@ -111,10 +106,6 @@ _PROFILE_ZH: dict[str, str] = {
     "either storage_price_gb_month or _gb_day, not both": "storage_price_gb_month 与 _gb_day 二选一",
     "a positive bandwidth in Gbit/s": "正的带宽（Gbit/s）",
     "an IANA time zone such as Asia/Shanghai": "IANA 时区，如 Asia/Shanghai",
-    "{path}: cannot read the profile ({reason})": "{path}：无法读取档案（{reason}）",
-    "{path}: expected UTF-8 text, but byte {byte} is not UTF-8": (
-        "{path}：应为 UTF-8 文本，但第 {byte} 个字节不是 UTF-8"
-    ),
     "{path}: not valid TOML (arrays or tables nested too deep)": "{path}：不是有效的 TOML（数组或表嵌套过深）",
 }
 
@@ -136,7 +127,6 @@ _CALENDAR_ZH: dict[str, str] = {
     "[DAYS] [HH:MM-HH:MM] *FACTOR, e.g. 'sat-sun 00:00-08:00*0.5'": (
         "[日子] [HH:MM-HH:MM] *系数，如 'sat-sun 00:00-08:00*0.5'"
     ),
-    "{path}: cannot read the holidays file ({reason})": "{path}：无法读取节假日文件（{reason}）",
     "{path}: [{key}]: expected a table per year, such as [2027]": "{path}：[{key}]：应为每年一个表，如 [2027]",
     "{path}: {field}: expected a list of dates": "{path}：{field}：应为日期列表",
     "{path}: {field}: {item!r} is not a range of days in {year}": (

@@ -204,7 +204,6 @@ _SOURCES_ZH: dict[str, str] = {
     "{file}: no such sources file (try --config examples/sources.toml)": (
         "{file}：没有这个来源文件（试试 --config examples/sources.toml）"
     ),
-    "{file}: cannot read the sources file ({reason})": "{file}：无法读取来源文件（{reason}）",
     "{where}: adapter: expected one of {known}, got {name!r}": (
         "{where}：adapter：应为以下之一：{known}，实为 {name!r}"
     ),
