@@ -128,7 +128,8 @@ def decode_toml(content: bytes, location: str, *, error: type[InputError]) -> st
     try:
         return content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line, column = _place(content, exc.start + (3 if content[:3] == codecs.BOM_UTF8 else 0))
+        offset = exc.start + (3 if content[:3] == codecs.BOM_UTF8 else 0)  # in the file's bytes
+        line, column = _place(content, offset)
         raise error(
             "{path}: line {line}, column {column}: expected UTF-8 text (TOML is UTF-8), but byte "
             "{byte} is not UTF-8; save the file again as UTF-8, or, if it is GB18030/GBK, say "
@@ -136,7 +137,7 @@ def decode_toml(content: bytes, location: str, *, error: type[InputError]) -> st
             path=location,
             line=line,
             column=column,
-            byte=exc.start + 1,
+            byte=offset + 1,
         ) from None
 
 
