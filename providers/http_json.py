@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from comparator.catalog.models import OfferColumns
+from comparator.domain.json_input import first_duplicate, json_object
 from comparator.errors import InputError
 from providers.base import Adapter, AdapterResult, SourceSpec
 from providers.fetch import Validators
@@ -125,7 +126,12 @@ def _text(value: Any) -> str:
 def records_to_sheet(content: bytes, mapping: JsonMapping, source: SourceSpec) -> bytes:
     """The API document as a JSON price sheet (a list of objects with sheet columns)."""
     try:
-        document = json.loads(content.decode("utf-8-sig"), parse_float=str, parse_int=str)
+        document = json.loads(
+            content.decode("utf-8-sig"),
+            parse_float=str,
+            parse_int=str,
+            object_pairs_hook=json_object,
+        )
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(
             "{location}: not JSON ({reason})", location=source.location, reason=str(exc)
@@ -137,8 +143,24 @@ def records_to_sheet(content: bytes, mapping: JsonMapping, source: SourceSpec) -
             location=source.location,
             records=mapping.records,
         )
+    _unique_keys(records, source)
     rows = [mapping.row(record, source.provider) for record in records]
     return json.dumps(rows, ensure_ascii=False).encode()
+
+
+def _unique_keys(records: list[Any], source: SourceSpec) -> None:
+    """No record has a key twice, at any depth: JSON would keep only the last value."""
+    for number, record in enumerate(records, 1):
+        found = first_duplicate(record)
+        if found is not None:
+            where, key = found
+            raise InputError(
+                "{location}: record {row}: the key {key!r} is given twice; expected each key "
+                "once (JSON would keep only the last value)",
+                location=source.location,
+                row=number,
+                key=f"{where}.{key}" if where else key,
+            )
 
 
 class HttpJsonAdapter(Adapter):

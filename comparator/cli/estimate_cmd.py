@@ -85,8 +85,12 @@ def estimate_command(
 
 def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
     """The request from the flags' values, normalised as job files are."""
-    from comparator.estimate import EstimateRequest, normalize_optimizer, parse_token_count
-    from comparator.estimate.stacks import normalize_stack
+    from comparator.estimate import (
+        EstimateRequest,
+        normalize_optimizer,
+        normalize_stack,
+        parse_token_count,
+    )
 
     recompute, offload = flags.pop("recompute"), flags.pop("offload")
     for key in ("method", "precision"):

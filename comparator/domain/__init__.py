@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     )
     from comparator.domain.holidays import load_holidays_file
     from comparator.domain.job import Job, Requirements, load_job
+    from comparator.domain.job_model import job_schema
     from comparator.domain.money import FxTable, money_str, parse_decimal, round_money
     from comparator.domain.offer_view import OfferView
     from comparator.domain.policy import JobPolicy
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
         parse_profile,
         profile_to_dict,
     )
+    from comparator.domain.profile_model import profile_schema
     from comparator.domain.provinces import canonical_city, canonical_province
     from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
 
@@ -101,6 +103,7 @@ _HOME: dict[str, tuple[str, ...]] = {
         "Requirements",
         "load_job",
     ),
+    "job_model": ("job_schema",),
     "money": (
         "FxTable",
         "money_str",
@@ -120,6 +123,7 @@ _HOME: dict[str, tuple[str, ...]] = {
         "parse_profile",
         "profile_to_dict",
     ),
+    "profile_model": ("profile_schema",),
     "provinces": (
         "canonical_city",
         "canonical_province",
@@ -156,6 +160,7 @@ __all__ = [
     "factor_at",
     "find_gpu",
     "identify_number",
+    "job_schema",
     "load_holidays_file",
     "load_job",
     "load_profile",
@@ -170,6 +175,7 @@ __all__ = [
     "parse_profile",
     "parse_time_of_use",
     "parse_uscc",
+    "profile_schema",
     "profile_to_dict",
     "resolve_gpu",
     "round_money",

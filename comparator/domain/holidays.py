@@ -12,29 +12,20 @@ Dates are TOML dates or ``YYYY-MM-DD`` strings; ``A..B`` is an inclusive range.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 from comparator.domain.calendar import HolidaySupplement
-from comparator.errors import CalendarError, os_reason, toml_reason
+from comparator.domain.toml_input import read_toml
+from comparator.errors import CalendarError, Msg
 
 
 def load_holidays_file(path: str | Path) -> HolidaySupplement:
     """The schedules of a holidays file; :class:`CalendarError` names the file and field."""
     where = Path(path)
-    try:
-        document = tomllib.loads(where.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CalendarError(
-            "{path}: cannot read the holidays file ({reason})", path=where, reason=os_reason(exc)
-        ) from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise CalendarError(
-            "{path}: not valid TOML ({reason})", path=where, reason=toml_reason(exc)
-        ) from None
+    document = read_toml(where, error=CalendarError, kind=Msg("holidays file"))
     years: set[int] = set()
     holidays: set[date] = set()
     workdays: set[date] = set()

@@ -22,7 +22,8 @@ def parse_decimal(text: object, decimal_mark: str = ".") -> Decimal | None:
     default; a comma is then not a number, never a thousands separator read as ×1000) or
     ``","`` (``1,5`` or ``1.234,56``). The value comes back in canonical form (``1E+2`` →
     ``100``), so SQLite's text and PostgreSQL's NUMERIC hold the same digits. Numbers beyond
-    1e±40 or written in more than 64 characters are refused before any arithmetic.
+    1e±40 or written in more than 64 characters are refused before any arithmetic. A signed
+    zero (``-0``, ``-0.0``) is zero: it comes back unsigned, so ``-0`` is never stored as text.
     """
     if isinstance(text, bool):
         return None
@@ -48,7 +49,8 @@ def parse_decimal(text: object, decimal_mark: str = ".") -> Decimal | None:
         return None
     if not value.is_finite() or (value and abs(value.adjusted()) > MAX_MAGNITUDE):
         return None
-    return Decimal(f"{value:f}")
+    canonical = Decimal(f"{value:f}")
+    return canonical.copy_abs() if canonical.is_zero() else canonical  # -0 is stored as 0
 
 
 def round_money(amount: Decimal) -> Decimal:

@@ -8,7 +8,6 @@ B2-only licence) is for :mod:`comparator.compliance.engine` to judge.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -20,8 +19,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from comparator.domain.credentials import identify_number
 from comparator.domain.profile_fields import Fields
 from comparator.domain.storage import StorageTerms
+from comparator.domain.toml_input import loads_toml, read_toml
 from comparator.domain.zones import DEFAULT_TIMEZONE_NAME
-from comparator.errors import Msg, ProfileError, os_reason, toml_reason
+from comparator.errors import Msg, ProfileError
 
 FILING_KINDS = ("icp_filing", "icp_license", "gongan", "mlps")
 _NUMBER_KINDS = {
@@ -304,35 +304,13 @@ def _timezone(fields: Fields) -> str:
 
 def load_profile(path: str | Path) -> ProviderProfile:
     """Read and parse a provider profile TOML file."""
-    file = Path(path)
-    try:
-        content = file.read_bytes()
-    except OSError as exc:
-        raise ProfileError(
-            "{path}: cannot read the profile ({reason})", path=str(file), reason=os_reason(exc)
-        ) from exc
-    return loads_profile(content, str(file))
+    data = read_toml(path, error=ProfileError, kind=Msg("profile"))
+    return parse_profile(data, str(path))
 
 
 def loads_profile(content: bytes, location: str) -> ProviderProfile:
     """A provider profile from TOML bytes (a file's or a URL's); errors name ``location``."""
-    try:
-        data = tomllib.loads(content.decode("utf-8-sig"))  # a BOM from Windows editors is fine
-    except UnicodeDecodeError as exc:
-        raise ProfileError(
-            "{path}: expected UTF-8 text, but byte {byte} is not UTF-8",
-            path=location,
-            byte=exc.start + 1,
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(
-            "{path}: not valid TOML ({reason})", path=location, reason=toml_reason(exc)
-        ) from None
-    except RecursionError:
-        raise ProfileError(
-            "{path}: not valid TOML (arrays or tables nested too deep)", path=location
-        ) from None
-    return parse_profile(data, location)
+    return parse_profile(loads_toml(content, location, error=ProfileError), location)
 
 
 def profile_to_dict(profile: ProviderProfile) -> dict[str, Any]:

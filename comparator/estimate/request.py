@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from comparator.errors import InputError, Msg, MsgList
-from comparator.estimate.stacks import STACK_IDS, stack_of
+from comparator.estimate.stacks import STACK_IDS, Stack, stack_of
 
 METHODS = ("full", "lora", "qlora")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")  # fp8: FP8 matmuls, bf16/fp32 states
@@ -240,7 +240,8 @@ def _combination_problems(request: EstimateRequest) -> list[tuple[str, Msg | Non
 
 
 def _stack_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
-    """Settings the request's stack (or the default one) does not offer."""
+    """Settings the request's stack (or the default one) does not offer: its methods,
+    recomputation modes and loss first, then its sharding."""
     stack = stack_of(request.stack)
     problems: list[tuple[str, Msg | None]] = []
     if request.method not in stack.methods:
@@ -280,6 +281,12 @@ def _stack_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
                 Msg("is not offered by the {stack} stack (its loss is plain)", stack=stack.name),
             )
         )
+    return problems + _sharding_problems(request, stack)
+
+
+def _sharding_problems(request: EstimateRequest, stack: Stack) -> list[tuple[str, Msg | None]]:
+    """ZeRO stages and optimizer offload the stack does not offer."""
+    problems: list[tuple[str, Msg | None]] = []
     if request.offload_optimizer and stack.offload_min_zero is None:
         problems.append(
             (

@@ -265,10 +265,8 @@ def solve(request: EstimateRequest) -> Solution:
         per_token * total_tokens, found.cards, gpu.bf16_tflops, mfu, request.safety_factor
     )
     hours *= network * (OFFLOAD_TIME_FACTOR if setup.offload_optimizer else 1.0)
-    if mfu_source == "fit":
-        low, high = _hours_range(request, gpu, shape, found, links)
-    else:
-        low, high = 1.0, 1.0
+    fitted = mfu_source == "fit"  # a given --mfu is exact: no range
+    low, high = _hours_range(request, gpu, shape, found, links) if fitted else (1.0, 1.0)
     _, source = _efficiency(request, gpu, shape, found, links)
     return Solution(
         request=request,

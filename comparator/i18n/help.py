@@ -75,6 +75,11 @@ HELP_ZH: dict[str, str] = {
     "Compliance report per provider (and per data centre): licences, filings, job rules.": (
         "按服务商（及机房）给出合规报告：许可证、备案、任务规则。"
     ),
+    # schema
+    "Print the JSON Schema of a job, profile or sources file, for TOML editors (Taplo).": (
+        "打印任务文件、档案或来源文件的 JSON 模式定义，供 TOML 编辑器补全和检查键名。"
+    ),
+    "Which file: job, profile or sources.": "哪种文件：`job`（任务）、`profile`（档案）或 `sources`（来源）。",
     "Provider ids (default: all).": "服务商编号（默认全部）。",
     "Job file whose requirements apply.": "按该任务文件的要求检查。",
     "Judge as of this date (YYYY-MM-DD); default: today.": (
@@ -130,8 +135,14 @@ HELP_ZH: dict[str, str] = {
     "Full activation recomputation on/off (default: only when needed to fit).": (
         "完整激活重计算开/关（默认仅在放不下时开启）。"
     ),
-    "none | selective | full (default: the cheapest that fits).": (
-        "none（不重算）| selective（选择性）| full（完整）（默认取放得下的最省时方案）。"
+    "none | selective | op | full (default: the cheapest the stack offers that fits).": (
+        "none（不重算）| selective（选择性）| op（算子级选择性）| full（完整）"
+        "（默认取该框架提供且放得下的最省时方案）。"
+    ),
+    "Training stack: megatron (NeMo), torchtitan (FSDP2), deepspeed, hf (HF Trainer / "
+    "LLaMA-Factory / Axolotl), unsloth, torchtune, other (default: hf, range over all).": (
+        "训练框架：megatron（NeMo）、torchtitan（FSDP2）、deepspeed、hf（HF Trainer / "
+        "LLaMA-Factory / Axolotl）、unsloth、torchtune、other（默认 hf，区间覆盖所有框架）。"
     ),
     "Chunked cross-entropy, 1/8 of the logits at once (default: only when needed).": (
         "分块交叉熵，每次计算 1/8 的 logits（默认仅在需要时）。"

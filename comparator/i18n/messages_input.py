@@ -46,11 +46,6 @@ _JOB_ZH: dict[str, str] = {
     "{path}: {key}: expected {expected} (got {got!r})": "{path}：{key}：应为{expected}（实为 {got!r}）",
     "{path}: {key}: {reason}": "{path}：{key}：{reason}",
     "{path}: no such job file": "{path}：没有这个任务文件",
-    "{path}: expected UTF-8 text (TOML is UTF-8), but byte {byte} is not UTF-8; if it was saved "
-    "as GB18030/GBK, save it again as UTF-8": (
-        "{path}：应为 UTF-8 文本（TOML 一律 UTF-8），但第 {byte} 个字节不是 UTF-8；若以 "
-        "GB18030/GBK 保存，请另存为 UTF-8"
-    ),
     "{path}: cannot read the job file ({reason})": "{path}：无法读取任务文件（{reason}）",
     "{path}: not valid TOML ({reason})": "{path}：不是有效的 TOML（{reason}）",
     "a time after earliest_start {start}": "晚于 earliest_start（{start}）的时间",
@@ -111,10 +106,6 @@ _PROFILE_ZH: dict[str, str] = {
     "either storage_price_gb_month or _gb_day, not both": "storage_price_gb_month 与 _gb_day 二选一",
     "a positive bandwidth in Gbit/s": "正的带宽（Gbit/s）",
     "an IANA time zone such as Asia/Shanghai": "IANA 时区，如 Asia/Shanghai",
-    "{path}: cannot read the profile ({reason})": "{path}：无法读取档案（{reason}）",
-    "{path}: expected UTF-8 text, but byte {byte} is not UTF-8": (
-        "{path}：应为 UTF-8 文本，但第 {byte} 个字节不是 UTF-8"
-    ),
     "{path}: not valid TOML (arrays or tables nested too deep)": "{path}：不是有效的 TOML（数组或表嵌套过深）",
 }
 
@@ -136,7 +127,6 @@ _CALENDAR_ZH: dict[str, str] = {
     "[DAYS] [HH:MM-HH:MM] *FACTOR, e.g. 'sat-sun 00:00-08:00*0.5'": (
         "[日子] [HH:MM-HH:MM] *系数，如 'sat-sun 00:00-08:00*0.5'"
     ),
-    "{path}: cannot read the holidays file ({reason})": "{path}：无法读取节假日文件（{reason}）",
     "{path}: [{key}]: expected a table per year, such as [2027]": "{path}：[{key}]：应为每年一个表，如 [2027]",
     "{path}: {field}: expected a list of dates": "{path}：{field}：应为日期列表",
     "{path}: {field}: {item!r} is not a range of days in {year}": (
@@ -203,10 +193,55 @@ _STACK_ZH: dict[str, str] = {
     ),
 }
 
+_READING_ZH: dict[str, str] = {
+    # descriptions of a file model's keys (what a missing key was expected to be)
+    "a whole number ≥ 0": "不小于 0 的整数",
+    "a whole number ≥ 1": "不小于 1 的整数",
+    "windows like 'mon-fri 09:00-18:00'": "形如 'mon-fri 09:00-18:00' 的时段",
+    "one of 'exempt', 'standard_contract', 'certified', 'cac_assessed'": (
+        "以下之一：'exempt'、'standard_contract'、'certified'、'cac_assessed'"
+    ),
+    "a value of the right kind": "类型正确的值",
+    "{path}: cannot read the {kind} ({reason})": "{path}：无法读取{kind}（{reason}）",
+    "job file": "任务文件",
+    "profile": "档案",
+    "sources file": "来源文件",
+    "holidays file": "节假日文件",
+    "{path}: line 1 declares the encoding {name!r}; expected utf-8 or gb18030 (or save the file "
+    "as UTF-8 and drop the coding line)": (
+        "{path}：第 1 行声明编码为 {name!r}；应为 utf-8 或 gb18030（或另存为 UTF-8 并删去该编码行）"
+    ),
+    "{path}: line {line}, column {column}: byte {byte} is not GB18030, though line 1 declares "
+    "it": "{path}：第 {line} 行第 {column} 列：第 {byte} 个字节不是 GB18030，但第 1 行声明了 GB18030",
+    "{path}: line {line}, column {column}: expected UTF-8 text (TOML is UTF-8), but byte {byte} "
+    "is not UTF-8; save the file again as UTF-8, or, if it is GB18030/GBK, say so on its first "
+    "line: '# -*- coding: gb18030 -*-'": (
+        "{path}：第 {line} 行第 {column} 列：应为 UTF-8 文本（TOML 一律 UTF-8），但第 {byte} 个字节"
+        "不是 UTF-8；请另存为 UTF-8，若文件是 GB18030/GBK，请在第一行写明：'# -*- coding: gb18030 -*-'"
+    ),
+    "{where}: {what}": "{where}：{what}",
+    "expected a key = value, a [table] or a comment": "应为 键 = 值、[表] 或注释",
+    "expected '=' after a key": "键后应为 '='",
+    "a key given twice": "同一个键出现了两次",
+    "a table given twice": "同一个表出现了两次",
+    "expected a value (a quoted string, number, date, true/false)": (
+        "应为一个值（带引号的字符串、数字、日期、true/false）"
+    ),
+    "expected ']' to close the array": "数组缺少结尾的 ']'",
+    "expected a closing brace to end the inline table": "内联表缺少结尾的花括号",
+    "expected the closing quote of the string": "字符串缺少结尾的引号",
+    "a control character inside a string": "字符串中有控制字符",
+    "expected a date or date-time such as 2027-01-31": "应为日期或日期时间，如 2027-01-31",
+    "expected ']' at the end of the table name": "表名结尾应为 ']'",
+    "expected ']]' at the end of the name": "名称结尾应为 ']]'",
+    "expected a key": "应为一个键",
+}
+
 INPUT_ZH: dict[str, str] = {
     **_COMMON_ZH,
     **_JOB_ZH,
     **_PROFILE_ZH,
     **_CALENDAR_ZH,
     **_STACK_ZH,
+    **_READING_ZH,
 }

@@ -50,7 +50,32 @@ _SHEET_ZH: dict[str, str] = {
         "{path}：{size} 字节；价格表最多 {limit} 字节"
     ),
     "{path}: {reason}": "{path}：{reason}",
-    "{path}: expected UTF-8 or GB18030 text": "{path}：应为 UTF-8 或 GB18030 文本",
+    "{location}: record {row}: the key {key!r} is given twice; expected each key once (JSON "
+    "would keep only the last value)": (
+        "{location}：第 {row} 条记录：键 {key!r} 出现了两次；每个键只能出现一次（JSON 只会保留最后一个值）"
+    ),
+    "{path}: the key {key!r} is given twice in the top-level object; expected each key once "
+    "(JSON would keep only the last value)": (
+        "{path}：顶层对象中键 {key!r} 出现了两次；每个键只能出现一次（JSON 只会保留最后一个值）"
+    ),
+    "each key once per object, but this key is given twice (JSON would keep only the last "
+    "value)": "每个对象中每个键只出现一次，但这个键出现了两次（JSON 只会保留最后一个值）",
+    "{path}: not UTF-8 text, and no known text encoding fits it; save it again as UTF-8 (Excel: "
+    "Save As, CSV UTF-8)": (
+        "{path}：不是 UTF-8 文本，也不符合任何已知的文本编码；请另存为 UTF-8（Excel：另存为“CSV UTF-8”）"
+    ),
+    "{path}: not UTF-8 text; it looks like {names}, but the guess is not sure enough to store its "
+    "names and regions; save it again as UTF-8 (Excel: Save As, CSV UTF-8)": (
+        "{path}：不是 UTF-8 文本；看起来是 {names}，但判断不够确定，不能据此保存其中的名称和区域；"
+        "请另存为 UTF-8（Excel：另存为“CSV UTF-8”）"
+    ),
+    "{path}: not UTF-8 text; it looks like {names}, but byte {byte} is not {names}; save it again "
+    "as UTF-8 (Excel: Save As, CSV UTF-8)": (
+        "{path}：不是 UTF-8 文本；看起来是 {names}，但第 {byte} 个字节不是 {names}；"
+        "请另存为 UTF-8（Excel：另存为“CSV UTF-8”）"
+    ),
+    "{path}: not UTF-8; read as {encoding} (detected); if names look wrong, save the sheet as "
+    "UTF-8": "{path}：不是 UTF-8；已按检测到的 {encoding} 读取；若名称显示有误，请将表格另存为 UTF-8",
     "{path}: XLSX needs openpyxl: pip install 'suanli[xlsx]'": (
         "{path}：读取 XLSX 需要 openpyxl：pip install 'suanli[xlsx]'"
     ),
@@ -179,7 +204,6 @@ _SOURCES_ZH: dict[str, str] = {
     "{file}: no such sources file (try --config examples/sources.toml)": (
         "{file}：没有这个来源文件（试试 --config examples/sources.toml）"
     ),
-    "{file}: cannot read the sources file ({reason})": "{file}：无法读取来源文件（{reason}）",
     "{where}: adapter: expected one of {known}, got {name!r}": (
         "{where}：adapter：应为以下之一：{known}，实为 {name!r}"
     ),

@@ -9,6 +9,7 @@ every source's adapter (:mod:`providers`) and stores what came back through :mod
 from comparator.refresh.importer import ImportResult, import_files, load_demo, split_files
 from comparator.refresh.run import RefreshReport, SourceOutcome, run_refresh
 from comparator.refresh.sources import load_sources
+from comparator.refresh.sources_model import sources_schema
 from comparator.refresh.worker import run_worker
 
 __all__ = [
@@ -20,5 +21,6 @@ __all__ = [
     "load_sources",
     "run_refresh",
     "run_worker",
+    "sources_schema",
     "split_files",
 ]

@@ -7,15 +7,15 @@ typo is an error instead of a silently ignored setting.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from comparator.domain.toml_input import read_toml
 from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
-from comparator.errors import InputError, os_reason, toml_reason
+from comparator.errors import InputError, Msg
 from comparator.refresh.schedule import parse_cron
 from providers import FetchPolicy, SourceSpec, adapter_class, is_url
 
@@ -76,26 +76,12 @@ class SourcesFile:
 def load_sources(path: str | Path) -> SourcesFile:
     """Read and check a sources file; InputError names the file, the entry and the key."""
     file = Path(path).expanduser()
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(
-            "{file}: no such sources file (try --config examples/sources.toml)", file=file
-        ) from None
-    except OSError as exc:
-        raise InputError(
-            "{file}: cannot read the sources file ({reason})", file=file, reason=os_reason(exc)
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            "{path}: expected UTF-8 text, but byte {byte} is not UTF-8",
-            path=file,
-            byte=exc.start + 1,
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(
-            "{path}: not valid TOML ({reason})", path=file, reason=toml_reason(exc)
-        ) from None
+    data = read_toml(
+        file,
+        error=InputError,
+        kind=Msg("sources file"),
+        missing=Msg("{file}: no such sources file (try --config examples/sources.toml)", file=file),
+    )
     return parse_sources(data, file)
 
 

@@ -50,7 +50,8 @@ def sheet_filename(source: SourceSpec) -> str:
 
 
 class SheetAdapter(Adapter):
-    """A price sheet in the billing.md format, English or Chinese headers, UTF-8 or GB18030."""
+    """A price sheet in the billing.md format, English or Chinese headers, UTF-8 or a detected
+    GB18030/Big5/Shift-JIS."""
 
     name: ClassVar[str] = "sheet"
     option_help: ClassVar[Mapping[str, str]] = {

@@ -1,4 +1,5 @@
-"""Price sheets (billing.md): CSV, XLSX or JSON; English or Chinese headers; UTF-8 or GB18030.
+"""Price sheets (billing.md): CSV, XLSX or JSON; English or Chinese headers; UTF-8, or a
+confidently detected GB18030, Big5 or Shift-JIS (:mod:`providers.sheet.encoding`).
 
 Reading the bytes (and every way they can be broken) is :mod:`providers.sheet.read`'s.
 
@@ -27,6 +28,7 @@ from providers.sheet.columns import (
     header_map,
     unknown_headers,
 )
+from providers.sheet.encoding import UTF8
 from providers.sheet.known import KnownCatalog
 from providers.sheet.read import Table, read_table
 from providers.sheet.values import (
@@ -95,7 +97,8 @@ def parse_sheet_columns(
     ``decimal``: the decimal mark the sheet's source declares (``","`` reads ``1,5`` as 1.5);
     None: what the sheet itself declares (a JSON ``"decimal"`` key), else ``"."``.
     ``warnings``, when given, receives what the sheet has that import ignores: columns no
-    header matches, and a sheet with a header but no rows.
+    header matches, and a sheet with a header but no rows; and the encoding guessed for a
+    sheet that is not UTF-8.
     """
     table = read_table(content, filename)
     cells = _rename_headers(table, filename)
@@ -119,6 +122,15 @@ def parse_sheet_columns(
 
 def _sheet_warnings(table: Table, filename: str) -> list[Msg]:
     found: list[Msg] = []
+    if table.encoding != UTF8:
+        found.append(
+            Msg(
+                "{path}: not UTF-8; read as {encoding} (detected); if names look wrong, save "
+                "the sheet as UTF-8",
+                path=filename,
+                encoding=table.encoding,
+            )
+        )
     ignored = unknown_headers(table.headers)
     if ignored:
         names = ", ".join(repr(h) for h in ignored)

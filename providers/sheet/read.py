@@ -15,7 +15,7 @@ import json
 import zipfile
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
 from xml.etree.ElementTree import ParseError
@@ -24,7 +24,9 @@ from xml.parsers.expat import ExpatError
 import numpy as np
 import pandas as pd
 
-from comparator.errors import InputError, Msg
+from comparator.domain.json_input import duplicate_key, json_object
+from comparator.errors import InputError, Msg, RowProblem, SheetError
+from providers.sheet.encoding import UTF8, decode_sheet
 
 MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
 MAX_ROWS = 2_000_000  # data rows
@@ -57,14 +59,7 @@ class Table:
     decimal: str = "."  # what the sheet declared as decimal mark (JSON "decimal")
     # column 0..n-1 → (codes, texts): each row's cell is texts[code], stripped of spaces
     distinct: Mapping[int, tuple[np.ndarray, list[str]]] = field(default_factory=dict)
-
-
-def decode_text(content: bytes) -> str:
-    """UTF-8 (with or without BOM), else GB18030 — what Chinese Excel exports."""
-    try:
-        return content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return content.decode("gb18030")
+    encoding: str = UTF8  # what the text was decoded from: UTF-8, or the family guessed
 
 
 def short(text: object, limit: int = 120) -> str:
@@ -90,13 +85,11 @@ def read_table(content: bytes, filename: str) -> Table:
         elif suffix == ".json":
             table = _json_table(content, filename)
         else:
-            table = _csv_table(content, "\t" if suffix == ".tsv" else ",")
+            table = _csv_table(content, filename, "\t" if suffix == ".tsv" else ",")
     except InputError as exc:
         if str(exc).startswith(filename):
             raise
         raise InputError("{path}: {reason}", path=filename, reason=exc.msg) from None
-    except UnicodeDecodeError:
-        raise InputError("{path}: expected UTF-8 or GB18030 text", path=filename) from None
     except ImportError:
         raise InputError(
             "{path}: XLSX needs openpyxl: pip install 'suanli[xlsx]'", path=filename
@@ -178,15 +171,12 @@ def _without_blank_rows(
     return rows[kept], {n: (codes[kept], texts) for n, (codes, texts) in distinct.items()}
 
 
-def _csv_table(content: bytes, sep: str) -> Table:
-    try:  # decode_text's choice; UTF-8 goes to the parser as it is (a third faster than str)
-        text = content.decode("utf-8-sig")
-        raw = content.removeprefix(codecs.BOM_UTF8)
-    except UnicodeDecodeError:
-        text = content.decode("gb18030")
-        raw = text.encode("utf-8")
-    if not text.strip():
-        return Table([], pd.Index([], dtype="int64"))
+def _csv_table(content: bytes, filename: str, sep: str) -> Table:
+    decoded = decode_sheet(content, filename)
+    # UTF-8 goes to the parser as it is (a third faster than str)
+    raw = decoded.text.encode("utf-8") if decoded.guessed else content.removeprefix(codecs.BOM_UTF8)
+    if not decoded.text.strip():
+        return Table([], pd.Index([], dtype="int64"), encoding=decoded.encoding)
     frame = pd.read_csv(
         io.BytesIO(raw),
         encoding="utf-8",
@@ -206,25 +196,56 @@ def _csv_table(content: bytes, sep: str) -> Table:
     headers = ["" if pd.isna(c[0]) else str(c[0]).strip() for c in cells] if len(frame) else []
     rows = pd.RangeIndex(2, 1 + len(frame)) if len(frame) else pd.RangeIndex(2, 2)
     kept, distinct = _without_blank_rows([c[1:] for c in cells], rows)
-    return Table(headers, kept, distinct=distinct)
+    return Table(headers, kept, distinct=distinct, encoding=decoded.encoding)
 
 
 def _json_table(content: bytes, filename: str) -> Table:
-    text = decode_text(content)
-    document = json.loads(text, parse_float=str, parse_int=str, parse_constant=str)
+    decoded = decode_sheet(content, filename)
+    document = json.loads(
+        decoded.text,
+        parse_float=str,
+        parse_int=str,
+        parse_constant=str,
+        object_pairs_hook=json_object,
+    )
     decimal = "."
     if isinstance(document, dict) and isinstance(document.get("offers"), list):
+        _unique_keys_at_top(document, filename)
         decimal = _declared_decimal(document.get("decimal", "."), filename)
         document = document["offers"]
     if not isinstance(document, list) or not all(isinstance(r, dict) for r in document):
         raise InputError("{path}: expected a JSON list of objects (one per offer)", path=filename)
+    _unique_keys_per_row(document, filename)
     headers: list[str] = []
     for record in document:
         headers += [key for key in record if key not in headers]
         if len(headers) > MAX_COLUMNS:
             break
     numbered = [(n, [_json_cell(r.get(key)) for key in headers]) for n, r in enumerate(document, 1)]
-    return _from_rows(headers, [(n, cells) for n, cells in numbered if not _blank(cells)], decimal)
+    kept = [(n, cells) for n, cells in numbered if not _blank(cells)]
+    return replace(_from_rows(headers, kept, decimal), encoding=decoded.encoding)
+
+
+def _unique_keys_at_top(document: dict[str, Any], filename: str) -> None:
+    key = duplicate_key(document)
+    if key is not None:
+        raise InputError(
+            "{path}: the key {key!r} is given twice in the top-level object; expected each key "
+            "once (JSON would keep only the last value)",
+            path=filename,
+            key=short(key),
+        )
+
+
+def _unique_keys_per_row(records: list[dict[str, Any]], filename: str) -> None:
+    """Each offer's object names each column once: the last of two would silently win."""
+    problems = [
+        RowProblem(row, key, _TWICE)
+        for row, key in ((n, duplicate_key(r)) for n, r in enumerate(records, 1))
+        if key is not None
+    ]
+    if problems:
+        raise SheetError(filename, problems)
 
 
 def _declared_decimal(value: object, filename: str) -> str:
@@ -233,6 +254,11 @@ def _declared_decimal(value: object, filename: str) -> str:
             '{path}: decimal: expected "." or ",", got {value!r}', path=filename, value=short(value)
         )
     return str(value)
+
+
+_TWICE = Msg(
+    "each key once per object, but this key is given twice (JSON would keep only the last value)"
+)
 
 
 def _json_cell(value: Any) -> str:

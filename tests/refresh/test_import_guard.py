@@ -94,5 +94,5 @@ def test_a_fake_xlsx_and_a_gb18030_job_file_say_what_was_expected(
     job.write_bytes('[job]\nname = "客服助手"\n'.encode("gb18030"))
     result = cli("plan", str(job), db=demo_db_url, lang="en")
     assert result.code == 1
-    assert f"error: {job}: expected UTF-8 text" in result.err
+    assert f"error: {job}: line 2, column 9: expected UTF-8 text" in result.err
     assert "GB18030" in result.err and "codec" not in result.err

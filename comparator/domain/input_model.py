@@ -1,0 +1,123 @@
+"""What pydantic models of input files share: one field-check error, rendered through the catalogue.
+
+A file model (:mod:`comparator.domain.job_model`) declares each key with a type whose
+``BeforeValidator`` checks the value the way a person wrote it (TOML types, a province's short
+name, a GPU alias) and raises :func:`bad` with the catalogue's words for what was expected.
+:func:`render_errors` turns pydantic's first error into the one-line message every input error
+has: ``{path}: {key}: expected {expected} (got {got!r})``, in both languages. A field's
+``description`` is a catalogue message too (English text, Chinese in ``messages_input``): it
+is what a missing key was expected to be, and what an editor shows from the JSON Schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import PydanticCustomError
+
+from comparator.errors import InputError, Msg, as_msg
+
+# pydantic's custom error: its first argument is an error *type* id, not a message
+_field_error = PydanticCustomError
+_KIND = "suanli"
+
+
+class FileTable(BaseModel):
+    """One table of an input file: its keys are exactly the fields (no unknown key passes)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def bad(expected: str | Msg, got: object = None, *, key: str | None = None) -> PydanticCustomError:
+    """A field check that failed: ``expected`` in the catalogue's words, what was ``got``;
+    ``key`` (dotted) when the check of a whole table blames one of its keys."""
+    return _field_error(_KIND, "{expected}", {"expected": as_msg(expected), "got": got, "key": key})
+
+
+def reason(why: Msg, *, key: str | None = None) -> PydanticCustomError:
+    """A field check whose whole reason is ``why`` (an unknown GPU says what it knows)."""
+    return _field_error(_KIND, "{reason}", {"reason": why, "key": key})
+
+
+def render_errors(
+    exc: ValidationError, model: type[BaseModel], path: str, error: type[InputError]
+) -> InputError:
+    """The first of pydantic's errors as ``error``, naming file, table and key."""
+    first = exc.errors(include_url=False)[0]
+    loc = tuple(str(part) for part in first["loc"])
+    context: Mapping[str, Any] = first.get("ctx") or {}
+    kind = first["type"]
+    key = context.get("key") or _dotted(loc)
+    if kind == _KIND and "reason" in context:
+        return error("{path}: {key}: {reason}", path=path, key=key, reason=context["reason"])
+    if kind == _KIND:
+        return _expected(error, path, key, context["expected"], context.get("got"))
+    field = _field(model, loc)
+    if kind == "extra_forbidden":
+        names = ", ".join(_fields_of(model, loc[:-1]))
+        return _expected(error, path, key, Msg("one of {names}", names=names), loc[-1])
+    if field is not None and _is_table(field):
+        key = f"[{key}]"
+    if kind == "missing":
+        return _expected(error, path, key, _described(field), None)
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return _expected(error, path, key, Msg("a table"), first.get("input"))
+    return _expected(error, path, key, _described(field), first.get("input"))
+
+
+def _expected(
+    error: type[InputError], path: str, key: str, expected: Msg, got: object
+) -> InputError:
+    if got is None:
+        return error("{path}: {key}: expected {expected}", path=path, key=key, expected=expected)
+    return error(
+        "{path}: {key}: expected {expected} (got {got!r})",
+        path=path,
+        key=key,
+        expected=expected,
+        got=got,
+    )
+
+
+def _dotted(loc: Sequence[str]) -> str:
+    return ".".join(loc)
+
+
+def _described(field: Any) -> Msg:
+    text = getattr(field, "description", None)
+    return Msg(text) if text else Msg("a value of the right kind")
+
+
+def _model_at(model: type[BaseModel], loc: Sequence[str]) -> type[BaseModel] | None:
+    current: type[BaseModel] | None = model
+    for part in loc:
+        if current is None or part not in current.model_fields:
+            return None
+        current = _table_class(current.model_fields[part].annotation)
+    return current
+
+
+def _field(model: type[BaseModel], loc: Sequence[str]) -> Any:
+    parent = _model_at(model, loc[:-1]) if loc else None
+    return parent.model_fields.get(loc[-1]) if parent is not None else None
+
+
+def _fields_of(model: type[BaseModel], loc: Sequence[str]) -> list[str]:
+    parent = _model_at(model, loc)
+    return sorted(parent.model_fields) if parent is not None else []
+
+
+def _is_table(field: Any) -> bool:
+    return _table_class(field.annotation) is not None
+
+
+def _table_class(annotation: Any) -> type[BaseModel] | None:
+    """The FileTable class of ``annotation`` (``X`` or ``X | None``), or None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            return arg
+    return None

@@ -1,0 +1,265 @@
+"""The job file as pydantic models: every key, its type and its check, and the JSON Schema.
+
+:func:`comparator.domain.job.parse_job` validates a parsed TOML document with :class:`JobFile`
+and builds the :class:`~comparator.domain.job.Job` the planner reads. ``suanli schema job``
+prints :func:`job_schema`. Errors name the file, the table and the key in the catalogue's words
+(:mod:`comparator.domain.input_model`).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time
+from decimal import Decimal
+from functools import lru_cache
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
+
+from comparator.domain.calendar import TouRule, parse_rule
+from comparator.domain.gpus import resolve_gpu
+from comparator.domain.input_model import FileTable, bad, reason
+from comparator.domain.money import parse_decimal
+from comparator.domain.provinces import canonical_province
+from comparator.domain.zones import DEFAULT_TIMEZONE
+from comparator.errors import CalendarError, Msg, UnknownGpuError
+
+EXPORT_BASES = ("exempt", "standard_contract", "certified", "cac_assessed")
+
+
+@lru_cache(maxsize=64)
+def window_rules(windows: tuple[str, ...]) -> tuple[TouRule, ...]:
+    """Run windows read with the time-of-use grammar (``[DAYS] [HH:MM-HH:MM]``, no factor)."""
+    return tuple(
+        parse_rule(f"{w} *1", where="schedule.run_windows", index=i)
+        for i, w in enumerate(windows, 1)
+    )
+
+
+# --- value checks: the value as TOML gives it → the value the Job holds --------------------
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise bad(Msg("a non-empty string"), value)
+    return value.strip()
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise bad(Msg("true or false"), value)
+    return value
+
+
+def _whole(low: int, high: int | None = None) -> BeforeValidator:
+    def check(value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise bad(Msg("a whole number ≥ {low}", low=low), value)
+        if high is not None and value > high:
+            raise bad(Msg("a whole number from {low} to {high}", low=low, high=high), value)
+        return value
+
+    return BeforeValidator(check)
+
+
+def _positive(value: object) -> Decimal:
+    number = parse_decimal(value) if isinstance(value, int | float | str) else None
+    if number is None or number <= 0:
+        raise bad(Msg("a positive number"), value)
+    return number
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise bad(Msg("a list of strings"), value)
+    return tuple(v.strip() for v in value)
+
+
+def _moment(value: object) -> datetime:
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise bad(Msg("an ISO date-time"), value) from None
+    if isinstance(value, date) and not isinstance(value, datetime):
+        value = datetime.combine(value, time())
+    if not isinstance(value, datetime):
+        raise bad(Msg("a date-time like 2026-12-01T00:00:00+08:00"), value)
+    return value if value.tzinfo else value.replace(tzinfo=DEFAULT_TIMEZONE)
+
+
+def _gpu(value: object) -> str:
+    name = _text(value)
+    try:
+        return resolve_gpu(name).name
+    except UnknownGpuError as exc:
+        raise reason(exc.msg) from None
+
+
+def _gpus(value: object) -> tuple[str, ...]:
+    return tuple(_gpu(name) for name in _strings(value))
+
+
+def _provinces(value: object) -> tuple[str, ...]:
+    names = []
+    for text in _strings(value):
+        canonical = canonical_province(text)
+        if canonical is None:
+            raise bad(Msg("a mainland province name or 简称 (short name)"), text)
+        names.append(canonical)
+    return tuple(names)
+
+
+def _windows(value: object) -> tuple[str, ...]:
+    windows = _strings(value)
+    try:
+        window_rules(windows)
+    except CalendarError as exc:
+        raise bad(Msg("windows like 'mon-fri 09:00-18:00' ({reason})", reason=exc.msg)) from None
+    return windows
+
+
+def _export_basis(value: object) -> str:
+    basis = _text(value)
+    if basis not in EXPORT_BASES:
+        raise bad(Msg("one of {names}", names=", ".join(EXPORT_BASES)), basis)
+    return basis
+
+
+def _currency(value: object) -> str:
+    text = _text(value)
+    if len(text) != 3 or not text.isalpha():
+        raise bad(Msg("an ISO 4217 code like CNY"), text)
+    return text.upper()
+
+
+def _table(value: object) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise bad(Msg("a table"), value)
+    return dict(value)
+
+
+_NUMBER_SCHEMA = {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}]}
+_STRINGS_SCHEMA = {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]}
+_MOMENT_SCHEMA = {"type": "string", "format": "date-time"}
+Text = Annotated[str, BeforeValidator(_text)]
+Flag = Annotated[bool, BeforeValidator(_flag)]
+Positive = Annotated[Decimal, BeforeValidator(_positive), WithJsonSchema(_NUMBER_SCHEMA)]
+Strings = Annotated[tuple[str, ...], BeforeValidator(_strings), WithJsonSchema(_STRINGS_SCHEMA)]
+Moment = Annotated[datetime, BeforeValidator(_moment), WithJsonSchema(_MOMENT_SCHEMA)]
+Table = Annotated[dict[str, Any], BeforeValidator(_table)]
+
+
+Gpus = Annotated[tuple[str, ...], BeforeValidator(_gpus), WithJsonSchema(_STRINGS_SCHEMA)]
+Provinces = Annotated[tuple[str, ...], BeforeValidator(_provinces), WithJsonSchema(_STRINGS_SCHEMA)]
+Windows = Annotated[tuple[str, ...], BeforeValidator(_windows), WithJsonSchema(_STRINGS_SCHEMA)]
+
+
+# --- the tables -----------------------------------------------------------------------------
+
+
+class WorkloadTable(FileTable):
+    """``[workload]``: work given directly, as card-hours measured on a reference GPU."""
+
+    card_hours: Positive = Field(description="a positive number of card-hours")
+    gpu: Annotated[str, BeforeValidator(_gpu)] = Field(
+        description="the reference GPU the card-hours were measured on"
+    )
+    cards: Annotated[int, _whole(1)] | None = Field(None, description="a whole number ≥ 1")
+
+
+class ScheduleTable(FileTable):
+    """``[schedule]``: when the job may run; naive date-times are read in Asia/Shanghai."""
+
+    earliest_start: Moment = Field(description="a date-time like 2026-12-01T00:00:00+08:00")
+    deadline: Moment = Field(description="a date-time like 2026-12-01T00:00:00+08:00")
+    interruptible: Flag = Field(False, description="true or false")
+    restart_overhead_hours: Annotated[int, _whole(0)] = Field(0, description="a whole number ≥ 0")
+    run_windows: Windows = Field((), description="windows like 'mon-fri 09:00-18:00'")
+    max_hours_per_day: Annotated[int, _whole(1, 24)] | None = Field(
+        None, description="a whole number of hours 1–24"
+    )
+
+    @model_validator(mode="after")
+    def _deadline_after_start(self) -> ScheduleTable:
+        if self.deadline <= self.earliest_start:
+            start = self.earliest_start.isoformat()
+            raise bad(
+                Msg("a time after earliest_start {start}", start=start),
+                self.deadline.isoformat(),
+                key="schedule.deadline",
+            )
+        return self
+
+
+class RequirementsTable(FileTable):
+    """``[requirements]``: what a placement must satisfy; absent keys require nothing."""
+
+    gpus: Gpus = Field((), description="a list of strings")
+    provinces: Provinces = Field((), description="a mainland province name or 简称 (short name)")
+    cities: Strings = Field((), description="a list of strings")
+    certifications: Strings = Field((), description="a list of strings")
+    mlps_level: Annotated[int, _whole(1, 5)] | None = Field(None, description="a level from 1 to 5")
+    contains_personal_info: Flag = Field(False, description="true or false")
+    export_basis: Annotated[str, BeforeValidator(_export_basis)] | None = Field(
+        None, description="one of 'exempt', 'standard_contract', 'certified', 'cac_assessed'"
+    )
+    invoice: Text | None = Field(None, description="a non-empty string")
+    spot: Flag = Field(False, description="true or false")
+
+
+class DataTable(FileTable):
+    """``[data]``: what the job keeps on the data centre's disks, GB (1 TB = 1000 GB)."""
+
+    dataset_gb: Positive | None = Field(None, description="a positive number")
+    checkpoint_gb: Positive | None = Field(None, description="a positive number")
+
+
+class BudgetTable(FileTable):
+    """``[budget]``: a cap on the total and on the price per card-hour (tax-inclusive)."""
+
+    max_cost: Positive | None = Field(None, description="a positive number")
+    max_price_per_card_hour: Positive | None = Field(None, description="a positive number")
+    use_free_trial: Flag = Field(False, description="true or false")
+
+
+class JobFile(FileTable):
+    """A job file: what to train (``[workload]``, or ``[model]`` + ``[training]``), by when
+    (``[schedule]``) and under which requirements."""
+
+    name: Text | None = Field(None, description="a non-empty string")
+    currency: Annotated[str, BeforeValidator(_currency)] = Field(
+        "CNY", description="an ISO 4217 code like CNY"
+    )
+    workload: WorkloadTable | None = Field(
+        None, description="[workload] card_hours, or [model] and [training]"
+    )
+    model: Table | None = Field(None, description="a table")
+    training: Table | None = Field(None, description="a table")
+    schedule: ScheduleTable = Field(description="a table with earliest_start and deadline")
+    requirements: RequirementsTable = Field(
+        default_factory=RequirementsTable, description="a table"
+    )
+    budget: BudgetTable | None = Field(None, description="a table")
+    data: DataTable | None = Field(None, description="a table")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _work_first(cls, data: Any) -> Any:
+        """Which work the job gives is checked before its tables' keys, as the file reads."""
+        if not isinstance(data, dict):
+            return data
+        workload, model, training = (data.get(k) for k in ("workload", "model", "training"))
+        if workload is not None and (model is not None or training is not None):
+            raise bad(Msg("either [workload] or [model]+[training], not both"), key="[workload]")
+        if workload is None and model is None:
+            raise bad(Msg("[workload] card_hours, or [model] and [training]"), key="[workload]")
+        return data
+
+
+def job_schema() -> dict[str, Any]:
+    """The JSON Schema of a job file (TOML date-times are ``date-time`` strings in it)."""
+    schema = JobFile.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
