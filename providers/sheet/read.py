@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from comparator.errors import InputError, Msg
+from providers.sheet.merged import MergedFill, merged_blocks
 
 MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
 MAX_ROWS = 2_000_000  # data rows
@@ -294,20 +295,27 @@ def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple
                 size=unpacked,
                 limit=MAX_SHEET_BYTES,
             )
-    book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    try:
-        if not book.worksheets:
-            raise InputError("{path}: the workbook has no sheet", path=filename)
-        return _xlsx_rows(book.worksheets[0], filename)
-    finally:
-        book.close()
+        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+        try:
+            if not book.worksheets:
+                raise InputError("{path}: the workbook has no sheet", path=filename)
+            sheet = book.worksheets[0]
+            merged = MergedFill(merged_blocks(archive, sheet._worksheet_path))
+            return _xlsx_rows(sheet, filename, merged)
+        finally:
+            book.close()
 
 
-def _xlsx_rows(sheet: Any, filename: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """The first row's cells as headers and the non-blank rows below it, numbered."""
+def _xlsx_rows(
+    sheet: Any, filename: str, merged: MergedFill
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The first row's cells as headers and the non-blank rows below it, numbered; a merged
+    block's cells all read its top-left value."""
     headers: list[str] | None = None
     numbered: list[tuple[int, list[str]]] = []
-    for number, values in enumerate(sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1), 1):
+    rows = sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1)
+    for number, read in enumerate(rows, 1):
+        values = merged.fill(number, read)
         if number > MAX_ROWS + 1:
             raise InputError(
                 "{path}: more than {limit} rows; expected at most {limit}",
