@@ -147,6 +147,9 @@ _SOURCES_ZH: dict[str, str] = {
     "{where} shared: expected true or false, got {shared!r}": (
         "{where} shared：应为 true 或 false，实为 {shared!r}"
     ),
+    "{where}: provider: expected {expected}, got {value!r}": (
+        "{where}：provider：应为{expected}，实为 {value!r}"
+    ),
     "{where}: {key}: expected a name without spaces, got {value!r}": (
         "{where}：{key}：应为不含空格的名称，实为 {value!r}"
     ),
