@@ -89,7 +89,7 @@ def test_sources_file_refuses_a_path_like_provider(tmp_path: Path) -> None:
     path.write_text(
         '[[source]]\nprovider = ".etc"\nadapter = "sheet"\npath = "p.csv"\n', encoding="utf-8"
     )
-    with pytest.raises(InputError, match="starts with '.'"):
+    with pytest.raises(InputError, match=r"starts with '\.'"):
         load_sources(path)
 
 
