@@ -16,6 +16,8 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 
+from providers.parse_deadline import check_parse_deadline
+
 _CHUNK = 2**20
 _OPEN = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?mergeCells[\s>/]")
 _CLOSE = re.compile(
@@ -51,17 +53,22 @@ def merged_blocks(archive: zipfile.ZipFile, part: str) -> list[Block]:
     found = b""
     with archive.open(part.lstrip("/")) as stream:
         while chunk := stream.read(_CHUNK):
-            text = tail + chunk
-            if not found:
-                start = _OPEN.search(text)
-                if start is None:
+            check_parse_deadline()
+            if found:
+                found += chunk
+            else:
+                text = tail + chunk
+                at = text.find(b"mergeCells")  # memchr speed; the regex only near a hit
+                if at < 0:
                     tail = text[-64:]
                     continue
-                text = text[start.start() :]
-            found = text if not found else found + chunk
+                opening = _OPEN.search(text, max(text.rfind(b"<", 0, at), 0))
+                if opening is None:
+                    tail = text[-64:]
+                    continue
+                found = text[opening.start() :]
             if _CLOSE.search(found):
                 break
-            tail = b""
     blocks = []
     for match in _REF.finditer(found):
         ref = match.group(1).decode("ascii").replace("$", "").upper()

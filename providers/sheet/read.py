@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from comparator.errors import InputError, Msg
+from providers.parse_deadline import ROWS_PER_CHECK, check_parse_deadline
 from providers.sheet.merged import MergedFill, merged_blocks
 
 MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
@@ -116,6 +117,7 @@ def read_table(content: bytes, filename: str) -> Table:
             kind=kind.upper(),
             reason=f"{type(exc).__name__}: {short(exc)}",
         ) from None
+    check_parse_deadline()
     _check_size(table, filename)
     return table
 
@@ -142,6 +144,7 @@ def _from_rows(
 ) -> Table:
     """Header + (row number, cells) of the non-blank data rows."""
     width = len(headers)
+    check_parse_deadline()
     body = [(cells + [""] * width)[:width] for _, cells in numbered]
     index = pd.Index([number for number, _ in numbered], dtype="int64")
     frame = pd.DataFrame(body, index=index, columns=range(width), dtype=object)
@@ -314,8 +317,12 @@ def _xlsx_rows(
     headers: list[str] | None = None
     numbered: list[tuple[int, list[str]]] = []
     rows = sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1)
-    for number, read in enumerate(rows, 1):
-        values = merged.fill(number, read)
+    fill = merged.fill if merged.blocks else None
+    for number, values in enumerate(rows, 1):
+        if not number % ROWS_PER_CHECK:
+            check_parse_deadline()  # a refresh's parse_timeout_s stops a long sheet here
+        if fill is not None:
+            values = fill(number, values)
         if number > MAX_ROWS + 1:
             raise InputError(
                 "{path}: more than {limit} rows; expected at most {limit}",
