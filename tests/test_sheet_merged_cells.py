@@ -81,3 +81,15 @@ def test_fill_only_touches_rows_inside_a_block() -> None:
     assert fill.fill(4, (1,))[5:] == ("USD", 16, 8)
     assert fill.fill(5, (0,) * 8)[5:] == (0, 0, 0)  # the new blocks' own top-left values
     assert fill.fill(7, (9, None)) == (9, None)  # past every block
+
+
+def test_a_merged_header_stays_one_header() -> None:
+    book = Workbook()
+    sheet = book.active
+    sheet.append([*HEADER, None])
+    sheet.append(["acme", "sg-1", "H100", "hourly", "2.50", "USD", 16, 8, "note"])
+    sheet.merge_cells("H1:I1")  # "cards" over two columns: the second is no second "cards"
+    buffer = io.BytesIO()
+    book.save(buffer)
+    [offer] = parse_sheet(buffer.getvalue(), "header.xlsx", KNOWN)
+    assert (offer.currency, offer.stock, offer.cards) == ("USD", 16, 8)

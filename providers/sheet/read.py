@@ -303,7 +303,9 @@ def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple
             if not book.worksheets:
                 raise InputError("{path}: the workbook has no sheet", path=filename)
             sheet = book.worksheets[0]
-            merged = MergedFill(merged_blocks(archive, sheet._worksheet_path))
+            blocks = merged_blocks(archive, sheet._worksheet_path)
+            # the header row's blocks (a title over two columns) stay as before: one header
+            merged = MergedFill([b for b in blocks if b.min_row > 1])
             return _xlsx_rows(sheet, filename, merged)
         finally:
             book.close()
