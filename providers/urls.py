@@ -123,7 +123,9 @@ def is_public_address(address: Address) -> bool:
     registries, as :attr:`ipaddress.IPv4Address.is_global` knows them: not loopback, private,
     link-local, shared 100.64.0.0/10, reserved, documentation or unique-local), not multicast,
     and, for an IPv6 form that carries an IPv4 address (mapped, compatible, 6to4, Teredo,
-    NAT64), carrying a public one."""
+    NAT64), carrying a public one. Python 3.11's tables count the mapped, compatible, Teredo
+    and NAT64 ranges as not global whatever they carry; a 6to4 address of a public IPv4
+    address is public."""
     if isinstance(address, ipaddress.IPv6Address):
         embedded = _embedded_ipv4(address)
         if embedded and not all(is_public_address(a) for a in embedded):

@@ -86,6 +86,8 @@ def test_a_redirect_to_a_public_address_is_followed_under_any_host() -> None:
         ("fc00::1", False),
         ("::ffff:127.0.0.1", False),
         ("::", False),
+        ("::ffff:8.8.8.8", False),  # mapped forms are never public
+        ("2002:a00:1::", False),  # 6to4 of 10.0.0.1
     ],
 )
 def test_public_addresses_are_told_apart(text: str, public: bool) -> None:
