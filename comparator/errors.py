@@ -23,6 +23,7 @@ language) or a :class:`MsgList`.
     ├── CatalogError           the catalog database is missing data a command needs
     ├── SourceError            a refresh source failed (fetch, HTTP status, validation)
     ├── PlanError              the planner could not produce a plan
+    │   └── AmountsTooLargeError  one candidate's amounts exceed the exact integer range
     └── RenderError            a report could not be rendered (e.g. WeasyPrint libraries missing)
 """
 
@@ -237,6 +238,11 @@ class SourceError(SuanliError):
 
 class PlanError(SuanliError):
     """The planner could not produce a plan."""
+
+
+class AmountsTooLargeError(PlanError):
+    """One candidate's amounts exceed what the planner's integer cents hold exactly; the
+    planner leaves that candidate out with this reason and plans the others."""
 
 
 class RenderError(SuanliError):

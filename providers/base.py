@@ -10,6 +10,9 @@ refresh stores what it returns. Every document of one source shares one deadline
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,9 +26,46 @@ from comparator.domain.profile import ProviderProfile, loads_profile
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import SourceError
 from providers.fetch import Document, FetchPolicy, Validators, fetch_document
+from providers.parse_deadline import ParseCancelled, call_with_deadline
 from providers.urls import mask_text, mask_url
 
 T = TypeVar("T")
+PARSE_STOP_GRACE_S = 5.0  # how long a parse told to stop may take to unwind
+
+
+def _retrieve(work: asyncio.Future[Any]) -> None:
+    if not work.cancelled():
+        work.exception()
+
+
+def _in_daemon_thread(function: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    """``function(*args)`` in a new daemon thread (with this context), as a future of the
+    running loop. Unlike the loop's executor, whose threads the interpreter joins at exit, a
+    daemon thread still running when the process ends ends with it."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def run() -> None:
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            result = context.run(function, *args)
+        except BaseException as exc:  # handed to the waiter, as an executor does
+            error = exc
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="suanli-parse", daemon=True).start()
+    return future
 
 
 @dataclass(frozen=True)
@@ -111,18 +151,32 @@ class Adapter(ABC):
     async def parse_within(self, parse: Callable[..., T], *args: Any) -> T:
         """``parse(*args)`` in a thread, given at most the source's ``parse_timeout_s``.
 
-        On time-out the source fails at once; the thread finishes on its own (the sheet
-        limits bound how long that can be).
+        On time-out the parse is told to stop (:mod:`providers.parse_deadline`: its loops
+        check every few thousand rows) and is given ``PARSE_STOP_GRACE_S`` to unwind, so its
+        memory is freed before the source fails. The thread is a daemon: a parse stuck in
+        one long library call (the sheet limits bound it) never keeps the process from
+        exiting.
         """
         limit = self.source.policy.parse_timeout_s
+        stop = threading.Event()
+        work = _in_daemon_thread(call_with_deadline, limit, stop, parse, *args)
         try:
-            return await asyncio.wait_for(asyncio.to_thread(parse, *args), limit)
-        except TimeoutError:
-            raise SourceError(
-                "{where}: parsing took longer than parse_timeout_s = {limit:g} s",
-                where=self.source.where,
-                limit=limit,
-            ) from None
+            done, _ = await asyncio.wait({work}, timeout=limit)
+            if done:
+                result: T = work.result()
+                return result
+            stop.set()
+            await asyncio.wait({work}, timeout=PARSE_STOP_GRACE_S)
+            work.add_done_callback(_retrieve)  # its ParseCancelled is expected, not logged
+        except ParseCancelled:  # stopped by its deadline just as the wait ended
+            pass
+        finally:
+            stop.set()  # the refresh was cancelled, or the parse is over: stop any parse
+        raise SourceError(
+            "{where}: parsing took longer than parse_timeout_s = {limit:g} s",
+            where=self.source.where,
+            limit=limit,
+        ) from None
 
     async def fetch_profile(self) -> ProviderProfile | None:
         """The source's ``profile`` (TOML, path or URL), or ``None`` when it names none."""

@@ -3,8 +3,10 @@
 A URL may carry credentials (``https://user:pass@host/``) or a key in its query
 (``?api_key=…``); the refresh fetches with them but stores and prints :func:`mask_url`'s form.
 A redirect goes only to the source's own host and port, or to a host the source lists in
-``redirect_hosts``; and never from a public source to a loopback, private or link-local
-address (a source whose own URL is internal may redirect internally).
+``redirect_hosts``; and never from a public source to an address that is not public
+(:func:`is_public_address`: loopback, private, link-local, shared 100.64.0.0/10, multicast,
+reserved, unique-local, and IPv6 forms that embed such an IPv4 address), whatever
+``redirect_hosts`` says (a source whose own URL is internal may redirect internally).
 """
 
 from __future__ import annotations
@@ -81,11 +83,15 @@ async def check_redirect(
         )
     source_host = origin(source_url)[0]
     if not await _is_internal(source_host) and await _is_internal(host):
-        raise SourceError("{shown}: a loopback, private or link-local address", shown=shown)
+        raise SourceError(
+            "{shown}: not a public address (loopback, private, link-local, shared, multicast "
+            "or reserved)",
+            shown=shown,
+        )
 
 
 async def _is_internal(host: str) -> bool:
-    """Whether ``host`` is (or resolves to) a loopback, private, link-local or reserved address."""
+    """Whether ``host`` is (or resolves to) an address that is not public."""
     try:
         addresses = [ipaddress.ip_address(host.strip("[]"))]
     except ValueError:
@@ -94,7 +100,38 @@ async def _is_internal(host: str) -> bool:
         except OSError:
             return False  # unresolvable: the request itself will fail
         addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
-    return any(
-        a.is_loopback or a.is_private or a.is_link_local or a.is_reserved or a.is_unspecified
-        for a in addresses
+    return not all(is_public_address(a) for a in addresses)
+
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible ::a.b.c.d
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries: mapped, compatible, 6to4, Teredo, NAT64."""
+    found = [a for a in (address.ipv4_mapped, address.sixtofour) if a is not None]
+    if address.teredo is not None:
+        found.extend(address.teredo)
+    if address in _COMPATIBLE or any(address in net for net in _NAT64):
+        found.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return found
+
+
+def is_public_address(address: Address) -> bool:
+    """Whether ``address`` is a public unicast address: globally reachable (IANA's special
+    registries, as :attr:`ipaddress.IPv4Address.is_global` knows them: not loopback, private,
+    link-local, shared 100.64.0.0/10, reserved, documentation or unique-local), not multicast,
+    and, for an IPv6 form that carries an IPv4 address (mapped, compatible, 6to4, Teredo,
+    NAT64), carrying a public one. Python 3.11's tables count the mapped, compatible, Teredo
+    and NAT64 ranges as not global whatever they carry; a 6to4 address of a public IPv4
+    address is public."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(address)
+        if embedded and not all(is_public_address(a) for a in embedded):
+            return False
+        if address.is_site_local:
+            return False
+    return address.is_global and not (
+        address.is_multicast or address.is_reserved or address.is_unspecified
     )

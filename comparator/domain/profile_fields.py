@@ -9,6 +9,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, NoReturn
 
+from comparator.domain.ids import id_problem
 from comparator.domain.money import parse_decimal
 from comparator.domain.provinces import canonical_city, canonical_province
 from comparator.errors import Msg, ProfileError, as_msg
@@ -109,6 +110,9 @@ class Fields:
             self.fail(key, "an id without spaces", value)
         if len(value) > max_length:
             self.fail(key, Msg("an id of at most {count} characters", count=max_length), value)
+        problem = id_problem(value)
+        if problem is not None:
+            self.fail(key, problem, value)
         return value
 
     def optional_bool(self, key: str) -> bool | None:

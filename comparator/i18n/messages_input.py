@@ -75,6 +75,12 @@ _PROFILE_ZH: dict[str, str] = {
     "text of at most {count} characters": "不超过 {count} 个字符的文本",
     "text without NUL bytes or unpaired surrogates": "不含 NUL 字节或孤立代理码位的文本",
     "an id without spaces": "不含空格的 id",
+    "an id of ASCII letters, digits, '-', '_' and '.' (no leading '.', no '..')": (
+        "只含 ASCII 字母、数字、'-'、'_' 和 '.' 的 id（不以 '.' 开头，不含 '..'）"
+    ),
+    "{rule}; it starts with '.'": "{rule}；它以 '.' 开头",
+    "{rule}; it has '..' at position {position}": "{rule}；第 {position} 个字符处有 '..'",
+    "{rule}; character {position} is {character}": "{rule}；第 {position} 个字符是 {character}",
     "an id of at most {count} characters": "不超过 {count} 个字符的 id",
     "a number written with a decimal point, such as 1000000.50": "用小数点书写的数字，如 1000000.50",
     "an ISO 3166 two-letter country code such as CN or US": "ISO 3166 两字母国家代码，如 CN 或 US",

@@ -172,6 +172,9 @@ _SOURCES_ZH: dict[str, str] = {
     "{where} shared: expected true or false, got {shared!r}": (
         "{where} shared：应为 true 或 false，实为 {shared!r}"
     ),
+    "{where}: provider: expected {expected}, got {value!r}": (
+        "{where}：provider：应为{expected}，实为 {value!r}"
+    ),
     "{where}: {key}: expected a name without spaces, got {value!r}": (
         "{where}：{key}：应为不含空格的名称，实为 {value!r}"
     ),
@@ -291,7 +294,8 @@ _FETCH_ZH: dict[str, str] = {
     "{shown}: another host or port than the source's; list it in redirect_hosts to allow it": (
         "{shown}：主机或端口与来源不同；如要允许，请列入 redirect_hosts"
     ),
-    "{shown}: a loopback, private or link-local address": "{shown}：回环、私有或链路本地地址",
+    "{shown}: not a public address (loopback, private, link-local, shared, multicast or "
+    "reserved)": "{shown}：不是公网地址（回环、私有、链路本地、共享、组播或保留地址）",
 }
 
 REFRESH_ZH: dict[str, str] = {**_SHEET_ZH, **_IMPORT_ZH, **_SOURCES_ZH, **_FETCH_ZH}

@@ -212,7 +212,16 @@ _ESTIMATE_ZH: dict[str, str] = {
 }
 
 _PLAN_ZH: dict[str, str] = {
-    "rate {key}: amounts too large to plan exactly": "费率 {key}：金额太大，无法精确规划",
+    "amounts: rate {key} adds up past what the planner computes exactly": (
+        "amounts: 费率 {key} 的金额累计超出规划器可精确计算的范围"
+    ),
+    "amounts: up to {amount} over the horizon, past the {limit} the planner computes exactly": (
+        "amounts: 整个规划期内金额最高可达 {amount}，超出规划器可精确计算的 {limit}"
+    ),
+    "no plan: {reason}; check the offers' prices (suanli offers --compliant-for JOB.toml) or "
+    "shorten the job's horizon": (
+        "没有方案：{reason}；请检查报价（suanli offers --compliant-for JOB.toml）或缩短任务的时间范围"
+    ),
     "rate {what}: prices with {places} decimal places are too fine to plan": (
         "费率 {what}：价格有 {places} 位小数，精度过细，无法规划"
     ),

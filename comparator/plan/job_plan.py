@@ -107,17 +107,23 @@ def deadline_reason(job: Job) -> Msg:
 
 
 def _schedule_exclusions(selection: Selection, job: Job) -> list[ExcludedOffer]:
-    """Offers whose every candidate was solved and missed the deadline."""
+    """Offers whose every candidate was solved and missed the deadline (or whose amounts
+    were beyond the planner's exact range: kind ``amounts``)."""
     solved: dict[str, list[bool]] = {}
     offers: dict[str, OfferView] = {}
+    refused: dict[str, Msg] = {}
     skipped = {offer_id for c in selection.skipped for offer_id in c.offers}
     for evaluated in selection.evaluated:
         for offer_id, offer in evaluated.candidate.offers.items():
             solved.setdefault(offer_id, []).append(evaluated.cheapest_cents is not None)
             offers[offer_id] = offer
+            if evaluated.refused is not None:
+                refused.setdefault(offer_id, evaluated.refused)
     reason = deadline_reason(job)
     return [
-        exclusion(offers[i], "deadline", [reason])
+        exclusion(offers[i], "amounts", [refused[i]])
+        if i in refused
+        else exclusion(offers[i], "deadline", [reason])
         for i, results in solved.items()
         if not any(results) and i not in skipped
     ]

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from comparator.domain.offer_view import OfferView
-from comparator.errors import PlanError
+from comparator.errors import AmountsTooLargeError, Msg, PlanError
 from comparator.plan.bill import bill_lines
 from comparator.plan.candidates import Candidate
 from comparator.plan.dp.dp_solver import ScheduleProfile, solve_schedule
@@ -62,6 +62,7 @@ class Evaluated:
     finish: datetime | None
     profile: ScheduleProfile | None = field(default=None, repr=False)
     schedule: ScheduleResult | None = field(default=None, repr=False)  # rebuilt, profile freed
+    refused: Msg | None = None  # why it was not solved (amounts beyond the exact range)
 
     def release(self) -> None:
         """Keep the rebuilt schedule instead of the solved layers: a problem whose contracts
@@ -237,7 +238,10 @@ def _lower_key(candidate: Candidate, bound: int, objective: str) -> Key:
 
 def _evaluate(candidate: Candidate, options: PlanOptions) -> Evaluated:
     """The candidate's plan for the objective; costs include its fixed data bill."""
-    profile = solve_schedule(candidate.problem, keep_trace=True)
+    try:
+        profile = solve_schedule(candidate.problem, keep_trace=True)
+    except AmountsTooLargeError as exc:  # left out with its reason; the others are planned
+        return Evaluated(candidate, None, None, None, None, refused=exc.msg)
     fixed = candidate.bill.fixed_cents
     budget = None if options.budget_cents is None else options.budget_cents - fixed
     cheapest = profile.cheapest()

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from comparator.domain.ids import id_problem
 from comparator.domain.toml_input import read_toml
 from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
 from comparator.errors import InputError, Msg
@@ -149,6 +150,14 @@ def _source(entry: object, file: Path, where: str, zone: ZoneInfo) -> SourceSpec
     if not isinstance(entry, Mapping):
         raise InputError("{where}: expected a table", where=where)
     provider = _text(entry, "provider", where)
+    problem = id_problem(provider)
+    if problem is not None:
+        raise InputError(
+            "{where}: provider: expected {expected}, got {value!r}",
+            where=where,
+            expected=problem,
+            value=provider,
+        )
     where = f"{where} ({provider})"
     adapter = adapter_class(_text(entry, "adapter", where), where)
     _only(entry, (*_COMMON_KEYS, *adapter.option_help), where)

@@ -21,6 +21,7 @@ import pandas as pd
 from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import Msg, RowProblem, SheetError
+from providers.parse_deadline import check_parse_deadline
 from providers.sheet.columns import (
     COLUMNS,
     REQUIRED,
@@ -153,6 +154,7 @@ def _check_columns(
     values: dict[str, list[object]] = {}
     problems: list[RowProblem] = []
     for column, check in checks.items():
+        check_parse_deadline()
         found = cells.get(column) or Cells(rows, np.zeros(len(rows), dtype=np.intp), [""])
         if column in defaults:
             texts = [text or defaults[column] for text in found.texts]

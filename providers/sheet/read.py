@@ -26,7 +26,9 @@ import pandas as pd
 
 from comparator.domain.json_input import duplicate_key, json_object
 from comparator.errors import InputError, Msg, RowProblem, SheetError
+from providers.parse_deadline import ROWS_PER_CHECK, check_parse_deadline
 from providers.sheet.encoding import UTF8, decode_sheet
+from providers.sheet.merged import MergedFill, merged_blocks
 
 MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
 MAX_ROWS = 2_000_000  # data rows
@@ -108,6 +110,7 @@ def read_table(content: bytes, filename: str) -> Table:
             kind=kind.upper(),
             reason=f"{type(exc).__name__}: {short(exc)}",
         ) from None
+    check_parse_deadline()
     _check_size(table, filename)
     return table
 
@@ -134,6 +137,7 @@ def _from_rows(
 ) -> Table:
     """Header + (row number, cells) of the non-blank data rows."""
     width = len(headers)
+    check_parse_deadline()
     body = [(cells + [""] * width)[:width] for _, cells in numbered]
     index = pd.Index([number for number, _ in numbered], dtype="int64")
     frame = pd.DataFrame(body, index=index, columns=range(width), dtype=object)
@@ -320,20 +324,33 @@ def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple
                 size=unpacked,
                 limit=MAX_SHEET_BYTES,
             )
-    book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    try:
-        if not book.worksheets:
-            raise InputError("{path}: the workbook has no sheet", path=filename)
-        return _xlsx_rows(book.worksheets[0], filename)
-    finally:
-        book.close()
+        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+        try:
+            if not book.worksheets:
+                raise InputError("{path}: the workbook has no sheet", path=filename)
+            sheet = book.worksheets[0]
+            blocks = merged_blocks(archive, sheet._worksheet_path)
+            # the header row's blocks (a title over two columns) stay as before: one header
+            merged = MergedFill([b for b in blocks if b.min_row > 1])
+            return _xlsx_rows(sheet, filename, merged)
+        finally:
+            book.close()
 
 
-def _xlsx_rows(sheet: Any, filename: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """The first row's cells as headers and the non-blank rows below it, numbered."""
+def _xlsx_rows(
+    sheet: Any, filename: str, merged: MergedFill
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The first row's cells as headers and the non-blank rows below it, numbered; a merged
+    block's cells all read its top-left value."""
     headers: list[str] | None = None
     numbered: list[tuple[int, list[str]]] = []
-    for number, values in enumerate(sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1), 1):
+    rows = sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1)
+    fill = merged.fill if merged.blocks else None
+    for number, values in enumerate(rows, 1):
+        if not number % ROWS_PER_CHECK:
+            check_parse_deadline()  # a refresh's parse_timeout_s stops a long sheet here
+        if fill is not None:
+            values = fill(number, values)
         if number > MAX_ROWS + 1:
             raise InputError(
                 "{path}: more than {limit} rows; expected at most {limit}",

@@ -19,6 +19,7 @@ import pandas as pd
 
 from comparator.domain.billing import BILLING_MODES, parse_billing
 from comparator.domain.gpus import find_gpu, suggest_gpus
+from comparator.domain.ids import id_problem
 from comparator.domain.money import parse_decimal
 from comparator.errors import Msg, RowProblem, SuanliError, as_msg
 
@@ -311,6 +312,9 @@ def _text(text: str) -> object:
 def _provider(known: KnownCatalog) -> Callable[[str], object]:
     def convert(text: str) -> object:
         if text not in known.regions:
+            problem = id_problem(text) if text else None
+            if problem is not None:  # a look-alike or invisible character: say which
+                raise _Bad(problem)
             if not known.regions:
                 raise _Bad("a provider id whose profile was imported (none imported yet)")
             names = ", ".join(sorted(known.regions))

@@ -41,7 +41,7 @@ _WORDS = """true false url path token_env headers records values fields defaults
     db postgres suanli init import quote offers history check estimate list models show Accept
     text CC fp32 fp16 bf16 lora rank Ada Hopper Blackwell Asia Shanghai JOB COLUMN
     FACTOR DAYS price cards billing sku stock interconnect Python GpuInfo
-    budget location memory network requirements throughput interruptible"""
+    budget location memory network requirements throughput interruptible amounts"""
 MESSAGE_WORDS = frozenset(_WORDS.split())
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
+from itertools import accumulate
 
 import numpy as np
 from numpy.typing import NDArray
 
-from comparator.errors import PlanError
+from comparator.errors import AmountsTooLargeError, PlanError
 from comparator.plan.dp.problem import (
     ContractRate,
     HourlyRate,
@@ -29,8 +30,10 @@ Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]
 INF = np.int64(2**62)
 FINITE = 2**61
-_TICK_LIMIT = 2**52
 _SCALED_LIMIT = 2**60
+# the most cents a candidate's amounts may add up to (every rate over the whole horizon): a
+# plan's partial sums, their differences and INF + one of them then stay inside int64
+CENT_LIMIT = 2**59
 
 
 def _ticks_per_cent(values: list[Decimal], what: str) -> tuple[int, int]:
@@ -51,6 +54,22 @@ def _unusable_prefix(flags: list[bool], length: int) -> Ints:
     counts = np.zeros(length + 1, dtype=np.int64)
     counts[1:] = np.cumsum(np.logical_not(np.array(padded, dtype=bool)))
     return counts
+
+
+def _split_prefix(ticks: list[int], cent: int) -> tuple[Ints, Ints]:
+    """Whole cents and remainders (ticks) of the exact prefix sums ``0, t0, t0 + t1, …``.
+
+    Ticks are never negative, so the sums are at most ``max × count``: below 2**62 they are
+    summed in int64; above (a price of 10**11 with 12 decimal places is 10**23 ticks) in
+    Python's exact integers, and only the cents (checked against ``CENT_LIMIT`` by the
+    caller, saturated here) and the remainders (below ``cent`` ≤ 10**10) go to int64."""
+    if not ticks or max(ticks) * len(ticks) < 2**62:
+        prefix = np.zeros(len(ticks) + 1, dtype=np.int64)
+        prefix[1:] = np.cumsum(np.array(ticks, dtype=np.int64))
+        return prefix // cent, prefix % cent
+    sums = list(accumulate(ticks, initial=0))
+    whole = np.array([min(s // cent, CENT_LIMIT) for s in sums], dtype=np.int64)
+    return whole, np.array([s % cent for s in sums], dtype=np.int64)
 
 
 @lru_cache(maxsize=64)
@@ -101,6 +120,13 @@ class Ties:
             bound += contract.cost * periods
         bound += problem.storage_per_slot * (problem.deadline_slot + 1)
         cents = int(bound * 100) + problem.deadline_slot + 2
+        if cents >= CENT_LIMIT:
+            raise AmountsTooLargeError(
+                "amounts: up to {amount} over the horizon, past the {limit} the planner "
+                "computes exactly",
+                amount=f"{bound:.2E}",
+                limit=f"{Decimal(CENT_LIMIT) / 100:.2E}",
+            )
         if cents * scale * 4 >= _SCALED_LIMIT:
             return Ties()
         return Ties(scale, unit, 1)
@@ -162,12 +188,13 @@ class HourlyRates:
         )
         ticks = [to_ticks(rate.slot_costs[t], places) if ok else 0 for t, ok in enumerate(usable)]
         ticks += [0] * (self.length - 1 - horizon)
-        prefix = np.zeros(self.length, dtype=np.int64)
-        prefix[1:] = np.cumsum(np.array(ticks, dtype=np.int64))
-        if int(prefix[-1]) > _TICK_LIMIT:
-            raise PlanError("rate {key}: amounts too large to plan exactly", key=rate.key)
+        whole, parts = _split_prefix(ticks, cent)
+        if int(whole[-1]) >= CENT_LIMIT:
+            raise AmountsTooLargeError(
+                "amounts: rate {key} adds up past what the planner computes exactly", key=rate.key
+            )
         unusable = _unusable_prefix(usable, self.reach)
-        return prefix // cent, prefix % cent, unusable, cent, places
+        return whole, parts, unusable, cent, places
 
     def _carry_table(self, classes: list[Ints]) -> Ints:
         """``carry[j, k, t]``: rounding carry of closing at ``t`` a segment of start class k."""

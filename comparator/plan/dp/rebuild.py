@@ -154,7 +154,8 @@ class Rebuilder:
         assert self.contracts is not None
         rates = self.contracts
         cent = rates.cent[c]
-        cents = (periods * rates.cost_ticks[c] + cent // 2) // cent
+        whole, part = divmod(rates.cost_ticks[c], cent)  # ticks may pass int64; cents do not
+        cents = periods * whole + (periods * part + cent // 2) // cent
         row = rates.unusable[c]
         ends = np.minimum(starts + periods * int(rates.period[c]), len(row) - 1)
         free = (row[ends] - row[starts]) == 0

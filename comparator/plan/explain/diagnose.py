@@ -159,6 +159,16 @@ def diagnose(
     if not candidates:
         return _no_candidates(excluded, kinds, filtered)
     if not selection.meets_deadline:
+        refused = [e.refused for e in selection.evaluated if e.refused is not None]
+        if refused:
+            return Diagnosis(
+                "amounts",
+                Msg(
+                    "no plan: {reason}; check the offers' prices (suanli offers --compliant-for "
+                    "JOB.toml) or shorten the job's horizon",
+                    reason=refused[0],
+                ),
+            )
         return _deadline(job, candidates)
     return _budget(job, selection)
 
