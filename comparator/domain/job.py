@@ -19,6 +19,11 @@ from typing import Any
 
 from comparator.domain.calendar import TouRule, parse_rule
 from comparator.domain.job_fields import FieldReader
+from comparator.domain.job_service import (
+    SERVICE_REQUIREMENT_KEYS,
+    ServiceRequirements,
+    service_requirements,
+)
 from comparator.domain.provinces import canonical_province
 from comparator.errors import (
     CalendarError,
@@ -60,6 +65,7 @@ _REQUIREMENT_KEYS = {
     "export_basis",
     "invoice",
     "spot",
+    *SERVICE_REQUIREMENT_KEYS,
 }
 
 
@@ -101,6 +107,7 @@ class Requirements:
     export_basis: str | None = None
     invoice: str | None = None
     spot: bool = False
+    service: ServiceRequirements = field(default_factory=ServiceRequirements)
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,7 @@ class DataNeeds:
 
     dataset_gb: Decimal = Decimal(0)
     checkpoint_gb: Decimal = Decimal(0)
+    stated: bool = False  # the job has a [data] table (without one the bill leaves data out)
 
     @property
     def stored_gb(self) -> Decimal:
@@ -224,6 +232,7 @@ def _requirements(reader: FieldReader, data: Mapping[str, Any] | None) -> Requir
         export_basis=basis,
         invoice=reader.text(data, "invoice", where),
         spot=reader.flag(data, "spot", where, False),
+        service=service_requirements(reader, data, where),
     )
 
 
@@ -247,6 +256,7 @@ def _data(reader: FieldReader, data: Mapping[str, Any] | None) -> DataNeeds:
     return DataNeeds(
         reader.positive(data, "dataset_gb", "data.") or Decimal(0),
         reader.positive(data, "checkpoint_gb", "data.") or Decimal(0),
+        stated=True,
     )
 
 

@@ -71,6 +71,7 @@ HELP_ZH: dict[str, str] = {
     ),
     "At most N offers (table default 30).": "最多显示 N 条报价（表格默认 30 条）。",
     "Only offers eligible for this job file.": "只列出符合该任务文件要求的报价。",
+    "Only offers that pass the default compliance checks.": "只列出通过默认合规检查的报价。",
     # check
     "Compliance report per provider (and per data centre): licences, filings, job rules.": (
         "按服务商（及机房）给出合规报告：许可证、备案、任务规则。"

@@ -261,6 +261,24 @@ LABELS: dict[str, tuple[str, str]] = {
     "billing_weekly": ("包周", "weekly"),
     "billing_monthly": ("包月", "monthly"),
     "billing_yearly": ("包年", "yearly"),
+    # provider facts (issue 24)
+    "service_facts": ("服务与公司情况", "Service and company facts"),
+    "claimed_no_number": ("声称，未给出编号", "claimed, number not given"),
+    "compliance_verdict": ("合规", "Compliance"),
+    "cheapest_fail_hint": (
+        "最便宜的报价未通过默认合规检查（✗）；加 --compliant 只列合规报价，原因见合规检查命令",
+        "the cheapest offers fail the default compliance checks (✗); use --compliant to list "
+        "compliant offers only, suanli check for the reasons",
+    ),
+    "no_data_note": (
+        "未包含存储、上传与外网流量费用：请在任务中添加 [data]",
+        "storage, upload and egress not included: add `[data]`",
+    ),
+    "free_trial_line": ("免费试用", "free trial"),
+    "latency": ("网络延迟", "Latency"),
+    "measured": ("实测", "measured"),
+    "approximate": ("估算", "approximate"),
+    "upload_time": ("上传时间", "upload time"),
 }
 
 
@@ -272,7 +290,7 @@ class CheckLabel:
     en: str
     zh_short: str
     en_short: str
-    scope: str  # "provider" or "datacenter": where `suanli check` shows it
+    scope: str  # "provider", "datacenter" or "facts" (service facts): where `check` shows it
 
 
 # compliance check id → its labels, in the CLI matrix's column order
@@ -287,10 +305,17 @@ CHECKS: dict[str, CheckLabel] = {
     "mlps": CheckLabel("等保", "MLPS", "等保", "MLPS", "provider"),
     "certification": CheckLabel("认证", "Certifications", "认证", "Cert", "provider"),
     "invoice": CheckLabel("发票", "Invoice", "发票", "Inv", "provider"),
+    "claimed": CheckLabel("仅声称的资质", "Claimed credentials", "声称", "Claim", "provider"),
+    "own-datacenter": CheckLabel("自有机房", "Own data centre", "自有", "Own", "facts"),
+    "support": CheckLabel("技术支持", "Support", "支持", "Supp", "facts"),
+    "elastic-scaling": CheckLabel("弹性增减卡", "Elastic scaling", "弹性", "Elast", "facts"),
+    "company": CheckLabel("公司情况", "Company", "公司", "Co", "facts"),
+    "contract-terms": CheckLabel("合约条款", "Contract terms", "条款", "Terms", "facts"),
     "licence-coverage": CheckLabel("覆盖地域", "Coverage", "覆盖", "Cover", "datacenter"),
     "location": CheckLabel("省份", "Province", "省份", "Prov", "datacenter"),
     "location-city": CheckLabel("城市", "City", "城市", "City", "datacenter"),
     "data-residency": CheckLabel("数据出境", "Data residency", "出境", "PI", "datacenter"),
+    "latency": CheckLabel("网络延迟", "Latency", "延迟", "RTT", "datacenter"),
     "price-freshness": CheckLabel("价格时效", "Price freshness", "时效", "Fresh", "datacenter"),
 }
 # the report's older name for the same table: id → (zh-CN, en)

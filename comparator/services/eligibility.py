@@ -115,3 +115,24 @@ def _select(profiles: dict[str, ProviderProfile], ids: Sequence[str]) -> dict[st
             known=known,
         )
     return {i: profiles[i] for i in ids} if ids else profiles
+
+
+def default_verdicts(
+    engine: Engine, offers: Sequence[OfferView], settings: Settings, *, today: date | None = None
+) -> dict[str, str]:
+    """The default policy's verdict (pass / warn / fail) of each offer, by offer id — what
+    ``suanli offers`` shows. Each provider is judged once, on the profiles of the listed
+    providers only; each offer then reads its data centre's verdict."""
+    policy = job_policy(None, settings, today)
+    profiles = load_profiles(engine, {o.provider for o in offers})
+    judged = evaluate_offers(
+        offers,
+        profiles,
+        None,
+        today=policy.today,
+        freshness_days=settings.price_freshness_days,
+    )
+    verdicts = {o.offer_id: "pass" for o in judged.eligible}
+    verdicts.update({i: "warn" for i in judged.warnings})
+    verdicts.update({e.offer.offer_id: "fail" for e in judged.excluded})
+    return verdicts
