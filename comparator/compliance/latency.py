@@ -28,8 +28,8 @@ class Latency:
         if self.measured:
             return f"from={self.origin} rtt_ms={self.rtt_ms} measured"
         return (
-            f"from={self.origin} to={self.via} rtt_ms≈{self.rtt_ms} approximate "
-            f"distance_km={self.distance_km}"
+            f"from={self.origin} to={self.via} distance_km={self.distance_km} "
+            f"rtt_ms={self.rtt_ms} approximate"
         )
 
 

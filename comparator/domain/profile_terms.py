@@ -111,7 +111,7 @@ class DatacenterNetwork:
 
 
 def parse_network(fields: Fields) -> DatacenterNetwork:
-    """``carriers = ["电信", "BGP"]`` and ``latency_ms = { 深圳 = 8.5 }`` of a data centre."""
+    """``carriers = ["电信", "BGP"]`` and ``latency_ms = { "深圳" = 8.5 }`` of a data centre."""
     carriers = []
     for word in fields.str_list("carriers"):
         carrier = _CARRIER_WORDS.get(word.strip().lower().replace(" ", ""))

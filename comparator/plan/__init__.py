@@ -10,6 +10,7 @@ the DP per job, a repair and a HiGHS MILP in :mod:`.milp`). No database, no HTTP
 from comparator.plan.context import DEFAULT_TOP, PlanContext
 from comparator.plan.mix import mix_text
 from comparator.plan.offer_filter import requirement_reason
+from comparator.plan.plan_notes import best_latency, plan_notes
 from comparator.plan.planning import plan_job
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult, PlanSegment
 from comparator.plan.shared import SharedPlan, plan_jobs
@@ -25,9 +26,11 @@ __all__ = [
     "PlanResult",
     "PlanSegment",
     "SharedPlan",
+    "best_latency",
     "mix_text",
     "plan_job",
     "plan_jobs",
+    "plan_notes",
     "requirement_reason",
     "timeline_lines",
 ]
