@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from tests.htmltree import parse_html
+
 DATA = Path(__file__).parent / "data" / "profiles"
 SEEDS = DATA / "seeds"
 TODAY = "2026-11-29"
@@ -154,9 +156,59 @@ def test_offers_show_each_rows_verdict_and_say_when_the_cheapest_fail(catalog: A
     verdicts = {(r["provider"], r["region"]): r["compliance"] for r in rows}
     assert verdicts[("jianmi", "gd-1")] == "fail"
     assert verdicts[("kufanyun", "gd-1")] == "fail"
-    assert verdicts[("northsouth", "gd-gz")] == "pass"
+    assert verdicts[("northsouth", "gd-gz")] == "warn"  # its claimed ISO27001
     assert "the cheapest offers fail the default compliance checks" in result.err
     text = catalog("offers", lang="en")
-    assert "Compliance" in text.out and "✗" in text.out and "✓" in text.out
+    assert "Compliance" in text.out and "✗" in text.out and "!" in text.out
     compliant = catalog("offers", "--compliant", "--json").json()["offers"]
     assert {r["provider"] for r in compliant} == {"northsouth"}
+
+
+def test_the_quote_shows_facts_exclusions_latency_and_what_the_bill_leaves_out(
+    catalog: Any, tmp_path: Path
+) -> None:
+    extra = (
+        '[requirements]\nown_datacenter = true\nsupport = "7x24"\n'
+        'max_latency_ms = 20\nlatency_from = "深圳"\n'
+    )
+    html = tmp_path / "quote.html"
+    job = job_file(tmp_path, extra)
+    result = catalog("quote", job, "-o", str(html), "--today", TODAY, "--json", lang="en")
+    assert result.code == 0, result.err
+    root = parse_html(html.read_text(encoding="utf-8"))
+    facts = {
+        row.attrs["data-provider"]: row.text()
+        for row in root.by_id("compliance").find_all("tr")
+        if "data-provider" in row.attrs
+    }
+    assert "support 7x24, response 30 min" in facts["jianmi"]
+    assert "own data centre: yes" in facts["jianmi"]
+    assert "一类全牌照" in facts["kufanyun"] and "claimed" in facts["kufanyun"]
+    excluded = root.by_id("excluded").text()
+    assert "job requires own data centre; provider: unknown" in excluded
+    assert "round trip from 深圳 ≈32.7 ms (approximate)" in excluded  # 乌兰察布
+    summary = root.by_id("summary").text()
+    assert "3.6 ms (approximate)" in summary
+    assert "storage, upload and egress not included: add `[data]`" in summary
+    assert "claimed, number not given (unverified): ISO27001" in summary  # under attention
+
+
+def test_a_free_trial_is_a_labelled_line_in_plan_json_text_and_quote(
+    cli: Any, tmp_path: Path
+) -> None:
+    assert cli("init", "--no-demo").code == 0
+    sheet = tmp_path / "trial.csv"
+    sheet.write_text(
+        "provider,region,gpu,cards,billing,price,currency,observed_at,free_trial_hours\n"
+        "northsouth,gd-gz,A100 80G,8,hourly,90,CNY,2026-11-25T10:00:00+08:00,5\n",
+        encoding="utf-8",
+    )
+    assert cli("import", "--profile", str(DATA / "northsouth.toml"), str(sheet)).code == 0
+    job = job_file(tmp_path, "[budget]\nuse_free_trial = true\n")
+    doc = cli("plan", job, "--json", "--today", TODAY).json()["plans"][0]
+    trial = [s for s in doc["best"]["segments"] if s["free_trial"]]
+    assert trial and trial[0]["free_trial_hours"] == 5
+    assert "免费试用 5 h" in cli("plan", job, "--today", TODAY).out
+    html = tmp_path / "trial.html"
+    assert cli("quote", job, "-o", str(html), "--today", TODAY, "--json").code == 0
+    assert "免费试用 5 h" in parse_html(html.read_text(encoding="utf-8")).by_id("plan").text()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from comparator.i18n.labels_facts import FACT_LABELS
+
 REPORT_LANGS: tuple[str, ...] = ("zh-CN", "en")
 
 _LANG_ALIASES: dict[str, str] = {"zh": "zh-CN", "zh-cn": "zh-CN", "cn": "zh-CN", "en": "en"}
@@ -261,24 +263,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "billing_weekly": ("包周", "weekly"),
     "billing_monthly": ("包月", "monthly"),
     "billing_yearly": ("包年", "yearly"),
-    # provider facts (issue 24)
-    "service_facts": ("服务与公司情况", "Service and company facts"),
-    "claimed_no_number": ("声称，未给出编号", "claimed, number not given"),
-    "compliance_verdict": ("合规", "Compliance"),
-    "cheapest_fail_hint": (
-        "最便宜的报价未通过默认合规检查（✗）；加 --compliant 只列合规报价，原因见合规检查命令",
-        "the cheapest offers fail the default compliance checks (✗); use --compliant to list "
-        "compliant offers only, suanli check for the reasons",
-    ),
-    "no_data_note": (
-        "未包含存储、上传与外网流量费用：请在任务中添加 [data]",
-        "storage, upload and egress not included: add `[data]`",
-    ),
-    "free_trial_line": ("免费试用", "free trial"),
-    "latency": ("网络延迟", "Latency"),
-    "measured": ("实测", "measured"),
-    "approximate": ("估算", "approximate"),
-    "upload_time": ("上传时间", "upload time"),
+    **FACT_LABELS,
 }
 
 

@@ -5,13 +5,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from comparator.compliance import ProviderReport
 from comparator.errors import Msg
 
-if TYPE_CHECKING:
-    from comparator.plan.result import Plan
+
+class _Line(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def quantity(self) -> Decimal: ...
+
+
+class Placed(Protocol):
+    """What this module reads of a plan (:class:`comparator.plan.result.Plan`)."""
+
+    @property
+    def provider(self) -> str: ...
+    @property
+    def region(self) -> str: ...
+    @property
+    def bill(self) -> Sequence[_Line]: ...
+
 
 NO_DATA_NOTE = Msg("storage, upload and egress not included: add `[data]`")
 
@@ -22,7 +38,7 @@ def plan_notes(assumptions: dict[str, Any]) -> list[Msg]:
 
 
 def best_latency(
-    best: Plan | None, reports: Sequence[ProviderReport], lang: str
+    best: Placed | None, reports: Sequence[ProviderReport], lang: str
 ) -> dict[str, Any] | None:
     """The best placement's latency check (``max_latency_ms``), its figure, whether it was
     measured, and the upload time of the dataset over the data centre's bandwidth."""
