@@ -319,6 +319,7 @@ def check_label(lang: str, check_id: str, *, short: bool = False) -> str:
 
 # `suanli verify` check id → (zh, en) row label, in report order
 VERIFY_CHECKS: dict[str, tuple[str, str]] = {
+    "nodes_bandwidth": ("机器间带宽", "Inter-node bandwidth"),
     "gpu_count": ("卡数", "Card count"),
     "gpu_model": ("型号", "Model"),
     "memory_total": ("显存容量", "Memory size"),

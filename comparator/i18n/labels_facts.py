@@ -29,4 +29,8 @@ FACT_LABELS: dict[str, tuple[str, str]] = {
     "latency_from": ("延迟测自", "latency from"),
     "licences": ("许可证", "Licences"),
     "support_hours": ("技术支持", "support"),
+    "nodes_running": (
+        "正在测量机器间 all-reduce 带宽…",
+        "Measuring all-reduce bandwidth across machines…",
+    ),
 }
