@@ -116,7 +116,7 @@ def parse_network(fields: Fields) -> DatacenterNetwork:
     for word in fields.str_list("carriers"):
         carrier = _CARRIER_WORDS.get(word.strip().lower().replace(" ", ""))
         if carrier is None:
-            fields.fail("carriers", "carriers among 电信, 联通, 移动, BGP", word)
+            fields.fail("carriers", "carriers among telecom, unicom, mobile and BGP", word)
         carriers.append(carrier)
     table = fields.data.get("latency_ms", {})
     if not isinstance(table, dict):

@@ -30,7 +30,7 @@ FACT_LABELS: dict[str, tuple[str, str]] = {
     "licences": ("许可证", "Licences"),
     "support_hours": ("技术支持", "support"),
     "nodes_running": (
-        "正在测量机器间 all-reduce 带宽…",
+        "正在测量机器间全归约带宽…",
         "Measuring all-reduce bandwidth across machines…",
     ),
 }

@@ -63,7 +63,7 @@ def _read_line(sock: socket.socket) -> Any:
     while not data.endswith(b"\n"):
         part = sock.recv(4096)
         if not part:
-            raise ConnectionError("peer closed during the rendezvous")
+            raise RuntimeError("peer closed during the rendezvous")
         data += part
     return json.loads(data)
 
@@ -77,7 +77,7 @@ def _addresses(
             _send_line(sock, {"rank": rank, "address": list(me)})
             answer = _read_line(sock)
         if not isinstance(answer, list) or len(answer) != world:
-            raise ConnectionError(f"rank {rank}: a bad address table from rank 0")
+            raise RuntimeError(f"rank {rank}: a bad address table from rank 0")
         return [list(entry) for entry in answer]
     table: list[list[object]] = [[] for _ in range(world)]
     table[0] = list(me)
@@ -111,7 +111,7 @@ def connect_ring(
     left.settimeout(max(1.0, deadline - time.time()))
     (sender,) = struct.unpack("!I", _recv_exact(left, 4))
     if sender != (rank - 1) % world:
-        raise ConnectionError(f"rank {rank}: expected rank {(rank - 1) % world}, got {sender}")
+        raise RuntimeError(f"rank {rank}: expected rank {(rank - 1) % world}, got {sender}")
     return Ring(rank, world, right, left)
 
 
@@ -126,7 +126,7 @@ def _recv_into(sock: socket.socket, view: memoryview) -> None:
     while got < len(view):
         count = sock.recv_into(view[got:])
         if count == 0:
-            raise ConnectionError("peer closed during the all-reduce")
+            raise RuntimeError("peer closed during the all-reduce")
         got += count
 
 
