@@ -212,3 +212,18 @@ def test_a_free_trial_is_a_labelled_line_in_plan_json_text_and_quote(
     html = tmp_path / "trial.html"
     assert cli("quote", job, "-o", str(html), "--today", TODAY, "--json").code == 0
     assert "免费试用 5 h" in parse_html(html.read_text(encoding="utf-8")).by_id("plan").text()
+
+
+def test_the_latency_line_carries_the_upload_time_over_the_stated_bandwidth(
+    catalog: Any, tmp_path: Path
+) -> None:
+    """广州 states upload_gbps = 10: 2,000 GB take 2000 × 8 / 10 / 3600 = 0.44 h."""
+    extra = (
+        '[requirements]\nmax_latency_ms = 20\nlatency_from = "深圳"\n'
+        'provinces = ["广东"]\n[data]\ndataset_gb = 2000\n'
+    )
+    job = job_file(tmp_path, extra)
+    doc = catalog("plan", job, "--json", "--today", TODAY, lang="en").json()["plans"][0]
+    assert doc["best"]["region"] == "gd-gz" and doc["notes"] == []
+    assert doc["latency"]["upload_hours"] == "0.44"
+    assert "upload time 0.44 h" in catalog("plan", job, "--today", TODAY, lang="en").out

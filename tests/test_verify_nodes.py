@@ -107,7 +107,7 @@ def test_verify_nodes_end_to_end_judges_the_bought_offer(
 
 
 def test_a_host_file_with_one_host_is_refused(cli: Any, tmp_path: Path) -> None:
-    result = cli("verify", "--nodes", str(hostfile(tmp_path, "127.0.0.1")))
+    result = cli("verify", "--nodes", str(hostfile(tmp_path, "127.0.0.1")), lang="en")
     assert result.code != 0 and "at least two hosts" in result.err
 
 

@@ -16,7 +16,8 @@ def print_plan_notes(out: Console, result: PlanResult, lang: str) -> None:
     if latency:
         upload = latency["upload_hours"]
         upload_text = f" · {label(lang, 'upload_time')} {upload} h" if upload else ""
-        out.print(f"{label(lang, 'latency')}: {escape(latency['message'])}{upload_text}")
+        line = f"{label(lang, 'latency')}: {escape(latency['message'])}{upload_text}"
+        out.print(line, soft_wrap=True)
     for note in plan_notes(result.assumptions):
         out.print(f"[yellow]{escape(render(note, lang))}[/]")
 
