@@ -59,7 +59,8 @@ def provider_facts(
             for c in checks
             if c["id"] in FACT_IDS
         )
-        rows.append(ProviderFacts(pid, names.get(pid, pid), licences, facts))
+        if facts:  # quotes stored before the facts were judged render as they did
+            rows.append(ProviderFacts(pid, names.get(pid, pid), licences, facts))
     return rows
 
 
