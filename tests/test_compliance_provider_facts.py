@@ -89,7 +89,10 @@ def test_a_claimed_licence_imports_and_never_passes(catalog: Any) -> None:
     assert kufan["claimed"] == [
         {"kind": "licence", "name": "一类全牌照", "number": None, "claimed": True}
     ]
-    checks = checks_of(catalog("check", "--json", "--today", TODAY, lang="en").json(), "kufanyun")
+    checked = catalog("check", "--json", "--today", TODAY, lang="en").json()
+    claims = {p["provider"]: p["claimed"] for p in checked["providers"]}
+    assert claims["kufanyun"] is True and claims["jianmi"] is False
+    checks = checks_of(checked, "kufanyun")
     assert checks["claimed"]["status"] == "warn"
     assert "claimed, number not given" in checks["claimed"]["message"]
     assert checks["licence-valid"]["status"] == "fail"

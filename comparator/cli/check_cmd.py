@@ -68,7 +68,10 @@ def check(
                 "today": result.today,
                 "last_day": result.last_day,
                 "job": str(job) if job else None,
-                "providers": [r.to_json(st.lang) for r in reports],
+                "providers": [
+                    {**r.to_json(st.lang), "claimed": any(c.id == "claimed" for c in r.checks)}
+                    for r in reports
+                ],
             }
         )
     else:
