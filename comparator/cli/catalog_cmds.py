@@ -21,10 +21,11 @@ from comparator.cli._common import (
     tr,
     working,
 )
+from comparator.cli.provider_facts import cheapest_fail_hint, offer_verdicts, verdict_cell
 from comparator.cli.tables import print_table
 from comparator.domain import canonical_province, parse_billing, resolve_gpu
 from comparator.errors import InputError
-from comparator.i18n import billing_label, render, status_label
+from comparator.i18n import billing_label, label, render, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
     from sqlalchemy import Engine
@@ -161,31 +162,42 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
     if json_out:
         emit_json(json_list(st, "providers", [_provider_json(p) for p in profiles.values()]))
         return
+    from comparator.cli.provider_facts import facts_cell, licences_cell
+
     table = Table(title=tr(st.lang, "服务商", "Providers"))
+    facts_header = label(st.lang, "service_facts")
     for column in (
         tr(st.lang, "编号", "ID"),
         tr(st.lang, "名称", "Name"),
         tr(st.lang, "许可证", "Licences"),
         tr(st.lang, "认证", "Certifications"),
+        facts_header,
         tr(st.lang, "机房", "Data centres"),
     ):
-        wraps = column in (tr(st.lang, "名称", "Name"), tr(st.lang, "认证", "Certifications"))
+        wraps = column in (
+            tr(st.lang, "名称", "Name"),
+            tr(st.lang, "认证", "Certifications"),
+            facts_header,
+        )
         table.add_column(column, overflow="fold" if wraps else "ellipsis")
     for p in profiles.values():
         table.add_row(
             p.id + (" (demo)" if p.demo else ""),
             p.name,
-            "\n".join(x.number for x in p.licenses) or "—",
+            licences_cell(p, st.lang),
             ", ".join(c.name for c in p.certifications) or "—",
+            facts_cell(p, st.lang),
             "\n".join(
                 f"{d.id} {d.province or d.country}{'·' + d.city if d.city else ''}"
                 for d in p.datacenters
             ),
         )
-    print_table(console(), table, drop=[tr(st.lang, "认证", "Certifications")])
+    print_table(console(), table, drop=[tr(st.lang, "认证", "Certifications"), facts_header])
 
 
 def _provider_json(p: Any) -> dict[str, Any]:
+    from comparator.cli.provider_facts import facts_json
+
     return {
         "id": p.id,
         "name": p.name,
@@ -193,7 +205,7 @@ def _provider_json(p: Any) -> dict[str, Any]:
         "country": p.country,
         "demo": p.demo,
         "uscc": p.uscc,
-        "licenses": [x.number for x in p.licenses],
+        "licenses": [x.number for x in p.licenses if not x.claimed],
         "filings": [x.number or f"{x.kind}:{x.level}" for x in p.filings],
         "certifications": [x.name for x in p.certifications],
         "datacenters": [
@@ -204,9 +216,11 @@ def _provider_json(p: Any) -> dict[str, Any]:
                 "province": d.province,
                 "city": d.city,
                 "mainland": d.mainland,
+                **d.network.to_json(),
             }
             for d in p.datacenters
         ],
+        **facts_json(p),
     }
 
 
@@ -228,6 +242,9 @@ def offers(
     compliant_for: Path | None = typer.Option(
         None, "--compliant-for", help="Only offers eligible for this job file."
     ),
+    compliant: bool = typer.Option(
+        False, "--compliant", help="Only offers that pass the default compliance checks."
+    ),
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Offers of the current snapshots, cheapest per card-hour first (in the quote currency).
@@ -240,8 +257,13 @@ def offers(
     with working(tr(st.lang, "正在读取报价…", "Reading offers…"), quiet=json_out):
         engine = open_catalog(st)
         ranked, total, unpriced = _ranked_offers(
-            engine, st, shown, compliant_for, provider=provider, **filters
+            engine, st, None if compliant else shown, compliant_for, provider=provider, **filters
         )
+        judged = ranked if compliant or shown is None else ranked[:shown]
+        verdicts = offer_verdicts(engine, st, judged)
+        if compliant:
+            ranked = [row for row in ranked if verdicts.get(row.offer.offer_id) != "fail"]
+            total = len(ranked)
     for currency in unpriced:
         err_console().print(
             tr(
@@ -255,15 +277,18 @@ def offers(
 
         hint = empty_offers_hint(engine, st.lang, gpu=gpu, provider=provider, filters=filters)
         err_console().print(f"[bold]hint:[/] {escape(hint)}", soft_wrap=True)
+    cheapest_fail_hint(ranked, verdicts, st.lang)
     if json_out:
-        emit_json(
-            json_list(st, "offers", [row.to_json(st.settings.timezone) for row in ranked[:limit]])
-        )
+        rows = [
+            {**row.to_json(st.settings.timezone), "compliance": verdicts.get(row.offer.offer_id)}
+            for row in ranked[:limit]
+        ]
+        emit_json(json_list(st, "offers", rows))
         return
     if not ranked:
         console().print(tr(st.lang, "没有符合条件的报价。", "No offers match."))
         return
-    _print_offers(ranked, limit or 30, st.lang, st.settings.currency, total)
+    _print_offers(ranked, limit or 30, st.lang, st.settings.currency, total, verdicts)
 
 
 def _ranked_offers(
@@ -328,7 +353,14 @@ _OFFER_HEADERS = (
 _OFFER_DROP = (("库存", "Stock"), ("地区", "Location"), ("单价", "Price"))
 
 
-def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str, total: int) -> None:
+def _print_offers(
+    rows: list[OfferRow],
+    limit: int,
+    lang: str,
+    currency: str,
+    total: int,
+    verdicts: dict[str, str],
+) -> None:
     title = tr(
         lang,
         f"报价（每卡时 {currency}，最便宜在前）",
@@ -337,10 +369,12 @@ def _print_offers(rows: list[OfferRow], limit: int, lang: str, currency: str, to
     table = Table(title=title, show_lines=False)
     for zh, en in _OFFER_HEADERS:
         table.add_column(tr(lang, zh, en), overflow="fold" if zh == "地区" else "ellipsis")
+    table.add_column(label(lang, "compliance_verdict"), justify="center", no_wrap=True)
     for row in rows[:limit]:
         cells = row.cells()
         cells[4] = billing_label(lang, cells[4])
-        table.add_row(*(escape(c) for c in cells))
+        verdict = verdict_cell(verdicts.get(row.offer.offer_id))
+        table.add_row(*(escape(c) for c in cells), verdict)
     out = console()
     print_table(out, table, drop=[tr(lang, zh, en) for zh, en in _OFFER_DROP])
     if total > limit:

@@ -21,11 +21,13 @@ from comparator.cli._common import (
     tr,
     working,
 )
+from comparator.cli.provider_facts import print_facts
 from comparator.cli.tables import print_table
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
 from comparator.i18n import CHECKS, check_label, status_label
 
-PROVIDER_COLUMNS = [cid for cid, c in CHECKS.items() if c.scope == "provider"]
+PROVIDER_COLUMNS = [cid for cid, c in CHECKS.items() if c.scope in ("provider", "facts")]
+FACT_COLUMNS = {cid for cid, c in CHECKS.items() if c.scope == "facts"}
 DATACENTER_COLUMNS = [cid for cid, c in CHECKS.items() if c.scope == "datacenter"]
 _CELL = {PASS: "[green]✓[/]", WARN: "[yellow]![/]", FAIL: "[red]✗[/]"}
 
@@ -66,18 +68,23 @@ def check(
                 "today": result.today,
                 "last_day": result.last_day,
                 "job": str(job) if job else None,
-                "providers": [r.to_json(st.lang) for r in reports],
+                "providers": [
+                    {**r.to_json(st.lang), "claimed": any(c.id == "claimed" for c in r.checks)}
+                    for r in reports
+                ],
             }
         )
     else:
         _print_matrix(reports, st.lang, result.today)
         _print_findings(reports, st.lang)
+        print_facts(console(), reports, st.lang)
     if strict and any(r.status == FAIL for r in reports):
         raise typer.Exit(3)
 
 
 def _columns(reports: list[ProviderReport]) -> tuple[list[str], list[str]]:
-    own = {c.id for r in reports for c in r.checks}
+    # a service fact is a column only where a job's requirement made it more than information
+    own = {c.id for r in reports for c in r.checks if c.id not in FACT_COLUMNS or c.status != PASS}
     dcs = {c.id for r in reports for d in r.datacenters for c in d.checks}
     return ([c for c in PROVIDER_COLUMNS if c in own], [c for c in DATACENTER_COLUMNS if c in dcs])
 

@@ -27,9 +27,10 @@ from comparator.cli._common import (
     tr,
     working,
 )
+from comparator.cli.plan_extras import billing_cell, print_plan_notes
 from comparator.cli.tables import print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
-from comparator.i18n import LABELS, billing_label, label, render, yes_no
+from comparator.i18n import LABELS, label, render, yes_no
 
 if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --help
     from comparator.plan import Plan, PlanResult
@@ -148,6 +149,7 @@ def _print(result: PlanResult, lang: str) -> None:
             _print_best(out, result.cheapest_without_budget, lang)
     else:
         _print_best(out, result.best, lang)
+        print_plan_notes(out, result, lang)
         _print_alternatives(out, result, lang)
     _print_excluded(out, result, lang)
     _print_assumptions(out, result, lang)
@@ -246,7 +248,7 @@ def _segment_table(best: Plan, lang: str) -> Table:
         )
         table.add_row(
             s.offer_id,
-            billing_label(lang, s.billing) + (f" ({runs})" if s.pays_idle else ""),
+            billing_cell(s, lang) + (f" ({runs})" if s.pays_idle else ""),
             f"{s.start:%m-%d %H:%M}",
             f"{s.end:%m-%d %H:%M}",
             str(s.units),

@@ -71,6 +71,21 @@ def verify(
         None, "--quote", help="Attach the verdict to this quote number in the catalog."
     ),
     strict: bool = typer.Option(False, "--strict", help="Exit 3 when the verdict is fail."),
+    nodes: Path | None = typer.Option(
+        None,
+        "--nodes",
+        exists=True,
+        dir_okay=False,
+        help="Host file (one machine per line): run an all-reduce bandwidth test across them.",
+    ),
+    collective: str = typer.Option(
+        "auto",
+        "--collective",
+        help="auto (NCCL or gloo with PyTorch, else the built-in TCP ring), ring, gloo or nccl.",
+    ),
+    allreduce_mib: float = typer.Option(
+        64.0, "--allreduce-mib", min=0.01, help="MiB all-reduced per iteration (default 64)."
+    ),
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Acceptance check of a rented machine: model, memory, processes, ECC, PCIe and NVLink.
@@ -78,6 +93,11 @@ def verify(
     Example:  suanli verify --nvidia-smi-xml smi.xml --topo topo.txt --offer 17 --strict
     """
     st = state(ctx)
+    if nodes is not None:
+        from comparator.cli.verify_nodes import verify_nodes
+
+        verify_nodes(st, nodes, _offer(st, offer_id), collective, allreduce_mib, json_out, strict)
+        return
     with working(tr(st.lang, "正在读取这台机器…", "Reading this machine…"), quiet=json_out):
         report, live = read_machine(xml_file, topo_file)
         offer = _offer(st, offer_id)

@@ -3,7 +3,8 @@
 :func:`check_providers` gives one :class:`ProviderReport` per provider (``suanli check``);
 :func:`evaluate_offers` splits offers into eligible and excluded ones (:class:`Eligibility`),
 what the planner calls. Rules: :mod:`.engine`; licences: :mod:`.licence`; number checks:
-:mod:`.numbers`; the job's requirements: :mod:`.job_rules`; verdict types: :mod:`.verdicts`.
+:mod:`.numbers`; the job's requirements: :mod:`.job_rules`; service facts and claimed
+credentials: :mod:`.service`; network distance: :mod:`.latency`; verdict types: :mod:`.verdicts`.
 
 Each name loads its module on first use (:mod:`comparator.domain.lazy`).
 """
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
         evaluate_offers,
         needs_chinese_licence,
     )
+    from comparator.compliance.latency import Latency, latency_to
+    from comparator.compliance.service import FACT_CHECKS, service_checks
     from comparator.compliance.verdicts import (
         FAIL,
         PASS,
@@ -49,10 +52,13 @@ _HOME: dict[str, tuple[str, ...]] = {
         "ProviderReport",
         "worst",
     ),
+    "latency": ("Latency", "latency_to"),
+    "service": ("FACT_CHECKS", "service_checks"),
 }
 __getattr__ = lazy_names(__name__, _HOME)
 
 __all__ = [
+    "FACT_CHECKS",
     "FAIL",
     "PASS",
     "WARN",
@@ -60,10 +66,13 @@ __all__ = [
     "DatacenterReport",
     "Eligibility",
     "Exclusion",
+    "Latency",
     "ProviderReport",
     "check_provider",
     "check_providers",
     "evaluate_offers",
+    "latency_to",
     "needs_chinese_licence",
+    "service_checks",
     "worst",
 ]

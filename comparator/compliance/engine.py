@@ -27,6 +27,7 @@ from comparator.compliance.licence import (
     no_licence_checks,
 )
 from comparator.compliance.numbers import gongan_checks, uscc_check, website_filing_checks
+from comparator.compliance.service import claimed_check, claimed_licence_checks, service_checks
 from comparator.compliance.verdicts import (
     PASS,
     WARN,
@@ -62,6 +63,9 @@ def check_provider(
     last = max(today, last_day or today)
     assessed = assess_licences(profile, today, last)
     checks = _provider_checks(profile, assessed, today)
+    checks += service_checks(profile, requirements.service if requirements else None)
+    claimed = claimed_check(profile)
+    checks += [claimed] if claimed else []
     if requirements is not None:
         checks += requirement_checks(profile, requirements, last)
     by_region: dict[str, list[OfferView]] = {}
@@ -116,15 +120,18 @@ def _provider_checks(
         ]
     return [
         uscc_check(profile),
-        *_licence_checks(assessed, today),
+        *_licence_checks(profile, assessed, today),
         *website_filing_checks(profile),
         *gongan_checks(profile),
     ]
 
 
-def _licence_checks(assessed: list[LicenceAssessment], today: date) -> list[Check]:
+def _licence_checks(
+    profile: ProviderProfile, assessed: list[LicenceAssessment], today: date
+) -> list[Check]:
     if not assessed:
-        return no_licence_checks()
+        claimed = any(lic.claimed for lic in profile.licenses)
+        return claimed_licence_checks(profile) if claimed else no_licence_checks()
     best = assessed[0]
     return [best.validity, best.scope, best.cloud_item, annual_report_check(best.licence, today)]
 

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from datetime import date, datetime
 
+from comparator.compliance.latency import latency_check
 from comparator.compliance.verdicts import FAIL, PASS, WARN, Check, check
 from comparator.domain.job import Requirements
 from comparator.domain.profile import DataCenter, ProviderProfile
@@ -34,7 +35,7 @@ def requirement_checks(profile: ProviderProfile, req: Requirements, last_day: da
 
 def mlps_check(profile: ProviderProfile, level: int, last_day: date) -> Check:
     filings = sorted(
-        (f for f in profile.filings if f.kind == "mlps" and f.level),
+        (f for f in profile.filings if f.kind == "mlps" and f.level and not f.claimed),
         key=lambda f: f.level or 0,
         reverse=True,
     )
@@ -98,7 +99,16 @@ def certification_key(name: str) -> str:
 
 def certification_check(profile: ProviderProfile, name: str, last_day: date) -> Check:
     key = certification_key(name)
-    held = [c for c in profile.certifications if certification_key(c.name) == key]
+    named = [c for c in profile.certifications if certification_key(c.name) == key]
+    held = [c for c in named if not c.claimed]
+    if named and not held:
+        return check(
+            "certification",
+            FAIL,
+            f"任务要求 {name} 认证，服务商仅声称持有，未给出证书编号",
+            f"job requires {name}; provider only claims it, number not given",
+            f"{name} claimed=true",
+        )
     if not held:
         return check(
             "certification",
@@ -168,7 +178,8 @@ def location_checks(dc: DataCenter, req: Requirements) -> list[Check]:
         checks.append(_city_check(dc, req.cities))
     if req.contains_personal_info:
         checks.append(residency_check(dc, req.export_basis))
-    return checks
+    latency = latency_check(dc, req.service)
+    return [*checks, latency] if latency else checks
 
 
 def _where(dc: DataCenter) -> str:

@@ -34,7 +34,7 @@ def assess_licences(
     profile: ProviderProfile, today: date, last_day: date
 ) -> list[LicenceAssessment]:
     """Every licence judged, best first (fewest problems, then the order of the profile)."""
-    assessed = [_assess(licence, today, last_day) for licence in profile.licenses]
+    assessed = [_assess(lic, today, last_day) for lic in profile.licenses if not lic.claimed]
     return sorted(assessed, key=lambda a: _RANK[a.status])
 
 

@@ -50,7 +50,9 @@ def _registered_province(profile: ProviderProfile) -> str | None:
 
 # --- rule 6 ---------------------------------------------------------------------------------
 def website_filing_checks(profile: ProviderProfile) -> list[Check]:
-    filings = [f for f in profile.filings if f.kind in ("icp_filing", "icp_license")]
+    filings = [
+        f for f in profile.filings if f.kind in ("icp_filing", "icp_license") and not f.claimed
+    ]
     if not filings:
         return [
             check(
@@ -112,7 +114,7 @@ def _website_filing_province(number: str) -> tuple[str | None, str, str]:
 
 # --- rule 7 ---------------------------------------------------------------------------------
 def gongan_checks(profile: ProviderProfile) -> list[Check]:
-    filings = [f for f in profile.filings if f.kind == "gongan"]
+    filings = [f for f in profile.filings if f.kind == "gongan" and not f.claimed]
     if not filings:
         return [
             check("gongan", WARN, "未登记公安备案", "no 公安备案 (public security filing) on file")

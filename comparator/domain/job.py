@@ -22,9 +22,11 @@ from comparator.domain.job_model import (
     BudgetTable,
     DataTable,
     JobFile,
+    RequirementsTable,
     WorkloadTable,
 )
 from comparator.domain.job_model import window_rules as window_rules  # plan/dp/windows.py reads it
+from comparator.domain.job_service import SERVICE_REQUIREMENT_KEYS, ServiceRequirements
 from comparator.domain.toml_input import read_toml
 from comparator.errors import JobFileError, Msg
 
@@ -67,6 +69,7 @@ class Requirements:
     export_basis: str | None = None
     invoice: str | None = None
     spot: bool = False
+    service: ServiceRequirements = field(default_factory=ServiceRequirements)
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class DataNeeds:
 
     dataset_gb: Decimal = Decimal(0)
     checkpoint_gb: Decimal = Decimal(0)
+    stated: bool = False  # the job has a [data] table (without one the bill leaves data out)
 
     @property
     def stored_gb(self) -> Decimal:
@@ -115,13 +119,23 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
         model=None if file.workload else dict(file.model or {}),
         training=None if file.workload else dict(file.training or {}),
         schedule=Schedule(**dict(file.schedule)),
-        requirements=Requirements(**dict(file.requirements)),
+        requirements=_requirements(file.requirements),
         max_cost=budget.max_cost,
         max_price_per_card_hour=budget.max_price_per_card_hour,
         use_free_trial=budget.use_free_trial,
         source=source,
-        data=DataNeeds(data_table.dataset_gb or Decimal(0), data_table.checkpoint_gb or Decimal(0)),
+        data=DataNeeds(
+            data_table.dataset_gb or Decimal(0),
+            data_table.checkpoint_gb or Decimal(0),
+            stated=file.data is not None,
+        ),
     )
+
+
+def _requirements(table: RequirementsTable) -> Requirements:
+    values = dict(table)
+    service = ServiceRequirements(**{key: values.pop(key) for key in SERVICE_REQUIREMENT_KEYS})
+    return Requirements(**values, service=service)
 
 
 def _workload(table: WorkloadTable | None) -> Workload:

@@ -18,6 +18,7 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
 from comparator.domain.calendar import TouRule, parse_rule
 from comparator.domain.gpus import resolve_gpu
 from comparator.domain.input_model import FileTable, bad, reason
+from comparator.domain.job_service import city_examples, latency_city, support_value
 from comparator.domain.money import parse_decimal
 from comparator.domain.provinces import canonical_province
 from comparator.domain.zones import DEFAULT_TIMEZONE
@@ -36,6 +37,20 @@ def window_rules(windows: tuple[str, ...]) -> tuple[TouRule, ...]:
 
 
 # --- value checks: the value as TOML gives it → the value the Job holds --------------------
+
+
+def _support(value: object) -> str:
+    try:
+        return support_value(value)
+    except ValueError:
+        raise bad(Msg('"7x24" (round-the-clock support)'), value) from None
+
+
+def _latency_from(value: object) -> str:
+    try:
+        return latency_city(value)
+    except ValueError:
+        raise bad(city_examples(), value) from None
 
 
 def _text(value: object) -> str:
@@ -207,6 +222,26 @@ class RequirementsTable(FileTable):
     )
     invoice: Text | None = Field(None, description="a non-empty string")
     spot: Flag = Field(False, description="true or false")
+    own_datacenter: Flag = Field(False, description="true or false")
+    support: Annotated[str, BeforeValidator(_support)] | None = Field(
+        None, description='"7x24" (round-the-clock support)'
+    )
+    max_support_response_minutes: Annotated[int, _whole(1)] | None = Field(
+        None, description="a whole number ≥ 1"
+    )
+    elastic_scaling: Flag = Field(False, description="true or false")
+    max_latency_ms: Positive | None = Field(None, description="a positive number")
+    latency_from: Annotated[str, BeforeValidator(_latency_from)] | None = Field(
+        None, description="a known city name"
+    )
+
+    @model_validator(mode="after")
+    def _latency_needs_a_city(self) -> RequirementsTable:
+        if self.max_latency_ms is not None and self.latency_from is None:
+            raise bad(
+                Msg("the city max_latency_ms is measured from"), key="requirements.latency_from"
+            )
+        return self
 
 
 class DataTable(FileTable):

@@ -18,6 +18,16 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from comparator.domain.credentials import identify_number
 from comparator.domain.profile_fields import Fields
+from comparator.domain.profile_terms import (
+    NETWORK_KEYS,
+    STORAGE_KEYS,
+    TERMS_KEYS,
+    DatacenterNetwork,
+    ServiceTerms,
+    parse_network,
+    parse_storage,
+    parse_terms,
+)
 from comparator.domain.storage import StorageTerms
 from comparator.domain.toml_input import loads_toml, read_toml
 from comparator.domain.zones import DEFAULT_TIMEZONE_NAME
@@ -37,12 +47,14 @@ _NUMBER_KINDS = {
 
 @dataclass(frozen=True)
 class License:
-    number: str
+    number: str  # "" for a claimed licence whose number is not given
     services: tuple[str, ...] = ()
     idc_item: str = ""
     coverage: tuple[str, ...] = ()  # "广东", "江苏-常州", or "全国"
     valid_until: date | None = None
     last_annual_report: int | None = None
+    claimed: bool = False  # the provider says it holds it, without the number: never passes
+    name: str | None = None  # what is claimed, as the provider words it ("一类全牌照")
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,7 @@ class Filing:
     number: str | None = None
     level: int | None = None
     assessed_on: date | None = None
+    claimed: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,7 @@ class Certification:
     name: str
     certifier: str | None = None
     valid_until: date | None = None
+    claimed: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,7 @@ class DataCenter:
     city: str | None = None
     region: str | None = None
     storage: StorageTerms = field(default_factory=StorageTerms)
+    network: DatacenterNetwork = field(default_factory=DatacenterNetwork)
 
     @property
     def mainland(self) -> bool:
@@ -96,6 +111,7 @@ class ProviderProfile:
     timezone: str = DEFAULT_TIMEZONE_NAME
     converts_billing: bool = True  # a rented machine may change billing mode in place
     discount: Decimal | None = None  # negotiated factor on every price, 0 < discount ≤ 1
+    terms: ServiceTerms = field(default_factory=ServiceTerms)
 
     @property
     def mainland(self) -> bool:
@@ -124,6 +140,7 @@ _PROVIDER_KEYS = (
     "timezone",
     "converts_billing",
     "discount",
+    *TERMS_KEYS,
     *_EXTRA,
 )
 _LICENSE_KEYS = (
@@ -133,19 +150,14 @@ _LICENSE_KEYS = (
     "coverage",
     "valid_until",
     "last_annual_report",
+    "claimed",
+    "name",
     *_EXTRA,
 )
-_FILING_KEYS = ("kind", "number", "level", "assessed_on", *_EXTRA)
-_CERT_KEYS = ("name", "certifier", "valid_until", *_EXTRA)
-_STORAGE_KEYS = (
-    "storage_price_gb_month",
-    "storage_price_gb_day",
-    "free_storage_gb",
-    "upload_gbps",
-    "egress_price_gb",
-    "storage_currency",
-)
-_DC_KEYS = ("id", "name", "country", "province", "city", "region", *_STORAGE_KEYS, *_EXTRA)
+_FILING_KEYS = ("kind", "number", "level", "assessed_on", "claimed", *_EXTRA)
+_CERT_KEYS = ("name", "certifier", "valid_until", "claimed", *_EXTRA)
+_DC_PLACE = ("id", "name", "country", "province", "city", "region")
+_DC_KEYS = (*_DC_PLACE, *STORAGE_KEYS, *NETWORK_KEYS, *_EXTRA)
 
 
 def parse_profile(data: Mapping[str, Any], source: str) -> ProviderProfile:
@@ -176,6 +188,7 @@ def parse_profile(data: Mapping[str, Any], source: str) -> ProviderProfile:
         timezone=_timezone(fields),
         converts_billing=fields.optional_bool("converts_billing") is not False,
         discount=_discount(fields),
+        terms=parse_terms(fields),
     )
 
 
@@ -204,10 +217,13 @@ def _number_field(fields: Fields, key: str, *allowed: str) -> str | None:
 
 def _license(fields: Fields) -> License:
     number = _number_field(fields, "number", "licence", "icp_license")
-    if number is None:
-        fields.fail("number", "a licence number such as B1-20190123")
+    claimed = fields.optional_bool("claimed") or False
+    if number is None and not claimed:
+        fields.fail("number", "a licence number such as B1-20190123 (or claimed = true)")
     return License(
-        number=number,
+        number=number or "",
+        claimed=claimed,
+        name=fields.optional_str("name"),
         services=fields.service_codes("services"),
         idc_item=fields.optional_str("idc_item") or "",
         coverage=fields.coverage("coverage"),
@@ -218,6 +234,10 @@ def _license(fields: Fields) -> License:
 
 def _filing(fields: Fields) -> Filing:
     kind = fields.choice("kind", FILING_KINDS)
+    claimed = fields.optional_bool("claimed") or False
+    if claimed:
+        level = fields.optional_int("level", minimum=1, maximum=5)
+        return Filing(kind, fields.optional_str("number"), level, None, claimed=True)
     if kind == "mlps":
         level = fields.optional_int("level", minimum=1, maximum=5)
         if level is None:
@@ -237,6 +257,7 @@ def _cert(fields: Fields) -> Certification:
         name=fields.required_str("name"),
         certifier=fields.optional_str("certifier"),
         valid_until=fields.optional_date("valid_until"),
+        claimed=fields.optional_bool("claimed") or False,
     )
 
 
@@ -270,26 +291,8 @@ def _datacenter(fields: Fields, provider_country: str) -> DataCenter:
         province=province,
         city=fields.city("city"),
         region=fields.optional_str("region"),
-        storage=_storage(fields),
-    )
-
-
-def _storage(fields: Fields) -> StorageTerms:
-    month = fields.optional_decimal("storage_price_gb_month")
-    day = fields.optional_decimal("storage_price_gb_day")
-    if month is not None and day is not None:
-        fields.fail("storage_price_gb_day", "either storage_price_gb_month or _gb_day, not both")
-    upload = fields.optional_decimal("upload_gbps")
-    if upload is not None and upload <= 0:
-        fields.fail("upload_gbps", "a positive bandwidth in Gbit/s", upload)
-    currency = (fields.optional_str("storage_currency") or "CNY").upper()
-    return StorageTerms(
-        price_gb_month=month,
-        price_gb_day=day,
-        free_gb=fields.optional_decimal("free_storage_gb") or Decimal(0),
-        upload_gbps=upload,
-        egress_price_gb=fields.optional_decimal("egress_price_gb"),
-        currency=currency,
+        storage=parse_storage(fields),
+        network=parse_network(fields),
     )
 
 
@@ -332,20 +335,25 @@ def profile_to_dict(profile: ProviderProfile) -> dict[str, Any]:
             "timezone": profile.timezone,
             "converts_billing": None if profile.converts_billing else False,
             "discount": profile.discount,
+            **profile.terms.to_json(),
         }
     )
     return {
         "provider": provider,
-        "licenses": [_compact(vars(item)) for item in profile.licenses],
-        "filings": [_compact(vars(item)) for item in profile.filings],
-        "certifications": [_compact(vars(item)) for item in profile.certifications],
+        "licenses": [_credential(item) for item in profile.licenses],
+        "filings": [_credential(item) for item in profile.filings],
+        "certifications": [_credential(item) for item in profile.certifications],
         "datacenters": [_datacenter_dict(item) for item in profile.datacenters],
     }
 
 
+def _credential(item: License | Filing | Certification) -> dict[str, Any]:
+    return _compact({**vars(item), "claimed": item.claimed or None})
+
+
 def _datacenter_dict(datacenter: DataCenter) -> dict[str, Any]:
-    values = {k: v for k, v in vars(datacenter).items() if k != "storage"}
-    return {**_compact(values), **datacenter.storage.to_json()}
+    values = {k: v for k, v in vars(datacenter).items() if k not in ("storage", "network")}
+    return {**_compact(values), **datacenter.storage.to_json(), **datacenter.network.to_json()}
 
 
 def _compact(values: Mapping[str, Any]) -> dict[str, Any]:

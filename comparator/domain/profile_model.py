@@ -43,12 +43,29 @@ class ProviderTable(_Table):
         True, description="a rented machine may change billing mode in place"
     )
     discount: Number | None = Field(None, description="factor on every price, 0 < d ≤ 1")
+    cnnic_member: bool | None = Field(None, description="a member of CNNIC")
+    elastic_scaling: bool | None = Field(
+        None, description="cards may be added or released within a contract"
+    )
+    hourly_refund: bool | None = Field(
+        None, description="unused contract time is refunded by the hour (按小时退费)"
+    )
+    free_maintenance: bool | None = Field(
+        None, description="maintenance and machine replacement at no charge"
+    )
+    prepayment: str | None = Field(None, description="what must be paid before the rental")
+    deposit_cny: Number | None = Field(None, description="a deposit in CNY")
+    sla_percent: Number | None = Field(None, description="availability promised, percent")
 
 
 class LicenseTable(_Table):
     """``[[licenses]]``: a value-added telecom licence."""
 
-    number: str = Field(description="such as B1-20190123")
+    number: str | None = Field(None, description="such as B1-20190123 (or claimed = true)")
+    name: str | None = Field(None, description="what a claimed licence is called")
+    claimed: bool | None = Field(
+        None, description="held as the provider claims, without a number (never passes a rule)"
+    )
     services: list[str] | str | None = Field(None, description="service codes: B11, B12, B14")
     idc_item: str | None = None
     coverage: list[str] | str | None = Field(
@@ -65,6 +82,9 @@ class FilingTable(_Table):
     number: str | None = None
     level: int | None = Field(None, ge=1, le=5, description="MLPS level (kind mlps)")
     assessed_on: date | None = None
+    claimed: bool | None = Field(
+        None, description="held as the provider claims, without a number (never passes a rule)"
+    )
 
 
 class CertificationTable(_Table):
@@ -73,6 +93,9 @@ class CertificationTable(_Table):
     name: str
     certifier: str | None = None
     valid_until: date | None = None
+    claimed: bool | None = Field(
+        None, description="held as the provider claims, without a number (never passes a rule)"
+    )
 
 
 class DataCenterTable(_Table):
@@ -92,6 +115,12 @@ class DataCenterTable(_Table):
     upload_gbps: Number | None = None
     egress_price_gb: Number | None = None
     storage_currency: str | None = Field("CNY", description="ISO 4217 code")
+    carriers: list[str] | str | None = Field(
+        None, description="telecom, unicom, mobile, BGP (电信、联通、移动、BGP)"
+    )
+    latency_ms: dict[str, Number] | None = Field(
+        None, description="measured round-trip milliseconds to cities: { 深圳 = 8.5 }"
+    )
 
 
 class ProfileFile(BaseModel):

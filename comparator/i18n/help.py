@@ -71,6 +71,14 @@ HELP_ZH: dict[str, str] = {
     ),
     "At most N offers (table default 30).": "最多显示 N 条报价（表格默认 30 条）。",
     "Only offers eligible for this job file.": "只列出符合该任务文件要求的报价。",
+    "Only offers that pass the default compliance checks.": "只列出通过默认合规检查的报价。",
+    "Host file (one machine per line): run an all-reduce bandwidth test across them.": (
+        "主机文件（每行一台机器）：在这些机器间运行全归约带宽测试。"
+    ),
+    "auto (NCCL or gloo with PyTorch, else the built-in TCP ring), ring, gloo or nccl.": (
+        "`auto`（有 PyTorch 时用 NCCL 或 `gloo`，否则用内置 TCP 环）、`ring`、`gloo` 或 `nccl`。"
+    ),
+    "MiB all-reduced per iteration (default 64).": "每轮全归约的数据量，MiB（默认 64）。",
     # check
     "Compliance report per provider (and per data centre): licences, filings, job rules.": (
         "按服务商（及机房）给出合规报告：许可证、备案、任务规则。"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from comparator.i18n.labels_facts import FACT_LABELS
+
 REPORT_LANGS: tuple[str, ...] = ("zh-CN", "en")
 
 _LANG_ALIASES: dict[str, str] = {"zh": "zh-CN", "zh-cn": "zh-CN", "cn": "zh-CN", "en": "en"}
@@ -261,6 +263,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "billing_weekly": ("包周", "weekly"),
     "billing_monthly": ("包月", "monthly"),
     "billing_yearly": ("包年", "yearly"),
+    **FACT_LABELS,
 }
 
 
@@ -272,7 +275,7 @@ class CheckLabel:
     en: str
     zh_short: str
     en_short: str
-    scope: str  # "provider" or "datacenter": where `suanli check` shows it
+    scope: str  # "provider", "datacenter" or "facts" (service facts): where `check` shows it
 
 
 # compliance check id → its labels, in the CLI matrix's column order
@@ -287,10 +290,17 @@ CHECKS: dict[str, CheckLabel] = {
     "mlps": CheckLabel("等保", "MLPS", "等保", "MLPS", "provider"),
     "certification": CheckLabel("认证", "Certifications", "认证", "Cert", "provider"),
     "invoice": CheckLabel("发票", "Invoice", "发票", "Inv", "provider"),
+    "claimed": CheckLabel("仅声称的资质", "Claimed credentials", "声称", "Claim", "provider"),
+    "own-datacenter": CheckLabel("自有机房", "Own data centre", "自有", "Own", "facts"),
+    "support": CheckLabel("技术支持", "Support", "支持", "Supp", "facts"),
+    "elastic-scaling": CheckLabel("弹性增减卡", "Elastic scaling", "弹性", "Elast", "facts"),
+    "company": CheckLabel("公司情况", "Company", "公司", "Co", "facts"),
+    "contract-terms": CheckLabel("合约条款", "Contract terms", "条款", "Terms", "facts"),
     "licence-coverage": CheckLabel("覆盖地域", "Coverage", "覆盖", "Cover", "datacenter"),
     "location": CheckLabel("省份", "Province", "省份", "Prov", "datacenter"),
     "location-city": CheckLabel("城市", "City", "城市", "City", "datacenter"),
     "data-residency": CheckLabel("数据出境", "Data residency", "出境", "PI", "datacenter"),
+    "latency": CheckLabel("网络延迟", "Latency", "延迟", "RTT", "datacenter"),
     "price-freshness": CheckLabel("价格时效", "Price freshness", "时效", "Fresh", "datacenter"),
 }
 # the report's older name for the same table: id → (zh-CN, en)
@@ -309,6 +319,7 @@ def check_label(lang: str, check_id: str, *, short: bool = False) -> str:
 
 # `suanli verify` check id → (zh, en) row label, in report order
 VERIFY_CHECKS: dict[str, tuple[str, str]] = {
+    "nodes_bandwidth": ("机器间带宽", "Inter-node bandwidth"),
     "gpu_count": ("卡数", "Card count"),
     "gpu_model": ("型号", "Model"),
     "memory_total": ("显存容量", "Memory size"),

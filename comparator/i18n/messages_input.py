@@ -243,6 +243,29 @@ _READING_ZH: dict[str, str] = {
     "expected a key": "应为一个键",
 }
 
+_FACTS_ZH: dict[str, str] = {
+    "--collective: expected auto, ring, gloo or nccl; got {value!r}": (
+        "--collective：应为 'auto'、'ring'、'gloo' 或 'nccl'，实为 {value!r}"
+    ),
+    '"7x24" (round-the-clock support)': '"7x24"（全天候技术支持）',
+    "a city such as {names}": "城市，如 {names}",
+    "a known city name": "已知的城市名",
+    "the city max_latency_ms is measured from": "max_latency_ms 的测量起点城市",
+    "a licence number such as B1-20190123 (or claimed = true)": (
+        '许可证编号，如 B1-20190123（或 "claimed = true" 表示仅声称持有）'
+    ),
+    "an availability in percent above 0 and at most 100": "可用性百分比，大于 0 且不超过 100",
+    "a table of city = round-trip milliseconds": "城市 = 往返毫秒数 的表",
+    "carriers among telecom, unicom, mobile and BGP": "运营商：电信、联通、移动或 BGP",
+    "a positive round-trip time in milliseconds": "正的往返时间（毫秒）",
+    "--nodes {path}: expected at least two hosts, one per line (got {count})": (
+        "--nodes {path}：应至少有两台主机，每行一台（实为 {count} 台）"
+    ),
+    "--nodes {path}: cannot read the host file ({reason})": (
+        "--nodes {path}：无法读取主机文件（{reason}）"
+    ),
+}
+
 INPUT_ZH: dict[str, str] = {
     **_COMMON_ZH,
     **_JOB_ZH,
@@ -250,4 +273,5 @@ INPUT_ZH: dict[str, str] = {
     **_CALENDAR_ZH,
     **_STACK_ZH,
     **_READING_ZH,
+    **_FACTS_ZH,
 }

@@ -117,4 +117,10 @@ _DIAGNOSES_ZH: dict[str, str] = {
     ),
 }
 
-PLAN_ZH: dict[str, str] = {**_REASONS_ZH, **_DIAGNOSES_ZH}
+_NOTES_ZH: dict[str, str] = {
+    "storage, upload and egress not included: add `[data]`": (
+        "未包含存储、上传与外网流量费用：请在任务中添加 [data]"
+    ),
+}
+
+PLAN_ZH: dict[str, str] = {**_REASONS_ZH, **_DIAGNOSES_ZH, **_NOTES_ZH}

@@ -12,6 +12,7 @@ from comparator.plan.explain.mix import mix_text
 from comparator.plan.explain.timeline import timeline_lines
 from comparator.plan.job_plan import plan_job
 from comparator.plan.joint.joint_plan import SharedPlan, plan_jobs
+from comparator.plan.plan_notes import best_latency, plan_notes
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult, PlanSegment
 from comparator.plan.screening import requirement_reason
 from comparator.plan.selection import OBJECTIVES
@@ -25,9 +26,11 @@ __all__ = [
     "PlanResult",
     "PlanSegment",
     "SharedPlan",
+    "best_latency",
     "mix_text",
     "plan_job",
     "plan_jobs",
+    "plan_notes",
     "requirement_reason",
     "timeline_lines",
 ]

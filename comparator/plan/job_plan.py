@@ -64,6 +64,7 @@ def _assumptions(
     return {
         "fx": {"date": context.fx.as_of.isoformat(), "rates": rates, "to": job.currency},
         "tax_basis": "tax-inclusive (VAT added to prices quoted before tax)",
+        "data_included": job.data.stated,
         "multi_node_efficiency": str(context.multi_node_efficiency),
         "throughput": throughput_table(sorted(table.work) + sorted(table.unusable)),
         "card_hours_by_gpu": {g: str(w.card_hours) for g, w in sorted(table.work.items())},

@@ -14,6 +14,7 @@ from comparator.errors import Msg
 from comparator.estimate import Estimate
 from comparator.i18n import msg_to_json, render
 from comparator.plan.bill import BillLine
+from comparator.plan.plan_notes import best_latency, plan_notes
 
 OVERSIZED_CONTRACT = 3  # a contract paying more than 3× the hours it runs is flagged
 
@@ -105,6 +106,7 @@ class PlanSegment:
             "paid_hours": self.paid_hours,
             "overhead_hours": self.restart_hours,
             "free_trial": self.free_trial,
+            "free_trial_hours": self.paid_hours if self.free_trial else None,
             "run_blocks": [block.to_json() for block in self.run_blocks],
         }
 
@@ -333,6 +335,8 @@ class PlanResult:
             },
             "assumptions": self.assumptions,
             "stats": self.stats,
+            "notes": [said.both(note)[0] for note in plan_notes(self.assumptions)],
+            "latency": best_latency(self.best, self.compliance, said.lang),
         }
 
 

@@ -36,7 +36,7 @@ from comparator.config import Settings
 from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.calendar import slot_factors
 from comparator.domain.gpus import GPUS
-from comparator.domain.job import Job
+from comparator.domain.job import Job, Requirements
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
 from comparator.estimate import default_mfu, relative_throughput
@@ -171,8 +171,23 @@ def job_section(job: Job) -> dict[str, Any]:
             "export_basis": req.export_basis,
             "invoice": req.invoice,
             "spot": req.spot,
+            **_service_requirements(req),
         },
+        "data_stated": job.data.stated,
         "max_cost": None if job.max_cost is None else f"{job.max_cost:.2f}",
+    }
+
+
+def _service_requirements(req: Requirements) -> dict[str, Any]:
+    service = req.service
+    latency = service.max_latency_ms
+    return {
+        "own_datacenter": service.own_datacenter,
+        "support": service.support,
+        "max_support_response_minutes": service.max_support_response_minutes,
+        "elastic_scaling": service.elastic_scaling,
+        "max_latency_ms": None if latency is None else str(latency),
+        "latency_from": service.latency_from,
     }
 
 

@@ -12,6 +12,12 @@ from typing import Any
 
 from comparator.i18n import is_en, normalize_lang, stored_text, stored_texts
 from comparator.report import charts
+from comparator.report.facts_view import (
+    FACT_IDS,
+    data_left_out,
+    provider_facts,
+    service_requirement_items,
+)
 
 STATUS_RANK = {"pass": 0, "warn": 1, "fail": 2}
 # official invoice terms, kept in Chinese and glossed (the English report's requirements)
@@ -203,6 +209,11 @@ def _findings(
     ]
 
 
+def _column(check: Mapping[str, Any]) -> bool:
+    """Service facts are columns only where a job's requirement made one fail or warn."""
+    return check["id"] not in FACT_IDS or check["status"] != "pass"
+
+
 def compliance_matrix(
     compliance: Mapping[str, Any] | None, names: Mapping[str, str], lang: str = "zh-CN"
 ) -> ComplianceMatrix:
@@ -219,7 +230,7 @@ def compliance_matrix(
             for dc in report.get("datacenters") or []
         ]
         for datacenter, status, checks in units:
-            columns.update(dict.fromkeys(c["id"] for c in checks))
+            columns.update(dict.fromkeys(c["id"] for c in checks if _column(c)))
             entries.append((pid, datacenter, status, _check_statuses(checks)))
             findings += _findings(names.get(pid, pid), datacenter, checks, lang)
     rows = tuple(
@@ -292,7 +303,7 @@ def requirement_items(
     for key in ("contains_personal_info", "spot"):
         if req.get(key):
             items.append((key, ""))
-    return items
+    return items + service_requirement_items(req)
 
 
 def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, Any]:
@@ -328,6 +339,9 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         "cost_chart": charts.cost_chart(best, alternatives, names),
         "compliance": compliance_matrix(document.get("compliance"), names, lang),
         "warnings": best_warnings(document, lang),
+        "provider_facts": provider_facts(document, names, lang),
+        "latency": plan.get("latency"),
+        "data_left_out": data_left_out(document),
         "unstated": [
             line for line in (best or {}).get("bill") or [] if not line.get("stated", True)
         ],

@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING
 from comparator.domain.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from comparator.services.eligibility import CatalogCheck, check_catalog, eligible_for_job
+    from comparator.services.eligibility import (
+        CatalogCheck,
+        check_catalog,
+        default_verdicts,
+        eligible_for_job,
+    )
     from comparator.services.planning import (
         context_from_settings,
         plan_job_file,
@@ -21,7 +26,7 @@ if TYPE_CHECKING:
     from comparator.services.verification import store_verification
 
 _HOME: dict[str, tuple[str, ...]] = {
-    "eligibility": ("CatalogCheck", "check_catalog", "eligible_for_job"),
+    "eligibility": ("CatalogCheck", "check_catalog", "default_verdicts", "eligible_for_job"),
     "planning": ("context_from_settings", "plan_job_file", "plan_jobs_files"),
     "quoting": ("make_quote",),
     "verification": ("store_verification",),
@@ -32,6 +37,7 @@ __all__ = [
     "CatalogCheck",
     "check_catalog",
     "context_from_settings",
+    "default_verdicts",
     "eligible_for_job",
     "make_quote",
     "plan_job_file",

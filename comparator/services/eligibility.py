@@ -27,7 +27,6 @@ from comparator.domain.offer_view import OfferView
 from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import InputError
-from comparator.plan import requirement_reason
 
 
 def job_policy(job_path: str | Path | None, settings: Settings, today: date | None) -> JobPolicy:
@@ -70,6 +69,8 @@ def eligible_for_job(
     [requirements] the planner applies (GPU models, spot) — ``offers --compliant-for``."""
     job = load_job(job_path)
     eligible = evaluate_for_job(engine, offers, job_path, settings, today=today).eligible
+    from comparator.plan import requirement_reason  # the planner loads only for --compliant-for
+
     return [o for o in eligible if requirement_reason(job, o) is None]
 
 
@@ -115,3 +116,24 @@ def _select(profiles: dict[str, ProviderProfile], ids: Sequence[str]) -> dict[st
             known=known,
         )
     return {i: profiles[i] for i in ids} if ids else profiles
+
+
+def default_verdicts(
+    engine: Engine, offers: Sequence[OfferView], settings: Settings, *, today: date | None = None
+) -> dict[str, str]:
+    """The default policy's verdict (pass / warn / fail) of each offer, by offer id — what
+    ``suanli offers`` shows. Each provider is judged once, on the profiles of the listed
+    providers only; each offer then reads its data centre's verdict."""
+    policy = job_policy(None, settings, today)
+    profiles = load_profiles(engine, {o.provider for o in offers})
+    judged = evaluate_offers(
+        offers,
+        profiles,
+        None,
+        today=policy.today,
+        freshness_days=settings.price_freshness_days,
+    )
+    verdicts = {o.offer_id: "pass" for o in judged.eligible}
+    verdicts.update({i: "warn" for i in judged.warnings})
+    verdicts.update({e.offer.offer_id: "fail" for e in judged.excluded})
+    return verdicts

@@ -165,6 +165,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "not measured: PyTorch sees no CUDA device (no GPU, or the driver is unavailable)",
     ),
     "measured": ("已在 {count} 张卡上测量", "measured on {count} card(s)"),
+    # inter-node all-reduce (verify --nodes)
+    "nodes_allreduce": (
+        "{count} 台机器间 all-reduce 总线带宽（{collective}）",
+        "all-reduce bus bandwidth across {count} machines ({collective})",
+    ),
+    "nodes_failed": ("机器间 all-reduce 失败：{error}", "inter-node all-reduce failed: {error}"),
+    "nodes_wrong_sum": (
+        "{what}：求和结果不对，网络或程序有误",
+        "{what}: the sums came out wrong; the network or the software is broken",
+    ),
 }
 
 

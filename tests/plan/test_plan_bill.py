@@ -136,7 +136,7 @@ def test_data_keys_in_job_and_profile() -> None:
         "schedule": {"earliest_start": START, "deadline": START + timedelta(days=1)},
     }
     job = parse_job({**base, "data": {"dataset_gb": 2000, "checkpoint_gb": "50.5"}}, "j.toml")
-    assert job.data == DataNeeds(D(2000), D("50.5"))
+    assert job.data == DataNeeds(D(2000), D("50.5"), stated=True)
     with pytest.raises(JobFileError, match=r"data\.dataset_gb"):
         parse_job({**base, "data": {"dataset_gb": -1}}, "j.toml")
     profile = _profile(TERMS)
