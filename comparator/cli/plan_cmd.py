@@ -178,6 +178,11 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
             )
         )
     out.print(f"{tr(lang, '计费组合', 'Billing mix')}: {escape(mix_text(best, lang))}")
+    if best.nodes > 1:
+        from comparator.plan.result import machines_msg
+
+        machines = machines_msg(best.nodes, best.node_cards, best.network_kind, best.network_gbps)
+        out.print(escape(render(machines, lang)))
     out.print(
         f"{tr(lang, '开始', 'Start')} {best.start:%Y-%m-%d %H:%M} → "
         f"{tr(lang, '完成', 'finish')} {best.finish:%Y-%m-%d %H:%M} · "
@@ -365,10 +370,11 @@ def _print_assumptions(out: Console, result: PlanResult, lang: str) -> None:
     assumptions = result.assumptions
     fx = assumptions.get("fx", {})
     rates = ", ".join(f"{c}={r}" for c, r in fx.get("rates", {}).items()) or "—"
+    efficiency = assumptions.get("multi_node_efficiency") or label(lang, "multi_node_model")
     out.print(
         f"[dim]{tr(lang, '假设', 'Assumptions')}: {tr(lang, '汇率', 'FX')} {rates} "
         f"({fx.get('date')}); {tr(lang, '多机效率', 'multi-node efficiency')} "
-        f"{assumptions.get('multi_node_efficiency')}; {tr(lang, '含税价比较', 'tax-inclusive')}; "
+        f"{efficiency}; {tr(lang, '含税价比较', 'tax-inclusive')}; "
         f"{tr(lang, '已证明最优', 'proven optimal')}: {yes_no(lang, result.optimal)}[/]"
     )
 

@@ -238,6 +238,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "fx_date": ("汇率日期", "FX date"),
     "fx_per_unit": ("折合", "in"),
     "multi_node_efficiency": ("多机扩展效率", "Multi-node efficiency"),
+    "multi_node_model": (
+        "按估算的网络模型（SUANLI_MULTI_NODE_EFFICIENCY 未设置）",
+        "the estimator's network model (SUANLI_MULTI_NODE_EFFICIENCY unset)",
+    ),
     "headroom": ("显存余量", "Memory headroom"),
     "price_freshness_days": ("价格有效期（天）", "Price freshness (days)"),
     "price_ages": ("价格时效", "Age of prices"),

@@ -16,6 +16,13 @@ _REASONS_ZH: dict[str, str] = {
         "network: {cards} 卡跨多台 {node_cards} 卡节点，需要 IB/RoCE 组网（该报价为 {network}）"
     ),
     "none": "无",
+    "{nodes} × {node_cards}-card machines on one {network} network": (
+        "{nodes} 台 {node_cards} 卡机器，同在一张 {network} 网络上"
+    ),
+    "{nodes} × {node_cards}-card machines on one {network} network "
+    "({gbps:g} Gb/s per machine)": (
+        "{nodes} 台 {node_cards} 卡机器，同在一张 {network} 网络上（每台 {gbps:g} Gb/s）"
+    ),
     "currency: no FX rate for {currency} → {target}": (
         "currency: 没有 {currency} → {target} 的汇率"
     ),

@@ -21,7 +21,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from zoneinfo import ZoneInfo
 
 from comparator.domain.billing import HOURLY_MODES
@@ -39,6 +39,10 @@ from comparator.plan.slot_prices import shared_factors, shared_slot_costs
 from comparator.plan.windows import Mask, daily_cap, free_trials, rentable
 
 MAX_NODES = 16
+#: Across nodes, a ``[workload]`` job's card-hours (given, not modelled) are divided by this
+#: unless ``SUANLI_MULTI_NODE_EFFICIENCY`` says otherwise (the setting's default before 0.3).
+WORKLOAD_MULTI_NODE_EFFICIENCY = Decimal("0.90")
+_PLACES = Decimal("0.000001")
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,9 @@ class GpuWork:
     hours_range: tuple[Decimal, Decimal] | None = field(default=None, compare=False)
     # card_hours_at on a group's links (plan.groups.link_key); None: links do not matter
     on_links: Callable[[str], Callable[[int], Decimal]] | None = field(default=None, compare=False)
+    # True when card_hours_at already holds the multi-node loss (the estimator's network
+    # model); False: card-hours on one node, divided by the multi-node efficiency across nodes
+    network_modelled: bool = False
 
     def on_link(self, key: str) -> GpuWork:
         """This work on the links of a group (the estimator's card-hours there)."""
@@ -68,6 +75,31 @@ class GpuWork:
         if self.card_hours_at is None:
             return self.card_hours
         return max(self.card_hours, self.card_hours_at(cards))
+
+    def priced_card_hours(
+        self, cards: int, node_cards: int, efficiency: Decimal | None
+    ) -> Decimal:
+        """The card-hours that price ``cards`` cards of ``node_cards``-card machines, the
+        multi-node loss counted once: the estimator's network model, or ``efficiency``
+        (``SUANLI_MULTI_NODE_EFFICIENCY``) when set, which then replaces it (one node's
+        card-hours divided by it); a ``[workload]`` job's card-hours are divided by
+        ``efficiency`` (:data:`WORKLOAD_MULTI_NODE_EFFICIENCY` unset) across nodes."""
+        if cards <= node_cards or (self.network_modelled and efficiency is None):
+            return self.card_hours_on(cards)
+        if not self.network_modelled:
+            factor = WORKLOAD_MULTI_NODE_EFFICIENCY if efficiency is None else efficiency
+            return _per_efficiency(self.card_hours_on(cards), factor)
+        assert efficiency is not None
+        return _per_efficiency(self.card_hours_on(node_cards), efficiency)
+
+    def run_hours_on(self, cards: int, node_cards: int, efficiency: Decimal | None) -> int:
+        """Whole hours on ``cards`` cards: the priced card-hours over the cards, rounded up."""
+        priced = self.priced_card_hours(cards, node_cards, efficiency)
+        return run_hours(priced, cards, node_cards, Decimal(1))
+
+
+def _per_efficiency(card_hours: Decimal, efficiency: Decimal) -> Decimal:
+    return (card_hours / efficiency).quantize(_PLACES, rounding=ROUND_CEILING)
 
 
 @dataclass(frozen=True)
@@ -87,6 +119,15 @@ class Candidate:
     unit_prices: Mapping[str, Decimal]
     bill: DataBill = field(default_factory=DataBill)  # upload, storage and egress (docs/billing.md)
     trials: Mapping[str, str] = field(default_factory=dict)  # free-trial rate key → offer id
+    # the card-hours that price it (GpuWork.priced_card_hours); None: work.card_hours_on(cards)
+    priced_card_hours: Decimal | None = None
+
+    @property
+    def card_hours(self) -> Decimal:
+        """The card-hours its run hours are priced on (the multi-node loss counted once)."""
+        if self.priced_card_hours is not None:
+            return self.priced_card_hours
+        return self.work.card_hours_on(self.cards)
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -120,7 +161,7 @@ class CandidateOptions:
     deadline: datetime
     interruptible: bool
     restart_overhead_hours: int
-    multi_node_efficiency: Decimal
+    multi_node_efficiency: Decimal | None  # None: the estimator's network model
     prices: PriceBasis
     timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
     max_nodes: int = MAX_NODES
@@ -257,9 +298,9 @@ class CandidateBuilder:
                 units[offer.offer_id] = -(-cards // offer.cards)
         if not usable:
             return None
-        hours = run_hours(
-            work.card_hours_on(cards), cards, key[3], self.options.multi_node_efficiency
-        )
+        efficiency = self.options.multi_node_efficiency
+        priced = work.priced_card_hours(cards, key[3], efficiency)
+        hours = work.run_hours_on(cards, key[3], efficiency)
         converts = key[0] not in self.options.no_conversion
         bill = self.bill(key)
         options = self.options
@@ -296,6 +337,7 @@ class CandidateBuilder:
             {o.offer_id: prices[o.offer_id] for o in usable},
             bill,
             {key: offer_id for key, (_, offer_id) in trials.items()},
+            priced,
         )
 
     def bill(self, key: GroupKey) -> DataBill:
@@ -321,9 +363,7 @@ class CandidateBuilder:
         if not usable:
             return None
         units = {k: -(-cards // o.cards) for k, o in usable.items()}
-        hours = run_hours(
-            g.work.card_hours_on(cards), cards, g.key[3], self.options.multi_node_efficiency
-        )
+        hours = g.work.run_hours_on(cards, g.key[3], self.options.multi_node_efficiency)
         problem = ScheduleProblem(g.grid.deadline_slot, hours, self.options.interruptible, 0)
         return Candidate(*g.key[:3], cards, g.key[3], g.work, g.grid, problem, usable, units, {})
 

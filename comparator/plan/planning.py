@@ -64,7 +64,10 @@ def _assumptions(
     return {
         "fx": {"date": context.fx.as_of.isoformat(), "rates": rates, "to": job.currency},
         "tax_basis": "tax-inclusive (VAT added to prices quoted before tax)",
-        "multi_node_efficiency": str(context.multi_node_efficiency),
+        # null: the estimator's network model prices the multi-node loss (set: it replaces it)
+        "multi_node_efficiency": (
+            None if context.multi_node_efficiency is None else str(context.multi_node_efficiency)
+        ),
         "throughput": throughput_table(sorted(table.work) + sorted(table.unusable)),
         "card_hours_by_gpu": {g: str(w.card_hours) for g, w in sorted(table.work.items())},
         "card_hours_range_by_gpu": {

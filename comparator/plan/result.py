@@ -109,6 +109,32 @@ class PlanSegment:
         }
 
 
+NETWORK_NAMES = {"ib": "InfiniBand", "roce": "RoCE"}
+
+
+def machines_msg(
+    nodes: int, node_cards: int, network: str | None, gbps: float | None = None
+) -> Msg:
+    """"2 × 8-card machines on one InfiniBand network": what a multi-node line item rents,
+    and the network it needs (the offer's, with its Gb/s per machine when stated)."""
+    name = NETWORK_NAMES.get(network or "", "RDMA (InfiniBand/RoCE)")
+    if gbps:
+        return Msg(
+            "{nodes} × {node_cards}-card machines on one {network} network "
+            "({gbps:g} Gb/s per machine)",
+            nodes=nodes,
+            node_cards=node_cards,
+            network=name,
+            gbps=gbps,
+        )
+    return Msg(
+        "{nodes} × {node_cards}-card machines on one {network} network",
+        nodes=nodes,
+        node_cards=node_cards,
+        network=name,
+    )
+
+
 def _range(low: Decimal, expected: Decimal, high: Decimal) -> dict[str, float]:
     return {"low": round(float(low), 1), "expected": float(expected), "high": round(float(high), 1)}
 
@@ -137,6 +163,27 @@ class Plan:
     bill: tuple[BillLine, ...] = ()  # upload, storage and egress (docs/billing.md)
     # (low, high) multipliers of work_hours and card_hours: the throughput fit's range
     hours_range: tuple[Decimal, Decimal] | None = None
+    # the node network of its offers (domain.links: kind ib | roce | …, Gb/s per machine)
+    network_kind: str | None = None
+    network_gbps: float | None = None
+
+    @property
+    def nodes(self) -> int:
+        return -(-self.cards // self.node_cards)
+
+    def machines(self) -> dict[str, Any] | None:
+        """A multi-node placement's machines and the network they need; None on one node."""
+        if self.nodes <= 1:
+            return None
+        return {
+            "nodes": self.nodes,
+            "node_cards": self.node_cards,
+            "network": self.network_kind,
+            "network_gbps": self.network_gbps,
+            "text_msg": msg_to_json(
+                machines_msg(self.nodes, self.node_cards, self.network_kind, self.network_gbps)
+            ),
+        }
 
     def ranges(self) -> dict[str, dict[str, float]] | None:
         """Low / expected / high compute hours and card-hours; None for exact card-hours."""
@@ -200,7 +247,8 @@ class Plan:
             "province": self.province,
             "city": self.city,
             "node_cards": self.node_cards,
-            "nodes": -(-self.cards // self.node_cards),
+            "nodes": self.nodes,
+            "machines": self.machines(),
             "currency": self.currency,
             "work_hours": self.work_hours,
             "overhead_hours": self.overhead_hours,

@@ -125,6 +125,7 @@ def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:
             card_hours_at=_card_hours_at(request, hours),
             on_links=_on_links(request, hours),
             hours_range=_range_factors(solution.hours_low, solution.hours, solution.hours_high),
+            network_modelled=True,
         )
         table.card_hours_range[gpu] = (
             Decimal(repr(solution.hours_low * solution.cards)),

@@ -281,7 +281,11 @@ def assumptions_section(settings: Settings, parts: QuoteParts) -> dict[str, Any]
             "to": parts.job.currency,
             "date": settings.fx_date.isoformat(),
         },
-        "multi_node_efficiency": str(Decimal(str(settings.multi_node_efficiency))),
+        "multi_node_efficiency": (
+            None
+            if settings.multi_node_efficiency is None
+            else str(Decimal(str(settings.multi_node_efficiency)))
+        ),
         "headroom": str(Decimal(str(settings.headroom))),
         "price_freshness_days": settings.price_freshness_days,
     }

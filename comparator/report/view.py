@@ -313,6 +313,7 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         ),
         "not_loaded": not_loaded(plan, lang),
         "best": best,
+        "machines": stored_text((best or {}).get("machines") or {}, "text", lang),
         "message": stored_text(plan, "message", lang),
         "calendar_warning": stored_text(plan.get("calendar") or {}, "warning", lang),
         "ranked": ranked,

@@ -149,7 +149,11 @@ def context_from_settings(
     return PlanContext(
         today=today or datetime.now(settings.timezone).date(),
         fx=FxTable(settings.fx_rates, settings.fx_date),
-        multi_node_efficiency=Decimal(repr(settings.multi_node_efficiency)),
+        multi_node_efficiency=(
+            None
+            if settings.multi_node_efficiency is None
+            else Decimal(repr(settings.multi_node_efficiency))
+        ),
         headroom=settings.headroom,
         freshness_days=settings.price_freshness_days,
         objective=objective,
