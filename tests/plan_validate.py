@@ -27,9 +27,10 @@ from comparator.domain.offer_view import OfferView
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import PlanError
 from comparator.estimate.throughput import is_rdma, run_hours, scale_card_hours
-from comparator.plan.candidates import WORKLOAD_MULTI_NODE_EFFICIENCY, PriceBasis, machine_of
+from comparator.plan.candidates import PriceBasis, machine_of
 from comparator.plan.problem import ScheduledSegment, ScheduleProblem, ScheduleResult
 from comparator.plan.result import Plan, PlanSegment
+from comparator.plan.work_hours import WORKLOAD_MULTI_NODE_EFFICIENCY
 
 HOUR = timedelta(hours=1)
 

@@ -16,12 +16,13 @@ from comparator.config import load_settings
 from comparator.domain.job import Job, parse_job
 from comparator.domain.money import FxTable
 from comparator.errors import ConfigError
-from comparator.i18n import msg_from_json, render
 from comparator.estimate.estimator import estimate
+from comparator.i18n import msg_from_json, render
 from comparator.plan import PlanContext, plan_job
-from comparator.plan.candidates import WORKLOAD_MULTI_NODE_EFFICIENCY, GpuWork
+from comparator.plan.candidates import GpuWork
 from comparator.plan.groups import link_key
 from comparator.plan.work import work_table
+from comparator.plan.work_hours import WORKLOAD_MULTI_NODE_EFFICIENCY, work_run_hours
 
 D = Decimal
 CONTEXT = PlanContext(today=date(2026, 11, 29), fx=FxTable({"CNY": D(1)}, date(2026, 11, 27)))
@@ -94,11 +95,13 @@ def test_the_setting_replaces_the_network_model() -> None:
 
 def test_a_workload_job_keeps_a_default_efficiency_across_nodes() -> None:
     work = GpuWork("A100-SXM4-80GB", D(160))
-    assert work.run_hours_on(8, 8, None) == 20
-    assert work.run_hours_on(16, 8, None) == math.ceil(160 / (16 * WORKLOAD_MULTI_NODE_EFFICIENCY))
-    assert work.run_hours_on(16, 8, D("0.8")) == math.ceil(160 / (16 * 0.8))
+    assert work_run_hours(work, 8, 8, None) == 20
+    assert work_run_hours(work, 16, 8, None) == math.ceil(
+        160 / (16 * WORKLOAD_MULTI_NODE_EFFICIENCY)
+    )
+    assert work_run_hours(work, 16, 8, D("0.8")) == math.ceil(160 / (16 * 0.8))
     modelled = dataclasses.replace(work, network_modelled=True)
-    assert modelled.run_hours_on(16, 8, None) == 10  # the model's card-hours, no factor
+    assert work_run_hours(modelled, 16, 8, None) == 10  # the model's card-hours, no factor
 
 
 def test_the_setting_is_unset_by_default_and_checked_when_set() -> None:

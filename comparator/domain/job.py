@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from comparator.domain.calendar import TouRule, parse_rule
+from comparator.domain.calibration import Calibration, parse_calibration
 from comparator.domain.job_fields import FieldReader
 from comparator.domain.provinces import canonical_province
 from comparator.errors import (
@@ -39,6 +40,7 @@ _TOP_KEYS = {
     "requirements",
     "budget",
     "data",
+    "calibration",
 }
 _DATA_KEYS = {"dataset_gb", "checkpoint_gb"}
 _WORKLOAD_KEYS = {"card_hours", "gpu", "cards"}
@@ -132,6 +134,7 @@ class Job:
     data: DataNeeds = field(default_factory=DataNeeds)
     max_price_per_card_hour: Decimal | None = None  # [budget]: tax-inclusive, job currency
     use_free_trial: bool = False  # [budget]: use offers' free trial hours (once per provider)
+    calibration: Calibration | None = None  # [calibration]: a measured trial run
 
 
 def _province(reader: FieldReader, text: str) -> str:
@@ -288,6 +291,7 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
         use_free_trial=trial,
         source=source,
         data=_data(reader, reader.table(data, "data")),
+        calibration=parse_calibration(reader, reader.table(data, "calibration")),
     )
 
 

@@ -25,6 +25,7 @@ from comparator.plan.problem import ScheduleProblem
 from comparator.plan.slot_prices import least_factor_within
 from comparator.plan.solve import _days, _fewest_run_slots, _within_daily_cap
 from comparator.plan.windows import daily_cap, rentable
+from comparator.plan.work_hours import work_run_hours
 
 Key = tuple[Any, ...]
 FIRST: Key = (0,)  # groups with an infeasible card count are expanded first (recorded as such)
@@ -90,7 +91,7 @@ def count_key(
     if not usable:
         return None
     slots = g.grid.deadline_slot
-    work = g.work.run_hours_on(cards, g.key[3], options.multi_node_efficiency)
+    work = work_run_hours(g.work, cards, g.key[3], options.multi_node_efficiency)
     if may_not_fit(work, g.grid, bill.upload_slots, options):
         return FIRST
     overhead = options.restart_overhead_hours if options.interruptible else 0
@@ -137,7 +138,7 @@ def count_span(
     eff = options.multi_node_efficiency
 
     def hours(n: int) -> int:
-        return work.run_hours_on(n, node, eff)
+        return work_run_hours(work, n, node, eff)
 
     slowest = max(hours(part[0]) for part in (single, multi) if part)
     fastest = min(hours(part[-1]) for part in (single, multi) if part)

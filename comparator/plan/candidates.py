@@ -21,7 +21,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import ROUND_CEILING, Decimal
+from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from comparator.domain.billing import HOURLY_MODES
@@ -37,12 +37,9 @@ from comparator.plan.groups import GroupKey, group_offers
 from comparator.plan.problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.plan.slot_prices import shared_factors, shared_slot_costs
 from comparator.plan.windows import Mask, daily_cap, free_trials, rentable
+from comparator.plan.work_hours import layout_counts, priced_card_hours, work_run_hours
 
 MAX_NODES = 16
-#: Across nodes, a ``[workload]`` job's card-hours (given, not modelled) are divided by this
-#: unless ``SUANLI_MULTI_NODE_EFFICIENCY`` says otherwise (the setting's default before 0.3).
-WORKLOAD_MULTI_NODE_EFFICIENCY = Decimal("0.90")
-_PLACES = Decimal("0.000001")
 
 
 @dataclass(frozen=True)
@@ -60,9 +57,8 @@ class GpuWork:
     hours_range: tuple[Decimal, Decimal] | None = field(default=None, compare=False)
     # card_hours_at on a group's links (plan.groups.link_key); None: links do not matter
     on_links: Callable[[str], Callable[[int], Decimal]] | None = field(default=None, compare=False)
-    # True when card_hours_at already holds the multi-node loss (the estimator's network
-    # model); False: card-hours on one node, divided by the multi-node efficiency across nodes
-    network_modelled: bool = False
+    network_modelled: bool = False  # card_hours_at holds the multi-node loss (plan.work_hours)
+    layout: tuple[int, int, int] | None = None  # TP, CP, PP when DP cannot hold it (work_hours)
 
     def on_link(self, key: str) -> GpuWork:
         """This work on the links of a group (the estimator's card-hours there)."""
@@ -75,31 +71,6 @@ class GpuWork:
         if self.card_hours_at is None:
             return self.card_hours
         return max(self.card_hours, self.card_hours_at(cards))
-
-    def priced_card_hours(
-        self, cards: int, node_cards: int, efficiency: Decimal | None
-    ) -> Decimal:
-        """The card-hours that price ``cards`` cards of ``node_cards``-card machines, the
-        multi-node loss counted once: the estimator's network model, or ``efficiency``
-        (``SUANLI_MULTI_NODE_EFFICIENCY``) when set, which then replaces it (one node's
-        card-hours divided by it); a ``[workload]`` job's card-hours are divided by
-        ``efficiency`` (:data:`WORKLOAD_MULTI_NODE_EFFICIENCY` unset) across nodes."""
-        if cards <= node_cards or (self.network_modelled and efficiency is None):
-            return self.card_hours_on(cards)
-        if not self.network_modelled:
-            factor = WORKLOAD_MULTI_NODE_EFFICIENCY if efficiency is None else efficiency
-            return _per_efficiency(self.card_hours_on(cards), factor)
-        assert efficiency is not None
-        return _per_efficiency(self.card_hours_on(node_cards), efficiency)
-
-    def run_hours_on(self, cards: int, node_cards: int, efficiency: Decimal | None) -> int:
-        """Whole hours on ``cards`` cards: the priced card-hours over the cards, rounded up."""
-        priced = self.priced_card_hours(cards, node_cards, efficiency)
-        return run_hours(priced, cards, node_cards, Decimal(1))
-
-
-def _per_efficiency(card_hours: Decimal, efficiency: Decimal) -> Decimal:
-    return (card_hours / efficiency).quantize(_PLACES, rounding=ROUND_CEILING)
 
 
 @dataclass(frozen=True)
@@ -119,15 +90,7 @@ class Candidate:
     unit_prices: Mapping[str, Decimal]
     bill: DataBill = field(default_factory=DataBill)  # upload, storage and egress (docs/billing.md)
     trials: Mapping[str, str] = field(default_factory=dict)  # free-trial rate key → offer id
-    # the card-hours that price it (GpuWork.priced_card_hours); None: work.card_hours_on(cards)
-    priced_card_hours: Decimal | None = None
-
-    @property
-    def card_hours(self) -> Decimal:
-        """The card-hours its run hours are priced on (the multi-node loss counted once)."""
-        if self.priced_card_hours is not None:
-            return self.priced_card_hours
-        return self.work.card_hours_on(self.cards)
+    priced_card_hours: Decimal | None = None  # what prices its hours (plan.work_hours)
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -136,10 +99,6 @@ class Candidate:
     @property
     def run_hours(self) -> int:
         return self.problem.work_slots
-
-    @property
-    def multi_node(self) -> bool:
-        return self.cards > self.node_cards
 
 
 @dataclass
@@ -177,15 +136,14 @@ class CandidateOptions:
 def card_counts(
     work: GpuWork, node_cards: int, networks: Iterable[str | None], max_nodes: int
 ) -> list[int]:
-    """Card counts worth trying on one group (its offers' ``networks``): within a node, then
-    whole nodes over RDMA."""
+    """Card counts worth trying on one group (``networks``): in a node, then nodes over RDMA."""
     if work.fixed_cards is not None:
         return [work.fixed_cards]
     low = max(1, work.min_cards)
     counts = list(range(low, node_cards + 1))
     if any(is_rdma(network) for network in networks):
         counts += [k * node_cards for k in range(2, max_nodes + 1) if k * node_cards >= low]
-    return counts
+    return layout_counts(work.layout, node_cards, counts)
 
 
 def _fits(offer: OfferView, cards: int) -> Msg | None:
@@ -298,9 +256,8 @@ class CandidateBuilder:
                 units[offer.offer_id] = -(-cards // offer.cards)
         if not usable:
             return None
-        efficiency = self.options.multi_node_efficiency
-        priced = work.priced_card_hours(cards, key[3], efficiency)
-        hours = work.run_hours_on(cards, key[3], efficiency)
+        priced = priced_card_hours(work, cards, key[3], self.options.multi_node_efficiency)
+        hours = run_hours(priced, cards, key[3], Decimal(1))
         converts = key[0] not in self.options.no_conversion
         bill = self.bill(key)
         options = self.options
@@ -363,7 +320,7 @@ class CandidateBuilder:
         if not usable:
             return None
         units = {k: -(-cards // o.cards) for k, o in usable.items()}
-        hours = g.work.run_hours_on(cards, g.key[3], self.options.multi_node_efficiency)
+        hours = work_run_hours(g.work, cards, g.key[3], self.options.multi_node_efficiency)
         problem = ScheduleProblem(g.grid.deadline_slot, hours, self.options.interruptible, 0)
         return Candidate(*g.key[:3], cards, g.key[3], g.work, g.grid, problem, usable, units, {})
 

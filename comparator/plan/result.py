@@ -14,6 +14,7 @@ from comparator.errors import Msg
 from comparator.estimate import Estimate
 from comparator.i18n import msg_to_json, render
 from comparator.plan.bill import BillLine
+from comparator.plan.figures import TENTH, Figures, rounded
 
 OVERSIZED_CONTRACT = 3  # a contract paying more than 3× the hours it runs is flagged
 
@@ -115,8 +116,7 @@ NETWORK_NAMES = {"ib": "InfiniBand", "roce": "RoCE"}
 def machines_msg(
     nodes: int, node_cards: int, network: str | None, gbps: float | None = None
 ) -> Msg:
-    """"2 × 8-card machines on one InfiniBand network": what a multi-node line item rents,
-    and the network it needs (the offer's, with its Gb/s per machine when stated)."""
+    """What a multi-node line item rents and the network it needs, as one sentence."""
     name = NETWORK_NAMES.get(network or "", "RDMA (InfiniBand/RoCE)")
     if gbps:
         return Msg(
@@ -135,8 +135,13 @@ def machines_msg(
     )
 
 
-def _range(low: Decimal, expected: Decimal, high: Decimal) -> dict[str, float]:
-    return {"low": round(float(low), 1), "expected": float(expected), "high": round(float(high), 1)}
+def _range(low: Decimal, expected: Decimal, high: Decimal) -> dict[str, float | None]:
+    """Low / expected / high, each rounded once like every shown figure (0.1, half up)."""
+    return {
+        "low": rounded(low, TENTH),
+        "expected": rounded(expected, TENTH),
+        "high": rounded(high, TENTH),
+    }
 
 
 @dataclass(frozen=True)
@@ -166,6 +171,7 @@ class Plan:
     # the node network of its offers (domain.links: kind ib | roce | …, Gb/s per machine)
     network_kind: str | None = None
     network_gbps: float | None = None
+    figures: Figures | None = None  # what priced it (plan.figures), set when the plan is shown
 
     @property
     def nodes(self) -> int:
@@ -185,12 +191,14 @@ class Plan:
             ),
         }
 
-    def ranges(self) -> dict[str, dict[str, float]] | None:
+    def ranges(self) -> dict[str, dict[str, float | None]] | None:
         """Low / expected / high compute hours and card-hours; None for exact card-hours."""
         if self.hours_range is None:
             return None
         low, high = self.hours_range
-        hours, card_hours = Decimal(self.work_hours), self.card_hours
+        # compute hours as card-hours ÷ cards (the figures' 38.8 h), not the billed whole hours
+        card_hours = self.card_hours
+        hours = card_hours / self.cards
         return {
             "work_hours_range": _range(hours * low, hours, hours * high),
             "card_hours_range": _range(card_hours * low, card_hours, card_hours * high),
@@ -249,6 +257,7 @@ class Plan:
             "node_cards": self.node_cards,
             "nodes": self.nodes,
             "machines": self.machines(),
+            "figures": self.figures.to_json() if self.figures else None,
             "currency": self.currency,
             "work_hours": self.work_hours,
             "overhead_hours": self.overhead_hours,
@@ -344,6 +353,8 @@ class PlanResult:
     # Over budget: the plan `plan` without the budget returns (named in the message).
     cheapest_without_budget: Plan | None = None
     lang: str = "en"  # the language of the texts of `to_json` (the command's --lang)
+    # the seeds' memory band and compute rule on the best plan (plan.priced.fit_advice)
+    utilisation: dict[str, Any] | None = None
 
     @property
     def feasible(self) -> bool:
@@ -380,6 +391,7 @@ class PlanResult:
                 "warning_msg": warning_msg,
             },
             "assumptions": self.assumptions,
+            "utilisation": self.utilisation,
             "stats": self.stats,
         }
 

@@ -383,7 +383,7 @@ def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Pl
         finish=finish,
         run_hours=schedule.run_slots,
         work_hours=candidate.run_hours,
-        card_hours=candidate.card_hours,
+        card_hours=candidate.priced_card_hours or candidate.work.card_hours_on(candidate.cards),
         segments=segments,
         bill=bill,
         hours_range=candidate.work.hours_range,

@@ -26,6 +26,7 @@ from comparator.catalog.offer_filter import (
 from comparator.catalog.queries import load_profiles
 from comparator.catalog.queries_groups import CatalogGroups
 from comparator.config import Settings
+from comparator.domain.calibration import load_calibration
 from comparator.domain.job import Job, load_job
 from comparator.domain.money import FxTable
 from comparator.domain.offer_filter import FilteredOffers, OfferFilter
@@ -172,12 +173,21 @@ def plan_job_file(
     top: int | None = None,
     today: date | None = None,
     lang: str = "en",
+    calibration: str | Path | None = None,
 ) -> PlanResult:
-    """Read ``path`` and the catalog behind ``engine``, and plan the job."""
-    job = load_job(path)
+    """Read ``path`` and the catalog behind ``engine``, and plan the job (moved to the measured
+    run of the ``calibration`` file when given: it replaces the job's ``[calibration]``)."""
+    job = with_calibration(load_job(path), calibration)
     context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
     with collector_paused():
         return plan_for_job(engine, job, context)[0]
+
+
+def with_calibration(job: Job, path: str | Path | None) -> Job:
+    """``job`` with the measured run of a calibration file (``--calibration FILE``)."""
+    if path is None:
+        return job
+    return dataclasses.replace(job, calibration=load_calibration(path))
 
 
 def plan_jobs_files(
