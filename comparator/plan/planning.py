@@ -82,11 +82,15 @@ def _assumptions(
 
 
 def _job_reference(
-    job: Job, table: WorkTable, best_gpu: str | None
+    job: Job, table: WorkTable, best: Plan | None
 ) -> tuple[Decimal | None, str | None]:
+    """The job's card-hours and GPU: a ``[workload]`` job's own; a ``[model]`` job's on the
+    best plan as priced (the figure its line items add up to), else on its first GPU."""
     if job.workload.card_hours is not None:
         return job.workload.card_hours, job.workload.gpu
-    gpu = best_gpu or next(iter(sorted(table.work)), None)
+    if best is not None:
+        return best.card_hours, best.gpu
+    gpu = next(iter(sorted(table.work)), None)
     if gpu is None or gpu not in table.work:
         return None, gpu
     return table.work[gpu].card_hours, gpu
@@ -234,7 +238,7 @@ def finish(
     """The :class:`PlanResult` of a prepared job once its plans are chosen."""
     job, context, checks = prepared.job, prepared.context, prepared.checks
     excluded = checks.excluded + _schedule_exclusions(selection, job)
-    card_hours, gpu = _job_reference(job, prepared.table, best.gpu if best else None)
+    card_hours, gpu = _job_reference(job, prepared.table, best)
     best, alternatives, best_estimate, rows = _priced(prepared, best, alternatives, card_hours)
     assumptions = _assumptions(job, context, prepared.offers, prepared.table, prepared.discounts)
     assumptions["throughput"] = rows
@@ -346,7 +350,7 @@ def _name_the_cheapest(result: PlanResult, prepared: Prepared, options: PlanOpti
     if unbudgeted.best is None:
         return
     realised = realise(unbudgeted.best, prepared.job.currency)
-    reference, _ = _job_reference(prepared.job, prepared.table, realised.gpu)
+    reference, _ = _job_reference(prepared.job, prepared.table, realised)
     job, table = prepared.job, prepared.table  # the figures as if it were the best plan
     plan = with_figures(realised, job, table, prepared.offers, prepared.context.headroom, reference)
     result.cheapest_without_budget = plan
