@@ -68,6 +68,8 @@ def _expected_cells(row: dict[str, Any]) -> list[str]:
         text["tokens_per_s_per_card"],
         text["card_hours"],
         f"{text['compute_hours']} → {row['run_hours']} h",
+        text["memory_share"],
+        text["compute_share"],
     ]
 
 

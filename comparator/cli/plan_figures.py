@@ -73,6 +73,8 @@ def print_gpu_table(out: Console, result: PlanResult, lang: str) -> None:
         "tokens_per_s_per_card",
         "card_hours",
         "compute_hours",
+        "memory_in_use",
+        "compute_vs_one_card",
     ):
         table.add_column("MFU" if key == "mfu" else label(lang, key))
     for row in rows:
@@ -86,6 +88,8 @@ def print_gpu_table(out: Console, result: PlanResult, lang: str) -> None:
             text["tokens_per_s_per_card"],
             text["card_hours"],
             f"{text['compute_hours']} → {row['run_hours']} h",
+            text["memory_share"],
+            text["compute_share"],
         )
     print_table(out, table)
 

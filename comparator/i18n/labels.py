@@ -241,6 +241,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "relative_speed": ("相对参考卡速度", "Speed vs. reference"),
     "tokens_per_s_per_card": ("每卡每秒词元数", "Tokens/s per card"),
     "parallel_layout": ("并行方式", "Parallel layout"),
+    "memory_in_use": ("每卡显存占用", "Memory in use"),
+    "compute_vs_one_card": ("每卡算力比单卡", "Compute vs one card"),
     "calibration": ("实测校准", "Calibration"),
     "compute_hours": ("计算时长 → 计费整小时", "Compute hours → billed whole hours"),
     "fx_rates": ("汇率", "FX rates"),

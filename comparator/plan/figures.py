@@ -232,7 +232,11 @@ DIGITS = {
 def figure_texts(row: dict[str, Any]) -> dict[str, str]:
     """A figures row as text, as every output prints it: its rounded value with thousands
     separators, ``—`` when unknown."""
-    return {
+    texts = {
         key: "—" if row.get(key) is None else f"{Decimal(str(row[key])):,.{places}f}"
         for key, places in DIGITS.items()
     }
+    for key in ("memory_share", "compute_share"):  # as whole percent
+        value = row.get(key)
+        texts[key] = "—" if value is None else f"{Decimal(str(value * 100)):,.0f} %"
+    return texts
