@@ -71,8 +71,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "multi_node_efficiency",
         "SUANLI_MULTI_NODE_EFFICIENCY",
-        "0.90",
-        "scaling efficiency when a job spans several nodes (1 within one node)",
+        "",
+        "unset: the estimator's network model prices the multi-node loss; set (0–1]: it "
+        "replaces that model (one node's card-hours ÷ it across nodes) and divides a "
+        "[workload] job's card-hours across nodes (0.90 when unset)",
     ),
     Setting(
         "lock_timeout_s",
@@ -99,7 +101,7 @@ class Settings:
     fx_date: date
     price_freshness_days: int
     headroom: float
-    multi_node_efficiency: float
+    multi_node_efficiency: float | None  # None: the estimator's network model
     holidays_file: str = ""
     lock_timeout_s: float = 30.0
     json_compat: bool = False
@@ -160,8 +162,13 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: str | None)
             "SUANLI_FX_DATE: expected YYYY-MM-DD, got {raw!r}", raw=raw["fx_date"]
         ) from None
     headroom = _number(raw["headroom"], by_name["headroom"], float)
-    efficiency = _number(raw["multi_node_efficiency"], by_name["multi_node_efficiency"], float)
-    if headroom >= 1 or not 0 < efficiency <= 1:
+    efficiency_text = raw["multi_node_efficiency"].strip()
+    efficiency = (
+        _number(efficiency_text, by_name["multi_node_efficiency"], float)
+        if efficiency_text
+        else None
+    )
+    if headroom >= 1 or (efficiency is not None and not 0 < efficiency <= 1):
         raise ConfigError("SUANLI_HEADROOM must be < 1 and SUANLI_MULTI_NODE_EFFICIENCY in (0, 1]")
     return Settings(
         db_url=db_url,

@@ -84,6 +84,12 @@ def tr(lang: str, zh: str, en: str) -> str:
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout.")
+CALIBRATION_OPTION = typer.Option(
+    None,
+    "--calibration",
+    help="A measured trial run ([calibration] file, as verify --measure writes): the estimate "
+    "moves to it.",
+)
 
 
 @contextmanager

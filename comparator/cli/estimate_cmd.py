@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -21,10 +22,13 @@ from comparator.i18n import (
     ESTIMATE_UNITS_ZH,
     RULE_OF_THUMB_ZH,
     is_en,
+    render,
 )
+from comparator.i18n import label as label_text
 
 if TYPE_CHECKING:  # the estimator loads inside the command: `suanli --help` stays fast
     from comparator.estimate import Advice, Estimate, EstimateRequest
+    from comparator.plan import CalibrationFit
 
 
 def register(app: typer.Typer) -> None:
@@ -60,6 +64,7 @@ def estimate_command(
     interconnect: str | None = opt.INTERCONNECT,
     network: str | None = opt.NETWORK,
     stack: str | None = opt.STACK,
+    measured: float | None = opt.MEASURED_TOKENS_PER_S,
     list_models: bool = typer.Option(False, "--list-models", help="List built-in models."),
     json_out: bool = JSON_OPTION,
 ) -> None:
@@ -73,14 +78,35 @@ def estimate_command(
         return
     if model is None:
         raise typer.BadParameter("is required (or use --list-models)", param_hint="--model")
-    flags = {k: v for k, v in locals().items() if k not in ("ctx", "st", "list_models", "json_out")}
+    flags = {
+        k: v
+        for k, v in locals().items()
+        if k not in ("ctx", "st", "list_models", "json_out", "measured")
+    }
     from comparator.estimate import estimate
 
-    result = estimate(_request(flags, st.settings.headroom))
+    request, fit = calibrated(_request(flags, st.settings.headroom), measured)
+    result = estimate(request)
     if json_out:
-        emit_json(result.to_json())
+        emit_json({**result.to_json(), "calibration": fit.to_json() if fit else None})
     else:
         _print_estimate(console(), result, st.lang)
+        if fit is not None:
+            console().print(
+                escape(f"{label_text(st.lang, 'calibration')}: {render(fit.message(), st.lang)}")
+            )
+
+
+def calibrated(
+    request: EstimateRequest, measured: float | None
+) -> tuple[EstimateRequest, CalibrationFit | None]:
+    """``request`` moved to a measured tokens/s per card on its own GPU × cards."""
+    if measured is None:
+        return request, None
+    from comparator.plan import measured_fit
+
+    fit = measured_fit(request, Decimal(repr(measured)))
+    return fit.apply(request), fit
 
 
 def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:

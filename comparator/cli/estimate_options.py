@@ -85,6 +85,13 @@ HEADROOM = typer.Option(
 SAFETY_FACTOR = typer.Option(
     1.0, "--safety-factor", help="Multiply hours by this buffer (the seeds use 1.5)."
 )
+MEASURED_TOKENS_PER_S = typer.Option(
+    None,
+    "--measured-tokens-per-s",
+    min=0.001,
+    help="Training tokens/s per card measured on this GPU and card count: the estimate moves "
+    "to it.",
+)
 INTERCONNECT = typer.Option(
     None,
     "--interconnect",

@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from comparator.cli._common import (
+    CALIBRATION_OPTION,
     JSON_OPTION,
     console,
     emit_json,
@@ -28,12 +29,21 @@ from comparator.cli._common import (
     working,
 )
 from comparator.cli.plan_extras import billing_cell, print_plan_notes
+from comparator.cli.plan_figures import (
+    print_assumptions,
+    print_figures,
+    print_gpu_table,
+    print_hours_range,
+    print_machines,
+    print_utilisation,
+)
 from comparator.cli.tables import print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
-from comparator.i18n import LABELS, label, render, yes_no
+from comparator.errors import InputError
+from comparator.i18n import LABELS, label, render
 
 if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --help
-    from comparator.plan import Plan, PlanResult
+    from comparator.plan import Plan, PlanResult, SharedPlan
 
 EXCLUDED_SHOWN = 12
 NO_FEASIBLE_PLAN = 4  # exit code: nothing feasible (the message names the binding constraint)
@@ -54,6 +64,7 @@ def plan(
     time_limit: float = typer.Option(
         30.0, "--time-limit", help="Seconds HiGHS may spend on several jobs sharing stock."
     ),
+    calibration: Path | None = CALIBRATION_OPTION,
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Plan the cheapest compliant schedule: provider, data centre, GPU, cards, hours, billing.
@@ -67,31 +78,27 @@ def plan(
     day = parse_today(today)
     lang = st.lang
     planning = tr(lang, "正在规划…", "Planning…")
+    if len(jobs) > 1 and calibration is not None:
+        raise InputError("--calibration plans one job; put a [calibration] table in each job file")
     if len(jobs) > 1:
         with working(planning, quiet=json_out):
             shared = plan_jobs_files(
-                engine,
-                jobs,
-                st.settings,
-                objective=objective,
-                top=top,
-                today=day,
-                lang=lang,
+                engine, jobs, st.settings, objective=objective, top=top, today=day, lang=lang,
                 time_limit_s=time_limit,
-            )
-        if json_out:
-            emit_json(shared.to_json())  # the one shape; one job has it too (`_one_job_json`)
-        else:
-            for result in shared.results:
-                _print(result, lang)
-            _print_shared(shared.optimal, shared.gap, lang, shared.dp_fallback)
-        if not all(r.feasible for r in shared.results):
-            raise typer.Exit(NO_FEASIBLE_PLAN)
+            )  # fmt: skip
+        _show_shared(shared, lang, json_out)
         return
     started = time.perf_counter()
     with working(planning, quiet=json_out):
         result = plan_job_file(
-            engine, jobs[0], st.settings, objective=objective, top=top, today=day, lang=lang
+            engine,
+            jobs[0],
+            st.settings,
+            objective=objective,
+            top=top,
+            today=day,
+            lang=lang,
+            calibration=calibration,
         )
     if json_out:
         document = result.to_json()
@@ -100,6 +107,18 @@ def plan(
     else:
         _print(result, lang)
     if not result.feasible:
+        raise typer.Exit(NO_FEASIBLE_PLAN)
+
+
+def _show_shared(shared: SharedPlan, lang: str, json_out: bool) -> None:
+    """Several jobs sharing stock: their plans, and exit 4 when one has none."""
+    if json_out:
+        emit_json(shared.to_json())  # the one shape; one job has it too (`_one_job_json`)
+    else:
+        for result in shared.results:
+            _print(result, lang)
+        _print_shared(shared.optimal, shared.gap, lang, shared.dp_fallback)
+    if not all(r.feasible for r in shared.results):
         raise typer.Exit(NO_FEASIBLE_PLAN)
 
 
@@ -150,9 +169,11 @@ def _print(result: PlanResult, lang: str) -> None:
     else:
         _print_best(out, result.best, lang)
         print_plan_notes(out, result, lang)
+        print_utilisation(out, result, lang)
         _print_alternatives(out, result, lang)
     _print_excluded(out, result, lang)
-    _print_assumptions(out, result, lang)
+    print_gpu_table(out, result, lang)
+    print_assumptions(out, result, lang)
 
 
 def _price_text(price: Decimal) -> str:
@@ -180,13 +201,15 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
             )
         )
     out.print(f"{tr(lang, '计费组合', 'Billing mix')}: {escape(mix_text(best, lang))}")
+    print_machines(out, best, lang)
     out.print(
         f"{tr(lang, '开始', 'Start')} {best.start:%Y-%m-%d %H:%M} → "
         f"{tr(lang, '完成', 'finish')} {best.finish:%Y-%m-%d %H:%M} · "
         f"{tr(lang, '运行', 'run')} {best.run_hours} h "
         f"({tr(lang, '其中重启开销', 'restart overhead')} {best.overhead_hours} h)"
     )
-    _print_hours_range(out, best, lang)
+    print_figures(out, best, lang)
+    print_hours_range(out, best, lang)
     table = _segment_table(best, lang)
     print_table(out, table, drop=[tr(lang, "周期", "Periods"), tr(lang, "实付均价", "Avg paid")])
     for item in best.bill:
@@ -201,30 +224,6 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
 
     for line in timeline_lines(best, zone, lang=lang):
         out.print(escape(line))
-
-
-def _print_hours_range(out: Console, best: Plan, lang: str) -> None:
-    """Low / expected / high compute hours and card-hours, and where the range comes from."""
-    ranges = best.ranges()
-    if ranges is None:
-        return
-    hours, cards = ranges["work_hours_range"], ranges["card_hours_range"]
-    out.print(
-        f"{tr(lang, '计算时长 低/预期/高', 'Compute hours low/expected/high')}: "
-        f"{hours['low']:,.1f} / {hours['expected']:,.1f} / {hours['high']:,.1f} h · "
-        f"{tr(lang, '卡时', 'card-hours')} {cards['low']:,.1f} / {cards['expected']:,.1f} / "
-        f"{cards['high']:,.1f}"
-    )
-    out.print(
-        "[dim]"
-        + tr(
-            lang,
-            "区间取吞吐模型在公开训练记录上误差的 5%–95% 分位；报价按预期值计。",
-            "The range is the 5th–95th percentile of the throughput fit's error on published "
-            "runs; the price uses the expected value.",
-        )
-        + "[/]"
-    )
 
 
 def _segment_table(best: Plan, lang: str) -> Table:
@@ -361,18 +360,6 @@ def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
                 f"… {hidden} more reasons, see --json",
             )
         )
-
-
-def _print_assumptions(out: Console, result: PlanResult, lang: str) -> None:
-    assumptions = result.assumptions
-    fx = assumptions.get("fx", {})
-    rates = ", ".join(f"{c}={r}" for c, r in fx.get("rates", {}).items()) or "—"
-    out.print(
-        f"[dim]{tr(lang, '假设', 'Assumptions')}: {tr(lang, '汇率', 'FX')} {rates} "
-        f"({fx.get('date')}); {tr(lang, '多机效率', 'multi-node efficiency')} "
-        f"{assumptions.get('multi_node_efficiency')}; {tr(lang, '含税价比较', 'tax-inclusive')}; "
-        f"{tr(lang, '已证明最优', 'proven optimal')}: {yes_no(lang, result.optimal)}[/]"
-    )
 
 
 def _print_shared(optimal: bool, gap: float, lang: str, fallback: Mapping[str, list[str]]) -> None:

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from comparator.cli._common import (
+    CALIBRATION_OPTION,
     JSON_OPTION,
     console,
     emit_json,
@@ -49,6 +50,7 @@ def quote(
     today: str | None = typer.Option(
         None, "--today", help="Judge licences and price ages as of this date (YYYY-MM-DD)."
     ),
+    calibration: Path | None = CALIBRATION_OPTION,
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Plan a job, save it as a numbered quote and render the comparison report.
@@ -77,6 +79,7 @@ def quote(
                 objective=objective,
                 top=top,
                 today=parse_today(today),
+                calibration=calibration,
             )
     with working(tr(st.lang, "正在生成报告…", "Rendering the report…"), quiet=json_out):
         _render(stored, output, pdf, _render_lang(ctx, show, st.lang))

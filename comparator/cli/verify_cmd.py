@@ -21,12 +21,13 @@ from comparator.cli._common import (
     working,
 )
 from comparator.cli.tables import print_table
+from comparator.cli.verify_calibration import CALIBRATION_OUT, TRIAL_TOKENS, write_calibration
 from comparator.domain import OfferView, find_gpu
 from comparator.errors import InputError
 from comparator.i18n import status_label, verify_check_label
 
 if TYPE_CHECKING:  # the checks load inside the command: `suanli --help` stays fast
-    from comparator.verify import GpuReading, MachineReport, VerifyResult
+    from comparator.verify import GpuReading, MachineReport, Measurements, VerifyResult
 
 _COLOUR = {"pass": "green", "warn": "yellow", "fail": "bold red"}
 
@@ -37,6 +38,18 @@ def _status(lang: str, status: str) -> str:
 
 def register(app: typer.Typer) -> None:
     app.command("verify")(verify)
+
+
+def _measurements(wanted: bool, st: Any, json_out: bool) -> Measurements:
+    """The PyTorch measurements when wanted: bf16 matmul, memory and NCCL take tens of seconds."""
+    from comparator.verify import NOT_REQUESTED, measure
+
+    if not wanted:
+        return NOT_REQUESTED
+    with working(
+        tr(st.lang, "正在实测算力与带宽…", "Measuring compute and bandwidth…"), quiet=json_out
+    ):
+        return measure()
 
 
 def verify(
@@ -86,6 +99,8 @@ def verify(
     allreduce_mib: float = typer.Option(
         64.0, "--allreduce-mib", min=0.01, help="MiB all-reduced per iteration (default 64)."
     ),
+    calibration_out: Path | None = CALIBRATION_OUT,
+    trial_tokens: float | None = TRIAL_TOKENS,
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Acceptance check of a rented machine: model, memory, processes, ECC, PCIe and NVLink.
@@ -101,16 +116,11 @@ def verify(
     with working(tr(st.lang, "正在读取这台机器…", "Reading this machine…"), quiet=json_out):
         report, live = read_machine(xml_file, topo_file)
         offer = _offer(st, offer_id)
-    wanted = measure_opt if measure_opt is not None else live
-    from comparator.verify import NOT_REQUESTED, Measurements, evaluate, measure
+    from comparator.verify import evaluate
 
-    measurements: Measurements = NOT_REQUESTED
-    if wanted:  # bf16 matmul, memory and NCCL runs take tens of seconds
-        with working(
-            tr(st.lang, "正在实测算力与带宽…", "Measuring compute and bandwidth…"), quiet=json_out
-        ):
-            measurements = measure()
+    measurements = _measurements(measure_opt if measure_opt is not None else live, st, json_out)
     result = evaluate(report, offer, cards=cards, measurements=measurements, lang=st.lang)
+    write_calibration(calibration_out, report, trial_tokens, measurements)
     stored = _store(st, result, quote)
     if json_out:
         emit_json({**result.to_json(), "stored": stored})

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         slot_factors,
         use_holiday_supplement,
     )
+    from comparator.domain.calibration import Calibration, load_calibration
     from comparator.domain.credentials import (
         LicenceNumber,
         identify_number,
@@ -89,6 +90,7 @@ _HOME: dict[str, tuple[str, ...]] = {
         "parse_licence",
         "parse_uscc",
     ),
+    "calibration": ("Calibration", "load_calibration"),
     "gpus": (
         "GPUS",
         "GpuSpec",
@@ -143,6 +145,7 @@ __all__ = [
     "GPUS",
     "HOURLY_MODES",
     "PERIOD_HOURS",
+    "Calibration",
     "Certification",
     "DataCenter",
     "Filing",
@@ -161,6 +164,7 @@ __all__ = [
     "find_gpu",
     "identify_number",
     "job_schema",
+    "load_calibration",
     "load_holidays_file",
     "load_job",
     "load_profile",

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from comparator.domain.calibration import Calibration, calibration_of
 from comparator.domain.input_model import render_errors
 from comparator.domain.job_model import (
     BudgetTable,
@@ -102,6 +103,7 @@ class Job:
     data: DataNeeds = field(default_factory=DataNeeds)
     max_price_per_card_hour: Decimal | None = None  # [budget]: tax-inclusive, job currency
     use_free_trial: bool = False  # [budget]: use offers' free trial hours (once per provider)
+    calibration: Calibration | None = None  # [calibration]: a measured trial run
 
 
 def parse_job(data: Mapping[str, Any], source: str) -> Job:
@@ -129,6 +131,7 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
             data_table.checkpoint_gb or Decimal(0),
             stated=file.data is not None,
         ),
+        calibration=calibration_of(file.calibration, source),
     )
 
 

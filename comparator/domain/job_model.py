@@ -169,6 +169,7 @@ Table = Annotated[dict[str, Any], BeforeValidator(_table)]
 Gpus = Annotated[tuple[str, ...], BeforeValidator(_gpus), WithJsonSchema(_STRINGS_SCHEMA)]
 Provinces = Annotated[tuple[str, ...], BeforeValidator(_provinces), WithJsonSchema(_STRINGS_SCHEMA)]
 Windows = Annotated[tuple[str, ...], BeforeValidator(_windows), WithJsonSchema(_STRINGS_SCHEMA)]
+Gpu = Annotated[str, BeforeValidator(_gpu)]
 
 
 # --- the tables -----------------------------------------------------------------------------
@@ -259,6 +260,54 @@ class BudgetTable(FileTable):
     use_free_trial: Flag = Field(False, description="true or false")
 
 
+def _day(value: object) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if not isinstance(value, date):
+        raise bad(Msg("a date like 2026-11-20"), value)
+    return value
+
+
+class CalibrationTable(FileTable):
+    """``[calibration]``: a measured trial run on one GPU × cards."""
+
+    gpu: Gpu = Field(description="the GPU the trial ran on, like A100-80G")
+    cards: Annotated[int, _whole(1)] = Field(description="the number of cards the trial ran on")
+    tokens_per_s_per_card: Positive | None = Field(None, description="a positive number")
+    step_time_s: Positive | None = Field(None, description="a positive number")
+    micro_batch: Annotated[int, _whole(1)] | None = Field(None, description="a whole number ≥ 1")
+    seq_len: Annotated[int, _whole(1)] | None = Field(None, description="a whole number ≥ 1")
+    gradient_accumulation: Annotated[int, _whole(1)] = Field(1, description="a whole number ≥ 1")
+    stack: Text | None = Field(None, description="a non-empty string")
+    measured_on: Annotated[date, BeforeValidator(_day)] | None = Field(
+        None, description="a date like 2026-11-20"
+    )
+    note: Text | None = Field(None, description="a non-empty string")
+
+    @model_validator(mode="after")
+    def _one_speed(self) -> CalibrationTable:
+        if (self.tokens_per_s_per_card is None) == (self.step_time_s is None):
+            raise bad(
+                Msg(
+                    "tokens_per_s_per_card, or step_time_s with micro_batch and seq_len "
+                    "(one of them)"
+                ),
+                key="calibration.tokens_per_s_per_card",
+            )
+        if self.step_time_s is not None and (self.micro_batch is None or self.seq_len is None):
+            raise bad(
+                Msg("micro_batch and seq_len beside step_time_s"), key="calibration.micro_batch"
+            )
+        return self
+
+    def tokens_per_s(self) -> Decimal:
+        if self.tokens_per_s_per_card is not None:
+            return self.tokens_per_s_per_card
+        assert self.step_time_s is not None and self.micro_batch and self.seq_len
+        tokens = self.micro_batch * self.seq_len * self.gradient_accumulation
+        return Decimal(tokens) / self.step_time_s
+
+
 class JobFile(FileTable):
     """A job file: what to train (``[workload]``, or ``[model]`` + ``[training]``), by when
     (``[schedule]``) and under which requirements."""
@@ -278,6 +327,7 @@ class JobFile(FileTable):
     )
     budget: BudgetTable | None = Field(None, description="a table")
     data: DataTable | None = Field(None, description="a table")
+    calibration: CalibrationTable | None = Field(None, description="a [calibration] table")
 
     @model_validator(mode="before")
     @classmethod

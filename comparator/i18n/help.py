@@ -168,6 +168,12 @@ HELP_ZH: dict[str, str] = {
         "规划最便宜的合规方案：服务商、机房、卡型、卡数、时段、计费方式。"
     ),
     "Job file(s) (TOML); several share stock.": "任务文件（TOML）；多个任务共享库存。",
+    "Write a calibration file of a trial run on this machine.": "写出本机试跑的校准文件。",
+    "Training tokens/s per card the trial ran.": "试跑实测的每卡每秒训练词元数。",
+    "Training tokens/s per card measured on this GPU and card count: the estimate moves "
+    "to it.": "在该卡型与卡数上实测的每卡每秒训练词元数：估算按实测校准。",
+    "A measured trial run ([calibration] file, as verify --measure writes): the estimate "
+    "moves to it.": "实测试跑结果（[calibration] 文件，可由 `suanli verify --measure` 写出）：估算按实测校准。",
     "cost (default) or time.": "优化目标：cost（费用，默认）或 time（完成时间）。",
     "Alternatives shown (default 5).": "显示的备选方案数（默认 5）。",
     "Judge licence validity and price age as of this date (YYYY-MM-DD).": (

@@ -231,15 +231,30 @@ LABELS: dict[str, tuple[str, str]] = {
     "bf16_tflops": ("BF16 算力 (TFLOP/s)", "BF16 TFLOP/s"),
     "effective_tflops": ("有效算力 (TFLOP/s)", "Effective TFLOP/s"),
     "throughput_note": (
-        "卡时按有效算力（BF16 峰值 × MFU）在卡型间换算；相对速度以任务的参考卡型为 1。",
-        "Card-hours convert between GPUs by effective throughput (BF16 peak × MFU); "
-        "speed is relative to the job's reference GPU.",
+        "每行是计划为该卡型 × 卡数定价所用的数字（与规划命令的文字输出和 JSON 相同）：卡时按该卡数与"
+        "组网估算，计算时长 = 卡时 ÷ 卡数，按整小时向上取整计费；相对速度为每卡速度，以任务的"
+        "参考卡型为 1。MFU 与相对速度保留 3 位小数，算力、卡时与时长保留 1 位（四舍五入）。",
+        "Each row holds the figures the plan priced that GPU × cards on (the same as plan and "
+        "plan --json): card-hours estimated on that card count and network, compute hours = "
+        "card-hours ÷ cards, billed in whole hours rounded up; speed is per card, relative to "
+        "the job's reference GPU. MFU and speed to 3 decimals, TFLOP/s, card-hours and hours "
+        "to 1 (half up).",
     ),
     "relative_speed": ("相对参考卡速度", "Speed vs. reference"),
+    "tokens_per_s_per_card": ("每卡每秒词元数", "Tokens/s per card"),
+    "parallel_layout": ("并行方式", "Parallel layout"),
+    "memory_in_use": ("每卡显存占用", "Memory in use"),
+    "compute_vs_one_card": ("每卡算力比单卡", "Compute vs one card"),
+    "calibration": ("实测校准", "Calibration"),
+    "compute_hours": ("计算时长 → 计费整小时", "Compute hours → billed whole hours"),
     "fx_rates": ("汇率", "FX rates"),
     "fx_date": ("汇率日期", "FX date"),
     "fx_per_unit": ("折合", "in"),
     "multi_node_efficiency": ("多机扩展效率", "Multi-node efficiency"),
+    "multi_node_model": (
+        "按估算的网络模型（SUANLI_MULTI_NODE_EFFICIENCY 未设置）",
+        "the estimator's network model (SUANLI_MULTI_NODE_EFFICIENCY unset)",
+    ),
     "headroom": ("显存余量", "Memory headroom"),
     "price_freshness_days": ("价格有效期（天）", "Price freshness (days)"),
     "price_ages": ("价格时效", "Age of prices"),

@@ -46,6 +46,34 @@ _JOB_ZH: dict[str, str] = {
     "{path}: {key}: expected {expected} (got {got!r})": "{path}：{key}：应为{expected}（实为 {got!r}）",
     "{path}: {key}: {reason}": "{path}：{key}：{reason}",
     "{path}: no such job file": "{path}：没有这个任务文件",
+    "{path}: no such calibration file": "{path}：没有这个校准文件",
+    "calibration file": "校准文件",
+    "a [calibration] table": "一个 [calibration] 表",
+    "--calibration-out: this machine's GPUs ({names}) are not one known model": (
+        "--calibration-out：本机的卡（{names}）不是同一种已知卡型"
+    ),
+    "--calibration-out needs --trial-tokens-per-s: the training tokens/s per card your trial "
+    "run measured on this machine": (
+        "--calibration-out 需要 --trial-tokens-per-s：你在本机试跑实测的每卡每秒训练词元数"
+    ),
+    "--calibration-out: cannot write {path} ({reason})": "--calibration-out：无法写入 {path}（{reason}）",
+    "a date like 2026-11-20": "形如 2026-11-20 的日期",
+    "micro_batch and seq_len beside step_time_s": "与 step_time_s 一起给出 micro_batch 和 seq_len",
+    "the GPU the trial ran on, like A100-80G": "试跑所用的卡型，如 A100-80G",
+    "the number of cards the trial ran on": "试跑所用的卡数",
+    "tokens_per_s_per_card, or step_time_s with micro_batch and seq_len (one of them)": (
+        "tokens_per_s_per_card，或 step_time_s 加 micro_batch 与 seq_len（二选一）"
+    ),
+    "--calibration plans one job; put a [calibration] table in each job file": (
+        "--calibration 只用于单个任务；多个任务请在各自的任务文件中写 [calibration] 表"
+    ),
+    "{path}: expected UTF-8 text (TOML is UTF-8)": "{path}：应为 UTF-8 文本（TOML 使用 UTF-8）",
+    "{path}: cannot read the calibration file ({reason})": "{path}：无法读取校准文件（{reason}）",
+    "{path}: expected UTF-8 text (TOML is UTF-8), but byte {byte} is not UTF-8; if it was saved "
+    "as GB18030/GBK, save it again as UTF-8": (
+        "{path}：应为 UTF-8 文本（TOML 一律 UTF-8），但第 {byte} 个字节不是 UTF-8；若以 "
+        "GB18030/GBK 保存，请另存为 UTF-8"
+    ),
     "{path}: cannot read the job file ({reason})": "{path}：无法读取任务文件（{reason}）",
     "{path}: not valid TOML ({reason})": "{path}：不是有效的 TOML（{reason}）",
     "a time after earliest_start {start}": "晚于 earliest_start（{start}）的时间",

@@ -16,6 +16,53 @@ _REASONS_ZH: dict[str, str] = {
         "network: {cards} 卡跨多台 {node_cards} 卡节点，需要 IB/RoCE 组网（该报价为 {network}）"
     ),
     "none": "无",
+    "memory in use {memory} of each card (aim 85–95 %: {band}); each card at {compute} of one "
+    "card's throughput (rule ≥ 60 %: {verdict})": (
+        "每卡显存占用 {memory}（目标 85–95 %：{band}）；每卡算力为单卡的 {compute}"
+        "（规则 ≥ 60 %：{verdict}）"
+    ),
+    "waste: below 70 %": "浪费：低于 70 %",
+    "below the band": "低于目标区间",
+    "in the band": "在目标区间内",
+    "above the band": "高于目标区间",
+    "OOM risk: above 98 %": "有 OOM 风险：高于 98 %",
+    "met": "满足",
+    "missed": "未满足",
+    "a better fit: {cards} × {gpu} at {provider}, {cost} {currency} ({difference}), memory "
+    "{memory}, each card at {compute}": (
+        "更合适的方案：{provider} 的 {cards} × {gpu}，{cost} {currency}（{difference}），"
+        "显存占用 {memory}，每卡算力 {compute}"
+    ),
+    "calibrated from a measured run on {cards} × {gpu} ({date}): {measured} tokens/s per card "
+    "against {predicted} predicted (× {factor})": (
+        "已按实测校准：{date} 在 {cards} × {gpu} 上实测每卡每秒 {measured} 个词元，模型预测 "
+        "{predicted}（× {factor}）"
+    ),
+    "calibrated from a measured run on {cards} × {gpu}: {measured} tokens/s per card against "
+    "{predicted} predicted (× {factor})": (
+        "已按实测校准：在 {cards} × {gpu} 上实测每卡每秒 {measured} 个词元，模型预测 {predicted}"
+        "（× {factor}）"
+    ),
+    "{path}: calibration: the estimator cannot place this job on {cards} × {gpu}, so the "
+    "measurement cannot be compared; give a run on cards that hold the job": (
+        "{path}：[calibration]：估算无法把该任务放到 {cards} × {gpu} 上，无法与实测比较；请给出能放下该任务的卡上的实测"
+    ),
+    "{path}: [calibration] needs a [model] job: a [workload] job's card-hours are already "
+    "measured": "{path}：[calibration] 需要 [model] 任务；[workload] 任务的卡时本身就是实测值",
+    "TP {tp} × CP {cp} × PP {pp} × DP {dp} on {cards} cards": (
+        "{cards} 卡：张量并行 {tp} × 上下文并行 {cp} × 流水线并行 {pp} × 数据并行 {dp}"
+    ),
+    "memory: data parallelism cannot hold the job on {gpu}; the layout that fits "
+    "({layout}) needs {group} cards in one machine, this offer's machines have {node_cards}": (
+        "memory: 仅靠数据并行在 {gpu} 上放不下该任务；放得下的并行方式（{layout}）需要一台机器内 "
+        "{group} 张卡，该报价每台机器只有 {node_cards} 张"
+    ),
+    "{nodes} × {node_cards}-card machines on one {network} network": (
+        "{nodes} 台 {node_cards} 卡机器，同在一张 {network} 网络上"
+    ),
+    "{nodes} × {node_cards}-card machines on one {network} network ({gbps:g} Gb/s per machine)": (
+        "{nodes} 台 {node_cards} 卡机器，同在一张 {network} 网络上（每台 {gbps:g} Gb/s）"
+    ),
     "currency: no FX rate for {currency} → {target}": (
         "currency: 没有 {currency} → {target} 的汇率"
     ),

@@ -7,19 +7,22 @@ work on each GPU (:mod:`.work`, via the estimator) → candidate placements (:mo
 the DP per job, a repair and a HiGHS MILP in :mod:`.joint.milp`). No database, no HTTP.
 """
 
+from comparator.plan.calibrate import CalibrationFit, measured_fit
 from comparator.plan.context import DEFAULT_TOP, PlanContext
 from comparator.plan.explain.mix import mix_text
 from comparator.plan.explain.timeline import timeline_lines
+from comparator.plan.figures import figure_texts
 from comparator.plan.job_plan import plan_job
 from comparator.plan.joint.joint_plan import SharedPlan, plan_jobs
 from comparator.plan.plan_notes import best_latency, plan_notes
-from comparator.plan.result import ExcludedOffer, Plan, PlanResult, PlanSegment
+from comparator.plan.result import ExcludedOffer, Plan, PlanResult, PlanSegment, machines_msg
 from comparator.plan.screening import requirement_reason
 from comparator.plan.selection import OBJECTIVES
 
 __all__ = [
     "DEFAULT_TOP",
     "OBJECTIVES",
+    "CalibrationFit",
     "ExcludedOffer",
     "Plan",
     "PlanContext",
@@ -27,6 +30,9 @@ __all__ = [
     "PlanSegment",
     "SharedPlan",
     "best_latency",
+    "figure_texts",
+    "machines_msg",
+    "measured_fit",
     "mix_text",
     "plan_job",
     "plan_jobs",

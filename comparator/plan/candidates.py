@@ -37,6 +37,7 @@ from comparator.plan.dp.problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.plan.dp.slot_prices import shared_factors, shared_slot_costs
 from comparator.plan.dp.windows import Mask, daily_cap, free_trials, rentable
 from comparator.plan.groups import GroupKey, group_offers
+from comparator.plan.work_hours import layout_counts, priced_card_hours, work_run_hours
 
 MAX_NODES = 16
 
@@ -56,6 +57,8 @@ class GpuWork:
     hours_range: tuple[Decimal, Decimal] | None = field(default=None, compare=False)
     # card_hours_at on a group's links (plan.groups.link_key); None: links do not matter
     on_links: Callable[[str], Callable[[int], Decimal]] | None = field(default=None, compare=False)
+    network_modelled: bool = False  # card_hours_at holds the multi-node loss (plan.work_hours)
+    layout: tuple[int, int, int] | None = None  # TP, CP, PP when DP cannot hold it (work_hours)
 
     def on_link(self, key: str) -> GpuWork:
         """This work on the links of a group (the estimator's card-hours there)."""
@@ -87,6 +90,7 @@ class Candidate:
     unit_prices: Mapping[str, Decimal]
     bill: DataBill = field(default_factory=DataBill)  # upload, storage and egress (docs/billing.md)
     trials: Mapping[str, str] = field(default_factory=dict)  # free-trial rate key → offer id
+    priced_card_hours: Decimal | None = None  # what prices its hours (plan.work_hours)
 
     @property
     def pair(self) -> tuple[str, str]:
@@ -95,10 +99,6 @@ class Candidate:
     @property
     def run_hours(self) -> int:
         return self.problem.work_slots
-
-    @property
-    def multi_node(self) -> bool:
-        return self.cards > self.node_cards
 
 
 @dataclass
@@ -120,7 +120,7 @@ class CandidateOptions:
     deadline: datetime
     interruptible: bool
     restart_overhead_hours: int
-    multi_node_efficiency: Decimal
+    multi_node_efficiency: Decimal | None  # None: the estimator's network model
     prices: PriceBasis
     timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
     max_nodes: int = MAX_NODES
@@ -136,15 +136,14 @@ class CandidateOptions:
 def card_counts(
     work: GpuWork, node_cards: int, networks: Iterable[str | None], max_nodes: int
 ) -> list[int]:
-    """Card counts worth trying on one group (its offers' ``networks``): within a node, then
-    whole nodes over RDMA."""
+    """Card counts worth trying on one group (``networks``): in a node, then nodes over RDMA."""
     if work.fixed_cards is not None:
         return [work.fixed_cards]
     low = max(1, work.min_cards)
     counts = list(range(low, node_cards + 1))
     if any(is_rdma(network) for network in networks):
         counts += [k * node_cards for k in range(2, max_nodes + 1) if k * node_cards >= low]
-    return counts
+    return layout_counts(work.layout, node_cards, counts)
 
 
 def _fits(offer: OfferView, cards: int) -> Msg | None:
@@ -257,9 +256,8 @@ class CandidateBuilder:
                 units[offer.offer_id] = -(-cards // offer.cards)
         if not usable:
             return None
-        hours = run_hours(
-            work.card_hours_on(cards), cards, key[3], self.options.multi_node_efficiency
-        )
+        priced = priced_card_hours(work, cards, key[3], self.options.multi_node_efficiency)
+        hours = run_hours(priced, cards, key[3], Decimal(1))
         converts = key[0] not in self.options.no_conversion
         bill = self.bill(key)
         options = self.options
@@ -296,6 +294,7 @@ class CandidateBuilder:
             {o.offer_id: prices[o.offer_id] for o in usable},
             bill,
             {key: offer_id for key, (_, offer_id) in trials.items()},
+            priced,
         )
 
     def bill(self, key: GroupKey) -> DataBill:
@@ -321,9 +320,7 @@ class CandidateBuilder:
         if not usable:
             return None
         units = {k: -(-cards // o.cards) for k, o in usable.items()}
-        hours = run_hours(
-            g.work.card_hours_on(cards), cards, g.key[3], self.options.multi_node_efficiency
-        )
+        hours = work_run_hours(g.work, cards, g.key[3], self.options.multi_node_efficiency)
         problem = ScheduleProblem(g.grid.deadline_slot, hours, self.options.interruptible, 0)
         return Candidate(*g.key[:3], cards, g.key[3], g.work, g.grid, problem, usable, units, {})
 

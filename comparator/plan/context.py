@@ -19,7 +19,8 @@ class PlanContext:
 
     today: date
     fx: FxTable
-    multi_node_efficiency: Decimal = Decimal("0.90")
+    # SUANLI_MULTI_NODE_EFFICIENCY: None keeps the estimator's network model (docs/billing.md)
+    multi_node_efficiency: Decimal | None = None
     headroom: float = 0.10
     freshness_days: int = 30
     objective: str = "cost"

@@ -20,7 +20,7 @@ from comparator.domain.offer_filter import FilteredOffers
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import Msg
-from comparator.estimate.throughput import throughput_table
+from comparator.estimate.estimator import Estimate
 from comparator.i18n import msg_to_json, render
 from comparator.plan.candidates import (
     CandidateOptions,
@@ -30,26 +30,17 @@ from comparator.plan.candidates import (
 from comparator.plan.context import PlanContext
 from comparator.plan.dp.grid import PriceBasis
 from comparator.plan.explain.diagnose import budget_diagnosis, diagnose
-from comparator.plan.groups import link_key
+from comparator.plan.priced import figure_rows, fit_advice, plan_link, with_figures
 from comparator.plan.prune.pruning import LazyCandidates, choose_lazy, lazy_candidates
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult
 from comparator.plan.screening import OfferScreen, exclusion
 from comparator.plan.selection import PlanOptions, Selection, choose, realise
-from comparator.plan.work import WorkTable, placement_estimate, work_table
+from comparator.plan.work import WorkTable, calibration_fit, placement_estimate, work_table
 
 
 def discounts(profiles: Mapping[str, ProviderProfile]) -> dict[str, Decimal]:
     """Each provider's negotiated discount factor (profiles that state one)."""
     return {pid: p.discount for pid, p in profiles.items() if p.discount is not None}
-
-
-def _best_link(best: Plan | None, offers: Sequence[OfferView]) -> str:
-    """The link key of the best plan's offers (one group: they share it)."""
-    if best is None or not best.segments:
-        return "|"
-    by_id = {o.offer_id: o for o in offers}
-    offer = by_id.get(best.segments[0].offer_id)
-    return link_key(offer) if offer is not None else "|"
 
 
 def _assumptions(
@@ -65,8 +56,11 @@ def _assumptions(
         "fx": {"date": context.fx.as_of.isoformat(), "rates": rates, "to": job.currency},
         "tax_basis": "tax-inclusive (VAT added to prices quoted before tax)",
         "data_included": job.data.stated,
-        "multi_node_efficiency": str(context.multi_node_efficiency),
-        "throughput": throughput_table(sorted(table.work) + sorted(table.unusable)),
+        # null: the estimator's network model prices the multi-node loss (set: it replaces it)
+        "calibration": fit.to_json() if (fit := calibration_fit(job, context.headroom)) else None,
+        "multi_node_efficiency": (
+            None if context.multi_node_efficiency is None else str(context.multi_node_efficiency)
+        ),
         "card_hours_by_gpu": {g: str(w.card_hours) for g, w in sorted(table.work.items())},
         "card_hours_range_by_gpu": {
             g: {"low": str(low), "high": str(high)}
@@ -89,11 +83,15 @@ def _assumptions(
 
 
 def _job_reference(
-    job: Job, table: WorkTable, best_gpu: str | None
+    job: Job, table: WorkTable, best: Plan | None
 ) -> tuple[Decimal | None, str | None]:
+    """The job's card-hours and GPU: a ``[workload]`` job's own; a ``[model]`` job's on the
+    best plan as priced (the figure its line items add up to), else on its first GPU."""
     if job.workload.card_hours is not None:
         return job.workload.card_hours, job.workload.gpu
-    gpu = best_gpu or next(iter(sorted(table.work)), None)
+    if best is not None:
+        return best.card_hours, best.gpu
+    gpu = next(iter(sorted(table.work)), None)
     if gpu is None or gpu not in table.work:
         return None, gpu
     return table.work[gpu].card_hours, gpu
@@ -199,6 +197,43 @@ def prepare(
     return Prepared(job, context, offers, checks, table, built, basis.discounts, tuple(filtered))
 
 
+def _priced(
+    prepared: Prepared, best: Plan | None, alternatives: list[Plan], card_hours: Decimal | None
+) -> tuple[Plan | None, list[Plan], Estimate | None, list[dict[str, Any]]]:
+    """The plans with the figures that priced them, the estimate on the best placement and
+    the GPU table (``assumptions.throughput``)."""
+    job, offers, headroom = prepared.job, prepared.offers, prepared.context.headroom
+    placement = (best.gpu, best.cards) if best else None
+    estimate = placement_estimate(job, placement, headroom=headroom, link=plan_link(best, offers))
+    table = prepared.table
+    if best is not None:
+        best = with_figures(best, job, table, offers, headroom, card_hours, estimate)
+    alternatives = [with_figures(a, job, table, offers, headroom, card_hours) for a in alternatives]
+    shown = [p for p in (best, *alternatives) if p is not None]
+    return best, alternatives, estimate, figure_rows(shown, job, table, card_hours)
+
+
+def _stats(prepared: Prepared, selection: Selection) -> dict[str, Any]:
+    """The plan's ``stats``: offers, candidates, what was solved and pruned, what was filtered."""
+    return {
+        "offers": len(prepared.offers),
+        "candidates": len(prepared.built.candidates),
+        "solved": len(selection.evaluated),
+        "pruned": selection.pruned,
+        "counts_not_built": prepared.lazy.not_built if prepared.lazy else 0,
+        "dominated_offers": len(prepared.lazy.dominated) if prepared.lazy else 0,
+        "filtered_in_catalog": [
+            {
+                "kind": f.kind,
+                "reason": render(f.reason, prepared.context.lang),
+                "reason_msg": msg_to_json(f.reason),
+                "count": f.count,
+            }
+            for f in prepared.filtered
+        ],
+    }
+
+
 def finish(
     prepared: Prepared,
     selection: Selection,
@@ -210,7 +245,10 @@ def finish(
     """The :class:`PlanResult` of a prepared job once its plans are chosen."""
     job, context, checks = prepared.job, prepared.context, prepared.checks
     excluded = checks.excluded + _schedule_exclusions(selection, job)
-    card_hours, gpu = _job_reference(job, prepared.table, best.gpu if best else None)
+    card_hours, gpu = _job_reference(job, prepared.table, best)
+    best, alternatives, best_estimate, rows = _priced(prepared, best, alternatives, card_hours)
+    assumptions = _assumptions(job, context, prepared.offers, prepared.table, prepared.discounts)
+    assumptions["throughput"] = rows
     result = PlanResult(
         job_name=job.name,
         job_card_hours=card_hours,
@@ -222,30 +260,10 @@ def finish(
         excluded=excluded,
         optimal=optimal,
         warnings=checks.warnings,
-        assumptions=_assumptions(job, context, prepared.offers, prepared.table, prepared.discounts),
-        stats={
-            "offers": len(prepared.offers),
-            "candidates": len(prepared.built.candidates),
-            "solved": len(selection.evaluated),
-            "pruned": selection.pruned,
-            "counts_not_built": prepared.lazy.not_built if prepared.lazy else 0,
-            "dominated_offers": len(prepared.lazy.dominated) if prepared.lazy else 0,
-            "filtered_in_catalog": [
-                {
-                    "kind": f.kind,
-                    "reason": render(f.reason, context.lang),
-                    "reason_msg": msg_to_json(f.reason),
-                    "count": f.count,
-                }
-                for f in prepared.filtered
-            ],
-        },
-        estimate=placement_estimate(
-            job,
-            (best.gpu, best.cards) if best else None,
-            headroom=context.headroom,
-            link=_best_link(best, prepared.offers),
-        ),
+        assumptions=assumptions,
+        utilisation=fit_advice(best, alternatives),
+        stats=_stats(prepared, selection),
+        estimate=best_estimate,
         compliance=checks.reports,
         policy=checks.policy,
         lang=context.lang,
@@ -338,7 +356,10 @@ def _name_the_cheapest(result: PlanResult, prepared: Prepared, options: PlanOpti
     unbudgeted = choose(prepared.built.candidates, dataclasses.replace(options, budget=None))
     if unbudgeted.best is None:
         return
-    plan = realise(unbudgeted.best, prepared.job.currency)
+    realised = realise(unbudgeted.best, prepared.job.currency)
+    reference, _ = _job_reference(prepared.job, prepared.table, realised)
+    job, table = prepared.job, prepared.table  # the figures as if it were the best plan
+    plan = with_figures(realised, job, table, prepared.offers, prepared.context.headroom, reference)
     result.cheapest_without_budget = plan
     diagnosis = budget_diagnosis(prepared.job, plan)
     result.message = diagnosis.message

@@ -14,6 +14,7 @@ from comparator.errors import Msg
 from comparator.estimate import Estimate
 from comparator.i18n import msg_to_json, render
 from comparator.plan.bill import BillLine
+from comparator.plan.figures import TENTH, Figures, rounded
 from comparator.plan.plan_notes import best_latency, plan_notes
 
 OVERSIZED_CONTRACT = 3  # a contract paying more than 3× the hours it runs is flagged
@@ -111,8 +112,38 @@ class PlanSegment:
         }
 
 
-def _range(low: Decimal, expected: Decimal, high: Decimal) -> dict[str, float]:
-    return {"low": round(float(low), 1), "expected": float(expected), "high": round(float(high), 1)}
+NETWORK_NAMES = {"ib": "InfiniBand", "roce": "RoCE"}
+
+
+def machines_msg(
+    nodes: int, node_cards: int, network: str | None, gbps: float | None = None
+) -> Msg:
+    """What a multi-node line item rents and the network it needs, as one sentence."""
+    name = NETWORK_NAMES.get(network or "", "RDMA (InfiniBand/RoCE)")
+    if gbps:
+        return Msg(
+            "{nodes} × {node_cards}-card machines on one {network} network "
+            "({gbps:g} Gb/s per machine)",
+            nodes=nodes,
+            node_cards=node_cards,
+            network=name,
+            gbps=gbps,
+        )
+    return Msg(
+        "{nodes} × {node_cards}-card machines on one {network} network",
+        nodes=nodes,
+        node_cards=node_cards,
+        network=name,
+    )
+
+
+def _range(low: Decimal, expected: Decimal, high: Decimal) -> dict[str, float | None]:
+    """Low / expected / high, each rounded once like every shown figure (0.1, half up)."""
+    return {
+        "low": rounded(low, TENTH),
+        "expected": rounded(expected, TENTH),
+        "high": rounded(high, TENTH),
+    }
 
 
 @dataclass(frozen=True)
@@ -139,13 +170,37 @@ class Plan:
     bill: tuple[BillLine, ...] = ()  # upload, storage and egress (docs/billing.md)
     # (low, high) multipliers of work_hours and card_hours: the throughput fit's range
     hours_range: tuple[Decimal, Decimal] | None = None
+    # the node network of its offers (domain.links: kind ib | roce | …, Gb/s per machine)
+    network_kind: str | None = None
+    network_gbps: float | None = None
+    figures: Figures | None = None  # what priced it (plan.figures), set when the plan is shown
 
-    def ranges(self) -> dict[str, dict[str, float]] | None:
+    @property
+    def nodes(self) -> int:
+        return -(-self.cards // self.node_cards)
+
+    def machines(self) -> dict[str, Any] | None:
+        """A multi-node placement's machines and the network they need; None on one node."""
+        if self.nodes <= 1:
+            return None
+        return {
+            "nodes": self.nodes,
+            "node_cards": self.node_cards,
+            "network": self.network_kind,
+            "network_gbps": self.network_gbps,
+            "text_msg": msg_to_json(
+                machines_msg(self.nodes, self.node_cards, self.network_kind, self.network_gbps)
+            ),
+        }
+
+    def ranges(self) -> dict[str, dict[str, float | None]] | None:
         """Low / expected / high compute hours and card-hours; None for exact card-hours."""
         if self.hours_range is None:
             return None
         low, high = self.hours_range
-        hours, card_hours = Decimal(self.work_hours), self.card_hours
+        # compute hours as card-hours ÷ cards (the figures' 38.8 h), not the billed whole hours
+        card_hours = self.card_hours
+        hours = card_hours / self.cards
         return {
             "work_hours_range": _range(hours * low, hours, hours * high),
             "card_hours_range": _range(card_hours * low, card_hours, card_hours * high),
@@ -202,7 +257,9 @@ class Plan:
             "province": self.province,
             "city": self.city,
             "node_cards": self.node_cards,
-            "nodes": -(-self.cards // self.node_cards),
+            "nodes": self.nodes,
+            "machines": self.machines(),
+            "figures": self.figures.to_json() if self.figures else None,
             "currency": self.currency,
             "work_hours": self.work_hours,
             "overhead_hours": self.overhead_hours,
@@ -298,6 +355,8 @@ class PlanResult:
     # Over budget: the plan `plan` without the budget returns (named in the message).
     cheapest_without_budget: Plan | None = None
     lang: str = "en"  # the language of the texts of `to_json` (the command's --lang)
+    # the seeds' memory band and compute rule on the best plan (plan.priced.fit_advice)
+    utilisation: dict[str, Any] | None = None
 
     @property
     def feasible(self) -> bool:
@@ -334,6 +393,7 @@ class PlanResult:
                 "warning_msg": warning_msg,
             },
             "assumptions": self.assumptions,
+            "utilisation": self.utilisation,
             "stats": self.stats,
             "notes": [said.both(note)[0] for note in plan_notes(self.assumptions)],
             "latency": best_latency(self.best, self.compliance, said.lang),

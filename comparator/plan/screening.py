@@ -16,11 +16,14 @@ from comparator.errors import Msg
 from comparator.i18n import Bilingual
 from comparator.plan.candidates import (
     CandidateSet,
+    GpuWork,
 )
 from comparator.plan.context import PlanContext
 from comparator.plan.dp.grid import PriceBasis
+from comparator.plan.figures import layout_msg
 from comparator.plan.result import ExcludedOffer
 from comparator.plan.work import WorkTable
+from comparator.plan.work_hours import node_group
 
 
 def exclusion(offer: OfferView, kind: str, reasons: Sequence[Msg]) -> ExcludedOffer:
@@ -133,7 +136,10 @@ class OfferScreen:
     def workable(self, offers: Sequence[OfferView], table: WorkTable) -> list[OfferView]:
         kept = []
         for offer in offers:
-            if offer.gpu in table.work:
+            work = table.work.get(offer.gpu)
+            if work is not None and offer.node_cards < node_group(work.layout):
+                self.excluded.append(exclusion(offer, "memory", [_layout_reason(offer, work)]))
+            elif work is not None:
                 kept.append(offer)
             elif offer.gpu in table.unusable:
                 kind, reason = table.unusable[offer.gpu]
@@ -149,3 +155,17 @@ class OfferScreen:
         for offer_id, reasons in built.reasons.items():
             if offer_id not in used and offer_id in by_id:
                 self.excluded.append(exclusion(by_id[offer_id], _kind_of(reasons[0]), reasons))
+
+
+def _layout_reason(offer: OfferView, work: GpuWork) -> Msg:
+    """Why an offer's machines are too small for the job's model-parallel layout."""
+    assert work.layout is not None
+    tp, cp, pp = work.layout
+    return Msg(
+        "memory: data parallelism cannot hold the job on {gpu}; the layout that fits "
+        "({layout}) needs {group} cards in one machine, this offer's machines have {node_cards}",
+        gpu=offer.gpu,
+        layout=layout_msg(tp, cp, pp, work.min_cards),
+        group=node_group(work.layout),
+        node_cards=offer.node_cards,
+    )

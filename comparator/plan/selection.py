@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from comparator.domain.links import parse_network
 from comparator.domain.offer_view import OfferView
 from comparator.errors import AmountsTooLargeError, Msg, PlanError
 from comparator.plan.bill import bill_lines
@@ -364,6 +365,7 @@ def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Pl
         for s in schedule.segments
     )
     sample: OfferView = next(iter(candidate.offers.values()))
+    network = parse_network(sample.network)
     start, finish = grid.at(schedule.start), grid.at(schedule.finish)
     bill = bill_lines(candidate.bill, start, finish)
     total = sum((s.cost for s in segments), Decimal(0)) + sum((b.cost for b in bill), Decimal(0))
@@ -385,10 +387,12 @@ def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Pl
         finish=finish,
         run_hours=schedule.run_slots,
         work_hours=candidate.run_hours,
-        card_hours=candidate.work.card_hours_on(candidate.cards),
+        card_hours=candidate.priced_card_hours or candidate.work.card_hours_on(candidate.cards),
         segments=segments,
         bill=bill,
         hours_range=candidate.work.hours_range,
+        network_kind=network.kind if network else None,
+        network_gbps=network.gbps if network else None,
     )
 
 

@@ -19,8 +19,10 @@ from comparator.domain.gpus import GPUS, resolve_gpu
 from comparator.domain.job import Job
 from comparator.errors import InputError, JobFileError, Msg
 from comparator.estimate.estimator import Estimate, EstimateRequest, estimate, request_from_job
+from comparator.estimate.parallel import Layout
 from comparator.estimate.request import DEFAULT_GPU
 from comparator.estimate.throughput import scale_card_hours
+from comparator.plan.calibrate import CalibrationFit, fit_calibration
 from comparator.plan.candidates import GpuWork
 from comparator.plan.groups import links
 
@@ -83,6 +85,36 @@ def _memory_reason(result: Estimate) -> Msg:
 
 
 def _request(job: Job, gpu: str, headroom: float) -> EstimateRequest:
+    """:func:`_base_request`, moved to the job's measured trial run when it has one."""
+    request = _base_request(job, gpu, headroom)
+    fit = calibration_fit(job, headroom)
+    return fit.apply(request) if fit is not None else request
+
+
+_FITS: dict[str, CalibrationFit] = {}
+
+
+def calibration_fit(job: Job, headroom: float = 0.10) -> CalibrationFit | None:
+    """The fit of the job's ``[calibration]`` (None without one), once per job and headroom."""
+    calibration = job.calibration
+    if calibration is None:
+        return None
+    if job.model is None:
+        raise JobFileError(
+            "{path}: [calibration] needs a [model] job: a [workload] job's card-hours are "
+            "already measured",
+            path=job.source,
+        )
+    key = repr((calibration, job.model, job.training, job.source, headroom))
+    if key not in _FITS:
+        if len(_FITS) > 256:
+            _FITS.clear()
+        base = _base_request(job, calibration.gpu, headroom)
+        _FITS[key] = fit_calibration(calibration, base)
+    return _FITS[key]
+
+
+def _base_request(job: Job, gpu: str, headroom: float) -> EstimateRequest:
     """The estimate request of a ``[model]`` job on ``gpu`` (the planner's headroom by default).
 
     CPU offload is not chosen unless the job asks for it (``offload_optimizer = true``): it
@@ -112,25 +144,61 @@ def _from_model(job: Job, gpus: Iterable[str], headroom: float) -> WorkTable:
             table.unusable[gpu] = ("throughput", Msg("estimate: {reason}", reason=exc.msg))
             continue
         table.estimates[gpu] = result
-        if not result.fits:
+        layout = model_layout(result)
+        if not result.fits and layout is None:
             table.unusable[gpu] = ("memory", _memory_reason(result))
             continue
-        hours = Decimal(repr(result.card_hours))
+        hours = Decimal(repr(layout.card_hours if layout else result.card_hours))
         solution = result.solution
+        if layout is not None:
+            min_cards, split = layout.cards, (layout.tp, layout.cp, layout.pp)
+        else:
+            min_cards, split = result.min_cards or result.cards, None
         table.work[gpu] = GpuWork(
             gpu,
             hours,
-            result.min_cards or result.cards,
+            min_cards,
             request.cards,
             card_hours_at=_card_hours_at(request, hours),
             on_links=_on_links(request, hours),
-            hours_range=_range_factors(solution.hours_low, solution.hours, solution.hours_high),
+            hours_range=_narrowed(
+                _range_factors(solution.hours_low, solution.hours, solution.hours_high),
+                calibration_fit(job, headroom),
+                gpu,
+            ),
+            network_modelled=True,
+            layout=split,
         )
         table.card_hours_range[gpu] = (
             Decimal(repr(solution.hours_low * solution.cards)),
             Decimal(repr(solution.hours_high * solution.cards)),
         )
+        narrowed = table.work[gpu].hours_range
+        if calibration_fit(job, headroom) is not None and narrowed is not None:
+            table.card_hours_range[gpu] = (hours * narrowed[0], hours * narrowed[1])
     return table
+
+
+def model_layout(result: Estimate) -> Layout | None:
+    """The estimator's tensor / context / pipeline layout when data parallelism cannot hold the
+    job and that layout can (None when plain data parallelism fits, or nothing does)."""
+    if result.fits:
+        return None
+    layout = result.layout
+    if layout is None or not layout.fits or layout.tp * layout.cp * layout.pp == 1:
+        return None
+    return layout
+
+
+def _narrowed(
+    factors: tuple[Decimal, Decimal] | None, fit: CalibrationFit | None, gpu: str
+) -> tuple[Decimal, Decimal] | None:
+    """A calibrated estimate's narrower range (:mod:`comparator.plan.calibrate`)."""
+    if factors is None or fit is None:
+        return factors
+    spread = Decimal(repr(fit.spread(gpu)))
+    low, high = factors
+    return (1 - (1 - low) * spread).quantize(_FACTOR), (1 + (high - 1) * spread).quantize(_FACTOR)
 
 
 def _range_factors(low: float, hours: float, high: float) -> tuple[Decimal, Decimal] | None:
@@ -169,7 +237,10 @@ def _card_hours_at(request: EstimateRequest, fallback: Decimal) -> Callable[[int
             result = estimate(dataclasses.replace(request, cards=cards))
         except InputError:
             return fallback
-        return Decimal(repr(result.card_hours)) if result.fits else fallback
+        if result.fits:
+            return Decimal(repr(result.card_hours))
+        layout = model_layout(result)
+        return Decimal(repr(layout.card_hours)) if layout is not None else fallback
 
     return on
 

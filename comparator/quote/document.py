@@ -35,11 +35,9 @@ from zoneinfo import ZoneInfo
 from comparator.config import Settings
 from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.calendar import slot_factors
-from comparator.domain.gpus import GPUS
 from comparator.domain.job import Job, Requirements
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
-from comparator.estimate import default_mfu, relative_throughput
 from comparator.plan import PlanResult
 
 MAX_CURVE_HOURS = 24 * 400
@@ -69,41 +67,11 @@ class QuoteParts:
         return self.result.estimate.to_json() if self.result.estimate else None
 
 
-def throughput_rows(
-    plan: Mapping[str, Any], estimate: Mapping[str, Any] | None = None
-) -> list[dict[str, Any]]:
-    """The throughput table the plan used, with each GPU's speed relative to the reference.
-
-    A ``[workload]`` job converts card-hours with the planner's table (full fine-tuning MFU).
-    A ``[model]`` job was estimated on every GPU with the MFU of its method (or the user's
-    ``mfu``): the rows show that MFU, so the table equals what was used.
-    """
+def throughput_rows(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The GPU table (卡型算力表): the plan's own rows (``assumptions.throughput``), the
+    figures that priced each placement, copied as they are (:mod:`comparator.plan.figures`)."""
     rows = (plan.get("assumptions") or {}).get("throughput") or []
-    reference_name = (plan.get("job") or {}).get("gpu")
-    result = []
-    for row in rows:
-        mfu = _used_mfu(row, estimate)
-        peak = row.get("bf16_tflops")
-        own = f"{peak * mfu:.6f}" if peak and mfu else row.get("relative_throughput")
-        result.append({"gpu": row["gpu"], "bf16_tflops": peak, "mfu": mfu, "effective_tflops": own})
-    base = next((r["effective_tflops"] for r in result if r["gpu"] == reference_name), None)
-    if base is None and reference_name in GPUS:
-        base = relative_throughput(GPUS[reference_name])
-    for row in result:
-        own = row["effective_tflops"]
-        row["relative"] = f"{float(own) / float(base):.3f}" if own and base else None
-    return result
-
-
-def _used_mfu(row: Mapping[str, Any], estimate: Mapping[str, Any] | None) -> float | None:
-    if not estimate or row.get("bf16_tflops") is None or row["gpu"] not in GPUS:
-        return row.get("mfu")
-    if (
-        estimate.get("mfu_source") == "user"
-        or (estimate.get("gpu") or {}).get("name") == row["gpu"]
-    ):
-        return float(estimate["mfu"])
-    return default_mfu(GPUS[row["gpu"]], str(estimate.get("method") or "full"))
+    return [dict(row) for row in rows]
 
 
 def _plan_providers(result: PlanResult) -> set[str]:
@@ -290,13 +258,17 @@ def assumptions_section(settings: Settings, parts: QuoteParts) -> dict[str, Any]
     fx = FxTable(settings.fx_rates, settings.fx_date)
     return {
         "mfu": parts.estimate["mfu"] if parts.estimate else None,
-        "throughput_table": throughput_rows(parts.plan, parts.estimate),
+        "throughput_table": throughput_rows(parts.plan),
         "fx": {
             "rates": fx_rates_into(fx, parts.job.currency),
             "to": parts.job.currency,
             "date": settings.fx_date.isoformat(),
         },
-        "multi_node_efficiency": str(Decimal(str(settings.multi_node_efficiency))),
+        "multi_node_efficiency": (
+            None
+            if settings.multi_node_efficiency is None
+            else str(Decimal(str(settings.multi_node_efficiency)))
+        ),
         "headroom": str(Decimal(str(settings.headroom))),
         "price_freshness_days": settings.price_freshness_days,
     }

@@ -324,7 +324,15 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         ),
         "not_loaded": not_loaded(plan, lang),
         "best": best,
+        "machines": stored_text((best or {}).get("machines") or {}, "text", lang),
+        "utilisation": stored_texts((plan.get("utilisation") or {}).get("text_msgs"), lang) or [],
+        "layout": stored_text(
+            ((best or {}).get("figures") or {}).get("layout") or {}, "text", lang
+        ),
         "message": stored_text(plan, "message", lang),
+        "calibration": stored_text(
+            (plan.get("assumptions") or {}).get("calibration") or {}, "text", lang
+        ),
         "calendar_warning": stored_text(plan.get("calendar") or {}, "warning", lang),
         "ranked": ranked,
         "runner_up": ranked[0] if ranked and best else None,

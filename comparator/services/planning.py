@@ -26,6 +26,7 @@ from comparator.catalog.current_offers import (
 from comparator.catalog.queries import load_profiles
 from comparator.catalog.queries_groups import CatalogGroups
 from comparator.config import Settings
+from comparator.domain.calibration import load_calibration
 from comparator.domain.job import Job, load_job
 from comparator.domain.money import FxTable
 from comparator.domain.offer_filter import FilteredOffers, OfferFilter
@@ -154,7 +155,11 @@ def context_from_settings(
     return PlanContext(
         today=today or datetime.now(settings.timezone).date(),
         fx=FxTable(settings.fx_rates, settings.fx_date),
-        multi_node_efficiency=Decimal(repr(settings.multi_node_efficiency)),
+        multi_node_efficiency=(
+            None
+            if settings.multi_node_efficiency is None
+            else Decimal(repr(settings.multi_node_efficiency))
+        ),
         headroom=settings.headroom,
         freshness_days=settings.price_freshness_days,
         objective=objective,
@@ -173,12 +178,21 @@ def plan_job_file(
     top: int | None = None,
     today: date | None = None,
     lang: str = "en",
+    calibration: str | Path | None = None,
 ) -> PlanResult:
-    """Read ``path`` and the catalog behind ``engine``, and plan the job."""
-    job = load_job(path)
+    """Read ``path`` and the catalog behind ``engine``, and plan the job (moved to the measured
+    run of the ``calibration`` file when given: it replaces the job's ``[calibration]``)."""
+    job = with_calibration(load_job(path), calibration)
     context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
     with collector_paused():
         return plan_for_job(engine, job, context)[0]
+
+
+def with_calibration(job: Job, path: str | Path | None) -> Job:
+    """``job`` with the measured run of a calibration file (``--calibration FILE``)."""
+    if path is None:
+        return job
+    return dataclasses.replace(job, calibration=load_calibration(path))
 
 
 def plan_jobs_files(

@@ -21,7 +21,12 @@ from comparator.errors import JobFileError, os_reason
 from comparator.i18n import is_en
 from comparator.quote.document import QuoteParts, assemble_document
 from comparator.quote.quote_store import StoredQuote, freeze_quote
-from comparator.services.planning import collector_paused, context_from_settings, plan_for_job
+from comparator.services.planning import (
+    collector_paused,
+    context_from_settings,
+    plan_for_job,
+    with_calibration,
+)
 
 
 def file_sha256(path: str | Path) -> str:
@@ -44,12 +49,13 @@ def make_quote(
     top: int | None = None,
     today: date | None = None,
     now: datetime | None = None,
+    calibration: str | Path | None = None,
 ) -> StoredQuote:
     """Plan ``job_path`` on the current catalog and store the quote; returns it with its number."""
     created_at = (now or datetime.now(settings.timezone)).replace(microsecond=0)
     day = today or created_at.astimezone(settings.timezone).date()
     check_lang = "en" if is_en(lang) else "zh"
-    job = load_job(job_path)
+    job = with_calibration(load_job(job_path), calibration)
     context = context_from_settings(
         settings, objective=objective, top=top, today=day, lang=check_lang
     )

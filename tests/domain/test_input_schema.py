@@ -51,6 +51,7 @@ def test_the_job_schema_names_every_table_and_key(cli: Any) -> None:
         "requirements",
         "budget",
         "data",
+        "calibration",
     }
     assert schema["required"] == ["schedule"]
     schedule = schema["$defs"]["ScheduleTable"]

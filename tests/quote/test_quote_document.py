@@ -113,27 +113,15 @@ def test_job_section_is_plain_json() -> None:
     assert section["requirements"]["provinces"] == [] and section["max_cost"] is None
 
 
-def test_the_throughput_table_shows_the_mfu_the_estimate_used() -> None:
-    """A [model] job is estimated per GPU with its method's MFU (LoRA: A100 0.38, 4090 0.30),
-    not the full fine-tuning table (0.45, 0.35): the quote's table shows what was used."""
+def test_the_throughput_table_is_the_plans_own_rows() -> None:
+    """The quote's GPU table copies the figures that priced the plan (plan.figures), never
+    recomputes them (it once showed A100 MFU 0.38 where the plan priced 0.525)."""
     from comparator.quote.document import throughput_rows
 
-    plan = {
-        "job": {"gpu": "RTX4090"},
-        "assumptions": {
-            "throughput": [
-                {"gpu": "A100-SXM4-80GB", "bf16_tflops": 312, "mfu": 0.45},
-                {"gpu": "RTX4090", "bf16_tflops": 165.2, "mfu": 0.35},
-            ]
-        },
-    }
-    estimate = {"method": "lora", "mfu": 0.30, "mfu_source": "table", "gpu": {"name": "RTX4090"}}
-    rows = {r["gpu"]: r for r in throughput_rows(plan, estimate)}
-    assert rows["RTX4090"]["mfu"] == 0.30 and rows["RTX4090"]["relative"] == "1.000"
-    assert rows["A100-SXM4-80GB"]["mfu"] == 0.38
-    assert rows["A100-SXM4-80GB"]["relative"] == f"{312 * 0.38 / (165.2 * 0.30):.3f}"
-    workload = {r["gpu"]: r for r in throughput_rows(plan)}  # a [workload] job: the table
-    assert workload["A100-SXM4-80GB"]["mfu"] == 0.45
+    row = {"gpu": "A100-SXM4-80GB", "cards": 8, "mfu": 0.525, "relative": 1.0, "card_hours": 283.7}
+    plan = {"job": {"gpu": "A100-SXM4-80GB"}, "assumptions": {"throughput": [row]}}
+    assert throughput_rows(plan) == [row]
+    assert throughput_rows({"assumptions": {}}) == []
 
 
 def test_the_compliance_section_stays_bounded_and_keeps_the_plans_providers() -> None:

@@ -30,6 +30,7 @@ from comparator.estimate.throughput import is_rdma, run_hours, scale_card_hours
 from comparator.plan.candidates import PriceBasis, machine_of
 from comparator.plan.dp.problem import ScheduledSegment, ScheduleProblem, ScheduleResult
 from comparator.plan.result import Plan, PlanSegment
+from comparator.plan.work_hours import WORKLOAD_MULTI_NODE_EFFICIENCY
 
 HOUR = timedelta(hours=1)
 
@@ -39,7 +40,7 @@ class ValidationContext:
     job: Job
     offers: Mapping[str, OfferView]
     prices: PriceBasis
-    multi_node_efficiency: Decimal
+    multi_node_efficiency: Decimal | None  # None: the estimator's network model
     eligible_ids: frozenset[str] | None = None
     timezones: Mapping[str, ZoneInfo] = field(default_factory=dict)
     no_conversion: frozenset[str] = frozenset()
@@ -254,15 +255,15 @@ class _Checker:
 
     def _work_hours(self) -> int:
         workload = self.job.workload
-        hours = self.plan.card_hours
+        hours = self.plan.card_hours  # [model] jobs: the estimator's, multi-node loss included
+        efficiency = Decimal(1)
         if workload.card_hours is not None and workload.gpu is not None:
             scaled = scale_card_hours(
                 workload.card_hours, resolve_gpu(workload.gpu), GPUS[self.plan.gpu]
             )
             hours = scaled if scaled is not None else hours
-        return run_hours(
-            hours, self.plan.cards, self.plan.node_cards, self.context.multi_node_efficiency
-        )
+            efficiency = self.context.multi_node_efficiency or WORKLOAD_MULTI_NODE_EFFICIENCY
+        return run_hours(hours, self.plan.cards, self.plan.node_cards, efficiency)
 
     def totals(self, segments: Sequence[PlanSegment]) -> None:
         total = sum((s.cost for s in segments), Decimal(0))

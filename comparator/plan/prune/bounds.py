@@ -16,7 +16,7 @@ import numpy as np
 
 from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.offer_view import OfferView
-from comparator.estimate.throughput import is_rdma, run_hours
+from comparator.estimate.throughput import is_rdma
 from comparator.plan.bill import DataBill
 from comparator.plan.candidates import CandidateOptions, GpuWork, GroupInput
 from comparator.plan.dp.grid import SlotGrid
@@ -25,6 +25,7 @@ from comparator.plan.dp.problem import ScheduleProblem
 from comparator.plan.dp.slot_prices import least_factor_within
 from comparator.plan.dp.windows import daily_cap, rentable
 from comparator.plan.selection import _days, _fewest_run_slots, _within_daily_cap
+from comparator.plan.work_hours import work_run_hours
 
 Key = tuple[Any, ...]
 FIRST: Key = (0,)  # groups with an infeasible card count are expanded first (recorded as such)
@@ -90,7 +91,7 @@ def count_key(
     if not usable:
         return None
     slots = g.grid.deadline_slot
-    work = run_hours(g.work.card_hours_on(cards), cards, g.key[3], options.multi_node_efficiency)
+    work = work_run_hours(g.work, cards, g.key[3], options.multi_node_efficiency)
     if may_not_fit(work, g.grid, bill.upload_slots, options):
         return FIRST
     overhead = options.restart_overhead_hours if options.interruptible else 0
@@ -137,7 +138,7 @@ def count_span(
     eff = options.multi_node_efficiency
 
     def hours(n: int) -> int:
-        return run_hours(work.card_hours_on(n), n, node, eff)
+        return work_run_hours(work, n, node, eff)
 
     slowest = max(hours(part[0]) for part in (single, multi) if part)
     fastest = min(hours(part[-1]) for part in (single, multi) if part)
@@ -150,10 +151,10 @@ class KeyScale(NamedTuple):
     window's slots (rounded up), the fastest count's finish, the fewest run slots of any
     count and the grid.
 
-    Any count ``n`` runs ``W(n) ≥ card_hours / (n · max(1, efficiency))`` slots on
-    ``units(n) ≥ n / cards`` units of an offer, so it costs at least
-    ``card_hours / max(1, efficiency)`` card-slots at the floor per card, and it runs at least
-    ``⌈card_hours / (most · max(1, efficiency))⌉`` slots (``most`` the largest count), each
+    Any count ``n`` runs ``W(n) ≥ card_hours / n`` slots (a multi-node efficiency ≤ 1 only
+    lengthens it) on ``units(n) ≥ n / cards`` units of an offer, so it costs at least
+    ``card_hours`` card-slots at the floor per card, and it runs at least
+    ``⌈card_hours / most⌉`` slots (``most`` the largest count), each
     paying the data centre's storage; its finish is no earlier than that of the fastest count.
     """
 
@@ -175,7 +176,7 @@ def key_scale(
     """The :class:`KeyScale` of a group with these card ``counts`` (:func:`count_span`)."""
     slowest, fastest = span
     slots = grid.deadline_slot
-    scale = float(work.card_hours) / max(1.0, float(options.multi_node_efficiency))
+    scale = float(work.card_hours)  # an efficiency ≤ 1 only lengthens the run
     fewest = max(1, math.ceil(scale / max(counts) * (1 - 1e-9)))
     return KeyScale(slowest, scale, (slots + 1) // 2, grid.at(fastest), fewest, grid)
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from comparator.domain.offer_view import OfferView
-from comparator.estimate.throughput import run_hours
 from comparator.plan.candidates import (
     Candidate,
     CandidateBuilder,
@@ -52,6 +51,7 @@ from comparator.plan.selection import (
     _Ranking,
     candidate_bound_cents,
 )
+from comparator.plan.work_hours import work_run_hours
 
 Entry = tuple[Key, int, int, int, Any]  # key, group index, position, stage, item
 
@@ -126,7 +126,7 @@ def kept_counts(g: GroupInput, options: CandidateOptions) -> list[int]:
     for n in g.counts:
         usable = tuple((i, -(-n // cards)) for i, cards, most in offers if most >= n)
         if usable:
-            kept.append((n, run_hours(g.work.card_hours_on(n), n, node, eff), usable))
+            kept.append((n, work_run_hours(g.work, n, node, eff), usable))
             alike.setdefault(usable, []).append(kept[-1][:2])
     return [n for n, run, usable in kept if not any(m > n and r <= run for m, r in alike[usable])]
 
@@ -249,7 +249,7 @@ class _Walk:
         for position, cards in enumerate(kept_counts(g, options)):
             sketch = builder.sketch(g, cards)
             assert sketch is not None
-            work = run_hours(g.work.card_hours_on(cards), cards, node, eff)
+            work = work_run_hours(g.work, cards, node, eff)
             if may_not_fit(work, g.grid, upload, options):
                 self.unbounded.append((index, position, sketch))
             else:
