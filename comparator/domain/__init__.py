@@ -3,7 +3,8 @@
 GPUs (:mod:`.gpus`), money and FX (:mod:`.money`), billing modes (:mod:`.billing`), time-of-use
 rules and the holiday calendar (:mod:`.calendar`, :mod:`.holidays`), provinces (:mod:`.provinces`),
 credential numbers (:mod:`.credentials`), job files (:mod:`.job`), provider profiles
-(:mod:`.profile`), the offer as the core sees it (:mod:`.offer_view`), the dates a job is judged
+(:mod:`.profile`), the offer as the core sees it (:mod:`.offer_view`), the planner's port to
+offers (:mod:`.offer_source`, a list in memory as one: :mod:`.offer_list`), the dates a job is judged
 on (:mod:`.policy`) and the default time zone (:mod:`.zones`).
 
 Each name loads its module on first use (:mod:`comparator.domain.lazy`): the calendar,
@@ -48,6 +49,9 @@ if TYPE_CHECKING:
     from comparator.domain.holidays import load_holidays_file
     from comparator.domain.job import Job, Requirements, load_job
     from comparator.domain.money import FxTable, money_str, parse_decimal, round_money
+    from comparator.domain.offer_filter import FilteredOffers, GroupSummary, OfferFilter
+    from comparator.domain.offer_list import OfferList
+    from comparator.domain.offer_source import GroupPricing, OfferSource, ProfileSource
     from comparator.domain.offer_view import OfferView
     from comparator.domain.policy import JobPolicy
     from comparator.domain.profile import (
@@ -107,6 +111,9 @@ _HOME: dict[str, tuple[str, ...]] = {
         "parse_decimal",
         "round_money",
     ),
+    "offer_filter": ("FilteredOffers", "GroupSummary", "OfferFilter"),
+    "offer_list": ("OfferList",),
+    "offer_source": ("GroupPricing", "OfferSource", "ProfileSource"),
     "offer_view": ("OfferView",),
     "policy": ("JobPolicy",),
     "profile": (
@@ -142,13 +149,20 @@ __all__ = [
     "Certification",
     "DataCenter",
     "Filing",
+    "FilteredOffers",
     "FxTable",
     "GpuSpec",
+    "GroupPricing",
+    "GroupSummary",
     "Job",
     "JobPolicy",
     "LicenceNumber",
     "License",
+    "OfferFilter",
+    "OfferList",
+    "OfferSource",
     "OfferView",
+    "ProfileSource",
     "ProviderProfile",
     "Requirements",
     "canonical_city",

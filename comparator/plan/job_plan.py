@@ -1,7 +1,9 @@
 """Plan a job: work per GPU → compliance → requirements → candidates → exact DP → plans.
 
-:func:`plan_job` is pure: a job, offers, provider profiles and a :class:`PlanContext` in, a
-:class:`~comparator.plan.result.PlanResult` out. Reading the job file and the catalog is
+:func:`plan_offers` is pure: a job, offers already loaded, provider profiles and a
+:class:`PlanContext` in, a :class:`~comparator.plan.result.PlanResult` out. The planner's entry,
+:func:`comparator.plan.entry.plan_job`, asks an offer source for the offers (group by group, or
+all of them) and calls it; reading the job file and opening the catalog is
 :mod:`comparator.services.planning`'s work.
 """
 
@@ -280,7 +282,7 @@ def _calendar_warning(result: PlanResult, prepared: Prepared) -> None:
     )
 
 
-def plan_job(
+def plan_offers(
     job: Job,
     offers: Sequence[OfferView],
     profiles: Mapping[str, ProviderProfile],
