@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
+from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -26,6 +27,18 @@ class Setting:
     env: str
     default: str
     help: str
+
+
+@cache
+def software_version() -> str:
+    """The installed distribution's version (read once, on first use: importlib.metadata is
+    slow to import)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("suanli")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0.0.0+source"
 
 
 def default_db_url() -> str:

@@ -293,11 +293,28 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
 
 def load_job(path: str | Path) -> Job:
     """Read and validate a job file; :class:`JobFileError` names the file and the field."""
+    return read_job_file(path)[0]
+
+
+def read_job_file(path: str | Path) -> tuple[Job, bytes]:
+    """The job of ``path`` and the bytes it was parsed from, read once (a quote hashes those
+    bytes: a second read could see an edit made in between)."""
     source = str(path)
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        raw = Path(path).read_bytes()
     except FileNotFoundError:
         raise JobFileError("{path}: no such job file", path=source) from None
+    except OSError as exc:
+        raise JobFileError(
+            "{path}: cannot read the job file ({reason})", path=source, reason=os_reason(exc)
+        ) from None
+    return loads_job(raw, source), raw
+
+
+def loads_job(raw: bytes, source: str) -> Job:
+    """Validate the bytes of a job file (``source`` names it in errors)."""
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise JobFileError(
             "{path}: expected UTF-8 text (TOML is UTF-8), but byte {byte} is not UTF-8; if it "
@@ -305,10 +322,9 @@ def load_job(path: str | Path) -> Job:
             path=source,
             byte=exc.start + 1,
         ) from None
-    except OSError as exc:
-        raise JobFileError(
-            "{path}: cannot read the job file ({reason})", path=source, reason=os_reason(exc)
-        ) from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a text read sees it
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise JobFileError(
             "{path}: not valid TOML ({reason})", path=source, reason=toml_reason(exc)

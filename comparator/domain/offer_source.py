@@ -71,22 +71,3 @@ class OfferSource(ProfileSource, Protocol):
     def count(self, wanted: OfferFilter | None = None) -> int:
         """How many current offers there are (in ``wanted``'s places only, when it has some)."""
         ...
-
-
-class LeftOut(NamedTuple):
-    """How many current offers a job's filter kept out of the planner, by why."""
-
-    by_place: int  # elsewhere than the job's provinces / cities
-    by_offer: int  # in its places, but a GPU or a spot offer the job does not take
-
-
-def left_out(
-    source: OfferSource, wanted: OfferFilter, loaded: int, in_places: int | None = None
-) -> LeftOut:
-    """What ``source`` holds beyond the ``loaded`` offers of ``wanted`` (``in_places``: the
-    count :meth:`OfferSource.summaries` returned, when known)."""
-    total = source.count()
-    in_place = total if not wanted.by_place else in_places
-    if in_place is None:
-        in_place = source.count(wanted)
-    return LeftOut(total - in_place, in_place - loaded)

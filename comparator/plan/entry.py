@@ -16,12 +16,7 @@ from dataclasses import dataclass
 
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, GroupSummary, OfferFilter
-from comparator.domain.offer_source import (
-    GroupPricing,
-    OfferSource,
-    ProfileSource,
-    left_out,
-)
+from comparator.domain.offer_source import GroupPricing, OfferSource, ProfileSource
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.plan.context import PlanContext
@@ -104,10 +99,22 @@ def _of(offers: Sequence[OfferView] | Sequence[GroupSummary]) -> set[str]:
     return {o.provider for o in offers}
 
 
+def left_out(
+    source: OfferSource, wanted: OfferFilter, loaded: int, in_places: int | None = None
+) -> list[FilteredOffers]:
+    """The current offers of ``source`` beyond the ``loaded`` offers of ``wanted``, counted by
+    why (``in_places``: the count :meth:`OfferSource.summaries` returned, when known)."""
+    total = source.count()
+    in_place = total if not wanted.by_place else in_places
+    if in_place is None:
+        in_place = source.count(wanted)
+    return filtered_reasons(wanted, total - in_place, in_place - loaded)
+
+
 def _left_out(
     source: OfferSource, wanted: OfferFilter, offers: Sequence[OfferView]
 ) -> list[FilteredOffers]:
-    return filtered_reasons(wanted, *left_out(source, wanted, len(offers)))
+    return left_out(source, wanted, len(offers))
 
 
 def _streamed(
@@ -123,7 +130,7 @@ def _streamed(
     summaries, in_places = source.summaries(wanted, pricing)
     given = profiles_of(profiles, _of(summaries))
     loaded = sum(s.offers for s in summaries)
-    filtered = filtered_reasons(wanted, *left_out(source, wanted, loaded, in_places))
+    filtered = left_out(source, wanted, loaded, in_places)
 
     def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
         return source.read(wanted, groups)

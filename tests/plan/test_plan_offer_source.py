@@ -17,8 +17,8 @@ from sqlalchemy import Engine
 from comparator.catalog import CatalogGroups
 from comparator.config import load_settings
 from comparator.domain import GroupPricing, OfferFilter, OfferList, load_job
-from comparator.domain.offer_source import left_out
 from comparator.plan import PlanResult, plan_job, plan_job_read, plan_jobs
+from comparator.plan.entry import left_out
 from comparator.plan.prune.sql_prefilter import job_offer_filter
 from comparator.plan.prune.streamed import contract_runs, most_runs, rule_floors
 from comparator.services import context_from_settings
