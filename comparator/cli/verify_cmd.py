@@ -12,7 +12,6 @@ from rich.table import Table
 
 from comparator.cli._common import (
     JSON_OPTION,
-    State,
     console,
     emit_json,
     open_catalog,
@@ -21,11 +20,12 @@ from comparator.cli._common import (
     working,
 )
 from comparator.cli.tables import print_table
-from comparator.domain import OfferView, find_gpu
+from comparator.domain import find_gpu
 from comparator.errors import InputError
 from comparator.i18n import status_label, verify_check_label
 
 if TYPE_CHECKING:  # the checks load inside the command: `suanli --help` stays fast
+    from comparator.services import Verified
     from comparator.verify import GpuReading, MachineReport, VerifyResult
 
 _COLOUR = {"pass": "green", "warn": "yellow", "fail": "bold red"}
@@ -80,18 +80,29 @@ def verify(
     st = state(ctx)
     with working(tr(st.lang, "正在读取这台机器…", "Reading this machine…"), quiet=json_out):
         report, live = read_machine(xml_file, topo_file)
-        offer = _offer(st, offer_id)
     wanted = measure_opt if measure_opt is not None else live
-    from comparator.verify import NOT_REQUESTED, Measurements, evaluate, measure
+    from comparator.services import verify_machine
+    from comparator.verify import NOT_REQUESTED, Measurements, measure
 
-    measurements: Measurements = NOT_REQUESTED
-    if wanted:  # bf16 matmul, memory and NCCL runs take tens of seconds
-        with working(
+    def measured() -> Measurements:
+        if not wanted:
+            return NOT_REQUESTED
+        with working(  # bf16 matmul, memory and NCCL runs take tens of seconds
             tr(st.lang, "正在实测算力与带宽…", "Measuring compute and bandwidth…"), quiet=json_out
         ):
-            measurements = measure()
-    result = evaluate(report, offer, cards=cards, measurements=measurements, lang=st.lang)
-    stored = _store(st, result, quote)
+            return measure()
+
+    verified = verify_machine(
+        report,
+        lambda: open_catalog(st),
+        offer_id=offer_id,
+        cards=cards,
+        measure=measured,
+        lang=st.lang,
+        quote_number=quote,
+        created_at=datetime.now(st.settings.timezone),
+    )
+    result, stored = verified.result, _stored(verified)
     if json_out:
         emit_json({**result.to_json(), "stored": stored})
     else:
@@ -128,20 +139,14 @@ def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[Machine
     return report, True
 
 
-def _offer(st: State, offer_id: str | None) -> OfferView | None:
-    from comparator.catalog import get_offer  # loads the database stack
-
-    return get_offer(open_catalog(st), offer_id) if offer_id else None
-
-
-def _store(st: State, result: VerifyResult, quote: str | None) -> dict[str, Any] | None:
-    if quote is None:
+def _stored(verified: Verified) -> dict[str, Any] | None:
+    if verified.stored_id is None:
         return None
-    now = datetime.now(st.settings.timezone)
-    from comparator.services import store_verification
-
-    stored_id = store_verification(open_catalog(st), result, quote_number=quote, created_at=now)
-    return {"verification_id": stored_id, "quote_number": quote, "created_at": now}
+    return {
+        "verification_id": verified.stored_id,
+        "quote_number": verified.quote_number,
+        "created_at": verified.created_at,
+    }
 
 
 # --- human output --------------------------------------------------------------------------

@@ -18,18 +18,19 @@ if TYPE_CHECKING:
         plan_jobs_files,
     )
     from comparator.services.quoting import make_quote
-    from comparator.services.verification import store_verification
+    from comparator.services.verification import Verified, store_verification, verify_machine
 
 _HOME: dict[str, tuple[str, ...]] = {
     "eligibility": ("CatalogCheck", "check_catalog", "eligible_for_job"),
     "planning": ("context_from_settings", "plan_job_file", "plan_jobs_files"),
     "quoting": ("make_quote",),
-    "verification": ("store_verification",),
+    "verification": ("Verified", "store_verification", "verify_machine"),
 }
 __getattr__ = lazy_names(__name__, _HOME)
 
 __all__ = [
     "CatalogCheck",
+    "Verified",
     "check_catalog",
     "context_from_settings",
     "eligible_for_job",
@@ -37,4 +38,5 @@ __all__ = [
     "plan_job_file",
     "plan_jobs_files",
     "store_verification",
+    "verify_machine",
 ]
