@@ -24,10 +24,10 @@ if TYPE_CHECKING:
         parse_billing,
     )
     from comparator.domain.calendar import (
+        HolidaySupplement,
         factor_at,
         parse_time_of_use,
         slot_factors,
-        use_holiday_supplement,
     )
     from comparator.domain.credentials import (
         LicenceNumber,
@@ -77,10 +77,10 @@ _HOME: dict[str, tuple[str, ...]] = {
         "parse_billing",
     ),
     "calendar": (
+        "HolidaySupplement",
         "factor_at",
         "parse_time_of_use",
         "slot_factors",
-        "use_holiday_supplement",
     ),
     "credentials": (
         "LicenceNumber",
@@ -154,6 +154,7 @@ __all__ = [
     "GpuSpec",
     "GroupPricing",
     "GroupSummary",
+    "HolidaySupplement",
     "Job",
     "JobPolicy",
     "LicenceNumber",
@@ -190,5 +191,4 @@ __all__ = [
     "slot_factors",
     "snap_to_memory",
     "suggest_gpus",
-    "use_holiday_supplement",
 ]

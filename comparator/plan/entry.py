@@ -125,8 +125,10 @@ def _streamed(
     then plans on every offer of the job)."""
     schedule = job.schedule
     rules = source.rules(wanted)
-    factors = rule_floors(rules, schedule.earliest_start, schedule.deadline, schedule.run_windows)
-    pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), contract_runs(job))
+    window = (schedule.earliest_start, schedule.deadline, schedule.run_windows)
+    factors = rule_floors(rules, *window, context.holidays)
+    periods = contract_runs(job, context.holidays)
+    pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), periods)
     summaries, in_places = source.summaries(wanted, pricing)
     given = profiles_of(profiles, _of(summaries))
     loaded = sum(s.offers for s in summaries)

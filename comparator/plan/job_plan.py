@@ -161,6 +161,7 @@ def candidate_options(
         storage_terms={
             (pid, dc.id): dc.storage for pid, p in profiles.items() for dc in p.datacenters
         },
+        holidays=context.holidays,
     )
 
 
@@ -264,7 +265,9 @@ def _calendar_warning(result: PlanResult, prepared: Prepared) -> None:
     schedule = prepared.job.schedule
     zone = prepared.context.timezone
     years = provisional_years(
-        schedule.earliest_start.astimezone(zone).date(), schedule.deadline.astimezone(zone).date()
+        schedule.earliest_start.astimezone(zone).date(),
+        schedule.deadline.astimezone(zone).date(),
+        prepared.context.holidays,
     )
     uses_calendar = any(
         any(rule.needs_holidays for rule in parse_time_of_use(o.time_of_use))

@@ -18,7 +18,15 @@ from sqlalchemy import Engine
 
 from comparator.catalog import CatalogGroups, current_snapshot_ids
 from comparator.config import Settings
-from comparator.domain import FilteredOffers, FxTable, Job, OfferView, ProviderProfile, load_job
+from comparator.domain import (
+    FilteredOffers,
+    FxTable,
+    Job,
+    OfferView,
+    ProviderProfile,
+    load_holidays_file,
+    load_job,
+)
 from comparator.errors import PlanError
 from comparator.plan import (
     DEFAULT_TOP,
@@ -75,11 +83,13 @@ def context_from_settings(
     today: date | None = None,
     lang: str = "en",
 ) -> PlanContext:
-    """The planner's context from the settings: today, FX, efficiency, headroom and zone."""
+    """The planner's context from the settings: today, FX, efficiency, headroom, zone and the
+    holiday calendar (``SUANLI_HOLIDAYS_FILE``, read here: a library caller gets it too)."""
     if objective not in OBJECTIVES:
         raise PlanError(
             "--objective: expected cost or time, got {objective!r}", objective=objective
         )
+    holidays = load_holidays_file(settings.holidays_file) if settings.holidays_file else None
     return PlanContext(
         today=today or datetime.now(settings.timezone).date(),
         fx=FxTable(settings.fx_rates, settings.fx_date),
@@ -90,6 +100,7 @@ def context_from_settings(
         top=DEFAULT_TOP if top is None else max(top, 0),
         lang=lang,
         timezone=settings.timezone,
+        holidays=holidays,
     )
 
 

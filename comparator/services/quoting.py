@@ -59,6 +59,7 @@ def make_quote(
             objective=objective,
             check_lang=check_lang,
             snapshot_ids=snapshot_ids,
+            holidays=context.holidays,
         )
     document = assemble_document(
         parts, settings, created_at=created_at, today=day, lang=lang, software_version=version
