@@ -63,7 +63,8 @@ def plan_job(
     :class:`~comparator.domain.offer_list.OfferList`) or offers already loaded; ``profiles`` a
     mapping or a profile source (None: ``source``'s own). ``filtered`` counts offers the
     caller already left out (loaded offers only). ``prune=False`` skips the
-    optimality-preserving pruning (benchmarks and tests compare both)."""
+    optimality-preserving pruning, streaming included: every offer of the job is read
+    (benchmarks and tests compare both)."""
     return plan_job_read(job, source, profiles, context, prune=prune, filtered=filtered)[0]
 
 
@@ -85,7 +86,7 @@ def plan_job_read(
         return result, OffersRead(list(source), dict(given), list(filtered))
     asked = source if profiles is None else profiles
     wanted = job_offer_filter(job)
-    if context.objective == "cost":  # finishes, not prices, order the time objective's walk
+    if context.objective == "cost" and prune:  # finishes order the time objective's walk
         streamed = _streamed(job, source, asked, context, wanted)
         if streamed is not None:
             return streamed

@@ -90,6 +90,9 @@ def test_plan_job_gives_one_answer_from_either_source(demo_engine: Engine, objec
         over_all = plan_job(job, loaded, memory, context, filtered=read.filtered)
         assert comparable(over_all)["best"] == comparable(from_sql)["best"], name
         assert comparable(over_all)["alternatives"] == comparable(from_sql)["alternatives"]
+        unpruned, read_all = plan_job_read(job, memory, None, context, prune=False)
+        assert comparable(unpruned)["best"] == comparable(from_sql)["best"], name
+        assert read_all.offers == loaded  # no streaming: every offer of the job is read
 
 
 def test_plans_of_several_jobs_read_each_job_through_its_filter(demo_engine: Engine) -> None:  # noqa: F811
