@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from comparator.catalog.models import OfferView
 from comparator.domain.job import Job, Requirements, Schedule, Workload
 from comparator.domain.money import FxTable
-from comparator.plan.job_plan import PlanContext, plan_job, prepare
+from comparator.plan import plan_job
+from comparator.plan.job_plan import PlanContext, prepare
 from comparator.plan.joint.milp.milp_model import MilpJob, solve_milp
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")

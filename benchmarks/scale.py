@@ -157,13 +157,14 @@ def planner_main(url: str, mode: str) -> None:
     from comparator.catalog.current_offers import current_offers
     from comparator.catalog.db import make_engine
     from comparator.catalog.queries import load_profiles
+    from comparator.catalog.queries_groups import CatalogGroups
     from comparator.config import load_settings
     from comparator.domain.job import load_job
-    from comparator.plan.job_plan import plan_job
+    from comparator.plan import plan_job
+    from comparator.plan.prune.sql_prefilter import job_offer_filter
     from comparator.services.planning import (
         collector_paused,
         context_from_settings,
-        load_for_job,
         plan_for_job,
     )
 
@@ -175,8 +176,9 @@ def planner_main(url: str, mode: str) -> None:
         if mode == "streamed":
             result = plan_for_job(engine, job, context)[0]
         elif mode == "loaded":
-            catalog = load_for_job(engine, job)
-            result = plan_job(job, catalog.offers, catalog.profiles, context)
+            source = CatalogGroups(engine)
+            offers = source.offers(job_offer_filter(job))
+            result = plan_job(job, offers, source, context)
         else:
             offers, profiles = current_offers(engine), load_profiles(engine)
             result = plan_job(job, offers, profiles, context, prune=False)
@@ -187,8 +189,8 @@ def planner_main(url: str, mode: str) -> None:
 PHASES = [  # (label, module, attribute): each timed exclusive of the phases it calls
     ("summary SQL", "comparator.catalog.queries_groups", "CatalogGroups.summaries"),
     ("rules SQL", "comparator.catalog.queries_groups", "CatalogGroups.rules"),
-    ("counts SQL", "comparator.services.planning", "_catalog"),
-    ("profiles", "comparator.services.planning", "load_profiles"),
+    ("counts SQL", "comparator.catalog.queries_groups", "CatalogGroups.count"),
+    ("profiles", "comparator.catalog.queries_groups", "CatalogGroups.profiles"),
     ("summary keys", "comparator.plan.prune.streamed", "summary_entries"),
     ("group reads (SQL + offers)", "comparator.catalog.queries_groups", "CatalogGroups.read"),
     ("compliance + checks", "comparator.plan.prune.streamed", "_Reading._checked"),
@@ -197,7 +199,7 @@ PHASES = [  # (label, module, attribute): each timed exclusive of the phases it 
     ("DP", "comparator.plan.prune.pruning", "_Walk.solve"),
     ("walk (heap, counts)", "comparator.plan.prune.streamed", "choose_lazy"),
     ("plan result", "comparator.plan.prune.streamed", "conclude"),
-    ("job offers loaded (fallback)", "comparator.services.planning", "job_offers"),
+    ("job offers loaded (fallback)", "comparator.catalog.queries_groups", "CatalogGroups.offers"),
     ("quote document", "comparator.services.quoting", "assemble_document"),
     ("DB writes (stored quote)", "comparator.services.quoting", "freeze_quote"),
     ("render HTML", "comparator.report.render", "write_report"),

@@ -17,7 +17,10 @@ _LAZY: dict[str, str] = {
     "load_profile": "comparator.domain.profile",
     "evaluate_offers": "comparator.compliance.engine",
     "check_providers": "comparator.compliance.engine",
-    "plan_job": "comparator.plan.job_plan",
+    "plan_job": "comparator.plan.entry",
+    "plan_jobs": "comparator.plan.entry",
+    "OfferList": "comparator.domain.offer_list",
+    "CatalogGroups": "comparator.catalog.queries_groups",
     "plan_job_file": "comparator.services.planning",
     "make_engine": "comparator.catalog.db",
     "upgrade_schema": "comparator.catalog.db",
@@ -30,19 +33,11 @@ _LAZY: dict[str, str] = {
 __all__ = ["GPUS", "GpuSpec", "SuanliError", "__version__", "resolve_gpu", *_LAZY]
 
 
-def _version() -> str:
-    """The installed distribution's version (read on first use: importlib.metadata is slow)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("suanli")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "0.0.0+source"
-
-
 def __getattr__(name: str) -> Any:
     if name == "__version__":
-        return _version()
+        from comparator.config import software_version
+
+        return software_version()
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'comparator' has no attribute {name!r}")

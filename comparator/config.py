@@ -7,11 +7,13 @@ environment, which overrides the defaults.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from datetime import date
 from decimal import Decimal, InvalidOperation
+from functools import cache
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
@@ -28,83 +30,33 @@ class Setting:
     help: str
 
 
+@cache
+def software_version() -> str:
+    """The installed distribution's version (read once, on first use: importlib.metadata is
+    slow to import)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("suanli")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0.0.0+source"
+
+
+DEFAULT_DB = "sqlite:///<user data dir>/suanli.db"
+
+
 def default_db_url() -> str:
     data_dir = Path(platformdirs.user_data_dir("suanli", appauthor=False))
     return f"sqlite:///{data_dir / 'suanli.db'}"
 
 
-SETTINGS: tuple[Setting, ...] = (
-    Setting(
-        "db_url",
-        "SUANLI_DB",
-        "sqlite:///<user data dir>/suanli.db",
-        "SQLAlchemy URL of the catalog database (`--db`); SQLite runs in WAL mode; "
-        "PostgreSQL as postgresql+psycopg://user:pass@host/db",
-    ),
-    Setting("timezone", "SUANLI_TIMEZONE", DEFAULT_TIMEZONE_NAME, "time zone of slots and output"),
-    Setting("currency", "SUANLI_CURRENCY", "CNY", "quote currency (ISO 4217)"),
-    Setting(
-        "fx_rates",
-        "SUANLI_FX_RATES",
-        "USD=7.12,EUR=7.53,HKD=0.915,SGD=5.33,JPY=0.0472",
-        "price of one unit of each currency in CNY, comma-separated CODE=RATE",
-    ),
-    Setting("fx_date", "SUANLI_FX_DATE", "2026-11-27", "the date the FX rates were read"),
-    Setting(
-        "price_freshness_days",
-        "SUANLI_PRICE_FRESHNESS_DAYS",
-        "30",
-        "prices older than this many days warn in `check` and in quotes",
-    ),
-    Setting(
-        "headroom",
-        "SUANLI_HEADROOM",
-        "0.10",
-        "fraction of GPU memory kept free when deciding whether a job fits",
-    ),
-    Setting(
-        "holidays_file",
-        "SUANLI_HOLIDAYS_FILE",
-        "",
-        "TOML file with official holidays and 调休 workdays for years chinesecalendar lacks",
-    ),
-    Setting(
-        "multi_node_efficiency",
-        "SUANLI_MULTI_NODE_EFFICIENCY",
-        "",
-        "unset: the estimator's network model prices the multi-node loss; set (0–1]: it "
-        "replaces that model (one node's card-hours ÷ it across nodes) and divides a "
-        "[workload] job's card-hours across nodes (0.90 when unset)",
-    ),
-    Setting(
-        "lock_timeout_s",
-        "SUANLI_LOCK_TIMEOUT_S",
-        "30",
-        "seconds a write (import, refresh) waits for another process's write lock before failing",
-    ),
-    Setting(
-        "json_compat",
-        "SUANLI_JSON_COMPAT",
-        "",
-        "deprecated: 1 prints the bare JSON lists of suanli 0.1 for `offers`/`providers --json` "
-        'instead of {"offers": [...]}; removed in 0.3',
-    ),
-)
+Parse = Callable[[str, Setting], Any]
 
 
-@dataclass(frozen=True)
-class Settings:
-    db_url: str
-    timezone: ZoneInfo
-    currency: str
-    fx_rates: dict[str, Decimal]
-    fx_date: date
-    price_freshness_days: int
-    headroom: float
-    multi_node_efficiency: float | None  # None: the estimator's network model
-    holidays_file: str = ""
-    lock_timeout_s: float = 30.0
-    json_compat: bool = False
+def setting(env: str, default: str, help: str, parse: Parse) -> dict[str, Any]:
+    """The metadata of a field of :class:`Settings`: its environment variable, its default as
+    written there, its help (the README lists it) and how its text becomes the value."""
+    return {"env": env, "default": default, "help": help, "parse": parse}
 
 
 def parse_fx_rates(text: str, env: str = "SUANLI_FX_RATES") -> dict[str, Decimal]:
@@ -123,12 +75,6 @@ def parse_fx_rates(text: str, env: str = "SUANLI_FX_RATES") -> dict[str, Decimal
     return rates
 
 
-def _raw(env: Mapping[str, str], setting: Setting, override: str | None) -> str:
-    if override is not None:
-        return override
-    return env.get(setting.env, setting.default)
-
-
 def _number(text: str, setting: Setting, kind: type[int] | type[float]) -> float:
     try:
         value = kind(text)
@@ -143,45 +89,139 @@ def _number(text: str, setting: Setting, kind: type[int] | type[float]) -> float
     return value
 
 
+def _db_url(text: str, _: Setting) -> str:
+    return text if text != DEFAULT_DB else default_db_url()
+
+
+def _zone(text: str, _: Setting) -> ZoneInfo:
+    try:
+        return ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError("SUANLI_TIMEZONE: unknown time zone {raw!r}", raw=text) from None
+
+
+def _date(text: str, _: Setting) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ConfigError("SUANLI_FX_DATE: expected YYYY-MM-DD, got {raw!r}", raw=text) from None
+
+
+def _fraction(text: str, setting: Setting) -> float:
+    return _number(text, setting, float)
+
+
+def _optional_fraction(text: str, setting: Setting) -> float | None:
+    return _number(text, setting, float) if text.strip() else None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting, declared once: its field here names its environment variable, default,
+    help and parser (:data:`SETTINGS` and :func:`load_settings` are read off these fields)."""
+
+    db_url: str = field(
+        metadata=setting(
+            "SUANLI_DB",
+            DEFAULT_DB,
+            "SQLAlchemy URL of the catalog database (`--db`); SQLite runs in WAL mode; "
+            "PostgreSQL as postgresql+psycopg://user:pass@host/db",
+            _db_url,
+        )
+    )
+    timezone: ZoneInfo = field(
+        metadata=setting(
+            "SUANLI_TIMEZONE", DEFAULT_TIMEZONE_NAME, "time zone of slots and output", _zone
+        )
+    )
+    currency: str = field(
+        metadata=setting(
+            "SUANLI_CURRENCY", "CNY", "quote currency (ISO 4217)", lambda t, _: t.upper()
+        )
+    )
+    fx_rates: dict[str, Decimal] = field(
+        metadata=setting(
+            "SUANLI_FX_RATES",
+            "USD=7.12,EUR=7.53,HKD=0.915,SGD=5.33,JPY=0.0472",
+            "price of one unit of each currency in CNY, comma-separated CODE=RATE",
+            lambda t, _: parse_fx_rates(t),
+        )
+    )
+    fx_date: date = field(
+        metadata=setting("SUANLI_FX_DATE", "2026-11-27", "the date the FX rates were read", _date)
+    )
+    price_freshness_days: int = field(
+        metadata=setting(
+            "SUANLI_PRICE_FRESHNESS_DAYS",
+            "30",
+            "prices older than this many days warn in `check` and in quotes",
+            lambda t, s: int(_number(t, s, int)),
+        )
+    )
+    headroom: float = field(
+        metadata=setting(
+            "SUANLI_HEADROOM",
+            "0.10",
+            "fraction of GPU memory kept free when deciding whether a job fits",
+            _fraction,
+        )
+    )
+    holidays_file: str = field(
+        metadata=setting(
+            "SUANLI_HOLIDAYS_FILE",
+            "",
+            "TOML file with official holidays and 调休 workdays for years chinesecalendar lacks",
+            lambda t, _: t,
+        )
+    )
+    multi_node_efficiency: float | None = field(  # None: the estimator's network model
+        metadata=setting(
+            "SUANLI_MULTI_NODE_EFFICIENCY",
+            "",
+            "unset: the estimator's network model prices the multi-node loss; set (0–1]: it "
+            "replaces that model (one node's card-hours ÷ it across nodes) and divides a "
+            "[workload] job's card-hours across nodes (0.90 when unset)",
+            _optional_fraction,
+        )
+    )
+    lock_timeout_s: float = field(
+        metadata=setting(
+            "SUANLI_LOCK_TIMEOUT_S",
+            "30",
+            "seconds a write (import, refresh) waits for another process's write lock before failing",
+            lambda t, s: min(_number(t, s, float), 86400),
+        )
+    )
+    json_compat: bool = field(
+        metadata=setting(
+            "SUANLI_JSON_COMPAT",
+            "",
+            "deprecated: 1 prints the bare JSON lists of suanli 0.1 for `offers`/`providers --json` "
+            'instead of {"offers": [...]}; removed in 0.3',
+            lambda t, _: t.strip() == "1",
+        )
+    )
+
+
+SETTINGS: tuple[Setting, ...] = tuple(
+    Setting(f.name, f.metadata["env"], f.metadata["default"], f.metadata["help"])
+    for f in fields(Settings)
+)
+_PARSERS: dict[str, Parse] = {f.name: f.metadata["parse"] for f in fields(Settings)}
+
+
+def _raw(env: Mapping[str, str], setting: Setting, override: str | None) -> str:
+    if override is not None:
+        return override
+    return env.get(setting.env, setting.default)
+
+
 def load_settings(env: Mapping[str, str] | None = None, **overrides: str | None) -> Settings:
     """Settings from ``overrides`` (CLI flags), then ``env`` (os.environ), then the defaults."""
     env = os.environ if env is None else env
-    raw = {s.name: _raw(env, s, overrides.get(s.name)) for s in SETTINGS}
-    by_name = {s.name: s for s in SETTINGS}
-    db_url = raw["db_url"] if raw["db_url"] != by_name["db_url"].default else default_db_url()
-    try:
-        zone = ZoneInfo(raw["timezone"])
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(
-            "SUANLI_TIMEZONE: unknown time zone {raw!r}", raw=raw["timezone"]
-        ) from None
-    try:
-        fx_date = date.fromisoformat(raw["fx_date"])
-    except ValueError:
-        raise ConfigError(
-            "SUANLI_FX_DATE: expected YYYY-MM-DD, got {raw!r}", raw=raw["fx_date"]
-        ) from None
-    headroom = _number(raw["headroom"], by_name["headroom"], float)
-    efficiency_text = raw["multi_node_efficiency"].strip()
-    efficiency = (
-        _number(efficiency_text, by_name["multi_node_efficiency"], float)
-        if efficiency_text
-        else None
-    )
-    if headroom >= 1 or (efficiency is not None and not 0 < efficiency <= 1):
+    values = {s.name: _PARSERS[s.name](_raw(env, s, overrides.get(s.name)), s) for s in SETTINGS}
+    settings = Settings(**values)
+    efficiency = settings.multi_node_efficiency
+    if settings.headroom >= 1 or (efficiency is not None and not 0 < efficiency <= 1):
         raise ConfigError("SUANLI_HEADROOM must be < 1 and SUANLI_MULTI_NODE_EFFICIENCY in (0, 1]")
-    return Settings(
-        db_url=db_url,
-        timezone=zone,
-        currency=raw["currency"].upper(),
-        fx_rates=parse_fx_rates(raw["fx_rates"]),
-        fx_date=fx_date,
-        price_freshness_days=int(
-            _number(raw["price_freshness_days"], by_name["price_freshness_days"], int)
-        ),
-        headroom=headroom,
-        multi_node_efficiency=efficiency,
-        holidays_file=raw["holidays_file"],
-        lock_timeout_s=min(_number(raw["lock_timeout_s"], by_name["lock_timeout_s"], float), 86400),
-        json_compat=raw["json_compat"].strip() == "1",
-    )
+    return settings

@@ -3,12 +3,13 @@
 :mod:`.db` makes engines and upgrades the schema (Alembic, :mod:`.migrations`); :mod:`.models`
 holds the tables; :mod:`.queries` stores profiles and append-only price snapshots and reads the
 current offers; :mod:`.history` and :mod:`.changes` compare snapshots; :mod:`.listing` ranks
-offers for ``suanli offers``. Only this package, :mod:`comparator.refresh` and
+offers for ``suanli offers``; :class:`CatalogGroups` is the catalog as the planner's offer
+source (:mod:`.queries_groups`). Only this package, :mod:`comparator.refresh` and
 :mod:`comparator.services` open a database.
 """
 
 from comparator.catalog.changes import PriceChange, count_changes, diff_offers
-from comparator.catalog.current_offers import current_offers
+from comparator.catalog.current_offers import current_offers, current_snapshot_ids
 from comparator.catalog.db import (
     make_engine,
     schema_is_current,
@@ -25,8 +26,10 @@ from comparator.catalog.queries import (
     load_profiles,
     store_profile,
 )
+from comparator.catalog.queries_groups import CatalogGroups
 
 __all__ = [
+    "CatalogGroups",
     "OfferColumns",
     "OfferHistory",
     "OfferIn",
@@ -36,6 +39,7 @@ __all__ = [
     "TopOffers",
     "count_changes",
     "current_offers",
+    "current_snapshot_ids",
     "diff_offers",
     "get_offer",
     "has_any_provider",

@@ -155,7 +155,7 @@ def ranking_keys(
     return [(int(r[0]), None if r[1] is None else float(r[1]), str(r[2])) for r in rows]
 
 
-def current_snapshot_id_list(engine: Engine) -> list[str]:
+def current_snapshot_ids(engine: Engine) -> list[str]:
     """The id of every provider's current snapshot that holds offers."""
     current = current_snapshots().subquery()
     query = select(SNAPSHOT.c.id).where(

@@ -1,4 +1,5 @@
-"""A job's current offers summarised per group in SQL, and read group by group.
+"""The catalog as the planner's :class:`~comparator.domain.offer_source.OfferSource`: a job's
+current offers summarised per group in SQL, and read group by group.
 
 The planner's walk (:mod:`comparator.plan.prune.streamed`) needs, before it reads any offer, one row
 per (provider, data centre, GPU, node size, interconnect, network) of the job's offers: how
@@ -9,38 +10,48 @@ reads the offers of the groups it reaches (docs/planner-pruning.md, rule 5).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import Engine, Float, case, cast, func, true, tuple_
 from sqlalchemy.sql.elements import ColumnElement
 
-from comparator.catalog.current_offers import current_query, offer_condition, stream_offers
-from comparator.catalog.queries import OFFER
+from comparator.catalog.current_offers import (
+    count_current,
+    current_query,
+    job_offers,
+    offer_condition,
+    stream_offers,
+)
+from comparator.catalog.queries import OFFER, load_profiles
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
-from comparator.domain.money import FxTable
 from comparator.domain.offer_filter import GroupSummary, OfferFilter
+from comparator.domain.offer_source import GroupPricing, GroupSummaries
 from comparator.domain.offer_view import OfferView
+from comparator.domain.profile import ProviderProfile
 
 READ_CHUNK = 200  # groups per IN list
 
 
-class GroupSummaries(NamedTuple):
-    groups: list[GroupSummary]
-    in_places: int | None  # current offers in the filter's places (None: it names none)
-
-
 class CatalogGroups:
-    """The job's offers (those ``offer_filter`` keeps) behind ``engine``, priced in ``currency``."""
+    """The current offers and provider profiles behind ``engine``, as the planner asks for them
+    (:class:`~comparator.domain.offer_source.OfferSource`)."""
 
-    def __init__(
-        self, engine: Engine, offer_filter: OfferFilter, fx: FxTable, currency: str
-    ) -> None:
-        self.engine, self.offer_filter, self.fx, self.currency = engine, offer_filter, fx, currency
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
 
-    def rules(self) -> list[str]:
+    def profiles(self, providers: Collection[str] | None = None) -> dict[str, ProviderProfile]:
+        return load_profiles(self.engine, providers)
+
+    def offers(self, wanted: OfferFilter) -> list[OfferView]:
+        return job_offers(self.engine, wanted)
+
+    def count(self, wanted: OfferFilter | None = None) -> int:
+        return count_current(self.engine, wanted)
+
+    def rules(self, wanted: OfferFilter) -> list[str]:
         """The distinct time-of-use rules of the job's hourly offers."""
-        query = current_query(self.offer_filter, columns=(OFFER.c.time_of_use,))
+        query = current_query(wanted, columns=(OFFER.c.time_of_use,))
         query = query.where(OFFER.c.billing.in_(HOURLY_MODES)).distinct()
         with self.engine.connect() as conn:
             return sorted(str(r) for r in conn.execute(query).scalars())
@@ -58,16 +69,16 @@ class CatalogGroups:
         contract = case((period >= per_runs, period), else_=per_runs)
         return case((OFFER.c.billing.in_(HOURLY_MODES), hourly), else_=contract)
 
-    def summaries(
-        self, factors: Mapping[str, float], runs: int, periods: Mapping[str, int] | None = None
-    ) -> GroupSummaries:
-        """One row per group of the job's offers, ``factors`` per time-of-use rule (and the
-        run slots a contract period can hold, per billing mode: ``periods``), and how many
-        offers the filter's places hold (the job's or not: one scan for both)."""
-        rates = {code: float(self.fx.rate(code, self.currency)) for code in self.fx.rates_cny}
+    def summaries(self, wanted: OfferFilter, pricing: GroupPricing) -> GroupSummaries:
+        """One row per group of the job's offers (``wanted`` keeps them), floored by
+        ``pricing``, and how many offers the filter's places hold (the job's or not: one scan
+        for both)."""
+        fx, currency = pricing.fx, pricing.currency
+        rates = {code: float(fx.rate(code, currency)) for code in fx.rates_cny}
         rate = case(rates, value=func.upper(OFFER.c.currency), else_=None)
         tax = case((OFFER.c.tax_inclusive, 1.0), else_=1.0 + cast(OFFER.c.vat_rate, Float))
-        per_card = self._factor(factors, runs, periods) / OFFER.c.cards
+        factor = self._factor(pricing.factors, pricing.runs, pricing.periods)
+        per_card = factor / OFFER.c.cards
         keys = (
             OFFER.c.provider,
             OFFER.c.region,
@@ -76,7 +87,7 @@ class CatalogGroups:
             OFFER.c.interconnect,
             OFFER.c.network,
         )
-        places = self.offer_filter
+        places = wanted
         job: ColumnElement[bool] = true()
         if places.by_place:  # the places' other offers too (NULL in the job's aggregates)
             job = offer_condition(places)
@@ -104,28 +115,28 @@ class CatalogGroups:
             for r in rows
             if r[6]
         ]
-        in_places = sum(int(r[11]) for r in rows) if places is not self.offer_filter else None
+        in_places = sum(int(r[11]) for r in rows) if places is not wanted else None
         return GroupSummaries(groups, in_places)
 
-    def read(self, groups: Sequence[GroupSummary]) -> list[OfferView]:
+    def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:
         """The job's offers of ``groups``, by offer id."""
-        wanted = {
+        keys = {
             (g.provider, g.region, g.gpu, g.node_cards, g.interconnect, g.network) for g in groups
         }
-        machines = sorted({key[:4] for key in wanted})
+        machines = sorted({key[:4] for key in keys})
         columns = (OFFER.c.provider, OFFER.c.region, OFFER.c.gpu, OFFER.c.node_cards)
         out: list[OfferView] = []
         with self.engine.connect() as conn:
             for start in range(0, len(machines), READ_CHUNK):
                 chunk = machines[start : start + READ_CHUNK]
                 providers = sorted({m[0] for m in chunk})  # their current snapshots only
-                query = current_query(self.offer_filter, providers=providers)
+                query = current_query(wanted, providers=providers)
                 query = query.where(tuple_(*columns).in_(chunk))
                 out += (
                     o
                     for o in stream_offers(conn, query)
                     if (o.provider, o.region, o.gpu, o.node_cards, o.interconnect, o.network)
-                    in wanted
+                    in keys
                 )
         out.sort(key=lambda o: int(o.offer_id))
         return out

@@ -59,10 +59,10 @@ def global_options(
             f"应为 zh 或 en (expected zh or en), 实为 {lang!r}", param_hint="--lang"
         )
     settings = load_settings(db_url=db)
-    if settings.holidays_file:
-        from comparator.domain import load_holidays_file, use_holiday_supplement
+    if settings.holidays_file:  # a bad file is one clear error, whatever the command
+        from comparator.domain import load_holidays_file
 
-        use_holiday_supplement(load_holidays_file(settings.holidays_file))
+        load_holidays_file(settings.holidays_file)  # the services read it into the context
     ctx.obj = State(settings=settings, lang=lang, debug=debug)
 
 

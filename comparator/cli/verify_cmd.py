@@ -12,7 +12,6 @@ from rich.table import Table
 
 from comparator.cli._common import (
     JSON_OPTION,
-    State,
     console,
     emit_json,
     open_catalog,
@@ -22,12 +21,13 @@ from comparator.cli._common import (
 )
 from comparator.cli.tables import print_table
 from comparator.cli.verify_calibration import CALIBRATION_OUT, TRIAL_TOKENS, write_calibration
-from comparator.domain import OfferView, find_gpu
+from comparator.domain import find_gpu
 from comparator.errors import InputError
 from comparator.i18n import status_label, verify_check_label
 
 if TYPE_CHECKING:  # the checks load inside the command: `suanli --help` stays fast
-    from comparator.verify import GpuReading, MachineReport, Measurements, VerifyResult
+    from comparator.services import Verified
+    from comparator.verify import GpuReading, MachineReport, VerifyResult
 
 _COLOUR = {"pass": "green", "warn": "yellow", "fail": "bold red"}
 
@@ -38,18 +38,6 @@ def _status(lang: str, status: str) -> str:
 
 def register(app: typer.Typer) -> None:
     app.command("verify")(verify)
-
-
-def _measurements(wanted: bool, st: Any, json_out: bool) -> Measurements:
-    """The PyTorch measurements when wanted: bf16 matmul, memory and NCCL take tens of seconds."""
-    from comparator.verify import NOT_REQUESTED, measure
-
-    if not wanted:
-        return NOT_REQUESTED
-    with working(
-        tr(st.lang, "正在实测算力与带宽…", "Measuring compute and bandwidth…"), quiet=json_out
-    ):
-        return measure()
 
 
 def verify(
@@ -110,18 +98,37 @@ def verify(
     st = state(ctx)
     if nodes is not None:
         from comparator.cli.verify_nodes import verify_nodes
+        from comparator.services import offer_to_verify
 
-        verify_nodes(st, nodes, _offer(st, offer_id), collective, allreduce_mib, json_out, strict)
+        offer = offer_to_verify(lambda: open_catalog(st), offer_id)
+        verify_nodes(st, nodes, offer, collective, allreduce_mib, json_out, strict)
         return
     with working(tr(st.lang, "正在读取这台机器…", "Reading this machine…"), quiet=json_out):
         report, live = read_machine(xml_file, topo_file)
-        offer = _offer(st, offer_id)
-    from comparator.verify import evaluate
+    wanted = measure_opt if measure_opt is not None else live
+    from comparator.services import verify_machine
+    from comparator.verify import NOT_REQUESTED, Measurements, measure
 
-    measurements = _measurements(measure_opt if measure_opt is not None else live, st, json_out)
-    result = evaluate(report, offer, cards=cards, measurements=measurements, lang=st.lang)
-    write_calibration(calibration_out, report, trial_tokens, measurements)
-    stored = _store(st, result, quote)
+    def measured() -> Measurements:
+        if not wanted:
+            return NOT_REQUESTED
+        with working(  # bf16 matmul, memory and NCCL runs take tens of seconds
+            tr(st.lang, "正在实测算力与带宽…", "Measuring compute and bandwidth…"), quiet=json_out
+        ):
+            return measure()
+
+    verified = verify_machine(
+        report,
+        lambda: open_catalog(st),
+        offer_id=offer_id,
+        cards=cards,
+        measure=measured,
+        lang=st.lang,
+        quote_number=quote,
+        created_at=datetime.now(st.settings.timezone),
+    )
+    result, stored = verified.result, _stored(verified)
+    write_calibration(calibration_out, report, trial_tokens, result.measurements)
     if json_out:
         emit_json({**result.to_json(), "stored": stored})
     else:
@@ -158,20 +165,14 @@ def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[Machine
     return report, True
 
 
-def _offer(st: State, offer_id: str | None) -> OfferView | None:
-    from comparator.catalog import get_offer  # loads the database stack
-
-    return get_offer(open_catalog(st), offer_id) if offer_id else None
-
-
-def _store(st: State, result: VerifyResult, quote: str | None) -> dict[str, Any] | None:
-    if quote is None:
+def _stored(verified: Verified) -> dict[str, Any] | None:
+    if verified.stored_id is None:
         return None
-    now = datetime.now(st.settings.timezone)
-    from comparator.services import store_verification
-
-    stored_id = store_verification(open_catalog(st), result, quote_number=quote, created_at=now)
-    return {"verification_id": stored_id, "quote_number": quote, "created_at": now}
+    return {
+        "verification_id": verified.stored_id,
+        "quote_number": verified.quote_number,
+        "created_at": verified.created_at,
+    }
 
 
 # --- human output --------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 GPUs (:mod:`.gpus`), money and FX (:mod:`.money`), billing modes (:mod:`.billing`), time-of-use
 rules and the holiday calendar (:mod:`.calendar`, :mod:`.holidays`), provinces (:mod:`.provinces`),
 credential numbers (:mod:`.credentials`), job files (:mod:`.job`), provider profiles
-(:mod:`.profile`), the offer as the core sees it (:mod:`.offer_view`), the dates a job is judged
+(:mod:`.profile`), the offer as the core sees it (:mod:`.offer_view`), the planner's port to
+offers (:mod:`.offer_source`, a list in memory as one: :mod:`.offer_list`), the dates a job is judged
 on (:mod:`.policy`) and the default time zone (:mod:`.zones`).
 
 Each name loads its module on first use (:mod:`comparator.domain.lazy`): the calendar,
@@ -23,10 +24,10 @@ if TYPE_CHECKING:
         parse_billing,
     )
     from comparator.domain.calendar import (
+        HolidaySupplement,
         factor_at,
         parse_time_of_use,
         slot_factors,
-        use_holiday_supplement,
     )
     from comparator.domain.calibration import Calibration, load_calibration
     from comparator.domain.credentials import (
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
     from comparator.domain.job import Job, Requirements, load_job
     from comparator.domain.job_model import job_schema
     from comparator.domain.money import FxTable, money_str, parse_decimal, round_money
+    from comparator.domain.offer_filter import FilteredOffers, GroupSummary, OfferFilter
+    from comparator.domain.offer_list import OfferList
+    from comparator.domain.offer_source import GroupPricing, OfferSource, ProfileSource
     from comparator.domain.offer_view import OfferView
     from comparator.domain.policy import JobPolicy
     from comparator.domain.profile import (
@@ -76,10 +80,10 @@ _HOME: dict[str, tuple[str, ...]] = {
         "parse_billing",
     ),
     "calendar": (
+        "HolidaySupplement",
         "factor_at",
         "parse_time_of_use",
         "slot_factors",
-        "use_holiday_supplement",
     ),
     "credentials": (
         "LicenceNumber",
@@ -112,6 +116,9 @@ _HOME: dict[str, tuple[str, ...]] = {
         "parse_decimal",
         "round_money",
     ),
+    "offer_filter": ("FilteredOffers", "GroupSummary", "OfferFilter"),
+    "offer_list": ("OfferList",),
+    "offer_source": ("GroupPricing", "OfferSource", "ProfileSource"),
     "offer_view": ("OfferView",),
     "policy": ("JobPolicy",),
     "profile": (
@@ -149,13 +156,21 @@ __all__ = [
     "Certification",
     "DataCenter",
     "Filing",
+    "FilteredOffers",
     "FxTable",
     "GpuSpec",
+    "GroupPricing",
+    "GroupSummary",
+    "HolidaySupplement",
     "Job",
     "JobPolicy",
     "LicenceNumber",
     "License",
+    "OfferFilter",
+    "OfferList",
+    "OfferSource",
     "OfferView",
+    "ProfileSource",
     "ProviderProfile",
     "Requirements",
     "canonical_city",
@@ -186,5 +201,4 @@ __all__ = [
     "slot_factors",
     "snap_to_memory",
     "suggest_gpus",
-    "use_holiday_supplement",
 ]

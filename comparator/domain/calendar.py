@@ -64,22 +64,23 @@ class TouRule:
     def needs_holidays(self) -> bool:
         return bool(self.kinds)
 
-    def day_matches(self, day: date) -> bool:
+    def day_matches(self, day: date, holidays: HolidaySupplement | None = None) -> bool:
         if self.every_day or day.weekday() in self.weekdays:
             return True
-        return ("workday" in self.kinds and is_workday(day)) or (
-            "holiday" in self.kinds and is_holiday(day)
+        return ("workday" in self.kinds and is_workday(day, holidays)) or (
+            "holiday" in self.kinds and is_holiday(day, holidays)
         )
 
-    def matches(self, moment: datetime) -> bool:
-        """Whether the slot starting at ``moment`` (local wall-clock time) falls under the rule."""
+    def matches(self, moment: datetime, holidays: HolidaySupplement | None = None) -> bool:
+        """Whether the slot starting at ``moment`` (local wall-clock time) falls under the rule
+        (``workday``/``holiday`` from the official calendar and ``holidays``)."""
         minute = moment.hour * 60 + moment.minute
         day = moment.date()
         if not self.wraps:
-            return self.start_minute <= minute < self.end_minute and self.day_matches(day)
-        if minute >= self.start_minute and self.day_matches(day):
+            return self.start_minute <= minute < self.end_minute and self.day_matches(day, holidays)
+        if minute >= self.start_minute and self.day_matches(day, holidays):
             return True
-        return minute < self.end_minute and self.day_matches(day - timedelta(days=1))
+        return minute < self.end_minute and self.day_matches(day - timedelta(days=1), holidays)
 
 
 # --- the holiday calendar -------------------------------------------------------------------
@@ -88,7 +89,8 @@ class HolidaySupplement:
     """Official holidays and 调休 workdays for years the chinesecalendar package lacks.
 
     The State Council publishes next year's schedule each November, often before a
-    chinesecalendar release carries it; ``SUANLI_HOLIDAYS_FILE`` fills the gap.
+    chinesecalendar release carries it; ``SUANLI_HOLIDAYS_FILE`` fills the gap. A value the
+    core is given (the planner's context, a quote's parts), never a process-wide setting.
     """
 
     years: frozenset[int] = frozenset()
@@ -96,15 +98,7 @@ class HolidaySupplement:
     workdays: frozenset[date] = frozenset()
 
 
-_supplement = HolidaySupplement()
-
-
-def use_holiday_supplement(supplement: HolidaySupplement) -> None:
-    """Answer ``workday``/``holiday`` from ``supplement`` for the years it lists."""
-    global _supplement
-    _supplement = supplement
-    for cached in (is_workday, is_holiday, slot_factors):
-        cached.cache_clear()
+NO_SUPPLEMENT = HolidaySupplement()
 
 
 @lru_cache(maxsize=256)
@@ -133,33 +127,39 @@ def _provisional_holidays(year: int) -> frozenset[date]:
     return days
 
 
-def is_provisional(year: int) -> bool:
-    """Whether ``year``'s calendar is computed, not official (no 调休 make-up workdays)."""
-    return year not in _supplement.years and not _chinese_calendar_covers(year)
+def is_provisional(year: int, holidays: HolidaySupplement | None = None) -> bool:
+    """Whether ``year``'s calendar is computed, not official (no 调休 make-up workdays): neither
+    ``holidays`` nor chinesecalendar has it."""
+    supplement = holidays or NO_SUPPLEMENT
+    return year not in supplement.years and not _chinese_calendar_covers(year)
 
 
-def provisional_years(first: date, last: date) -> tuple[int, ...]:
+def provisional_years(
+    first: date, last: date, holidays: HolidaySupplement | None = None
+) -> tuple[int, ...]:
     """The years from ``first`` to ``last`` whose holiday calendar is provisional."""
-    return tuple(y for y in range(first.year, last.year + 1) if is_provisional(y))
+    return tuple(y for y in range(first.year, last.year + 1) if is_provisional(y, holidays))
 
 
 @lru_cache(maxsize=4096)
-def is_workday(day: date) -> bool:
-    """An official working day (调休 make-up weekend days included)."""
-    if day.year in _supplement.years:
-        return day in _supplement.workdays or (
-            day.weekday() < 5 and day not in _supplement.holidays
-        )
+def is_workday(day: date, holidays: HolidaySupplement | None = None) -> bool:
+    """An official working day (调休 make-up weekend days included), ``holidays`` answering
+    for the years it lists."""
+    supplement = holidays or NO_SUPPLEMENT
+    if day.year in supplement.years:
+        return day in supplement.workdays or (day.weekday() < 5 and day not in supplement.holidays)
     if is_provisional(day.year):
         return day.weekday() < 5 and day not in _provisional_holidays(day.year)
     return bool(chinese_calendar.is_workday(day))
 
 
 @lru_cache(maxsize=4096)
-def is_holiday(day: date) -> bool:
-    """A day of an official public-holiday break (not an ordinary weekend)."""
-    if day.year in _supplement.years:
-        return day in _supplement.holidays
+def is_holiday(day: date, holidays: HolidaySupplement | None = None) -> bool:
+    """A day of an official public-holiday break (not an ordinary weekend), ``holidays``
+    answering for the years it lists."""
+    supplement = holidays or NO_SUPPLEMENT
+    if day.year in supplement.years:
+        return day in supplement.holidays
     if is_provisional(day.year):
         return day in _provisional_holidays(day.year)
     return day in chinese_calendar.holidays
@@ -285,9 +285,11 @@ def parse_time_of_use(text: str, where: str = "time_of_use") -> tuple[TouRule, .
 
 
 # --- factors ---------------------------------------------------------------------------------
-def factor_at(rules: Sequence[TouRule], moment: datetime) -> Decimal:
+def factor_at(
+    rules: Sequence[TouRule], moment: datetime, holidays: HolidaySupplement | None = None
+) -> Decimal:
     """The factor of the slot starting at ``moment`` (local time): lowest matching rule, else 1."""
-    matching = [rule.factor for rule in rules if rule.matches(moment)]
+    matching = [rule.factor for rule in rules if rule.matches(moment, holidays)]
     return min(matching) if matching else ONE
 
 
@@ -298,12 +300,19 @@ def slot_starts(first: datetime, hours: int, timezone: ZoneInfo) -> list[datetim
 
 
 @lru_cache(maxsize=512)
-def slot_factors(text: str, first: datetime, hours: int, timezone: ZoneInfo) -> tuple[Decimal, ...]:
+def slot_factors(
+    text: str,
+    first: datetime,
+    hours: int,
+    timezone: ZoneInfo,
+    holidays: HolidaySupplement | None = None,
+) -> tuple[Decimal, ...]:
     """The factor of every slot of a horizon, for one offer's ``time_of_use`` cell."""
     rules = parse_time_of_use(text)
     if not rules:
         return (ONE,) * hours
-    return tuple(factor_at(rules, moment) for moment in slot_starts(first, hours, timezone))
+    starts = slot_starts(first, hours, timezone)
+    return tuple(factor_at(rules, moment, holidays) for moment in starts)
 
 
 def validate_time_of_use(text: str, where: str = "time_of_use") -> None:

@@ -28,7 +28,7 @@ from comparator.domain.job_model import (
 )
 from comparator.domain.job_model import window_rules as window_rules  # plan/dp/windows.py reads it
 from comparator.domain.job_service import SERVICE_REQUIREMENT_KEYS, ServiceRequirements
-from comparator.domain.toml_input import read_toml
+from comparator.domain.toml_input import loads_toml, read_input
 from comparator.errors import JobFileError, Msg
 
 
@@ -149,11 +149,22 @@ def _workload(table: WorkloadTable | None) -> Workload:
 
 def load_job(path: str | Path) -> Job:
     """Read and validate a job file; :class:`JobFileError` names the file and the field."""
+    return read_job_file(path)[0]
+
+
+def read_job_file(path: str | Path) -> tuple[Job, bytes]:
+    """The job of ``path`` and the bytes it was parsed from, read once (a quote hashes those
+    bytes: a second read could see an edit made in between)."""
     source = str(path)
-    data = read_toml(
+    raw = read_input(
         path,
         error=JobFileError,
         kind=Msg("job file"),
         missing=Msg("{path}: no such job file", path=source),
     )
-    return parse_job(data, source)
+    return loads_job(raw, source), raw
+
+
+def loads_job(raw: bytes, source: str) -> Job:
+    """Validate the bytes of a job file (``source`` names it in errors)."""
+    return parse_job(loads_toml(raw, source, error=JobFileError), source)

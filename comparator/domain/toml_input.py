@@ -58,9 +58,17 @@ def read_toml(
 
     ``kind`` names the file in a read error ("the job file"); ``missing``, if given, is the
     whole message for a file that does not exist (with its hint)."""
+    content = read_input(path, error=error, kind=kind, missing=missing)
+    return loads_toml(content, str(path), error=error)
+
+
+def read_input(
+    path: str | Path, *, error: type[InputError], kind: Msg, missing: Msg | None = None
+) -> bytes:
+    """The bytes of the input file at ``path``, read once; errors as :func:`read_toml`'s."""
     file = Path(path)
     try:
-        content = file.read_bytes()
+        return file.read_bytes()
     except FileNotFoundError:
         if missing is not None:
             raise error(missing) from None
@@ -77,7 +85,6 @@ def read_toml(
             kind=kind,
             reason=os_reason(exc),
         ) from None
-    return loads_toml(content, str(file), error=error)
 
 
 def loads_toml(content: bytes, location: str, *, error: type[InputError]) -> dict[str, Any]:

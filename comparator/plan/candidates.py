@@ -25,6 +25,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from comparator.domain.billing import HOURLY_MODES
+from comparator.domain.calendar import HolidaySupplement
 from comparator.domain.job import DataNeeds
 from comparator.domain.offer_view import OfferView
 from comparator.domain.storage import StorageTerms
@@ -131,6 +132,7 @@ class CandidateOptions:
     day_zone: ZoneInfo = DEFAULT_TIMEZONE
     use_free_trial: bool = False
     storage_terms: Mapping[tuple[str, str], StorageTerms] = field(default_factory=dict)
+    holidays: HolidaySupplement | None = None  # the calendar of workday/holiday rules
 
 
 def card_counts(
@@ -177,7 +179,9 @@ def _hourly_rate(
     offer: OfferView, units: int, price: Decimal, grid: SlotGrid, machine: str, available: Mask
 ) -> HourlyRate:
     horizon = grid.deadline_slot + offer.min_units - 1
-    costs = shared_slot_costs(price * units, offer.time_of_use, grid.first, horizon, grid.timezone)
+    costs = shared_slot_costs(
+        price * units, offer.time_of_use, grid.first, horizon, grid.timezone, grid.holidays
+    )
     return HourlyRate(offer.offer_id, costs, offer.min_units, available, machine)
 
 
@@ -219,7 +223,7 @@ class CandidateBuilder:
 
     def grid_for(self, provider: str) -> SlotGrid:
         zone = self.options.timezones.get(provider, DEFAULT_TIMEZONE)
-        return slot_grid(self.options.earliest, self.options.deadline, zone)
+        return slot_grid(self.options.earliest, self.options.deadline, zone, self.options.holidays)
 
     def prices(self, offers: Sequence[OfferView]) -> dict[str, Decimal]:
         prices: dict[str, Decimal] = {}
@@ -347,6 +351,7 @@ class CandidateBuilder:
                     grid.first,
                     grid.deadline_slot + offer.min_units - 1,
                     grid.timezone,
+                    grid.holidays,
                 )
             except CalendarError as exc:
                 self.result.note(offer, Msg("time of use: {reason}", reason=exc.msg))

@@ -1,4 +1,5 @@
-"""What a plan depends on besides the job and the offers: dates, FX, efficiency, zone."""
+"""What a plan depends on besides the job and the offers: dates, FX, efficiency, zone, the
+holiday calendar and whether HiGHS may log: values the planner is given, never process state."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import date
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
+from comparator.domain.calendar import HolidaySupplement
 from comparator.domain.money import FxTable
 from comparator.domain.zones import DEFAULT_TIMEZONE
 
@@ -27,3 +29,7 @@ class PlanContext:
     top: int = DEFAULT_TOP
     lang: str = "en"
     timezone: ZoneInfo = DEFAULT_TIMEZONE  # of "today" and of the job's last day
+    solver_log: bool = False  # HiGHS's log on the console (shared plans); silent by default
+    # Official holidays and 调休 workdays for years chinesecalendar lacks (SUANLI_HOLIDAYS_FILE):
+    # what ``workday``/``holiday`` rules and run windows mean in those years.
+    holidays: HolidaySupplement | None = None

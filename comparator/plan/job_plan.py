@@ -1,7 +1,9 @@
 """Plan a job: work per GPU → compliance → requirements → candidates → exact DP → plans.
 
-:func:`plan_job` is pure: a job, offers, provider profiles and a :class:`PlanContext` in, a
-:class:`~comparator.plan.result.PlanResult` out. Reading the job file and the catalog is
+:func:`plan_offers` is pure: a job, offers already loaded, provider profiles and a
+:class:`PlanContext` in, a :class:`~comparator.plan.result.PlanResult` out. The planner's entry,
+:func:`comparator.plan.entry.plan_job`, asks an offer source for the offers (group by group, or
+all of them) and calls it; reading the job file and opening the catalog is
 :mod:`comparator.services.planning`'s work.
 """
 
@@ -164,6 +166,7 @@ def candidate_options(
         storage_terms={
             (pid, dc.id): dc.storage for pid, p in profiles.items() for dc in p.datacenters
         },
+        holidays=context.holidays,
     )
 
 
@@ -287,7 +290,9 @@ def _calendar_warning(result: PlanResult, prepared: Prepared) -> None:
     schedule = prepared.job.schedule
     zone = prepared.context.timezone
     years = provisional_years(
-        schedule.earliest_start.astimezone(zone).date(), schedule.deadline.astimezone(zone).date()
+        schedule.earliest_start.astimezone(zone).date(),
+        schedule.deadline.astimezone(zone).date(),
+        prepared.context.holidays,
     )
     uses_calendar = any(
         any(rule.needs_holidays for rule in parse_time_of_use(o.time_of_use))
@@ -305,7 +310,7 @@ def _calendar_warning(result: PlanResult, prepared: Prepared) -> None:
     )
 
 
-def plan_job(
+def plan_offers(
     job: Job,
     offers: Sequence[OfferView],
     profiles: Mapping[str, ProviderProfile],

@@ -34,7 +34,7 @@ from zoneinfo import ZoneInfo
 
 from comparator.config import Settings
 from comparator.domain.billing import HOURLY_MODES
-from comparator.domain.calendar import slot_factors
+from comparator.domain.calendar import HolidaySupplement, slot_factors
 from comparator.domain.job import Job, Requirements
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
@@ -57,6 +57,7 @@ class QuoteParts:
     check_lang: str = "zh"  # the language of the compliance reasons
     # the catalog's current snapshots when the planner loaded only some of their offers
     snapshot_ids: Sequence[str] | None = None
+    holidays: HolidaySupplement | None = None  # the calendar the plan was made on
 
     @cached_property
     def plan(self) -> dict[str, Any]:
@@ -227,9 +228,14 @@ def curve_offer(
 
 
 def price_curve(
-    offer: OfferView | None, job: Job, fx: FxTable, zone: ZoneInfo
+    offer: OfferView | None,
+    job: Job,
+    fx: FxTable,
+    zone: ZoneInfo,
+    holidays: HolidaySupplement | None = None,
 ) -> list[dict[str, str]]:
-    """Change points of the offer's card-hour price over the job's window, in the quote currency."""
+    """Change points of the offer's card-hour price over the job's window, in the quote currency
+    (``holidays``: the calendar the plan was made on)."""
     if offer is None or not fx.knows(offer.currency) or not fx.knows(job.currency):
         return []
     first = job.schedule.earliest_start.astimezone(zone).replace(minute=0, second=0, microsecond=0)
@@ -237,7 +243,7 @@ def price_curve(
     hours = max(1, min(hours, MAX_CURVE_HOURS))
     base = fx.convert(offer.card_hour_price, offer.currency, job.currency)
     points: list[dict[str, str]] = []
-    for k, factor in enumerate(slot_factors(offer.time_of_use, first, hours, zone)):
+    for k, factor in enumerate(slot_factors(offer.time_of_use, first, hours, zone, holidays)):
         price = f"{base * factor:.4f}"
         if not points or points[-1]["price"] != price:
             moment = (first.astimezone(ZoneInfo("UTC")) + timedelta(hours=k)).astimezone(zone)
@@ -308,5 +314,5 @@ def assemble_document(
         "assumptions": assumptions_section(settings, parts),
         "price_ages": ages,
         "price_curve_offer": shown.offer_id if shown else None,
-        "price_curve": price_curve(shown, parts.job, fx, settings.timezone),
+        "price_curve": price_curve(shown, parts.job, fx, settings.timezone, parts.holidays),
     }

@@ -23,24 +23,32 @@ if TYPE_CHECKING:
         plan_jobs_files,
     )
     from comparator.services.quoting import make_quote
-    from comparator.services.verification import store_verification
+    from comparator.services.verification import (
+        Verified,
+        offer_to_verify,
+        store_verification,
+        verify_machine,
+    )
 
 _HOME: dict[str, tuple[str, ...]] = {
     "eligibility": ("CatalogCheck", "check_catalog", "default_verdicts", "eligible_for_job"),
     "planning": ("context_from_settings", "plan_job_file", "plan_jobs_files"),
     "quoting": ("make_quote",),
-    "verification": ("store_verification",),
+    "verification": ("Verified", "offer_to_verify", "store_verification", "verify_machine"),
 }
 __getattr__ = lazy_names(__name__, _HOME)
 
 __all__ = [
     "CatalogCheck",
+    "Verified",
     "check_catalog",
     "context_from_settings",
     "default_verdicts",
     "eligible_for_job",
     "make_quote",
+    "offer_to_verify",
     "plan_job_file",
     "plan_jobs_files",
     "store_verification",
+    "verify_machine",
 ]

@@ -14,29 +14,14 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-import comparator
-from comparator.config import Settings
-from comparator.domain.job import load_job
-from comparator.errors import JobFileError, os_reason
+from comparator.catalog import CatalogGroups, current_snapshot_ids
+from comparator.config import Settings, software_version
+from comparator.domain.job import read_job_file
 from comparator.i18n import is_en
+from comparator.plan import plan_job_read
 from comparator.quote.document import QuoteParts, assemble_document
 from comparator.quote.quote_store import StoredQuote, freeze_quote
-from comparator.services.planning import (
-    collector_paused,
-    context_from_settings,
-    plan_for_job,
-    with_calibration,
-)
-
-
-def file_sha256(path: str | Path) -> str:
-    """The SHA-256 of the job file's bytes (``sha256sum JOB.toml`` prints the same)."""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError as exc:
-        raise JobFileError(
-            "{path}: cannot read the job file ({reason})", path=path, reason=os_reason(exc)
-        ) from None
+from comparator.services.planning import collector_paused, context_from_settings, with_calibration
 
 
 def make_quote(
@@ -51,33 +36,34 @@ def make_quote(
     now: datetime | None = None,
     calibration: str | Path | None = None,
 ) -> StoredQuote:
-    """Plan ``job_path`` on the current catalog and store the quote; returns it with its number."""
+    """Plan ``job_path`` on the current catalog and store the quote; returns it with its number.
+
+    Open (the job file, read once, and the catalog as the planner's offer source), call the
+    planner, store the document."""
     created_at = (now or datetime.now(settings.timezone)).replace(microsecond=0)
     day = today or created_at.astimezone(settings.timezone).date()
     check_lang = "en" if is_en(lang) else "zh"
-    job = with_calibration(load_job(job_path), calibration)
+    version = software_version()
+    job, job_bytes = read_job_file(job_path)
+    job = with_calibration(job, calibration)
+    source, snapshot_ids = CatalogGroups(engine), current_snapshot_ids(engine)
     context = context_from_settings(
         settings, objective=objective, top=top, today=day, lang=check_lang
     )
     with collector_paused():
-        result, catalog = plan_for_job(engine, job, context)
-        offers, profiles = catalog.offers, catalog.profiles
+        result, read = plan_job_read(job, source, None, context)
         parts = QuoteParts(
             job=job,
-            input_sha256=file_sha256(job_path),
+            input_sha256=hashlib.sha256(job_bytes).hexdigest(),
             result=result,
-            offers=offers,
-            provider_names={pid: p.name for pid, p in profiles.items()},
+            offers=read.offers,
+            provider_names={pid: p.name for pid, p in read.profiles.items()},
             objective=objective,
             check_lang=check_lang,
-            snapshot_ids=catalog.snapshot_ids,
+            snapshot_ids=snapshot_ids,
+            holidays=context.holidays,
         )
     document = assemble_document(
-        parts,
-        settings,
-        created_at=created_at,
-        today=day,
-        lang=lang,
-        software_version=comparator.__version__,
+        parts, settings, created_at=created_at, today=day, lang=lang, software_version=version
     )
     return freeze_quote(engine, document)

@@ -1,17 +1,25 @@
-"""Keep a verification verdict in the catalog, attached to a quote's record (``verify --quote``)."""
+"""Verify a rented machine against the offer that was bought, and keep the verdict.
+
+:func:`verify_machine` is ``suanli verify``'s work where it meets the catalog: the offer to
+judge against (``--offer``), the pure checks (:func:`comparator.verify.evaluate`) and the
+verdict stored beside its quote (``--quote``). The CLI reads the machine and formats.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Engine, insert, select
 
+from comparator.catalog import get_offer
 from comparator.catalog.db import write_transaction
 from comparator.catalog.models import Quote, Verification, table_of
+from comparator.domain import OfferView
 from comparator.errors import CatalogError
-from comparator.verify.acceptance import VerifyResult
+from comparator.verify import MachineReport, Measurements, VerifyResult, evaluate
 
 VERIFICATION = table_of(Verification)
 QUOTE = table_of(Quote)
@@ -25,6 +33,45 @@ class StoredVerification:
     offer_id: str | None
     status: str
     result: dict[str, object]
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A machine's verdict, and where it was stored (None: not stored)."""
+
+    result: VerifyResult
+    stored_id: int | None = None
+    quote_number: str | None = None
+    created_at: datetime | None = None
+
+
+def offer_to_verify(catalog: Callable[[], Engine], offer_id: str | None) -> OfferView | None:
+    """The offer ``offer_id`` of the catalog a machine is judged against (None: no offer)."""
+    return get_offer(catalog(), offer_id) if offer_id else None
+
+
+def verify_machine(
+    report: MachineReport,
+    catalog: Callable[[], Engine],
+    *,
+    offer_id: str | None,
+    cards: int | None,
+    measure: Callable[[], Measurements],
+    lang: str,
+    quote_number: str | None,
+    created_at: datetime,
+) -> Verified:
+    """Judge ``report`` against offer ``offer_id`` of the catalog (none: the machine alone),
+    with what ``measure`` measures (called once the offer is found), and store the verdict
+    beside quote ``quote_number`` when given. ``catalog`` opens the catalog, only when an
+    offer or a quote names it."""
+    engine = catalog() if offer_id or quote_number is not None else None
+    offer = get_offer(engine, offer_id) if engine is not None and offer_id else None
+    result = evaluate(report, offer, cards=cards, measurements=measure(), lang=lang)
+    if engine is None or quote_number is None:
+        return Verified(result)
+    stored = store_verification(engine, result, quote_number=quote_number, created_at=created_at)
+    return Verified(result, stored, quote_number, created_at)
 
 
 def store_verification(

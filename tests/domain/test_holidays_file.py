@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -11,11 +10,10 @@ from typing import Any
 import pytest
 
 from comparator.domain.calendar import (
-    HolidaySupplement,
     is_holiday,
+    is_provisional,
     is_workday,
     slot_factors,
-    use_holiday_supplement,
 )
 from comparator.domain.holidays import load_holidays_file
 from comparator.errors import CalendarError
@@ -42,12 +40,6 @@ provinces = ["广东"]
 """
 
 
-@pytest.fixture(autouse=True)
-def no_supplement_after() -> Iterator[None]:
-    yield
-    use_holiday_supplement(HolidaySupplement())
-
-
 @pytest.fixture
 def schedule_file(tmp_path: Path) -> Path:
     path = tmp_path / "holidays.toml"
@@ -62,16 +54,27 @@ def test_years_without_data_fail_loudly_and_name_the_setting() -> None:
 
 
 def test_the_file_answers_for_its_years(schedule_file: Path) -> None:
-    use_holiday_supplement(load_holidays_file(schedule_file))
-    assert is_holiday(date(2027, 1, 1)) and is_holiday(date(2027, 2, 8))
-    assert not is_workday(date(2027, 2, 8))  # a Monday inside the break
-    assert is_workday(date(2027, 2, 20))  # a make-up Saturday
-    assert is_workday(date(2027, 1, 4)) and not is_holiday(date(2027, 1, 4))
+    given = load_holidays_file(schedule_file)
+    assert is_holiday(date(2027, 1, 1), given) and is_holiday(date(2027, 2, 8), given)
+    assert not is_workday(date(2027, 2, 8), given)  # a Monday inside the break
+    assert is_workday(date(2027, 2, 20), given)  # a make-up Saturday
+    assert is_workday(date(2027, 1, 4), given) and not is_holiday(date(2027, 1, 4), given)
     saturday = date(2027, 1, 9)
-    assert not is_workday(saturday) and not is_holiday(saturday)
-    assert is_workday(date(2026, 12, 31))  # other years still come from chinesecalendar
-    factors = slot_factors("holiday*0.7", datetime(2027, 2, 8, 10, tzinfo=SHANGHAI), 1, SHANGHAI)
-    assert factors == (Decimal("0.7"),)
+    assert not is_workday(saturday, given) and not is_holiday(saturday, given)
+    assert is_workday(date(2026, 12, 31), given)  # other years still come from chinesecalendar
+    monday = datetime(2027, 2, 8, 10, tzinfo=SHANGHAI)
+    assert slot_factors("holiday*0.7", monday, 1, SHANGHAI, given) == (Decimal("0.7"),)
+    assert not is_provisional(2027, given)
+
+
+def test_the_calendar_is_a_value_never_process_state(schedule_file: Path) -> None:
+    """The file answers where it is given, and nowhere else: no call changes another's."""
+    given = load_holidays_file(schedule_file)
+    make_up = datetime(2027, 2, 20, 10, tzinfo=SHANGHAI)  # a Saturday the file makes a workday
+    assert slot_factors("workday*0.5", make_up, 1, SHANGHAI, given) == (Decimal("0.5"),)
+    assert slot_factors("workday*0.5", make_up, 1, SHANGHAI) == (Decimal(1),)
+    assert is_workday(date(2027, 2, 20), given) and not is_workday(date(2027, 2, 20))
+    assert is_provisional(2027)
 
 
 @pytest.mark.parametrize(

@@ -75,6 +75,23 @@ def test_public_names_are_what_each_subpackage_exports() -> None:
             assert set(imp.names) <= set(exported), f"{imp.source}:{imp.line}"
 
 
+def test_services_import_only_the_public_names_of_the_planner() -> None:
+    """The services reach the planner through ``comparator.plan`` and its ``__all__`` only
+    (its one entry, :func:`comparator.plan.plan_job`, owns streaming and its fallback)."""
+    import importlib
+
+    exported = set(importlib.import_module("comparator.plan").__all__)
+    bad = []
+    for imp in all_imports():
+        if not imp.source.startswith("comparator.services"):
+            continue
+        if imp.target.startswith("comparator.plan."):
+            bad.append(f"{imp.source}:{imp.line} imports {imp.target}")
+        elif imp.target == "comparator.plan" and not set(imp.names) <= exported:
+            bad.append(f"{imp.source}:{imp.line} takes {set(imp.names) - exported} from plan")
+    assert bad == []
+
+
 def test_adapters_use_only_the_documented_parts_of_comparator() -> None:
     bad = [
         f"{i.source}:{i.line} imports {i.target}"

@@ -22,6 +22,7 @@ from comparator.config import load_settings
 from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.job import Job, load_job
 from comparator.domain.offer_filter import GroupSummary
+from comparator.domain.offer_source import GroupPricing
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.plan import PlanContext, plan_job
@@ -169,10 +170,15 @@ def walked_offers(
 ) -> list[OfferView] | None:
     """The offers the walk read from the catalog's own summaries and reads (None: not
     streamed)."""
-    source = CatalogGroups(engine, job_offer_filter(job), context.fx, job.currency)
-    factors = rule_floors(source.rules(), job.schedule.earliest_start, job.schedule.deadline)
-    summaries = source.summaries(factors, most_runs(job), contract_runs(job)).groups
-    got = plan_streamed(job, summaries, source.read, profiles, context)
+    source, wanted = CatalogGroups(engine), job_offer_filter(job)
+    factors = rule_floors(source.rules(wanted), job.schedule.earliest_start, job.schedule.deadline)
+    pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), contract_runs(job))
+    summaries = source.summaries(wanted, pricing).groups
+
+    def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
+        return source.read(wanted, groups)
+
+    got = plan_streamed(job, summaries, read, profiles, context)
     return None if got is None else got[1]
 
 

@@ -11,6 +11,7 @@ from decimal import Decimal
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
+from comparator.domain.calendar import HolidaySupplement
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
 
@@ -25,13 +26,19 @@ class SlotGrid:
     first: datetime
     deadline_slot: int
     timezone: ZoneInfo
+    holidays: HolidaySupplement | None = None  # the calendar its workday/holiday rules read
 
     def at(self, slot: int) -> datetime:
         return (self.first.astimezone(UTC) + timedelta(hours=slot)).astimezone(self.timezone)
 
 
 @lru_cache(maxsize=256)
-def slot_grid(earliest: datetime, deadline: datetime, timezone: ZoneInfo) -> SlotGrid:
+def slot_grid(
+    earliest: datetime,
+    deadline: datetime,
+    timezone: ZoneInfo,
+    holidays: HolidaySupplement | None = None,
+) -> SlotGrid:
     """Slot 0 = the first whole local hour at or after ``earliest`` (one grid per distinct
     window and zone: every group of a provider's zone shares it)."""
     local = earliest.astimezone(timezone)
@@ -39,7 +46,7 @@ def slot_grid(earliest: datetime, deadline: datetime, timezone: ZoneInfo) -> Slo
     if first < local:
         first = (first.astimezone(UTC) + timedelta(hours=1)).astimezone(timezone)
     hours = math.floor((deadline - first).total_seconds() / 3600)
-    return SlotGrid(first, max(hours, 0), timezone)
+    return SlotGrid(first, max(hours, 0), timezone, holidays)
 
 
 @dataclass(frozen=True)

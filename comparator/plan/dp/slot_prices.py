@@ -16,35 +16,50 @@ from zoneinfo import ZoneInfo
 import numpy as np
 from numpy.typing import NDArray
 
-from comparator.domain.calendar import slot_factors
+from comparator.domain.calendar import HolidaySupplement, slot_factors
 
 _FLOATS: dict[int, tuple[tuple[Decimal, ...], NDArray[np.float64]]] = {}
 
 
 @lru_cache(maxsize=4096)
 def shared_factors(
-    rule: str, first: datetime, horizon: int, timezone: ZoneInfo
+    rule: str,
+    first: datetime,
+    horizon: int,
+    timezone: ZoneInfo,
+    holidays: HolidaySupplement | None = None,
 ) -> tuple[Decimal, ...]:
     """:func:`comparator.domain.calendar.slot_factors`, once per distinct argument."""
-    return slot_factors(rule, first, horizon, timezone)
+    return slot_factors(rule, first, horizon, timezone, holidays)
 
 
 @lru_cache(maxsize=4096)
-def least_factor(rule: str, first: datetime, horizon: int, timezone: ZoneInfo) -> float:
+def least_factor(
+    rule: str,
+    first: datetime,
+    horizon: int,
+    timezone: ZoneInfo,
+    holidays: HolidaySupplement | None = None,
+) -> float:
     """The smallest factor of :func:`shared_factors` (as a float, for the bounds), once per
     distinct argument: a group's bound needs it for each of its offers."""
-    return float(min(shared_factors(rule, first, horizon, timezone)))
+    return float(min(shared_factors(rule, first, horizon, timezone, holidays)))
 
 
 @lru_cache(maxsize=4096)
 def least_factor_within(
-    rule: str, first: datetime, horizon: int, timezone: ZoneInfo, allowed: tuple[bool, ...] | None
+    rule: str,
+    first: datetime,
+    horizon: int,
+    timezone: ZoneInfo,
+    allowed: tuple[bool, ...] | None,
+    holidays: HolidaySupplement | None = None,
 ) -> float:
     """:func:`least_factor` over the slots ``allowed`` marks (all of them when None or when it
     marks none: still a floor), once per distinct argument."""
-    factors = shared_factors(rule, first, horizon, timezone)
+    factors = shared_factors(rule, first, horizon, timezone, holidays)
     kept = [f for f, ok in zip(factors, allowed, strict=False) if ok] if allowed else []
-    return float(min(kept)) if kept else least_factor(rule, first, horizon, timezone)
+    return float(min(kept)) if kept else least_factor(rule, first, horizon, timezone, holidays)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -54,9 +69,10 @@ def _costs(
     first: datetime,
     horizon: int,
     timezone: ZoneInfo,
+    holidays: HolidaySupplement | None,
 ) -> tuple[Decimal, ...]:
     cost = Decimal(unit_cost)  # keyed by its exact digits and exponent
-    costs = tuple(cost * f for f in shared_factors(rule, first, horizon, timezone))
+    costs = tuple(cost * f for f in shared_factors(rule, first, horizon, timezone, holidays))
     if len(_FLOATS) > 1 << 16:
         _FLOATS.clear()
     _FLOATS[id(costs)] = (costs, np.array(costs, dtype=float))
@@ -64,11 +80,16 @@ def _costs(
 
 
 def shared_slot_costs(
-    unit_cost: Decimal, rule: str, first: datetime, horizon: int, timezone: ZoneInfo
+    unit_cost: Decimal,
+    rule: str,
+    first: datetime,
+    horizon: int,
+    timezone: ZoneInfo,
+    holidays: HolidaySupplement | None = None,
 ) -> tuple[Decimal, ...]:
     """``unit_cost × factor`` of every slot of the horizon, one shared tuple per distinct input."""
     sign, digits, exponent = unit_cost.as_tuple()
-    return _costs((sign, digits, int(exponent)), rule, first, horizon, timezone)
+    return _costs((sign, digits, int(exponent)), rule, first, horizon, timezone, holidays)
 
 
 def float_costs(costs: tuple[Decimal, ...]) -> NDArray[np.float64]:

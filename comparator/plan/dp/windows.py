@@ -29,7 +29,7 @@ def rentable(grid: SlotGrid, blocked: int, windows: tuple[str, ...]) -> Mask:
         return None
     rules = window_rules(windows) if windows else ()
     return tuple(
-        t >= blocked and (not rules or any(r.matches(grid.at(t)) for r in rules))
+        t >= blocked and (not rules or any(r.matches(grid.at(t), grid.holidays) for r in rules))
         for t in range(grid.deadline_slot)
     )
 

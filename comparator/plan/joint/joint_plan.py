@@ -48,6 +48,7 @@ from typing import Any
 
 from comparator.domain.job import Job
 from comparator.domain.money import money_str
+from comparator.domain.offer_filter import FilteredOffers
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.plan.candidates import Candidate
@@ -120,10 +121,18 @@ def plan_jobs(
     context: PlanContext,
     *,
     time_limit_s: float = 30.0,
+    per_job: Sequence[tuple[Sequence[OfferView], Sequence[FilteredOffers]]] | None = None,
 ) -> SharedPlan:
-    """Plan ``jobs`` together under the offers' stock; see the module docstring."""
+    """Plan ``jobs`` together under the offers' stock; see the module docstring.
+
+    ``per_job``: each job's own offers and what its filter left out (the offers a source
+    loaded for it), instead of ``offers`` for every job; ``offers`` then holds them all."""
     started = time.perf_counter()
-    prepared = [prepare(job, offers, profiles, context) for job in jobs]
+    loaded = per_job if per_job is not None else [(offers, ())] * len(jobs)
+    prepared = [
+        prepare(job, job_offers, profiles, context, filtered=filtered)
+        for job, (job_offers, filtered) in zip(jobs, loaded, strict=True)
+    ]
     states: list[tuple[int, JobState]] = []
     results: list[PlanResult | None] = [None] * len(jobs)
     for index, p in enumerate(prepared):

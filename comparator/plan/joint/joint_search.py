@@ -233,6 +233,7 @@ def run_milp(
         warm=None if warm is None else starts,
         used=used,
         taken=frozenset(taken),
+        log=any(states[i].prepared.context.solver_log for i in jobs),
     )
     return MilpRun(outcome, list(jobs))
 

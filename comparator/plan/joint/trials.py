@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from comparator.plan.candidates import Candidate
 from comparator.plan.joint.joint_search import JobState
-from comparator.plan.joint.milp.lp import INF, Model, new_highs, quiet_stdout
+from comparator.plan.joint.milp.lp import INF, Model, new_highs
 from comparator.plan.joint.stock import cheapest_on
 
 Options = dict[tuple[int, str | None], float]  # (job, provider or None: no trial) → cents at least
@@ -62,10 +62,11 @@ def trial_bound(states: Mapping[int, JobState]) -> float:
         options.update(_options(index, state))
     if all(provider is None for _, provider in options):
         return independent
-    return max(independent, _cheapest_assignment(options))
+    log = any(s.prepared.context.solver_log for s in states.values())
+    return max(independent, _cheapest_assignment(options, log))
 
 
-def _cheapest_assignment(options: Options) -> float:
+def _cheapest_assignment(options: Options, log: bool = False) -> float:
     """The cheapest choice of one option per job with each provider's trial given to one job
     at most (a bipartite assignment); -inf when there is none (the search finds no plan)."""
     model = Model()
@@ -77,10 +78,9 @@ def _cheapest_assignment(options: Options) -> float:
                 groups.setdefault(key[side], []).append(var)
         for members in groups.values():
             model.row([(v, 1.0) for v in members], equal, 1)
-    with quiet_stdout():
-        highs = new_highs()
-        highs.passModel(model.lp())
-        highs.run()
+    highs = new_highs(log=log)
+    highs.passModel(model.lp())
+    highs.run()
     if highs.modelStatusToString(highs.getModelStatus()) != "Optimal":
         return -INF
     chosen = highs.getSolution().col_value

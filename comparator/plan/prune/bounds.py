@@ -63,8 +63,9 @@ def floors_of(g: GroupInput, options: CandidateOptions) -> list[Floor]:
         if offer.billing in HOURLY_MODES:
             rule = offer.time_of_use
             if rule not in least:
+                grid = g.grid
                 least[rule] = least_factor_within(
-                    rule, g.grid.first, slots, g.grid.timezone, allowed
+                    rule, grid.first, slots, grid.timezone, allowed, grid.holidays
                 )
             out.append(Floor(max_cards(offer), offer.cards, price * least[rule], 0, 0))
         else:

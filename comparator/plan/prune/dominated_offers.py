@@ -35,10 +35,10 @@ def _cheaper_everywhere(
     if a.billing not in HOURLY_MODES:
         return pa + CENT <= pb
     horizon = grid.deadline_slot + b.min_units - 1
-    fb = shared_factors(b.time_of_use, grid.first, horizon, grid.timezone)
+    fb = shared_factors(b.time_of_use, grid.first, horizon, grid.timezone, grid.holidays)
     if a.time_of_use == b.time_of_use:
         return (pb - pa) * min(fb, default=Decimal(1)) >= CENT
-    fa = shared_factors(a.time_of_use, grid.first, horizon, grid.timezone)
+    fa = shared_factors(a.time_of_use, grid.first, horizon, grid.timezone, grid.holidays)
     if pa * max(fa, default=Decimal(1)) + CENT <= pb * min(fb, default=Decimal(1)):
         return True
     return all(pa * x + CENT <= pb * y for x, y in zip(fa, fb, strict=True))

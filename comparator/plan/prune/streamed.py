@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from comparator.domain.billing import CONTRACT_MODES, PERIOD_HOURS
+from comparator.domain.calendar import HolidaySupplement
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, GroupSummary
 from comparator.domain.offer_view import OfferView
@@ -48,7 +49,11 @@ MAX_RULES = 200  # time-of-use rules priced in SQL; any other gets the factor 0 
 
 
 def rule_floors(
-    rules: Sequence[str], earliest: datetime, deadline: datetime, windows: tuple[str, ...] = ()
+    rules: Sequence[str],
+    earliest: datetime,
+    deadline: datetime,
+    windows: tuple[str, ...] = (),
+    holidays: HolidaySupplement | None = None,
 ) -> dict[str, float]:
     """A factor no run slot of any provider's window goes below, per time-of-use rule.
 
@@ -57,19 +62,22 @@ def rule_floors(
     factor depends only on the local hour and date; so does whether the job's run
     ``windows`` allow a slot, so only the slots they allow are read. 0 where the calendar
     cannot say."""
-    grid = slot_grid(earliest - timedelta(days=1), deadline + timedelta(days=1), DEFAULT_TIMEZONE)
+    widened = (earliest - timedelta(days=1), deadline + timedelta(days=1))
+    grid = slot_grid(*widened, DEFAULT_TIMEZONE, holidays)
     allowed = rentable(grid, 0, windows)
     out = {}
     for rule in rules[:MAX_RULES]:
         try:
             slots = max(grid.deadline_slot, 1)
-            out[rule] = least_factor_within(rule, grid.first, slots, grid.timezone, allowed)
+            out[rule] = least_factor_within(
+                rule, grid.first, slots, grid.timezone, allowed, holidays
+            )
         except CalendarError:
             out[rule] = 0.0
     return out
 
 
-def contract_runs(job: Job) -> dict[str, int]:
+def contract_runs(job: Job, holidays: HolidaySupplement | None = None) -> dict[str, int]:
     """Per contract billing mode, at least the run slots one period can hold in any provider's
     window (the summaries' floor divides a contract's price by it; docs/planner-pruning.md,
     rule 6): the slots the run windows allow in any ``period + 2`` consecutive slots of the
@@ -83,6 +91,7 @@ def contract_runs(job: Job) -> dict[str, int]:
         schedule.earliest_start - timedelta(days=1),
         schedule.deadline + timedelta(days=1),
         DEFAULT_TIMEZONE,
+        holidays,
     )
     mask = rentable(grid, 0, schedule.run_windows)
     usable = np.ones(grid.deadline_slot, dtype=bool) if mask is None else np.array(mask, bool)

@@ -2,42 +2,30 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-
-@contextlib.contextmanager
-def quiet_stdout() -> Iterator[None]:
-    """HiGHS prints a banner from C++ on first use: keep stdout clean for ``--json``."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    with open(os.devnull, "w") as devnull:
-        os.dup2(devnull.fileno(), 1)
-        try:
-            yield
-        finally:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
-
-
 THREADS = 1  # HiGHS keeps one thread scheduler per process: every instance must ask alike
 
 
-def new_highs(**options: float) -> Any:
-    """A silent HiGHS with a fixed seed on ``THREADS`` threads (a later instance asking for
-    another count fails to run: "the scheduler has already been initialized"), and
-    ``options``. Call it inside :func:`quiet_stdout`."""
-    import highspy
+def new_highs(*, log: bool = False, **options: float) -> Any:
+    """A HiGHS with a fixed seed on ``THREADS`` threads (a later instance asking for another
+    count fails to run: "the scheduler has already been initialized") and ``options``; silent
+    unless ``log`` (:attr:`comparator.plan.context.PlanContext.solver_log`).
 
-    highs = highspy.Highs()  # type: ignore[no-untyped-call]
+    Silence is HiGHS's own: ``output_flag`` and ``log_to_console`` are the first calls on the
+    instance, before any that logs (HiGHS logs its banner on the first call after options,
+    github.com/ERGO-Code/HiGHS/issues/1702). That is why this is highspy's core class: the
+    ``highspy.Highs`` wrapper registers its callbacks in its constructor, which prints the
+    banner before an option can be set. Nothing redirects the process's stdout."""
+    from highspy._core import _Highs  # HiGHS loads only when several jobs share stock
+
+    highs = _Highs()
     for name, value in {
-        "output_flag": False,
+        "output_flag": log,
+        "log_to_console": log,
         "threads": THREADS,
         "random_seed": 0,
         **options,

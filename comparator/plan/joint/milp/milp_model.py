@@ -44,7 +44,7 @@ import numpy as np
 from comparator.plan.candidates import Candidate
 from comparator.plan.dp.problem import ScheduleResult
 from comparator.plan.joint.milp.extract import canonical_schedule
-from comparator.plan.joint.milp.lp import INF, Model, new_highs, quiet_stdout
+from comparator.plan.joint.milp.lp import INF, Model, new_highs
 
 
 @dataclass
@@ -309,10 +309,11 @@ def solve_milp(
     threads: int = 1,
     used: Mapping[tuple[str, int], int] | None = None,
     taken: frozenset[str] = frozenset(),
+    log: bool = False,
 ) -> MilpOutcome:
     """Solve the shared-stock MILP; ``warm`` gives each job's (candidate index, schedule),
     ``used`` the units per (offer, clock hour) and ``taken`` the providers' free trials that
-    other jobs already hold."""
+    other jobs already hold; ``log``: HiGHS's log on the console."""
     builder = _Builder()
     columns = [[builder.candidate(c) for c in job.candidates] for job in jobs]
     for job, job_cols in zip(jobs, columns, strict=True):
@@ -325,18 +326,17 @@ def solve_milp(
     builder.trial_rows(taken)
     import highspy
 
-    with quiet_stdout():
-        highs = new_highs(
-            time_limit=float(time_limit_s), mip_rel_gap=0.0, mip_abs_gap=1e-6, threads=threads
-        )
-        highs.passModel(builder.model.lp())
-        values = _warm_values(columns, jobs, len(builder.model.cost), warm) if warm else None
-        if values is not None:
-            solution = highspy.HighsSolution()
-            solution.col_value = values
-            solution.value_valid = True
-            highs.setSolution(solution)
-        highs.run()
+    highs = new_highs(
+        log=log, time_limit=float(time_limit_s), mip_rel_gap=0.0, mip_abs_gap=1e-6, threads=threads
+    )
+    highs.passModel(builder.model.lp())
+    values = _warm_values(columns, jobs, len(builder.model.cost), warm) if warm else None
+    if values is not None:
+        solution = highspy.HighsSolution()
+        solution.col_value = values
+        solution.value_valid = True
+        highs.setSolution(solution)
+    highs.run()
     return _outcome(highs, jobs, columns)
 
 
