@@ -12,6 +12,7 @@ from comparator.domain.lazy import lazy_names
 
 if TYPE_CHECKING:
     from comparator.services.eligibility import CatalogCheck, check_catalog, eligible_for_job
+    from comparator.services.market import market_report
     from comparator.services.planning import (
         context_from_settings,
         plan_job_file,
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 _HOME: dict[str, tuple[str, ...]] = {
     "eligibility": ("CatalogCheck", "check_catalog", "eligible_for_job"),
+    "market": ("market_report",),
     "planning": ("context_from_settings", "plan_job_file", "plan_jobs_files"),
     "quoting": ("make_quote",),
     "verification": ("store_verification",),
@@ -34,6 +36,7 @@ __all__ = [
     "context_from_settings",
     "eligible_for_job",
     "make_quote",
+    "market_report",
     "plan_job_file",
     "plan_jobs_files",
     "store_verification",

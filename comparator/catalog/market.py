@@ -1,0 +1,249 @@
+"""The market index in the database: per week, GPU and billing mode, each provider's cheapest
+card-hour price, then the minimum, median and 90th percentile over providers.
+
+A week's offers are those of each provider's newest snapshot fetched before the week's end
+(:func:`week_snapshots`). The card-hour price is computed in SQL: tax-inclusive
+(``× (1 + vat_rate)`` where a sheet says tax-exclusive), in the quote currency (the FX table),
+off-peak rules of hourly and spot offers at their mean factor over a reference week, divided
+by the cards of the rental unit and the hours of the billing period.
+
+PostgreSQL computes everything in SQL, in exact ``numeric``: ``GROUP BY`` per provider, then
+the continuous percentiles from each price's rank (``row_number()``), because its
+``percentile_cont`` works in double precision, which misrounds half-cent medians. SQLite
+stores prices as exact text and has no percentiles: SQL groups per provider and returns the
+cheapest row (SQLite's bare columns of ``MIN``), ordered by group; the exact prices and the
+percentiles are then computed while streaming those rows (:mod:`comparator.domain.price_index`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Connection, Engine, select, text
+
+from comparator.catalog.models import PriceSnapshot, table_of
+from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
+from comparator.domain.price_index import (
+    WEEK_HOURS,
+    IndexStats,
+    ProviderPrice,
+    summarise_stream,
+)
+
+SNAPSHOT = table_of(PriceSnapshot)
+GroupKey = tuple[int, str, str]  # (week number, GPU, billing mode)
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """How an offer becomes a card-hour price in the index (see the module docstring)."""
+
+    currency: str
+    fx_rates_cny: Mapping[str, Decimal]  # CNY per unit of each currency (CNY itself included)
+    tou_sums: Mapping[str, Decimal] = field(default_factory=dict)  # rule → factor sum per week
+
+    def card_hour(self, row: Mapping[str, Any]) -> Decimal:
+        """The exact card-hour price of an offer row (its price, cards, billing, currency, …)."""
+        price = Decimal(str(row["price"]))
+        if not row["tax_inclusive"]:
+            price *= 1 + Decimal(str(row["vat_rate"]))
+        price *= self.fx_rates_cny[str(row["currency"]).upper()]
+        tou = str(row["time_of_use"] or "")
+        weekly = (
+            self.tou_sums.get(tou, WEEK_HOURS) if row["billing"] in HOURLY_MODES else WEEK_HOURS
+        )
+        denominator = int(row["cards"]) * PERIOD_HOURS[str(row["billing"])] * WEEK_HOURS
+        return price * weekly / (denominator * self.fx_rates_cny[self.currency])
+
+
+class Sql:
+    """A statement's text and its bind parameters, built piece by piece."""
+
+    def __init__(self) -> None:
+        self.params: dict[str, Any] = {}
+
+    def bind(self, value: Any) -> str:
+        name = f"p{len(self.params)}"
+        self.params[name] = value
+        return f":{name}"
+
+    def card_hour(self, pricing: Pricing, sqlite: bool) -> str:
+        """The card-hour price of offer ``o`` as one SQL expression (one division)."""
+        num = "CAST(o.{} AS REAL)" if sqlite else "o.{}"
+        tax = f"(CASE WHEN o.tax_inclusive THEN 1 ELSE 1 + {num.format('vat_rate')} END)"
+        rates = " ".join(
+            f"WHEN {self.bind(code)} THEN {rate}" for code, rate in pricing.fx_rates_cny.items()
+        )
+        tous = " ".join(
+            f"WHEN {self.bind(rule)} THEN {total}" for rule, total in pricing.tou_sums.items()
+        )
+        hourly = ", ".join(f"'{mode}'" for mode in HOURLY_MODES)
+        tou = f"(CASE o.time_of_use {tous} ELSE {WEEK_HOURS} END)" if tous else str(WEEK_HOURS)
+        weekly = f"(CASE WHEN o.billing IN ({hourly}) THEN {tou} ELSE {WEEK_HOURS} END)"
+        hours = " ".join(f"WHEN '{mode}' THEN {h}" for mode, h in PERIOD_HOURS.items())
+        rate_quote = pricing.fx_rates_cny[pricing.currency]
+        return (
+            f"{num.format('price')} * {tax} * (CASE o.currency {rates} END) * {weekly}"
+            f" / (o.cards * (CASE o.billing {hours} END) * {WEEK_HOURS} * {rate_quote})"
+        )
+
+    def priced_only(self, pricing: Pricing) -> str:
+        currencies = ", ".join(self.bind(code) for code in pricing.fx_rates_cny)
+        modes = ", ".join(f"'{mode}'" for mode in PERIOD_HOURS)
+        return f"o.currency IN ({currencies}) AND o.billing IN ({modes})"
+
+    def in_list(self, column: str, values: Sequence[str]) -> str:
+        if not values:
+            return "1 = 0"
+        return f"{column} IN ({', '.join(self.bind(v) for v in values)})"
+
+
+def weeks_cte(weeks: Mapping[int, Mapping[str, int]]) -> str:
+    """``wk(week, snapshot_id)``: each week's snapshot of each provider (ids are integers)."""
+    pairs = sorted({(w, sid) for w, snaps in weeks.items() for sid in snaps.values()})
+    if not pairs:
+        pairs = [(-1, -1)]
+    values = ", ".join(f"({int(w)}, {int(sid)})" for w, sid in pairs)
+    return f"wk(week, snapshot_id) AS (VALUES {values})"
+
+
+def week_snapshots(conn: Connection, ends: Sequence[datetime]) -> dict[int, dict[str, int]]:
+    """For each week (by its position in ``ends``), provider id → the id of its newest
+    snapshot fetched before the week's end (aware datetimes)."""
+    rows = conn.execute(
+        select(SNAPSHOT.c.id, SNAPSHOT.c.provider_id, SNAPSHOT.c.fetched_at).order_by(SNAPSHOT.c.id)
+    )
+    snapshots = [(int(sid), str(pid), _aware(fetched)) for sid, pid, fetched in rows]
+    weeks: dict[int, dict[str, int]] = {}
+    for week, end in enumerate(ends):
+        chosen: dict[str, int] = {}
+        for sid, pid, fetched in snapshots:  # ascending ids: a later one replaces an earlier
+            if fetched < end:
+                chosen[pid] = sid
+        weeks[week] = chosen
+    return weeks
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def distinct_rules(conn: Connection, snapshot_ids: Sequence[int]) -> list[str]:
+    """The off-peak rules of the hourly and spot offers of these snapshots."""
+    if not snapshot_ids:
+        return []
+    ids = ", ".join(str(int(s)) for s in sorted(set(snapshot_ids)))
+    hourly = ", ".join(f"'{mode}'" for mode in HOURLY_MODES)
+    query = text(
+        f"SELECT DISTINCT o.time_of_use FROM offer o WHERE o.snapshot_id IN ({ids}) "
+        f"AND o.billing IN ({hourly}) AND o.time_of_use <> ''"
+    )
+    return sorted(str(rule) for (rule,) in conn.execute(query))
+
+
+def market_index(
+    engine: Engine,
+    weeks: Mapping[int, Mapping[str, int]],
+    pricing: Pricing,
+    stale_providers: Sequence[str] = (),
+) -> dict[GroupKey, IndexStats]:
+    """The index of every (week, GPU, billing mode) that has offers (prices not rounded)."""
+    with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            return _index_postgresql(conn, weeks, pricing, stale_providers)
+        return dict(_index_streamed(conn, weeks, pricing, stale_providers))
+
+
+def _per_provider(
+    sql: Sql, weeks: Mapping[int, Mapping[str, int]], pricing: Pricing, sqlite: bool
+) -> str:
+    """The per-provider grouping shared by both databases (SQLite adds the cheapest row)."""
+    extra = (
+        ", o.price, o.cards, o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use"
+        if sqlite
+        else ""
+    )
+    return (
+        f"SELECT wk.week, o.gpu, o.billing, o.provider, MIN({sql.card_hour(pricing, sqlite)})"
+        f" AS price_card_hour, COUNT(*) AS offers{extra}"
+        f" FROM offer o JOIN wk ON wk.snapshot_id = o.snapshot_id"
+        f" WHERE {sql.priced_only(pricing)}"
+        f" GROUP BY wk.week, o.gpu, o.billing, o.provider"
+    )
+
+
+def _index_postgresql(
+    conn: Connection,
+    weeks: Mapping[int, Mapping[str, int]],
+    pricing: Pricing,
+    stale: Sequence[str],
+) -> dict[GroupKey, IndexStats]:
+    sql = Sql()
+    part = "PARTITION BY week, gpu, billing"
+    ranked = (
+        f"SELECT pp.*, row_number() OVER ({part} ORDER BY price_card_hour) - 1 AS rk,"
+        f" COUNT(*) OVER ({part}) AS n FROM pp"
+    )
+    stale_case = f"CASE WHEN {sql.in_list('provider', stale)} THEN 1 ELSE 0 END"
+    query = (
+        f"WITH {weeks_cte(weeks)}, pp AS ({_per_provider(sql, weeks, pricing, False)}),"
+        f" ranked AS ({ranked})"
+        f" SELECT week, gpu, billing, COUNT(*) AS providers, SUM(offers) AS offers,"
+        f" SUM({stale_case}) AS stale, MIN(price_card_hour) AS low,"
+        f" {_continuous('0.5')} AS median, {_continuous('0.9')} AS p90"
+        f" FROM ranked GROUP BY week, gpu, billing ORDER BY week, gpu, billing"
+    )
+    result: dict[GroupKey, IndexStats] = {}
+    for row in conn.execute(text(query), sql.params):
+        key = (int(row.week), str(row.gpu), str(row.billing))
+        result[key] = IndexStats(
+            int(row.providers),
+            int(row.offers),
+            Decimal(row.low),
+            Decimal(row.median),
+            Decimal(row.p90),
+            int(row.stale),
+        )
+    return result
+
+
+def _continuous(fraction: str) -> str:
+    """``percentile_cont(fraction)`` in exact numeric from each row's rank ``rk`` of ``n``."""
+    position = f"({fraction} * (n - 1))"
+    below = f"FLOOR{position}"
+    weight = f"({position} - {below})"
+    return (
+        f"SUM(CASE WHEN rk = {below} THEN price_card_hour * (1 - {weight})"
+        f" WHEN rk = {below} + 1 THEN price_card_hour * {weight} ELSE 0 END)"
+    )
+
+
+def _index_streamed(
+    conn: Connection,
+    weeks: Mapping[int, Mapping[str, int]],
+    pricing: Pricing,
+    stale: Sequence[str],
+) -> Iterator[tuple[GroupKey, IndexStats]]:
+    sql = Sql()
+    query = (
+        f"WITH {weeks_cte(weeks)} {_per_provider(sql, weeks, pricing, True)}"
+        f" ORDER BY wk.week, o.gpu, o.billing"
+    )
+    stale_set = frozenset(stale)
+    rows = conn.execute(text(query), sql.params).mappings()
+    provider_prices = (
+        ProviderPrice(
+            (int(row["week"]), str(row["gpu"]), str(row["billing"])),
+            pricing.card_hour(row),
+            int(row["offers"]),
+            str(row["provider"]) in stale_set,
+        )
+        for row in rows
+    )
+    for group, stats in summarise_stream(provider_prices):
+        assert isinstance(group, tuple)
+        yield group, stats

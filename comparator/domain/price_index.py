@@ -1,0 +1,145 @@
+"""The market index's arithmetic, pure: percentiles over ordered prices, week-over-week change,
+the off-peak factor of a reference week, and the streamed summary of ordered rows.
+
+The index method (docs/market-report.md): per GPU and billing mode, each provider counts once
+with its cheapest card-hour price; the index is the minimum, the median and the 90th
+percentile of those prices. Percentiles are *continuous* (linear interpolation between the
+two nearest ranks), exactly as PostgreSQL's ``percentile_cont``, so the streamed computation
+used on SQLite and the SQL aggregate used on PostgreSQL give the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
+from zoneinfo import ZoneInfo
+
+from comparator.domain.calendar import slot_factors
+
+CENT = Decimal("0.01")
+PCT_PLACES = Decimal("0.1")
+MEDIAN = Decimal("0.5")
+P90 = Decimal("0.9")
+WEEK_HOURS = 168
+
+
+def percentile_cont(ordered: Sequence[Decimal], fraction: Decimal) -> Decimal:
+    """The ``fraction`` percentile of ascending ``ordered`` values, interpolated linearly.
+
+    As PostgreSQL's ``percentile_cont``: the value at position ``fraction × (n − 1)`` counted
+    from 0, between the two nearest values. ``ordered`` must not be empty.
+    """
+    if not ordered:
+        raise ValueError("percentile of no values")
+    if not Decimal(0) <= fraction <= Decimal(1):
+        raise ValueError(f"fraction {fraction} is outside 0…1")
+    position = fraction * (len(ordered) - 1)
+    below = int(position)  # floor: position ≥ 0
+    if below + 1 >= len(ordered):
+        return ordered[-1]
+    weight = position - below
+    return ordered[below] + (ordered[below + 1] - ordered[below]) * weight
+
+
+@dataclass(frozen=True)
+class IndexStats:
+    """One GPU × billing mode in one week: who counted and the price index (card-hour)."""
+
+    providers: int
+    offers: int
+    min_price: Decimal
+    median_price: Decimal
+    p90_price: Decimal
+    stale_providers: int = 0
+
+    def rounded(self) -> IndexStats:
+        """The prices rounded once to 0.01, half up (as every amount the report shows)."""
+        return IndexStats(
+            self.providers,
+            self.offers,
+            to_cent(self.min_price),
+            to_cent(self.median_price),
+            to_cent(self.p90_price),
+            self.stale_providers,
+        )
+
+
+def to_cent(amount: Decimal) -> Decimal:
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def summarise(
+    provider_prices: Iterable[Decimal], offers: int, stale_providers: int = 0
+) -> IndexStats:
+    """The index of one group from each provider's cheapest card-hour price (any order)."""
+    ordered = sorted(provider_prices)
+    return IndexStats(
+        providers=len(ordered),
+        offers=offers,
+        min_price=ordered[0],
+        median_price=percentile_cont(ordered, MEDIAN),
+        p90_price=percentile_cont(ordered, P90),
+        stale_providers=stale_providers,
+    )
+
+
+@dataclass(frozen=True)
+class ProviderPrice:
+    """A row of the streamed computation: one provider's cheapest price in one group."""
+
+    group: Hashable
+    price: Decimal
+    offers: int
+    stale: bool = False
+
+
+def summarise_stream(rows: Iterable[ProviderPrice]) -> Iterator[tuple[Hashable, IndexStats]]:
+    """The index of each group from rows ordered by group (one row per provider and group).
+
+    Holds one group's prices at a time: the streamed counterpart of PostgreSQL's
+    ``GROUP BY … percentile_cont`` for databases without percentiles (SQLite).
+    """
+    group: Hashable = None
+    prices: list[Decimal] = []
+    offers = stale = 0
+    for row in rows:
+        if prices and row.group != group:
+            yield group, summarise(prices, offers, stale)
+            prices, offers, stale = [], 0, 0
+        group = row.group
+        prices.append(row.price)
+        offers += row.offers
+        stale += int(row.stale)
+    if prices:
+        yield group, summarise(prices, offers, stale)
+
+
+@dataclass(frozen=True)
+class Change:
+    """How a week's median moved against an earlier week's: amount and percent."""
+
+    amount: Decimal
+    pct: Decimal
+
+
+def change(now: Decimal | None, before: Decimal | None) -> Change | None:
+    """The change from ``before`` to ``now`` (both rounded to the cent first), or None when
+    either week has no index."""
+    if now is None or before is None or before == 0:
+        return None
+    now_cent, before_cent = to_cent(now), to_cent(before)
+    pct = ((now_cent - before_cent) / before_cent * 100).quantize(
+        PCT_PLACES, rounding=ROUND_HALF_UP
+    )
+    return Change(now_cent - before_cent, pct)
+
+
+def week_factor_sum(time_of_use: str, week_start: datetime, zone: ZoneInfo) -> Decimal:
+    """The sum of an off-peak rule's factors over the 168 hours of the reference week.
+
+    The rule's mean factor is this sum / 168; kept as the sum so SQL can multiply exactly.
+    ``week_start`` is the reference week's Monday 00:00 in ``zone``.
+    """
+    return sum(slot_factors(time_of_use, week_start, WEEK_HOURS, zone), Decimal(0))
