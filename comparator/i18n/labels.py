@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from comparator.i18n.labels_market import MARKET_LABELS
+
 REPORT_LANGS: tuple[str, ...] = ("zh-CN", "en")
 
 _LANG_ALIASES: dict[str, str] = {"zh": "zh-CN", "zh-cn": "zh-CN", "cn": "zh-CN", "en": "en"}
@@ -262,6 +264,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "billing_monthly": ("包月", "monthly"),
     "billing_yearly": ("包年", "yearly"),
 }
+LABELS.update(MARKET_LABELS)
 
 
 @dataclass(frozen=True)
