@@ -118,7 +118,11 @@ def build(capsys: pytest.CaptureFixture[str], db_url: str, folder: Path) -> Engi
     for week, rows in SHEETS.items():
         sheet = folder / f"{week}.csv"
         sheet.write_text("\n".join([HEADER, *rows]) + "\n", encoding="utf-8")
-        profiles = [a for p in ("alpha", "beta", "gamma", "delta") for a in ("--profile", str(folder / f"{p}.toml"))]
+        profiles = [
+            a
+            for p in ("alpha", "beta", "gamma", "delta")
+            for a in ("--profile", str(folder / f"{p}.toml"))
+        ]
         result = run_cli(capsys, db_url, "import", *profiles, "--replace", str(sheet))
         assert result.code == 0, result.err
         if week == "W49":  # gamma delisted everything: a snapshot with no offers

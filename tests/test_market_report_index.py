@@ -80,7 +80,11 @@ def test_the_basis_is_stated(document: dict[str, Any]) -> None:
 def test_the_cheapest_compliant_offer_and_stale_prices(document: dict[str, Any]) -> None:
     row = _row(document, H800, "hourly")
     offer = row["cheapest_compliant"]
-    assert (offer["provider"], offer["price_card_hour"], offer["stale"]) == ("delta", "10.00", False)
+    assert (offer["provider"], offer["price_card_hour"], offer["stale"]) == (
+        "delta",
+        "10.00",
+        False,
+    )
     assert row["current"]["stale_providers"] == 1  # beta's source failed its last refresh
     machine = _row(document, A800, "monthly")["cheapest_compliant"]
     assert (machine["provider"], machine["price_card_hour"]) == ("alpha", "9.60")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich import box
@@ -21,6 +22,15 @@ from comparator.cli._common import (
 )
 from comparator.cli.tables import print_table
 from comparator.i18n import billing_label, label, normalize_lang, status_label
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from comparator.config import Settings
+    from comparator.refresh import RefreshReport
+    from comparator.refresh.sources import SourcesFile
+
+log = logging.getLogger("suanli.worker")
 
 report_app = typer.Typer(
     help="Reports over the catalog: the weekly market report.",
@@ -185,3 +195,24 @@ def change_lines(document: dict[str, Any], lang: str) -> list[str]:
             f"{t('mk_last_good')} {item['last_good_at'] or none} ({t('mk_stale')})"
         )
     return lines
+
+
+def report_after_refresh(
+    engine: Engine, settings: Settings, sources: SourcesFile, refresh: RefreshReport
+) -> None:
+    """The worker's step after each scheduled refresh: the dated market report in the
+    ``[report]`` folder of the sources file (nothing without that table)."""
+    import comparator
+    from comparator.report import write_dated_report
+    from comparator.services import market_report
+
+    config = sources.report
+    if config is None:
+        return
+    document = market_report(
+        engine, settings, weeks=config.weeks, software_version=comparator.__version__
+    )
+    written = write_dated_report(
+        document, config.folder, keep=config.keep, lang=config.lang, pdf=config.pdf
+    )
+    log.info("market report of %s written: %s", refresh.period, ", ".join(map(str, written)))

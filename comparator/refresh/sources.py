@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
 from comparator.errors import InputError, os_reason, toml_reason
+from comparator.refresh.report_config import ReportConfig, parse_report
 from comparator.refresh.schedule import parse_cron
 from providers import FetchPolicy, SourceSpec, adapter_class, is_url
 
@@ -56,6 +57,7 @@ class SourcesFile:
     path: str
     worker: WorkerConfig
     sources: tuple[SourceSpec, ...]
+    report: ReportConfig | None = None  # [report]: where the worker writes the market report
 
     def select(self, providers: Sequence[str]) -> tuple[SourceSpec, ...]:
         """The sources of ``providers`` (all when empty); InputError for an unknown one."""
@@ -100,7 +102,7 @@ def load_sources(path: str | Path) -> SourcesFile:
 
 
 def parse_sources(data: Mapping[str, Any], file: Path) -> SourcesFile:
-    _only(data, ("worker", "source"), str(file))
+    _only(data, ("worker", "source", "report"), str(file))
     worker = _worker(data.get("worker", {}), f"{file} [worker]")
     entries = data.get("source", [])
     if not isinstance(entries, list) or not entries:
@@ -110,7 +112,10 @@ def parse_sources(data: Mapping[str, Any], file: Path) -> SourcesFile:
         for i, entry in enumerate(entries, 1)
     )
     _unique_providers(sources, file)
-    return SourcesFile(str(file), worker, sources)
+    report = (
+        None if "report" not in data else parse_report(data["report"], file, f"{file} [report]")
+    )
+    return SourcesFile(str(file), worker, sources, report)
 
 
 def _only(table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
