@@ -238,7 +238,7 @@ def _index_streamed(
     provider_prices = (
         ProviderPrice(
             (int(row["week"]), str(row["gpu"]), str(row["billing"])),
-            pricing.card_hour(row),
+            pricing.card_hour(dict(row)),
             int(row["offers"]),
             str(row["provider"]) in stale_set,
         )

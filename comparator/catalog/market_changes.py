@@ -197,7 +197,7 @@ def cheapest_offers(
                 key[1],
                 int(row["cards"]),
                 str(row["sku"] or ""),
-                pricing.card_hour(row),
+                pricing.card_hour(dict(row)),
             )
     return best
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,7 +96,7 @@ def _pct(moved: dict[str, str] | None) -> str:
 
 
 def _index_table(document: dict[str, Any], lang: str) -> Table:
-    t = lambda key: label(lang, key)  # noqa: E731
+    t = functools.partial(label, lang)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title=f"{t('mk_index')} {document['week']}")
     table.add_column(t("mk_gpu"), no_wrap=True)
     table.add_column(t("mk_billing"), no_wrap=True)
@@ -134,7 +135,7 @@ def _index_table(document: dict[str, Any], lang: str) -> Table:
 def print_market(document: dict[str, Any], lang: str) -> None:
     """The report as text: the basis, the index table, what changed and failed sources."""
     out = console()
-    t = lambda key: label(lang, key)  # noqa: E731
+    t = functools.partial(label, lang)
     colon = label(lang, "colon")
     out.print(f"[bold]{t('mk_title')}[/] {document['week']} · {t('mk_today')} {document['today']}")
     semicolon = label(lang, "semicolon")
@@ -152,18 +153,21 @@ def print_market(document: dict[str, Any], lang: str) -> None:
         out.print(escape(line), soft_wrap=True)  # ids, dates and amounts never break
 
 
+def _places(items: list[dict[str, str]]) -> str:
+    return ", ".join(f"{i['provider']}/{i['region']}" for i in items)
+
+
 def change_lines(document: dict[str, Any], lang: str) -> list[str]:
     """What changed and which sources failed, one line each (plain text)."""
-    t = lambda key: label(lang, key)  # noqa: E731
+    t = functools.partial(label, lang)
     colon, none = label(lang, "colon"), t("mk_none")
     ch = document["changes"]
-    places = lambda items: ", ".join(f"{i['provider']}/{i['region']}" for i in items)  # noqa: E731
     lines = [
         f"{t('mk_changes')}:",
         f"  {t('mk_providers_new')}{colon}{', '.join(ch['providers_new']) or none}",
         f"  {t('mk_providers_gone')}{colon}{', '.join(ch['providers_gone']) or none}",
-        f"  {t('mk_datacenters_new')}{colon}{places(ch['datacenters_new']) or none}",
-        f"  {t('mk_datacenters_gone')}{colon}{places(ch['datacenters_gone']) or none}",
+        f"  {t('mk_datacenters_new')}{colon}{_places(ch['datacenters_new']) or none}",
+        f"  {t('mk_datacenters_gone')}{colon}{_places(ch['datacenters_gone']) or none}",
         f"  {t('mk_offers_added')}{colon}{ch['offers_added']}  "
         f"{t('mk_offers_removed')}{colon}{ch['offers_removed']}",
     ]

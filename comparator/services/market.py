@@ -30,10 +30,9 @@ from comparator.catalog.market_changes import (
 from comparator.catalog.queries import load_profiles
 from comparator.compliance import check_providers
 from comparator.config import Settings
-from comparator.domain.calendar import CalendarError
 from comparator.domain.price_index import IndexStats, change, to_cent, week_factor_sum
 from comparator.domain.profile import ProviderProfile
-from comparator.errors import InputError
+from comparator.errors import CalendarError, InputError
 from comparator.services.eligibility import job_policy
 
 EXPIRY_DAYS = 90
