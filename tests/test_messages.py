@@ -37,7 +37,7 @@ _TECH = """suanli Suanli SQLAlchemy Hugging Face config json Example Usage Pango
     cost time hourly spot daily weekly monthly yearly fold zh en NVLink PCIe ECC NCCL SIGTERM
     nvidia smi topo matmul examples sources quote html pdf Llama Qwen master fp32 bf16 fp16
     mixed Monday Demo deprecated Merlion Cloud TFLOP FLOPs card hours demo nanshan lambda
-    files jobs job provider ids none selective logits"""
+    files jobs job provider ids none selective logits market"""
 TECH_WORDS = frozenset(_TECH.split())
 # Chinese allowed in English text: inputs shown as examples, and glossed official terms.
 CJK_OK = frozenset({"广东", "粤", "按量", "包月", "算力", "专票", "普票", "等保", "公安备案"})

@@ -28,8 +28,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
     from comparator.config import Settings
-    from comparator.refresh import RefreshReport
-    from comparator.refresh.sources import SourcesFile
+    from comparator.refresh import RefreshReport, SourcesFile
 
 log = logging.getLogger("suanli.worker")
 
