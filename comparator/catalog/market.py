@@ -17,7 +17,7 @@ percentiles are then computed while streaming those rows (:mod:`comparator.domai
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -46,7 +46,7 @@ class Pricing:
     fx_rates_cny: Mapping[str, Decimal]  # CNY per unit of each currency (CNY itself included)
     tou_sums: Mapping[str, Decimal] = field(default_factory=dict)  # rule → factor sum per week
 
-    def card_hour(self, row: Mapping[str, Any]) -> Decimal:
+    def card_hour(self, row: Any) -> Decimal:
         """The exact card-hour price of an offer row (its price, cards, billing, currency, …)."""
         price = Decimal(str(row["price"]))
         if not row["tax_inclusive"]:
@@ -145,31 +145,84 @@ def distinct_rules(conn: Connection, snapshot_ids: Sequence[int]) -> list[str]:
     return sorted(str(rule) for (rule,) in conn.execute(query))
 
 
+@dataclass(frozen=True)
+class CheapestOffer:
+    offer_id: int
+    provider: str
+    region: str
+    gpu: str
+    billing: str
+    cards: int
+    sku: str
+    price_card_hour: Decimal
+
+
+@dataclass(frozen=True)
+class MarketIndex:
+    stats: dict[GroupKey, IndexStats]  # (week, GPU, mode) → the index (prices not rounded)
+    cheapest: dict[tuple[str, str], CheapestOffer]  # (GPU, mode) → the last week's cheapest
+
+
 def market_index(
     engine: Engine,
     weeks: Mapping[int, Mapping[str, int]],
     pricing: Pricing,
     stale_providers: Sequence[str] = (),
-) -> dict[GroupKey, IndexStats]:
-    """The index of every (week, GPU, billing mode) that has offers (prices not rounded)."""
+    excluded: Collection[tuple[str, str]] = (),
+) -> MarketIndex:
+    """The index of every (week, GPU, billing mode) that has offers, and the cheapest offer of
+    the last week per GPU and mode outside the ``excluded`` (provider, data centre) places."""
+    last = max(weeks) if weeks else 0
     with engine.connect() as conn:
         if conn.dialect.name == "postgresql":
-            return _index_postgresql(conn, weeks, pricing, stale_providers)
-        return dict(_index_streamed(conn, weeks, pricing, stale_providers))
+            stats = _index_postgresql(conn, weeks, pricing, stale_providers)
+            cheapest = _cheapest_postgresql(conn, weeks.get(last, {}), pricing, excluded)
+            return MarketIndex(stats, cheapest)
+        return _index_streamed(conn, weeks, pricing, stale_providers, frozenset(excluded))
 
 
-def _per_provider(
-    sql: Sql, weeks: Mapping[int, Mapping[str, int]], pricing: Pricing, sqlite: bool
-) -> str:
-    """The per-provider grouping shared by both databases (SQLite adds the cheapest row)."""
-    extra = (
-        ", o.price, o.cards, o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use"
-        if sqlite
-        else ""
+def _cheapest_postgresql(
+    conn: Connection,
+    snapshots: Mapping[str, int],
+    pricing: Pricing,
+    excluded: Collection[tuple[str, str]],
+) -> dict[tuple[str, str], CheapestOffer]:
+    sql = Sql()
+    ids = ", ".join(str(int(s)) for s in sorted(set(snapshots.values()))) or "-1"
+    where = f"o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
+    if excluded:
+        pairs = ", ".join(f"({sql.bind(p)}, {sql.bind(r)})" for p, r in sorted(excluded))
+        where += f" AND (o.provider, o.region) NOT IN ({pairs})"
+    query = (
+        f"SELECT DISTINCT ON (o.gpu, o.billing) o.id, o.provider, o.region, o.gpu, o.billing,"
+        f" o.cards, o.sku, o.price, o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use,"
+        f" {sql.card_hour(pricing, False)} AS price_card_hour FROM offer o WHERE {where}"
+        f" ORDER BY o.gpu, o.billing, price_card_hour, o.id"
     )
+    return {
+        (str(row["gpu"]), str(row["billing"])): _cheapest(row, pricing.card_hour(row))
+        for row in conn.execute(text(query), sql.params).mappings()
+    }
+
+
+def _cheapest(row: Any, price: Decimal) -> CheapestOffer:
+    return CheapestOffer(
+        int(row["id"]),
+        str(row["provider"]),
+        str(row["region"]),
+        str(row["gpu"]),
+        str(row["billing"]),
+        int(row["cards"]),
+        str(row["sku"] or ""),
+        price,
+    )
+
+
+def _per_provider(sql: Sql, pricing: Pricing) -> str:
+    """PostgreSQL's per-provider grouping: each week's cheapest card-hour of each provider."""
     return (
-        f"SELECT wk.week, o.gpu, o.billing, o.provider, MIN({sql.card_hour(pricing, sqlite)})"
-        f" AS price_card_hour, COUNT(*) AS offers{extra}"
+        f"SELECT wk.week, o.gpu, o.billing, o.provider, MIN({sql.card_hour(pricing, False)})"
+        f" AS price_card_hour, COUNT(*) AS offers"
         f" FROM offer o JOIN wk ON wk.snapshot_id = o.snapshot_id"
         f" WHERE {sql.priced_only(pricing)}"
         f" GROUP BY wk.week, o.gpu, o.billing, o.provider"
@@ -190,7 +243,7 @@ def _index_postgresql(
     )
     stale_case = f"CASE WHEN {sql.in_list('provider', stale)} THEN 1 ELSE 0 END"
     query = (
-        f"WITH {weeks_cte(weeks)}, pp AS ({_per_provider(sql, weeks, pricing, False)}),"
+        f"WITH {weeks_cte(weeks)}, pp AS ({_per_provider(sql, pricing)}),"
         f" ranked AS ({ranked})"
         f" SELECT week, gpu, billing, COUNT(*) AS providers, SUM(offers) AS offers,"
         f" SUM({stale_case}) AS stale, MIN(price_card_hour) AS low,"
@@ -227,23 +280,44 @@ def _index_streamed(
     weeks: Mapping[int, Mapping[str, int]],
     pricing: Pricing,
     stale: Sequence[str],
-) -> Iterator[tuple[GroupKey, IndexStats]]:
+    excluded: frozenset[tuple[str, str]],
+) -> MarketIndex:
+    """SQL groups each snapshot's offers per GPU, mode, provider and data centre (read through
+    the snapshot index, once per snapshot however many weeks it serves) and returns each
+    group's cheapest row; the exact prices, each provider's cheapest, the percentiles (streamed
+    over the groups in order) and the cheapest compliant offers are computed from those rows."""
     sql = Sql()
+    ids = ", ".join(str(i) for i in sorted({s for snaps in weeks.values() for s in snaps.values()}))
     query = (
-        f"WITH {weeks_cte(weeks)} {_per_provider(sql, weeks, pricing, True)}"
-        f" ORDER BY wk.week, o.gpu, o.billing"
+        f"SELECT o.snapshot_id, o.gpu, o.billing, o.provider, o.region,"
+        f" MIN({sql.card_hour(pricing, True)}) AS price_card_hour, COUNT(*) AS offers,"
+        f" o.id, o.cards, o.sku, o.price, o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use"
+        f" FROM offer o WHERE o.snapshot_id IN ({ids or '-1'}) AND {sql.priced_only(pricing)}"
+        f" GROUP BY o.snapshot_id, o.gpu, o.billing, o.provider, o.region"
     )
+    last = weeks.get(max(weeks), {}) if weeks else {}
+    current = frozenset(last.values())
+    by_snapshot: dict[int, dict[tuple[str, str], tuple[Decimal, int]]] = {}
+    cheapest: dict[tuple[str, str], CheapestOffer] = {}
+    for row in conn.execute(text(query), sql.params).mappings():
+        price, group = pricing.card_hour(row), (str(row["gpu"]), str(row["billing"]))
+        found = by_snapshot.setdefault(int(row["snapshot_id"]), {})
+        low, count = found.get(group, (price, 0))
+        found[group] = (min(low, price), count + int(row["offers"]))
+        if row["snapshot_id"] in current and (row["provider"], row["region"]) not in excluded:
+            best = cheapest.get(group)
+            if best is None or (price, int(row["id"])) < (best.price_card_hour, best.offer_id):
+                cheapest[group] = _cheapest(row, price)
     stale_set = frozenset(stale)
-    rows = conn.execute(text(query), sql.params).mappings()
-    provider_prices = (
-        ProviderPrice(
-            (int(row["week"]), str(row["gpu"]), str(row["billing"])),
-            pricing.card_hour(dict(row)),
-            int(row["offers"]),
-            str(row["provider"]) in stale_set,
-        )
-        for row in rows
+    ordered = sorted(
+        (week, gpu, billing, price, offers, provider in stale_set)
+        for week, snapshots in weeks.items()
+        for provider, snapshot in snapshots.items()
+        for (gpu, billing), (price, offers) in by_snapshot.get(snapshot, {}).items()
     )
-    for group, stats in summarise_stream(provider_prices):
-        assert isinstance(group, tuple)
-        yield group, stats
+    rows = (ProviderPrice((w, g, b), price, n, old) for w, g, b, price, n, old in ordered)
+    stats: dict[GroupKey, IndexStats] = {}
+    for key, index in summarise_stream(rows):
+        assert isinstance(key, tuple)
+        stats[key] = index
+    return MarketIndex(stats, cheapest)

@@ -1,5 +1,4 @@
-"""What changed in the market between two weeks, in the database, and the cheapest offer of
-each GPU × billing mode among compliant data centres.
+"""What changed in the market between two weeks, in the database, and the sources that failed.
 
 Two weeks are compared through their snapshot ids (:func:`comparator.catalog.market.
 week_snapshots`). Offers are matched as the change report matches them (provider, data
@@ -18,10 +17,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, text
 
 from comparator.catalog.changes import KEY_FIELDS
-from comparator.catalog.market import Pricing, Sql
 
 MOVES_SHOWN = 10
-PAIRS_IN_SQL = 2000  # above this many compliant or excluded places, filter in Python
 
 
 @dataclass(frozen=True)
@@ -135,71 +132,6 @@ def _stock_to_zero(
         " ORDER BY provider, region, gpu, billing"
     )
     return tuple(_offer_fields(dict(row)) for row in conn.execute(text(query)).mappings())
-
-
-@dataclass(frozen=True)
-class CheapestOffer:
-    offer_id: int
-    provider: str
-    region: str
-    gpu: str
-    billing: str
-    cards: int
-    sku: str
-    price_card_hour: Decimal
-
-
-def cheapest_offers(
-    engine: Engine,
-    snapshots: Mapping[str, int],
-    pricing: Pricing,
-    allowed: Collection[tuple[str, str]] | None,
-) -> dict[tuple[str, str], CheapestOffer]:
-    """(GPU, billing mode) → the cheapest offer of ``snapshots`` in an ``allowed`` (provider,
-    data centre) place (None: every place), by the index's card-hour price (not rounded)."""
-    sql = Sql()
-    sqlite = engine.dialect.name == "sqlite"
-    expression = sql.card_hour(pricing, sqlite)
-    where = f"o.snapshot_id IN ({_ids(snapshots.values())}) AND {sql.priced_only(pricing)}"
-    allowed_in_sql = allowed is not None and len(allowed) <= PAIRS_IN_SQL
-    if allowed is not None and allowed_in_sql:
-        pairs = [
-            f"(o.provider = {sql.bind(p)} AND o.region = {sql.bind(r)})" for p, r in sorted(allowed)
-        ]
-        where += f" AND ({' OR '.join(pairs) or '1 = 0'})"
-    columns = "o.id, o.provider, o.region, o.gpu, o.billing, o.cards, o.sku, o.price,"
-    columns += " o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use"
-    order = "o.gpu, o.billing, price_card_hour, o.id"
-    query = f"SELECT {columns}, {expression} AS price_card_hour FROM offer o WHERE {where}"
-    if allowed_in_sql or allowed is None:
-        if sqlite:
-            query = (
-                f"SELECT {columns}, MIN({expression}) AS price_card_hour FROM offer o"
-                f" WHERE {where} GROUP BY o.gpu, o.billing"
-            )
-        else:
-            query = f"SELECT DISTINCT ON (o.gpu, o.billing) {query[7:]} ORDER BY {order}"
-    else:
-        query += f" ORDER BY {order}"
-    best: dict[tuple[str, str], CheapestOffer] = {}
-    with engine.connect() as conn:
-        for row in conn.execute(text(query), sql.params).mappings():
-            key = (str(row["gpu"]), str(row["billing"]))
-            if key in best or (
-                allowed is not None and (row["provider"], row["region"]) not in allowed
-            ):
-                continue
-            best[key] = CheapestOffer(
-                int(row["id"]),
-                str(row["provider"]),
-                str(row["region"]),
-                key[0],
-                key[1],
-                int(row["cards"]),
-                str(row["sku"] or ""),
-                pricing.card_hour(dict(row)),
-            )
-    return best
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("suanli.worker")
 
 report_app = typer.Typer(
-    help="Reports over the catalog: the weekly market report.",
+    help="Reports over the catalog: the weekly market report.\n\n"
+    "Example:  suanli report market -o market.html --pdf market.pdf",
     no_args_is_help=True,
     rich_markup_mode="rich",
 )
@@ -141,15 +142,14 @@ def print_market(document: dict[str, Any], lang: str) -> None:
     out.print(
         f"{t('mk_basis')}{colon}{t('mk_basis_text')} {document['currency']}{semicolon}"
         f"{t('mk_fx')} {document['fx']['date']}{semicolon}{t('mk_reference_week')} "
-        f"{document['reference_week']['start']}…{document['reference_week']['end']}",
-        soft_wrap=True,
+        f"{document['reference_week']['start']} – {document['reference_week']['end']}"
     )
     if not document["index"]:
         out.print(t("mk_no_offers"))
     else:
         print_table(out, _index_table(document, lang), drop=[t("mk_change_4w"), t("mk_offers")])
     for line in change_lines(document, lang):
-        out.print(escape(line), soft_wrap=True)  # ids, dates and amounts never break
+        out.print(escape(line))  # wraps between words: an id, date or amount stays whole
 
 
 def _places(items: list[dict[str, str]]) -> str:

@@ -18,15 +18,14 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from comparator.catalog.market import Pricing, distinct_rules, market_index, week_snapshots
-from comparator.catalog.market_changes import (
+from comparator.catalog.market import (
     CheapestOffer,
-    FailedSource,
-    WeekDiff,
-    cheapest_offers,
-    failed_sources,
-    week_diff,
+    Pricing,
+    distinct_rules,
+    market_index,
+    week_snapshots,
 )
+from comparator.catalog.market_changes import FailedSource, WeekDiff, failed_sources, week_diff
 from comparator.catalog.queries import load_profiles
 from comparator.compliance import check_providers
 from comparator.config import Settings
@@ -79,11 +78,10 @@ def market_report(
         rules = distinct_rules(conn, [s for snaps in by_week.values() for s in snaps.values()])
     pricing = _pricing(settings, rules, calendar[-1].start)
     failed = failed_sources(engine)
-    stats = market_index(engine, by_week, pricing, [f.provider for f in failed])
     profiles = load_profiles(engine)
-    allowed = _compliant_places(profiles, policy)
+    excluded = _excluded_places(profiles, policy)
+    index = market_index(engine, by_week, pricing, [f.provider for f in failed], excluded)
     last = len(calendar) - 1
-    cheapest = cheapest_offers(engine, by_week[last], pricing, allowed)
     diff = week_diff(engine, by_week[last], by_week[last - 1])
     stale = {f.provider for f in failed}
     return {
@@ -106,7 +104,7 @@ def market_report(
             "time_zone": zone.key,
         },
         "policy": {"job": None if policy_job is None else str(policy_job)},
-        "index": _index_rows(stats, calendar, cheapest, stale),
+        "index": _index_rows(index.stats, calendar, index.cheapest, stale),
         "changes": _changes(diff, profiles, policy.today, settings, policy_job),
         "failed_sources": [_failed_json(f, zone) for f in failed],
     }
@@ -129,16 +127,17 @@ def _pricing(settings: Settings, rules: Sequence[str], week_start: date) -> Pric
     return Pricing(settings.currency, rates, sums)
 
 
-def _compliant_places(profiles: Mapping[str, ProviderProfile], policy: Any) -> set[tuple[str, str]]:
+def _excluded_places(profiles: Mapping[str, ProviderProfile], policy: Any) -> set[tuple[str, str]]:
+    """(provider, data centre) places that fail a check of the policy: no compliant offer."""
     reports = check_providers(
         profiles, policy.requirements, today=policy.today, last_day=policy.last_day
     )
-    allowed: set[tuple[str, str]] = set()
+    excluded: set[tuple[str, str]] = set()
     for report in reports:
         for dc in profiles[report.provider].datacenters:
-            if not report.failures_for(dc.id):
-                allowed.add((report.provider, dc.id))
-    return allowed
+            if report.failures_for(dc.id):
+                excluded.add((report.provider, dc.id))
+    return excluded
 
 
 def _stats_json(stats: IndexStats | None) -> dict[str, Any] | None:
