@@ -12,6 +12,8 @@ diff, the cheapest compliant offers, the failed sources and loading the profiles
 
     python benchmarks/market_report.py [--offers 1000000] [--history 100000] [--weeks 12]
         [--providers 1000] [--db sqlite,postgres] [--runs 3]
+    python benchmarks/market_report.py --keep /tmp/market.db          # build a SQLite catalog
+    python benchmarks/market_report.py --reuse sqlite:////tmp/market.db  # time it again
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def _date_new_snapshots(engine: Engine, moment: datetime) -> None:
 
 
 originals: dict[str, Any] = {}
-PARTS = ("market_index", "week_diff", "cheapest_offers", "failed_sources", "load_profiles")
+PARTS = ("market_index", "week_diff", "failed_sources", "load_profiles")
 
 
 def _timed_parts() -> dict[str, float]:
@@ -116,7 +118,22 @@ def main() -> None:
     parser.add_argument("--providers", type=int, default=1_000)
     parser.add_argument("--db", default="sqlite,postgres")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--reuse", metavar="URL", help="time the report on a catalog this script built before"
+    )
+    parser.add_argument("--keep", metavar="FILE", help="build the SQLite catalog into FILE")
     args = parser.parse_args()
+    if args.reuse:
+        engine = make_engine(args.reuse)
+        seconds = time_report(engine, args.weeks, args.runs)
+        print(f"{engine.dialect.name:8} report: {', '.join(f'{s:.2f}' for s in seconds)} s")
+        return
+    if args.keep:
+        engine = make_engine(f"sqlite:///{args.keep}")
+        upgrade_schema(engine)
+        with tempfile.TemporaryDirectory() as tmp:
+            build(engine, Path(tmp), args.weeks, args.history, args.offers, args.providers)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         for kind in args.db.split(","):
             with throwaway_database(kind, Path(tmp), prefix="suanli_market") as url:

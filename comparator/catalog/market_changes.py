@@ -49,60 +49,70 @@ def week_diff(engine: Engine, now: Mapping[str, int], before: Mapping[str, int])
     changed += [p for p in before if p not in now]
     new_ids = [now[p] for p in changed if p in now]
     old_ids = [before[p] for p in changed if p in before]
-    keys = ", ".join(["provider", *KEY_FIELDS])
+    both = [(now[p], before[p]) for p in changed if p in now and p in before]
     with engine.connect() as conn:
         sqlite = conn.dialect.name == "sqlite"
-        added = _count_except(conn, keys, new_ids, old_ids)
-        removed = _count_except(conn, keys, old_ids, new_ids)
-        moves = _moves(conn, new_ids, old_ids, sqlite)
-        zero = _stock_to_zero(conn, new_ids, old_ids, sqlite)
+        matched_new, matched_old, rows = _matched(conn, both, sqlite)
         return WeekDiff(
             places(conn, now.values()),
             places(conn, before.values()),
-            added,
-            removed,
-            moves,
-            zero,
+            _count(conn, new_ids) - matched_new,
+            _count(conn, old_ids) - matched_old,
+            tuple(_move(row) for row in _largest_moves(rows)),
+            tuple(_offer_fields(row) for row in rows if _stock_went_to_zero(row)),
         )
 
 
-def _count_except(conn: Connection, keys: str, ids: Sequence[int], other: Sequence[int]) -> int:
-    if not ids:
+def _count(conn: Connection, snapshots: Sequence[int]) -> int:
+    if not snapshots:
         return 0
-    query = (
-        f"SELECT COUNT(*) FROM (SELECT {keys} FROM offer WHERE snapshot_id IN ({_ids(ids)})"
-        f" EXCEPT SELECT {keys} FROM offer WHERE snapshot_id IN ({_ids(other)})) AS added"
-    )
-    return int(conn.execute(text(query)).scalar_one())
+    query = text(f"SELECT COUNT(*) FROM offer WHERE snapshot_id IN ({_ids(snapshots)})")
+    return int(conn.execute(query).scalar_one())
 
 
-def _pairs(new_ids: Sequence[int], old_ids: Sequence[int], sqlite: bool) -> str:
-    """Each offer of the newer week beside the same offer of the older week (cheapest each)."""
-    keys = ", ".join(["provider", *KEY_FIELDS])
-    price = "CAST(price AS REAL)" if sqlite else "price"  # SQLite keeps prices as exact text
-    join = " AND ".join(f"n.{k} = b.{k}" for k in ["provider", *KEY_FIELDS])
-    side = (
-        "SELECT {keys}, MIN({price}) AS price, MIN(stock) AS stock"
-        " FROM offer WHERE snapshot_id IN ({ids}) GROUP BY {keys}"
+def _matched(
+    conn: Connection, both: Sequence[tuple[int, int]], sqlite: bool
+) -> tuple[int, int, list[dict[str, Any]]]:
+    """How many offers of each week found their match in the other (each provider's new
+    snapshot against its old one, through the snapshot index), and the matched pairs whose
+    price or stock changed."""
+    if not both:
+        return 0, 0, []
+    pairs = ", ".join(f"({int(new)}, {int(old)})" for new, old in both)
+    same = " AND ".join(f"b.{k} = n.{k}" for k in ("gpu", "provider", *KEY_FIELDS) if k != "gpu")
+    price = "CAST({} AS REAL)" if sqlite else "{}"  # SQLite keeps prices as exact text
+    matched = (
+        f"WITH chg(new_id, old_id) AS (VALUES {pairs}) SELECT n.id AS new_offer,"
+        f" b.id AS old_offer, n.provider, n.region, n.gpu, n.cards, n.billing, n.sku, n.currency,"
+        f" n.price, b.price AS old_price, n.stock, b.stock AS old_stock"
+        f" FROM chg JOIN offer n ON n.snapshot_id = chg.new_id"
+        f" JOIN offer b ON b.snapshot_id = chg.old_id AND b.gpu = n.gpu AND {same}"
     )
-    return (
-        f"SELECT n.*, b.price AS old_price, b.stock AS old_stock"
-        f" FROM ({side.format(keys=keys, ids=_ids(new_ids), price=price)}) n"
-        f" JOIN ({side.format(keys=keys, ids=_ids(old_ids), price=price)}) b ON {join}"
+    counts = conn.execute(
+        text(f"SELECT COUNT(DISTINCT new_offer), COUNT(DISTINCT old_offer) FROM ({matched}) m")
+    ).one()
+    changed = (
+        f"SELECT * FROM ({matched}) m WHERE {price.format('price')} <> {price.format('old_price')}"
+        " OR (stock = 0 AND (old_stock IS NULL OR old_stock > 0))"
+        " ORDER BY provider, region, gpu, billing, new_offer"
     )
+    rows = [dict(row) for row in conn.execute(text(changed)).mappings()]
+    return int(counts[0]), int(counts[1]), rows
 
 
-def _moves(
-    conn: Connection, new_ids: Sequence[int], old_ids: Sequence[int], sqlite: bool
-) -> tuple[dict[str, Any], ...]:
-    if not new_ids or not old_ids:
-        return ()
-    query = (
-        f"SELECT * FROM ({_pairs(new_ids, old_ids, sqlite)}) AS pairs WHERE price <> old_price"
-        " ORDER BY ABS(price - old_price) / old_price DESC, provider, region, gpu"
-        f" LIMIT {MOVES_SHOWN}"
-    )
-    return tuple(_move(dict(row)) for row in conn.execute(text(query)).mappings())
+def _largest_moves(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    def pct(row: dict[str, Any]) -> Decimal:
+        old = Decimal(str(row["old_price"]))
+        return abs(Decimal(str(row["price"])) - old) / old
+
+    moved = [r for r in rows if Decimal(str(r["price"])) != Decimal(str(r["old_price"]))]
+    return sorted(moved, key=lambda r: (-pct(r), r["provider"], r["region"], r["gpu"]))[
+        :MOVES_SHOWN
+    ]
+
+
+def _stock_went_to_zero(row: Mapping[str, Any]) -> bool:
+    return row["stock"] == 0 and (row["old_stock"] is None or row["old_stock"] > 0)
 
 
 def _move(row: dict[str, Any]) -> dict[str, Any]:
@@ -118,20 +128,6 @@ def _move(row: dict[str, Any]) -> dict[str, Any]:
 def _offer_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     fields = ("provider", "region", "gpu", "cards", "billing", "sku", "currency")
     return {name: row[name] for name in fields}
-
-
-def _stock_to_zero(
-    conn: Connection, new_ids: Sequence[int], old_ids: Sequence[int], sqlite: bool
-) -> tuple[dict[str, Any], ...]:
-    """Offers whose stock is 0 now and was unlimited or above 0 the week before."""
-    if not new_ids or not old_ids:
-        return ()
-    query = (
-        f"SELECT * FROM ({_pairs(new_ids, old_ids, sqlite)}) AS pairs"
-        " WHERE stock = 0 AND (old_stock IS NULL OR old_stock > 0)"
-        " ORDER BY provider, region, gpu, billing"
-    )
-    return tuple(_offer_fields(dict(row)) for row in conn.execute(text(query)).mappings())
 
 
 @dataclass(frozen=True)
