@@ -88,3 +88,28 @@ def test_the_cheapest_compliant_offer_and_stale_prices(document: dict[str, Any])
     assert row["current"]["stale_providers"] == 1  # beta's source failed its last refresh
     machine = _row(document, A800, "monthly")["cheapest_compliant"]
     assert (machine["provider"], machine["price_card_hour"]) == ("alpha", "9.60")
+
+
+def test_a_job_policy_judges_the_cheapest_compliant_offer(
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    """Every data centre is in 广东: a job that must run in 北京 has no compliant offer, and
+    the index itself does not depend on the policy."""
+    monkeypatch.setenv("SUANLI_FX_RATES", market_catalog.FX)
+    market_catalog.build(capsys, sqlite_url, tmp_path).dispose()
+    job = tmp_path / "beijing.toml"
+    job.write_text(
+        'name = "北京任务"\ncurrency = "CNY"\n\n[workload]\ncard_hours = 100\ngpu = "H800"\n\n'
+        "[schedule]\nearliest_start = 2026-12-04T00:00:00+08:00\n"
+        "deadline = 2026-12-20T00:00:00+08:00\n\n"
+        '[requirements]\nprovinces = ["北京"]\n',
+        encoding="utf-8",
+    )
+    args = ("report", "market", "--json", "--today", market_catalog.TODAY, "--weeks", "3")
+    default = run_cli(capsys, sqlite_url, *args).json()
+    result = run_cli(capsys, sqlite_url, *args, "--policy", str(job))
+    assert result.code == 0, result.err
+    judged = result.json()
+    assert judged["policy"] == {"job": str(job)}
+    assert [r["cheapest_compliant"] for r in judged["index"] if r["current"]] == [None, None]
+    assert [r["current"] for r in judged["index"]] == [r["current"] for r in default["index"]]

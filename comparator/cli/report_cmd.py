@@ -162,7 +162,7 @@ def change_lines(document: dict[str, Any], lang: str) -> list[str]:
     colon, none = label(lang, "colon"), t("mk_none")
     ch = document["changes"]
     lines = [
-        f"{t('mk_changes')}:",
+        t("mk_changes"),
         f"  {t('mk_providers_new')}{colon}{', '.join(ch['providers_new']) or none}",
         f"  {t('mk_providers_gone')}{colon}{', '.join(ch['providers_gone']) or none}",
         f"  {t('mk_datacenters_new')}{colon}{_places(ch['datacenters_new']) or none}",
