@@ -23,7 +23,8 @@ A800 monthly in W49 only: alpha 6,912.00 per card-month → 9.60, beta a whole m
 cards at 57,600.00 → 10.00, delta 7,236.00 → 10.05: min 9.60, median 10.00,
 P90 10.00 + 0.8 × 0.05 = 10.04.
 
-Credentials: delta's licence ends on 2027-01-02, 30 days after today. beta's source failed
+alpha's dearest SKU (a-4) had 3 units in stock in W48 and none in W49. Credentials: delta's
+licence ends on 2027-01-02, 30 days after today. beta's source failed
 its last refresh (its sheet file is missing), so its prices are last week's good ones.
 """
 
@@ -45,7 +46,9 @@ from tests.conftest import run_cli
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 TODAY = "2026-12-03"
 FX = "USD=7.12,EUR=7.53"
-HEADER = "provider,region,gpu,cards,billing,price,currency,tax_inclusive,vat_rate,time_of_use,sku"
+HEADER = (
+    "provider,region,gpu,cards,billing,price,currency,tax_inclusive,vat_rate,time_of_use,sku,stock"
+)
 WEEK_DAYS = {"W47": datetime(2026, 11, 18, 9, tzinfo=SHANGHAI),
              "W48": datetime(2026, 11, 25, 9, tzinfo=SHANGHAI),
              "W49": datetime(2026, 12, 2, 9, tzinfo=SHANGHAI)}  # fmt: skip
@@ -81,29 +84,34 @@ city = "广州"
 """
 
 
-def _alpha(cheapest: str) -> list[str]:
+def _alpha(cheapest: str, last_stock: str = "") -> list[str]:
+    """Five SKUs of H800, the dearest (a-4) with ``last_stock`` units in stock."""
     prices = [cheapest, "12.50", "13.00", "14.00", "15.00"]
-    return [f"alpha,alpha-gz,H800,1,hourly,{p},CNY,true,0.06,,a-{i}" for i, p in enumerate(prices)]
+    stocks = ["", "", "", "", last_stock]
+    return [
+        f"alpha,alpha-gz,H800,1,hourly,{p},CNY,true,0.06,,a-{i},{stocks[i]}"
+        for i, p in enumerate(prices)
+    ]
 
 
 SHEETS: dict[str, list[str]] = {
     "W47": [
         *_alpha("12.00"),
-        "beta,beta-gz,H800,1,hourly,10.00,CNY,true,0.06,,",
-        "gamma,gamma-gz,H800,1,hourly,11.00,CNY,true,0.06,,",
+        "beta,beta-gz,H800,1,hourly,10.00,CNY,true,0.06,,,",
+        "gamma,gamma-gz,H800,1,hourly,11.00,CNY,true,0.06,,,",
     ],
     "W48": [
-        *_alpha("11.50"),
-        "beta,beta-gz,H800,1,hourly,10.40,CNY,true,0.06,,",
-        "gamma,gamma-gz,H800,1,hourly,1.50,USD,true,0,,",
+        *_alpha("11.50", last_stock="3"),
+        "beta,beta-gz,H800,1,hourly,10.40,CNY,true,0.06,,,",
+        "gamma,gamma-gz,H800,1,hourly,1.50,USD,true,0,,,",
     ],
     "W49": [
-        *_alpha("11.00"),
-        "alpha,alpha-gz,A800,1,monthly,6912.00,CNY,true,0.06,,",
-        "beta,beta-gz,H800,1,hourly,10.00,CNY,false,0.06,,",
-        "beta,beta-gz,A800,8,monthly,57600.00,CNY,true,0.06,,",
-        "delta,delta-gz,H800,1,hourly,12.00,CNY,true,0.06,00:00-08:00*0.5,",
-        "delta,delta-gz,A800,1,monthly,7236.00,CNY,true,0.06,,",
+        *_alpha("11.00", last_stock="0"),
+        "alpha,alpha-gz,A800,1,monthly,6912.00,CNY,true,0.06,,,",
+        "beta,beta-gz,H800,1,hourly,10.00,CNY,false,0.06,,,",
+        "beta,beta-gz,A800,8,monthly,57600.00,CNY,true,0.06,,,",
+        "delta,delta-gz,H800,1,hourly,12.00,CNY,true,0.06,00:00-08:00*0.5,,",
+        "delta,delta-gz,A800,1,monthly,7236.00,CNY,true,0.06,,,",
     ],
 }
 

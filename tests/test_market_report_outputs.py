@@ -45,6 +45,10 @@ def test_json_lists_what_changed(catalog: str, capsys: pytest.CaptureFixture[str
             "days_left": 30,
         }
     ]
+    # W49 against W48: alpha 6 offers, beta 2, delta 2 (10), of which 6 match (alpha's 5
+    # SKUs, beta's H800); W48's 7 offers less those 6: gamma's
+    assert (changes["offers_added"], changes["offers_removed"]) == (4, 1)
+    assert [(s["provider"], s["sku"]) for s in changes["stock_to_zero"]] == [("alpha", "a-4")]
     moves = {(m["provider"], m["old_price"], m["new_price"]) for m in changes["price_moves"]}
     assert ("alpha", "11.5", "11") in moves
     [failed] = result.json()["failed_sources"]
