@@ -12,7 +12,7 @@ diff, the cheapest compliant offers, the failed sources and loading the profiles
 
     python benchmarks/market_report.py [--offers 1000000] [--history 100000] [--weeks 12]
         [--providers 1000] [--db sqlite,postgres] [--runs 3]
-    python benchmarks/market_report.py --keep /tmp/market.db          # build a SQLite catalog
+    python benchmarks/market_report.py --keep sqlite:////tmp/market.db   # build a catalog
     python benchmarks/market_report.py --reuse sqlite:////tmp/market.db  # time it again
 """
 
@@ -121,7 +121,9 @@ def main() -> None:
     parser.add_argument(
         "--reuse", metavar="URL", help="time the report on a catalog this script built before"
     )
-    parser.add_argument("--keep", metavar="FILE", help="build the SQLite catalog into FILE")
+    parser.add_argument(
+        "--keep", metavar="URL", help="build the catalog into URL (an empty database) and stop"
+    )
     args = parser.parse_args()
     if args.reuse:
         engine = make_engine(args.reuse)
@@ -129,7 +131,7 @@ def main() -> None:
         print(f"{engine.dialect.name:8} report: {', '.join(f'{s:.2f}' for s in seconds)} s")
         return
     if args.keep:
-        engine = make_engine(f"sqlite:///{args.keep}")
+        engine = make_engine(args.keep)
         upgrade_schema(engine)
         with tempfile.TemporaryDirectory() as tmp:
             build(engine, Path(tmp), args.weeks, args.history, args.offers, args.providers)
