@@ -11,8 +11,10 @@ PostgreSQL computes everything in SQL, in exact ``numeric``: ``GROUP BY`` per pr
 the continuous percentiles from each price's rank (``row_number()``), because its
 ``percentile_cont`` works in double precision, which misrounds half-cent medians. SQLite
 stores prices as exact text and has no percentiles: SQL groups per provider and returns the
-cheapest row (SQLite's bare columns of ``MIN``), ordered by group; the exact prices and the
-percentiles are then computed while streaming those rows (:mod:`comparator.domain.price_index`).
+cheapest row (SQLite's bare columns of ``MIN``) with its price as a float; the rows are
+ordered on it and streamed group by group, and the exact price is computed from the row's
+exact text only for the minimum and the rows around each percentile
+(:mod:`comparator.domain.price_index`).
 """
 
 from __future__ import annotations
@@ -21,18 +23,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
+from itertools import groupby
 from typing import Any
 
 from sqlalchemy import Connection, Engine, select, text
 
 from comparator.catalog.models import PriceSnapshot, table_of
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
-from comparator.domain.price_index import (
-    WEEK_HOURS,
-    IndexStats,
-    ProviderPrice,
-    summarise_stream,
-)
+from comparator.domain.price_index import WEEK_HOURS, IndexStats, summarise_ordered
 
 SNAPSHOT = table_of(PriceSnapshot)
 GroupKey = tuple[int, str, str]  # (week number, GPU, billing mode)
@@ -275,6 +273,20 @@ def _continuous(fraction: str) -> str:
     )
 
 
+_ROW_FIELDS: tuple[str, ...] = (
+    "id",
+    "provider",
+    "region",
+    "gpu",
+    "billing",
+    "cards",
+    "sku",
+    "price",
+)
+_ROW_FIELDS += ("currency", "tax_inclusive", "vat_rate", "time_of_use")
+Ranked = tuple[float, tuple[Any, ...]]  # (the SQL's inexact card-hour price, the offer's row)
+
+
 def _index_streamed(
     conn: Connection,
     weeks: Mapping[int, Mapping[str, int]],
@@ -284,40 +296,63 @@ def _index_streamed(
 ) -> MarketIndex:
     """SQL groups each snapshot's offers per GPU, mode, provider and data centre (read through
     the snapshot index, once per snapshot however many weeks it serves) and returns each
-    group's cheapest row; the exact prices, each provider's cheapest, the percentiles (streamed
-    over the groups in order) and the cheapest compliant offers are computed from those rows."""
+    group's cheapest row with its card-hour price as a float. Rows are compared on that float;
+    the exact price (from the row's exact text) is computed only for what is shown: the
+    minimum, the rows around each percentile, the cheapest compliant offer."""
     sql = Sql()
     ids = ", ".join(str(i) for i in sorted({s for snaps in weeks.values() for s in snaps.values()}))
     query = (
-        f"SELECT o.snapshot_id, o.gpu, o.billing, o.provider, o.region,"
-        f" MIN({sql.card_hour(pricing, True)}) AS price_card_hour, COUNT(*) AS offers,"
-        f" o.id, o.cards, o.sku, o.price, o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use"
+        f"SELECT o.snapshot_id, MIN({sql.card_hour(pricing, True)}), COUNT(*),"
+        f" {', '.join('o.' + name for name in _ROW_FIELDS)}"
         f" FROM offer o WHERE o.snapshot_id IN ({ids or '-1'}) AND {sql.priced_only(pricing)}"
         f" GROUP BY o.snapshot_id, o.gpu, o.billing, o.provider, o.region"
     )
     last = weeks.get(max(weeks), {}) if weeks else {}
     current = frozenset(last.values())
-    by_snapshot: dict[int, dict[tuple[str, str], tuple[Decimal, int]]] = {}
-    cheapest: dict[tuple[str, str], CheapestOffer] = {}
-    for row in conn.execute(text(query), sql.params).mappings():
-        price, group = pricing.card_hour(row), (str(row["gpu"]), str(row["billing"]))
-        found = by_snapshot.setdefault(int(row["snapshot_id"]), {})
-        low, count = found.get(group, (price, 0))
-        found[group] = (min(low, price), count + int(row["offers"]))
-        if row["snapshot_id"] in current and (row["provider"], row["region"]) not in excluded:
-            best = cheapest.get(group)
-            if best is None or (price, int(row["id"])) < (best.price_card_hour, best.offer_id):
-                cheapest[group] = _cheapest(row, price)
-    stale_set = frozenset(stale)
+    by_snapshot: dict[int, dict[tuple[str, str], tuple[Ranked, int]]] = {}
+    cheapest: dict[tuple[str, str], Ranked] = {}
+    for snapshot_id, price, offers, *row in conn.execute(text(query), sql.params):
+        group, ranked = (row[3], row[4]), (float(price), tuple(row))
+        found = by_snapshot.setdefault(int(snapshot_id), {})
+        low, count = found.get(group, (ranked, 0))
+        found[group] = (min(low, ranked), count + int(offers))
+        if snapshot_id in current and (row[1], row[2]) not in excluded:
+            cheapest[group] = min(cheapest.get(group, ranked), ranked)
+    stats = _stream_weeks(weeks, by_snapshot, pricing, frozenset(stale))
+    return MarketIndex(
+        stats,
+        {g: _cheapest(_as_row(r), _exact(pricing, (0.0, r))) for g, (_, r) in cheapest.items()},
+    )
+
+
+def _as_row(row: tuple[Any, ...]) -> dict[str, Any]:
+    return dict(zip(_ROW_FIELDS, row, strict=True))
+
+
+def _exact(pricing: Pricing, ranked: Ranked) -> Decimal:
+    return pricing.card_hour(_as_row(ranked[1]))
+
+
+def _stream_weeks(
+    weeks: Mapping[int, Mapping[str, int]],
+    by_snapshot: Mapping[int, Mapping[tuple[str, str], tuple[Ranked, int]]],
+    pricing: Pricing,
+    stale: frozenset[str],
+) -> dict[GroupKey, IndexStats]:
+    """Each week's providers, group by group in order, summarised as they stream by."""
     ordered = sorted(
-        (week, gpu, billing, price, offers, provider in stale_set)
+        (week, gpu, billing, ranked, offers, provider in stale)
         for week, snapshots in weeks.items()
         for provider, snapshot in snapshots.items()
-        for (gpu, billing), (price, offers) in by_snapshot.get(snapshot, {}).items()
+        for (gpu, billing), (ranked, offers) in by_snapshot.get(snapshot, {}).items()
     )
-    rows = (ProviderPrice((w, g, b), price, n, old) for w, g, b, price, n, old in ordered)
     stats: dict[GroupKey, IndexStats] = {}
-    for key, index in summarise_stream(rows):
-        assert isinstance(key, tuple)
-        stats[key] = index
-    return MarketIndex(stats, cheapest)
+    for key, items in groupby(ordered, key=lambda item: item[:3]):
+        members = list(items)
+        stats[key] = summarise_ordered(
+            [m[3] for m in members],
+            lambda ranked: _exact(pricing, ranked),
+            sum(m[4] for m in members),
+            sum(m[5] for m in members),
+        )
+    return stats

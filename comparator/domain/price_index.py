@@ -10,19 +10,33 @@ used on SQLite and the SQL aggregate used on PostgreSQL give the same numbers.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from comparator.domain.calendar import slot_factors
 
+T = TypeVar("T")
 CENT = Decimal("0.01")
 PCT_PLACES = Decimal("0.1")
 MEDIAN = Decimal("0.5")
 P90 = Decimal("0.9")
 WEEK_HOURS = 168
+
+
+def percentile_position(count: int, fraction: Decimal) -> tuple[int, Decimal]:
+    """Where the ``fraction`` percentile of ``count`` ascending values lies: the index of the
+    value below it and the weight of the next one (0 when it is a value itself)."""
+    if count < 1:
+        raise ValueError("percentile of no values")
+    if not Decimal(0) <= fraction <= Decimal(1):
+        raise ValueError(f"fraction {fraction} is outside 0…1")
+    position = fraction * (count - 1)
+    below = int(position)  # floor: position ≥ 0
+    return below, position - below
 
 
 def percentile_cont(ordered: Sequence[Decimal], fraction: Decimal) -> Decimal:
@@ -31,16 +45,19 @@ def percentile_cont(ordered: Sequence[Decimal], fraction: Decimal) -> Decimal:
     As PostgreSQL's ``percentile_cont``: the value at position ``fraction × (n − 1)`` counted
     from 0, between the two nearest values. ``ordered`` must not be empty.
     """
-    if not ordered:
-        raise ValueError("percentile of no values")
-    if not Decimal(0) <= fraction <= Decimal(1):
-        raise ValueError(f"fraction {fraction} is outside 0…1")
-    position = fraction * (len(ordered) - 1)
-    below = int(position)  # floor: position ≥ 0
-    if below + 1 >= len(ordered):
-        return ordered[-1]
-    weight = position - below
-    return ordered[below] + (ordered[below + 1] - ordered[below]) * weight
+    return percentile_of(ordered, fraction, lambda value: value)
+
+
+def percentile_of(
+    ordered: Sequence[T], fraction: Decimal, exact: Callable[[T], Decimal]
+) -> Decimal:
+    """:func:`percentile_cont` of items in ascending order whose exact values ``exact`` gives:
+    only the one or two items around the position are valued."""
+    below, weight = percentile_position(len(ordered), fraction)
+    low = exact(ordered[below])
+    if weight == 0:
+        return low
+    return low + (exact(ordered[below + 1]) - low) * weight
 
 
 @dataclass(frozen=True)
@@ -81,6 +98,22 @@ def summarise(
         min_price=ordered[0],
         median_price=percentile_cont(ordered, MEDIAN),
         p90_price=percentile_cont(ordered, P90),
+        stale_providers=stale_providers,
+    )
+
+
+def summarise_ordered(
+    ordered: Sequence[T], exact: Callable[[T], Decimal], offers: int, stale_providers: int = 0
+) -> IndexStats:
+    """The index of one group from its providers' items in ascending price order, valuing only
+    the items the minimum and the percentiles need (a database that orders by an inexact price
+    hands the exact one over for those few)."""
+    return IndexStats(
+        providers=len(ordered),
+        offers=offers,
+        min_price=exact(ordered[0]),
+        median_price=percentile_of(ordered, MEDIAN, exact),
+        p90_price=percentile_of(ordered, P90, exact),
         stale_providers=stale_providers,
     )
 
