@@ -28,8 +28,18 @@ def catalog(
     return sqlite_url
 
 
-def test_json_lists_what_changed(catalog: str, capsys: pytest.CaptureFixture[str]) -> None:
-    result = run_cli(capsys, catalog, *ARGS, "--json")
+@pytest.fixture
+def catalog_any(
+    any_db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> str:
+    """The three weeks on SQLite and on PostgreSQL."""
+    monkeypatch.setenv("SUANLI_FX_RATES", market_catalog.FX)
+    market_catalog.build(capsys, any_db_url, tmp_path).dispose()
+    return any_db_url
+
+
+def test_json_lists_what_changed(catalog_any: str, capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_cli(capsys, catalog_any, *ARGS, "--json")
     assert result.code == 0, result.err
     changes = result.json()["changes"]
     assert changes["providers_new"] == ["delta"]

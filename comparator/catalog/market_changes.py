@@ -79,24 +79,26 @@ def _matched(
     if not both:
         return 0, 0, []
     pairs = ", ".join(f"({int(new)}, {int(old)})" for new, old in both)
-    same = " AND ".join(f"b.{k} = n.{k}" for k in ("gpu", "provider", *KEY_FIELDS) if k != "gpu")
+    same = " AND ".join(f"b.{k} = n.{k}" for k in ("provider", *KEY_FIELDS) if k != "gpu")
     price = "CAST({} AS REAL)" if sqlite else "{}"  # SQLite keeps prices as exact text
-    matched = (
-        f"WITH chg(new_id, old_id) AS (VALUES {pairs}) SELECT n.id AS new_offer,"
-        f" b.id AS old_offer, n.provider, n.region, n.gpu, n.cards, n.billing, n.sku, n.currency,"
-        f" n.price, b.price AS old_price, n.stock, b.stock AS old_stock"
-        f" FROM chg JOIN offer n ON n.snapshot_id = chg.new_id"
-        f" JOIN offer b ON b.snapshot_id = chg.old_id AND b.gpu = n.gpu AND {same}"
-    )
-    counts = conn.execute(
-        text(f"SELECT COUNT(DISTINCT new_offer), COUNT(DISTINCT old_offer) FROM ({matched}) m")
-    ).one()
-    changed = (
-        f"SELECT * FROM ({matched}) m WHERE {price.format('price')} <> {price.format('old_price')}"
+    columns = "provider, region, gpu, cards, billing, sku, currency, price, old_price, stock"
+    query = (  # one pass over the pairs: the counts first (part 1), then the changed pairs
+        f"WITH chg(new_id, old_id) AS (VALUES {pairs}), m AS MATERIALIZED (SELECT"
+        f" n.id AS new_offer, b.id AS old_offer, n.provider, n.region, n.gpu, n.cards,"
+        f" n.billing, n.sku, n.currency, n.price, b.price AS old_price, n.stock,"
+        f" b.stock AS old_stock FROM chg JOIN offer n ON n.snapshot_id = chg.new_id"
+        f" JOIN offer b ON b.snapshot_id = chg.old_id AND b.gpu = n.gpu AND {same})"
+        f" SELECT 1 AS part, COUNT(DISTINCT new_offer) AS new_offer,"
+        f" COUNT(DISTINCT old_offer) AS old_offer, {', '.join(['NULL'] * 11)} FROM m"
+        f" UNION ALL SELECT 2, new_offer, old_offer, {columns}, old_stock FROM m"
+        f" WHERE {price.format('price')} <> {price.format('old_price')}"
         " OR (stock = 0 AND (old_stock IS NULL OR old_stock > 0))"
-        " ORDER BY provider, region, gpu, billing, new_offer"
+        " ORDER BY 1, 4, 5, 6, 8, 2"
     )
-    rows = [dict(row) for row in conn.execute(text(changed)).mappings()]
+    names = ["part", "new_offer", "old_offer", *columns.split(", "), "old_stock"]
+    found = [dict(zip(names, row, strict=True)) for row in conn.execute(text(query))]
+    counts = (found[0]["new_offer"], found[0]["old_offer"])
+    rows = found[1:]
     return int(counts[0]), int(counts[1]), rows
 
 
