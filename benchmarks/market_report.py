@@ -21,6 +21,7 @@ average of 10-14), then --reuse --runs 2:
 
     sqlite   (load 4-6)  report 54.66, 46.69 s; market_index 27.30, week_diff 21.29 s/run
     postgres (load 2-4)  report 35.18, 27.85 s; market_index 15.37, week_diff 14.70 s/run
+    sqlite   (load 2-4)  report 44.91 s;        market_index 18.00, week_diff 24.76 s
 
 The target of 10 s is not met: see docs/market-report.md (How it runs at scale).
 """
