@@ -14,11 +14,10 @@ import pytest
 
 from comparator.domain.price_index import (
     Change,
-    ProviderPrice,
     change,
     percentile_cont,
     summarise,
-    summarise_stream,
+    summarise_ordered,
     to_cent,
     week_factor_sum,
 )
@@ -64,19 +63,21 @@ def test_a_half_cent_rounds_up_once() -> None:
     assert stats.rounded().median_price == D("1.01")  # exact Decimal: no binary 1.00499…
 
 
-def test_the_stream_summarises_each_group_and_counts_offers_and_stale() -> None:
-    rows = [
-        ProviderPrice(("H800", "hourly"), D("12"), 5),
-        ProviderPrice(("H800", "hourly"), D("10"), 1, stale=True),
-        ProviderPrice(("H800", "hourly"), D("11"), 1),
-        ProviderPrice(("H800", "monthly"), D("9.6"), 2),
-    ]
-    groups = dict(summarise_stream(rows))
-    hourly = groups[("H800", "hourly")]
-    assert (hourly.providers, hourly.offers, hourly.stale_providers) == (3, 7, 1)
-    assert (hourly.min_price, hourly.median_price, hourly.p90_price) == (D(10), D(11), D("11.8"))
-    assert groups[("H800", "monthly")].providers == 1
-    assert dict(summarise_stream([])) == {}
+def test_ordered_rows_are_valued_only_where_the_index_needs_them() -> None:
+    """Rows in price order (the database's inexact order); the exact value is asked only for
+    the minimum and the one or two rows around each percentile."""
+    rows = [("r0", D("10")), ("r1", D("11")), ("r2", D("12")), ("r3", D("13")), ("r4", D("20"))]
+    asked: list[str] = []
+
+    def exact(row: tuple[str, Decimal]) -> Decimal:
+        asked.append(row[0])
+        return row[1]
+
+    stats = summarise_ordered(rows, exact, offers=9, stale_providers=1)
+    assert (stats.providers, stats.offers, stats.stale_providers) == (5, 9, 1)
+    assert (stats.min_price, stats.median_price, stats.p90_price) == (D(10), D(12), D("17.2"))
+    assert sorted(set(asked)) == ["r0", "r2", "r3", "r4"]  # never r1
+    assert stats == summarise([r[1] for r in reversed(rows)], offers=9, stale_providers=1)
 
 
 def test_change_is_rounded_to_the_cent_then_compared() -> None:

@@ -1,7 +1,9 @@
 """The market index's arithmetic, pure: percentiles over ordered prices, week-over-week change,
-the off-peak factor of a reference week, and the streamed summary of ordered rows.
+the off-peak factor of a reference week, and the summary of a group's ordered rows.
 
-The index method (docs/market-report.md): per GPU and billing mode, each provider counts once
+The streamed computation (:func:`summarise_ordered`) takes a group's providers in price order
+and values exactly only the items the minimum and the percentiles need. The index method
+(docs/market-report.md): per GPU and billing mode, each provider counts once
 with its cheapest card-hour price; the index is the minimum, the median and the 90th
 percentile of those prices. Percentiles are *continuous* (linear interpolation between the
 two nearest ranks), exactly as PostgreSQL's ``percentile_cont``, so the streamed computation
@@ -10,7 +12,7 @@ used on SQLite and the SQL aggregate used on PostgreSQL give the same numbers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -91,15 +93,7 @@ def summarise(
     provider_prices: Iterable[Decimal], offers: int, stale_providers: int = 0
 ) -> IndexStats:
     """The index of one group from each provider's cheapest card-hour price (any order)."""
-    ordered = sorted(provider_prices)
-    return IndexStats(
-        providers=len(ordered),
-        offers=offers,
-        min_price=ordered[0],
-        median_price=percentile_cont(ordered, MEDIAN),
-        p90_price=percentile_cont(ordered, P90),
-        stale_providers=stale_providers,
-    )
+    return summarise_ordered(sorted(provider_prices), lambda price: price, offers, stale_providers)
 
 
 def summarise_ordered(
@@ -116,37 +110,6 @@ def summarise_ordered(
         p90_price=percentile_of(ordered, P90, exact),
         stale_providers=stale_providers,
     )
-
-
-@dataclass(frozen=True)
-class ProviderPrice:
-    """A row of the streamed computation: one provider's cheapest price in one group."""
-
-    group: Hashable
-    price: Decimal
-    offers: int
-    stale: bool = False
-
-
-def summarise_stream(rows: Iterable[ProviderPrice]) -> Iterator[tuple[Hashable, IndexStats]]:
-    """The index of each group from rows ordered by group (one row per provider and group).
-
-    Holds one group's prices at a time: the streamed counterpart of PostgreSQL's
-    ``GROUP BY … percentile_cont`` for databases without percentiles (SQLite).
-    """
-    group: Hashable = None
-    prices: list[Decimal] = []
-    offers = stale = 0
-    for row in rows:
-        if prices and row.group != group:
-            yield group, summarise(prices, offers, stale)
-            prices, offers, stale = [], 0, 0
-        group = row.group
-        prices.append(row.price)
-        offers += row.offers
-        stale += int(row.stale)
-    if prices:
-        yield group, summarise(prices, offers, stale)
 
 
 @dataclass(frozen=True)
