@@ -73,6 +73,7 @@ from comparator.cli.estimate_cmd import register as register_estimate  # noqa: E
 from comparator.cli.plan_cmd import register as register_plan  # noqa: E402
 from comparator.cli.quote_cmd import register as register_quote  # noqa: E402
 from comparator.cli.refresh_cmd import register as register_refresh  # noqa: E402
+from comparator.cli.report_cmd import register as register_report  # noqa: E402
 from comparator.cli.schema_cmd import register as register_schema  # noqa: E402
 from comparator.cli.verify_cmd import register as register_verify  # noqa: E402
 
@@ -83,6 +84,7 @@ register_plan(app)
 register_quote(app)
 register_refresh(app)
 register_schema(app)
+register_report(app)
 register_verify(app)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sys
@@ -288,5 +289,9 @@ def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:
     )
     for noisy in ("apscheduler", "httpx", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    if not run_worker(open_catalog(st), config):
+    from comparator.cli.report_cmd import report_after_refresh
+
+    engine = open_catalog(st)
+    after = functools.partial(report_after_refresh, engine, st.settings)
+    if not run_worker(engine, config, after=after):
         os._exit(1)  # a refresh thread is stuck past the grace: do not wait for it at exit

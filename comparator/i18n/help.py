@@ -195,6 +195,15 @@ HELP_ZH: dict[str, str] = {
     "Judge licences and price ages as of this date (YYYY-MM-DD).": (
         "以该日期（YYYY-MM-DD）判断许可证和价格时效。"
     ),
+    # report market
+    "Reports over the catalog: the weekly market report.": "基于价格目录的报告：每周市场报告。",
+    "The weekly market report: price index per GPU and billing mode, and what changed.": (
+        "每周市场报告：按卡型与计费方式的价格指数，以及本周的变化。"
+    ),
+    "Judge compliance for this job file (default: no requirements).": (
+        "按该任务文件判断合规（默认：无任务要求）。"
+    ),
+    "Weeks on record (2–104).": "统计的周数（2–104）。",
     # refresh / history / worker
     "Run the provider adapters once (the weekly job's body) and report price changes.": (
         "运行一次各服务商适配器（每周任务的主体），并报告价格变化。"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from comparator.i18n.labels_facts import FACT_LABELS
+from comparator.i18n.labels_market import MARKET_LABELS
 
 REPORT_LANGS: tuple[str, ...] = ("zh-CN", "en")
 
@@ -280,6 +281,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "billing_yearly": ("包年", "yearly"),
     **FACT_LABELS,
 }
+LABELS.update(MARKET_LABELS)
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,12 @@ from __future__ import annotations
 from comparator.errors import Msg, SuanliError
 from comparator.i18n.labels import is_en
 from comparator.i18n.messages_input import INPUT_ZH
+from comparator.i18n.messages_market import MARKET_ZH
 from comparator.i18n.messages_plan import PLAN_ZH
 from comparator.i18n.messages_refresh import REFRESH_ZH
 from comparator.i18n.messages_work import WORK_ZH
 
-MESSAGES_ZH: dict[str, str] = {**INPUT_ZH, **REFRESH_ZH, **WORK_ZH, **PLAN_ZH}
+MESSAGES_ZH: dict[str, str] = {**INPUT_ZH, **REFRESH_ZH, **WORK_ZH, **PLAN_ZH, **MARKET_ZH}
 
 
 def _zh(text: str) -> str | None:

@@ -8,7 +8,7 @@ every source's adapter (:mod:`providers`) and stores what came back through :mod
 
 from comparator.refresh.importer import ImportResult, import_files, load_demo, split_files
 from comparator.refresh.run import RefreshReport, SourceOutcome, run_refresh
-from comparator.refresh.sources import load_sources
+from comparator.refresh.sources import SourcesFile, load_sources
 from comparator.refresh.sources_model import sources_schema
 from comparator.refresh.worker import run_worker
 
@@ -16,6 +16,7 @@ __all__ = [
     "ImportResult",
     "RefreshReport",
     "SourceOutcome",
+    "SourcesFile",
     "import_files",
     "load_demo",
     "load_sources",

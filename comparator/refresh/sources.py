@@ -17,6 +17,7 @@ from comparator.domain.ids import id_problem
 from comparator.domain.toml_input import read_toml
 from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
 from comparator.errors import InputError, Msg
+from comparator.refresh.report_config import ReportConfig, parse_report
 from comparator.refresh.schedule import parse_cron
 from providers import FetchPolicy, SourceSpec, adapter_class, is_url
 
@@ -57,6 +58,7 @@ class SourcesFile:
     path: str
     worker: WorkerConfig
     sources: tuple[SourceSpec, ...]
+    report: ReportConfig | None = None  # [report]: where the worker writes the market report
 
     def select(self, providers: Sequence[str]) -> tuple[SourceSpec, ...]:
         """The sources of ``providers`` (all when empty); InputError for an unknown one."""
@@ -87,7 +89,7 @@ def load_sources(path: str | Path) -> SourcesFile:
 
 
 def parse_sources(data: Mapping[str, Any], file: Path) -> SourcesFile:
-    _only(data, ("worker", "source"), str(file))
+    _only(data, ("worker", "source", "report"), str(file))
     worker = _worker(data.get("worker", {}), f"{file} [worker]")
     entries = data.get("source", [])
     if not isinstance(entries, list) or not entries:
@@ -97,7 +99,10 @@ def parse_sources(data: Mapping[str, Any], file: Path) -> SourcesFile:
         for i, entry in enumerate(entries, 1)
     )
     _unique_providers(sources, file)
-    return SourcesFile(str(file), worker, sources)
+    report = (
+        None if "report" not in data else parse_report(data["report"], file, f"{file} [report]")
+    )
+    return SourcesFile(str(file), worker, sources, report)
 
 
 def _only(table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:

@@ -38,18 +38,24 @@ from comparator.errors import SuanliError
 from comparator.refresh.lease import hold_lease
 from comparator.refresh.run import RefreshReport, run_refresh
 from comparator.refresh.schedule import current_period, parse_cron
-from comparator.refresh.sources import load_sources
+from comparator.refresh.sources import SourcesFile, load_sources
 
 log = logging.getLogger("suanli.worker")
 LEASE_NAME = "refresh-worker"
 STOP_MARGIN_S = 15.0  # after the grace: time for cancelled sources to record their failure
 RETRY_S = 60.0  # lease held by a live worker, or the run failed to start: look again then
+#: what runs after each scheduled refresh (``suanli worker`` writes the market report)
+AfterRefresh = Callable[[SourcesFile, RefreshReport], None]
 
 
 def refresh_due(
-    engine: Engine, sources_path: Path, stop: threading.Event | None = None
+    engine: Engine,
+    sources_path: Path,
+    stop: threading.Event | None = None,
+    after: AfterRefresh | None = None,
 ) -> RefreshReport | None:
-    """One scheduled run: under the lease, refresh the sources still due this period.
+    """One scheduled run: under the lease, refresh the sources still due this period, then
+    call ``after`` (the market report; its failure is logged, the worker goes on).
 
     When a new period began while it ran (a catch-up longer than the cron's interval), the
     new period is refreshed right away too: the scheduler drops fires that come while a run
@@ -73,12 +79,22 @@ def refresh_due(
             log.error("refresh not run: %s", exc)
             return None
         _log_report(report)
+        _after(after, sources, report)
         zone = sources.worker.timezone
         now = current_period(parse_cron(sources.worker.cron, zone), datetime.now(zone)).label
         if now == report.period:
             break
         log.info("period %s began during the refresh of %s: refreshing it now", now, report.period)
     return report
+
+
+def _after(after: AfterRefresh | None, sources: SourcesFile, report: RefreshReport) -> None:
+    if after is None:
+        return
+    try:
+        after(sources, report)
+    except Exception as exc:  # a report that cannot be written never stops the refreshes
+        log.error("after the refresh of %s: %s: %s", report.period, type(exc).__name__, exc)
 
 
 def _elsewhere(report: RefreshReport) -> bool:
@@ -95,8 +111,14 @@ def _log_report(report: RefreshReport) -> None:
     log.info("refresh of period %s finished in %.1f s: %s", report.period, report.seconds, counts)
 
 
-def run_worker(engine: Engine, sources_path: Path, stop: threading.Event | None = None) -> bool:
-    """Run until SIGTERM/SIGINT (or ``stop``): catch up now, then follow the cron.
+def run_worker(
+    engine: Engine,
+    sources_path: Path,
+    stop: threading.Event | None = None,
+    after: AfterRefresh | None = None,
+) -> bool:
+    """Run until SIGTERM/SIGINT (or ``stop``): catch up now, then follow the cron; ``after``
+    runs after each refresh (see :func:`refresh_due`).
 
     Returns whether every refresh ended within the grace (False: one is still stuck).
     """
@@ -108,7 +130,7 @@ def run_worker(engine: Engine, sources_path: Path, stop: threading.Event | None 
     scheduler = BackgroundScheduler(timezone=zone)
 
     def job() -> None:
-        report = refresh_due(engine, sources_path, stop)
+        report = refresh_due(engine, sources_path, stop, after)
         if (report is None or _elsewhere(report)) and not stop.is_set():
             retry_at = datetime.now(zone) + timedelta(seconds=RETRY_S)
             log.info("trying again at %s", retry_at.strftime("%H:%M:%S"))

@@ -4,6 +4,12 @@
 :mod:`.render` renders and writes the files.
 """
 
+from comparator.report.market_page import (
+    prune_dated,
+    render_market_html,
+    write_dated_report,
+    write_market_report,
+)
 from comparator.report.render import (
     check_outputs,
     format_money,
@@ -12,4 +18,14 @@ from comparator.report.render import (
     write_report,
 )
 
-__all__ = ["check_outputs", "format_money", "render_html", "render_pdf", "write_report"]
+__all__ = [
+    "check_outputs",
+    "format_money",
+    "prune_dated",
+    "render_html",
+    "render_market_html",
+    "render_pdf",
+    "write_dated_report",
+    "write_market_report",
+    "write_report",
+]

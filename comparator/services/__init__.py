@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         default_verdicts,
         eligible_for_job,
     )
+    from comparator.services.market_report import market_report
     from comparator.services.planning import (
         context_from_settings,
         plan_job_file,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 _HOME: dict[str, tuple[str, ...]] = {
     "eligibility": ("CatalogCheck", "check_catalog", "default_verdicts", "eligible_for_job"),
+    "market_report": ("market_report",),
     "planning": ("context_from_settings", "plan_job_file", "plan_jobs_files"),
     "quoting": ("make_quote",),
     "verification": ("Verified", "offer_to_verify", "store_verification", "verify_machine"),
@@ -46,6 +48,7 @@ __all__ = [
     "default_verdicts",
     "eligible_for_job",
     "make_quote",
+    "market_report",
     "offer_to_verify",
     "plan_job_file",
     "plan_jobs_files",

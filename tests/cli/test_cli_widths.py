@@ -25,6 +25,7 @@ COMMANDS: tuple[tuple[str, ...], ...] = (
     ("providers",),
     ("check",),
     ("history",),
+    ("report", "market"),
     ("plan", str(REPO / "examples" / "lora-7b-guangdong.toml")),
     ("plan", str(REPO / "examples" / "70b-full-multinode.toml")),
     ("plan", str(REPO / "examples" / "seeds-13b-full-8xa100.toml")),

@@ -38,7 +38,7 @@ _TECH = """suanli Suanli SQLAlchemy Hugging Face config json Example Usage Pango
     nvidia smi topo matmul examples sources quote html pdf Llama Qwen master fp32 bf16 fp16
     mixed Monday Demo deprecated Merlion Cloud TFLOP FLOPs card hours demo nanshan lambda
     files jobs job provider ids none selective logits megatron torchtitan deepspeed Trainer
-    Factory Axolotl unsloth torchtune other op"""
+    Factory Axolotl unsloth torchtune other op market"""
 TECH_WORDS = frozenset(_TECH.split())
 # Chinese allowed in English text: inputs shown as examples, and glossed official terms.
 CJK_OK = frozenset({"广东", "粤", "按量", "包月", "算力", "专票", "普票", "等保", "公安备案"})

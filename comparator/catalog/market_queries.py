@@ -1,0 +1,358 @@
+"""The market index in the database: per week, GPU and billing mode, each provider's cheapest
+card-hour price, then the minimum, median and 90th percentile over providers.
+
+A week's offers are those of each provider's newest snapshot fetched before the week's end
+(:func:`week_snapshots`). The card-hour price is computed in SQL: tax-inclusive
+(``× (1 + vat_rate)`` where a sheet says tax-exclusive), in the quote currency (the FX table),
+off-peak rules of hourly and spot offers at their mean factor over a reference week, divided
+by the cards of the rental unit and the hours of the billing period.
+
+PostgreSQL computes everything in SQL, in exact ``numeric``: ``GROUP BY`` per provider, then
+the continuous percentiles from each price's rank (``row_number()``), because its
+``percentile_cont`` works in double precision, which misrounds half-cent medians. SQLite
+stores prices as exact text and has no percentiles: SQL groups per provider and returns the
+cheapest row (SQLite's bare columns of ``MIN``) with its price as a float; the rows are
+ordered on it and streamed group by group, and the exact price is computed from the row's
+exact text only for the minimum and the rows around each percentile
+(:mod:`comparator.domain.price_index`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from itertools import groupby
+from typing import Any
+
+from sqlalchemy import Connection, Engine, select, text
+
+from comparator.catalog.models import PriceSnapshot, table_of
+from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
+from comparator.domain.price_index import WEEK_HOURS, IndexStats, summarise_ordered
+
+SNAPSHOT = table_of(PriceSnapshot)
+GroupKey = tuple[int, str, str]  # (week number, GPU, billing mode)
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """How an offer becomes a card-hour price in the index (see the module docstring)."""
+
+    currency: str
+    fx_rates_cny: Mapping[str, Decimal]  # CNY per unit of each currency (CNY itself included)
+    tou_sums: Mapping[str, Decimal] = field(default_factory=dict)  # rule → factor sum per week
+
+    def card_hour(self, row: Any) -> Decimal:
+        """The exact card-hour price of an offer row (its price, cards, billing, currency, …)."""
+        price = Decimal(str(row["price"]))
+        if not row["tax_inclusive"]:
+            price *= 1 + Decimal(str(row["vat_rate"]))
+        price *= self.fx_rates_cny[str(row["currency"]).upper()]
+        tou = str(row["time_of_use"] or "")
+        weekly = (
+            self.tou_sums.get(tou, WEEK_HOURS) if row["billing"] in HOURLY_MODES else WEEK_HOURS
+        )
+        denominator = int(row["cards"]) * PERIOD_HOURS[str(row["billing"])] * WEEK_HOURS
+        return price * weekly / (denominator * self.fx_rates_cny[self.currency])
+
+
+class Sql:
+    """A statement's text and its bind parameters, built piece by piece."""
+
+    def __init__(self) -> None:
+        self.params: dict[str, Any] = {}
+
+    def bind(self, value: Any) -> str:
+        name = f"p{len(self.params)}"
+        self.params[name] = value
+        return f":{name}"
+
+    def card_hour(self, pricing: Pricing, sqlite: bool) -> str:
+        """The card-hour price of offer ``o`` as one SQL expression (one division)."""
+        num = "CAST(o.{} AS REAL)" if sqlite else "o.{}"
+        tax = f"(CASE WHEN o.tax_inclusive THEN 1 ELSE 1 + {num.format('vat_rate')} END)"
+        rates = " ".join(
+            f"WHEN {self.bind(code)} THEN {rate}" for code, rate in pricing.fx_rates_cny.items()
+        )
+        tous = " ".join(
+            f"WHEN {self.bind(rule)} THEN {total}" for rule, total in pricing.tou_sums.items()
+        )
+        hourly = ", ".join(f"'{mode}'" for mode in HOURLY_MODES)
+        tou = f"(CASE o.time_of_use {tous} ELSE {WEEK_HOURS} END)" if tous else str(WEEK_HOURS)
+        weekly = f"(CASE WHEN o.billing IN ({hourly}) THEN {tou} ELSE {WEEK_HOURS} END)"
+        hours = " ".join(f"WHEN '{mode}' THEN {h}" for mode, h in PERIOD_HOURS.items())
+        rate_quote = pricing.fx_rates_cny[pricing.currency]
+        return (
+            f"{num.format('price')} * {tax} * (CASE o.currency {rates} END) * {weekly}"
+            f" / (o.cards * (CASE o.billing {hours} END) * {WEEK_HOURS} * {rate_quote})"
+        )
+
+    def priced_only(self, pricing: Pricing) -> str:
+        currencies = ", ".join(self.bind(code) for code in pricing.fx_rates_cny)
+        modes = ", ".join(f"'{mode}'" for mode in PERIOD_HOURS)
+        return f"o.currency IN ({currencies}) AND o.billing IN ({modes})"
+
+    def in_list(self, column: str, values: Sequence[str]) -> str:
+        if not values:
+            return "1 = 0"
+        return f"{column} IN ({', '.join(self.bind(v) for v in values)})"
+
+
+def weeks_cte(weeks: Mapping[int, Mapping[str, int]]) -> str:
+    """``wk(week, snapshot_id)``: each week's snapshot of each provider (ids are integers)."""
+    pairs = sorted({(w, sid) for w, snaps in weeks.items() for sid in snaps.values()})
+    if not pairs:
+        pairs = [(-1, -1)]
+    values = ", ".join(f"({int(w)}, {int(sid)})" for w, sid in pairs)
+    return f"wk(week, snapshot_id) AS (VALUES {values})"
+
+
+def week_snapshots(conn: Connection, ends: Sequence[datetime]) -> dict[int, dict[str, int]]:
+    """For each week (by its position in ``ends``), provider id → the id of its newest
+    snapshot fetched before the week's end (aware datetimes)."""
+    rows = conn.execute(
+        select(SNAPSHOT.c.id, SNAPSHOT.c.provider_id, SNAPSHOT.c.fetched_at).order_by(SNAPSHOT.c.id)
+    )
+    snapshots = [(int(sid), str(pid), _aware(fetched)) for sid, pid, fetched in rows]
+    weeks: dict[int, dict[str, int]] = {}
+    for week, end in enumerate(ends):
+        chosen: dict[str, int] = {}
+        for sid, pid, fetched in snapshots:  # ascending ids: a later one replaces an earlier
+            if fetched < end:
+                chosen[pid] = sid
+        weeks[week] = chosen
+    return weeks
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def distinct_rules(conn: Connection, snapshot_ids: Sequence[int]) -> list[str]:
+    """The off-peak rules of the hourly and spot offers of these snapshots."""
+    if not snapshot_ids:
+        return []
+    ids = ", ".join(str(int(s)) for s in sorted(set(snapshot_ids)))
+    hourly = ", ".join(f"'{mode}'" for mode in HOURLY_MODES)
+    query = text(
+        f"SELECT DISTINCT o.time_of_use FROM offer o WHERE o.snapshot_id IN ({ids}) "
+        f"AND o.billing IN ({hourly}) AND o.time_of_use <> ''"
+    )
+    return sorted(str(rule) for (rule,) in conn.execute(query))
+
+
+@dataclass(frozen=True)
+class CheapestOffer:
+    offer_id: int
+    provider: str
+    region: str
+    gpu: str
+    billing: str
+    cards: int
+    sku: str
+    price_card_hour: Decimal
+
+
+@dataclass(frozen=True)
+class MarketIndex:
+    stats: dict[GroupKey, IndexStats]  # (week, GPU, mode) → the index (prices not rounded)
+    cheapest: dict[tuple[str, str], CheapestOffer]  # (GPU, mode) → the last week's cheapest
+
+
+def market_index(
+    engine: Engine,
+    weeks: Mapping[int, Mapping[str, int]],
+    pricing: Pricing,
+    stale_providers: Sequence[str] = (),
+    excluded: Collection[tuple[str, str]] = (),
+) -> MarketIndex:
+    """The index of every (week, GPU, billing mode) that has offers, and the cheapest offer of
+    the last week per GPU and mode outside the ``excluded`` (provider, data centre) places."""
+    last = max(weeks) if weeks else 0
+    with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            stats = _index_postgresql(conn, weeks, pricing, stale_providers)
+            cheapest = _cheapest_postgresql(conn, weeks.get(last, {}), pricing, excluded)
+            return MarketIndex(stats, cheapest)
+        return _index_streamed(conn, weeks, pricing, stale_providers, frozenset(excluded))
+
+
+def _cheapest_postgresql(
+    conn: Connection,
+    snapshots: Mapping[str, int],
+    pricing: Pricing,
+    excluded: Collection[tuple[str, str]],
+) -> dict[tuple[str, str], CheapestOffer]:
+    sql = Sql()
+    ids = ", ".join(str(int(s)) for s in sorted(set(snapshots.values()))) or "-1"
+    where = f"o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
+    if excluded:
+        pairs = ", ".join(f"({sql.bind(p)}, {sql.bind(r)})" for p, r in sorted(excluded))
+        where += f" AND (o.provider, o.region) NOT IN ({pairs})"
+    query = (
+        f"SELECT DISTINCT ON (o.gpu, o.billing) o.id, o.provider, o.region, o.gpu, o.billing,"
+        f" o.cards, o.sku, o.price, o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use,"
+        f" {sql.card_hour(pricing, False)} AS price_card_hour FROM offer o WHERE {where}"
+        f" ORDER BY o.gpu, o.billing, price_card_hour, o.id"
+    )
+    return {
+        (str(row["gpu"]), str(row["billing"])): _cheapest(row, pricing.card_hour(row))
+        for row in conn.execute(text(query), sql.params).mappings()
+    }
+
+
+def _cheapest(row: Any, price: Decimal) -> CheapestOffer:
+    return CheapestOffer(
+        int(row["id"]),
+        str(row["provider"]),
+        str(row["region"]),
+        str(row["gpu"]),
+        str(row["billing"]),
+        int(row["cards"]),
+        str(row["sku"] or ""),
+        price,
+    )
+
+
+def _per_provider(sql: Sql, pricing: Pricing) -> str:
+    """PostgreSQL's per-provider grouping: each week's cheapest card-hour of each provider."""
+    return (
+        f"SELECT wk.week, o.gpu, o.billing, o.provider, MIN({sql.card_hour(pricing, False)})"
+        f" AS price_card_hour, COUNT(*) AS offers"
+        f" FROM offer o JOIN wk ON wk.snapshot_id = o.snapshot_id"
+        f" WHERE {sql.priced_only(pricing)}"
+        f" GROUP BY wk.week, o.gpu, o.billing, o.provider"
+    )
+
+
+def _index_postgresql(
+    conn: Connection,
+    weeks: Mapping[int, Mapping[str, int]],
+    pricing: Pricing,
+    stale: Sequence[str],
+) -> dict[GroupKey, IndexStats]:
+    sql = Sql()
+    part = "PARTITION BY week, gpu, billing"
+    ranked = (
+        f"SELECT pp.*, row_number() OVER ({part} ORDER BY price_card_hour) - 1 AS rk,"
+        f" COUNT(*) OVER ({part}) AS n FROM pp"
+    )
+    stale_case = f"CASE WHEN {sql.in_list('provider', stale)} THEN 1 ELSE 0 END"
+    query = (
+        f"WITH {weeks_cte(weeks)}, pp AS ({_per_provider(sql, pricing)}),"
+        f" ranked AS ({ranked})"
+        f" SELECT week, gpu, billing, COUNT(*) AS providers, SUM(offers) AS offers,"
+        f" SUM({stale_case}) AS stale, MIN(price_card_hour) AS low,"
+        f" {_continuous('0.5')} AS median, {_continuous('0.9')} AS p90"
+        f" FROM ranked GROUP BY week, gpu, billing ORDER BY week, gpu, billing"
+    )
+    result: dict[GroupKey, IndexStats] = {}
+    for row in conn.execute(text(query), sql.params):
+        key = (int(row.week), str(row.gpu), str(row.billing))
+        result[key] = IndexStats(
+            int(row.providers),
+            int(row.offers),
+            Decimal(row.low),
+            Decimal(row.median),
+            Decimal(row.p90),
+            int(row.stale),
+        )
+    return result
+
+
+def _continuous(fraction: str) -> str:
+    """``percentile_cont(fraction)`` in exact numeric from each row's rank ``rk`` of ``n``."""
+    position = f"({fraction} * (n - 1))"
+    below = f"FLOOR{position}"
+    weight = f"({position} - {below})"
+    return (
+        f"SUM(CASE WHEN rk = {below} THEN price_card_hour * (1 - {weight})"
+        f" WHEN rk = {below} + 1 THEN price_card_hour * {weight} ELSE 0 END)"
+    )
+
+
+_ROW_FIELDS: tuple[str, ...] = (
+    "id",
+    "provider",
+    "region",
+    "gpu",
+    "billing",
+    "cards",
+    "sku",
+    "price",
+)
+_ROW_FIELDS += ("currency", "tax_inclusive", "vat_rate", "time_of_use")
+Ranked = tuple[float, tuple[Any, ...]]  # (the SQL's inexact card-hour price, the offer's row)
+
+
+def _index_streamed(
+    conn: Connection,
+    weeks: Mapping[int, Mapping[str, int]],
+    pricing: Pricing,
+    stale: Sequence[str],
+    excluded: frozenset[tuple[str, str]],
+) -> MarketIndex:
+    """SQL groups each snapshot's offers per GPU, mode, provider and data centre (read through
+    the snapshot index, once per snapshot however many weeks it serves) and returns each
+    group's cheapest row with its card-hour price as a float. Rows are compared on that float;
+    the exact price (from the row's exact text) is computed only for what is shown: the
+    minimum, the rows around each percentile, the cheapest compliant offer."""
+    sql = Sql()
+    ids = ", ".join(str(i) for i in sorted({s for snaps in weeks.values() for s in snaps.values()}))
+    query = (
+        f"SELECT o.snapshot_id, MIN({sql.card_hour(pricing, True)}), COUNT(*),"
+        f" {', '.join('o.' + name for name in _ROW_FIELDS)}"
+        f" FROM offer o WHERE o.snapshot_id IN ({ids or '-1'}) AND {sql.priced_only(pricing)}"
+        f" GROUP BY o.snapshot_id, o.gpu, o.billing, o.provider, o.region"
+    )
+    last = weeks.get(max(weeks), {}) if weeks else {}
+    current = frozenset(last.values())
+    by_snapshot: dict[int, dict[tuple[str, str], tuple[Ranked, int]]] = {}
+    cheapest: dict[tuple[str, str], Ranked] = {}
+    for snapshot_id, price, offers, *row in conn.execute(text(query), sql.params):
+        group, ranked = (row[3], row[4]), (float(price), tuple(row))
+        found = by_snapshot.setdefault(int(snapshot_id), {})
+        low, count = found.get(group, (ranked, 0))
+        found[group] = (min(low, ranked), count + int(offers))
+        if snapshot_id in current and (row[1], row[2]) not in excluded:
+            cheapest[group] = min(cheapest.get(group, ranked), ranked)
+    stats = _stream_weeks(weeks, by_snapshot, pricing, frozenset(stale))
+    return MarketIndex(
+        stats,
+        {g: _cheapest(_as_row(r), _exact(pricing, (0.0, r))) for g, (_, r) in cheapest.items()},
+    )
+
+
+def _as_row(row: tuple[Any, ...]) -> dict[str, Any]:
+    return dict(zip(_ROW_FIELDS, row, strict=True))
+
+
+def _exact(pricing: Pricing, ranked: Ranked) -> Decimal:
+    return pricing.card_hour(_as_row(ranked[1]))
+
+
+def _stream_weeks(
+    weeks: Mapping[int, Mapping[str, int]],
+    by_snapshot: Mapping[int, Mapping[tuple[str, str], tuple[Ranked, int]]],
+    pricing: Pricing,
+    stale: frozenset[str],
+) -> dict[GroupKey, IndexStats]:
+    """Each week's providers, group by group in order, summarised as they stream by."""
+    ordered = sorted(
+        (week, gpu, billing, ranked, offers, provider in stale)
+        for week, snapshots in weeks.items()
+        for provider, snapshot in snapshots.items()
+        for (gpu, billing), (ranked, offers) in by_snapshot.get(snapshot, {}).items()
+    )
+    stats: dict[GroupKey, IndexStats] = {}
+    for key, items in groupby(ordered, key=lambda item: item[:3]):
+        members = list(items)
+        stats[key] = summarise_ordered(
+            [m[3] for m in members],
+            lambda ranked: _exact(pricing, ranked),
+            sum(m[4] for m in members),
+            sum(m[5] for m in members),
+        )
+    return stats
