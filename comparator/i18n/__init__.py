@@ -33,7 +33,7 @@ from comparator.i18n.labels import (
     verify_check_label,
     yes_no,
 )
-from comparator.i18n.messages import MESSAGES_ZH, error_text, render
+from comparator.i18n.messages import MESSAGES_ZH, TABLES_ZH, error_text, render, say
 from comparator.i18n.stored import (
     Bilingual,
     msg_from_json,
@@ -56,6 +56,7 @@ __all__ = [
     "MESSAGES_ZH",
     "REPORT_LANGS",
     "RULE_OF_THUMB_ZH",
+    "TABLES_ZH",
     "VERIFY_CHECKS",
     "Bilingual",
     "CheckLabel",
@@ -70,6 +71,7 @@ __all__ = [
     "normalize_lang",
     "pick",
     "render",
+    "say",
     "spaced",
     "status_label",
     "stored_text",
