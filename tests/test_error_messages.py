@@ -21,7 +21,7 @@ from tests.test_messages import CJK, CJK_OK, stray_chinese, stray_english
 # Chinese allowed in English messages: the inputs a user may type, shown as examples
 INPUT_WORDS = frozenset({"是", "否", "包日", "包周", "包年", "竞价", "江苏", "常州", "简称"})
 # official terms the English keeps beside their gloss ("no 调休 make-up workdays")
-GLOSSED = frozenset({"调休"})
+GLOSSED = frozenset({"调休", "不良名单", "互联网资源协作服务"})
 # keys (snake_case), quoted examples, file suffixes, paths and header names stay as typed
 _TYPED = re.compile(
     r"\w+(?:[.-]\w+)+|\w*_\w*|\"[^\"]*\"|'[^']*'|\.\w+\b|\w+(?:/\w+)+|https?(?:\(s\))?|Content-Length|crontab"
@@ -41,7 +41,8 @@ _WORDS = """true false url path token_env headers records values fields defaults
     db postgres suanli init import quote offers history check estimate list models show Accept
     text CC fp32 fp16 bf16 lora rank Ada Hopper Blackwell Asia Shanghai JOB COLUMN
     FACTOR DAYS price cards billing sku stock interconnect Python GpuInfo
-    budget location memory network requirements throughput interruptible"""
+    budget location memory network requirements throughput interruptible
+    README Install Settings torch warning fabric vGPU"""
 MESSAGE_WORDS = frozenset(_WORDS.split())
 
 

@@ -56,9 +56,10 @@ def global_options(
 ) -> None:
     """Global options shared by every command."""
     if lang not in ("zh", "en"):
-        raise typer.BadParameter(
-            f"应为 zh 或 en (expected zh or en), 实为 {lang!r}", param_hint="--lang"
-        )
+        # --lang is what is wrong, so the message is in the default language with its English
+        expected = f"{say('zh', 'expected zh or en')} ({say('en', 'expected zh or en')})"
+        got = say("zh", "got {lang!r}", lang=lang)
+        raise typer.BadParameter(f"{expected}, {got}", param_hint="--lang")
     settings = load_settings(db_url=db)
     if settings.holidays_file:
         from comparator.domain import load_holidays_file, use_holiday_supplement

@@ -315,7 +315,7 @@ def _offer_filters(
 
 # the low-value columns (stock, location, price) are dropped in this order when too narrow
 _OFFER_COLUMNS = (
-    Col("ID"),
+    Col("offer\x04ID"),
     Col("Provider/region"),
     Col("Location", TEXT, drop=2),
     Col("GPU×cards"),

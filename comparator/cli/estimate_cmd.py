@@ -13,6 +13,7 @@ from comparator.cli import estimate_options as opt
 from comparator.cli._common import JSON_OPTION, console, emit_json, state
 from comparator.cli.estimate_lines import links_line, recompute_word, savers_line
 from comparator.cli.tables import TEXT, CliTable, print_table
+from comparator.errors import Msg
 from comparator.i18n import (
     ESTIMATE_ADVICE_ZH,
     ESTIMATE_MEMORY_PARTS,
@@ -185,21 +186,32 @@ def _strategy_text(e: Estimate, lang: str) -> str:
     return text
 
 
-def _why_not_zh(e: Estimate) -> str:
+_MEMORY_PART_NAMES = {  # a part of the memory per card → its name, a message id
+    "weights": "memory part\x04weights",
+    "gradients": "memory part\x04gradients",
+    "optimizer": "memory part\x04optimizer states",
+    "activations": "memory part\x04activations",
+    "overhead": "memory part\x04overhead",
+}
+
+
+def _why_not(e: Estimate, lang: str) -> str:
+    """Why the job does not fit, with the largest part of the memory per card named."""
     parts = e.memory_gib
-    names = {
-        "weights": "权重",
-        "gradients": "梯度",
-        "optimizer": "优化器状态",
-        "activations": "激活",
-        "overhead": "开销",
-    }
-    largest = max(names, key=lambda name: parts[name])
-    return (
-        f"放不下：{e.cards} 卡 ZeRO-{e.zero} 时每卡需 {parts['total']:.1f} GiB，可用仅 "
-        f"{e.solution.usable_memory_gib:.1f} GiB（{e.gpu.memory_gib:g} GiB 留 "
-        f"{e.request.headroom:.0%} 余量）；最大的一项是{names[largest]}"
-        f"（{parts[largest]:.1f} GiB）"
+    largest = max(_MEMORY_PART_NAMES, key=lambda name: parts[name])
+    return say(
+        lang,
+        "does not fit: {cards} cards at ZeRO-{zero} need {total_gib:.1f} GiB per card, "
+        "{usable_gib:.1f} GiB usable ({memory_gib:g} GiB less {headroom:.0%} headroom); "
+        "the largest part is {part} ({part_gib:.1f} GiB)",
+        cards=e.cards,
+        zero=e.zero,
+        total_gib=parts["total"],
+        usable_gib=e.solution.usable_memory_gib,
+        memory_gib=e.gpu.memory_gib,
+        headroom=e.request.headroom,
+        part=Msg(_MEMORY_PART_NAMES[largest]),
+        part_gib=parts[largest],
     )
 
 
@@ -337,5 +349,5 @@ def _print_estimate(out: Console, e: Estimate, lang: str) -> None:
             else ESTIMATE_NOTES_ZH.get(note.code, note.message).format_map(note.params)
         )
         if not is_en(lang) and note.code == "does_not_fit":
-            text = _why_not_zh(e)
+            text = _why_not(e, lang)
         out.print(f"[yellow]•[/] {escape(text)}")

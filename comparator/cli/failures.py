@@ -144,76 +144,73 @@ def _param_name(exc: Any) -> str:
 
 
 _BAD_VALUE = (
+    (re.compile(r"^Input should be a valid integer.*$"), "expected a whole number"),
+    (re.compile(r"^Input should be a valid number.*$"), "expected a number"),
     (
-        re.compile(r"^Input should be a valid integer.*$()"),
-        "expected a whole number",
-    ),
-    (re.compile(r"^Input should be a valid number.*$()"), "expected a number"),
-    (
-        re.compile(r"^Input should be greater than or equal to (\S+)$"),
-        "expected {0} or more",
+        re.compile(r"^Input should be greater than or equal to (?P<low>\S+)$"),
+        "expected {low} or more",
     ),
     (
-        re.compile(r"^Input should be less than or equal to (\S+)$"),
-        "expected {0} or less",
+        re.compile(r"^Input should be less than or equal to (?P<high>\S+)$"),
+        "expected {high} or less",
     ),
     (
-        re.compile(r"^'?(.*?)'? is not a valid integer\.?$"),
-        "expected a whole number, got {0}",
+        re.compile(r"^'?(?P<value>.*?)'? is not a valid integer\.?$"),
+        "expected a whole number, got {value}",
     ),
     (
-        re.compile(r"^'?(.*?)'? is not a valid float\.?$"),
-        "expected a number, got {0}",
+        re.compile(r"^'?(?P<value>.*?)'? is not a valid float\.?$"),
+        "expected a number, got {value}",
     ),
     (
-        re.compile(r"^'?(.*?)'? is not a valid boolean\.?$"),
-        "expected true or false, got {0}",
+        re.compile(r"^'?(?P<value>.*?)'? is not a valid boolean\.?$"),
+        "expected true or false, got {value}",
     ),
     (
-        re.compile(r"^'?(.*?)'? is not in the range (.*?)\.?$"),
-        "{0} is out of range ({1})",
+        re.compile(r"^'?(?P<value>.*?)'? is not in the range (?P<range>.*?)\.?$"),
+        "{value} is out of range ({range})",
     ),
     (
-        re.compile(r"^(?:File|Path) '(.*?)' does not exist\.?$", re.IGNORECASE),
-        "no such file {0}",
+        re.compile(r"^(?:File|Path) '(?P<path>.*?)' does not exist\.?$", re.IGNORECASE),
+        "no such file {path}",
     ),
     (
-        re.compile(r"^(?:File|Path) '(.*?)' is a directory\.?$", re.IGNORECASE),
-        "{0} is a folder, expected a file",
+        re.compile(r"^(?:File|Path) '(?P<path>.*?)' is a directory\.?$", re.IGNORECASE),
+        "{path} is a folder, expected a file",
     ),
     (
-        re.compile(r"^is required \(or use (--[\w-]+)\)()$"),
-        "is required (or use {0})",
+        re.compile(r"^is required \(or use (?P<option>--[\w-]+)\)$"),
+        "is required (or use {option})",
     ),
 )
 # click's other usage errors (the whole message), in our words
 _USAGE = (
     (
-        re.compile(r"^Got unexpected extra argument(?:s|\(s\))? \((.*)\)$"),
-        "unexpected extra argument(s): {0!r}",
+        re.compile(r"^Got unexpected extra argument(?:s|\(s\))? \((?P<args>.*)\)$"),
+        "unexpected extra argument(s): {args!r}",
     ),
     (
-        re.compile(r"^Option '(.*?)' requires an argument\.?$"),
-        "option {0} needs a value",
+        re.compile(r"^Option '(?P<option>.*?)' requires an argument\.?$"),
+        "option {option} needs a value",
     ),
     (
-        re.compile(r"^Option '(.*?)' requires (\d+) arguments\.?$"),
-        "option {0} needs {1} values",
+        re.compile(r"^Option '(?P<option>.*?)' requires (?P<count>\d+) arguments\.?$"),
+        "option {option} needs {count} values",
     ),
     (
-        re.compile(r"^Option '(.*?)' does not take a value\.?$"),
-        "option {0} takes no value",
+        re.compile(r"^Option '(?P<option>.*?)' does not take a value\.?$"),
+        "option {option} takes no value",
     ),
 )
 
 
 def _in_our_words(message: str, table: tuple[tuple[re.Pattern[str], str], ...], lang: str) -> str:
-    """click's English ``message`` in the catalogue's words: the message id of the first
-    pattern that matches, its ``{0}``, ``{1}`` … filled with the pattern's groups."""
+    """click's English ``message`` in the catalogue's words: the message of the first pattern
+    that matches, filled with the pattern's named groups."""
     for pattern, text in table:
         match = pattern.match(message)
         if match:
-            return say(lang, text).format(*match.groups())
+            return say(lang, text, **match.groupdict())
     return message
 
 

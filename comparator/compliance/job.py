@@ -150,18 +150,14 @@ def canonical_invoice(word: str) -> str:
 def invoice_check(profile: ProviderProfile, invoice: str) -> Check:
     wanted = canonical_invoice(invoice)
     offered = ",".join(profile.invoice_types) or "-"
-    named = INVOICE_EN.get(wanted or "", f"{invoice} invoices")
+    known = INVOICE_EN.get(wanted or "")
+    named = Msg(known) if known else Msg("{word} invoices", word=invoice)
     if any(canonical_invoice(t) == wanted for t in profile.invoice_types):
-        return check("invoice", PASS, Msg("issues {named}", named=named, invoice=invoice), offered)
+        return check("invoice", PASS, Msg("issues {invoice}", invoice=named), offered)
     return check(
         "invoice",
         FAIL,
-        Msg(
-            "job needs {named}; provider issues: {offered}",
-            named=named,
-            offered=offered,
-            invoice=invoice,
-        ),
+        Msg("job needs {invoice}; provider issues: {offered}", invoice=named, offered=offered),
         offered,
     )
 

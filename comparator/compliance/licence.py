@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from comparator.compliance.model import FAIL, PASS, WARN, Check, check, worst
-from comparator.domain.credentials import LicenceNumber, parse_licence
+from comparator.domain.credentials import IDC_ITEM_EXCLUDES, LicenceNumber, parse_licence
 from comparator.domain.profile import DataCenter, License, ProviderProfile
 from comparator.domain.profile_fields import NATIONWIDE
 from comparator.errors import Msg
@@ -174,7 +174,7 @@ def scope_check(licence: License, parsed: LicenceNumber | None) -> Check:
 
 def cloud_item_check(licence: License) -> Check:
     item = licence.idc_item
-    if "不含" in item:
+    if IDC_ITEM_EXCLUDES in item:
         return check(
             "licence-cloud-item",
             WARN,

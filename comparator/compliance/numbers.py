@@ -4,7 +4,14 @@
 from __future__ import annotations
 
 from comparator.compliance.model import FAIL, PASS, WARN, Check, check
-from comparator.domain.credentials import parse_gongan, parse_icp_filing, parse_licence, parse_uscc
+from comparator.domain.credentials import (
+    GONGAN_EXAMPLE,
+    ICP_FILING_EXAMPLE,
+    parse_gongan,
+    parse_icp_filing,
+    parse_licence,
+    parse_uscc,
+)
 from comparator.domain.profile import Filing, ProviderProfile
 from comparator.errors import Msg
 
@@ -57,14 +64,17 @@ def website_filing_checks(profile: ProviderProfile) -> list[Check]:
 
 def _website_filing_check(filing: Filing, home: str | None) -> Check:
     number = filing.number or ""
-    province, kind = _website_filing_province(number)
-    if province is None:
+    found = _website_filing_province(number)
+    if found is None:
         return check(
             "icp-filing",
             WARN,
-            Msg("malformed ICP filing number (expected e.g. 粤ICP备12345678号-1)"),
+            Msg(
+                "malformed ICP filing number (expected e.g. {example})", example=ICP_FILING_EXAMPLE
+            ),
             number,
         )
+    province, kind = found
     if home is not None and province != home:
         return check(
             "icp-filing",
@@ -99,14 +109,15 @@ def _website_filing_check(filing: Filing, home: str | None) -> Check:
 _ICP_FILING, _ICP_LICENCE = Msg("ICP filing"), Msg("ICP licence")
 
 
-def _website_filing_province(number: str) -> tuple[str | None, Msg]:
+def _website_filing_province(number: str) -> tuple[str, Msg] | None:
+    """The province and kind (filing or licence) of a website number; None: malformed."""
     filing = parse_icp_filing(number)
     if filing is not None:
         return filing.province, _ICP_FILING
     licence = parse_licence(number)
-    if licence is not None and licence.old_style_icp:
+    if licence is not None and licence.old_style_icp and licence.province is not None:
         return licence.province, _ICP_LICENCE
-    return None, Msg("")
+    return None
 
 
 # --- rule 7 ---------------------------------------------------------------------------------
@@ -123,7 +134,7 @@ def _gongan_check(number: str) -> Check:
         return check(
             "gongan",
             WARN,
-            Msg("malformed 公安备案 number (expected e.g. 京公网安备11010802032137号)"),
+            Msg("malformed 公安备案 number (expected e.g. {example})", example=GONGAN_EXAMPLE),
             number,
         )
     if not parsed.consistent:

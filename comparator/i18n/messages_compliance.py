@@ -14,7 +14,6 @@ COMPLIANCE_ZH: dict[str, str] = {
     "MLPS level {level} filing meets level {level2}": "等保 {level} 级备案满足要求（≥{level2}）",
     "MLPS assessed {assessed_on}, within 365 days": "等保测评于 {assessed_on}，一年内有效",
     "{name} valid until {valid_until}": "{name} 有效至 {valid_until}",
-    "job needs {named}; provider issues: {offered}": "任务要求{invoice}，服务商只开具：{offered}",
     "job requires a data centre in {allowed}; this one is in {where}": (
         "任务要求机房位于 {allowed}，此机房在 {where}"
     ),
@@ -34,7 +33,6 @@ COMPLIANCE_ZH: dict[str, str] = {
     "{name} expires {valid_until}, before the job's last day {last_day}": (
         "{name} 于 {valid_until} 到期，早于任务最后一天 {last_day}"
     ),
-    "issues {named}": "可开具{invoice}",
     "data centre in {province}": "机房位于{province}",
     "data centre in {city}": "机房位于{city}",
     "personal information stays in mainland China": "个人信息留在中国大陆境内",
@@ -98,14 +96,8 @@ COMPLIANCE_ZH: dict[str, str] = {
     "USCC check digit wrong: expected {expected_check_digit}, got {check_digit}": (
         "统一社会信用代码校验位错误：应为 {expected_check_digit}，实为 {check_digit}"
     ),
-    "malformed ICP filing number (expected e.g. 粤ICP备12345678号-1)": (
-        "ICP 备案号格式错误（应如 粤ICP备12345678号-1）"
-    ),
     "recorded as a filing but it is an ICP licence ({province})": (
         "登记为备案，实为 ICP 证（{province}）"
-    ),
-    "malformed 公安备案 number (expected e.g. 京公网安备11010802032137号)": (
-        "公安备案号格式错误（应如 京公网安备11010802032137号）"
     ),
     "the public-security filing (公安备案) prefix is {province} but the code's first two digits "
     "{value} belong to {shown}": ("公安备案前缀为{province}，但代码前两位 {value} 属于{shown}"),
@@ -142,4 +134,11 @@ COMPLIANCE_ZH: dict[str, str] = {
     ),
     "ICP filing": "ICP 备案",
     "ICP licence": "ICP 证",
+    "malformed ICP filing number (expected e.g. {example})": "ICP 备案号格式错误（应如 {example}）",
+    "malformed 公安备案 number (expected e.g. {example})": "公安备案号格式错误（应如 {example}）",
+    "issues {invoice}": "可开具{invoice}",
+    "job needs {invoice}; provider issues: {offered}": "任务要求{invoice}，服务商只开具：{offered}",
+    "special VAT invoices (专票)": "专票",
+    "ordinary VAT invoices (普票)": "普票",
+    "{word} invoices": "{word} 发票",
 }
