@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rich.console import Console, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.style import StyleType
 from rich.table import Table
@@ -99,6 +99,10 @@ class CliTable:
     def cells(self, index: int) -> list[RenderableType]:
         """The cells of column ``index``, top to bottom."""
         return [row[index] for row in self.rows]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        """Printed as it is (every column, values whole), for a caller that needs no fitting."""
+        yield _rich(self, list(range(len(self.columns))), _widths(console, self))
 
     def drop_order(self) -> list[int]:
         """The indexes of the droppable columns, in the order they go."""
