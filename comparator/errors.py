@@ -7,7 +7,9 @@ A message is a :class:`Msg`: its English text is its id (as gettext's msgid), wr
 ``str.format`` template, and its parameters are kept apart, so the CLI renders it in the
 chosen language from the one catalogue (``comparator.i18n.render``); ``str()`` of an error
 is its English, for logs. A parameter may itself be a :class:`Msg` (rendered in the same
-language) or a :class:`MsgList`.
+language) or a :class:`MsgList`. Where one English text needs two translations (``Change``: a
+plan's change, 方案, or a price change, 变化), its id starts with a context and gettext's
+separator ``\x04`` (``"price\x04Change"``), as gettext's msgctxt; English drops the context.
 
 ::
 
@@ -48,7 +50,7 @@ class Msg:
     def render(self, lookup: Lookup | None = None) -> str:
         """Filled in, in the language of ``lookup`` (English text → that language's template;
         ``None``: the English). A message without parameters is shown as written."""
-        template = (lookup(self.text) if lookup else None) or self.text
+        template = (lookup(self.text) if lookup else None) or english(self.text)
         if not self.params:
             return template
         return template.format(**{k: _shown(v, lookup) for k, v in self.params.items()})
@@ -72,6 +74,14 @@ class MsgList:
 
     items: Sequence[Msg | str]
     sep: str = "; "
+
+
+CONTEXT = "\x04"
+
+
+def english(text: str) -> str:
+    """A message id's English: the id less its context (``"advice\\x04Change"`` → ``Change``)."""
+    return text.rpartition(CONTEXT)[2]
 
 
 def _shown(value: object, lookup: Lookup | None) -> object:

@@ -10,11 +10,12 @@ import sys
 import typer
 import typer.main
 
-from comparator.cli._common import State, tr
+from comparator.cli._common import State
 from comparator.cli.failures import lang_of, print_failure, report_error, report_usage_error
 from comparator.cli.helptext import localize
 from comparator.config import load_settings
 from comparator.errors import SuanliError
+from comparator.i18n import say
 
 app = typer.Typer(
     name="suanli",
@@ -55,9 +56,10 @@ def global_options(
 ) -> None:
     """Global options shared by every command."""
     if lang not in ("zh", "en"):
-        raise typer.BadParameter(
-            f"应为 zh 或 en (expected zh or en), 实为 {lang!r}", param_hint="--lang"
-        )
+        # --lang is what is wrong, so the message is in the default language with its English
+        expected = f"{say('zh', 'expected zh or en')} ({say('en', 'expected zh or en')})"
+        got = say("zh", "got {lang!r}", lang=lang)
+        raise typer.BadParameter(f"{expected}, {got}", param_hint="--lang")
     settings = load_settings(db_url=db)
     if settings.holidays_file:  # a bad file is one clear error, whatever the command
         from comparator.domain import load_holidays_file
@@ -110,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if int(getattr(exc, "exit_code", 1)) == 2:
             return report_usage_error(exc, lang)
-        print_failure(str(exc) or tr(lang, "已中止", "aborted"), None)
+        print_failure(str(exc) or say(lang, "aborted"), None)
         return int(getattr(exc, "exit_code", 1))
     except KeyboardInterrupt:
         return 130
@@ -118,13 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         if "--debug" in args:
             raise
         print_failure(
-            tr(lang, f"意外错误 {type(exc).__name__}：", f"unexpected {type(exc).__name__}: ")
-            + str(exc)[:300],
-            tr(
-                lang,
-                "这是 suanli 的缺陷：加 --debug 重新运行可看到调用栈，请报告它",
-                "a bug in suanli: run again with --debug for the traceback and report it",
-            ),
+            say(lang, "unexpected {__name__}: ", __name__=type(exc).__name__) + str(exc)[:300],
+            say(lang, "a bug in suanli: run again with --debug for the traceback and report it"),
         )
         return 1
     return code if isinstance(code, int) else 0

@@ -17,7 +17,6 @@ from rich.console import Console
 from rich.markup import escape
 
 from comparator.config import Settings
-from comparator.i18n import pick
 
 if TYPE_CHECKING:  # the database stack loads only when a command needs it
     from sqlalchemy import Engine
@@ -76,11 +75,6 @@ def console() -> Console:
 
 def err_console() -> Console:
     return Console(stderr=True, highlight=False)
-
-
-def tr(lang: str, zh: str, en: str) -> str:
-    """Pick the Chinese or English text of a message (:func:`comparator.i18n.pick`)."""
-    return pick(lang, zh, en)
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout.")

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from comparator.cli._common import (
     JSON_OPTION,
@@ -18,14 +17,13 @@ from comparator.cli._common import (
     json_list,
     open_catalog,
     state,
-    tr,
     working,
 )
 from comparator.cli.provider_facts import cheapest_fail_hint, offer_verdicts, verdict_cell
-from comparator.cli.tables import print_table
+from comparator.cli.tables import TEXT, CliTable, Col, print_table
 from comparator.domain import canonical_province, parse_billing, resolve_gpu
 from comparator.errors import InputError
-from comparator.i18n import billing_label, label, render, status_label
+from comparator.i18n import billing_label, render, say, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
     from sqlalchemy import Engine
@@ -61,7 +59,7 @@ def init(
     engine = st.engine()
     upgrade_schema(engine)
     load = demo if demo is not None else not has_any_provider(engine)
-    with working(tr(st.lang, "正在载入演示目录…", "Loading the demo catalog…"), quiet=json_out):
+    with working(say(st.lang, "Loading the demo catalog…"), quiet=json_out):
         result = load_demo(engine, timezone=st.settings.timezone) if load else None
     if json_out:
         emit_json(
@@ -73,8 +71,7 @@ def init(
         return
     out = console()
     out.print(
-        tr(st.lang, "目录数据库已就绪：", "Catalog database ready: ")
-        + engine.url.render_as_string(hide_password=True)
+        say(st.lang, "Catalog database ready: ") + engine.url.render_as_string(hide_password=True)
     )
     if result:
         _print_import(result, st.lang)
@@ -116,7 +113,7 @@ def import_(
     if decimal not in (".", ","):
         raise InputError('--decimal: expected "." or ",", got {decimal!r}', decimal=decimal)
     names = ", ".join(p.name for p in [*profiles, *sheets])
-    with working(tr(st.lang, f"正在导入 {names} …", f"Importing {names} …"), quiet=json_out):
+    with working(say(st.lang, "Importing {names} …", names=names), quiet=json_out):
         result = import_files(
             open_catalog(st),
             sheets,
@@ -138,14 +135,18 @@ def _print_import(result: ImportResult, lang: str) -> None:
     out = console()
     for pid, raw in result.profiles:
         status = status_label(lang, raw)
-        out.print(tr(lang, f"服务商 {pid}：{status}", f"provider {pid}: {status}"))
+        out.print(say(lang, "provider {pid}: {status}", pid=pid, status=status))
     for name, r in result.snapshots:
         status = status_label(lang, r.status)
         out.print(
-            tr(
+            say(
                 lang,
-                f"{name} → {r.provider}：快照 {r.snapshot_id}（{status}，{r.offers} 条报价）",
-                f"{name} → {r.provider}: snapshot {r.snapshot_id} ({status}, {r.offers} offers)",
+                "{name} → {provider}: snapshot {snapshot_id} ({status}, {offers} offers)",
+                name=name,
+                provider=r.provider,
+                snapshot_id=r.snapshot_id,
+                status=status,
+                offers=r.offers,
             )
         )
 
@@ -164,22 +165,8 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
         return
     from comparator.cli.provider_facts import facts_cell, licences_cell
 
-    table = Table(title=tr(st.lang, "服务商", "Providers"))
-    facts_header = label(st.lang, "service_facts")
-    for column in (
-        tr(st.lang, "编号", "ID"),
-        tr(st.lang, "名称", "Name"),
-        tr(st.lang, "许可证", "Licences"),
-        tr(st.lang, "认证", "Certifications"),
-        facts_header,
-        tr(st.lang, "机房", "Data centres"),
-    ):
-        wraps = column in (
-            tr(st.lang, "名称", "Name"),
-            tr(st.lang, "认证", "Certifications"),
-            facts_header,
-        )
-        table.add_column(column, overflow="fold" if wraps else "ellipsis")
+    table = CliTable(title=say(st.lang, "Providers"))
+    table.add_columns(st.lang, _PROVIDER_COLUMNS)
     for p in profiles.values():
         table.add_row(
             p.id + (" (demo)" if p.demo else ""),
@@ -192,7 +179,17 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
                 for d in p.datacenters
             ),
         )
-    print_table(console(), table, drop=[tr(st.lang, "认证", "Certifications"), facts_header])
+    print_table(console(), table)
+
+
+_PROVIDER_COLUMNS = (
+    Col("ID"),
+    Col("Name", TEXT),
+    Col("Licences"),
+    Col("Certifications", TEXT, drop=1),
+    Col("Service and company facts", TEXT, drop=2),
+    Col("Data centres"),
+)
 
 
 def _provider_json(p: Any) -> dict[str, Any]:
@@ -254,7 +251,7 @@ def offers(
     st = state(ctx)
     filters = _offer_filters(gpu, province, billing)
     shown = None if json_out and limit is None else (limit or 30)
-    with working(tr(st.lang, "正在读取报价…", "Reading offers…"), quiet=json_out):
+    with working(say(st.lang, "Reading offers…"), quiet=json_out):
         engine = open_catalog(st)
         ranked, total, unpriced = _ranked_offers(
             engine, st, None if compliant else shown, compliant_for, provider=provider, **filters
@@ -266,10 +263,10 @@ def offers(
             total = len(ranked)
     for currency in unpriced:
         err_console().print(
-            tr(
+            say(
                 st.lang,
-                f"warning: 没有 {currency} 的汇率（设置 SUANLI_FX_RATES），排在最后。",
-                f"warning: no FX rate for {currency}; set SUANLI_FX_RATES. Listed last.",
+                "warning: no FX rate for {currency}; set SUANLI_FX_RATES. Listed last.",
+                currency=currency,
             )
         )
     if not ranked:
@@ -286,7 +283,7 @@ def offers(
         emit_json(json_list(st, "offers", rows))
         return
     if not ranked:
-        console().print(tr(st.lang, "没有符合条件的报价。", "No offers match."))
+        console().print(say(st.lang, "No offers match."))
         return
     _print_offers(ranked, limit or 30, st.lang, st.settings.currency, total, verdicts)
 
@@ -336,21 +333,19 @@ def _offer_filters(
     return {"gpu": resolve_gpu(gpu).name if gpu else None, "province": canonical, "billing": mode}
 
 
-_OFFER_HEADERS = (
-    ("ID", "ID"),
-    ("服务商/机房", "Provider/region"),
-    ("地区", "Location"),
-    ("GPU×卡", "GPU×cards"),
-    ("计费", "Billing"),
-    ("单价", "Price"),
-    ("卡时价", "Card-hour"),
-    ("闲时", "Time of use"),
-    ("库存", "Stock"),
+# the low-value columns (stock, location, price) are dropped in this order when too narrow
+_OFFER_COLUMNS = (
+    Col("offer\x04ID"),
+    Col("Provider/region"),
+    Col("Location", TEXT, drop=2),
+    Col("GPU×cards"),
+    Col("Billing"),
+    Col("Price", drop=3),
+    Col("Card-hour"),
+    Col("Time of use"),
+    Col("Stock", drop=1),
+    Col("Compliance", justify="center"),
 )
-
-
-# low-value columns, dropped in this order when the terminal is too narrow
-_OFFER_DROP = (("库存", "Stock"), ("地区", "Location"), ("单价", "Price"))
 
 
 def _print_offers(
@@ -361,27 +356,22 @@ def _print_offers(
     total: int,
     verdicts: dict[str, str],
 ) -> None:
-    title = tr(
-        lang,
-        f"报价（每卡时 {currency}，最便宜在前）",
-        f"Offers ({currency}/card-hour, cheapest first)",
-    )
-    table = Table(title=title, show_lines=False)
-    for zh, en in _OFFER_HEADERS:
-        table.add_column(tr(lang, zh, en), overflow="fold" if zh == "地区" else "ellipsis")
-    table.add_column(label(lang, "compliance_verdict"), justify="center", no_wrap=True)
+    title = say(lang, "Offers ({currency}/card-hour, cheapest first)", currency=currency)
+    table = CliTable(title=title, show_lines=False)
+    table.add_columns(lang, _OFFER_COLUMNS)
     for row in rows[:limit]:
         cells = row.cells()
         cells[4] = billing_label(lang, cells[4])
         verdict = verdict_cell(verdicts.get(row.offer.offer_id))
         table.add_row(*(escape(c) for c in cells), verdict)
     out = console()
-    print_table(out, table, drop=[tr(lang, zh, en) for zh, en in _OFFER_DROP])
+    print_table(out, table)
     if total > limit:
         out.print(
-            tr(
+            say(
                 lang,
-                f"共 {total} 条，显示 {limit} 条；用 --limit 查看更多。",
-                f"{total} offers, {limit} shown; use --limit for more.",
+                "{total} offers, {limit} shown; use --limit for more.",
+                total=total,
+                limit=limit,
             )
         )

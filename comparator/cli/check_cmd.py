@@ -7,9 +7,7 @@ from pathlib import Path
 
 import typer
 from rich import box
-from rich.cells import cell_len
 from rich.markup import escape
-from rich.table import Table
 
 from comparator.cli._common import (
     JSON_OPTION,
@@ -18,13 +16,12 @@ from comparator.cli._common import (
     open_catalog,
     parse_today,
     state,
-    tr,
     working,
 )
 from comparator.cli.provider_facts import print_facts
-from comparator.cli.tables import print_table
+from comparator.cli.tables import CliTable, natural_width, print_table
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
-from comparator.i18n import CHECKS, check_label, status_label
+from comparator.i18n import CHECKS, check_label, say, status_label
 
 PROVIDER_COLUMNS = [cid for cid, c in CHECKS.items() if c.scope in ("provider", "facts")]
 FACT_COLUMNS = {cid for cid, c in CHECKS.items() if c.scope == "facts"}
@@ -53,7 +50,7 @@ def check(
     st = state(ctx)
     from comparator.services import check_catalog  # loads the database stack
 
-    with working(tr(st.lang, "正在检查合规…", "Checking compliance…"), quiet=json_out):
+    with working(say(st.lang, "Checking compliance…"), quiet=json_out):
         result = check_catalog(
             open_catalog(st),
             st.settings,
@@ -98,17 +95,14 @@ def _cell(statuses: list[str]) -> str:
 def _print_matrix(reports: list[ProviderReport], lang: str, day: date) -> None:
     """One matrix when the terminal is wide enough, else provider and data-centre halves."""
     own_cols, dc_cols = _columns(reports)
-    title = tr(lang, f"合规检查（{day}）", f"Compliance checks ({day})")
+    title = say(lang, "Compliance checks ({day})", day=day)
     out = console()
     table = _matrix(reports, lang, title, own_cols, dc_cols, dc_rows=True)
-    natural = out.measure(table, options=out.options.update_width(10_000)).maximum
-    if natural <= out.width:
+    if natural_width(out, table) <= out.width:
         print_table(out, table)
         return
     print_table(out, _matrix(reports, lang, title, own_cols, [], dc_rows=False))
-    print_table(
-        out, _matrix(reports, lang, tr(lang, "机房", "Data centres"), [], dc_cols, dc_rows=True)
-    )
+    print_table(out, _matrix(reports, lang, say(lang, "Data centres"), [], dc_cols, dc_rows=True))
 
 
 def _matrix(
@@ -119,8 +113,8 @@ def _matrix(
     dc_cols: list[str],
     *,
     dc_rows: bool,
-) -> Table:
-    table = Table(
+) -> CliTable:
+    table = CliTable(
         title=title,
         box=box.SIMPLE_HEAD,
         padding=(0, 1),
@@ -129,11 +123,10 @@ def _matrix(
         show_edge=False,
         caption=_legend(lang),
     )
-    table.add_column(tr(lang, "服务商 / 机房", "Provider / DC"), no_wrap=True)
-    table.add_column(tr(lang, "结论", "Verdict"), no_wrap=True)
+    table.add_column(say(lang, "Provider / DC"))
+    table.add_column(say(lang, "Verdict"))
     for cid in [*own_cols, *dc_cols]:
-        header = check_label(lang, cid, short=True)
-        table.add_column(header, justify="center", no_wrap=True, min_width=cell_len(header))
+        table.add_column(check_label(lang, cid, short=True), justify="center")
     for report in reports:
         table.add_row(*_provider_row(report, own_cols, dc_cols, lang))
         for dc in report.datacenters if dc_rows else ():
@@ -155,11 +148,7 @@ def _provider_row(
 
 
 def _legend(lang: str) -> str:
-    return tr(
-        lang,
-        "✓ 通过  ! 警告  ✗ 不通过  — 不适用；原因与证据见下",
-        "✓ pass  ! warn  ✗ fail  — not applicable; reasons and evidence below",
-    )
+    return say(lang, "✓ pass  ! warn  ✗ fail  — not applicable; reasons and evidence below")
 
 
 def _verdict(status: str, lang: str) -> str:

@@ -9,12 +9,12 @@ import typer
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from comparator.cli import estimate_options as opt
-from comparator.cli._common import JSON_OPTION, console, emit_json, state, tr
+from comparator.cli._common import JSON_OPTION, console, emit_json, state
 from comparator.cli.estimate_lines import links_line, recompute_word, savers_line, stack_line
-from comparator.cli.tables import print_table
+from comparator.cli.tables import TEXT, CliTable, print_table
+from comparator.errors import Msg
 from comparator.i18n import (
     ESTIMATE_ADVICE_ZH,
     ESTIMATE_MEMORY_PARTS,
@@ -22,7 +22,9 @@ from comparator.i18n import (
     ESTIMATE_UNITS_ZH,
     RULE_OF_THUMB_ZH,
     is_en,
+    pick,
     render,
+    say,
 )
 from comparator.i18n import label as label_text
 
@@ -140,18 +142,10 @@ def _list_models(lang: str, json_out: bool) -> None:
     if json_out:
         emit_json({"models": [shape.summary() for shape in BUILTIN_SHAPES]})
         return
-    table = Table(box=box.SIMPLE_HEAD, title=tr(lang, "内置模型", "Built-in models"))
-    for header in (
-        tr(lang, "模型", "Model"),
-        tr(lang, "参数量", "Params"),
-        "L",
-        "h",
-        "a",
-        "kv",
-        "I",
-        "V",
-    ):
-        table.add_column(header, justify="left" if header in ("模型", "Model") else "right")
+    table = CliTable(box=box.SIMPLE_HEAD, title=say(lang, "Built-in models"))
+    table.add_column(say(lang, "Model"))
+    for header in (say(lang, "Params"), "L", "h", "a", "kv", "I", "V"):
+        table.add_column(header, justify="right")
     for s in BUILTIN_SHAPES:
         params = f"{s.params / 1e9:.2f}B" + (
             f" ({s.active_params / 1e9:.1f}B act.)" if s.is_moe else ""
@@ -170,9 +164,7 @@ def _gib(value: float) -> str:
 
 def _header(e: Estimate, lang: str) -> str:
     s, r = e.model, e.request
-    kind = {"full": tr(lang, "全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}[
-        r.method
-    ]
+    kind = {"full": say(lang, "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}[r.method]
     rank = f" r={r.lora_rank}" if r.method != "full" else ""
     mode = "pure" if r.pure_bf16 else ("mixed" if r.precision != "fp32" else "")
     moe = f", MoE {s.experts}×/{s.active_experts}" if s.is_moe else ""
@@ -180,34 +172,37 @@ def _header(e: Estimate, lang: str) -> str:
         f"[bold]{escape(s.name)}[/] ({s.params / 1e9:.2f}B{moe}; L={s.layers} h={s.hidden} "
         f"a={s.heads} kv={s.kv_heads}) · {kind}{rank} · {r.precision} {mode} · "
         f"{r.optimizer} · seq {r.seq_len} × mb {e.solution.setup.micro_batch} · "
-        f"{tr(lang, '重计算', 'recompute')} {recompute_word(e.solution.setup.recompute, lang)} · "
+        f"{say(lang, 'recompute')} {recompute_word(e.solution.setup.recompute, lang)} · "
         f"flash {'✓' if r.flash_attn else '✗'}"
     )
 
 
-def _memory_table(e: Estimate, lang: str) -> Table:
-    title = tr(
+def _memory_table(e: Estimate, lang: str) -> CliTable:
+    title = say(
         lang,
-        f"每卡显存（GiB）· {e.gpu.name} × {e.cards} · ZeRO-{e.zero}",
-        f"Memory per card (GiB) · {e.gpu.name} × {e.cards} · ZeRO-{e.zero}",
+        "Memory per card (GiB) · {name} × {cards} · ZeRO-{zero}",
+        name=e.gpu.name,
+        cards=e.cards,
+        zero=e.zero,
     )
-    table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", min_width=64)
-    table.add_column(tr(lang, "部分", "Part"))
+    table = CliTable(box=box.SIMPLE_HEAD, title=title, title_justify="left", min_width=64)
+    table.add_column(say(lang, "Part"))
     table.add_column("GiB", justify="right")
     parts, detail = e.memory_gib, e.memory.detail_gib()
     for key, zh, en, children in ESTIMATE_MEMORY_PARTS:
-        table.add_row(tr(lang, zh, en), _gib(parts[key]))
+        table.add_row(pick(lang, zh, en), _gib(parts[key]))
         for child, czh, cen in children:
             if detail[child] > 0:
-                table.add_row(f"  [dim]{tr(lang, czh, cen)}[/]", f"[dim]{_gib(detail[child])}[/]")
+                table.add_row(f"  [dim]{pick(lang, czh, cen)}[/]", f"[dim]{_gib(detail[child])}[/]")
     verdict = "[green]✓[/]" if e.fits else "[bold red]✗[/]"
-    table.add_row(f"[bold]{tr(lang, '合计', 'Total')}[/]", f"[bold]{_gib(parts['total'])}[/]")
+    table.add_row(f"[bold]{say(lang, 'Total')}[/]", f"[bold]{_gib(parts['total'])}[/]")
     usable = e.solution.usable_memory_gib
     table.add_row(
-        tr(
+        say(
             lang,
-            f"可用（{e.gpu.memory_gib:g} GiB 留 {e.request.headroom:.0%} 余量）",
-            f"usable ({e.gpu.memory_gib:g} GiB less {e.request.headroom:.0%} headroom)",
+            "usable ({memory_gib:g} GiB less {headroom:.0%} headroom)",
+            memory_gib=e.gpu.memory_gib,
+            headroom=e.request.headroom,
         ),
         f"{_gib(usable)} {verdict}",
     )
@@ -216,50 +211,53 @@ def _memory_table(e: Estimate, lang: str) -> Table:
 
 def _strategy_text(e: Estimate, lang: str) -> str:
     if e.cards == 1:
-        return tr(lang, "单卡", "single card")
-    sharding = f"ZeRO-{e.zero}" if e.zero else tr(lang, "DDP（不分片）", "DDP (no sharding)")
-    text = tr(
-        lang, f"{e.cards} 卡数据并行，{sharding}", f"data parallel over {e.cards} cards, {sharding}"
+        return say(lang, "single card")
+    sharding = f"ZeRO-{e.zero}" if e.zero else say(lang, "DDP (no sharding)")
+    text = say(
+        lang, "data parallel over {cards} cards, {sharding}", cards=e.cards, sharding=sharding
     )
     if e.needs_rdma:
-        text += tr(
-            lang,
-            f"，{e.nodes} 台 × 8 卡，需 RDMA（IB/RoCE）",
-            f", {e.nodes} nodes × 8 cards, needs RDMA (IB/RoCE)",
-        )
+        text += say(lang, ", {nodes} nodes × 8 cards, needs RDMA (IB/RoCE)", nodes=e.nodes)
     return text
 
 
-def _why_not_zh(e: Estimate) -> str:
+_MEMORY_PART_NAMES = {  # a part of the memory per card → its name, a message id
+    "weights": "memory part\x04weights",
+    "gradients": "memory part\x04gradients",
+    "optimizer": "memory part\x04optimizer states",
+    "activations": "memory part\x04activations",
+    "overhead": "memory part\x04overhead",
+}
+
+
+def _why_not(e: Estimate, lang: str) -> str:
+    """Why the job does not fit, with the largest part of the memory per card named."""
     parts = e.memory_gib
-    names = {
-        "weights": "权重",
-        "gradients": "梯度",
-        "optimizer": "优化器状态",
-        "activations": "激活",
-        "overhead": "开销",
-    }
-    largest = max(names, key=lambda name: parts[name])
-    return (
-        f"放不下：{e.cards} 卡 ZeRO-{e.zero} 时每卡需 {parts['total']:.1f} GiB，可用仅 "
-        f"{e.solution.usable_memory_gib:.1f} GiB（{e.gpu.memory_gib:g} GiB 留 "
-        f"{e.request.headroom:.0%} 余量）；最大的一项是{names[largest]}"
-        f"（{parts[largest]:.1f} GiB）"
+    largest = max(_MEMORY_PART_NAMES, key=lambda name: parts[name])
+    return say(
+        lang,
+        "does not fit: {cards} cards at ZeRO-{zero} need {total_gib:.1f} GiB per card, "
+        "{usable_gib:.1f} GiB usable ({memory_gib:g} GiB less {headroom:.0%} headroom); "
+        "the largest part is {part} ({part_gib:.1f} GiB)",
+        cards=e.cards,
+        zero=e.zero,
+        total_gib=parts["total"],
+        usable_gib=e.solution.usable_memory_gib,
+        memory_gib=e.gpu.memory_gib,
+        headroom=e.request.headroom,
+        part=Msg(_MEMORY_PART_NAMES[largest]),
+        part_gib=parts[largest],
     )
 
 
 def _strategy_lines(e: Estimate, lang: str) -> list[str]:
     s = e.solution
-    fits = (
-        tr(lang, "[green]放得下[/]", "[green]fits[/]")
-        if e.fits
-        else tr(lang, "[bold red]放不下[/]", "[bold red]does not fit[/]")
-    )
-    least = str(e.min_cards) if e.min_cards else tr(lang, "无（512 卡内）", "none (≤ 512)")
+    fits = say(lang, "[green]fits[/]") if e.fits else say(lang, "[bold red]does not fit[/]")
+    least = str(e.min_cards) if e.min_cards else say(lang, "none (≤ 512)")
     lines = [
-        f"{tr(lang, '结论', 'Verdict')}: {fits} · {tr(lang, '策略', 'strategy')}: "
-        f"{escape(_strategy_text(e, lang))} · {tr(lang, '最少卡数', 'min cards')}: {least}",
-        f"{tr(lang, '可训练参数', 'Trainable params')}: {s.trainable_params:,}",
+        f"{say(lang, 'Verdict')}: {fits} · {say(lang, 'strategy')}: "
+        f"{escape(_strategy_text(e, lang))} · {say(lang, 'min cards')}: {least}",
+        f"{say(lang, 'Trainable params')}: {s.trainable_params:,}",
         stack_line(e, lang),
         savers_line(e, lang),
         links_line(e, lang),
@@ -281,54 +279,47 @@ def _layout_text(e: Estimate) -> str:
     return text if layout.fits and e.fits else f"{text} ({layout.cards} cards)"
 
 
-def _compute_table(e: Estimate, lang: str) -> Table:
+def _compute_table(e: Estimate, lang: str) -> CliTable:
     s = e.solution
-    table = Table(
+    table = CliTable(
         box=box.SIMPLE_HEAD,
-        title=tr(lang, "计算量与时长", "Compute and time"),
+        title=say(lang, "Compute and time"),
         title_justify="left",
         show_header=False,
     )
     table.add_column()
     table.add_column(justify="right")
-    source = tr(lang, "用户指定", "user") if s.mfu_source == "user" else tr(lang, "拟合", "fit")
+    source = say(lang, "user") if s.mfu_source == "user" else say(lang, "fit")
     rows = [
         (
-            tr(lang, "训练 token（总）", "Training tokens (total)"),
+            say(lang, "Training tokens (total)"),
             f"{s.total_tokens:,} ({s.tokens:,} × {e.request.epochs:g})",
         ),
-        (tr(lang, "训练 FLOPs", "Training FLOPs"), f"{s.train_flops:.3e}"),
+        (say(lang, "Training FLOPs"), f"{s.train_flops:.3e}"),
         ("MFU", f"{s.mfu:.2f} ({source})"),
-        (tr(lang, "峰值算力", "Peak dense BF16"), f"{e.gpu.bf16_tflops:g} TFLOP/s"),
-        (tr(lang, "安全系数", "Safety factor"), f"{e.request.safety_factor:g}×"),
-        (tr(lang, "墙钟小时", "Wall-clock hours"), _span(s.hours_low, e.hours, s.hours_high)),
+        (say(lang, "Peak dense BF16"), f"{e.gpu.bf16_tflops:g} TFLOP/s"),
+        (say(lang, "Safety factor"), f"{e.request.safety_factor:g}×"),
+        (say(lang, "Wall-clock hours"), _span(s.hours_low, e.hours, s.hours_high)),
         (
-            tr(lang, "卡时", "Card-hours"),
+            say(lang, "Card-hours"),
             _span(s.hours_low * e.cards, e.card_hours, s.hours_high * e.cards),
         ),
-        (tr(lang, "并行", "Layout"), _layout_text(e)),
+        (say(lang, "Layout"), _layout_text(e)),
     ]
     for label, value in rows:
         table.add_row(label, value)
     return table
 
 
-def _rules_table(e: Estimate, lang: str) -> Table:
-    table = Table(
+def _rules_table(e: Estimate, lang: str) -> CliTable:
+    table = CliTable(
         box=box.SIMPLE_HEAD,
         title_justify="left",
-        title=tr(lang, "经验法则 vs 本估算", "Rules of thumb vs this estimate"),
+        title=say(lang, "Rules of thumb vs this estimate"),
     )
-    for header in (
-        tr(lang, "经验法则", "Rule"),
-        tr(lang, "法则", "Rule says"),
-        tr(lang, "本估算", "Ours"),
-        tr(lang, "单位", "Unit"),
-    ):
-        if header in ("经验法则", "Rule"):
-            table.add_column(header, overflow="fold")
-        else:
-            table.add_column(header, justify="right")
+    table.add_column(say(lang, "Rule"), kind=TEXT)
+    for header in (say(lang, "Rule says"), say(lang, "Ours"), say(lang, "Unit")):
+        table.add_column(header, justify="right")
     for rule in e.rules_of_thumb:
         text, unit = rule["rule"], rule["unit"]
         if not is_en(lang):
@@ -341,31 +332,31 @@ def _number(value: Any) -> str:
     return f"{value:.3e}" if abs(value) >= 1e9 else f"{value:,.1f}"
 
 
-def _advice_table(advice: tuple[Advice, ...], lang: str) -> Table:
-    table = Table(
+def _advice_table(advice: tuple[Advice, ...], lang: str) -> CliTable:
+    table = CliTable(
         box=box.SIMPLE_HEAD,
         title_justify="left",
-        title=tr(lang, "放不下时的替代方案", "Alternatives that change the fit"),
+        title=say(lang, "Alternatives that change the fit"),
     )
+    table.add_column(say(lang, "advice\x04Change"), kind=TEXT)
     for header in (
-        tr(lang, "方案", "Change"),
-        tr(lang, "卡数", "Cards"),
+        say(lang, "Cards"),
         "ZeRO",
-        tr(lang, "每卡 GiB", "GiB/card"),
-        tr(lang, "放得下", "Fits"),
-        tr(lang, "小时", "Hours"),
-        tr(lang, "卡时", "Card-hours"),
+        say(lang, "GiB/card"),
+        say(lang, "Fits"),
+        say(lang, "Hours"),
+        say(lang, "Card-hours"),
     ):
-        if header in ("方案", "Change"):
-            table.add_column(header, overflow="fold")
-        else:
-            table.add_column(header, justify="right")
+        table.add_column(header, justify="right")
     for a in advice:
         text = a.description if is_en(lang) else ESTIMATE_ADVICE_ZH.get(a.action, a.description)
         if not is_en(lang) and a.action == "combined":
-            text = "组合：" + a.description.removeprefix("together: ")
+            text = say(
+                lang, "together: {changes}", changes=a.description.removeprefix("together: ")
+            )
         elif not is_en(lang) and a.action in ("shorter_seq", "more_cards"):
-            text += f"（{', '.join(f'{k}={v}' for k, v in a.change.items())}）"
+            changes = ", ".join(f"{k}={v}" for k, v in a.change.items())
+            text += say(lang, " ({changes})", changes=changes)
         table.add_row(
             escape(text),
             str(a.cards),
@@ -394,5 +385,5 @@ def _print_estimate(out: Console, e: Estimate, lang: str) -> None:
             else ESTIMATE_NOTES_ZH.get(note.code, note.message).format_map(note.params)
         )
         if not is_en(lang) and note.code == "does_not_fit":
-            text = _why_not_zh(e)
+            text = _why_not(e, lang)
         out.print(f"[yellow]•[/] {escape(text)}")

@@ -6,37 +6,37 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
-from comparator.cli._common import tr
 from comparator.errors import Msg
-from comparator.i18n import render
+from comparator.i18n import render, say
 
 if TYPE_CHECKING:
     from comparator.estimate import Estimate
 
 _SAVER_NAMES = {
-    "recompute": ("重计算", "recompute"),
-    "chunked_loss": ("分块损失", "chunked loss"),
-    "offload_optimizer": ("优化器卸载到 CPU", "CPU offload"),
-    "micro_batch": ("micro-batch", "micro-batch"),
+    "recompute": "recompute",
+    "chunked_loss": "chunked loss",
+    "offload_optimizer": "CPU offload",
+    "micro_batch": "micro-batch",
 }
 
 
 _RECOMPUTE_WORDS = {
-    "none": ("不重算", "none"),
-    "selective": ("选择性", "selective"),
-    "op": ("算子级选择性", "op-level selective"),
-    "full": ("完整", "full"),
+    "none": "recompute\x04none",
+    "selective": "selective",
+    "op": "op-level selective",
+    "full": "full",
 }
 
 
 def recompute_word(value: str, lang: str) -> str:
     """``none`` / ``selective`` / ``full`` in ``lang``."""
-    return tr(lang, *_RECOMPUTE_WORDS.get(value, (value, value)))
+    known = _RECOMPUTE_WORDS.get(value)
+    return say(lang, known) if known else value
 
 
 def _shown(value: str | bool | int, lang: str) -> str:
     if isinstance(value, bool):
-        return tr(lang, "开", "on") if value else tr(lang, "关", "off")
+        return say(lang, "on") if value else say(lang, "off")
     if isinstance(value, str) and value in _RECOMPUTE_WORDS:
         return recompute_word(value, lang)
     return str(value)
@@ -46,33 +46,30 @@ def savers_line(e: Estimate, lang: str) -> str:
     """Each memory saver: its value, who chose it and its time factor."""
     parts = []
     for choice in e.solution.choices:
-        zh, en = _SAVER_NAMES[choice.setting]
         shown = _shown(choice.value, lang)
-        who = tr(lang, "用户", "user") if choice.chosen_by == "user" else tr(lang, "估算", "chosen")
-        parts.append(f"{tr(lang, zh, en)} {shown} ({who}, ×{choice.time_factor:g})")
-    return escape(f"{tr(lang, '省显存选项', 'Memory savers')}: " + " · ".join(parts))
+        who = say(lang, "chooser\x04user") if choice.chosen_by == "user" else say(lang, "chosen")
+        parts.append(
+            f"{say(lang, _SAVER_NAMES[choice.setting])} {shown} ({who}, ×{choice.time_factor:g})"
+        )
+    return escape(f"{say(lang, 'Memory savers')}: " + " · ".join(parts))
 
 
 def links_line(e: Estimate, lang: str) -> str:
     """The interconnect and network the hours assume, each stated or assumed."""
     doc = e.to_json()["links"]
     card, network = doc["interconnect"], doc["network"]
-    assumed = tr(lang, "假定", "assumed")
-    stated = tr(lang, "报价所写", "as offered")
+    assumed = say(lang, "assumed")
+    stated = say(lang, "as offered")
     card_kind = "NVLink" if card["nvlink"] else "PCIe"
-    card_from = (
-        stated if not card["assumed"] else tr(lang, "按 GPU 型号假定", "GPU registry, assumed")
-    )
+    card_from = stated if not card["assumed"] else say(lang, "GPU registry, assumed")
     net_from = stated if not network["assumed"] else assumed
     if network["text"] is None:
-        net_from = tr(
-            lang, "假定：拟合所用公开多机训练的集群", "assumed: the fit's published clusters"
-        )
+        net_from = say(lang, "assumed: the fit's published clusters")
     return escape(
-        f"{tr(lang, '互联', 'Links')}: {tr(lang, '卡间', 'cards')} {card_kind} "
-        f"{card['gbs']:g} GB/s ({card_from}) · {tr(lang, '节点网络', 'network')} "
-        f"{network['kind']} {network['gbps']:g} Gb/s {tr(lang, '每节点', 'per node')} ({net_from}) · "
-        f"{tr(lang, '网络时间系数', 'network time factor')} ×{doc['network_time_factor']:g}"
+        f"{say(lang, 'Links')}: {say(lang, 'cards')} {card_kind} "
+        f"{card['gbs']:g} GB/s ({card_from}) · {say(lang, 'network')} "
+        f"{network['kind']} {network['gbps']:g} Gb/s {say(lang, 'per node')} ({net_from}) · "
+        f"{say(lang, 'network time factor')} ×{doc['network_time_factor']:g}"
     )
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
-from comparator.cli._common import tr
 from comparator.domain import resolve_gpu
+from comparator.i18n import say
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -21,15 +21,15 @@ def _provider_hint(engine: Engine, provider: str, lang: str) -> str | None:
     close = difflib.get_close_matches(provider, known, n=1)
     listed = ", ".join(known) or "—"
     if close:
-        return tr(
+        return say(
             lang,
-            f"没有服务商 {provider}；是否想用 {close[0]}？已知服务商：{listed}",
-            f"no provider {provider}; did you mean {close[0]}? Known providers: {listed}",
+            "no provider {provider}; did you mean {value}? Known providers: {listed}",
+            provider=provider,
+            value=close[0],
+            listed=listed,
         )
-    return tr(
-        lang,
-        f"没有服务商 {provider}；已知服务商：{listed}",
-        f"no provider {provider}; known providers: {listed}",
+    return say(
+        lang, "no provider {provider}; known providers: {listed}", provider=provider, listed=listed
     )
 
 
@@ -46,12 +46,17 @@ def _gpu_hint(
     if not siblings:
         return None
     names = ", ".join(siblings)
-    return tr(
+    return say(
         lang,
-        f"{gpu} 指 {spec.name}（{spec.memory_gib:g} GB），没有符合条件的报价；同系列有 {names}："
-        f"试试 --gpu {siblings[0]}",
-        f"{gpu} means {spec.name} ({spec.memory_gib:g} GB), with no matching offer; the same "
-        f"family has {names}: try --gpu {siblings[0]}",
+        (
+            "{gpu} means {name} ({memory_gib:g} GB), with no matching offer; the same family "
+            "has {names}: try --gpu {value}"
+        ),
+        gpu=gpu,
+        name=spec.name,
+        memory_gib=spec.memory_gib,
+        names=names,
+        value=siblings[0],
     )
 
 
@@ -72,8 +77,7 @@ def empty_offers_hint(
         hint = _gpu_hint(engine, gpu, provider, filters, lang)
         if hint:
             return hint
-    return tr(
+    return say(
         lang,
-        "没有符合条件的报价；去掉一个筛选条件（--gpu、--province、--billing、--provider）再试",
-        "no offer matches; drop one of the filters (--gpu, --province, --billing, --provider)",
+        ("no offer matches; drop one of the filters (--gpu, --province, --billing, --provider)"),
     )

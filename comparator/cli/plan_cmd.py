@@ -15,7 +15,6 @@ import typer
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from comparator.cli._common import (
     CALIBRATION_OPTION,
@@ -25,7 +24,6 @@ from comparator.cli._common import (
     open_catalog,
     parse_today,
     state,
-    tr,
     working,
 )
 from comparator.cli.plan_extras import billing_cell, print_plan_notes
@@ -37,10 +35,10 @@ from comparator.cli.plan_figures import (
     print_machines,
     print_utilisation,
 )
-from comparator.cli.tables import print_table
+from comparator.cli.tables import TEXT, CliTable, Col, print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str
 from comparator.errors import InputError
-from comparator.i18n import LABELS, label, render
+from comparator.i18n import LABELS, label, render, say
 
 if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --help
     from comparator.plan import Plan, PlanResult, SharedPlan
@@ -77,7 +75,7 @@ def plan(
     engine = open_catalog(st)
     day = parse_today(today)
     lang = st.lang
-    planning = tr(lang, "正在规划…", "Planning…")
+    planning = say(lang, "Planning…")
     if len(jobs) > 1 and calibration is not None:
         raise InputError("--calibration plans one job; put a [calibration] table in each job file")
     if len(jobs) > 1:
@@ -148,23 +146,19 @@ def _one_job_json(result: PlanResult, seconds: float) -> dict[str, Any]:
 
 def _print(result: PlanResult, lang: str) -> None:
     out = console()
-    goal = (
-        tr(lang, "成本最低", "cheapest")
-        if result.objective == "cost"
-        else tr(lang, "最早完成", "earliest finish")
-    )
-    out.print(f"[bold]{tr(lang, '计划', 'Plan')}: {escape(result.job_name)}[/]  ({goal})")
+    goal = say(lang, "cheapest") if result.objective == "cost" else say(lang, "earliest finish")
+    out.print(f"[bold]{say(lang, 'Plan')}: {escape(result.job_name)}[/]  ({goal})")
     if result.calendar_warning:
         warning = render(result.calendar_warning, lang)
-        out.print(f"[yellow]{tr(lang, '注意', 'Warning')}: {escape(warning)}[/]")
+        out.print(f"[yellow]{say(lang, 'Warning')}: {escape(warning)}[/]")
     if result.best is None:
         message = render(result.message, lang) if result.message else ""
         out.print(
-            f"[bold red]{tr(lang, '没有可行方案', 'No feasible plan')}[/] "
+            f"[bold red]{say(lang, 'No feasible plan')}[/] "
             f"({escape(result.binding or '')}): {escape(message)}"
         )
         if result.cheapest_without_budget is not None:
-            out.print(tr(lang, "不限预算时的最便宜方案：", "The cheapest plan without the budget:"))
+            out.print(say(lang, "The cheapest plan without the budget:"))
             _print_best(out, result.cheapest_without_budget, lang)
     else:
         _print_best(out, result.best, lang)
@@ -186,32 +180,33 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
 
     where = " ".join(x for x in (best.province, best.city) if x)
     out.print(
-        f"{tr(lang, '最优', 'Best')}: [bold]{escape(best.provider_name)}[/] "
+        f"{say(lang, 'Best')}: [bold]{escape(best.provider_name)}[/] "
         f"({escape(best.provider)}) · {escape(best.region_name)} {escape(where)} · "
         f"{best.cards} × {best.gpu} · [bold green]{money_str(best.total_cost)} "
         f"{best.currency}[/]"
     )
     if best.oversized_contract:
         out.print(
-            tr(
+            say(
                 lang,
-                "[yellow]注意：合约付费时长超过实际运行时长的 3 倍，但仍是最便宜的方案[/]",
-                "[yellow]Note: a contract pays for more than 3× the hours it runs; still the "
-                "cheapest[/]",
+                (
+                    "[yellow]Note: a contract pays for more than 3× the hours it runs; still "
+                    "the cheapest[/]"
+                ),
             )
         )
-    out.print(f"{tr(lang, '计费组合', 'Billing mix')}: {escape(mix_text(best, lang))}")
+    out.print(f"{say(lang, 'Billing mix')}: {escape(mix_text(best, lang))}")
     print_machines(out, best, lang)
     out.print(
-        f"{tr(lang, '开始', 'Start')} {best.start:%Y-%m-%d %H:%M} → "
-        f"{tr(lang, '完成', 'finish')} {best.finish:%Y-%m-%d %H:%M} · "
-        f"{tr(lang, '运行', 'run')} {best.run_hours} h "
-        f"({tr(lang, '其中重启开销', 'restart overhead')} {best.overhead_hours} h)"
+        f"{say(lang, 'Start')} {best.start:%Y-%m-%d %H:%M} → "
+        f"{say(lang, 'finish')} {best.finish:%Y-%m-%d %H:%M} · "
+        f"{say(lang, 'run')} {best.run_hours} h "
+        f"({say(lang, 'restart overhead')} {best.overhead_hours} h)"
     )
     print_figures(out, best, lang)
     print_hours_range(out, best, lang)
     table = _segment_table(best, lang)
-    print_table(out, table, drop=[tr(lang, "周期", "Periods"), tr(lang, "实付均价", "Avg paid")])
+    print_table(out, table)
     for item in best.bill:
         if not item.stated:  # billed at 0 or assumed: say it plainly, not dimmed
             what = f"{label(lang, 'bill_' + item.kind)}: {label(lang, 'unstated_' + item.kind)}"
@@ -226,24 +221,26 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
         out.print(escape(line))
 
 
-def _segment_table(best: Plan, lang: str) -> Table:
+_SEGMENT_COLUMNS = (  # the periods, then the average paid, go when the terminal is narrow
+    Col("Offer"),
+    Col("Billing"),
+    Col("Start"),
+    Col("End"),
+    Col("Units"),
+    Col("Periods", drop=1),
+    Col("Unit price"),
+    Col("Avg paid", drop=2),
+    Col("Cost"),
+)
+
+
+def _segment_table(best: Plan, lang: str) -> CliTable:
     """The best plan's line items, then its bill (upload, storage, egress)."""
-    table = Table(box=box.SIMPLE)
-    for header in (
-        tr(lang, "报价", "Offer"),
-        tr(lang, "计费", "Billing"),
-        tr(lang, "开始", "Start"),
-        tr(lang, "结束", "End"),
-        tr(lang, "数量", "Units"),
-        tr(lang, "周期", "Periods"),
-        tr(lang, "单价", "Unit price"),
-        tr(lang, "实付均价", "Avg paid"),
-        tr(lang, "费用", "Cost"),
-    ):
-        table.add_column(header)
+    table = CliTable(box=box.SIMPLE)
+    table.add_columns(lang, _SEGMENT_COLUMNS)
     for s in best.segments:
-        runs = tr(
-            lang, f"运行 {s.run_hours}/{s.paid_hours} 小时", f"runs {s.run_hours}/{s.paid_hours} h"
+        runs = say(
+            lang, "runs {run_hours}/{paid_hours} h", run_hours=s.run_hours, paid_hours=s.paid_hours
         )
         table.add_row(
             s.offer_id,
@@ -276,25 +273,11 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
 
     if not result.alternatives or result.best is None:
         return
-    table = Table(
-        title=tr(
-            lang, "备选（每个服务商与卡型的最优）", "Alternatives (best per provider and GPU)"
-        ),
+    table = CliTable(
+        title=say(lang, "Alternatives (best per provider and GPU)"),
         box=box.SIMPLE,
     )
-    for header in (
-        "#",
-        tr(lang, "服务商", "Provider"),
-        tr(lang, "机房", "Region"),
-        "GPU",
-        tr(lang, "卡数", "Cards"),
-        tr(lang, "计费组合", "Billing mix"),
-        tr(lang, "费用", "Cost"),
-        tr(lang, "开始", "Start"),
-        tr(lang, "完成", "Finish"),
-        tr(lang, "差额", "Δ"),
-    ):
-        table.add_column(header)
+    table.add_columns(lang, _ALTERNATIVE_COLUMNS)
     for rank, alt in enumerate(result.alternatives, start=2):
         delta = alt.total_cost - result.best.total_cost
         table.add_row(
@@ -309,78 +292,83 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
             f"{alt.finish:%m-%d %H:%M}",
             f"+{money_str(delta)}" if delta >= 0 else money_str(delta),
         )
-    print_table(out, table, drop=[tr(lang, "完成", "Finish"), tr(lang, "机房", "Region")])
+    print_table(out, table)
 
 
-_EXCLUDED_KINDS = {
-    "compliance": ("合规", "compliance"),
-    "requirements": ("任务要求", "requirements"),
-    "memory": ("显存不足", "memory"),
-    "stock": ("库存不足", "stock"),
-    "network": ("组网", "network"),
-    "throughput": ("无吞吐数据", "throughput"),
-    "currency": ("无汇率", "currency"),
-    "time-of-use": ("闲时规则", "time of use"),
+_ALTERNATIVE_COLUMNS = (  # the finish, then the region, go when the terminal is narrow
+    Col("#"),
+    Col("Provider"),
+    Col("Region", drop=2),
+    Col("GPU"),
+    Col("Cards"),
+    Col("Billing mix"),
+    Col("Cost"),
+    Col("Start"),
+    Col("Finish", drop=1),
+    Col("Δ"),
+)
+
+
+_EXCLUDED_KINDS = {  # an exclusion's kind → its message id (in context: "memory" is short)
+    "compliance": "excluded\x04compliance",
+    "requirements": "excluded\x04requirements",
+    "memory": "excluded\x04memory",
+    "stock": "excluded\x04stock",
+    "network": "excluded\x04network",
+    "throughput": "excluded\x04throughput",
+    "currency": "excluded\x04currency",
+    "time-of-use": "excluded\x04time of use",
 }
 
 
 def _excluded_kind(lang: str, kind: str) -> str:
-    zh, en = _EXCLUDED_KINDS.get(kind, (kind, kind))
-    return tr(lang, zh, en)
+    known = _EXCLUDED_KINDS.get(kind)
+    return say(lang, known) if known else kind
 
 
 def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
     """Excluded offers grouped by provider and reason (every offer is in --json)."""
     for item in result.stats.get("filtered_in_catalog") or []:
-        label = tr(lang, "未载入的报价", "Offers not loaded")
+        label = say(lang, "Offers not loaded")
         out.print(f"{label}: {item['count']} ({escape(item['reason'])})")
     if not result.excluded:
         return
     kinds = Counter(e.kind for e in result.excluded)
     summary = ", ".join(f"{_excluded_kind(lang, k)} {n}" for k, n in kinds.most_common())
-    out.print(f"{tr(lang, '排除的报价', 'Excluded offers')}: {len(result.excluded)} ({summary})")
+    out.print(f"{say(lang, 'Excluded offers')}: {len(result.excluded)} ({summary})")
     said: dict[int, str] = {}  # offers of one data centre share their reason objects
     for first in (e.reasons[0] for e in result.excluded if e.reasons):
         if id(first) not in said:
             said[id(first)] = render(first, lang)
     groups = Counter((e.provider, said[id(e.reasons[0])]) for e in result.excluded if e.reasons)
-    table = Table(box=box.SIMPLE)
-    table.add_column(tr(lang, "服务商", "Provider"))
-    table.add_column(tr(lang, "报价数", "Offers"))
-    table.add_column(tr(lang, "原因", "Reason"), overflow="fold")
+    table = CliTable(box=box.SIMPLE)
+    table.add_column(say(lang, "Provider"))
+    table.add_column(say(lang, "Offers"))
+    table.add_column(say(lang, "Reason"), kind=TEXT)
     for (provider, reason), count in groups.most_common(EXCLUDED_SHOWN):
         table.add_row(provider, str(count), escape(reason))
     print_table(out, table)
     hidden = len(groups) - EXCLUDED_SHOWN
     if hidden > 0:
-        out.print(
-            tr(
-                lang,
-                f"…另有 {hidden} 类原因，用 --json 查看全部",
-                f"… {hidden} more reasons, see --json",
-            )
-        )
+        out.print(say(lang, "… {hidden} more reasons, see --json", hidden=hidden))
 
 
 def _print_shared(optimal: bool, gap: float, lang: str, fallback: Mapping[str, list[str]]) -> None:
-    verdict = tr(
-        lang,
-        "已证明最优" if optimal else "未证明最优",
-        "proven optimal" if optimal else "not proven optimal",
-    )
-    console().print(
-        f"[bold]{tr(lang, '多任务共享库存', 'Jobs sharing stock')}[/]: {verdict}, gap {gap:.4%}"
-    )
+    verdict = say(lang, "proven optimal" if optimal else "not proven optimal")
+    console().print(f"[bold]{say(lang, 'Jobs sharing stock')}[/]: {verdict}, gap {gap:.4%}")
     for name, reasons in fallback.items():
         said = (label(lang, f"fallback_{r}") if f"fallback_{r}" in LABELS else r for r in reasons)
-        why = tr(lang, "、", ", ").join(said)
+        why = say(lang, ", ").join(said)
         console().print(
             escape(
-                tr(
+                say(
                     lang,
-                    f"{name}：混合整数规划不计 {why}，改用单任务精确规划（在其他任务剩余库存上）",
-                    f"{name}: the MILP does not model {why}; planned by the exact "
-                    f"per-job DP on the stock the other jobs leave",
+                    (
+                        "{name}: the MILP does not model {why}; planned by the exact per-job "
+                        "DP on the stock the other jobs leave"
+                    ),
+                    name=name,
+                    why=why,
                 )
             )
         )

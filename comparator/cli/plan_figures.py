@@ -8,11 +8,9 @@ from typing import TYPE_CHECKING
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from comparator.cli._common import tr
-from comparator.cli.tables import print_table
-from comparator.i18n import label, render, yes_no
+from comparator.cli.tables import CliTable, print_table
+from comparator.i18n import label, render, say, yes_no
 
 if TYPE_CHECKING:
     from comparator.plan import Plan, PlanResult
@@ -63,7 +61,7 @@ def print_gpu_table(out: Console, result: PlanResult, lang: str) -> None:
         return
     from comparator.plan import figure_texts
 
-    table = Table(title=label(lang, "throughput_table"), box=box.SIMPLE)
+    table = CliTable(title=label(lang, "throughput_table"), box=box.SIMPLE)
     for key in (
         "gpu",
         "bf16_tflops",
@@ -107,10 +105,10 @@ def print_assumptions(out: Console, result: PlanResult, lang: str) -> None:
     rates = ", ".join(f"{c}={r}" for c, r in fx.get("rates", {}).items()) or "—"
     efficiency = assumptions.get("multi_node_efficiency") or label(lang, "multi_node_model")
     out.print(
-        f"[dim]{tr(lang, '假设', 'Assumptions')}: {tr(lang, '汇率', 'FX')} {rates} "
-        f"({fx.get('date')}); {tr(lang, '多机效率', 'multi-node efficiency')} "
-        f"{efficiency}; {tr(lang, '含税价比较', 'tax-inclusive')}; "
-        f"{tr(lang, '已证明最优', 'proven optimal')}: {yes_no(lang, result.optimal)}[/]"
+        f"[dim]{say(lang, 'Assumptions')}: {say(lang, 'FX')} {rates} "
+        f"({fx.get('date')}); {say(lang, 'multi-node efficiency')} "
+        f"{efficiency}; {say(lang, 'tax-inclusive')}; "
+        f"{say(lang, 'proven optimal')}: {yes_no(lang, result.optimal)}[/]"
     )
 
 
@@ -121,18 +119,17 @@ def print_hours_range(out: Console, best: Plan, lang: str) -> None:
         return
     hours, cards = ranges["work_hours_range"], ranges["card_hours_range"]
     out.print(
-        f"{tr(lang, '计算时长 低/预期/高', 'Compute hours low/expected/high')}: "
+        f"{say(lang, 'Compute hours low/expected/high')}: "
         f"{hours['low']:,.1f} / {hours['expected']:,.1f} / {hours['high']:,.1f} h · "
-        f"{tr(lang, '卡时', 'card-hours')} {cards['low']:,.1f} / {cards['expected']:,.1f} / "
+        f"{say(lang, 'card-hours')} {cards['low']:,.1f} / {cards['expected']:,.1f} / "
         f"{cards['high']:,.1f}"
     )
     out.print(
         "[dim]"
-        + tr(
+        + say(
             lang,
-            "区间取吞吐模型在公开训练记录上误差的 5%–95% 分位；报价按预期值计。",
-            "The range is the 5th–95th percentile of the throughput fit's error on published "
-            "runs; the price uses the expected value.",
+            "The range is the 5th–95th percentile of the throughput fit's error on "
+            "published runs; the price uses the expected value.",
         )
         + "[/]"
     )

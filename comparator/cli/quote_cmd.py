@@ -16,11 +16,10 @@ from comparator.cli._common import (
     open_catalog,
     parse_today,
     state,
-    tr,
     working,
 )
 from comparator.errors import InputError, Msg, RenderError
-from comparator.i18n import normalize_lang, stored_text
+from comparator.i18n import normalize_lang, say, stored_text
 
 if TYPE_CHECKING:  # the catalog and Jinja load when a quote is made
     from sqlalchemy import Engine
@@ -68,9 +67,7 @@ def quote(
     elif job is None:
         raise InputError("suanli quote: give a job file (JOB.toml) or --show NUMBER")
     else:
-        with working(
-            tr(st.lang, "正在规划并保存报价…", "Planning and saving the quote…"), quiet=json_out
-        ):
+        with working(say(st.lang, "Planning and saving the quote…"), quiet=json_out):
             stored = make_quote(
                 engine,
                 job,
@@ -81,7 +78,7 @@ def quote(
                 today=parse_today(today),
                 calibration=calibration,
             )
-    with working(tr(st.lang, "正在生成报告…", "Rendering the report…"), quiet=json_out):
+    with working(say(st.lang, "Rendering the report…"), quiet=json_out):
         _render(stored, output, pdf, _render_lang(ctx, show, st.lang))
     if json_out:
         emit_json(_json(stored, output, pdf))
@@ -161,20 +158,15 @@ def _print(
 ) -> None:
     out = console()
     if saved:
-        out.print(
-            tr(
-                lang,
-                f"报价单 [bold]{stored.number}[/] 已保存",
-                f"Quote [bold]{stored.number}[/] saved",
-            )
-        )
+        out.print(say(lang, "Quote [bold]{number}[/] saved", number=stored.number))
     else:
         created = stored.document["created_at"]
         out.print(
-            tr(
+            say(
                 lang,
-                f"报价单 [bold]{stored.number}[/]（生成于 {created}）",
-                f"Quote [bold]{stored.number}[/] (created {created})",
+                "Quote [bold]{number}[/] (created {created})",
+                number=stored.number,
+                created=created,
             )
         )
     best = _best(stored)
@@ -186,14 +178,14 @@ def _print(
 
         total = format_money(best["total_cost"], currency)
         out.print(
-            f"{tr(lang, '最优', 'Best')}: {escape(str(name))} · {escape(best['region'])} · "
+            f"{say(lang, 'Best')}: {escape(str(name))} · {escape(best['region'])} · "
             f"{best['gpu']} × {best['cards']} — [bold]{total}[/]"
         )
     else:
         plan = stored.document["plan"]
         message = stored_text(plan, "message", lang) or ""  # in --lang, whatever it was made in
         out.print(
-            f"{tr(lang, '没有可行方案', 'No feasible plan')} "
+            f"{say(lang, 'No feasible plan')} "
             f"({escape(str(plan.get('binding') or ''))}): {escape(message)}"
         )
     for label, path in (("HTML", output), ("PDF", pdf)):
@@ -201,9 +193,9 @@ def _print(
             out.print(f"{label}: {escape(str(path))}")
     if not output and not pdf:
         out.print(
-            tr(
+            say(
                 lang,
-                f"用 suanli quote --show {stored.number} -o quote.html 生成报告",
-                f"Render it with: suanli quote --show {stored.number} -o quote.html",
+                "Render it with: suanli quote --show {number} -o quote.html",
+                number=stored.number,
             )
         )

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from comparator.cli._common import (
     JSON_OPTION,
@@ -22,12 +21,11 @@ from comparator.cli._common import (
     err_console,
     open_catalog,
     state,
-    tr,
     working,
 )
-from comparator.cli.tables import print_table
+from comparator.cli.tables import TEXT, CliTable, Col, print_table
 from comparator.domain import resolve_gpu
-from comparator.i18n import render, status_label, yes_no
+from comparator.i18n import render, say, status_label, yes_no
 
 if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
     from comparator.catalog import OfferHistory, PriceChange
@@ -94,7 +92,7 @@ def _progress_bar(total: int, lang: str, quiet: bool) -> Iterator[Callable[[Sour
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=out, transient=True, disable=quiet) as bar:
-        task = bar.add_task(tr(lang, "刷新价格", "refreshing"), total=total)
+        task = bar.add_task(say(lang, "refreshing"), total=total)
 
         def done(outcome: SourceOutcome) -> None:
             if not quiet:
@@ -117,22 +115,11 @@ def _error(run: SourceOutcome, lang: str) -> str | None:
 
 def _print_report(report: RefreshReport, lang: str) -> None:
     out = console()
-    table = Table(
-        title=tr(
-            lang,
-            f"刷新 {report.period}（{report.seconds:.1f} 秒）",
-            f"Refresh {report.period} ({report.seconds:.1f} s)",
-        )
+    title = say(
+        lang, "Refresh {period} ({seconds:.1f} s)", period=report.period, seconds=report.seconds
     )
-    for zh, en in (
-        ("服务商", "Provider"),
-        ("结果", "Status"),
-        ("报价数", "Offers"),
-        ("快照", "Snapshot"),
-        ("变化", "Changes"),
-        ("说明", "Details"),
-    ):
-        table.add_column(tr(lang, zh, en), overflow="fold" if en == "Details" else "ellipsis")
+    table = CliTable(title=title)
+    table.add_columns(lang, _REPORT_COLUMNS)
     for run in report.runs:
         table.add_row(
             run.provider,
@@ -147,9 +134,19 @@ def _print_report(report: RefreshReport, lang: str) -> None:
         _print_changes(report.changes, lang)
 
 
+_REPORT_COLUMNS = (
+    Col("Provider"),
+    Col("Status"),
+    Col("Offers"),
+    Col("Snapshot"),
+    Col("Changes"),
+    Col("Details", TEXT),
+)
+
+
 def _change_summary(run: SourceOutcome, lang: str) -> str:
     if run.first_snapshot:
-        return tr(lang, "首个快照", "first snapshot")
+        return say(lang, "first snapshot")
     from comparator.catalog import count_changes
 
     counts = count_changes(run.changes)
@@ -157,20 +154,20 @@ def _change_summary(run: SourceOutcome, lang: str) -> str:
 
 
 def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> None:
-    table = Table(title=tr(lang, "价格变化", "Price changes"))
-    for zh, en in (
-        ("服务商", "Provider"),
-        ("机房", "Region"),
-        ("GPU", "GPU"),
-        ("卡数", "Cards"),
-        ("计费", "Billing"),
-        ("规格", "SKU"),
-        ("变化", "Change"),
-        ("原价", "Old"),
-        ("现价", "New"),
-        ("幅度", "%"),
+    table = CliTable(title=say(lang, "Price changes"))
+    for header in (
+        "Provider",
+        "Region",
+        "GPU",
+        "Cards",
+        "Billing",
+        "SKU",
+        "price\x04Change",
+        "Old",
+        "New",
+        "%",
     ):
-        table.add_column(tr(lang, zh, en))
+        table.add_column(say(lang, header))
     for change in changes[:limit]:
         doc = change.to_json()
         table.add_row(
@@ -190,11 +187,7 @@ def _print_changes(changes: list[PriceChange], lang: str, limit: int = 20) -> No
     print_table(out, table)
     if len(changes) > limit:
         out.print(
-            tr(
-                lang,
-                f"另有 {len(changes) - limit} 项变化（--json 查看全部）",
-                f"{len(changes) - limit} more changes (all of them with --json)",
-            )
+            say(lang, "{value} more changes (all of them with --json)", value=len(changes) - limit)
         )
 
 
@@ -217,7 +210,7 @@ def history(
     canonical = resolve_gpu(gpu).name if gpu else None
     from comparator.catalog import price_history
 
-    with working(tr(st.lang, "正在读取价格历史…", "Reading price history…"), quiet=json_out):
+    with working(say(st.lang, "Reading price history…"), quiet=json_out):
         engine = open_catalog(st)
         offers = price_history(engine, provider=provider, gpu=canonical)
     if not offers:
@@ -235,20 +228,22 @@ def history(
     )
 
 
+_HISTORY_COLUMNS = (
+    Col("Provider"),
+    Col("Offer", TEXT),
+    Col("First → last"),
+    Col("Change %"),
+    Col("Points"),
+    Col("Current"),
+)
+
+
 def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
     if not offers:
-        console().print(tr(lang, "没有符合条件的价格历史。", "No price history matches."))
+        console().print(say(lang, "No price history matches."))
         return
-    table = Table(title=tr(lang, "价格历史（降幅最大在前）", "Price history (biggest drops first)"))
-    for zh, en in (
-        ("服务商", "Provider"),
-        ("报价", "Offer"),
-        ("最早 → 最新", "First → last"),
-        ("幅度 %", "Change %"),
-        ("快照数", "Points"),
-        ("在售", "Current"),
-    ):
-        table.add_column(tr(lang, zh, en), overflow="fold" if en == "Offer" else "ellipsis")
+    table = CliTable(title=say(lang, "Price history (biggest drops first)"))
+    table.add_columns(lang, _HISTORY_COLUMNS)
     for offer in offers[:limit]:
         region, gpu, cards, billing, sku, _, _, currency = offer.key
         table.add_row(
@@ -262,13 +257,7 @@ def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
     out = console()
     print_table(out, table)
     if len(offers) > limit:
-        out.print(
-            tr(
-                lang,
-                f"另有 {len(offers) - limit} 条（--limit / --json）",
-                f"{len(offers) - limit} more (--limit / --json)",
-            )
-        )
+        out.print(say(lang, "{value} more (--limit / --json)", value=len(offers) - limit))
 
 
 def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:

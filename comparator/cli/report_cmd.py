@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich import box
 from rich.markup import escape
-from rich.table import Table
 
 from comparator.cli._common import (
     JSON_OPTION,
@@ -21,7 +20,7 @@ from comparator.cli._common import (
     state,
     working,
 )
-from comparator.cli.tables import print_table
+from comparator.cli.tables import CliTable, print_table
 from comparator.i18n import billing_label, label, normalize_lang, status_label
 
 if TYPE_CHECKING:
@@ -95,16 +94,17 @@ def _pct(moved: dict[str, str] | None) -> str:
     return f"{sign}{moved['pct']} %"
 
 
-def _index_table(document: dict[str, Any], lang: str) -> Table:
+def _index_table(document: dict[str, Any], lang: str) -> CliTable:
     t = functools.partial(label, lang)
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title=f"{t('mk_index')} {document['week']}")
-    table.add_column(t("mk_gpu"), no_wrap=True)
-    table.add_column(t("mk_billing"), no_wrap=True)
+    title = f"{t('mk_index')} {document['week']}"
+    table = CliTable(box=box.SIMPLE_HEAD, pad_edge=False, title=title)
+    table.add_column(t("mk_gpu"))
+    table.add_column(t("mk_billing"))
     for key in ("mk_providers", "mk_offers", "mk_min", "mk_median", "mk_p90"):
-        table.add_column(t(key), justify="right", no_wrap=True)
-    table.add_column(t("mk_change_1w"), justify="right", no_wrap=True)
-    table.add_column(t("mk_change_4w"), justify="right", no_wrap=True)
-    table.add_column(t("mk_cheapest"), no_wrap=True)
+        table.add_column(t(key), justify="right", drop=2 if key == "mk_offers" else 0)
+    table.add_column(t("mk_change_1w"), justify="right")
+    table.add_column(t("mk_change_4w"), justify="right", drop=1)  # dropped first when narrow
+    table.add_column(t("mk_cheapest"))
     for row in document["index"]:
         now = row["current"]
         if now is None:
@@ -147,7 +147,7 @@ def print_market(document: dict[str, Any], lang: str) -> None:
     if not document["index"]:
         out.print(t("mk_no_offers"))
     else:
-        print_table(out, _index_table(document, lang), drop=[t("mk_change_4w"), t("mk_offers")])
+        print_table(out, _index_table(document, lang))
     for line in change_lines(document, lang):
         out.print(escape(line))  # wraps between words: an id, date or amount stays whole
 

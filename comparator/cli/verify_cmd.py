@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from comparator.cli._common import (
     JSON_OPTION,
@@ -16,14 +15,13 @@ from comparator.cli._common import (
     emit_json,
     open_catalog,
     state,
-    tr,
     working,
 )
-from comparator.cli.tables import print_table
+from comparator.cli.tables import TEXT, CliTable, print_table
 from comparator.cli.verify_calibration import CALIBRATION_OUT, TRIAL_TOKENS, write_calibration
 from comparator.domain import find_gpu
 from comparator.errors import InputError
-from comparator.i18n import status_label, verify_check_label
+from comparator.i18n import say, status_label, verify_check_label
 
 if TYPE_CHECKING:  # the checks load inside the command: `suanli --help` stays fast
     from comparator.services import Verified
@@ -103,7 +101,7 @@ def verify(
         offer = offer_to_verify(lambda: open_catalog(st), offer_id)
         verify_nodes(st, nodes, offer, collective, allreduce_mib, json_out, strict)
         return
-    with working(tr(st.lang, "正在读取这台机器…", "Reading this machine…"), quiet=json_out):
+    with working(say(st.lang, "Reading this machine…"), quiet=json_out):
         report, live = read_machine(xml_file, topo_file)
     wanted = measure_opt if measure_opt is not None else live
     from comparator.services import verify_machine
@@ -112,9 +110,8 @@ def verify(
     def measured() -> Measurements:
         if not wanted:
             return NOT_REQUESTED
-        with working(  # bf16 matmul, memory and NCCL runs take tens of seconds
-            tr(st.lang, "正在实测算力与带宽…", "Measuring compute and bandwidth…"), quiet=json_out
-        ):
+        # bf16 matmul, memory and NCCL runs take tens of seconds
+        with working(say(st.lang, "Measuring compute and bandwidth…"), quiet=json_out):
             return measure()
 
     verified = verify_machine(
@@ -187,28 +184,27 @@ def _gpu_row(gpu: GpuReading) -> list[str]:
     return [str(gpu.index), model, memory, ecc, str(len(gpu.processes)), pcie]
 
 
-def _gpu_table(result: VerifyResult, lang: str) -> Table:
-    table = Table(title=tr(lang, "GPU", "GPUs"))
-    headers = [
-        ("#", "#"),
-        ("型号", "Model"),
-        ("显存 已用/总 MiB", "Memory used/total MiB"),
-        ("ECC 错误", "ECC errors"),
-        ("进程", "Procs"),
-        ("PCIe", "PCIe"),
-    ]
-    for header in headers:
-        table.add_column(tr(lang, *header))
+def _gpu_table(result: VerifyResult, lang: str) -> CliTable:
+    table = CliTable(title=say(lang, "GPUs"))
+    for header in (
+        "#",
+        "GPU\x04Model",
+        "Memory used/total MiB",
+        "ECC errors",
+        "Procs",
+        "PCIe",
+    ):
+        table.add_column(say(lang, header))
     for gpu in result.report.gpus:
         table.add_row(*_gpu_row(gpu))
     return table
 
 
-def _check_table(result: VerifyResult, lang: str) -> Table:
-    table = Table(title=tr(lang, "检查项", "Checks"), show_lines=True)
-    table.add_column(tr(lang, "检查", "Check"))
-    table.add_column(tr(lang, "结果", "Result"))
-    table.add_column(tr(lang, "说明", "Details"), overflow="fold")
+def _check_table(result: VerifyResult, lang: str) -> CliTable:
+    table = CliTable(title=say(lang, "Checks"), show_lines=True)
+    table.add_column(say(lang, "Check"))
+    table.add_column(say(lang, "Result"))
+    table.add_column(say(lang, "Details"), kind=TEXT)
     for check in result.checks:
         table.add_row(
             verify_check_label(lang, check.id), _status(lang, check.status), escape(check.message)
@@ -219,12 +215,13 @@ def _check_table(result: VerifyResult, lang: str) -> Table:
 def _heading(result: VerifyResult, lang: str) -> str:
     expected = result.expected
     if expected.offer_id is None:
-        return tr(lang, "机器验收（未指定报价）", "Machine acceptance check (no offer given)")
+        return say(lang, "Machine acceptance check (no offer given)")
     bought = f"{expected.gpu_name} × {expected.cards}" + (" NVLink" if expected.nvlink else "")
-    return tr(
+    return say(
         lang,
-        f"机器验收：报价 {expected.offer_id}（{bought}）",
-        f"Machine acceptance check: offer {expected.offer_id} ({bought})",
+        "Machine acceptance check: offer {offer_id} ({bought})",
+        offer_id=expected.offer_id,
+        bought=bought,
     )
 
 
@@ -234,13 +231,14 @@ def print_result(result: VerifyResult, lang: str, stored: dict[str, Any] | None)
     print_table(out, _gpu_table(result, lang))
     print_table(out, _check_table(result, lang))
     out.print(escape(result.measurements.message(lang)))
-    out.print(tr(lang, "结论：", "Verdict: ") + _status(lang, result.status))
+    out.print(say(lang, "Verdict: ") + _status(lang, result.status))
     if stored:
         number, stored_id = stored["quote_number"], stored["verification_id"]
         out.print(
-            tr(
+            say(
                 lang,
-                f"已记入报价 {number}（验收记录 #{stored_id}）",
-                f"Attached to quote {number} (verification #{stored_id})",
+                "Attached to quote {number} (verification #{stored_id})",
+                number=number,
+                stored_id=stored_id,
             )
         )

@@ -41,6 +41,7 @@ from comparator.compliance.verdicts import (
 from comparator.domain.job import Requirements
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import DataCenter, ProviderProfile
+from comparator.errors import Msg
 
 DEFAULT_FRESHNESS_DAYS = 30
 
@@ -113,8 +114,7 @@ def _provider_checks(
             check(
                 "licence-valid",
                 PASS,
-                "无中国大陆机房，无需中国电信业务经营许可证",
-                "no data centre in mainland China; no Chinese telecom licence needed",
+                Msg("no data centre in mainland China; no Chinese telecom licence needed"),
                 f"country={profile.country}",
             )
         ]

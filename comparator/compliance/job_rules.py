@@ -12,6 +12,7 @@ from comparator.compliance.verdicts import FAIL, PASS, WARN, Check, check
 from comparator.domain.job import Requirements
 from comparator.domain.profile import DataCenter, ProviderProfile
 from comparator.domain.provinces import canonical_city
+from comparator.errors import Msg
 
 MLPS_REASSESSMENT_DAYS = 365
 # how the English messages name the official invoice kinds (glossed once)
@@ -41,14 +42,16 @@ def mlps_check(profile: ProviderProfile, level: int, last_day: date) -> Check:
     )
     high_enough = [f for f in filings if (f.level or 0) >= level]
     if not high_enough:
-        best = f"level {filings[0].level}" if filings else "none"
-        best_zh = f"{filings[0].level} 级" if filings else "无"
+        best = Msg("level {level}", level=filings[0].level) if filings else Msg("none")
         return check(
             "mlps",
             FAIL,
-            f"任务要求等保 {level} 级，服务商备案：{best_zh}",
-            f"job needs MLPS level {level}; provider's filing: {best}",
-            best,
+            Msg(
+                "job needs MLPS level {level}; provider's filing: {best}",
+                level=level,
+                best=best,
+            ),
+            str(best),
         )
     filing = high_enough[0]
     evidence = f"level {filing.level} assessed_on={filing.assessed_on}"
@@ -57,8 +60,7 @@ def mlps_check(profile: ProviderProfile, level: int, last_day: date) -> Check:
     return check(
         "mlps",
         PASS,
-        f"等保 {filing.level} 级备案满足要求（≥{level}）",
-        f"MLPS level {filing.level} filing meets level {level}",
+        Msg("MLPS level {level} filing meets level {level2}", level=filing.level, level2=level),
         evidence,
     )
 
@@ -68,8 +70,7 @@ def _assessment_check(assessed_on: date | None, last_day: date, evidence: str) -
         return check(
             "mlps",
             FAIL,
-            "等保三级及以上须每年测评，未登记测评日期",
-            "MLPS level 3+ is re-assessed yearly; assessment date not recorded",
+            Msg("MLPS level 3+ is re-assessed yearly; assessment date not recorded"),
             evidence,
         )
     age_days = (last_day - assessed_on).days
@@ -77,16 +78,20 @@ def _assessment_check(assessed_on: date | None, last_day: date, evidence: str) -
         return check(
             "mlps",
             FAIL,
-            f"等保测评日期 {assessed_on} 距任务最后一天 {last_day} 超过 365 天",
-            f"MLPS assessment of {assessed_on} is over 365 days before the job's "
-            f"last day {last_day}",
+            Msg(
+                (
+                    "MLPS assessment of {assessed_on} is over 365 days before the job's last day "
+                    "{last_day}"
+                ),
+                assessed_on=assessed_on,
+                last_day=last_day,
+            ),
             evidence,
         )
     return check(
         "mlps",
         PASS,
-        f"等保测评于 {assessed_on}，一年内有效",
-        f"MLPS assessed {assessed_on}, within 365 days",
+        Msg("MLPS assessed {assessed_on}, within 365 days", assessed_on=assessed_on),
         evidence,
     )
 
@@ -105,16 +110,14 @@ def certification_check(profile: ProviderProfile, name: str, last_day: date) -> 
         return check(
             "certification",
             FAIL,
-            f"任务要求 {name} 认证，服务商仅声称持有，未给出证书编号",
-            f"job requires {name}; provider only claims it, number not given",
+            Msg("job requires {name}; provider only claims it, number not given", name=name),
             f"{name} claimed=true",
         )
     if not held:
         return check(
             "certification",
             FAIL,
-            f"任务要求 {name} 认证，服务商未登记",
-            f"job requires {name}; provider has none on file",
+            Msg("job requires {name}; provider has none on file", name=name),
             name,
         )
     cert = max(held, key=lambda c: c.valid_until or date.min)
@@ -123,25 +126,24 @@ def certification_check(profile: ProviderProfile, name: str, last_day: date) -> 
     )
     if cert.valid_until is None:
         return check(
-            "certification",
-            WARN,
-            f"{cert.name} 有效期未登记",
-            f"{cert.name} validity not recorded",
-            evidence,
+            "certification", WARN, Msg("{name} validity not recorded", name=cert.name), evidence
         )
     if cert.valid_until < last_day:
         return check(
             "certification",
             FAIL,
-            f"{cert.name} 于 {cert.valid_until} 到期，早于任务最后一天 {last_day}",
-            f"{cert.name} expires {cert.valid_until}, before the job's last day {last_day}",
+            Msg(
+                "{name} expires {valid_until}, before the job's last day {last_day}",
+                name=cert.name,
+                valid_until=cert.valid_until,
+                last_day=last_day,
+            ),
             evidence,
         )
     return check(
         "certification",
         PASS,
-        f"{cert.name} 有效至 {cert.valid_until}",
-        f"{cert.name} valid until {cert.valid_until}",
+        Msg("{name} valid until {valid_until}", name=cert.name, valid_until=cert.valid_until),
         evidence,
     )
 
@@ -157,14 +159,14 @@ def canonical_invoice(word: str) -> str:
 def invoice_check(profile: ProviderProfile, invoice: str) -> Check:
     wanted = canonical_invoice(invoice)
     offered = ",".join(profile.invoice_types) or "-"
-    named = INVOICE_EN.get(wanted or "", f"{invoice} invoices")
+    known = INVOICE_EN.get(wanted or "")
+    named = Msg(known) if known else Msg("{word} invoices", word=invoice)
     if any(canonical_invoice(t) == wanted for t in profile.invoice_types):
-        return check("invoice", PASS, f"可开具{invoice}", f"issues {named}", offered)
+        return check("invoice", PASS, Msg("issues {invoice}", invoice=named), offered)
     return check(
         "invoice",
         FAIL,
-        f"任务要求{invoice}，服务商只开具：{offered}",
-        f"job needs {named}; provider issues: {offered}",
+        Msg("job needs {invoice}; provider issues: {offered}", invoice=named, offered=offered),
         offered,
     )
 
@@ -192,13 +194,16 @@ def _province_check(dc: DataCenter, provinces: Sequence[str]) -> Check:
     allowed = "、".join(provinces)
     if dc.mainland and dc.province in provinces:
         return check(
-            "location", PASS, f"机房位于{dc.province}", f"data centre in {dc.province}", _where(dc)
+            "location", PASS, Msg("data centre in {province}", province=dc.province), _where(dc)
         )
     return check(
         "location",
         FAIL,
-        f"任务要求机房位于 {allowed}，此机房在 {_where(dc)}",
-        f"job requires a data centre in {allowed}; this one is in {_where(dc)}",
+        Msg(
+            "job requires a data centre in {allowed}; this one is in {where}",
+            allowed=allowed,
+            where=_where(dc),
+        ),
         _where(dc),
     )
 
@@ -207,14 +212,15 @@ def _city_check(dc: DataCenter, cities: Sequence[str]) -> Check:
     wanted = [canonical_city(c.split("-")[-1]) for c in cities]
     allowed = "、".join(wanted)
     if dc.mainland and dc.city in wanted:
-        return check(
-            "location-city", PASS, f"机房位于{dc.city}", f"data centre in {dc.city}", _where(dc)
-        )
+        return check("location-city", PASS, Msg("data centre in {city}", city=dc.city), _where(dc))
     return check(
         "location-city",
         FAIL,
-        f"任务要求机房位于 {allowed}，此机房在 {_where(dc)}",
-        f"job requires a data centre in {allowed}; this one is in {_where(dc)}",
+        Msg(
+            "job requires a data centre in {allowed}; this one is in {where}",
+            allowed=allowed,
+            where=_where(dc),
+        ),
         _where(dc),
     )
 
@@ -223,27 +229,32 @@ def residency_check(dc: DataCenter, export_basis: str | None) -> Check:
     """*Policy*: personal information stays in the mainland unless the job states a basis."""
     if dc.mainland:
         return check(
-            "data-residency",
-            PASS,
-            "个人信息留在中国大陆境内",
-            "personal information stays in mainland China",
-            _where(dc),
+            "data-residency", PASS, Msg("personal information stays in mainland China"), _where(dc)
         )
     if export_basis:
         return check(
             "data-residency",
             PASS,
-            f"个人信息出境至 {dc.country}，出境依据：{export_basis}",
-            f"personal information leaves mainland China for {dc.country} under "
-            f"export basis {export_basis}",
+            Msg(
+                (
+                    "personal information leaves mainland China for {country} under export basis "
+                    "{export_basis}"
+                ),
+                country=dc.country,
+                export_basis=export_basis,
+            ),
             _where(dc),
         )
     return check(
         "data-residency",
         FAIL,
-        f"训练数据含个人信息，机房在境外（{dc.country}），任务未声明数据出境依据",
-        f"training data holds personal information and the data centre is outside "
-        f"mainland China ({dc.country}); the job declares no legal basis for exporting it",
+        Msg(
+            (
+                "training data holds personal information and the data centre is outside mainland "
+                "China ({country}); the job declares no legal basis for exporting it"
+            ),
+            country=dc.country,
+        ),
         _where(dc),
     )
 
@@ -258,14 +269,16 @@ def freshness_check(observed_at: Sequence[datetime], today: date, freshness_days
         return check(
             "price-freshness",
             WARN,
-            f"价格已 {age_days} 天未更新（超过 {freshness_days} 天）",
-            f"prices are {age_days} days old (over {freshness_days})",
+            Msg(
+                "prices are {age_days} days old (over {freshness_days})",
+                age_days=age_days,
+                freshness_days=freshness_days,
+            ),
             evidence,
         )
     return check(
         "price-freshness",
         PASS,
-        f"价格 {age_days} 天内更新",
-        f"prices observed {age_days} days ago",
+        Msg("prices observed {age_days} days ago", age_days=age_days),
         evidence,
     )

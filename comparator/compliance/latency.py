@@ -11,6 +11,7 @@ from comparator.compliance.verdicts import FAIL, PASS, Check, check
 from comparator.domain.geo import approximate_rtt_ms, great_circle_km, known_city, place_of
 from comparator.domain.job_service import ServiceRequirements
 from comparator.domain.profile import DataCenter
+from comparator.errors import Msg
 
 
 @dataclass(frozen=True)
@@ -56,24 +57,24 @@ def latency_check(dc: DataCenter, req: ServiceRequirements) -> Check | None:
         return check(
             "latency",
             FAIL,
-            f"任务要求距{origin}往返延迟 ≤ {limit} ms；此机房延迟未知（未给出实测值，位置无法估算）",
-            f"job requires ≤ {limit} ms round trip from {origin}; this data centre's latency is "
-            "unknown (no measured figure, no place to estimate from)",
+            Msg(
+                "job requires ≤ {limit} ms round trip from {origin}; this data centre's latency "
+                "is unknown (no measured figure, no place to estimate from)",
+                limit=limit,
+                origin=origin,
+            ),
             f"from={origin} unknown",
         )
-    kind_zh = "实测" if found.measured else "估算"
-    kind_en = "measured" if found.measured else "approximate"
-    sign = "" if found.measured else "≈"
-    said_zh = f"距{origin}往返延迟 {sign}{found.rtt_ms} ms（{kind_zh}）"
-    said_en = f"round trip from {origin} {sign}{found.rtt_ms} ms ({kind_en})"
+    said = Msg(
+        "round trip from {origin} {sign}{rtt} ms ({kind})",
+        origin=origin,
+        sign="" if found.measured else "≈",
+        rtt=found.rtt_ms,
+        kind=Msg("measured") if found.measured else Msg("approximate"),
+    )
     if found.rtt_ms > limit:
-        return check(
-            "latency",
-            FAIL,
-            f"任务要求 ≤ {limit} ms；{said_zh}",
-            f"job requires ≤ {limit} ms; {said_en}",
-            found.evidence,
-        )
+        message = Msg("job requires ≤ {limit} ms; {said}", limit=limit, said=said)
+        return check("latency", FAIL, message, found.evidence)
     return check(
-        "latency", PASS, f"{said_zh}，≤ {limit} ms", f"{said_en}, ≤ {limit} ms", found.evidence
+        "latency", PASS, Msg("{said}, ≤ {limit} ms", said=said, limit=limit), found.evidence
     )

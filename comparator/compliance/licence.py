@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from datetime import date
 
 from comparator.compliance.verdicts import FAIL, PASS, WARN, Check, check, worst
-from comparator.domain.credentials import LicenceNumber, parse_licence
+from comparator.domain.credentials import IDC_ITEM_EXCLUDES, LicenceNumber, parse_licence
 from comparator.domain.profile import DataCenter, License, ProviderProfile
 from comparator.domain.profile_fields import NATIONWIDE
+from comparator.errors import Msg
 
 RENEWAL_WARNING_DAYS = 90
 _RANK = {PASS: 0, WARN: 1, FAIL: 2}
@@ -50,11 +51,8 @@ def _assess(licence: License, today: date, last_day: date) -> LicenceAssessment:
 
 
 def no_licence_checks() -> list[Check]:
-    zh, en = (
-        "未登记电信业务经营许可证（在中国大陆提供 IDC 需 B1 许可证）",
-        ("no telecom business licence on file (IDC in mainland China needs a B1 licence)"),
-    )
-    return [check("licence-valid", FAIL, zh, en), check("licence-scope", FAIL, zh, en)]
+    missing = Msg("no telecom business licence on file (IDC in mainland China needs a B1 licence)")
+    return [check("licence-valid", FAIL, missing), check("licence-scope", FAIL, missing)]
 
 
 # --- rule 2 ---------------------------------------------------------------------------------
@@ -67,17 +65,21 @@ def validity_check(
         return check(
             "licence-valid",
             FAIL,
-            f"“{number}”不是有效的电信业务经营许可证编号",
-            f"“{number}” is not a telecom business licence number",
+            Msg("“{number}” is not a telecom business licence number", number=number),
             number,
         )
     if parsed.is_website_number:
         return check(
             "licence-valid",
             FAIL,
-            f"{number} 是许可证 {parsed.licence_text} 下的网站编号，不是许可证本身",
-            f"{number} is a website number under licence {parsed.licence_text}, "
-            "not the licence itself",
+            Msg(
+                (
+                    "{number} is a website number under licence {licence_text}, not the licence "
+                    "itself"
+                ),
+                number=number,
+                licence_text=parsed.licence_text,
+            ),
             number,
         )
     return _expiry_check(number, licence.valid_until, today, last_day)
@@ -86,44 +88,48 @@ def validity_check(
 def _expiry_check(number: str, valid_until: date | None, today: date, last_day: date) -> Check:
     evidence = f"{number} valid_until={valid_until}"
     if valid_until is None:
-        return check(
-            "licence-valid", WARN, "许可证有效期未登记", "licence validity not recorded", number
-        )
+        return check("licence-valid", WARN, Msg("licence validity not recorded"), number)
     if valid_until < today:
         return check(
             "licence-valid",
             FAIL,
-            f"许可证已于 {valid_until} 过期",
-            f"licence expired on {valid_until}",
+            Msg("licence expired on {valid_until}", valid_until=valid_until),
             evidence,
         )
     if valid_until < last_day:
         return check(
             "licence-valid",
             FAIL,
-            f"许可证于 {valid_until} 到期，早于任务最后一天 {last_day}",
-            f"licence expires {valid_until}, before the job's last day {last_day}",
+            Msg(
+                "licence expires {valid_until}, before the job's last day {last_day}",
+                valid_until=valid_until,
+                last_day=last_day,
+            ),
             evidence,
         )
     days_left = (valid_until - last_day).days
     if days_left < RENEWAL_WARNING_DAYS:
-        ref_zh, ref_en = (
-            ("任务最后一天", "the job's last day") if last_day > today else ("今天", "today")
-        )
+        reference = Msg("the job's last day") if last_day > today else Msg("today")
         return check(
             "licence-valid",
             WARN,
-            f"许可证 {valid_until} 到期，距{ref_zh} {last_day} 仅 {days_left} 天"
-            f"（不足 {RENEWAL_WARNING_DAYS} 天），应已申请续期",
-            f"licence expires {valid_until}, {days_left} days after {ref_en} {last_day} "
-            f"(under {RENEWAL_WARNING_DAYS}); renewal should be filed",
+            Msg(
+                (
+                    "licence expires {valid_until}, {days_left} days after {reference} {last_day} "
+                    "(under {renewal_days}); renewal should be filed"
+                ),
+                valid_until=valid_until,
+                days_left=days_left,
+                reference=reference,
+                last_day=last_day,
+                renewal_days=RENEWAL_WARNING_DAYS,
+            ),
             evidence,
         )
     return check(
         "licence-valid",
         PASS,
-        f"许可证有效至 {valid_until}",
-        f"licence valid until {valid_until}",
+        Msg("licence valid until {valid_until}", valid_until=valid_until),
         evidence,
     )
 
@@ -137,8 +143,7 @@ def scope_check(licence: License, parsed: LicenceNumber | None) -> Check:
         return check(
             "licence-scope",
             FAIL,
-            "旧式 ICP 证（B25 信息服务）不含第一类增值电信业务，不能经营 IDC",
-            "an old-style ICP licence (B25 information service) does not cover IDC (needs B1)",
+            Msg("an old-style ICP licence (B25 information service) does not cover IDC (needs B1)"),
             number,
         )
     if parsed is not None and not parsed.has_category("B1"):
@@ -146,51 +151,50 @@ def scope_check(licence: License, parsed: LicenceNumber | None) -> Check:
         return check(
             "licence-scope",
             FAIL,
-            f"许可证类别 {cats} 不含 B1；仅有 B2 不能经营 IDC（B11）",
-            f"licence categories {cats} lack B1; a B2 licence alone does not cover IDC (B11)",
+            Msg(
+                "licence categories {cats} lack B1; a B2 licence alone does not cover IDC (B11)",
+                cats=cats,
+            ),
             evidence,
         )
     if "B11" not in licence.services:
         return check(
             "licence-scope",
             FAIL,
-            f"许可业务 {services} 不含 B11 互联网数据中心业务",
-            f"licensed services {services} do not include B11 internet data centre",
+            Msg(
+                "licensed services {services} do not include B11 internet data centre",
+                services=services,
+            ),
             evidence,
         )
     return check(
-        "licence-scope",
-        PASS,
-        "许可证含 B1 类及 B11 互联网数据中心业务",
-        "licence includes category B1 and service B11 (IDC)",
-        evidence,
+        "licence-scope", PASS, Msg("licence includes category B1 and service B11 (IDC)"), evidence
     )
 
 
 def cloud_item_check(licence: License) -> Check:
     item = licence.idc_item
-    if "不含" in item:
+    if IDC_ITEM_EXCLUDES in item:
         return check(
             "licence-cloud-item",
             WARN,
-            "许可证不含互联网资源协作服务，自助开通的云服务器不在许可范围内",
-            "licence excludes 互联网资源协作服务 (Internet resource collaboration services): "
-            "self-service cloud instances are not covered",
+            Msg(
+                "licence excludes 互联网资源协作服务 (Internet resource collaboration services): "
+                "self-service cloud instances are not covered"
+            ),
             f"{licence.number} {item}",
         )
     if not item:
         return check(
             "licence-cloud-item",
             PASS,
-            "未登记 IDC 服务项（按含互联网资源协作服务处理）",
-            "IDC service item not recorded (taken as including resource collaboration)",
+            Msg("IDC service item not recorded (taken as including resource collaboration)"),
             licence.number,
         )
     return check(
         "licence-cloud-item",
         PASS,
-        f"IDC 服务项：{item}",
-        f"IDC service item: {item}",
+        Msg("IDC service item: {item}", item=item),
         f"{licence.number} {item}",
     )
 
@@ -204,17 +208,13 @@ def coverage_check(assessed: list[LicenceAssessment], dc: DataCenter) -> Check:
             return check(
                 "licence-coverage",
                 PASS,
-                f"许可证覆盖 {where}",
-                f"licence covers {where}",
+                Msg("licence covers {where}", where=where),
                 _coverage_evidence(item),
             )
     if not assessed:
-        return check(
-            "licence-coverage", FAIL, f"没有许可证覆盖 {where}", f"no licence covers {where}"
-        )
+        return check("licence-coverage", FAIL, Msg("no licence covers {where}", where=where))
     best = assessed[0]
-    zh, en = _gap_reason(best, dc, where)
-    return check("licence-coverage", FAIL, zh, en, _coverage_evidence(best))
+    return check("licence-coverage", FAIL, _gap_reason(best, dc, where), _coverage_evidence(best))
 
 
 def covers(parsed: LicenceNumber, coverage: tuple[str, ...], dc: DataCenter) -> bool:
@@ -231,27 +231,30 @@ def covers(parsed: LicenceNumber, coverage: tuple[str, ...], dc: DataCenter) -> 
     return dc.city is not None and f"{dc.province}-{dc.city}" in entries
 
 
-def _gap_reason(best: LicenceAssessment, dc: DataCenter, where: str) -> tuple[str, str]:
+def _gap_reason(best: LicenceAssessment, dc: DataCenter, where: str) -> Msg:
     parsed = best.parsed
     number = best.licence.number
     if parsed is None or parsed.is_website_number:
-        return (
-            f"{number} 不是可用的许可证编号，无法覆盖 {where}",
-            f"{number} is not a usable licence number, so it cannot cover {where}",
+        return Msg(
+            "{number} is not a usable licence number, so it cannot cover {where}",
+            number=number,
+            where=where,
         )
     if parsed.province is not None and parsed.province != dc.province:
-        return (
-            f"{number} 是{parsed.province}省级许可证，只在{parsed.province}有效，不覆盖 {where}",
-            f"{number} is a provincial licence of {parsed.province}, valid only there; "
-            f"it does not cover {where}",
+        return Msg(
+            "{number} is a provincial licence of {province}, valid only there; "
+            "it does not cover {where}",
+            number=number,
+            province=parsed.province,
+            where=where,
         )
     if dc.city is None:
-        return (
-            f"许可证在{dc.province}只覆盖部分城市，而机房未登记城市",
-            f"the licence covers only some cities of {dc.province} and the data centre's "
+        return Msg(
+            "the licence covers only some cities of {province} and the data centre's "
             "city is not recorded",
+            province=dc.province,
         )
-    return (f"许可证覆盖范围不含 {where}", f"licence coverage does not include {where}")
+    return Msg("licence coverage does not include {where}", where=where)
 
 
 def _coverage_evidence(item: LicenceAssessment) -> str:
@@ -273,27 +276,30 @@ def annual_report_check(licence: License, today: date) -> Check:
         return check(
             "annual-report",
             WARN,
-            f"未登记年报（应已报送 {required} 年度）",
-            f"annual report not recorded ({required} is due)",
+            Msg("annual report not recorded ({required} is due)", required=required),
             licence.number,
         )
     if last >= required:
-        return check(
-            "annual-report", PASS, f"已报送 {last} 年年报", f"annual report {last} filed", evidence
-        )
+        return check("annual-report", PASS, Msg("annual report {last} filed", last=last), evidence)
     if last == required - 1:
         return check(
             "annual-report",
             WARN,
-            f"缺少 {required} 年年报（最近一次为 {last} 年）",
-            f"annual report {required} missing (last filed {last})",
+            Msg(
+                "annual report {required} missing (last filed {last})", required=required, last=last
+            ),
             evidence,
         )
     return check(
         "annual-report",
         FAIL,
-        f"年报落后两年以上（最近一次为 {last} 年，应为 {required} 年），可能被列入不良名单",
-        f"annual report two or more years behind (last {last}, due {required}); "
-        "the licensee may be on the list of operators in breach (不良名单)",
+        Msg(
+            (
+                "annual report two or more years behind (last {last}, due {required}); the "
+                "licensee may be on the list of operators in breach (不良名单)"
+            ),
+            last=last,
+            required=required,
+        ),
         evidence,
     )

@@ -13,14 +13,20 @@ from __future__ import annotations
 from comparator.compliance.verdicts import FAIL, PASS, WARN, Check, check
 from comparator.domain.job_service import ServiceRequirements, support_hours
 from comparator.domain.profile import ProviderProfile
+from comparator.errors import Msg
 
 FACT_CHECKS = ("own-datacenter", "support", "elastic-scaling", "company", "contract-terms")
-UNKNOWN_ZH, UNKNOWN_EN = "未说明", "unknown"
-_YES = {True: ("是", "yes"), False: ("否", "no"), None: (UNKNOWN_ZH, UNKNOWN_EN)}
+UNKNOWN_EN = "unknown"
+_YES = {True: Msg("yes"), False: Msg("no"), None: Msg("unknown (the profile does not say)")}
 
 
-def _yes(value: bool | None) -> tuple[str, str]:
+def _yes(value: bool | None) -> Msg:
     return _YES[value]
+
+
+def _said(value: object) -> object:
+    """A stated value as it is, an unstated one as *unknown* in the reader's language."""
+    return _YES[None] if value is None else value
 
 
 def _evidence(**facts: object) -> str:
@@ -41,7 +47,7 @@ def service_checks(profile: ProviderProfile, req: ServiceRequirements | None) ->
             "own-datacenter",
             profile.own_datacenter,
             req.own_datacenter,
-            ("自有机房", "own data centre"),
+            Msg("own data centre"),
             _evidence(own_datacenter=profile.own_datacenter),
         ),
         support_check(profile, req),
@@ -49,7 +55,7 @@ def service_checks(profile: ProviderProfile, req: ServiceRequirements | None) ->
             "elastic-scaling",
             profile.terms.elastic_scaling,
             req.elastic_scaling,
-            ("合约内弹性增减卡", "elastic scaling within a contract"),
+            Msg("elastic scaling within a contract"),
             _evidence(elastic_scaling=profile.terms.elastic_scaling),
         ),
         company_check(profile),
@@ -57,79 +63,74 @@ def service_checks(profile: ProviderProfile, req: ServiceRequirements | None) ->
     ]
 
 
-def _flag_check(
-    id_: str, value: bool | None, required: bool, what: tuple[str, str], evidence: str
-) -> Check:
-    zh, en = _yes(value)
+def _flag_check(id_: str, value: bool | None, required: bool, what: Msg, evidence: str) -> Check:
     if required and value is not True:
-        reason_zh = "未说明" if value is None else "不提供"
-        reason_en = "unknown (the profile does not say)" if value is None else "not offered"
-        return check(
-            id_,
-            FAIL,
-            f"任务要求{what[0]}，服务商{reason_zh}",
-            f"job requires {what[1]}; provider: {reason_en}",
-            evidence,
-        )
-    return check(id_, PASS, f"{what[0]}：{zh}", f"{what[1]}: {en}", evidence)
+        reason = _YES[None] if value is None else Msg("not offered")
+        message = Msg("job requires {what}; provider: {reason}", what=what, reason=reason)
+        return check(id_, FAIL, message, evidence)
+    return check(id_, PASS, Msg("{what}: {answer}", what=what, answer=_yes(value)), evidence)
 
 
 def support_check(profile: ProviderProfile, req: ServiceRequirements) -> Check:
     hours = support_hours(profile.support)
     minutes = profile.support_response_minutes
     evidence = _evidence(support=hours, support_response_minutes=minutes)
-    said_zh = f"技术支持 {hours or UNKNOWN_ZH}，响应 " + (
-        f"{minutes} 分钟" if minutes is not None else UNKNOWN_ZH
+    said = Msg(
+        "support {hours}, response {minutes}",
+        hours=_said(hours),
+        minutes=_YES[None] if minutes is None else Msg("{minutes} min", minutes=minutes),
     )
-    said_en = f"support {hours or UNKNOWN_EN}, response " + (
-        f"{minutes} min" if minutes is not None else UNKNOWN_EN
-    )
-    problems_zh, problems_en = [], []
+    problems: list[Msg] = []
     if req.support and hours != req.support:
-        problems_zh.append(f"任务要求 {req.support} 支持")
-        problems_en.append(f"job requires {req.support} support")
+        problems.append(Msg("job requires {hours} support", hours=req.support))
     limit = req.max_support_response_minutes
     if limit is not None and (minutes is None or minutes > limit):
-        problems_zh.append(f"任务要求 {limit} 分钟内响应")
-        problems_en.append(f"job requires a response within {limit} min")
-    if problems_zh:
+        problems.append(Msg("job requires a response within {limit} min", limit=limit))
+    if problems:
+        joined = (
+            problems[0]
+            if len(problems) == 1
+            else Msg("{first}; {second}", first=problems[0], second=problems[1])
+        )
         return check(
             "support",
             FAIL,
-            "，".join(problems_zh) + f"；服务商：{said_zh}",
-            "; ".join(problems_en) + f"; provider: {said_en}",
+            Msg("{problems}; provider: {said}", problems=joined, said=said),
             evidence,
         )
-    return check("support", PASS, said_zh, said_en, evidence)
+    return check("support", PASS, said, evidence)
 
 
 def company_check(profile: ProviderProfile) -> Check:
     capital = profile.registered_capital_cny
-    cnnic_zh, cnnic_en = _yes(profile.terms.cnnic_member)
-    capital_zh = f"¥{capital:,}" if capital is not None else UNKNOWN_ZH
-    capital_en = f"CNY {capital:,}" if capital is not None else UNKNOWN_EN
     return check(
         "company",
         PASS,
-        f"注册资本 {capital_zh}；CNNIC 会员：{cnnic_zh}",
-        f"registered capital {capital_en}; CNNIC member: {cnnic_en}",
+        Msg(
+            "registered capital {capital}; CNNIC member: {cnnic}",
+            capital=_YES[None] if capital is None else f"¥{capital:,}",
+            cnnic=_yes(profile.terms.cnnic_member),
+        ),
         _evidence(registered_capital_cny=capital, cnnic_member=profile.terms.cnnic_member),
     )
 
 
 def contract_terms_check(profile: ProviderProfile) -> Check:
     terms = profile.terms
-    refund, maintenance = _yes(terms.hourly_refund), _yes(terms.free_maintenance)
     sla = f"{terms.sla_percent}%" if terms.sla_percent is not None else None
     deposit = f"¥{terms.deposit_cny:,}" if terms.deposit_cny is not None else None
     return check(
         "contract-terms",
         PASS,
-        f"按小时退费：{refund[0]}；免费维护/换机：{maintenance[0]}；预付："
-        f"{terms.prepayment or UNKNOWN_ZH}；押金：{deposit or UNKNOWN_ZH}；SLA：{sla or UNKNOWN_ZH}",
-        f"hourly refund: {refund[1]}; free maintenance/replacement: {maintenance[1]}; "
-        f"prepayment: {terms.prepayment or UNKNOWN_EN}; deposit: {deposit or UNKNOWN_EN}; "
-        f"SLA: {sla or UNKNOWN_EN}",
+        Msg(
+            "hourly refund: {refund}; free maintenance/replacement: {maintenance}; "
+            "prepayment: {prepayment}; deposit: {deposit}; SLA: {sla}",
+            refund=_yes(terms.hourly_refund),
+            maintenance=_yes(terms.free_maintenance),
+            prepayment=_said(terms.prepayment),
+            deposit=_said(deposit),
+            sla=_said(sla),
+        ),
         _evidence(
             hourly_refund=terms.hourly_refund,
             free_maintenance=terms.free_maintenance,
@@ -156,23 +157,23 @@ def claimed_check(profile: ProviderProfile) -> Check | None:
     items = claimed_items(profile)
     if not items:
         return None
-    named = "、".join(items)
     return check(
         "claimed",
         WARN,
-        f"声称持有 {named}：未给出编号，未核实",
-        f"claimed, number not given (unverified): {', '.join(items)}",
+        Msg("claimed, number not given (unverified): {items}", items=", ".join(items)),
         "claimed=true " + ", ".join(items),
     )
 
 
 def claimed_licence_checks(profile: ProviderProfile) -> list[Check]:
     """Rules 2 and 3 when the only licences on file are claimed ones: both fail."""
-    names = "、".join(lic.name or "licence" for lic in profile.licenses if lic.claimed)
-    zh = f"许可证仅为声称（{names}），未给出编号，不能满足需要编号的规则"
-    en = f"licence only claimed ({names}), number not given; no rule that needs a number passes"
+    names = ", ".join(lic.name or "licence" for lic in profile.licenses if lic.claimed)
+    reason = Msg(
+        "licence only claimed ({names}), number not given; no rule that needs a number passes",
+        names=names,
+    )
     evidence = f"claimed=true {names}"
     return [
-        check("licence-valid", FAIL, zh, en, evidence),
-        check("licence-scope", FAIL, zh, en, evidence),
+        check("licence-valid", FAIL, reason, evidence),
+        check("licence-scope", FAIL, reason, evidence),
     ]

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from comparator.domain.offer_view import OfferView
-from comparator.i18n import is_en
+from comparator.errors import Msg
+from comparator.i18n import render
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 _RANK = {PASS: 0, WARN: 1, FAIL: 2}
@@ -20,16 +21,24 @@ def worst(statuses: Iterable[str]) -> str:
 
 @dataclass(frozen=True)
 class Check:
-    """One rule's verdict with its reason (Chinese and English) and the evidence it looked at."""
+    """One rule's verdict with its reason (a message of the catalogue, its Chinese in
+    :mod:`comparator.i18n.messages_compliance`) and the evidence it looked at."""
 
     id: str
     status: str
-    message_zh: str
-    message_en: str
+    reason_msg: Msg
     evidence: str = ""
 
     def message(self, lang: str = "zh") -> str:
-        return self.message_en if is_en(lang) else self.message_zh
+        return render(self.reason_msg, lang)
+
+    @property
+    def message_zh(self) -> str:
+        return self.message("zh")
+
+    @property
+    def message_en(self) -> str:
+        return self.message("en")
 
     def reason(self, lang: str = "zh") -> str:
         """``id: message [evidence]`` — one line for an exclusion table."""
@@ -47,8 +56,8 @@ class Check:
         }
 
 
-def check(id_: str, status: str, zh: str, en: str, evidence: object = "") -> Check:
-    return Check(id_, status, zh, en, "" if evidence is None else str(evidence))
+def check(id_: str, status: str, reason: Msg, evidence: object = "") -> Check:
+    return Check(id_, status, reason, "" if evidence is None else str(evidence))
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,11 @@ LICENCE_RE = re.compile(
     r"-(?P<year>(?:19|20)\d{2})(?P<seq>\d{4})号?(?:-(?P<site>\d{1,4}))?$"
 )
 _SITE = r"(?:-(?P<site>\d{1,4}))?"
+# the word by which a licence's IDC service item leaves resource collaboration out
+IDC_ITEM_EXCLUDES = "不含"
+# well-formed numbers, shown as examples when a number is malformed
+ICP_FILING_EXAMPLE = "粤ICP备12345678号-1"
+GONGAN_EXAMPLE = "京公网安备11010802032137号"
 ICP_FILING_RE = re.compile(rf"^(?P<prov>{_P})ICP备(?P<num>\d{{8}}|\d{{10}})号?{_SITE}$")
 ICP_LICENCE_RE = re.compile(rf"^(?P<prov>{_P})ICP证(?P<num>\d{{6}})号?{_SITE}$")
 GONGAN_RE = re.compile(rf"^(?P<prov>{_P})公网安备(?P<code>\d{{14}})号?$")

@@ -48,7 +48,7 @@ class ProviderTable(_Table):
         None, description="cards may be added or released within a contract"
     )
     hourly_refund: bool | None = Field(
-        None, description="unused contract time is refunded by the hour (按小时退费)"
+        None, description="unused contract time is refunded by the hour"
     )
     free_maintenance: bool | None = Field(
         None, description="maintenance and machine replacement at no charge"
@@ -116,10 +116,10 @@ class DataCenterTable(_Table):
     egress_price_gb: Number | None = None
     storage_currency: str | None = Field("CNY", description="ISO 4217 code")
     carriers: list[str] | str | None = Field(
-        None, description="telecom, unicom, mobile, BGP (电信、联通、移动、BGP)"
+        None, description="the carriers: telecom, unicom, mobile or BGP, as the profile writes them"
     )
     latency_ms: dict[str, Number] | None = Field(
-        None, description="measured round-trip milliseconds to cities: { 深圳 = 8.5 }"
+        None, description="measured round-trip milliseconds to cities: { city = 8.5 }"
     )
 
 

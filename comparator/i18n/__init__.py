@@ -1,11 +1,24 @@
 """One message catalogue, Chinese (``zh``/``zh-CN``, the default) and English (``en``).
 
-:mod:`.labels` holds the labels keyed by name, the check labels keyed by check id, the status
-words and the one test of a language code (:func:`is_en`); :mod:`.help` the Chinese of every
-``--help`` text, keyed by its English; :mod:`.estimate` the estimator's words;
-:mod:`.messages` the errors and other library messages (:func:`render`), keyed by their
-English as gettext keys by msgid; :mod:`.stored` messages kept in stored documents (their
-JSON form, texts written in both languages) and rendered later in either language.
+Every text a user reads is one of two kinds, and the kind picks the mechanism:
+
+* **a message**: a sentence, a line, a title, a table header, a hint or a verdict that the code
+  says where it says it. It is a :class:`comparator.errors.Msg` whose English ``str.format``
+  template is its id (gettext's msgid), written at that place: ``say(lang, "{count} offers
+  shown", count=n)``, ``raise InputError("{path}: no such file", path=p)``,
+  ``check("mlps", FAIL, Msg("job needs MLPS level {level} …", level=l))``. Its Chinese is in
+  the table of its room, :mod:`.messages_cli`, :mod:`.messages_compliance`,
+  :mod:`.messages_verify`, :mod:`.messages_plan`, :mod:`.messages_input`,
+  :mod:`.messages_refresh`, :mod:`.messages_work`; :func:`render` and :func:`say` fill it in.
+  One English text that needs two translations carries a context (``"price\x04Change"``).
+* **a label**: a name the data carries and a template or a table looks up by key (a report
+  label, a check's name by check id, a status word, a billing mode): :mod:`.labels`.
+
+:mod:`.help` holds the Chinese of every ``--help`` text, keyed by its English; :mod:`.estimate`
+the estimator's words; :mod:`.stored` messages kept in stored documents (their JSON form, texts
+written in both languages) rendered later in either language. No other module writes Chinese:
+``tests/i18n/test_i18n_sources.py`` fails on Chinese in a string outside this package and the data
+modules it lists (provinces, GPU aliases, sheet words, demo data).
 """
 
 from comparator.i18n.estimate import (
@@ -33,7 +46,7 @@ from comparator.i18n.labels import (
     verify_check_label,
     yes_no,
 )
-from comparator.i18n.messages import MESSAGES_ZH, error_text, render
+from comparator.i18n.messages import MESSAGES_ZH, TABLES_ZH, error_text, render, say
 from comparator.i18n.stored import (
     Bilingual,
     msg_from_json,
@@ -56,6 +69,7 @@ __all__ = [
     "MESSAGES_ZH",
     "REPORT_LANGS",
     "RULE_OF_THUMB_ZH",
+    "TABLES_ZH",
     "VERIFY_CHECKS",
     "Bilingual",
     "CheckLabel",
@@ -70,6 +84,7 @@ __all__ = [
     "normalize_lang",
     "pick",
     "render",
+    "say",
     "spaced",
     "status_label",
     "stored_text",

@@ -170,4 +170,11 @@ _NOTES_ZH: dict[str, str] = {
     ),
 }
 
-PLAN_ZH: dict[str, str] = {**_REASONS_ZH, **_DIAGNOSES_ZH, **_NOTES_ZH}
+_TIMELINE_ZH: dict[str, str] = {
+    "{hourly} running (hourly)  {contract} running (contract)  {paid} paid, not running  "
+    "{idle} idle": "{hourly} 按量运行  {contract} 包期运行  {paid} 已付费未运行  {idle} 空闲",
+    "weekday initials\x04MTWTFSS": "一二三四五六日",
+    "… {skipped} days …": "… {skipped} 天 …",
+}
+
+PLAN_ZH: dict[str, str] = {**_REASONS_ZH, **_DIAGNOSES_ZH, **_NOTES_ZH, **_TIMELINE_ZH}

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
         default_verdicts,
         eligible_for_job,
     )
-    from comparator.services.market_report import market_report
     from comparator.services.planning import (
         context_from_settings,
         plan_job_file,
@@ -30,10 +29,11 @@ if TYPE_CHECKING:
         store_verification,
         verify_machine,
     )
+    from comparator.services.weekly_market import market_report
 
 _HOME: dict[str, tuple[str, ...]] = {
     "eligibility": ("CatalogCheck", "check_catalog", "default_verdicts", "eligible_for_job"),
-    "market_report": ("market_report",),
+    "weekly_market": ("market_report",),
     "planning": ("context_from_settings", "plan_job_file", "plan_jobs_files"),
     "quoting": ("make_quote",),
     "verification": ("Verified", "offer_to_verify", "store_verification", "verify_machine"),

@@ -9,14 +9,40 @@ measurements go in; a :class:`VerifyResult` with one check per concern and an ov
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from comparator.domain.gpus import find_gpu
 from comparator.domain.offer_view import OfferView
-from comparator.verify.checks import HARDWARE_CHECKS, AcceptanceCheck, Expectation, worst
+from comparator.verify.checks import (
+    AcceptanceCheck,
+    Expectation,
+    check_driver,
+    check_ecc,
+    check_gpu_count,
+    check_gpu_model,
+    check_memory_in_use,
+    check_memory_total,
+    check_processes,
+    worst,
+)
+from comparator.verify.link_checks import check_nvlink, check_pcie_link
 from comparator.verify.measure import NOT_REQUESTED, Measurements, measurement_checks
 from comparator.verify.nvsmi import GpuReading, MachineReport, Topology
+
+# every check of the hardware, in the order the report lists them
+HARDWARE_CHECKS: tuple[Callable[[MachineReport, Expectation, str], AcceptanceCheck], ...] = (
+    check_gpu_count,
+    check_gpu_model,
+    check_memory_total,
+    check_memory_in_use,
+    check_processes,
+    check_ecc,
+    check_pcie_link,
+    check_nvlink,
+    check_driver,
+)
 
 
 @dataclass(frozen=True)

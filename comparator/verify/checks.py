@@ -9,10 +9,9 @@ cards concerned. Thresholds, and why:
 * ``memory_in_use`` — warn above 1 GiB used on an idle card, fail above 10 % of the card.
 * ``ecc`` — fail on uncorrectable errors since the driver loaded (volatile) or a failed row
   remap; warn on any other error on record, pending remaps/retirements, retired pages, ECC off.
-* ``pcie_link`` — warn when a link runs narrower than the card's width (x8 of x16) or the slot
-  is an older generation than the card. A lower *current* generation alone is normal at idle.
-* ``nvlink`` — when the offer promises NVLink: fail if no GPU pair is linked by NVLink, warn if
-  some are not; fail whenever the NVSwitch fabric manager reports a card not ready.
+
+The links between cards (``pcie_link``, ``nvlink``) are checked in
+:mod:`comparator.verify.link_checks`; :mod:`comparator.verify.acceptance` runs them all.
 """
 
 from __future__ import annotations
@@ -21,9 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from comparator.domain.gpus import GpuSpec, find_gpu
-from comparator.i18n import is_en
+from comparator.i18n import is_en, say
 from comparator.verify.nvsmi import GpuReading, MachineReport
-from comparator.verify.text import say
 
 STATUS_RANK = {"pass": 0, "warn": 1, "fail": 2}
 
@@ -77,7 +75,7 @@ def listing(problems: Sequence[str], lang: str) -> str:
     """Problems joined with "; ", the first few only."""
     shown = ("; " if is_en(lang) else "；").join(problems[:_LISTED])
     more = len(problems) - _LISTED
-    return shown + (say(lang, "more", count=more) if more > 0 else "")
+    return shown + (say(lang, "; … and {count} more", count=more) if more > 0 else "")
 
 
 def from_problems(
@@ -117,16 +115,29 @@ def per_card(
 def check_gpu_count(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     found, cards = len(report.gpus), expected.cards
     if found == 0:
-        return AcceptanceCheck("gpu_count", "fail", say(lang, "no_gpu"))
+        return AcceptanceCheck("gpu_count", "fail", say(lang, "nvidia-smi lists no GPU"))
     if cards is None or found == cards:
-        suffix = say(lang, "as_expected") if cards else ""
-        return AcceptanceCheck("gpu_count", "pass", say(lang, "cards_found", found=found) + suffix)
+        suffix = say(lang, ", as expected") if cards else ""
+        return AcceptanceCheck(
+            "gpu_count", "pass", say(lang, "{found} card(s) found", found=found) + suffix
+        )
     if found < cards:
         return AcceptanceCheck(
-            "gpu_count", "fail", say(lang, "too_few_cards", found=found, cards=cards)
+            "gpu_count",
+            "fail",
+            say(
+                lang, "only {found} card(s) found, the offer has {cards}", found=found, cards=cards
+            ),
         )
     return AcceptanceCheck(
-        "gpu_count", "warn", say(lang, "too_many_cards", found=found, cards=cards)
+        "gpu_count",
+        "warn",
+        say(
+            lang,
+            "{found} cards visible, more than the {cards} offered: the machine may be shared",
+            found=found,
+            cards=cards,
+        ),
     )
 
 
@@ -134,14 +145,24 @@ def _model_problems(gpu: GpuReading, expected: Expectation, lang: str) -> list[P
     spec, label = find_gpu(gpu.name), _CARDS
     problems: list[Problem] = []
     if spec is None:
-        problems.append(("warn", say(lang, "unknown_model", label=label, name=gpu.name)))
+        problems.append(
+            (
+                "warn",
+                say(
+                    lang,
+                    "{label}: {name!r} is not in the GPU registry, compare by hand",
+                    label=label,
+                    name=gpu.name,
+                ),
+            )
+        )
     elif expected.gpu_name and spec.name != expected.gpu_name:
         problems.append(
             (
                 "fail",
                 say(
                     lang,
-                    "wrong_model",
+                    "{label}: {name} ({canonical}), but the offer sells {offered}",
                     label=label,
                     name=gpu.name,
                     canonical=spec.name,
@@ -150,9 +171,11 @@ def _model_problems(gpu: GpuReading, expected: Expectation, lang: str) -> list[P
             )
         )
     if gpu.mig_mode == "Enabled":
-        problems.append(("warn", say(lang, "mig_on", label=label)))
+        problems.append(("warn", say(lang, "{label}: MIG is on, you may get a slice", label=label)))
     if gpu.virtualization_mode == "VGPU":
-        problems.append(("warn", say(lang, "vgpu", label=label)))
+        problems.append(
+            ("warn", say(lang, "{label}: a virtual GPU (vGPU), time-shared", label=label))
+        )
     return problems
 
 
@@ -173,31 +196,41 @@ def check_gpu_model(report: MachineReport, expected: Expectation, lang: str) -> 
     models = {gpu.name for gpu in report.gpus}
     summary = model_summary(report)
     if len(models) > 1 and not any(status == "fail" for status, _ in problems):
-        problems.append(("warn", say(lang, "mixed_models", summary=summary)))
-    ok = summary + (say(lang, "as_offered") if expected.gpu_name else "")
+        problems.append(("warn", say(lang, "mixed models: {summary}", summary=summary)))
+    ok = summary + (say(lang, ", as offered") if expected.gpu_name else "")
     return from_problems("gpu_model", problems, ok, lang)
 
 
 def _memory_problems(gpu: GpuReading, expected: Expectation, lang: str) -> list[Problem]:
     spec = expected.gpu or find_gpu(gpu.name)
     if gpu.memory_total_mib is None:
-        return [("warn", say(lang, "no_memory_total", label=_CARDS))]
+        return [("warn", say(lang, "{label}: no memory total reported", label=_CARDS))]
     if spec is None:
-        return [("warn", say(lang, "memory_not_compared", label=_CARDS))]
+        return [("warn", say(lang, "{label}: unknown model, memory not compared", label=_CARDS))]
     gib = gpu.memory_total_mib / 1024
     ratio = gib / spec.memory_gib
     if ratio >= MEMORY_PASS_RATIO:
         return []
     status = "warn" if ratio >= MEMORY_WARN_RATIO else "fail"
     values = {"gib": gib, "canonical": spec.name, "spec_gib": spec.memory_gib, "ratio": ratio}
-    return [(status, say(lang, "memory_short", label=_CARDS, **values))]
+    return [
+        (
+            status,
+            say(
+                lang,
+                "{label}: {gib:.1f} GiB, but {canonical} has {spec_gib:g} GiB ({ratio:.0%})",
+                label=_CARDS,
+                **values,
+            ),
+        )
+    ]
 
 
 def check_memory_total(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     problems = per_card(report, lambda gpu: _memory_problems(gpu, expected, lang))
     totals = sorted({gpu.memory_total_mib for gpu in report.gpus if gpu.memory_total_mib})
     shown = ", ".join(f"{mib} MiB ({mib / 1024:.1f} GiB)" for mib in totals)
-    return from_problems("memory_total", problems, say(lang, "memory_ok", shown=shown), lang)
+    return from_problems("memory_total", problems, say(lang, "memory {shown}", shown=shown), lang)
 
 
 def _used_problems(gpu: GpuReading, lang: str) -> list[Problem]:
@@ -206,14 +239,35 @@ def _used_problems(gpu: GpuReading, lang: str) -> list[Problem]:
         return []
     share = used / total if total else 1.0
     status = "fail" if share > USED_FAIL_FRACTION else "warn"
-    text = say(lang, "memory_used", label=_CARDS, used=used, share=share)
-    return [(status, text + ("" if gpu.processes else say(lang, "memory_used_unseen")))]
+    text = say(
+        lang,
+        "{label}: {used} MiB already in use ({share:.0%})",
+        label=_CARDS,
+        used=used,
+        share=share,
+    )
+    return [
+        (
+            status,
+            text
+            + (
+                ""
+                if gpu.processes
+                else say(lang, ", by no process you can see (another container?)")
+            ),
+        )
+    ]
 
 
 def check_memory_in_use(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     problems = per_card(report, lambda gpu: _used_problems(gpu, lang))
     most = max((gpu.memory_used_mib or 0 for gpu in report.gpus), default=0)
-    return from_problems("memory_in_use", problems, say(lang, "memory_free", most=most), lang)
+    return from_problems(
+        "memory_in_use",
+        problems,
+        say(lang, "memory free (at most {most} MiB in use per card)", most=most),
+        lang,
+    )
 
 
 def _process_lines(report: MachineReport) -> list[str]:
@@ -228,8 +282,13 @@ def _process_lines(report: MachineReport) -> list[str]:
 def check_processes(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     lines = _process_lines(report)
     if not lines:
-        return AcceptanceCheck("processes", "pass", say(lang, "no_process"))
-    return AcceptanceCheck("processes", "warn", say(lang, "processes_lead") + listing(lines, lang))
+        return AcceptanceCheck("processes", "pass", say(lang, "no process on the cards"))
+    return AcceptanceCheck(
+        "processes",
+        "warn",
+        say(lang, "processes already on the cards (if not yours, someone else is using them): ")
+        + listing(lines, lang),
+    )
 
 
 def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
@@ -237,19 +296,39 @@ def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
     volatile_unc, aggregate_unc = ecc.volatile_uncorrectable or 0, ecc.aggregate_uncorrectable or 0
     correctable = (ecc.volatile_correctable or 0, ecc.aggregate_correctable or 0)
     found: list[tuple[bool, str, str, dict[str, object]]] = [
-        (volatile_unc > 0, "fail", "ecc_volatile_unc", {"count": volatile_unc}),
-        (bool(repairs.remap_failure), "fail", "remap_failure", {}),
-        (volatile_unc == 0 < aggregate_unc, "warn", "ecc_aggregate_unc", {"count": aggregate_unc}),
+        (
+            volatile_unc > 0,
+            "fail",
+            "{label}: {count} uncorrectable ECC error(s) since the driver loaded",
+            {"count": volatile_unc},
+        ),
+        (bool(repairs.remap_failure), "fail", "{label}: row remapping failed", {}),
+        (
+            volatile_unc == 0 < aggregate_unc,
+            "warn",
+            "{label}: {count} uncorrectable ECC error(s) on record",
+            {"count": aggregate_unc},
+        ),
         (
             any(correctable),
             "warn",
-            "ecc_correctable",
+            "{label}: correctable ECC errors ({volatile} volatile, {aggregate} aggregate)",
             {"volatile": correctable[0], "aggregate": correctable[1]},
         ),
-        (bool(repairs.remap_pending), "warn", "remap_pending", {}),
-        (bool(repairs.retirement_pending), "warn", "retirement_pending", {}),
-        (repairs.retired_pages > 0, "warn", "retired_pages", {"count": repairs.retired_pages}),
-        (ecc.mode == "Disabled", "warn", "ecc_disabled", {}),
+        (bool(repairs.remap_pending), "warn", "{label}: a row remap is pending, reset the GPU", {}),
+        (
+            bool(repairs.retirement_pending),
+            "warn",
+            "{label}: a page retirement is pending, reset the GPU",
+            {},
+        ),
+        (
+            repairs.retired_pages > 0,
+            "warn",
+            "{label}: {count} retired memory page(s)",
+            {"count": repairs.retired_pages},
+        ),
+        (ecc.mode == "Disabled", "warn", "{label}: ECC is disabled, errors go uncounted", {}),
     ]
     return [
         (status, say(lang, key, label=label, **values)) for hit, status, key, values in found if hit
@@ -259,87 +338,10 @@ def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
 def check_ecc(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     problems = per_card(report, lambda gpu: _ecc_problems(gpu, lang))
     without = [gpu.index for gpu in report.gpus if gpu.ecc.mode is None]
-    ok = say(lang, "ecc_ok")
+    ok = say(lang, "no ECC errors, remapped rows or retired pages")
     if without:
-        ok += say(lang, "ecc_unsupported", cards=gpu_list(without))
+        ok += say(lang, " ({cards}: no ECC support)", cards=gpu_list(without))
     return from_problems("ecc", problems, ok, lang)
-
-
-def _pcie_problems(gpu: GpuReading, lang: str) -> list[Problem]:
-    link, label = gpu.pcie, _CARDS
-    problems: list[Problem] = []
-    if link.current_width and link.max_width and link.current_width < link.max_width:
-        problems.append(
-            (
-                "warn",
-                say(
-                    lang, "pcie_narrow", label=label, current=link.current_width, max=link.max_width
-                ),
-            )
-        )
-    if link.max_host_gen and link.max_device_gen and link.max_host_gen < link.max_device_gen:
-        problems.append(
-            (
-                "warn",
-                say(
-                    lang,
-                    "pcie_old_slot",
-                    label=label,
-                    host=link.max_host_gen,
-                    device=link.max_device_gen,
-                ),
-            )
-        )
-    return problems
-
-
-def check_pcie_link(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
-    problems = per_card(report, lambda gpu: _pcie_problems(gpu, lang))
-    links = {f"gen {g.pcie.max_gen} x{g.pcie.max_width}" for g in report.gpus if g.pcie.max_width}
-    ok = say(lang, "pcie_ok", widths=", ".join(sorted(links)) or say(lang, "not_reported"))
-    idle = [g.index for g in report.gpus if (g.pcie.current_gen or 0) < (g.pcie.max_gen or 0)]
-    if idle:
-        ok += say(lang, "pcie_idle", cards=gpu_list(idle))
-    return from_problems("pcie_link", problems, ok, lang)
-
-
-def _fabric_problems(gpu: GpuReading, lang: str) -> list[Problem]:
-    state, status = gpu.fabric_state, gpu.fabric_status
-    if state in (None, "Completed") and status in (None, "Success"):
-        return []
-    return [("fail", say(lang, "fabric_not_ready", label=_CARDS, state=state, status=status))]
-
-
-def _pairs_text(pairs: Sequence[tuple[int, int]]) -> str:
-    shown = ", ".join(f"{a}–{b}" for a, b in pairs[:_LISTED])
-    return shown + (f", … (+{len(pairs) - _LISTED})" if len(pairs) > _LISTED else "")
-
-
-def _link_problems(report: MachineReport, expected: Expectation, lang: str) -> list[Problem]:
-    topology = report.topology
-    if topology is None:
-        return [("warn", say(lang, "nvlink_unchecked"))] if expected.nvlink else []
-    missing = topology.pairs(nvlink=False)
-    if not expected.nvlink or not missing:
-        return []
-    links = "/".join(sorted({topology.links[pair] for pair in missing}))
-    if not topology.pairs(nvlink=True):
-        return [("fail", say(lang, "nvlink_none", links=links))]
-    return [("warn", say(lang, "nvlink_partial", pairs=_pairs_text(missing)))]
-
-
-def _links_summary(report: MachineReport, lang: str) -> str:
-    if report.topology is None:
-        return say(lang, "no_topology")
-    return say(lang, "links", links="/".join(sorted(set(report.topology.links.values()))))
-
-
-def check_nvlink(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
-    if len(report.gpus) < 2:
-        return AcceptanceCheck("nvlink", "pass", say(lang, "single_card"))
-    problems = per_card(report, lambda gpu: _fabric_problems(gpu, lang))
-    problems += _link_problems(report, expected, lang)
-    return from_problems("nvlink", problems, _links_summary(report, lang), lang)
 
 
 def check_driver(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
@@ -349,23 +351,10 @@ def check_driver(report: MachineReport, expected: Expectation, lang: str) -> Acc
         "pass",
         say(
             lang,
-            "driver",
+            "driver {driver}, CUDA {cuda}; persistence mode on {enabled}/{cards} cards",
             driver=report.driver_version or "?",
             cuda=report.cuda_version or "?",
             enabled=enabled,
             cards=len(report.gpus),
         ),
     )
-
-
-HARDWARE_CHECKS: tuple[Callable[[MachineReport, Expectation, str], AcceptanceCheck], ...] = (
-    check_gpu_count,
-    check_gpu_model,
-    check_memory_total,
-    check_memory_in_use,
-    check_processes,
-    check_ecc,
-    check_pcie_link,
-    check_nvlink,
-    check_driver,
-)

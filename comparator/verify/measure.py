@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from comparator.domain.gpus import GpuSpec, find_gpu
+from comparator.i18n import say
 from comparator.verify.checks import AcceptanceCheck, Expectation, Problem, from_problems
 from comparator.verify.nvsmi import MachineReport
-from comparator.verify.text import say
 
 COMPUTE_WARN_RATIO = 0.60
 BANDWIDTH_WARN_RATIO = 0.70
@@ -54,20 +54,31 @@ class CardMeasurement:
 @dataclass(frozen=True)
 class Measurements:
     status: str  # measured | skipped
-    reason: str  # a verify_text key: skip_not_requested | skip_no_torch | skip_no_cuda | measured
+    reason: str  # skip_not_requested | skip_no_torch | skip_no_cuda | measured
     cards: tuple[CardMeasurement, ...] = ()
     allreduce_busbw_gbs: float | None = None
     allreduce_error: str | None = None
     torch_version: str | None = None
 
     def message(self, lang: str) -> str:
-        return say(lang, self.reason, count=len(self.cards))
+        return say(lang, _REASONS[self.reason], count=len(self.cards))
 
     def to_json(self, lang: str) -> dict[str, Any]:
         document = asdict(self)
         document["cards"] = [asdict(card) for card in self.cards]
         document["message"] = self.message(lang)
         return document
+
+
+# why measurements were or were not taken → the message that says it
+_REASONS = {
+    "skip_not_requested": "not measured (run on the rented machine with --measure)",
+    "skip_no_torch": "not measured: PyTorch is not installed (pip install torch, then retry with --measure)",
+    "skip_no_cuda": "not measured: PyTorch sees no CUDA device (no GPU, or the driver is unavailable)",
+    "measured": "measured on {count} card(s)",
+}
+_MEASURED_OK = "{what}: {values}, spec {spec}"
+_MEASURED_LOW = "{label}: {what} {value}, only {ratio:.0%} of the spec {spec}"
 
 
 NOT_REQUESTED = Measurements("skipped", "skip_not_requested")
@@ -207,11 +218,21 @@ class _Metric:
     spec_field: str  # GpuSpec attribute
     unit: str
     warn_ratio: float
+    what: str  # its name, a message id
 
 
 _CARD_METRICS = (
-    _Metric("bf16_tflops", "bf16_tflops", "bf16_tflops", "TFLOP/s", COMPUTE_WARN_RATIO),
-    _Metric("memory_bandwidth", "bandwidth_gbs", "bandwidth_gbs", "GB/s", BANDWIDTH_WARN_RATIO),
+    _Metric(
+        "bf16_tflops", "bf16_tflops", "bf16_tflops", "TFLOP/s", COMPUTE_WARN_RATIO, "bf16 matmul"
+    ),
+    _Metric(
+        "memory_bandwidth",
+        "bandwidth_gbs",
+        "bandwidth_gbs",
+        "GB/s",
+        BANDWIDTH_WARN_RATIO,
+        "memory bandwidth",
+    ),
 )
 
 
@@ -221,7 +242,9 @@ def _card_problem(
     value: float | None = getattr(card, metric.field)
     spec_value: float | None = getattr(spec, metric.spec_field) if spec else None
     if value is None:
-        return "warn", say(lang, "measure_failed", label=label, error=card.error or "?")
+        return "warn", say(
+            lang, "{label}: measurement failed: {error}", label=label, error=card.error or "?"
+        )
     if not spec_value:
         return None
     status = _judge(value, spec_value, metric.warn_ratio, fail=True)
@@ -229,9 +252,9 @@ def _card_problem(
         return None
     return status, say(
         lang,
-        "measured_low",
+        "{label}: {what} {value}, only {ratio:.0%} of the spec {spec}",
         label=label,
-        what=say(lang, metric.check_id),
+        what=say(lang, metric.what),
         value=f"{value:.0f} {metric.unit}",
         spec=f"{spec_value:g} {metric.unit}",
         ratio=value / spec_value,
@@ -255,13 +278,16 @@ def _card_check(
         specs |= {getattr(spec, metric.spec_field)} if spec else set()
     shown = f"{', '.join(values)} {metric.unit}"
     known = sorted(value for value in specs if value)
-    what = say(lang, metric.check_id)
+    what = say(lang, metric.what)
     if not known:
         return from_problems(
-            metric.check_id, problems, say(lang, "no_spec", what=what, values=shown), lang
+            metric.check_id,
+            problems,
+            say(lang, "{what}: {values} (no registry spec to compare)", what=what, values=shown),
+            lang,
         )
     spec_text = f"{'/'.join(f'{value:g}' for value in known)} {metric.unit}"
-    ok = say(lang, "measured_ok", what=what, values=shown, spec=spec_text)
+    ok = say(lang, "{what}: {values}, spec {spec}", what=what, values=shown, spec=spec_text)
     return from_problems(metric.check_id, problems, ok, lang)
 
 
@@ -281,21 +307,25 @@ def interconnect_gbs(report: MachineReport, spec: GpuSpec | None) -> float | Non
 def _allreduce_check(
     measurements: Measurements, report: MachineReport, expected: Expectation, lang: str
 ) -> AcceptanceCheck:
-    what, busbw = say(lang, "allreduce"), measurements.allreduce_busbw_gbs
+    what, busbw = say(lang, "NCCL all-reduce bus bandwidth"), measurements.allreduce_busbw_gbs
     if busbw is None:
         error = measurements.allreduce_error or "?"
         return AcceptanceCheck(
-            "allreduce_bandwidth", "warn", say(lang, "measure_failed", label="NCCL", error=error)
+            "allreduce_bandwidth",
+            "warn",
+            say(lang, "{label}: measurement failed: {error}", label="NCCL", error=error),
         )
     spec = expected.gpu or next((s for c in measurements.cards if (s := find_gpu(c.name))), None)
     reference = interconnect_gbs(report, spec)
     shown = f"{busbw:.0f} GB/s"
     if reference is None:
         return AcceptanceCheck(
-            "allreduce_bandwidth", "pass", say(lang, "no_spec", what=what, values=shown)
+            "allreduce_bandwidth",
+            "pass",
+            say(lang, "{what}: {values} (no registry spec to compare)", what=what, values=shown),
         )
     status = _judge(busbw, reference, ALLREDUCE_WARN_RATIO, fail=False)
-    key = "measured_ok" if status == "pass" else "measured_low"
+    key = _MEASURED_OK if status == "pass" else _MEASURED_LOW
     message = say(
         lang,
         key,

@@ -22,8 +22,8 @@ from typing import Any
 
 from comparator.domain.links import parse_network
 from comparator.errors import InputError
+from comparator.i18n import say
 from comparator.verify.checks import AcceptanceCheck
-from comparator.verify.text import say
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 DEFAULT_PORT = 29533
@@ -145,25 +145,49 @@ def _gathered(hosts: tuple[str, ...], collective: str, lines: list[dict[str, Any
 
 def nodes_check(run: NodeRun, network: str | None, lang: str) -> AcceptanceCheck:
     """The run judged against the offer's node network (``network``: its stated text)."""
-    what = say(lang, "nodes_allreduce", count=len(run.hosts), collective=run.collective)
+    what = say(
+        lang,
+        "all-reduce bus bandwidth across {count} machines ({collective})",
+        count=len(run.hosts),
+        collective=run.collective,
+    )
     if run.error is not None or run.busbw_gbs is None:
         return AcceptanceCheck(
-            "nodes_bandwidth", "fail", say(lang, "nodes_failed", error=run.error or "?")
+            "nodes_bandwidth",
+            "fail",
+            say(lang, "inter-node all-reduce failed: {error}", error=run.error or "?"),
         )
     if not run.sum_right:
-        return AcceptanceCheck("nodes_bandwidth", "fail", say(lang, "nodes_wrong_sum", what=what))
+        return AcceptanceCheck(
+            "nodes_bandwidth",
+            "fail",
+            say(
+                lang,
+                "{what}: the sums came out wrong; the network or the software is broken",
+                what=what,
+            ),
+        )
     shown = f"{run.busbw_gbs:.2f} GB/s"
     link = parse_network(network)
     if link is None:
         return AcceptanceCheck(
-            "nodes_bandwidth", "pass", say(lang, "no_spec", what=what, values=shown)
+            "nodes_bandwidth",
+            "pass",
+            say(lang, "{what}: {values} (no registry spec to compare)", what=what, values=shown),
         )
     expected = link.gbps / 8
     ratio = run.busbw_gbs / expected
     status = "pass" if ratio >= PASS_RATIO else "warn" if ratio >= WARN_RATIO else "fail"
-    key = "measured_ok" if status == "pass" else "measured_low"
     spec = f"{expected:g} GB/s ({network})"
-    message = say(
-        lang, key, label="", what=what, value=shown, values=shown, spec=spec, ratio=ratio
-    ).strip()
+    if status == "pass":
+        message = say(lang, "{what}: {values}, spec {spec}", what=what, values=shown, spec=spec)
+    else:
+        message = say(
+            lang,
+            "{what} {value}, only {ratio:.0%} of the spec {spec}",
+            what=what,
+            value=shown,
+            ratio=ratio,
+            spec=spec,
+        )
     return AcceptanceCheck("nodes_bandwidth", status, message)

@@ -1,25 +1,17 @@
-"""What a plan orders, in a few words: its billing mix, e.g. ``包周 ×1 + 按量 12 h``."""
+"""What a plan orders, in a few words: its billing mix, e.g. ``weekly ×1 + hourly 12 h``."""
 
 from __future__ import annotations
 
-from comparator.i18n import is_en
+from comparator.i18n import billing_label
 from comparator.plan.result import Plan
 
 HOURLY = ("hourly", "spot")
-NAMES = {
-    "hourly": ("按量", "hourly"),
-    "spot": ("竞价", "spot"),
-    "daily": ("包日", "daily"),
-    "weekly": ("包周", "weekly"),
-    "monthly": ("包月", "monthly"),
-    "yearly": ("包年", "yearly"),
-}
 
 
 def mix_part(billing: str, count: int, lang: str = "en") -> str:
-    """``按量 12 h`` for hours of an hourly mode, ``包周 ×1`` for contract periods."""
-    zh, en = NAMES.get(billing, (billing, billing))
-    name = zh if not is_en(lang) else en
+    """``hourly 12 h`` for hours of an hourly mode, ``weekly ×1`` for contract periods (the
+    mode's label in ``lang``)."""
+    name = billing_label(lang, billing)
     return f"{name} {count} h" if billing in HOURLY else f"{name} ×{count}"
 
 

@@ -6,7 +6,8 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from comparator.domain.billing import HOURLY_MODES
-from comparator.i18n import is_en
+from comparator.errors import Msg
+from comparator.i18n import is_en, render, say
 from comparator.plan.result import Plan
 
 RUN_HOURLY = "█"
@@ -14,12 +15,15 @@ RUN_CONTRACT = "▓"
 PAID_IDLE = "░"
 IDLE = "·"
 HOUR = timedelta(hours=1)
-LEGEND = {
-    "zh": f"{RUN_HOURLY} 按量运行  {RUN_CONTRACT} 包期运行  {PAID_IDLE} 已付费未运行  {IDLE} 空闲",
-    "en": f"{RUN_HOURLY} running (hourly)  {RUN_CONTRACT} running (contract)  "
-    f"{PAID_IDLE} paid, not running  {IDLE} idle",
-}
-_WEEKDAYS = {"zh": "一二三四五六日", "en": "MTWTFSS"}
+_LEGEND = Msg(
+    "{hourly} running (hourly)  {contract} running (contract)  {paid} paid, not running  "
+    "{idle} idle",
+    hourly=RUN_HOURLY,
+    contract=RUN_CONTRACT,
+    paid=PAID_IDLE,
+    idle=IDLE,
+)
+_WEEKDAYS = "weekday initials\x04MTWTFSS"
 
 
 def _hour_marks(plan: Plan, zone: ZoneInfo) -> dict[datetime, str]:
@@ -56,11 +60,11 @@ def timeline_lines(
     if len(lines) > max_days:
         keep = max_days // 2
         skipped = len(lines) - 2 * keep
-        gap = f"… {skipped} 天 …" if not is_en(lang) else f"… {skipped} days …"
+        gap = say(lang, "… {skipped} days …", skipped=skipped)
         lines = [*lines[:keep], gap, *lines[-keep:]]
     scale = "0     6     12    18    "
     header = f"{'':8}│{scale}│" if not is_en(lang) else f"{'':7}│{scale}│"
-    return [header, *lines, LEGEND.get(lang, LEGEND["en"])]
+    return [header, *lines, render(_LEGEND, lang)]
 
 
 def _day_line(day: datetime, marks: dict[datetime, str], lang: str) -> str:
@@ -70,5 +74,5 @@ def _day_line(day: datetime, marks: dict[datetime, str], lang: str) -> str:
         mark = marks.get(day.replace(hour=hour), IDLE)
         running += mark in (RUN_HOURLY, RUN_CONTRACT)
         cells.append(mark)
-    weekday = _WEEKDAYS.get(lang, _WEEKDAYS["en"])[day.weekday()]
+    weekday = say(lang, _WEEKDAYS)[day.weekday()]
     return f"{day:%m-%d}{weekday} │{''.join(cells)}│ {running:>2} h"
