@@ -197,7 +197,7 @@ class Settings:
             "SUANLI_JSON_COMPAT",
             "",
             "deprecated: 1 prints the bare JSON lists of suanli 0.1 for `offers`/`providers --json` "
-            'instead of {"offers": [...]}; removed in 0.3',
+            'instead of {"offers": [...]}; deprecated in 0.2.0, removed in 0.3.0',
             lambda t, _: t.strip() == "1",
         )
     )

@@ -58,7 +58,7 @@ def json_list(st: State, key: str, items: list[Any]) -> Any:
     """A listing's JSON document: ``{key: items}``, the one shape of every listing command.
 
     ``SUANLI_JSON_COMPAT=1`` prints the bare list of suanli 0.1 instead (deprecated; scripts
-    that read ``.[0]`` should read ``.offers[0]``; the setting goes away in 0.3).
+    that read ``.[0]`` should read ``.offers[0]``; the setting is deprecated in 0.2.0 and goes away in 0.3.0).
     """
     return items if st.settings.json_compat else {key: items}
 

@@ -82,7 +82,7 @@ def gzip_bomb(decompressed: int = 2**31) -> bytes:
 
 
 FETCH_IN_A_CHILD = """
-import asyncio, resource, sys, httpx
+import asyncio, sys, httpx
 from providers.fetch import FetchPolicy, fetch_document
 from comparator.errors import SourceError
 async def main():
@@ -92,7 +92,9 @@ async def main():
         except SourceError as exc:
             print("refused:", exc)
 asyncio.run(main())
-print("peak_rss_mb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+# VmHWM is this process's own peak (ru_maxrss keeps the forking parent's across exec)
+hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+print("peak_rss_mb", int(hwm.split()[1]) // 1024)
 """
 
 
