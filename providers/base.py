@@ -189,7 +189,7 @@ class Adapter(ABC):
         if self.source.profile is None:
             return None
         document = await self.download(self.source.profile)
-        return loads_profile(document.content, self.source.profile)
+        return loads_profile(document.content, self.source.policy.shown(self.source.profile))
 
     def known_profile(self, fetched: ProviderProfile | None) -> ProviderProfile | None:
         """The provider's profile: the one fetched now, else the one in the catalog."""

@@ -21,6 +21,7 @@ import email.utils
 import hashlib
 import os
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -141,7 +142,7 @@ def _sha256(content: bytes) -> str:
 
 def document_name(location: str) -> str:
     """The file name part of a path or URL (what format sniffing looks at)."""
-    return location.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    return re.split(r"[?#]", location, maxsplit=1)[0].rstrip("/").rsplit("/", 1)[-1]
 
 
 async def fetch_document(

@@ -34,6 +34,7 @@ SECRETS = {
     "header": "HeaderSecretM3n",
     "token_env": "BearerTokenV5w",
     "redirect target": "RedirectCodeR6t",
+    "fragment of a sheet URL": "SheetFragmentJ2p",
 }
 PUBLIC_VALUE = "sg-public-region"
 REFRESH_WITH_LOGS = """
@@ -99,13 +100,16 @@ def test_no_secret_in_output_logs_or_catalog(tmp_path: Path) -> None:
     db_file = tmp_path / "catalog.db"
     db = f"sqlite:///{db_file}"
     env = {**os.environ, TOKEN_ENV: SECRETS["token_env"]}
-    for provider in ("refused", "moved"):
+    for provider in ("refused", "moved", "badsheet"):
         (tmp_path / f"{provider}.toml").write_text(profile_toml(provider), encoding="utf-8")
     with fault_server() as server:
         server.set(f"/prices.csv{QUERY}", Reply(403, b"forbidden"))
         elsewhere = f"http://other.example:81/next.csv?code={SECRETS['redirect target']}#x"
         server.set(f"/moved.csv{QUERY}", Reply(302, headers={"Location": elsewhere}))
+        server.set("/bad.csv", Reply(body=b"provider,region\nbadsheet,sg-1\n"))
+        sheet_url = f"{server.url('/bad.csv')}#{SECRETS['fragment of a sheet URL']}"
         entries = [
+            _entry("badsheet", sheet_url, token_env=False),
             _entry("refused", _secret_url(server.port, "/prices.csv", True), token_env=False),
             _entry("moved", _secret_url(server.port, "/moved.csv", False), token_env=True),
         ]
@@ -135,7 +139,8 @@ def test_no_secret_in_output_logs_or_catalog(tmp_path: Path) -> None:
         "json stderr (logs)": json_run.stderr,
     }
     assert text.returncode == 1 and json_run.returncode == 1, outputs
-    assert "#***: HTTP 403" in json_run.stdout and "redirect to" in json_run.stdout, outputs
+    for expected in ("#***: HTTP 403", "bad.csv: 3 bad row(s)", "redirect to"):
+        assert expected in json_run.stdout, outputs
     assert "failed in" in json_run.stderr, outputs  # the log lines were captured
     assert PUBLIC_VALUE in json_run.stdout, outputs  # a declared public parameter stays
     texts = _catalog_texts(db_file)
