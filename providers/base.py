@@ -27,7 +27,7 @@ from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import SourceError
 from providers.fetch import Document, FetchPolicy, Validators, fetch_document
 from providers.parse_deadline import ParseCancelled, call_with_deadline
-from providers.urls import mask_text, mask_url
+from providers.urls import mask_text
 
 T = TypeVar("T")
 PARSE_STOP_GRACE_S = 5.0  # how long a parse told to stop may take to unwind
@@ -87,12 +87,18 @@ class SourceSpec:
 
     @property
     def shown(self) -> str:
-        """The location as stored and printed: credentials and query secrets masked."""
-        return mask_url(self.location)
+        """The location as stored and printed: user-info, query values (but ``public_params``)
+        and fragment masked."""
+        return self.policy.shown(self.location)
 
     def scrub(self, text: str) -> str:
         """``text`` with this source's URLs masked and its secrets (token, headers) removed."""
-        return mask_text(text, (self.location, self.profile or ""), self.policy.secrets())
+        return mask_text(
+            text,
+            (self.location, self.profile or ""),
+            self.policy.secrets(),
+            self.policy.public_params,
+        )
 
 
 @dataclass(frozen=True)
@@ -183,7 +189,7 @@ class Adapter(ABC):
         if self.source.profile is None:
             return None
         document = await self.download(self.source.profile)
-        return loads_profile(document.content, self.source.profile)
+        return loads_profile(document.content, self.source.policy.shown(self.source.profile))
 
     def known_profile(self, fetched: ProviderProfile | None) -> ProviderProfile | None:
         """The provider's profile: the one fetched now, else the one in the catalog."""

@@ -21,6 +21,7 @@ import email.utils
 import hashlib
 import os
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -37,6 +38,7 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 300.0
 MAX_REDIRECTS = 5
 DEFAULT_MAX_BODY_BYTES = 64 * 2**20
+MIN_SECRET_CHARS = 4  # shorter header values ("1", "gz") are not replaced in messages
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,11 @@ class FetchPolicy:
     redirect_hosts: tuple[str, ...] = ()  # other hosts redirects may go to; "*": any
     headers: tuple[tuple[str, str], ...] = ()
     token_env: str | None = None  # environment variable holding a bearer token
+    public_params: tuple[str, ...] = ()  # query parameters whose values may be shown
+
+    def shown(self, location: str) -> str:
+        """``location`` as stored and printed (:func:`mask_url` with ``public_params``)."""
+        return mask_url(location, self.public_params)
 
     def request_headers(self, location: str) -> dict[str, str]:
         """``headers`` plus ``Authorization: Bearer …`` from ``token_env``."""
@@ -62,7 +69,7 @@ class FetchPolicy:
             if not token:
                 raise SourceError(
                     "{location}: token_env: the environment variable {token_env} is not set",
-                    location=mask_url(location),
+                    location=self.shown(location),
                     token_env=self.token_env,
                 )
             headers["Authorization"] = f"Bearer {token}"
@@ -71,7 +78,8 @@ class FetchPolicy:
     def secrets(self) -> tuple[str, ...]:
         """Values that must never be stored or printed."""
         token = os.environ.get(self.token_env, "") if self.token_env else ""
-        return tuple(s for s in (token, *(v for _, v in self.headers)) if len(s) >= 8)
+        values = (token, *(v.strip() for _, v in self.headers))
+        return tuple(s for s in values if len(s) >= MIN_SECRET_CHARS)
 
     def timeout(self) -> httpx.Timeout:
         return httpx.Timeout(
@@ -116,10 +124,10 @@ class Document:
 class RetryableStatus(SourceError):
     """A 429/5xx answer: worth another attempt, after ``Retry-After`` when the server gave one."""
 
-    def __init__(self, url: str, status: int, retry_after_s: float | None) -> None:
+    def __init__(self, shown: str, status: int, retry_after_s: float | None) -> None:
         self.status = status
         self.retry_after_s = retry_after_s
-        super().__init__("{url}: HTTP {status}", url=mask_url(url), status=status)
+        super().__init__("{url}: HTTP {status}", url=shown, status=status)
 
 
 @dataclass
@@ -134,7 +142,7 @@ def _sha256(content: bytes) -> str:
 
 def document_name(location: str) -> str:
     """The file name part of a path or URL (what format sniffing looks at)."""
-    return location.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    return re.split(r"[?#]", location, maxsplit=1)[0].rstrip("/").rsplit("/", 1)[-1]
 
 
 async def fetch_document(
@@ -158,7 +166,7 @@ async def fetch_document(
         raise SourceError(
             "{location}: no complete answer within the {deadline_s:g} s deadline "
             "({attempts} attempt(s), {body_bytes} body bytes received)",
-            location=mask_url(location),
+            location=policy.shown(location),
             deadline_s=policy.deadline_s,
             attempts=progress.attempts,
             body_bytes=progress.body_bytes,
@@ -166,7 +174,7 @@ async def fetch_document(
     if not document.not_modified and not document.content:
         raise SourceError(
             "{location}: the server sent an empty body (HTTP 200, 0 bytes)",
-            location=mask_url(location),
+            location=policy.shown(location),
         )
     return _unless_same(document, since)
 
@@ -228,7 +236,7 @@ async def _get_with_retries(
     except httpx.HTTPError as exc:
         raise SourceError(
             "{url}: {reason} after {attempts} attempt(s) ({body_bytes} body bytes received)",
-            url=mask_url(url),
+            url=policy.shown(url),
             reason=_describe(exc),
             attempts=progress.attempts,
             body_bytes=progress.body_bytes,
@@ -251,57 +259,64 @@ async def _get_once(
         try:
             if response.is_redirect and "location" in response.headers:
                 target = urljoin(current, response.headers["location"])
-                await check_redirect(url, current, target, policy.redirect_hosts)
+                await check_redirect(
+                    url, current, target, policy.redirect_hosts, policy.public_params
+                )
                 if origin(target) != origin(current):
                     headers.pop("Authorization", None)  # a token is for its own host only
                 current = target
                 continue
             if response.status_code == 304 and since is not None:
                 return Document(url, b"", since, not_modified=True)
-            _raise_for_status(url, response)
-            content = await _read_body(url, response, policy.max_body_bytes, progress)
+            _raise_for_status(policy.shown(url), response)
+            content = await _read_body(policy.shown(url), response, policy.max_body_bytes, progress)
         finally:
             await response.aclose()
         etag, modified = response.headers.get("etag"), response.headers.get("last-modified")
         return Document(url, content, Validators(etag, modified, _sha256(content)))
-    raise SourceError("{url}: more than {limit} redirects", url=mask_url(url), limit=MAX_REDIRECTS)
+    raise SourceError(
+        "{url}: more than {limit} redirects", url=policy.shown(url), limit=MAX_REDIRECTS
+    )
 
 
-async def _read_body(url: str, response: httpx.Response, limit: int, progress: _Progress) -> bytes:
+async def _read_body(
+    shown: str, response: httpx.Response, limit: int, progress: _Progress
+) -> bytes:
     """The body, decompressed, stopped as soon as it passes ``limit`` bytes either way."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise _too_big(url, Msg("Content-Length says {size} bytes", size=declared), limit)
+        raise _too_big(shown, Msg("Content-Length says {size} bytes", size=declared), limit)
     buffer = bytearray()
     async for chunk in response.aiter_bytes():
         progress.body_bytes = response.num_bytes_downloaded
         if response.num_bytes_downloaded > limit:
-            raise _too_big(url, Msg("more than {limit} bytes arrived", limit=limit), limit)
+            raise _too_big(shown, Msg("more than {limit} bytes arrived", limit=limit), limit)
         if len(buffer) + len(chunk) > limit:
             raise _too_big(
-                url, Msg("more than {limit} bytes once decompressed", limit=limit), limit
+                shown, Msg("more than {limit} bytes once decompressed", limit=limit), limit
             )
         buffer += chunk
     return bytes(buffer)
 
 
-def _too_big(url: str, what: Msg, limit: int) -> SourceError:
+def _too_big(shown: str, what: Msg, limit: int) -> SourceError:
     return SourceError(
         "{url}: body too large ({what}); the limit is {limit} MiB (max_body_mb)",
-        url=mask_url(url),
+        url=shown,
         what=what,
         limit=limit // 2**20,
     )
 
 
-def _raise_for_status(url: str, response: httpx.Response) -> None:
+def _raise_for_status(shown: str, response: httpx.Response) -> None:
+    """``shown``: the URL already masked (:meth:`FetchPolicy.shown`)."""
     status = response.status_code
     if status in RETRY_STATUSES:
-        raise RetryableStatus(url, status, parse_retry_after(response.headers.get("retry-after")))
+        raise RetryableStatus(shown, status, parse_retry_after(response.headers.get("retry-after")))
     if status >= 300:
         raise SourceError(
             "{url}: HTTP {status} {reason_phrase}; expected 200",
-            url=mask_url(url),
+            url=shown,
             status=status,
             reason_phrase=response.reason_phrase,
         )

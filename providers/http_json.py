@@ -134,13 +134,13 @@ def records_to_sheet(content: bytes, mapping: JsonMapping, source: SourceSpec) -
         )
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(
-            "{location}: not JSON ({reason})", location=source.location, reason=str(exc)
+            "{location}: not JSON ({reason})", location=source.shown, reason=str(exc)
         ) from None
     records = dig(document, mapping.records)
     if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
         raise InputError(
             "{location}: records = {records!r}: expected a list of objects there",
-            location=source.location,
+            location=source.shown,
             records=mapping.records,
         )
     _unique_keys(records, source)
@@ -157,7 +157,7 @@ def _unique_keys(records: list[Any], source: SourceSpec) -> None:
             raise InputError(
                 "{location}: record {row}: the key {key!r} is given twice; expected each key "
                 "once (JSON would keep only the last value)",
-                location=source.location,
+                location=source.shown,
                 row=number,
                 key=f"{where}.{key}" if where else key,
             )

@@ -1,7 +1,9 @@
 """URLs of refresh sources: masking secrets for storage and output, and which redirects are safe.
 
-A URL may carry credentials (``https://user:pass@host/``) or a key in its query
-(``?api_key=…``); the refresh fetches with them but stores and prints :func:`mask_url`'s form.
+A URL may carry credentials (``https://user:pass@host/``), a key in its query (``?api_key=…``,
+``?pass=…``) or in its fragment; the refresh fetches with them but stores and prints
+:func:`mask_url`'s form: the user-info, every query value and the fragment masked, whatever
+their names, except the query parameters a source declares public (``public_params``).
 A redirect goes only to the source's own host and port, or to a host the source lists in
 ``redirect_hosts``; and never from a public source to an address that is not public
 (:func:`is_public_address`: loopback, private, link-local, shared 100.64.0.0/10, multicast,
@@ -19,44 +21,66 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from comparator.errors import SourceError
 
-_SECRET_PARAM = re.compile(
-    r"key|token|secret|passw|pwd|sig|auth|credential|session|signature", re.IGNORECASE
-)
+MASK = "***"
 _USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
+_URL_IN_TEXT = re.compile(r"https?://[^\s'\"<>]+", re.IGNORECASE)
 
 
 def is_url(location: str) -> bool:
     return location.startswith(("http://", "https://"))
 
 
-def mask_url(location: str) -> str:
-    """``location`` with credentials (``user:pass@``) and secret-looking query values masked."""
+def mask_url(location: str, public: tuple[str, ...] = ()) -> str:
+    """``location`` with its user-info, every query value and its fragment masked.
+
+    Query parameters named in ``public`` keep their values (a source's ``public_params``);
+    any other value, whatever its name (``api_key``, ``pass``, ``jwt``, ``x``), is masked.
+    """
     if not is_url(location):
         return location
     try:
         parts = urlsplit(location)
         netloc = parts.netloc
         if "@" in netloc:
-            netloc = "***@" + netloc.rsplit("@", 1)[1]
+            netloc = f"{MASK}@" + netloc.rsplit("@", 1)[1]
         query = [
-            (name, "***" if _SECRET_PARAM.search(name) else value)
+            (name, value if name in public else MASK)
             for name, value in parse_qsl(parts.query, keep_blank_values=True)
         ]
         masked_query = urlencode(query, safe="*") if parts.query else ""
-        return urlunsplit((parts.scheme, netloc, parts.path, masked_query, parts.fragment))
+        fragment = MASK if parts.fragment else ""
+        return urlunsplit((parts.scheme, netloc, parts.path, masked_query, fragment))
     except ValueError:
-        return _USERINFO.sub("***@", location.split("?", 1)[0])
+        head = re.split(r"[?#]", location, maxsplit=1)[0]
+        return _USERINFO.sub(f"{MASK}@", head) + (f"?{MASK}" if head != location else "")
 
 
-def mask_text(text: str, locations: tuple[str, ...] = (), secrets: tuple[str, ...] = ()) -> str:
-    """``text`` (an error, a log line) with every given URL masked and every secret removed."""
+def mask_text(
+    text: str,
+    locations: tuple[str, ...] = (),
+    secrets: tuple[str, ...] = (),
+    public: tuple[str, ...] = (),
+) -> str:
+    """``text`` (an error, a log line) with every URL in it masked and every secret removed.
+
+    The given ``locations`` are replaced whole first (so a URL the text quotes in a form the
+    URL scanner would cut short is masked too); then every ``http(s)://`` URL left in the text
+    (a redirect target, a URL an HTTP library quoted) goes through :func:`mask_url`.
+    """
     for location in locations:
         if location:
-            text = text.replace(location, mask_url(location))
+            text = text.replace(location, mask_url(location, public))
     for secret in secrets:
         if secret:
-            text = text.replace(secret, "***")
-    return _USERINFO.sub("***@", text)
+            text = text.replace(secret, MASK)
+    text = _URL_IN_TEXT.sub(lambda match: _mask_quoted(match.group(0), public), text)
+    return _USERINFO.sub(f"{MASK}@", text)
+
+
+def _mask_quoted(found: str, public: tuple[str, ...]) -> str:
+    """A URL found in a sentence, masked, with the punctuation after it ("…/p.csv: HTTP") kept."""
+    url = found.rstrip(":,;.)]}")
+    return mask_url(url, public) + found[len(url) :]
 
 
 def origin(url: str) -> tuple[str, int | None]:
@@ -66,10 +90,14 @@ def origin(url: str) -> tuple[str, int | None]:
 
 
 async def check_redirect(
-    source_url: str, current: str, target: str, allowed_hosts: tuple[str, ...]
+    source_url: str,
+    current: str,
+    target: str,
+    allowed_hosts: tuple[str, ...],
+    public: tuple[str, ...] = (),
 ) -> None:
     """Refuse a redirect the source did not allow (SourceError says which and why)."""
-    shown = f"{mask_url(source_url)}: redirect to {mask_url(target)} refused"
+    shown = f"{mask_url(source_url, public)}: redirect to {mask_url(target, public)} refused"
     if not is_url(target):
         raise SourceError("{shown}: not an http(s) URL", shown=shown)
     if urlsplit(current).scheme == "https" and urlsplit(target).scheme != "https":

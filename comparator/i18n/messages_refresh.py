@@ -192,6 +192,10 @@ _SOURCES_ZH: dict[str, str] = {
     '{where}: headers: expected a table of text, e.g. {{ Accept = "text/csv" }}': (
         '{where}：headers：应为文本组成的表，如 {{ Accept = "text/csv" }}'
     ),
+    '{where}: public_params: expected a list of query parameter names, e.g. ["page", "region"], '
+    "got {value!r}": (
+        '{where}：public_params：应为查询参数名列表，如 ["page", "region"]，实为 {value!r}'
+    ),
     "{where}: token_env: expected the name of an environment variable, got {value!r}": (
         "{where}：token_env：应为环境变量名，实为 {value!r}"
     ),

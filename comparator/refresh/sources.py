@@ -38,6 +38,7 @@ _COMMON_KEYS: Mapping[str, str] = {
     "redirect_hosts": 'other hosts redirects may lead to (["cdn.example.com"]; ["*"]: any)',
     "headers": 'extra request headers, e.g. { Accept = "text/csv" } (not for secrets)',
     "token_env": "environment variable whose value is sent as Authorization: Bearer …",
+    "public_params": 'query parameters of url shown unmasked, e.g. ["page", "region"]',
 }
 _WORKER_KEYS = ("cron", "timezone", "stop_grace_s", "max_in_flight", "shared")
 DEFAULT_STOP_GRACE_S = 30.0
@@ -239,6 +240,7 @@ def _policy(entry: Mapping[str, Any], where: str) -> FetchPolicy:
         redirect_hosts=_strings(entry, "redirect_hosts", where),
         headers=_headers(entry, where),
         token_env=_env_name(entry, where),
+        public_params=_public_params(entry, where),
         **numbers,
     )
 
@@ -267,6 +269,22 @@ def _headers(entry: Mapping[str, Any], where: str) -> tuple[tuple[str, str], ...
             where=where,
         )
     return tuple((str(k), str(v)) for k, v in value.items())
+
+
+def _public_params(entry: Mapping[str, Any], where: str) -> tuple[str, ...]:
+    """``public_params``: names of query parameters whose values may be stored and printed."""
+    value = entry.get("public_params", [])
+    ok = isinstance(value, list) and all(
+        isinstance(v, str) and v and v.isprintable() and not set(v) & set("&=#?% ") for v in value
+    )
+    if not ok:
+        raise InputError(
+            "{where}: public_params: expected a list of query parameter names, e.g. "
+            '["page", "region"], got {value!r}',
+            where=where,
+            value=value,
+        )
+    return tuple(dict.fromkeys(value))
 
 
 def _env_name(entry: Mapping[str, Any], where: str) -> str | None:

@@ -29,6 +29,7 @@ _TYPES: dict[str, Any] = {
     **dict.fromkeys(_NUMBERS, float | None),
     "retries": int | None,
     "redirect_hosts": list[str] | str | None,
+    "public_params": list[str] | None,
     "headers": dict[str, str] | None,
 }
 

@@ -109,7 +109,7 @@ def parse_vms_csv(
 ) -> tuple[ProviderProfile, CatalogParse]:
     """The profile and offers of one vms.csv; SheetError lists every row failing integrity."""
     options = SkypilotOptions.parse(source)
-    rows = _read_rows(content, source.location)
+    rows = _read_rows(content, source.shown)
     datacenters = Datacenters(options.country, options.region_countries)
     parsed, context = CatalogParse(), _RowContext(source, fetched_at)
     for line, row in enumerate(rows, start=2):
@@ -117,7 +117,7 @@ def parse_vms_csv(
     if not parsed.offers and not parsed.problems:
         parsed.problems.append(RowProblem(1, "AcceleratorName", "at least one GPU instance"))
     if parsed.problems:
-        raise SheetError(source.location, parsed.problems)
+        raise SheetError(source.shown, parsed.problems)
     parsed.notes.extend(datacenters.notes)
     return _profile(options, source, datacenters), parsed
 

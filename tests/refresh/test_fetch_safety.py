@@ -164,6 +164,9 @@ def test_no_redirect_from_a_public_source_to_an_internal_address() -> None:
 
 def test_urls_are_masked() -> None:
     assert mask_url("https://bob:hunter2@h.example/p.csv?key=abc&page=2") == (
+        "https://***@h.example/p.csv?key=***&page=***"
+    )
+    assert mask_url("https://bob:hunter2@h.example/p.csv?key=abc&page=2", ("page",)) == (
         "https://***@h.example/p.csv?key=***&page=2"
     )
     assert mask_url("https://h.example/p?access_token=x&sig=y") == (
