@@ -71,8 +71,9 @@ def write_transaction(
     lock per ``lock_keys`` (e.g. ``provider:ID``), taken in sorted order, so two writers of
     the same provider run one after the other and the second sees the first's snapshot.
     Writers of providers first share the ``providers`` lock, which ``all_providers`` takes
-    alone: an import that learns its providers sheet by sheet holds them all at once,
-    without an order to deadlock in.
+    alone, instead of any ``provider:`` key: an import (of sheets, which it learns sheet by
+    sheet, or of profiles, which may be 30,000) holds them all at once with one lock,
+    without an order to deadlock in and without filling PostgreSQL's lock table.
     """
     wait_s = lock_timeout_s(engine)
     try:
@@ -95,8 +96,9 @@ def write_transaction(
 
 def _take_locks(conn: Connection, lock_keys: tuple[str, ...], all_providers: bool) -> None:
     providers = advisory_key(_ALL_PROVIDERS)
-    if all_providers:
+    if all_providers:  # held alone, it covers every provider's lock: those are not taken
         conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": providers})
+        lock_keys = tuple(key for key in lock_keys if not key.startswith(_PROVIDER))
     elif any(key.startswith(_PROVIDER) for key in lock_keys):
         conn.execute(text("SELECT pg_advisory_xact_lock_shared(:k)"), {"k": providers})
     if lock_keys:

@@ -62,11 +62,11 @@ class SheetStore:
         if isinstance(first, _Stop) and first.abort:
             raise _Aborted
         written = Written([], [], [])
-        keys = [f"provider:{p.id}" for p in self.profiles]
+        # one exclusive lock of all providers, not one per provider: 30,000 profiles would
+        # overflow PostgreSQL's lock table (max_locks_per_transaction) in one transaction
+        writes_providers = bool(self.profiles) or not isinstance(first, _Stop)
         try:
-            with write_transaction(
-                self.engine, *keys, all_providers=not isinstance(first, _Stop)
-            ) as conn:
+            with write_transaction(self.engine, all_providers=writes_providers) as conn:
                 written.profiles += [(p.id, store_profile_in(conn, p)) for p in self.profiles]
                 item, fetched_at = first, utc_now()
                 while not isinstance(item, _Stop):
