@@ -16,9 +16,10 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
 
 from comparator.domain.calendar import TouRule, parse_rule
+from comparator.domain.geo import CITY_COORDINATES, known_city
 from comparator.domain.gpus import resolve_gpu
 from comparator.domain.input_model import FileTable, bad, reason
-from comparator.domain.job_service import city_examples, latency_city, support_value
+from comparator.domain.job_service import support_hours
 from comparator.domain.money import parse_decimal
 from comparator.domain.provinces import canonical_province
 from comparator.domain.zones import DEFAULT_TIMEZONE
@@ -40,17 +41,19 @@ def window_rules(windows: tuple[str, ...]) -> tuple[TouRule, ...]:
 
 
 def _support(value: object) -> str:
-    try:
-        return support_value(value)
-    except ValueError:
-        raise bad(Msg('"7x24" (round-the-clock support)'), value) from None
+    """Round-the-clock support, however the job writes it."""
+    if not isinstance(value, str) or support_hours(value) != "7x24":
+        raise bad(Msg('"7x24" (round-the-clock support)'), value)
+    return "7x24"
 
 
 def _latency_from(value: object) -> str:
-    try:
-        return latency_city(value)
-    except ValueError:
-        raise bad(city_examples(), value) from None
+    """A city of :data:`~comparator.domain.geo.CITY_COORDINATES`."""
+    city = known_city(value) if isinstance(value, str) and value.strip() else None
+    if city is None:
+        names = "、".join(list(CITY_COORDINATES)[:8]) + "…"
+        raise bad(Msg("a city such as {names}", names=names), value)
+    return city
 
 
 def _text(value: object) -> str:

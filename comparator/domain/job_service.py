@@ -7,9 +7,6 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from comparator.domain.geo import CITY_COORDINATES, known_city
-from comparator.errors import Msg
-
 SERVICE_REQUIREMENT_KEYS = (
     "own_datacenter",
     "support",
@@ -50,23 +47,3 @@ class ServiceRequirements:
                 self.elastic_scaling,
             )
         )
-
-
-def support_value(value: object) -> str:
-    """``support``: round-the-clock support, however it is written."""
-    text = support_hours(value) if isinstance(value, str) else None
-    if text != "7x24":
-        raise ValueError(value)
-    return text
-
-
-def latency_city(value: object) -> str:
-    """``latency_from``: a city of :data:`~comparator.domain.geo.CITY_COORDINATES`."""
-    city = known_city(value) if isinstance(value, str) and value.strip() else None
-    if city is None:
-        raise ValueError(value)
-    return city
-
-
-def city_examples() -> Msg:
-    return Msg("a city such as {names}", names="、".join(list(CITY_COORDINATES)[:8]) + "…")
