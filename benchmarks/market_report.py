@@ -43,7 +43,7 @@ from sqlalchemy import Engine, text
 from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.config import load_settings
 from comparator.refresh.importer import import_files
-from comparator.services import market
+from comparator.services import weekly_market as market
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from import_offers import throwaway_database

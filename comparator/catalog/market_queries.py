@@ -29,6 +29,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select, text
 
 from comparator.catalog.models import PriceSnapshot, table_of
+from comparator.catalog.snapshot_summary import SUMMARY
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.price_index import WEEK_HOURS, IndexStats, summarise_ordered
 
@@ -137,7 +138,7 @@ def distinct_rules(conn: Connection, snapshot_ids: Sequence[int]) -> list[str]:
     ids = ", ".join(str(int(s)) for s in sorted(set(snapshot_ids)))
     hourly = ", ".join(f"'{mode}'" for mode in HOURLY_MODES)
     query = text(
-        f"SELECT DISTINCT o.time_of_use FROM offer o WHERE o.snapshot_id IN ({ids}) "
+        f"SELECT DISTINCT o.time_of_use FROM {SUMMARY.name} o WHERE o.snapshot_id IN ({ids}) "
         f"AND o.billing IN ({hourly}) AND o.time_of_use <> ''"
     )
     return sorted(str(rule) for (rule,) in conn.execute(query))
@@ -175,8 +176,10 @@ def market_index(
         if conn.dialect.name == "postgresql":
             stats = _index_postgresql(conn, weeks, pricing, stale_providers)
             cheapest = _cheapest_postgresql(conn, weeks.get(last, {}), pricing, excluded)
-            return MarketIndex(stats, cheapest)
-        return _index_streamed(conn, weeks, pricing, stale_providers, frozenset(excluded))
+        else:
+            stats = _index_sqlite(conn, weeks, pricing, stale_providers)
+            cheapest = _cheapest_sqlite(conn, weeks.get(last, {}), pricing, excluded)
+        return MarketIndex(stats, cheapest)
 
 
 def _cheapest_postgresql(
@@ -192,10 +195,10 @@ def _cheapest_postgresql(
         pairs = ", ".join(f"({sql.bind(p)}, {sql.bind(r)})" for p, r in sorted(excluded))
         where += f" AND (o.provider, o.region) NOT IN ({pairs})"
     query = (
-        f"SELECT DISTINCT ON (o.gpu, o.billing) o.id, o.provider, o.region, o.gpu, o.billing,"
-        f" o.cards, o.sku, o.price, o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use,"
-        f" {sql.card_hour(pricing, False)} AS price_card_hour FROM offer o WHERE {where}"
-        f" ORDER BY o.gpu, o.billing, price_card_hour, o.id"
+        f"SELECT DISTINCT ON (o.gpu, o.billing) o.offer_id AS id, o.provider, o.region, o.gpu,"
+        f" o.billing, o.cards, o.sku, o.price, o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use,"
+        f" {sql.card_hour(pricing, False)} AS price_card_hour FROM {SUMMARY.name} o WHERE {where}"
+        f" ORDER BY o.gpu, o.billing, price_card_hour, o.offer_id"
     )
     return {
         (str(row["gpu"]), str(row["billing"])): _cheapest(row, pricing.card_hour(row))
@@ -216,14 +219,18 @@ def _cheapest(row: Any, price: Decimal) -> CheapestOffer:
     )
 
 
-def _per_provider(sql: Sql, pricing: Pricing) -> str:
-    """PostgreSQL's per-provider grouping: each week's cheapest card-hour of each provider."""
+def _per_provider(sql: Sql, pricing: Pricing, ids: str) -> str:
+    """PostgreSQL's per-provider grouping: each snapshot's (one provider's) cheapest card-hour
+    per GPU and mode, read once however many weeks the snapshot serves, then per week."""
+    per_snapshot = (
+        f"SELECT o.snapshot_id, o.gpu, o.billing, o.provider,"
+        f" MIN({sql.card_hour(pricing, False)}) AS price_card_hour, SUM(o.offers) AS offers"
+        f" FROM {SUMMARY.name} o WHERE o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
+        f" GROUP BY o.snapshot_id, o.gpu, o.billing, o.provider"
+    )
     return (
-        f"SELECT wk.week, o.gpu, o.billing, o.provider, MIN({sql.card_hour(pricing, False)})"
-        f" AS price_card_hour, COUNT(*) AS offers"
-        f" FROM offer o JOIN wk ON wk.snapshot_id = o.snapshot_id"
-        f" WHERE {sql.priced_only(pricing)}"
-        f" GROUP BY wk.week, o.gpu, o.billing, o.provider"
+        f"SELECT wk.week, ps.gpu, ps.billing, ps.provider, ps.price_card_hour, ps.offers"
+        f" FROM wk JOIN ({per_snapshot}) ps ON ps.snapshot_id = wk.snapshot_id"
     )
 
 
@@ -234,6 +241,7 @@ def _index_postgresql(
     stale: Sequence[str],
 ) -> dict[GroupKey, IndexStats]:
     sql = Sql()
+    ids = ", ".join(str(i) for i in sorted({s for snaps in weeks.values() for s in snaps.values()}))
     part = "PARTITION BY week, gpu, billing"
     ranked = (
         f"SELECT pp.*, row_number() OVER ({part} ORDER BY price_card_hour) - 1 AS rk,"
@@ -241,7 +249,7 @@ def _index_postgresql(
     )
     stale_case = f"CASE WHEN {sql.in_list('provider', stale)} THEN 1 ELSE 0 END"
     query = (
-        f"WITH {weeks_cte(weeks)}, pp AS ({_per_provider(sql, pricing)}),"
+        f"WITH {weeks_cte(weeks)}, pp AS ({_per_provider(sql, pricing, ids or '-1')}),"
         f" ranked AS ({ranked})"
         f" SELECT week, gpu, billing, COUNT(*) AS providers, SUM(offers) AS offers,"
         f" SUM({stale_case}) AS stale, MIN(price_card_hour) AS low,"
@@ -273,86 +281,112 @@ def _continuous(fraction: str) -> str:
     )
 
 
-_ROW_FIELDS: tuple[str, ...] = (
-    "id",
-    "provider",
-    "region",
-    "gpu",
-    "billing",
-    "cards",
-    "sku",
-    "price",
-)
-_ROW_FIELDS += ("currency", "tax_inclusive", "vat_rate", "time_of_use")
-Ranked = tuple[float, tuple[Any, ...]]  # (the SQL's inexact card-hour price, the offer's row)
+_ROW_FIELDS: tuple[str, ...] = ("id", "provider", "region", "gpu", "billing", "cards", "sku")
+_ROW_FIELDS += ("price", "currency", "tax_inclusive", "vat_rate", "time_of_use")
+_ROW_COLUMNS = "o.offer_id AS id, " + ", ".join(f"o.{name}" for name in _ROW_FIELDS[1:])
 
 
-def _index_streamed(
+class RankedRows(Sequence[dict[str, Any]]):
+    """A group's providers in ascending price order, of which only the rows the minimum and
+    the percentiles need were read: ``len`` is the whole count, indexing reaches those rows."""
+
+    def __init__(self, count: int, rows: Mapping[int, dict[str, Any]]) -> None:
+        self._count = count
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, rank: Any) -> Any:
+        return self._rows[rank]
+
+
+def _index_sqlite(
     conn: Connection,
     weeks: Mapping[int, Mapping[str, int]],
     pricing: Pricing,
     stale: Sequence[str],
-    excluded: frozenset[tuple[str, str]],
-) -> MarketIndex:
-    """SQL groups each snapshot's offers per GPU, mode, provider and data centre (read through
-    the snapshot index, once per snapshot however many weeks it serves) and returns each
-    group's cheapest row with its card-hour price as a float. Rows are compared on that float;
-    the exact price (from the row's exact text) is computed only for what is shown: the
-    minimum, the rows around each percentile, the cheapest compliant offer."""
-    sql = Sql()
-    ids = ", ".join(str(i) for i in sorted({s for snaps in weeks.values() for s in snaps.values()}))
-    query = (
-        f"SELECT o.snapshot_id, MIN({sql.card_hour(pricing, True)}), COUNT(*),"
-        f" {', '.join('o.' + name for name in _ROW_FIELDS)}"
-        f" FROM offer o WHERE o.snapshot_id IN ({ids or '-1'}) AND {sql.priced_only(pricing)}"
-        f" GROUP BY o.snapshot_id, o.gpu, o.billing, o.provider, o.region"
-    )
-    last = weeks.get(max(weeks), {}) if weeks else {}
-    current = frozenset(last.values())
-    by_snapshot: dict[int, dict[tuple[str, str], tuple[Ranked, int]]] = {}
-    cheapest: dict[tuple[str, str], Ranked] = {}
-    for snapshot_id, price, offers, *row in conn.execute(text(query), sql.params):
-        group, ranked = (row[3], row[4]), (float(price), tuple(row))
-        found = by_snapshot.setdefault(int(snapshot_id), {})
-        low, count = found.get(group, (ranked, 0))
-        found[group] = (min(low, ranked), count + int(offers))
-        if snapshot_id in current and (row[1], row[2]) not in excluded:
-            cheapest[group] = min(cheapest.get(group, ranked), ranked)
-    stats = _stream_weeks(weeks, by_snapshot, pricing, frozenset(stale))
-    return MarketIndex(
-        stats,
-        {g: _cheapest(_as_row(r), _exact(pricing, (0.0, r))) for g, (_, r) in cheapest.items()},
-    )
-
-
-def _as_row(row: tuple[Any, ...]) -> dict[str, Any]:
-    return dict(zip(_ROW_FIELDS, row, strict=True))
-
-
-def _exact(pricing: Pricing, ranked: Ranked) -> Decimal:
-    return pricing.card_hour(_as_row(ranked[1]))
-
-
-def _stream_weeks(
-    weeks: Mapping[int, Mapping[str, int]],
-    by_snapshot: Mapping[int, Mapping[tuple[str, str], tuple[Ranked, int]]],
-    pricing: Pricing,
-    stale: frozenset[str],
 ) -> dict[GroupKey, IndexStats]:
-    """Each week's providers, group by group in order, summarised as they stream by."""
-    ordered = sorted(
-        (week, gpu, billing, ranked, offers, provider in stale)
-        for week, snapshots in weeks.items()
-        for provider, snapshot in snapshots.items()
-        for (gpu, billing), (ranked, offers) in by_snapshot.get(snapshot, {}).items()
+    """SQLite ranks each week's providers on the float card-hour price with window functions
+    over narrow rows (each snapshot is one provider: its cheapest summary row per GPU and
+    mode) and hands back only the ranks at the minimum and around each percentile; the exact
+    prices of those offers come from their rows' exact text (:mod:`comparator.domain.
+    price_index`)."""
+    sql = Sql()
+    stale_set = frozenset(stale)
+    triples = sorted(
+        {(w, sid, int(p in stale_set)) for w, snaps in weeks.items() for p, sid in snaps.items()}
     )
+    values = ", ".join(f"({int(w)}, {int(sid)}, {flag})" for w, sid, flag in triples)
+    ids = ", ".join(str(sid) for sid in sorted({sid for _, sid, _ in triples})) or "-1"
+    per_snapshot = (
+        f"SELECT o.snapshot_id, o.gpu, o.billing, MIN({sql.card_hour(pricing, True)}) AS low,"
+        f" o.offer_id AS id, SUM(o.offers) AS offers FROM {SUMMARY.name} o"
+        f" WHERE o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
+        f" GROUP BY o.snapshot_id, o.gpu, o.billing"
+    )
+    whole = "w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"  # one sort for all
+    ranked = (
+        f"SELECT wk.week, ps.gpu, ps.billing, ps.id, row_number() OVER w - 1 AS rk,"
+        f" COUNT(*) OVER ({whole}) AS n, SUM(ps.offers) OVER ({whole}) AS total,"
+        f" SUM(wk.stale) OVER ({whole}) AS stale FROM wk JOIN ps ON ps.snapshot_id = wk.snapshot_id"
+        f" WINDOW w AS (PARTITION BY wk.week, ps.gpu, ps.billing ORDER BY ps.low, ps.id)"
+    )
+    median, p90 = "(n - 1) / 2", "(9 * (n - 1)) / 10"  # integer division: the floor
+    query = (
+        f"WITH wk(week, snapshot_id, stale) AS (VALUES {values or '(-1, -1, 0)'}),"
+        f" ps AS ({per_snapshot}), ranked AS ({ranked})"
+        f" SELECT week, gpu, billing, rk, n, total, stale, id FROM ranked"
+        f" WHERE rk IN (0, {median}, {median} + 1, {p90}, {p90} + 1)"
+        f" ORDER BY week, gpu, billing, rk"
+    )
+    found = conn.execute(text(query), sql.params).all()
+    offers = _offer_rows(conn, {int(row.id) for row in found})
     stats: dict[GroupKey, IndexStats] = {}
-    for key, items in groupby(ordered, key=lambda item: item[:3]):
-        members = list(items)
-        stats[key] = summarise_ordered(
-            [m[3] for m in members],
-            lambda ranked: _exact(pricing, ranked),
-            sum(m[4] for m in members),
-            sum(m[5] for m in members),
+    for (week, gpu, billing), members in groupby(found, key=lambda r: r[:3]):
+        ranks = list(members)
+        stats[(int(week), str(gpu), str(billing))] = summarise_ordered(
+            RankedRows(int(ranks[0].n), {int(r.rk): offers[int(r.id)] for r in ranks}),
+            pricing.card_hour,
+            int(ranks[0].total),
+            int(ranks[0].stale),
         )
     return stats
+
+
+def _offer_rows(conn: Connection, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+    """The offers of these ids, as the rows :meth:`Pricing.card_hour` reads."""
+    ordered = sorted(ids)
+    rows: dict[int, dict[str, Any]] = {}
+    for start in range(0, len(ordered), 500):
+        chunk = ", ".join(str(i) for i in ordered[start : start + 500])
+        query = text(f"SELECT {', '.join(_ROW_FIELDS)} FROM offer WHERE id IN ({chunk})")
+        rows.update({int(row["id"]): dict(row) for row in conn.execute(query).mappings()})
+    return rows
+
+
+def _cheapest_sqlite(
+    conn: Connection,
+    snapshots: Mapping[str, int],
+    pricing: Pricing,
+    excluded: Collection[tuple[str, str]],
+) -> dict[tuple[str, str], CheapestOffer]:
+    """The cheapest offer per GPU and mode outside the excluded places: SQL hands back each
+    place's cheapest (on the float price), the places are filtered here, the exact price of
+    each winner is computed from its row."""
+    sql = Sql()
+    ids = ", ".join(str(int(s)) for s in sorted(set(snapshots.values()))) or "-1"
+    query = (
+        f"SELECT MIN({sql.card_hour(pricing, True)}) AS low, {_ROW_COLUMNS} FROM {SUMMARY.name} o"
+        f" WHERE o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
+        f" GROUP BY o.snapshot_id, o.gpu, o.billing, o.region"
+    )
+    skip = frozenset(excluded)
+    best: dict[tuple[str, str], tuple[float, int, dict[str, Any]]] = {}
+    for row in conn.execute(text(query), sql.params).mappings():
+        if (row["provider"], row["region"]) in skip:
+            continue
+        group, ranked = (str(row["gpu"]), str(row["billing"])), (float(row["low"]), int(row["id"]))
+        if group not in best or ranked < best[group][:2]:
+            best[group] = (*ranked, dict(row))
+    return {g: _cheapest(row, pricing.card_hour(row)) for g, (_, _, row) in best.items()}

@@ -28,6 +28,7 @@ __all__ = [
     "Provider",
     "Quote",
     "RefreshRun",
+    "SnapshotSummary",
     "Verification",
 ]
 
@@ -110,6 +111,33 @@ class Offer(OfferIn, table=True):
     # pricesnapshot.id, without a foreign key (migration 0006): offers are written only with
     # their snapshot, in its transaction, and snapshots are never deleted (docs/import.md)
     snapshot_id: int
+
+
+class SnapshotSummary(SQLModel, table=True):
+    """Each snapshot's cheapest offer per GPU, billing mode, data centre and pricing basis
+    (currency, tax, time-of-use rule), and how many offers that group has: written with the
+    snapshot (snapshots never change), read by the market report instead of every offer
+    (:mod:`comparator.catalog.snapshot_summary`, docs/market-report.md). Within a group every
+    price term but the price per card is the same, so its cheapest offer per card is the
+    cheapest card-hour under any exchange rate and reference week."""
+
+    # SQLite keeps the rows in key order, so a snapshot's groups are read without a sort
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    snapshot_id: int = Field(primary_key=True)
+    gpu: str = Field(primary_key=True, max_length=64)
+    billing: str = Field(primary_key=True, max_length=16)
+    region: str = Field(primary_key=True, max_length=128)
+    currency: str = Field(primary_key=True, max_length=3)
+    tax_inclusive: bool = Field(primary_key=True)
+    vat_rate: Decimal = Field(primary_key=True, sa_type=ExactDecimal)
+    time_of_use: str = Field(primary_key=True)
+    provider: str = Field(max_length=64)
+    offers: int
+    offer_id: int
+    cards: int
+    sku: str
+    price: Decimal = Field(sa_type=ExactDecimal)
 
 
 class RefreshRun(SQLModel, table=True):
