@@ -98,13 +98,18 @@ class OfferIn(SQLModel):
     sku: str = ""
 
 
+_KEY_REST = ("cards", "billing", "sku", "time_of_use", "min_units", "currency")
+
+
 class Offer(OfferIn, table=True):
     # Covers the usual filters (GPU, then the data centre's province through provider+region)
     # so they are answered from the index before any offer row is read.
     __table_args__ = (
         Index("ix_offer_snapshot_gpu_place", "snapshot_id", "gpu", "provider", "region"),
-        # A job's provinces (and the `offers` GPU filter): each current snapshot's offers by place.
-        Index("ix_offer_snapshot_region_gpu", "snapshot_id", "region", "gpu"),
+        # A job's provinces (and the `offers` GPU filter): each current snapshot's offers by
+        # place; then the rest of the offer key (catalog.changes.KEY_FIELDS), so an offer is
+        # matched to last week's from the index alone (the market report's week diff).
+        Index("ix_offer_snapshot_region_gpu", "snapshot_id", "region", "gpu", *_KEY_REST),
     )
 
     id: int | None = Field(default=None, primary_key=True)
