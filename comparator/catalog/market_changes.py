@@ -8,7 +8,7 @@ whose snapshot differs between the weeks are compared offer by offer.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, text
 
 from comparator.catalog.changes import KEY_FIELDS
+from comparator.catalog.market_queries import analytic_session
 from comparator.catalog.snapshot_summary import SUMMARY
 
 MOVES_SHOWN = 10
@@ -32,7 +33,7 @@ class WeekDiff:
     stock_to_zero: tuple[dict[str, Any], ...]
 
 
-def _ids(snapshots: Collection[int]) -> str:
+def _ids(snapshots: Iterable[int]) -> str:
     return ", ".join(str(int(s)) for s in sorted(set(snapshots))) or "-1"
 
 
@@ -53,6 +54,7 @@ def week_diff(engine: Engine, now: Mapping[str, int], before: Mapping[str, int])
     old_ids = [before[p] for p in changed if p in before]
     both = [(now[p], before[p]) for p in changed if p in now and p in before]
     with engine.connect() as conn:
+        analytic_session(conn)
         sqlite = conn.dialect.name == "sqlite"
         matched_new, matched_old, rows = _matched(conn, both, sqlite)
         return WeekDiff(
@@ -91,18 +93,28 @@ def _matched(
     built a throwaway index over every offer of the catalog (PostgreSQL still plans freely)."""
     if not both:
         return 0, 0, []
-    pairs = ", ".join(f"({int(new)}, {int(old)})" for new, old in both)
-    same = " AND ".join(f"b.{k} = n.{k}" for k in ("provider", *KEY_FIELDS) if k != "gpu")
+    same = " AND ".join(f"b.{k} = n.{k}" for k in ("provider", *KEY_FIELDS))
     real = "CAST({} AS REAL)" if sqlite else "{}"  # SQLite keeps prices as exact text
     move = f"ABS({real.format('n.price')} - {real.format('b.price')}) / {real.format('b.price')}"
     zero = "stock = 0 AND (old_stock IS NULL OR old_stock > 0)"
+    if sqlite:
+        pairs = ", ".join(f"({int(new)}, {int(old)})" for new, old in both)
+        start = f"WITH chg(new_id, old_id) AS (VALUES {pairs}),"
+        offers = (
+            "chg CROSS JOIN offer n CROSS JOIN offer b WHERE n.snapshot_id = chg.new_id"
+            f" AND b.snapshot_id = chg.old_id AND {same}"
+        )
+    else:  # a changed provider has one snapshot on each side: it pairs them (a hash join)
+        start = "WITH"
+        offers = (
+            f"offer n JOIN offer b ON {same} WHERE n.snapshot_id IN ({_ids(n for n, _ in both)})"
+            f" AND b.snapshot_id IN ({_ids(o for _, o in both)})"
+        )
     query = (  # one pass over the pairs: the counts (part 1), the moves (2), stock gone (3)
-        f"WITH chg(new_id, old_id) AS (VALUES {pairs}), m AS MATERIALIZED (SELECT"
+        f"{start} m AS MATERIALIZED (SELECT"
         f" n.id AS new_offer, b.id AS old_offer, n.provider, n.region, n.gpu, n.cards,"
         f" n.billing, n.sku, n.currency, n.price, b.price AS old_price, n.stock,"
-        f" b.stock AS old_stock, {move} AS moved FROM chg CROSS JOIN offer n CROSS JOIN offer b"
-        f" WHERE n.snapshot_id = chg.new_id AND b.snapshot_id = chg.old_id"
-        f" AND b.gpu = n.gpu AND {same}),"
+        f" b.stock AS old_stock, {move} AS moved FROM {offers}),"
         f" cut AS (SELECT moved FROM m WHERE moved > 0 ORDER BY moved DESC"
         f" LIMIT 1 OFFSET {MOVES_SHOWN - 1})"
         f" SELECT 1 AS part, COUNT(DISTINCT new_offer) AS new_offer,"

@@ -2,19 +2,17 @@
 card-hour price, then the minimum, median and 90th percentile over providers.
 
 A week's offers are those of each provider's newest snapshot fetched before the week's end
-(:func:`week_snapshots`). The card-hour price is computed in SQL: tax-inclusive
-(``× (1 + vat_rate)`` where a sheet says tax-exclusive), in the quote currency (the FX table),
-off-peak rules of hourly and spot offers at their mean factor over a reference week, divided
-by the cards of the rental unit and the hours of the billing period.
+(:func:`week_snapshots`). They are read from the snapshots' summaries (:mod:`comparator.
+catalog.snapshot_summary`: each group's cheapest offer per card), not from every offer. The
+card-hour price is tax-inclusive (``× (1 + vat_rate)`` where a sheet says tax-exclusive), in
+the quote currency (the FX table), off-peak rules of hourly and spot offers at their mean
+factor over a reference week, divided by the cards of the rental unit and the hours of the
+billing period.
 
-PostgreSQL computes everything in SQL, in exact ``numeric``: ``GROUP BY`` per provider, then
-the continuous percentiles from each price's rank (``row_number()``), because its
-``percentile_cont`` works in double precision, which misrounds half-cent medians. SQLite
-stores prices as exact text and has no percentiles: SQL groups per provider and returns the
-cheapest row (SQLite's bare columns of ``MIN``) with its price as a float; the rows are
-ordered on it and streamed group by group, and the exact price is computed from the row's
-exact text only for the minimum and the rows around each percentile
-(:mod:`comparator.domain.price_index`).
+Both databases order on that price as a float in SQL, which is exact enough to rank (two
+prices a float cannot tell apart round to the same cent); the exact price is computed in
+``Decimal`` from the offer's exact row, and only for what is shown: the minimum, the rows
+around each percentile, the cheapest compliant offer (:mod:`comparator.domain.price_index`).
 """
 
 from __future__ import annotations
@@ -70,24 +68,28 @@ class Sql:
         self.params[name] = value
         return f":{name}"
 
-    def card_hour(self, pricing: Pricing, sqlite: bool) -> str:
-        """The card-hour price of offer ``o`` as one SQL expression (one division)."""
-        num = "CAST(o.{} AS REAL)" if sqlite else "o.{}"
+    def card_hour(self, pricing: Pricing, dialect: str) -> str:
+        """The card-hour price of row ``o`` as one float SQL expression, for ordering only:
+        exact prices are computed from the few rows shown (:meth:`Pricing.card_hour`)."""
+        real = "DOUBLE PRECISION" if dialect == "postgresql" else "REAL"
+        num = f"CAST(o.{{}} AS {real})"
         tax = f"(CASE WHEN o.tax_inclusive THEN 1 ELSE 1 + {num.format('vat_rate')} END)"
         rates = " ".join(
-            f"WHEN {self.bind(code)} THEN {rate}" for code, rate in pricing.fx_rates_cny.items()
+            f"WHEN {self.bind(code)} THEN {float(rate)!r}"
+            for code, rate in pricing.fx_rates_cny.items()
         )
         tous = " ".join(
-            f"WHEN {self.bind(rule)} THEN {total}" for rule, total in pricing.tou_sums.items()
+            f"WHEN {self.bind(rule)} THEN {float(total)!r}"
+            for rule, total in pricing.tou_sums.items()
         )
         hourly = ", ".join(f"'{mode}'" for mode in HOURLY_MODES)
         tou = f"(CASE o.time_of_use {tous} ELSE {WEEK_HOURS} END)" if tous else str(WEEK_HOURS)
         weekly = f"(CASE WHEN o.billing IN ({hourly}) THEN {tou} ELSE {WEEK_HOURS} END)"
         hours = " ".join(f"WHEN '{mode}' THEN {h}" for mode, h in PERIOD_HOURS.items())
-        rate_quote = pricing.fx_rates_cny[pricing.currency]
+        rate_quote = float(pricing.fx_rates_cny[pricing.currency])
         return (
             f"{num.format('price')} * {tax} * (CASE o.currency {rates} END) * {weekly}"
-            f" / (o.cards * (CASE o.billing {hours} END) * {WEEK_HOURS} * {rate_quote})"
+            f" / (o.cards * (CASE o.billing {hours} END) * {WEEK_HOURS} * {rate_quote!r})"
         )
 
     def priced_only(self, pricing: Pricing) -> str:
@@ -95,7 +97,7 @@ class Sql:
         modes = ", ".join(f"'{mode}'" for mode in PERIOD_HOURS)
         return f"o.currency IN ({currencies}) AND o.billing IN ({modes})"
 
-    def outside(self, places: Collection[tuple[str, str]], sqlite: bool) -> str:
+    def outside(self, places: Collection[tuple[str, str]], dialect: str) -> str:
         """``o`` is in none of these (provider, data centre) places: one JSON parameter, as
         a national catalog excludes more places than a statement may have parameters."""
         if not places:
@@ -103,24 +105,10 @@ class Sql:
         pairs = self.bind(json.dumps(sorted(places), ensure_ascii=False))
         rows = (
             f"SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each({pairs})"
-            if sqlite
+            if dialect != "postgresql"
             else f"SELECT x ->> 0, x ->> 1 FROM json_array_elements(CAST({pairs} AS json)) x"
         )
         return f"(o.provider, o.region) NOT IN ({rows})"
-
-    def in_list(self, column: str, values: Sequence[str]) -> str:
-        if not values:
-            return "1 = 0"
-        return f"{column} IN ({', '.join(self.bind(v) for v in values)})"
-
-
-def weeks_cte(weeks: Mapping[int, Mapping[str, int]]) -> str:
-    """``wk(week, snapshot_id)``: each week's snapshot of each provider (ids are integers)."""
-    pairs = sorted({(w, sid) for w, snaps in weeks.items() for sid in snaps.values()})
-    if not pairs:
-        pairs = [(-1, -1)]
-    values = ", ".join(f"({int(w)}, {int(sid)})" for w, sid in pairs)
-    return f"wk(week, snapshot_id) AS (VALUES {values})"
 
 
 def week_snapshots(conn: Connection, ends: Sequence[datetime]) -> dict[int, dict[str, int]]:
@@ -188,35 +176,21 @@ def market_index(
     the last week per GPU and mode outside the ``excluded`` (provider, data centre) places."""
     last = max(weeks) if weeks else 0
     with engine.connect() as conn:
-        if conn.dialect.name == "postgresql":
-            stats = _index_postgresql(conn, weeks, pricing, stale_providers)
-            cheapest = _cheapest_postgresql(conn, weeks.get(last, {}), pricing, excluded)
-        else:
-            stats = _index_sqlite(conn, weeks, pricing, stale_providers)
-            cheapest = _cheapest_sqlite(conn, weeks.get(last, {}), pricing, excluded)
-        return MarketIndex(stats, cheapest)
+        analytic_session(conn)
+        stats = _index(conn, weeks, pricing, stale_providers)
+        cheapest = _cheapest_offers(conn, weeks.get(last, {}), pricing, excluded)
+    return MarketIndex(stats, cheapest)
 
 
-def _cheapest_postgresql(
-    conn: Connection,
-    snapshots: Mapping[str, int],
-    pricing: Pricing,
-    excluded: Collection[tuple[str, str]],
-) -> dict[tuple[str, str], CheapestOffer]:
-    sql = Sql()
-    ids = ", ".join(str(int(s)) for s in sorted(set(snapshots.values()))) or "-1"
-    where = f"o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
-    where += f" AND {sql.outside(excluded, sqlite=False)}"
-    query = (
-        f"SELECT DISTINCT ON (o.gpu, o.billing) o.offer_id AS id, o.provider, o.region, o.gpu,"
-        f" o.billing, o.cards, o.sku, o.price, o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use,"
-        f" {sql.card_hour(pricing, False)} AS price_card_hour FROM {SUMMARY.name} o WHERE {where}"
-        f" ORDER BY o.gpu, o.billing, price_card_hour, o.offer_id"
-    )
-    return {
-        (str(row["gpu"]), str(row["billing"])): _cheapest(row, pricing.card_hour(row))
-        for row in conn.execute(text(query), sql.params).mappings()
-    }
+def analytic_session(conn: Connection) -> None:
+    """PostgreSQL settings for the report's few large queries, for this transaction only:
+    sorts and hashes in memory rather than on disk, no JIT (compiling cost more than it
+    saved), and hash joins for the week's diff (a merge join sorted a million offers on the
+    nine columns of the offer key first: most of the diff's time)."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("SET LOCAL work_mem = '256MB'")
+        conn.exec_driver_sql("SET LOCAL jit = off")
+        conn.exec_driver_sql("SET LOCAL enable_mergejoin = off")
 
 
 def _cheapest(row: Any, price: Decimal) -> CheapestOffer:
@@ -229,68 +203,6 @@ def _cheapest(row: Any, price: Decimal) -> CheapestOffer:
         int(row["cards"]),
         str(row["sku"] or ""),
         price,
-    )
-
-
-def _per_provider(sql: Sql, pricing: Pricing, ids: str) -> str:
-    """PostgreSQL's per-provider grouping: each snapshot's (one provider's) cheapest card-hour
-    per GPU and mode, read once however many weeks the snapshot serves, then per week."""
-    per_snapshot = (
-        f"SELECT o.snapshot_id, o.gpu, o.billing, o.provider,"
-        f" MIN({sql.card_hour(pricing, False)}) AS price_card_hour, SUM(o.offers) AS offers"
-        f" FROM {SUMMARY.name} o WHERE o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
-        f" GROUP BY o.snapshot_id, o.gpu, o.billing, o.provider"
-    )
-    return (
-        f"SELECT wk.week, ps.gpu, ps.billing, ps.provider, ps.price_card_hour, ps.offers"
-        f" FROM wk JOIN ({per_snapshot}) ps ON ps.snapshot_id = wk.snapshot_id"
-    )
-
-
-def _index_postgresql(
-    conn: Connection,
-    weeks: Mapping[int, Mapping[str, int]],
-    pricing: Pricing,
-    stale: Sequence[str],
-) -> dict[GroupKey, IndexStats]:
-    sql = Sql()
-    ids = ", ".join(str(i) for i in sorted({s for snaps in weeks.values() for s in snaps.values()}))
-    part = "PARTITION BY week, gpu, billing"
-    ranked = (
-        f"SELECT pp.*, row_number() OVER ({part} ORDER BY price_card_hour) - 1 AS rk,"
-        f" COUNT(*) OVER ({part}) AS n FROM pp"
-    )
-    stale_case = f"CASE WHEN {sql.in_list('provider', stale)} THEN 1 ELSE 0 END"
-    query = (
-        f"WITH {weeks_cte(weeks)}, pp AS ({_per_provider(sql, pricing, ids or '-1')}),"
-        f" ranked AS ({ranked})"
-        f" SELECT week, gpu, billing, COUNT(*) AS providers, SUM(offers) AS offers,"
-        f" SUM({stale_case}) AS stale, MIN(price_card_hour) AS low,"
-        f" {_continuous('0.5')} AS median, {_continuous('0.9')} AS p90"
-        f" FROM ranked GROUP BY week, gpu, billing ORDER BY week, gpu, billing"
-    )
-    result: dict[GroupKey, IndexStats] = {}
-    for row in conn.execute(text(query), sql.params):
-        key = (int(row.week), str(row.gpu), str(row.billing))
-        result[key] = IndexStats(
-            int(row.providers),
-            int(row.offers),
-            Decimal(row.low),
-            Decimal(row.median),
-            Decimal(row.p90),
-            int(row.stale),
-        )
-    return result
-
-
-def _continuous(fraction: str) -> str:
-    """``percentile_cont(fraction)`` in exact numeric from each row's rank ``rk`` of ``n``."""
-    position = f"({fraction} * (n - 1))"
-    below = f"FLOOR{position}"
-    weight = f"({position} - {below})"
-    return (
-        f"SUM(CASE WHEN rk = {below} THEN price_card_hour * (1 - {weight})"
-        f" WHEN rk = {below} + 1 THEN price_card_hour * {weight} ELSE 0 END)"
     )
 
 
@@ -313,17 +225,18 @@ class RankedRows(Sequence[dict[str, Any]]):
         return self._rows[rank]
 
 
-def _index_sqlite(
+def _index(
     conn: Connection,
     weeks: Mapping[int, Mapping[str, int]],
     pricing: Pricing,
     stale: Sequence[str],
 ) -> dict[GroupKey, IndexStats]:
-    """SQLite hands back each snapshot's (one provider's) cheapest card-hour per GPU and mode
-    as a float, grouped in the summary's key order without a sort; the groups of each week
-    are ordered here, and the exact prices are computed only for the offers at the minimum
-    and around each percentile (:mod:`comparator.domain.price_index`). (Window functions
-    ranked the same rows in SQL at twice the CPU.)"""
+    """The database hands back each snapshot's (one provider's) cheapest card-hour per GPU and
+    mode as a float with its offer id (SQLite groups the summary in its key order, without a
+    sort); the groups of each week are ordered here, and exact prices are computed only for
+    the offers at the minimum and around each percentile (:mod:`comparator.domain.
+    price_index`). Window functions ranked the same rows in SQL at twice the CPU, and exact
+    ``numeric`` arithmetic over every summary row cost PostgreSQL most of its time."""
     sql = Sql()
     serves: dict[int, list[tuple[int, int]]] = {}  # snapshot → (week, 1 if stale else 0)
     for week, snapshots in weeks.items():
@@ -331,7 +244,7 @@ def _index_sqlite(
             serves.setdefault(snapshot, []).append((week, int(provider in stale)))
     ids = ", ".join(str(snapshot) for snapshot in sorted(serves)) or "-1"
     query = (
-        f"SELECT o.gpu, o.billing, MIN({sql.card_hour(pricing, True)}), o.offer_id,"
+        f"SELECT o.gpu, o.billing, {_cheapest_of(sql, pricing, conn.dialect.name)},"
         f" SUM(o.offers), o.snapshot_id FROM {SUMMARY.name} o"
         f" WHERE o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
         f" GROUP BY o.snapshot_id, o.gpu, o.billing"
@@ -387,7 +300,18 @@ def _offer_rows(conn: Connection, ids: Collection[int]) -> dict[int, dict[str, A
     return rows
 
 
-def _cheapest_sqlite(
+def _cheapest_of(sql: Sql, pricing: Pricing, dialect: str) -> str:
+    """A group's cheapest float card-hour and the id of that offer, as two select columns:
+    SQLite takes bare columns from the row of the one ``MIN``; PostgreSQL takes the least
+    (price, id) array (one aggregate: PostgreSQL computes identical aggregates once)."""
+    price = sql.card_hour(pricing, dialect)
+    if dialect == "postgresql":
+        pick = f"MIN(ARRAY[{price}, o.offer_id])"
+        return f"({pick})[1], CAST(({pick})[2] AS BIGINT)"
+    return f"MIN({price}), o.offer_id"
+
+
+def _cheapest_offers(
     conn: Connection,
     snapshots: Mapping[str, int],
     pricing: Pricing,
@@ -396,11 +320,12 @@ def _cheapest_sqlite(
     """The cheapest offer per GPU and mode outside the excluded places, chosen on the float
     price in SQL; the exact price of each winner is computed from its offer row."""
     sql = Sql()
+    dialect = conn.dialect.name
     ids = ", ".join(str(int(s)) for s in sorted(set(snapshots.values()))) or "-1"
     query = (
-        f"SELECT o.gpu, o.billing, MIN({sql.card_hour(pricing, True)}), o.offer_id"
-        f" FROM {SUMMARY.name} o WHERE o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
-        f" AND {sql.outside(excluded, sqlite=True)} GROUP BY o.gpu, o.billing"
+        f"SELECT o.gpu, o.billing, {_cheapest_of(sql, pricing, dialect)} FROM {SUMMARY.name} o"
+        f" WHERE o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
+        f" AND {sql.outside(excluded, dialect)} GROUP BY o.gpu, o.billing"
     )
     winners = {(str(g), str(b)): int(i) for g, b, _, i in conn.execute(text(query), sql.params)}
     offers = _offer_rows(conn, winners.values())
