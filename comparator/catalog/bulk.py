@@ -33,6 +33,7 @@ from comparator.catalog.queries import (
     current_snapshots,
     lines_sha256,
 )
+from comparator.catalog.snapshot_summary import summarise_snapshots
 from comparator.errors import CatalogError
 
 ANALYZE_AFTER_ROWS = 10_000
@@ -166,6 +167,7 @@ def store_groups_in(
             pid, start, end = groups.spans[index]
             results[index] = SnapshotResult(pid, snapshot_id, "succeeded", end - start)
         insert_offers(conn, groups, list(zip(new, ids, strict=True)))
+        summarise_snapshots(conn, ids)
     return [r for r in results if r is not None]
 
 

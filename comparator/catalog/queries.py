@@ -38,6 +38,7 @@ from comparator.catalog.models import (
     Provider,
     table_of,
 )
+from comparator.catalog.snapshot_summary import summarise_snapshots
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile, parse_profile, profile_to_dict
 from comparator.errors import CatalogError
@@ -273,6 +274,7 @@ def store_snapshot_in(
     ).inserted_primary_key[0]  # type: ignore[index]
     if columns.count:
         bulk_insert(conn, OFFER, {**columns.values, "snapshot_id": [snapshot_id] * columns.count})
+        summarise_snapshots(conn, [snapshot_id])
     return SnapshotResult(provider_id, snapshot_id, "succeeded", columns.count)
 
 
