@@ -78,7 +78,9 @@ def main() -> None:
     if args.child is not None:
         print(measure(args.child, docs, args.rounds))
         return
-    print(f"load {os.getloadavg()[0]:.2f}; {len(docs)} profiles; best of {args.turns}×{args.rounds}")
+    print(
+        f"load {os.getloadavg()[0]:.2f}; {len(docs)} profiles; best of {args.turns}×{args.rounds}"
+    )
     repos = [HERE] + ([args.repo.resolve()] if args.repo is not None else [])
     best = dict.fromkeys(repos, float("inf"))
     for _ in range(args.turns):  # alternate, so both see the same load

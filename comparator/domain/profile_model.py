@@ -200,10 +200,10 @@ class ProfileFile(FileTable):
     """A provider profile (TOML): the provider, its credentials and its data centres."""
 
     provider: ProviderTable = Field(description="a [provider] table with id and name")
-    licenses: list[LicenseTable] = []
-    filings: list[FilingTable] = []
-    certifications: list[CertificationTable] = []
-    datacenters: list[DataCenterTable] = []
+    licenses: list[LicenseTable] = Field(default_factory=list)
+    filings: list[FilingTable] = Field(default_factory=list)
+    certifications: list[CertificationTable] = Field(default_factory=list)
+    datacenters: list[DataCenterTable] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _datacentres_placed_once(self) -> ProfileFile:

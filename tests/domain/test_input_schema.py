@@ -14,8 +14,12 @@ from comparator.domain.input_model import _table_class
 from comparator.domain.job_model import JobFile
 from comparator.domain.profile_model import ProfileFile
 from comparator.i18n.messages import MESSAGES_ZH
-from comparator.refresh import sources as sources_reader
-from comparator.refresh.sources_model import WorkerTable, source_models, sources_file_model
+from comparator.refresh.sources_model import (
+    COMMON_KEYS,
+    SOURCES_FILE,
+    source_models,
+    sources_file_model,
+)
 from providers import ADAPTERS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,15 +95,16 @@ def test_every_demo_profile_validates_against_the_profile_schema() -> None:
         ProfileFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
 
 
-def test_the_sources_schema_lists_the_keys_the_sources_reader_accepts() -> None:
-    assert set(WorkerTable.model_fields) == set(sources_reader._WORKER_KEYS)
+def test_the_sources_schema_lists_the_keys_each_adapter_accepts() -> None:
     assert len(source_models()) == len(ADAPTERS)
     for model in source_models():
         adapter = model.model_fields["adapter"].annotation.__args__[0]  # type: ignore[union-attr]
-        expected = {*sources_reader._COMMON_KEYS, *ADAPTERS[adapter].option_help}
+        expected = {*COMMON_KEYS, *ADAPTERS[adapter].option_help}
         assert set(model.model_fields) == expected, adapter
+        assert model.model_config.get("extra") == "forbid", adapter
 
 
 def test_the_example_sources_file_validates_against_the_sources_schema() -> None:
     document = tomllib.loads((REPO / "examples" / "sources.toml").read_text(encoding="utf-8"))
     sources_file_model().model_validate(document)
+    SOURCES_FILE.validate_python(document)

@@ -193,7 +193,10 @@ def test_overseas_datacentre_with_a_chinese_province_is_refused() -> None:
 
 
 def test_missing_provider_table_and_bad_toml(tmp_path: Path) -> None:
-    with pytest.raises(ProfileError, match=r"^x\.toml: \[provider\]: expected a \[provider\] table with id and name$"):
+    with pytest.raises(
+        ProfileError,
+        match=r"^x\.toml: \[provider\]: expected a \[provider\] table with id and name$",
+    ):
         parse_profile({"datacenters": []}, "x.toml")
     broken = tmp_path / "broken.toml"
     broken.write_text("[provider\nid=", encoding="utf-8")
