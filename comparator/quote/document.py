@@ -38,7 +38,7 @@ from comparator.domain.calendar import HolidaySupplement, slot_factors
 from comparator.domain.job import Job, Requirements
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
-from comparator.plan import PlanResult
+from comparator.plan import Plan, PlanResult
 
 MAX_CURVE_HOURS = 24 * 400
 MAX_COMPLIANCE_PROVIDERS = 50  # reports a quote holds in full (the plans' providers always)
@@ -68,10 +68,10 @@ class QuoteParts:
         return self.result.estimate.to_json() if self.result.estimate else None
 
 
-def throughput_rows(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+def throughput_rows(result: PlanResult) -> list[dict[str, Any]]:
     """The GPU table (卡型算力表): the plan's own rows (``assumptions.throughput``), the
     figures that priced each placement, copied as they are (:mod:`comparator.plan.figures`)."""
-    rows = (plan.get("assumptions") or {}).get("throughput") or []
+    rows = result.assumptions.get("throughput") or []
     return [dict(row) for row in rows]
 
 
@@ -160,14 +160,14 @@ def _service_requirements(req: Requirements) -> dict[str, Any]:
     }
 
 
-def _plans(plan: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return ([plan["best"]] if plan.get("best") else []) + list(plan.get("alternatives") or [])
+def _plans(result: PlanResult) -> list[Plan]:
+    return ([result.best] if result.best else []) + list(result.alternatives)
 
 
-def referenced_offer_ids(plan: Mapping[str, Any]) -> list[str]:
-    """Offer ids the plan document names: best, alternatives, then excluded; each once."""
-    ids = [s["offer_id"] for p in _plans(plan) for s in p["segments"]]
-    ids += [e["offer_id"] for e in plan.get("excluded") or [] if e.get("offer_id")]
+def referenced_offer_ids(result: PlanResult) -> list[str]:
+    """Offer ids the plan names: best, alternatives, then excluded; each once."""
+    ids = [s.offer_id for p in _plans(result) for s in p.segments]
+    ids += [e.offer_id for e in result.excluded if e.offer_id]
     return list(dict.fromkeys(ids))
 
 
@@ -191,28 +191,28 @@ def price_age(offer: OfferView, today: date, zone: ZoneInfo, freshness_days: int
 
 
 def price_ages(
-    plan: Mapping[str, Any],
+    result: PlanResult,
     offers: Mapping[str, OfferView],
     today: date,
     zone: ZoneInfo,
     freshness_days: int,
 ) -> list[dict[str, Any]]:
-    """The age of every price the plan document refers to."""
+    """The age of every price the plan refers to."""
     return [
         price_age(offers[i], today, zone, freshness_days)
-        for i in referenced_offer_ids(plan)
+        for i in referenced_offer_ids(result)
         if i in offers
     ]
 
 
 def curve_offer(
-    best: Mapping[str, Any] | None, offers: Mapping[str, OfferView], candidates: Iterable[OfferView]
+    best: Plan | None, offers: Mapping[str, OfferView], candidates: Iterable[OfferView]
 ) -> OfferView | None:
     """The hourly offer whose price curve the timeline shows: one the best plan uses, else an
     hourly offer of the same provider, data centre and GPU (cheapest list price), else none."""
-    if not best:
+    if best is None:
         return None
-    used = [offers[s["offer_id"]] for s in best["segments"] if s["offer_id"] in offers]
+    used = [offers[s.offer_id] for s in best.segments if s.offer_id in offers]
     hourly = [o for o in used if o.billing in HOURLY_MODES]
     if hourly:
         return hourly[0]
@@ -220,9 +220,9 @@ def curve_offer(
         o
         for o in candidates
         if o.billing in HOURLY_MODES
-        and o.provider == best["provider"]
-        and o.region == best["region"]
-        and o.gpu == best["gpu"]
+        and o.provider == best.provider
+        and o.region == best.region
+        and o.gpu == best.gpu
     ]
     return min(same, key=lambda o: (o.card_hour_price, o.offer_id), default=None)
 
@@ -263,8 +263,8 @@ def fx_rates_into(fx: FxTable, currency: str) -> dict[str, str]:
 def assumptions_section(settings: Settings, parts: QuoteParts) -> dict[str, Any]:
     fx = FxTable(settings.fx_rates, settings.fx_date)
     return {
-        "mfu": parts.estimate["mfu"] if parts.estimate else None,
-        "throughput_table": throughput_rows(parts.plan),
+        "mfu": parts.result.estimate.solution.mfu if parts.result.estimate else None,
+        "throughput_table": throughput_rows(parts.result),
         "fx": {
             "rates": fx_rates_into(fx, parts.job.currency),
             "to": parts.job.currency,
@@ -292,8 +292,8 @@ def assemble_document(
     """The quote document (without its number, which storing it assigns)."""
     by_id = {o.offer_id: o for o in parts.offers}
     fx = FxTable(settings.fx_rates, settings.fx_date)
-    shown = curve_offer(parts.plan.get("best"), by_id, parts.offers)
-    ages = price_ages(parts.plan, by_id, today, settings.timezone, settings.price_freshness_days)
+    shown = curve_offer(parts.result.best, by_id, parts.offers)
+    ages = price_ages(parts.result, by_id, today, settings.timezone, settings.price_freshness_days)
     return {
         "number": "",
         "created_at": created_at.isoformat(),

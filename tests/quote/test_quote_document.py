@@ -15,7 +15,14 @@ from comparator.compliance import FAIL, PASS, WARN, ProviderReport
 from comparator.compliance.verdicts import check
 from comparator.domain.job import Job, Requirements, Schedule, Workload, parse_job
 from comparator.domain.money import FxTable
-from comparator.plan import PlanContext, plan_job
+from comparator.plan import (
+    ExcludedOffer,
+    Plan,
+    PlanContext,
+    PlanResult,
+    PlanSegment,
+    plan_job,
+)
 from comparator.quote.document import (
     MAX_COMPLIANCE_PROVIDERS,
     compliance_section,
@@ -69,30 +76,63 @@ def test_price_curve_converts_into_the_quote_currency() -> None:
     assert points == [{"hour_start": "2026-12-01T00:00:00+08:00", "price": "56.9600"}]
 
 
+START = datetime(2026, 12, 1, tzinfo=SHANGHAI)
+
+
+def segment(offer_id: str) -> PlanSegment:
+    return PlanSegment(
+        offer_id, "hourly", START, START, 1, 1, Decimal(1), Decimal(1), run_end=START
+    )
+
+
+def a_plan(*offer_ids: str, provider: str = "acme", region: str = "gd-sz-1") -> Plan:
+    return Plan(
+        provider=provider,
+        provider_name=provider,
+        region=region,
+        region_name=region,
+        province=None,
+        city=None,
+        gpu="A100-SXM4-80GB",
+        cards=8,
+        node_cards=8,
+        currency="CNY",
+        total_cost=Decimal(1),
+        start=START,
+        finish=START,
+        run_hours=1,
+        work_hours=1,
+        card_hours=Decimal(8),
+        segments=tuple(segment(i) for i in offer_ids),
+    )
+
+
+def a_result(best: Plan | None, *alternatives: Plan, **fields: Any) -> PlanResult:
+    return PlanResult("t", None, None, "CNY", "cost", best, list(alternatives), **fields)
+
+
+def excluded(offer_id: str) -> ExcludedOffer:
+    return ExcludedOffer("acme", offer_id, "gd-sz-1", "A100-SXM4-80GB", "hourly", (), "stock")
+
+
 def test_curve_offer_prefers_the_hourly_offer_of_the_plan_then_a_sibling() -> None:
     hourly, monthly = offer("1"), offer("2", billing="monthly", price=Decimal(30000))
     elsewhere = offer("3", region="gd-gz-1")
-    best = {
-        "provider": "acme",
-        "region": "gd-sz-1",
-        "gpu": "A100-SXM4-80GB",
-        "segments": [{"offer_id": "2"}],
-    }
+    best = a_plan("2")
     by_id = {o.offer_id: o for o in (hourly, monthly, elsewhere)}
     assert curve_offer(best, by_id, by_id.values()) == hourly
     assert curve_offer(best, by_id, [monthly, elsewhere]) is None
-    best["segments"] = [{"offer_id": "3"}, {"offer_id": "2"}]
-    assert curve_offer(best, by_id, by_id.values()) == elsewhere
+    assert curve_offer(a_plan("3", "2"), by_id, by_id.values()) == elsewhere
     assert curve_offer(None, by_id, by_id.values()) is None
 
 
 def test_referenced_offers_keep_plan_order_once_each() -> None:
-    plan = {
-        "best": {"segments": [{"offer_id": "5"}, {"offer_id": "2"}]},
-        "alternatives": [{"segments": [{"offer_id": "2"}, {"offer_id": "9"}]}],
-        "excluded": [{"offer_id": "1"}, {"offer_id": "5"}, {"offer_id": None}],
-    }
-    assert referenced_offer_ids(plan) == ["5", "2", "9", "1"]
+    result = a_result(
+        a_plan("5", "2"),
+        a_plan("2", "9"),
+        excluded=[excluded("1"), excluded("5"), excluded("")],
+    )
+    assert referenced_offer_ids(result) == ["5", "2", "9", "1"]
 
 
 def test_price_age_counts_local_days_and_flags_stale_prices() -> None:
@@ -119,9 +159,8 @@ def test_the_throughput_table_is_the_plans_own_rows() -> None:
     from comparator.quote.document import throughput_rows
 
     row = {"gpu": "A100-SXM4-80GB", "cards": 8, "mfu": 0.525, "relative": 1.0, "card_hours": 283.7}
-    plan = {"job": {"gpu": "A100-SXM4-80GB"}, "assumptions": {"throughput": [row]}}
-    assert throughput_rows(plan) == [row]
-    assert throughput_rows({"assumptions": {}}) == []
+    assert throughput_rows(a_result(None, assumptions={"throughput": [row]})) == [row]
+    assert throughput_rows(a_result(None)) == []
 
 
 def test_the_compliance_section_stays_bounded_and_keeps_the_plans_providers() -> None:
