@@ -8,8 +8,9 @@ Shape (keys are stable; reports render from this alone)::
           each beside its message, reason_msgs / message_msg / calendar.warning_msg, which
           render in either language; quotes stored before these carried reason_texts
           {zh-CN: [...], en: [...]} on some exclusions, or their texts alone),
-    compliance {today, last_day, providers: [...] (at most 50, the plans' providers first),
-    omitted? {providers, by_status}},
+    compliance {today, last_day, providers: [...] (at most 50, the recommended plan's provider
+    first, then the alternatives' by rank; each with quote_status: its own checks and the best
+    of its data centres the plans use), omitted? {providers, by_status}},
     assumptions {mfu, throughput_table[], fx{rates, date}, multi_node_efficiency, headroom,
                  price_freshness_days},
     price_ages [{offer_id, provider, region, gpu, cards, billing, price, currency,
@@ -32,6 +33,7 @@ from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from comparator.compliance import FAIL, PASS, WARN, ProviderReport, worst
 from comparator.config import Settings
 from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.calendar import HolidaySupplement, slot_factors
@@ -42,6 +44,7 @@ from comparator.plan import Plan, PlanResult
 
 MAX_CURVE_HOURS = 24 * 400
 MAX_COMPLIANCE_PROVIDERS = 50  # reports a quote holds in full (the plans' providers always)
+STATUS_ORDER = (PASS, WARN, FAIL)  # best first
 
 
 @dataclass(frozen=True)
@@ -75,25 +78,48 @@ def throughput_rows(result: PlanResult) -> list[dict[str, Any]]:
     return [dict(row) for row in rows]
 
 
-def _plan_providers(result: PlanResult) -> set[str]:
+def _plan_providers(result: PlanResult) -> dict[str, set[str]]:
+    """The providers of the plans shown, the recommended first, then by rank (each once), with
+    the data centres those plans use."""
     plans = [result.best, *result.alternatives, result.cheapest_without_budget]
-    return {p.provider for p in plans if p is not None}
+    used: dict[str, set[str]] = {}
+    for plan in plans:
+        if plan is not None:
+            used.setdefault(plan.provider, set()).add(plan.region)
+    return used
+
+
+def quote_status(report: ProviderReport, used: set[str]) -> str:
+    """The provider's status in the quote: its own checks, and the best of its data centres
+    the plans shown use (of all of them when none is used): a provider whose one compliant
+    data centre is an alternative's passes, though its other data centres fail."""
+    centres = [d for d in report.datacenters if d.id in used] or list(report.datacenters)
+    best_centre = min((d.status for d in centres), key=STATUS_ORDER.index, default=PASS)
+    return worst([*(c.status for c in report.checks), best_centre])
 
 
 def compliance_section(result: PlanResult, lang: str) -> dict[str, Any]:
     """The ``check --json`` document of the providers the planner judged, on its dates.
 
-    Bounded at national scale: the providers of the plans shown come first, then the others
-    by id, up to :data:`MAX_COMPLIANCE_PROVIDERS` reports; the rest are counted by status
-    under ``omitted`` (a key only present when some were left out)."""
+    Bounded at national scale: the providers of the plans shown come first (the recommended
+    one, then by rank), then the others by id, up to :data:`MAX_COMPLIANCE_PROVIDERS` reports;
+    the rest are counted by status under ``omitted`` (a key only present when some were left
+    out). Each report has ``quote_status`` beside its ``status`` (:func:`quote_status`)."""
     policy = result.policy
     shown = _plan_providers(result)
-    reports = sorted(result.compliance, key=lambda r: (r.provider not in shown, r.provider))
+    rank = {provider: index for index, provider in enumerate(shown)}
+    reports = sorted(result.compliance, key=lambda r: (rank.get(r.provider, len(rank)), r.provider))
     kept = reports[: max(MAX_COMPLIANCE_PROVIDERS, len(shown))]
     section: dict[str, Any] = {
         "today": policy.today.isoformat() if policy else None,
         "last_day": policy.last_day.isoformat() if policy and policy.last_day else None,
-        "providers": [report.to_json(lang) for report in kept],
+        "providers": [
+            {
+                **report.to_json(lang),
+                "quote_status": quote_status(report, shown.get(report.provider, set())),
+            }
+            for report in kept
+        ],
     }
     if len(kept) < len(reports):
         statuses = Counter(report.status for report in reports[len(kept) :])

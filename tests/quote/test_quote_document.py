@@ -12,9 +12,10 @@ from zoneinfo import ZoneInfo
 
 from comparator.catalog.models import OfferView
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
-from comparator.compliance.verdicts import check
+from comparator.compliance.verdicts import DatacenterReport, check
 from comparator.domain.job import Job, Requirements, Schedule, Workload, parse_job
 from comparator.domain.money import FxTable
+from comparator.errors import Msg
 from comparator.plan import (
     ExcludedOffer,
     Plan,
@@ -192,3 +193,49 @@ def test_the_compliance_section_stays_bounded_and_keeps_the_plans_providers() ->
     assert section["omitted"] == {"providers": 21, "by_status": {FAIL: 7, PASS: 7, WARN: 7}}
     small = compliance_section(dataclasses.replace(result, compliance=tuple(reports[:5])), "en")
     assert len(small["providers"]) == 5 and "omitted" not in small
+
+
+def _report(pid: str, own: str, **centres: str) -> ProviderReport:
+    datacenters = tuple(
+        DatacenterReport(dc, dc, (check("dc-licence-covers", status, Msg("z")),))
+        for dc, status in centres.items()
+    )
+    return ProviderReport(pid, pid, (check("licence-valid", own, Msg("z")),), datacenters)
+
+
+def test_the_recommended_provider_comes_first_then_the_alternatives_by_rank() -> None:
+    result = a_result(
+        a_plan("1", provider="mm"),
+        a_plan("2", provider="zz"),
+        a_plan("3", provider="bb"),
+        a_plan("4", provider="zz"),
+        compliance=tuple(_report(p, PASS) for p in ("aa", "bb", "cc", "mm", "zz")),
+    )
+    listed = [r["provider"] for r in compliance_section(result, "en")["providers"]]
+    assert listed == ["mm", "zz", "bb", "aa", "cc"]
+
+
+def test_a_provider_passes_in_the_quote_when_a_data_centre_a_plan_uses_passes() -> None:
+    """#25: 不通过 on a provider whose one compliant data centre was alternative #3."""
+    reports = (
+        _report("used", PASS, **{"gd-sz-1": PASS, "js-cz-1": FAIL}),
+        _report("warned", PASS, **{"gd-sz-1": WARN, "gd-gz-1": PASS}),
+        _report("own-fail", FAIL, **{"gd-sz-1": PASS}),
+        _report("unused", PASS, **{"a": FAIL, "b": PASS}),
+        _report("all-fail", PASS, **{"a": FAIL}),
+    )
+    result = a_result(
+        a_plan("1", provider="warned"),
+        a_plan("2", provider="used"),
+        a_plan("3", provider="own-fail"),
+        compliance=reports,
+    )
+    section = compliance_section(result, "en")["providers"]
+    statuses = {r["provider"]: (r["status"], r["quote_status"]) for r in section}
+    assert statuses == {
+        "used": (FAIL, PASS),  # its other data centre fails; the one the plan uses passes
+        "warned": (WARN, WARN),  # the plan's data centre warns: the warning stays
+        "own-fail": (FAIL, FAIL),  # the provider's own check fails
+        "unused": (FAIL, PASS),  # no plan: its best data centre
+        "all-fail": (FAIL, FAIL),
+    }
