@@ -53,6 +53,8 @@ def _storable(value: str) -> str:
 
 def optional_text(value: object) -> str | None:
     """A string, stripped; empty as not given."""
+    if type(value) is str and len(value) <= MAX_TEXT and not _UNSTORABLE.search(value):
+        return value.strip() or None  # the common case, in one test (profiles come in bulk)
     if value is None:
         return None
     if not isinstance(value, str):
@@ -138,7 +140,10 @@ def texts(value: object) -> tuple[str, ...]:
         value = [value]
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
         raise bad(Msg("a list of strings"), value)
-    return tuple(v.strip() for v in value if _storable(v).strip())
+    for item in value:
+        if len(item) > MAX_TEXT or _UNSTORABLE.search(item):
+            _storable(item)
+    return tuple(stripped for stripped in (v.strip() for v in value) if stripped)
 
 
 def _country(value: object) -> str | None:
