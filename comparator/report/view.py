@@ -5,12 +5,13 @@ The templates stay simple: every comparison, lookup and chart geometry is made h
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from comparator.i18n import is_en, normalize_lang, stored_text, stored_texts
+from comparator.i18n import LABELS, is_en, label, normalize_lang, stored_text, stored_texts
 from comparator.report import charts
 from comparator.report.facts_view import (
     FACT_IDS,
@@ -168,6 +169,19 @@ def excluded_groups(
     ]
 
 
+def excluded_kinds(excluded: Sequence[Mapping[str, Any]], lang: str) -> list[tuple[str, int]]:
+    """(why in words, how many) of the excluded offers, most first: non-compliant offers
+    apart from those short of stock and the others (none for quotes stored before kinds)."""
+    counts = Counter(str(item.get("kind") or "") for item in excluded)
+    if set(counts) == {""}:
+        return []
+    shown: Counter[str] = Counter()
+    for kind, count in counts.items():
+        key = f"excluded_{kind}" if f"excluded_{kind}" in LABELS else "excluded_other"
+        shown[label(lang, key)] += count
+    return shown.most_common()
+
+
 def not_loaded(plan: Mapping[str, Any], lang: str) -> list[tuple[int, str]]:
     """(count, reason) of the offers the planner never read (``stats.filtered_in_catalog``:
     left out in the catalog, or on a GPU that cannot take the job), in the report language."""
@@ -224,7 +238,9 @@ def compliance_matrix(
     findings: list[Finding] = []
     for report in providers:
         pid = report["provider"]
-        units = [("", report["status"], report.get("checks") or [])]
+        # the provider's status in this quote (quotes stored before it: the check's status)
+        status = report.get("quote_status") or report["status"]
+        units = [("", status, report.get("checks") or [])]
         units += [
             (dc["id"], dc["status"], dc.get("checks") or [])
             for dc in report.get("datacenters") or []
@@ -322,6 +338,7 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         "excluded": excluded_groups(
             plan.get("excluded") or [], offers, names, lang, str(document.get("lang") or "zh")
         ),
+        "excluded_kinds": excluded_kinds(plan.get("excluded") or [], lang),
         "not_loaded": not_loaded(plan, lang),
         "best": best,
         "machines": stored_text((best or {}).get("machines") or {}, "text", lang),

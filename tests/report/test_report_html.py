@@ -268,3 +268,36 @@ def test_providers_left_out_of_a_national_quote_are_counted(document: dict[str, 
     document["compliance"]["omitted"] = {"providers": 1877, "by_status": {"pass": 1870, "warn": 7}}
     html, _ = render(document, "en")
     assert f"{LABELS['compliance_omitted'][1]}: 1877 · pass 1870 · warn 7" in html
+
+
+def test_excluded_offers_are_counted_by_why(document: dict[str, Any]) -> None:
+    """#25: "15 offers were excluded as non-compliant" when 7 were short of stock."""
+    excluded = document["plan"]["excluded"]
+    kinds = ["compliance"] * 8 + ["stock"] * 7
+    document["plan"]["excluded"] = [
+        {**excluded[i % len(excluded)], "kind": kind} for i, kind in enumerate(kinds)
+    ]
+    _, root = render(document)
+    assert "15 条报价被排除：不合规 8；库存不足 7" in root.by_id("excluded").text()
+    _, root = render(document, "en")
+    text = root.by_id("excluded").text()
+    assert "15 offers were excluded: non-compliant 8; short of stock 7" in text
+    assert "as non-compliant" not in root.text()
+
+
+def test_the_compliance_grid_shows_a_providers_status_in_this_quote(
+    document: dict[str, Any],
+) -> None:
+    """A provider whose data centre a plan uses passes there, though another of its data
+    centres fails: the grid shows ``quote_status`` (quotes stored before it: ``status``)."""
+    first = document["compliance"]["providers"][0]
+    first.update(status="fail", quote_status="pass")
+    _, root = render(document)
+    matrix = root.by_id("compliance").find_all("table", "matrix")[0]
+    row = next(r for r in matrix.find_all("tr") if r.find_all("td"))
+    assert "status-pass" in row.find_all("td")[1].attrs["class"]
+    del first["quote_status"]
+    _, root = render(document)
+    matrix = root.by_id("compliance").find_all("table", "matrix")[0]
+    row = next(r for r in matrix.find_all("tr") if r.find_all("td"))
+    assert "status-fail" in row.find_all("td")[1].attrs["class"]
