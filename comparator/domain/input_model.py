@@ -30,10 +30,14 @@ class FileTable(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-def bad(expected: str | Msg, got: object = None, *, key: str | None = None) -> PydanticCustomError:
+def bad(
+    expected: str | Msg, got: object = None, *, key: str | None = None, hint: Msg | None = None
+) -> PydanticCustomError:
     """A field check that failed: ``expected`` in the catalogue's words, what was ``got``;
-    ``key`` (dotted) when the check of a whole table blames one of its keys."""
-    return _field_error(_KIND, "{expected}", {"expected": as_msg(expected), "got": got, "key": key})
+    ``key`` (dotted) when the check of a whole table blames one of its keys; ``hint``, what
+    to do next when the catalogue knows better than the command's general hint."""
+    context = {"expected": as_msg(expected), "got": got, "key": key, "hint": hint}
+    return _field_error(_KIND, "{expected}", context)
 
 
 def reason(why: Msg, *, key: str | None = None) -> PydanticCustomError:
@@ -53,7 +57,9 @@ def render_errors(
     if kind == _KIND and "reason" in context:
         return error("{path}: {key}: {reason}", path=path, key=key, reason=context["reason"])
     if kind == _KIND:
-        return _expected(error, path, key, context["expected"], context.get("got"))
+        found = _expected(error, path, key, context["expected"], context.get("got"))
+        found.hint = context.get("hint") or found.hint
+        return found
     field = _field(model, loc)
     if kind == "extra_forbidden":
         names = ", ".join(_fields_of(model, loc[:-1]))

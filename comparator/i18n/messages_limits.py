@@ -1,0 +1,53 @@
+"""Chinese of the messages of a job's sane range (:mod:`comparator.domain.limits`): values
+past any published run, windows in the past, work too large to schedule."""
+
+from __future__ import annotations
+
+LIMITS_ZH: dict[str, str] = {
+    "{path}: {key}": "{path}：{key}",
+    "{path}: schedule.deadline: the window ended on {deadline}, before today {today}": (
+        "{path}：schedule.deadline：时间窗已于 {deadline} 结束，早于今天 {today}"
+    ),
+    "move [schedule] earliest_start and deadline to dates to come, or plan as of an earlier "
+    "day with --today YYYY-MM-DD": (
+        "把 [schedule] earliest_start 和 deadline 改到今后的日期，或用 --today YYYY-MM-DD "
+        "按更早的日期规划"
+    ),
+    "{path}: schedule.earliest_start: {start} is more than {years} years after today "
+    "{today}": "{path}：schedule.earliest_start：{start} 比今天 {today} 晚 {years} 年以上",
+    "prices, licences and calendars are of today: plan a job that starts sooner": (
+        "价格、许可证和日历都是今天的：请规划更早开始的任务"
+    ),
+    "a positive number up to {high:,}": "不超过 {high:,} 的正数",
+    "10^9 card-hours is over 30 times the largest published training run (Llama 3.1 405B: "
+    "30.84M H100 hours); check the unit": (
+        "10^9 卡时是已公开的最大训练（Llama 3.1 405B：3084 万 H100 卡时）的 30 倍以上；请检查单位"
+    ),
+    "sizes are in GB (1 TB = 1000 GB); check the unit": "大小以 GB 计（1 TB = 1000 GB）；请检查单位",
+    "a time at most {days} days after earliest_start {start}": (
+        "不晚于 earliest_start {start} 之后 {days} 天的时间"
+    ),
+    "the planner works hour by hour over the window: give the real deadline, or plan the job "
+    "in parts": "规划器按小时遍历整个时间窗：请给出真实的截止时间，或把任务分段规划",
+    "expected a token count of at most 100T (10^14), got {text!r}": (
+        "应为不超过 100T（10^14）的 token 数，实为 {text!r}"
+    ),
+    "no published training run used more than about 36T tokens (Qwen3); 100T is the limit: "
+    "did you mean B (10^9) rather than T (10^12)?": (
+        "已公开的训练最多用了约 36T token（Qwen3）；上限是 100T：是否想写 B（10^9）而不是 T（10^12）？"
+    ),
+    "makes {total:,} training tokens in all (× {epochs:g} epochs), past 100T (10^14)": (
+        "合计 {total:,} 个训练 token（× {epochs:g} 轮），超过 100T（10^14）"
+    ),
+    "{places}: the work is too large to schedule (its run would end after the year 9999)": (
+        "{places}：工作量太大，无法排期（运行会延续到 9999 年之后）"
+    ),
+    "check the size of the work and its unit (tokens, epochs, card-hours), and the "
+    "[calibration] speed": "请检查工作量及其单位（token 数、轮数、卡时）以及 [calibration] 的速度",
+    "{path}: currency: no exchange rate for {code} (known: {codes})": (
+        "{path}：currency：没有 {code} 的汇率（已知：{codes}）"
+    ),
+    "SUANLI_FX_RATES adds a rate: CODE=RATE, the CNY price of one unit": (
+        "在 SUANLI_FX_RATES 中加上汇率：CODE=RATE，即一单位该货币的人民币价格"
+    ),
+}
