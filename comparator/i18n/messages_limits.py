@@ -1,5 +1,6 @@
-"""Chinese of the messages of a job's sane range (:mod:`comparator.domain.limits`): values
-past any published run, windows in the past, work too large to schedule."""
+"""Chinese of the messages of sane input: a job's range (:mod:`comparator.domain.limits`:
+values past any published run, windows in the past, work too large to schedule) and a
+``--db`` file that is not a catalog."""
 
 from __future__ import annotations
 
@@ -49,5 +50,22 @@ LIMITS_ZH: dict[str, str] = {
     ),
     "SUANLI_FX_RATES adds a rate: CODE=RATE, the CNY price of one unit": (
         "在 SUANLI_FX_RATES 中加上汇率：CODE=RATE，即一单位该货币的人民币价格"
+    ),
+    "{path}: not a SQLite database (its first bytes are {start!r}); left untouched": (
+        "{path}：不是 SQLite 数据库（开头的字节是 {start!r}）；未做任何改动"
+    ),
+    "point --db or SUANLI_DB at the catalog, e.g. sqlite:///path/to/suanli.db; "
+    "`suanli init` creates one": (
+        "把 --db 或 SUANLI_DB 指向目录数据库，如 sqlite:///path/to/suanli.db；"
+        "`suanli init` 可以新建一个"
+    ),
+    "{path}: an empty file, not a catalog database; left untouched": (
+        "{path}：是空文件，不是目录数据库；未做任何改动"
+    ),
+    "`suanli --db URL init` makes it a catalog; or point --db at the catalog": (
+        "`suanli --db URL init` 会把它建成目录数据库；或把 --db 指向已有的目录数据库"
+    ),
+    "[bold]Total of {planned} of {count} jobs[/]: [bold green]{total}[/]": (
+        "[bold]{count} 个任务中 {planned} 个有方案，合计[/]：[bold green]{total}[/]"
     ),
 }
