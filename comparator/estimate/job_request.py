@@ -22,7 +22,7 @@ from comparator.estimate.request import (
     problems_hint,
     request_problems,
 )
-from comparator.estimate.shapes import resolve_model
+from comparator.estimate.shapes import path_exists, resolve_model
 from comparator.estimate.stacks import normalize_stack
 
 _FIELDS = {f.name for f in dataclasses.fields(EstimateRequest)} - {"model", "gpu"}
@@ -147,7 +147,7 @@ def _model_spec(model: Mapping[str, Any], source: str) -> str:
     if path.is_absolute():
         return str(path)
     beside_job = Path(source).parent / path
-    if beside_job.exists() or name.endswith(".json"):
+    if path_exists(beside_job) or name.endswith(".json"):
         return str(beside_job)  # relative paths are relative to the job file
     return name
 

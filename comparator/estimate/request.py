@@ -226,7 +226,7 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
         ("cards", None if request.cards is None else _positive_int(request.cards)),
         ("mfu", None if request.mfu is None else _fraction(request.mfu, 0, 1, closed_low=False)),
         ("headroom", _fraction(request.headroom, 0, 0.95, closed_low=True)),
-        ("safety_factor", _fraction(request.safety_factor, 0, 100, closed_low=False)),
+        ("safety_factor", _fraction(request.safety_factor, 0.01, 100, closed_low=True)),
         ("epochs", _fraction(request.epochs, 0, 1e6, closed_low=False)),
         ("interconnect", _optional_text(request.interconnect)),
         ("network", _optional_text(request.network)),
@@ -394,7 +394,7 @@ def _plainly_valid(r: EstimateRequest) -> bool:
     ) and (
         (r.mfu is None or _is_number(r.mfu, 1e-9, 1))
         and _is_number(r.headroom, 0, 0.95)
-        and _is_number(r.safety_factor, 1e-9, 100)
+        and _is_number(r.safety_factor, 0.01, 100)
         and _is_number(r.epochs, 1e-9, 1e6)
         and r.samples is None
         and r.avg_tokens is None

@@ -56,8 +56,7 @@ LIMITS_ZH: dict[str, str] = {
     ),
     "point --db or SUANLI_DB at the catalog, e.g. sqlite:///path/to/suanli.db; "
     "`suanli init` creates one": (
-        "把 --db 或 SUANLI_DB 指向目录数据库，如 sqlite:///path/to/suanli.db；"
-        "`suanli init` 可以新建一个"
+        "把 --db 或 SUANLI_DB 指向目录数据库（SQLite 文件的 URL）；`suanli init` 可以新建一个"
     ),
     "{path}: an empty file, not a catalog database; left untouched": (
         "{path}：是空文件，不是目录数据库；未做任何改动"
@@ -67,5 +66,15 @@ LIMITS_ZH: dict[str, str] = {
     ),
     "[bold]Total of {planned} of {count} jobs[/]: [bold green]{total}[/]": (
         "[bold]{count} 个任务中 {planned} 个有方案，合计[/]：[bold green]{total}[/]"
+    ),
+    "{path}: calibration: {measured} tokens/s per card is {factor:.3g} × the estimator's "
+    "{predicted:.0f} on {cards} × {gpu}; more than {limit}× off is not a measurement of this "
+    "job": (
+        "{path}：[calibration]：每卡每秒 {measured} 个 token 是估算值 {predicted:.0f}（{cards} × {gpu}）"
+        "的 {factor:.3g} 倍；相差超过 {limit} 倍就不是这个任务的实测"
+    ),
+    "give the training tokens per second of one card (not of the machine, not per step), "
+    "measured on this job's model and settings": (
+        "请给出单卡每秒训练 token 数（不是整机的，也不是每步的），且在本任务的模型与设置下实测"
     ),
 }

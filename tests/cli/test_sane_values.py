@@ -388,3 +388,19 @@ def test_estimate_echoes_the_token_count_exactly(cli: Any) -> None:
     assert result.json()["tokens"] == 1_500_000_000
     text = cli("estimate", "--model", "7B", "--tokens", "3e13", lang="en").out
     assert "30,000,000,000,000" in text and "30,000,000,000,000,0" not in text
+
+
+def test_a_calibration_100_times_off_the_prediction_is_refused(plan_cli: Any, cli: Any) -> None:
+    result = plan_cli(with_value(MODEL_JOB, "calibration.tokens_per_s_per_card", 1e30))
+    assert result.code == 1, result.out + result.err
+    assert "calibration:" in result.err and "100× off" in result.err and "hint:" in result.err
+    flags = ("estimate", "--model", "7B", "--tokens", "1B", "--measured-tokens-per-s", "1e9")
+    result = cli(*flags, lang="en")
+    assert result.code == 1 and "--measured-tokens-per-s" in result.err
+
+
+def test_a_model_name_no_file_system_takes_is_an_unknown_model(plan_cli: Any, cli: Any) -> None:
+    name = "x" * 5000
+    result = plan_cli(with_value(MODEL_JOB, "model.name", name))
+    assert result.code == 1 and "[model] name" in result.err and "unknown model" in result.err
+    assert cli("estimate", "--model", name, lang="en").code == 1
