@@ -271,7 +271,7 @@ def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:
     from comparator.refresh import run_worker
 
     st = state(ctx)
-    from comparator.refresh.worker import ZonedFormatter
+    from comparator.refresh import ZonedFormatter
 
     handler = logging.StreamHandler(sys.stderr)  # times in SUANLI_TIMEZONE, with the offset
     handler.setFormatter(
