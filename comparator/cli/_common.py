@@ -183,10 +183,11 @@ def open_catalog(st: State) -> Engine:
     return engine
 
 
-def parse_today(text: str | None) -> date | None:
-    """The value of a `--today YYYY-MM-DD` flag (None: judge as of the real today)."""
+def parse_today(text: str | None, default: date | None = None) -> date | None:
+    """The value of a `--today YYYY-MM-DD` flag, else ``default`` (``SUANLI_TODAY``; None:
+    judge as of the real today)."""
     if text is None:
-        return None
+        return default
     try:
         return date.fromisoformat(text)
     except ValueError:

@@ -73,7 +73,7 @@ def plan(
 
     st = state(ctx)
     engine = open_catalog(st)
-    day = parse_today(today)
+    day = parse_today(today, st.settings.today)
     lang = st.lang
     planning = say(lang, "Planning…")
     if len(jobs) > 1 and calibration is not None:

@@ -77,4 +77,5 @@ LIMITS_ZH: dict[str, str] = {
     "measured on this job's model and settings": (
         "请给出单卡每秒训练 token 数（不是整机的，也不是每步的），且在本任务的模型与设置下实测"
     ),
+    "SUANLI_TODAY: expected YYYY-MM-DD, got {raw!r}": "SUANLI_TODAY：应为 YYYY-MM-DD，实为 {raw!r}",
 }

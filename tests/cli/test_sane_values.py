@@ -404,3 +404,16 @@ def test_a_model_name_no_file_system_takes_is_an_unknown_model(plan_cli: Any, cl
     result = plan_cli(with_value(MODEL_JOB, "model.name", name))
     assert result.code == 1 and "[model] name" in result.err and "unknown model" in result.err
     assert cli("estimate", "--model", name, lang="en").code == 1
+
+
+def test_suanli_today_is_the_planning_day_unless_today_is_given(
+    capsys: pytest.CaptureFixture[str], demo_db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    example = str(REPO / "examples/lora-7b-guangdong.toml")
+    monkeypatch.setenv("SUANLI_TODAY", "2026-12-20")
+    late = run_cli(capsys, demo_db_url, "plan", example, lang="en")
+    assert late.code == 1 and "before today 2026-12-20" in late.err
+    assert run_cli(capsys, demo_db_url, "plan", example, "--today", "2026-12-02").code == 0
+    monkeypatch.setenv("SUANLI_TODAY", "someday")
+    bad = run_cli(capsys, demo_db_url, "plan", example, lang="en")
+    assert bad.code == 1 and "SUANLI_TODAY" in bad.err
