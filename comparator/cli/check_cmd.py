@@ -56,7 +56,7 @@ def check(
             st.settings,
             provider_ids=provider_ids or [],
             job_path=job,
-            today=parse_today(today),
+            today=parse_today(today, st.settings.today),
         )
     reports = result.reports
     if json_out:

@@ -117,7 +117,6 @@ def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
         EstimateRequest,
         normalize_optimizer,
         normalize_stack,
-        parse_token_count,
     )
 
     recompute, offload = flags.pop("recompute"), flags.pop("offload")
@@ -127,13 +126,26 @@ def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
     if recompute is not None:
         flags["grad_ckpt"] = recompute.strip().lower()
     for key in ("tokens", "samples"):
-        flags[key] = None if flags[key] is None else parse_token_count(flags[key])
+        flags[key] = None if flags[key] is None else _count_flag(key, flags[key])
     if flags["stack"] is not None:
         text = flags["stack"].strip().lower()
         flags["stack"] = normalize_stack(text) or text
     if flags["headroom"] is None:
         flags["headroom"] = default_headroom
     return EstimateRequest(**flags, offload_optimizer=offload)
+
+
+def _count_flag(key: str, text: str) -> int:
+    """``--tokens``/``--samples`` read as a count; an error names the flag."""
+    from comparator.errors import InputError
+    from comparator.estimate import parse_token_count
+
+    try:
+        return parse_token_count(text)
+    except InputError as exc:
+        raise InputError(
+            "{flag} {message}", flag=f"--{key}", message=exc.msg, hint=exc.hint
+        ) from None
 
 
 def _list_models(lang: str, json_out: bool) -> None:

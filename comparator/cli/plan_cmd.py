@@ -73,7 +73,7 @@ def plan(
 
     st = state(ctx)
     engine = open_catalog(st)
-    day = parse_today(today)
+    day = parse_today(today, st.settings.today)
     lang = st.lang
     planning = say(lang, "Planning…")
     if len(jobs) > 1 and calibration is not None:
@@ -116,8 +116,27 @@ def _show_shared(shared: SharedPlan, lang: str, json_out: bool) -> None:
         for result in shared.results:
             _print(result, lang)
         _print_shared(shared.optimal, shared.gap, lang, shared.dp_fallback)
+        _print_total(shared, lang)
     if not all(r.feasible for r in shared.results):
         raise typer.Exit(NO_FEASIBLE_PLAN)
+
+
+def _print_total(shared: SharedPlan, lang: str) -> None:
+    """The jobs' combined cost (the JSON's ``total_cost``): every plan's line items and bill."""
+    planned = [r.best for r in shared.results if r.best is not None]
+    currencies = sorted({best.currency for best in planned})
+    if not planned:
+        return
+    total = f"{money_str(sum((b.total_cost for b in planned), Decimal(0)))} {'/'.join(currencies)}"
+    console().print(
+        say(
+            lang,
+            "[bold]Total of {planned} of {count} jobs[/]: [bold green]{total}[/]",
+            planned=len(planned),
+            count=len(shared.results),
+            total=total,
+        )
+    )
 
 
 def _one_job_json(result: PlanResult, seconds: float) -> dict[str, Any]:

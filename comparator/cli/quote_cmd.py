@@ -75,7 +75,7 @@ def quote(
                 lang=normalize_lang(st.lang),
                 objective=objective,
                 top=top,
-                today=parse_today(today),
+                today=parse_today(today, st.settings.today),
                 calibration=calibration,
             )
     with working(say(st.lang, "Rendering the report…"), quiet=json_out):

@@ -271,11 +271,13 @@ def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:
     from comparator.refresh import run_worker
 
     st = state(ctx)
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    from comparator.refresh import ZonedFormatter
+
+    handler = logging.StreamHandler(sys.stderr)  # times in SUANLI_TIMEZONE, with the offset
+    handler.setFormatter(
+        ZonedFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", st.settings.timezone)
     )
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     for noisy in ("apscheduler", "httpx", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     from comparator.cli.report_cmd import report_after_refresh

@@ -36,13 +36,25 @@ MAX_GOT = 80  # characters of a value shown back in an error
 
 
 def bad(
-    expected: str | Msg, got: object = None, *, key: str | None = None, field: Loc = ()
+    expected: str | Msg,
+    got: object = None,
+    *,
+    key: str | None = None,
+    field: Loc = (),
+    hint: Msg | None = None,
 ) -> PydanticCustomError:
     """A field check that failed: ``expected`` in the catalogue's words, what was ``got``;
     when the check of a whole table blames one of its keys, ``key`` (dotted, from the file's
     top) or ``field`` (the loc under the table checked, rows included: ``("datacenters", 1,
-    "id")``)."""
-    context = {"expected": as_msg(expected), "got": got, "key": key, "field": field}
+    "id")``); ``hint``, what to do next when the catalogue knows better than the command's
+    general hint."""
+    context = {
+        "expected": as_msg(expected),
+        "got": got,
+        "key": key,
+        "field": field,
+        "hint": hint,
+    }
     return _field_error(_KIND, "{expected}", context)
 
 
@@ -69,7 +81,9 @@ def render_errors(
     if kind == _KIND and "reason" in context:
         return error("{path}: {key}: {reason}", path=path, key=key, reason=context["reason"])
     if kind == _KIND:
-        return _expected(error, path, key, context["expected"], context.get("got"))
+        found = _expected(error, path, key, context["expected"], context.get("got"))
+        found.hint = context.get("hint") or found.hint
+        return found
     field = _field(model, loc)
     if kind == "extra_forbidden":
         names = ", ".join(_fields_of(model, loc[:-1]))

@@ -46,6 +46,7 @@ DATA_MODULES = {
     "benchmarks/scale.py": "demo data: generated provider and data-centre names",
     "benchmarks/report.py": "demo data: a job's name",
     "benchmarks/offer_verdicts.py": "demo data: generated provider names",
+    "scripts/readme_numbers.py": "README sentences it checks, quoted as written (元/卡时, 深圳)",
 }
 
 
