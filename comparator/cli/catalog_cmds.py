@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich import box
 from rich.markup import escape
 
 from comparator.cli._common import (
@@ -21,7 +22,7 @@ from comparator.cli._common import (
 )
 from comparator.cli.provider_facts import cheapest_fail_hint, offer_verdicts, verdict_cell
 from comparator.cli.tables import TEXT, CliTable, Col, print_table
-from comparator.domain import canonical_province, parse_billing, resolve_gpu
+from comparator.domain import canonical_province, money_text, parse_billing, resolve_gpu
 from comparator.errors import InputError
 from comparator.i18n import billing_label, render, say, status_label
 
@@ -169,7 +170,7 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
     table.add_columns(st.lang, _PROVIDER_COLUMNS)
     for p in profiles.values():
         table.add_row(
-            p.id + (" (demo)" if p.demo else ""),
+            p.id + (f" ({say(st.lang, 'demo')})" if p.demo else ""),
             p.name,
             licences_cell(p, st.lang),
             ", ".join(c.name for c in p.certifications) or "—",
@@ -342,10 +343,30 @@ _OFFER_COLUMNS = (
     Col("Billing"),
     Col("Price", drop=3),
     Col("Card-hour"),
-    Col("Time of use"),
+    Col("Time of use", key="T"),
     Col("Stock", drop=1),
     Col("Compliance", justify="center"),
 )
+
+
+def _offer_cells(row: OfferRow, lang: str) -> list[str]:
+    """The cells of one offer, in the order of ``_OFFER_COLUMNS``; money as ``¥1,234.50``."""
+    o = row.offer
+    place = " ".join(x for x in (o.province or o.country, o.city) if x)
+    quote = (
+        "?" if row.card_hour_quote is None else money_text(row.card_hour_quote, row.quote_currency)
+    )
+    return [
+        o.offer_id,
+        f"{o.provider}\n{o.region}",
+        place,
+        f"{o.gpu}×{o.cards}",
+        billing_label(lang, o.billing),
+        money_text(o.price, o.currency),
+        quote,
+        o.time_of_use,
+        "∞" if o.stock is None else str(o.stock),
+    ]
 
 
 def _print_offers(
@@ -357,13 +378,11 @@ def _print_offers(
     verdicts: dict[str, str],
 ) -> None:
     title = say(lang, "Offers ({currency}/card-hour, cheapest first)", currency=currency)
-    table = CliTable(title=title, show_lines=False)
+    table = CliTable(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_columns(lang, _OFFER_COLUMNS)
     for row in rows[:limit]:
-        cells = row.cells()
-        cells[4] = billing_label(lang, cells[4])
         verdict = verdict_cell(verdicts.get(row.offer.offer_id))
-        table.add_row(*(escape(c) for c in cells), verdict)
+        table.add_row(*(escape(c) for c in _offer_cells(row, lang)), verdict)
     out = console()
     print_table(out, table)
     if total > limit:

@@ -142,17 +142,18 @@ def _list_models(lang: str, json_out: bool) -> None:
     if json_out:
         emit_json({"models": [shape.summary() for shape in BUILTIN_SHAPES]})
         return
-    table = CliTable(box=box.SIMPLE_HEAD, title=say(lang, "Built-in models"))
+    table = CliTable(
+        box=box.SIMPLE_HEAD, title=say(lang, "Built-in models"), show_edge=False, pad_edge=False
+    )
     table.add_column(say(lang, "Model"))
-    for header in (say(lang, "Params"), "L", "h", "a", "kv", "I", "V"):
+    for header in (say(lang, "Params"), say(lang, "Active"), "L", "h", "a", "kv", "I", "V"):
         table.add_column(header, justify="right")
     for s in BUILTIN_SHAPES:
-        params = f"{s.params / 1e9:.2f}B" + (
-            f" ({s.active_params / 1e9:.1f}B act.)" if s.is_moe else ""
-        )
+        active = f"{s.active_params / 1e9:.1f}B" if s.is_moe else ""
         table.add_row(
             s.name,
-            params,
+            f"{s.params / 1e9:.2f}B",
+            active,
             *(str(v) for v in (s.layers, s.hidden, s.heads, s.kv_heads, s.intermediate, s.vocab)),
         )
     print_table(console(), table)

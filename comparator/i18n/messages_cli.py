@@ -300,4 +300,7 @@ CLI_ZH: dict[str, str] = {
     "op-level selective": "算子级选择性",
     "Service and company facts": "服务与公司情况",
     "Compliance": "合规",
+    "demo": "演示",
+    "{verdict}, gap {gap}": "{verdict}，差距 {gap}",
+    "Active": "激活",
 }

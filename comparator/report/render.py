@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     import jinja2
 
 PANGO_HINT = "--pdf needs Pango: apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk"
-_CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "US$", "EUR": "€", "HKD": "HK$", "JPY": "JP¥"}
 
 
 def templates_dir() -> Path:
@@ -38,10 +37,9 @@ def templates_dir() -> Path:
 
 def format_money(value: object, currency: str = "CNY") -> str:
     """``1234.5`` → ``¥1,234.50`` (other currencies: ``US$``, or the ISO code and a space)."""
-    amount = Decimal(str(value))
-    symbol = _CURRENCY_SYMBOLS.get(currency.upper(), f"{currency.upper()} ")
-    sign = "-" if amount < 0 else ""
-    return f"{sign}{symbol}{abs(amount):,.2f}"
+    from comparator.domain.money import money_text
+
+    return money_text(Decimal(str(value)), currency)
 
 
 def format_when(value: str | None) -> str:
