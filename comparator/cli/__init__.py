@@ -12,7 +12,7 @@ import typer.main
 
 from comparator.cli._common import State
 from comparator.cli.failures import lang_of, print_failure, report_error, report_usage_error
-from comparator.cli.helptext import localize
+from comparator.cli.helptext import HelpCommand, HelpGroup, localize
 from comparator.config import load_settings
 from comparator.errors import SuanliError
 from comparator.i18n import say
@@ -26,6 +26,7 @@ app = typer.Typer(
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
+    cls=HelpGroup,
 )
 
 
@@ -68,6 +69,27 @@ def global_options(
     ctx.obj = State(settings=settings, lang=lang, debug=debug)
 
 
+def help_command(
+    ctx: typer.Context,
+    command: list[str] = typer.Argument(None, help="The command (and subcommand) to explain."),
+) -> None:
+    """Show the help of suanli or of one command, as COMMAND --help does.
+
+    Example:  suanli help offers
+    """
+    from comparator.errors import OptionError
+
+    target = ctx.find_root()
+    for name in command or []:
+        sub = getattr(target.command, "commands", {}).get(name)
+        if sub is None:
+            raise OptionError(
+                "unknown command {command}", command=name, hint="`suanli help` lists every command"
+            )
+        target = sub.make_context(name, [], parent=target, resilient_parsing=True)
+    typer.echo(target.get_help())
+
+
 # Each command module registers its commands on `app`.
 from comparator.cli.catalog_cmds import register as register_catalog  # noqa: E402
 from comparator.cli.check_cmd import register as register_check  # noqa: E402
@@ -88,6 +110,7 @@ register_refresh(app)
 register_schema(app)
 register_report(app)
 register_verify(app)
+app.command("help", cls=HelpCommand)(help_command)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,9 +130,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return report_error(exc, lang)
     except typer.TyperException as exc:  # click's usage errors, Abort
-        if type(exc).__name__ == "NoArgsIsHelpError":
-            exc.show()  # type: ignore[attr-defined]
-            return 2
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `suanli`: its help, as --help
+            typer.echo(exc.ctx.get_help())  # type: ignore[attr-defined]
+            return 0
         if int(getattr(exc, "exit_code", 1)) == 2:
             return report_usage_error(exc, lang)
         print_failure(str(exc) or say(lang, "aborted"), None)

@@ -20,10 +20,11 @@ from comparator.cli._common import (
     state,
     working,
 )
+from comparator.cli.helptext import HelpCommand
 from comparator.cli.provider_facts import cheapest_fail_hint, offer_verdicts, verdict_cell
 from comparator.cli.tables import TEXT, CliTable, Col, print_table
 from comparator.domain import canonical_province, money_text, parse_billing, resolve_gpu
-from comparator.errors import InputError
+from comparator.errors import InputError, OptionError
 from comparator.i18n import billing_label, render, say, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
@@ -34,10 +35,10 @@ if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --h
 
 
 def register(app: typer.Typer) -> None:
-    app.command("init")(init)
-    app.command("import")(import_)
-    app.command("providers")(providers)
-    app.command("offers")(offers)
+    app.command("init", cls=HelpCommand)(init)
+    app.command("import", cls=HelpCommand)(import_)
+    app.command("providers", cls=HelpCommand)(providers)
+    app.command("offers", cls=HelpCommand)(offers)
 
 
 def init(
@@ -112,7 +113,7 @@ def import_(
     if not profiles and not sheets:
         raise InputError("suanli import: give at least one price sheet or --profile PROFILE.toml")
     if decimal not in (".", ","):
-        raise InputError('--decimal: expected "." or ",", got {decimal!r}', decimal=decimal)
+        raise OptionError('--decimal: expected "." or ",", got {decimal!r}', decimal=decimal)
     names = ", ".join(p.name for p in [*profiles, *sheets])
     with working(say(st.lang, "Importing {names} …", names=names), quiet=json_out):
         result = import_files(
@@ -319,7 +320,7 @@ def _offer_filters(
     if billing is not None:
         mode = parse_billing(billing)
         if mode is None:
-            raise InputError(
+            raise OptionError(
                 "--billing: expected hourly, spot, daily, weekly, monthly, yearly; got {billing!r}",
                 billing=billing,
             )
@@ -327,7 +328,7 @@ def _offer_filters(
     if province is not None:
         canonical = canonical_province(province)
         if canonical is None:
-            raise InputError(
+            raise OptionError(
                 "--province: expected a mainland province such as 广东 or 粤, got {province!r}",
                 province=province,
             )

@@ -82,11 +82,11 @@ def print_failure(message: str, hint: str | None) -> None:
 
 
 def report_error(exc: SuanliError, lang: str) -> int:
-    """Print a content error (exit code 1)."""
+    """Print a content error (exit code 1; 2 for an option's bad value)."""
     hint = exc.hint
     shown_hint = render(hint, lang) if hint is not None else _default_hint(exc, lang)
     print_failure(error_text(exc, lang), shown_hint)
-    return 1
+    return int(getattr(exc, "exit_code", 1))
 
 
 def _default_hint(exc: SuanliError, lang: str) -> str | None:

@@ -19,6 +19,7 @@ from rich.markup import escape
 from comparator.cli._common import (
     CALIBRATION_OPTION,
     JSON_OPTION,
+    check_objective,
     console,
     emit_json,
     open_catalog,
@@ -26,6 +27,7 @@ from comparator.cli._common import (
     state,
     working,
 )
+from comparator.cli.helptext import HelpCommand
 from comparator.cli.plan_extras import billing_cell, print_plan_notes
 from comparator.cli.plan_figures import (
     print_assumptions,
@@ -48,7 +50,7 @@ NO_FEASIBLE_PLAN = 4  # exit code: nothing feasible (the message names the bindi
 
 
 def register(app: typer.Typer) -> None:
-    app.command("plan")(plan)
+    app.command("plan", cls=HelpCommand)(plan)
 
 
 def plan(
@@ -72,8 +74,9 @@ def plan(
     from comparator.services import plan_job_file, plan_jobs_files
 
     st = state(ctx)
-    engine = open_catalog(st)
+    check_objective(objective)
     day = parse_today(today)
+    engine = open_catalog(st)
     lang = st.lang
     planning = say(lang, "Planning…")
     if len(jobs) > 1 and calibration is not None:

@@ -11,6 +11,7 @@ from rich.markup import escape
 from comparator.cli._common import (
     CALIBRATION_OPTION,
     JSON_OPTION,
+    check_objective,
     console,
     emit_json,
     open_catalog,
@@ -18,6 +19,7 @@ from comparator.cli._common import (
     state,
     working,
 )
+from comparator.cli.helptext import HelpCommand
 from comparator.errors import InputError, Msg, RenderError
 from comparator.i18n import normalize_lang, say, stored_text
 
@@ -31,7 +33,7 @@ NO_FEASIBLE_PLAN = 4
 
 
 def register(app: typer.Typer) -> None:
-    app.command("quote")(quote)
+    app.command("quote", cls=HelpCommand)(quote)
 
 
 def quote(
@@ -60,6 +62,8 @@ def quote(
     from comparator.services import make_quote  # the planner's imports only when quoting
 
     st = state(ctx)
+    check_objective(objective)
+    day = parse_today(today)
     engine = open_catalog(st)
     _check_outputs(engine, output, pdf)  # before anything is planned or saved
     if show is not None:
@@ -75,7 +79,7 @@ def quote(
                 lang=normalize_lang(st.lang),
                 objective=objective,
                 top=top,
-                today=parse_today(today),
+                today=day,
                 calibration=calibration,
             )
     with working(say(st.lang, "Rendering the report…"), quiet=json_out):

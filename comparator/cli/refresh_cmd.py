@@ -23,6 +23,7 @@ from comparator.cli._common import (
     state,
     working,
 )
+from comparator.cli.helptext import HelpCommand
 from comparator.cli.tables import TEXT, CliTable, Col, print_table
 from comparator.domain import money_text, resolve_gpu
 from comparator.i18n import billing_label, render, say, status_label, yes_no
@@ -41,9 +42,9 @@ CONFIG_OPTION = typer.Option(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("refresh")(refresh)
-    app.command("history")(history)
-    app.command("worker")(worker)
+    app.command("refresh", cls=HelpCommand)(refresh)
+    app.command("history", cls=HelpCommand)(history)
+    app.command("worker", cls=HelpCommand)(worker)
 
 
 def refresh(

@@ -303,4 +303,13 @@ CLI_ZH: dict[str, str] = {
     "demo": "演示",
     "{verdict}, gap {gap}": "{verdict}，差距 {gap}",
     "Active": "激活",
+    "choose another output file: -o/--pdf name a new file in a writable folder": (
+        "请换一个输出文件：-o/--pdf 应指向可写文件夹中的新文件"
+    ),
+    "{path}: the folder {folder} does not exist": "{path}：文件夹 {folder} 不存在",
+    "{path}: the folder {folder} is not writable": "{path}：文件夹 {folder} 不可写",
+    "--objective cost plans the cheapest schedule, --objective time the earliest finish": (
+        "--objective cost 规划最便宜的方案，--objective time 规划最早完成的方案"
+    ),
+    "`suanli help` lists every command": "`suanli help` 列出全部命令",
 }

@@ -156,8 +156,13 @@ def write_report(
         _write(pdf_path, render_pdf(html, document))
 
 
+_OTHER_FILE = "choose another output file: -o/--pdf name a new file in a writable folder"
+
+
 def check_outputs(paths: Sequence[Path | None], protected: Sequence[Path]) -> None:
-    """Refuse output paths that would overwrite ``protected`` files (the catalog) or each other."""
+    """Refuse output paths that would overwrite ``protected`` files (the catalog) or each
+    other, that are folders, or whose folder is missing or not writable: checked before
+    anything is planned or saved."""
     given = [p for p in paths if p is not None]
     keep = {_identity(p) for p in protected} - {None}
     seen: set[object] = set()
@@ -165,13 +170,35 @@ def check_outputs(paths: Sequence[Path | None], protected: Sequence[Path]) -> No
         identity = _identity(path)
         if identity in keep:
             raise RenderError(
-                "{path}: is the catalog database; choose another output file", path=path
+                "{path}: is the catalog database; choose another output file",
+                path=path,
+                hint=_OTHER_FILE,
             )
         if identity in seen:
-            raise RenderError("{path}: given for both -o and --pdf; choose two files", path=path)
+            raise RenderError(
+                "{path}: given for both -o and --pdf; choose two files", path=path, hint=_OTHER_FILE
+            )
         seen.add(identity)
         if path.is_dir():
-            raise RenderError("{path}: is a folder; expected a file name", path=path)
+            raise RenderError(
+                "{path}: is a folder; expected a file name", path=path, hint=_OTHER_FILE
+            )
+        _check_folder(path)
+
+
+def _check_folder(path: Path) -> None:
+    folder = path.expanduser().absolute().parent
+    if not folder.is_dir():
+        raise RenderError(
+            "{path}: the folder {folder} does not exist", path=path, folder=folder, hint=_OTHER_FILE
+        )
+    if not os.access(folder, os.W_OK):
+        raise RenderError(
+            "{path}: the folder {folder} is not writable",
+            path=path,
+            folder=folder,
+            hint=_OTHER_FILE,
+        )
 
 
 def _identity(path: Path) -> object:
