@@ -113,6 +113,18 @@ register_verify(app)
 app.command("help", cls=HelpCommand)(help_command)
 
 
+def _bare(args: list[str]) -> bool:
+    """Only global options (``--db URL``, ``--lang en``, ``--debug``): no command given."""
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg in ("--db", "--lang") and rest:
+            rest.pop(0)
+        elif not (arg == "--debug" or arg.startswith(("--db=", "--lang="))):
+            return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: clean one-line errors unless --debug is given.
 
@@ -120,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = sys.argv[1:] if argv is None else argv
     lang = lang_of(args)
+    if _bare(args):  # `suanli`, `suanli --lang en`: the help, exit 0
+        args = [*args, "--help"]
     try:
         command = localize(typer.main.get_command(app), lang)
         code = command.main(args=args, prog_name="suanli", standalone_mode=False)

@@ -46,7 +46,7 @@ def check(
 ) -> None:
     """Compliance report per provider (and per data centre): licences, filings, job rules.
 
-    Example:  suanli check demo-nanshan --job examples/job.toml --today 2026-11-29
+    Example:  suanli check demo-nanshan --job examples/lora-7b-guangdong.toml --today 2026-11-29
     """
     st = state(ctx)
     from comparator.services import check_catalog  # loads the database stack

@@ -190,9 +190,10 @@ def _header(e: Estimate, lang: str) -> str:
     return (
         f"[bold]{escape(s.name)}[/] ({s.params / 1e9:.2f}B{moe}; L={s.layers} h={s.hidden} "
         f"a={s.heads} kv={s.kv_heads}) · {kind}{rank} · {r.precision} {mode} · "
-        f"{r.optimizer} · seq {r.seq_len} × mb {e.solution.setup.micro_batch} · "
+        f"{r.optimizer} · {say(lang, 'sequence')} {r.seq_len} × "
+        f"{say(lang, 'micro-batch')} {e.solution.setup.micro_batch} · "
         f"{say(lang, 'recompute')} {recompute_word(e.solution.setup.recompute, lang)} · "
-        f"flash {'✓' if r.flash_attn else '✗'}"
+        f"FlashAttention {'✓' if r.flash_attn else '✗'}"
     )
 
 

@@ -254,6 +254,22 @@ def _first_paragraph(command: Any) -> str:
     return found[0] if found else ""
 
 
+def _example(line: str, width: int) -> list[str]:
+    """An ``Example:`` line, continued with `` \\`` at a space before an option when long."""
+    match = re.match(r"^(\S+\s+)(.*)$", line)
+    if cell_len(line) <= width or match is None:
+        return [line]
+    indent = " " * cell_len(match.group(1))
+    lines = [match.group(1)]
+    for piece in re.split(r" (?=--?\w)", match.group(2)):
+        if lines[-1].strip() and cell_len(f"{lines[-1]} {piece} \\") > width:
+            lines[-1] += " \\"
+            lines.append(indent + piece)
+        else:
+            lines[-1] += piece if not lines[-1].strip() or lines[-1].endswith(" ") else " " + piece
+    return lines
+
+
 def _usage(command: Any, ctx: Any, params: list[Any], words: dict[str, str]) -> str:
     pieces = [words["OPTIONS"]]
     for p in params:
@@ -291,7 +307,7 @@ def render_help(command: Any, ctx: Any, width: int) -> str:
     params = command.get_params(ctx)
     lines = [_usage(command, ctx, params, words), ""]
     for paragraph in paragraphs(command.help or ""):
-        lines += [paragraph] if _EXAMPLE.match(paragraph) else wrap(paragraph, width)
+        lines += _example(paragraph, width) if _EXAMPLE.match(paragraph) else wrap(paragraph, width)
         lines.append("")
     for title, rows in _sections(command, ctx, params, words):
         if rows:

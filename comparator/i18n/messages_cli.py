@@ -312,4 +312,6 @@ CLI_ZH: dict[str, str] = {
         "--objective cost 规划最便宜的方案，--objective time 规划最早完成的方案"
     ),
     "`suanli help` lists every command": "`suanli help` 列出全部命令",
+    "sequence": "序列",
+    "micro-batch": "微批",
 }

@@ -88,15 +88,21 @@ def test_empty_history_hints_too(cli: Any, demo_db_url: str) -> None:
     assert "┏" not in result.out
 
 
-def test_a_failed_html_write_does_not_claim_it_was_written(
+def test_an_unwritable_output_is_refused_before_planning(
     cli: Any, demo_db_url: str, tmp_path: Path
 ) -> None:
+    """A missing output folder is refused before the plan runs: no quote number is burnt,
+    and the hint is about the path (not Pango)."""
     target = tmp_path / "missing-folder" / "quote.html"
     result = cli("quote", LORA, "-o", str(target), db=demo_db_url, lang="en")
     assert result.code == 1
-    assert "cannot write the report" in result.err
-    assert "HTML written" not in result.err
-    assert "hint: `suanli quote --show Q-" in result.err
+    assert f"the folder {target.parent} does not exist" in result.err
+    assert "Pango" not in result.err and "hint: choose another output file" in result.err
+    folder = cli("quote", LORA, "-o", str(tmp_path), db=demo_db_url, lang="en")
+    assert folder.code == 1 and "is a folder" in folder.err and "Pango" not in folder.err
+    assert cli("history", "--json", db=demo_db_url).code == 0
+    saved = cli("quote", LORA, "--json", db=demo_db_url).json()
+    assert saved["quote"].endswith("-000001"), saved["quote"]  # nothing was saved before
 
 
 def test_progress_stays_off_the_pipes(cli: Any, demo_db_url: str) -> None:
