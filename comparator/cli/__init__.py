@@ -151,7 +151,11 @@ def main(argv: list[str] | None = None) -> int:
             return report_usage_error(exc, lang)
         print_failure(str(exc) or say(lang, "aborted"), None)
         return int(getattr(exc, "exit_code", 1))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C outside a step that says more (quote says what it saved)
+        print_failure(
+            say(lang, "interrupted (Ctrl-C): the step that was running is not saved"),
+            say(lang, "run the same command again to finish it"),
+        )
         return 130
     except Exception as exc:  # a bug, not bad input: still one line, never a traceback
         if "--debug" in args:

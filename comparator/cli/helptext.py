@@ -20,7 +20,7 @@ from typing import Any
 from rich.cells import cell_len
 from typer.core import TyperCommand, TyperGroup
 
-from comparator.i18n import HELP_CHROME_ZH, HELP_OPTION_ZH, help_zh, is_en
+from comparator.i18n import HELP_CHROME_ZH, HELP_OPTION_ZH, HELP_WORDS_ZH, help_zh, is_en
 
 HELP_LANG = {"lang": "zh"}  # set once per invocation by :func:`localize`
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
@@ -29,7 +29,7 @@ _OPENING = set("（「『《〈【([")
 _UNIT = re.compile(
     r"[\u3400-\u9fff]|[\u3000-\u303f\uff00-\uffef]|\s+|[^\s\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+"
 )
-_EXAMPLE = re.compile(r"^(Example:|示例：)")
+_EXAMPLE = re.compile(rf"^(Example:|{HELP_WORDS_ZH['example']})")
 
 
 def _units(text: str) -> list[str]:
@@ -111,12 +111,12 @@ def _words(lang: str) -> dict[str, str]:
             "help": "Show this message and exit.",
         }
     return {
-        "usage": "用法:",
+        "usage": HELP_WORDS_ZH["usage"],
         "options": HELP_CHROME_ZH["OPTIONS_PANEL_TITLE"] + ":",
         "arguments": HELP_CHROME_ZH["ARGUMENTS_PANEL_TITLE"] + ":",
         "commands": HELP_CHROME_ZH["COMMANDS_PANEL_TITLE"] + ":",
-        "OPTIONS": "[选项]",
-        "COMMAND": "命令 [参数]...",
+        "OPTIONS": HELP_WORDS_ZH["OPTIONS"],
+        "COMMAND": HELP_WORDS_ZH["COMMAND"],
         "default": HELP_CHROME_ZH["DEFAULT_STRING"],
         "env": HELP_CHROME_ZH["ENVVAR_STRING"],
         "required": HELP_CHROME_ZH["REQUIRED_LONG_STRING"],

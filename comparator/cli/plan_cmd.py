@@ -28,7 +28,12 @@ from comparator.cli._common import (
     working,
 )
 from comparator.cli.helptext import HelpCommand
-from comparator.cli.plan_extras import billing_cell, print_plan_notes
+from comparator.cli.plan_extras import (
+    billing_cell,
+    plan_warnings,
+    print_plan_notes,
+    print_warnings,
+)
 from comparator.cli.plan_figures import (
     print_assumptions,
     print_figures,
@@ -165,6 +170,7 @@ def _print(result: PlanResult, lang: str) -> None:
             _print_best(out, result.cheapest_without_budget, lang)
     else:
         _print_best(out, result.best, lang)
+        print_warnings(out, lang, plan_warnings(result, lang))
         print_plan_notes(out, result, lang)
         print_utilisation(out, result, lang)
         _print_alternatives(out, result, lang)

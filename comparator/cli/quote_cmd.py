@@ -20,7 +20,8 @@ from comparator.cli._common import (
     working,
 )
 from comparator.cli.helptext import HelpCommand
-from comparator.errors import InputError, Msg, RenderError
+from comparator.cli.plan_extras import print_warnings
+from comparator.errors import InputError, Interrupted, Msg, RenderError
 from comparator.i18n import normalize_lang, say, stored_text
 
 if TYPE_CHECKING:  # the catalog and Jinja load when a quote is made
@@ -82,8 +83,18 @@ def quote(
                 today=day,
                 calibration=calibration,
             )
-    with working(say(st.lang, "Rendering the report…"), quiet=json_out):
-        _render(stored, output, pdf, _render_lang(ctx, show, st.lang))
+    try:
+        with working(say(st.lang, "Rendering the report…"), quiet=json_out):
+            _render(stored, output, pdf, _render_lang(ctx, show, st.lang))
+    except KeyboardInterrupt:
+        raise Interrupted(
+            "interrupted: quote {number} is saved, its report is not written",
+            number=stored.number,
+            hint=Msg(
+                "`suanli quote --show {number} -o quote.html` renders it again",
+                number=stored.number,
+            ),
+        ) from None
     if json_out:
         emit_json(_json(stored, output, pdf))
     else:
@@ -185,6 +196,10 @@ def _print(
             f"{say(lang, 'Best')}: {escape(str(name))} · {escape(best['region'])} · "
             f"{best['gpu']} × {best['cards']} — [bold]{total}[/]"
         )
+        from comparator.report import best_warnings
+
+        shown = best_warnings(stored.document, lang)
+        print_warnings(out, lang, [(f.status, f.provider, f.message) for f in shown])
     else:
         plan = stored.document["plan"]
         message = stored_text(plan, "message", lang) or ""  # in --lang, whatever it was made in

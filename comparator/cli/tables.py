@@ -144,11 +144,11 @@ def _widths(out: Console, table: CliTable, *, break_headers: bool = False) -> li
     widths = []
     for index, column in enumerate(table.columns):
         widest = max((_natural_width(out, c) for c in table.cells(index)), default=1)
+        header = column.header
         if column.kind == TEXT:
-            header = _natural_width(out, column.header)
-            widths.append(max(min(widest, TEXT_MIN), min(header, TEXT_MIN)))
+            header_width = _natural_width(out, header)
+            widths.append(max(min(widest, TEXT_MIN), min(header_width, TEXT_MIN)))
         else:
-            header = column.header
             words = _header_words(out, header) if break_headers else _natural_width(out, header)
             widths.append(max(widest, words, 1))
     return widths

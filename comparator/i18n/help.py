@@ -22,6 +22,13 @@ HELP_CHROME_ZH: dict[str, str] = {
     "DEPRECATED_STRING": "（已弃用）",
 }
 HELP_OPTION_ZH = "显示本帮助并退出。"
+# the help renderer's own words (comparator/cli/helptext.py)
+HELP_WORDS_ZH: dict[str, str] = {
+    "usage": "用法:",
+    "OPTIONS": "[选项]",
+    "COMMAND": "命令 [参数]...",
+    "example": "示例：",
+}
 
 HELP_ZH: dict[str, str] = {
     # help

@@ -314,4 +314,12 @@ CLI_ZH: dict[str, str] = {
     "`suanli help` lists every command": "`suanli help` 列出全部命令",
     "sequence": "序列",
     "micro-batch": "微批",
+    "Attention (recommended provider)": "注意（推荐的服务商）",
+    "interrupted: quote {number} is saved, its report is not written": (
+        "已中断：报价单 {number} 已保存，报告未写出"
+    ),
+    "interrupted (Ctrl-C): the step that was running is not saved": (
+        "已中断（Ctrl-C）：正在进行的步骤未保存"
+    ),
+    "run the same command again to finish it": "再次运行同一命令即可完成",
 }

@@ -7,6 +7,7 @@ files that exist, ``suanli help [COMMAND]``, and no private name of typer or ric
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -70,7 +71,7 @@ def test_wrapping_is_greedy_and_keeps_closing_marks() -> None:
     assert "".join(lines) == text
     assert all(cell_len(line) <= 30 for line in lines)
     assert not any(CLOSING_AT_START.match(line) for line in lines)
-    for line, following in zip(lines, lines[1:], strict=False):
+    for line, following in itertools.pairwise(lines):
         assert cell_len(line) + cell_len(following[0]) > 30 - 2  # the next piece did not fit
     english = wrap("Import a sheet even if it removes offers from the current snapshot.", 20)
     assert english == [
