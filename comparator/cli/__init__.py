@@ -151,12 +151,8 @@ def main(argv: list[str] | None = None) -> int:
             return report_usage_error(exc, lang)
         print_failure(str(exc) or say(lang, "aborted"), None)
         return int(getattr(exc, "exit_code", 1))
-    except KeyboardInterrupt:  # Ctrl-C outside a step that says more (quote says what it saved)
-        print_failure(
-            say(lang, "interrupted (Ctrl-C): the step that was running is not saved"),
-            say(lang, "run the same command again to finish it"),
-        )
-        return 130
+    except KeyboardInterrupt:
+        return _interrupted(lang)
     except Exception as exc:  # a bug, not bad input: still one line, never a traceback
         if "--debug" in args:
             raise
@@ -165,7 +161,21 @@ def main(argv: list[str] | None = None) -> int:
             say(lang, "a bug in suanli: run again with --debug for the traceback and report it"),
         )
         return 1
+    if code == INTERRUPTED:  # typer turns Ctrl-C into exit 130 without a word
+        return _interrupted(lang)
     return code if isinstance(code, int) else 0
+
+
+INTERRUPTED = 130
+
+
+def _interrupted(lang: str) -> int:
+    """Ctrl-C outside a step that says more (quote says which number it saved)."""
+    print_failure(
+        say(lang, "interrupted (Ctrl-C): the step that was running is not saved"),
+        say(lang, "run the same command again to finish it"),
+    )
+    return INTERRUPTED
 
 
 if __name__ == "__main__":

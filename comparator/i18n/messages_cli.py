@@ -322,4 +322,24 @@ CLI_ZH: dict[str, str] = {
         "已中断（Ctrl-C）：正在进行的步骤未保存"
     ),
     "run the same command again to finish it": "再次运行同一命令即可完成",
+    "--db or SUANLI_DB names the catalog: sqlite:///path/catalog.db or "
+    "postgresql+psycopg://user@host/db; `suanli init` creates it": (
+        "--db 或 SUANLI_DB 指定目录数据库：sqlite:///path/catalog.db 或 "
+        "postgresql+psycopg://user@host/db；`suanli init` 可创建"
+    ),
+    "the host name cannot be resolved": "主机名无法解析",
+    "the server refused the connection (is it running on that port?)": (
+        "服务器拒绝连接（该端口上有服务在运行吗？）"
+    ),
+    "the user name or password is wrong": "用户名或密码错误",
+    "the database does not exist on the server": "服务器上没有这个数据库",
+    "the file is not a SQLite database": "该文件不是 SQLite 数据库",
+    "the file cannot be opened": "无法打开该文件",
+    "the database is locked by another suanli": "数据库被另一个 suanli 锁定",
+    "the server did not answer in time": "服务器未及时响应",
+    "--db: no driver for {drivername!r}; for PostgreSQL install "
+    "suanli[postgres] and use postgresql+psycopg://user:pass@host/db": (
+        "--db：没有 {drivername!r} 的驱动；PostgreSQL 请安装 suanli[postgres]，"
+        "并使用 postgresql+psycopg://user:pass@host/db"
+    ),
 }
