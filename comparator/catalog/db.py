@@ -137,7 +137,7 @@ def make_engine(url: str, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> Eng
         return engine
     try:
         engine = create_engine(parsed, pool_pre_ping=True)
-    except (NoSuchModuleError, ModuleNotFoundError) as exc:
+    except (NoSuchModuleError, ModuleNotFoundError):
         raise ConfigError(
             "--db: no driver for {drivername!r}; for PostgreSQL install "
             "suanli[postgres] and use postgresql+psycopg://user:pass@host/db",

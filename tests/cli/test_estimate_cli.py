@@ -154,7 +154,6 @@ def test_english_tables_with_advice_when_it_does_not_fit(
 
 
 @pytest.mark.parametrize(
-    ("args", "fragment"),
     ("args", "fragment", "exit_code"),
     [
         (["--model", "7Q"], "unknown model '7Q'", 1),
