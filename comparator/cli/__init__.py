@@ -11,7 +11,13 @@ import typer
 import typer.main
 
 from comparator.cli._common import State
-from comparator.cli.failures import lang_of, print_failure, report_error, report_usage_error
+from comparator.cli.failures import (
+    command_of,
+    lang_of,
+    print_failure,
+    report_error,
+    report_usage_error,
+)
 from comparator.cli.helptext import HelpCommand, HelpGroup, localize
 from comparator.config import load_settings
 from comparator.errors import SuanliError
@@ -142,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     except SuanliError as exc:
         if "--debug" in args:
             raise
-        return report_error(exc, lang)
+        return report_error(exc, lang, command_of(args))
     except typer.TyperException as exc:  # click's usage errors, Abort
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `suanli`: its help, as --help
             typer.echo(exc.ctx.get_help())  # type: ignore[attr-defined]

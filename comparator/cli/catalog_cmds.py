@@ -127,8 +127,8 @@ def import_(
     for warning in result.warnings:
         shown = escape(render(warning, st.lang))
         err_console().print(f"[yellow]warning:[/] {shown}", soft_wrap=True)
-    if json_out:
-        emit_json(result.to_json())
+    if json_out:  # the warnings in --lang, as on stderr
+        emit_json({**result.to_json(), "warnings": [render(w, st.lang) for w in result.warnings]})
     else:
         _print_import(result, st.lang)
 

@@ -235,8 +235,24 @@ CLI_ZH: dict[str, str] = {
     "PDF needs the pdf extra and Pango (README, section Install)": (
         "PDF 需要 pdf 附加包和 Pango（README 的 Install 一节）"
     ),
-    "`suanli COMMAND --help` shows what each option and file expects": (
-        "`suanli 命令 --help` 说明每个选项和文件的格式"
+    "`{command} --help` shows what each option and file expects": (
+        "`{command} --help` 说明每个选项和文件的格式"
+    ),
+    "`{command} --help` lists what each option accepts": "`{command} --help` 列出每个选项接受的值",
+    "`suanli estimate --list-models` lists the built-in models; a size such as 7B or a "
+    "Hugging Face config.json works too": (
+        "`suanli estimate --list-models` 列出内置模型；也可写规模（如 7B）或 Hugging Face 的 config.json"
+    ),
+    "`suanli schema job` prints every key a job file takes; examples/ holds job files to "
+    "start from": "`suanli schema job` 列出任务文件的全部键；examples/ 中有可参照的任务文件",
+    "`suanli schema profile` prints every key a provider profile takes": (
+        "`suanli schema profile` 列出服务商资料的全部键"
+    ),
+    "fix the rows listed and import the sheet again (README, section Price sheets)": (
+        "改正列出的各行后重新导入（README 的 Price sheets 一节）"
+    ),
+    "SUANLI_HOLIDAYS_FILE names the holiday file (README, section Settings)": (
+        "SUANLI_HOLIDAYS_FILE 指定节假日文件（README 的 Settings 一节）"
     ),
     "expected a whole number": "应为整数",
     "expected a number": "应为数字",
