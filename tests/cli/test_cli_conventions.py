@@ -184,3 +184,13 @@ def test_ctrl_c_elsewhere_is_one_error_and_a_hint(
     result = cli("offers", db=demo_db_url, lang="zh")
     assert result.code == 130
     assert result.err.startswith("error: 已中断（Ctrl-C）") and "\nhint: " in result.err
+
+
+def test_money_is_written_one_way(cli: Any, demo_db_url: str) -> None:
+    """`¥4,608.00` in every command; never `4608.00 CNY`, `1050 CNY` or a sheet's `71.1111`."""
+    import re
+
+    for args in (("offers",), ("history",), ("plan", LORA)):
+        out = cli(*args, db=demo_db_url, lang="zh").out
+        assert re.search(r"¥\d{1,3}(?:,\d{3})*\.\d\d\b", out), (args, out[:500])
+        assert not re.search(r"\d CNY\b|\b\d+\.\d{4,}\b", out), args  # 1.0743 was shown
