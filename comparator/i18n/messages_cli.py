@@ -249,7 +249,7 @@ CLI_ZH: dict[str, str] = {
         "`suanli schema profile` 列出服务商资料的全部键"
     ),
     "fix the rows listed and import the sheet again (README, section Price sheets)": (
-        "改正列出的各行后重新导入（README 的 Price sheets 一节）"
+        "改正列出的各行后重新导入（README 的 `Price sheets` 一节）"
     ),
     "SUANLI_HOLIDAYS_FILE names the holiday file (README, section Settings)": (
         "SUANLI_HOLIDAYS_FILE 指定节假日文件（README 的 Settings 一节）"
