@@ -149,8 +149,8 @@ def make_engine(url: str, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> Eng
 
 
 DB_HINT = Msg(
-    "--db or SUANLI_DB names the catalog: sqlite:///path/catalog.db or "
-    "postgresql+psycopg://user@host/db; `suanli init` creates it"
+    "--db or SUANLI_DB names the catalog: `sqlite:///path/catalog.db` or "
+    "`postgresql+psycopg://user@host/db`; `suanli init` creates it"
 )
 # what the database drivers say, in the catalogue's words (the driver's English never shows)
 _DRIVER_REASONS = (

@@ -338,10 +338,10 @@ CLI_ZH: dict[str, str] = {
         "已中断（Ctrl-C）：正在进行的步骤未保存"
     ),
     "run the same command again to finish it": "再次运行同一命令即可完成",
-    "--db or SUANLI_DB names the catalog: sqlite:///path/catalog.db or "
-    "postgresql+psycopg://user@host/db; `suanli init` creates it": (
-        "--db 或 SUANLI_DB 指定目录数据库：sqlite:///path/catalog.db 或 "
-        "postgresql+psycopg://user@host/db；`suanli init` 可创建"
+    "--db or SUANLI_DB names the catalog: `sqlite:///path/catalog.db` or "
+    "`postgresql+psycopg://user@host/db`; `suanli init` creates it": (
+        "--db 或 SUANLI_DB 指定目录数据库：`sqlite:///path/catalog.db` 或 "
+        "`postgresql+psycopg://user@host/db`；`suanli init` 可创建"
     ),
     "the host name cannot be resolved": "主机名无法解析",
     "the server refused the connection (is it running on that port?)": (
