@@ -102,7 +102,8 @@ def working(message: str, *, quiet: bool = False) -> Iterator[None]:
 
 
 def _missing_sqlite_file(url: str) -> Path | None:
-    """The file of a SQLite URL when it does not exist (opening it would create it)."""
+    """The file of a SQLite URL when it does not exist or is empty (opening it would create
+    or write it: a read-only command leaves a 0-byte file as it is)."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
@@ -116,7 +117,7 @@ def _missing_sqlite_file(url: str) -> Path | None:
     if database.startswith("file:"):
         return None
     path = Path(database).expanduser()
-    return None if path.exists() else path
+    return None if path.exists() and (path.is_dir() or path.stat().st_size > 0) else path
 
 
 def open_catalog(st: State) -> Engine:

@@ -194,3 +194,12 @@ def test_money_is_written_one_way(cli: Any, demo_db_url: str) -> None:
         out = cli(*args, db=demo_db_url, lang="zh").out
         assert re.search(r"¥\d{1,3}(?:,\d{3})*\.\d\d\b", out), (args, out[:500])
         assert not re.search(r"\d CNY\b|\b\d+\.\d{4,}\b", out), args  # 1.0743 was shown
+
+
+def test_read_only_commands_leave_an_empty_file_as_it_is(cli: Any, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    for args in (("offers",), ("providers",), ("history",)):
+        result = cli(*args, db=f"sqlite:///{empty}", lang="en")
+        assert result.code == 1 and "hint: `suanli init`" in result.err
+    assert empty.stat().st_size == 0 and sorted(tmp_path.iterdir()) == [empty]
