@@ -227,6 +227,7 @@ def _write(path: Path, content: bytes) -> None:
             "{path}: cannot write the report ({reason}); nothing was written",
             path=path,
             reason=os_reason(exc),
+            hint=_OTHER_FILE,
         ) from None
 
 
