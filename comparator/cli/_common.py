@@ -191,6 +191,19 @@ def parse_today(text: str | None, default: date | None = None) -> date | None:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        from comparator.errors import InputError
+        from comparator.errors import OptionError
 
-        raise InputError("--today: expected a date YYYY-MM-DD, got {text!r}", text=text) from None
+        raise OptionError("--today: expected a date YYYY-MM-DD, got {text!r}", text=text) from None
+
+
+def check_objective(objective: str) -> None:
+    """``--objective`` is cost or time: refused before anything is read or planned."""
+    if objective not in ("cost", "time"):
+        from comparator.errors import OptionError
+
+        raise OptionError(
+            "--objective: expected cost or time, got {objective!r}",
+            objective=objective,
+            hint="--objective cost plans the cheapest schedule, --objective time the earliest "
+            "finish",
+        )

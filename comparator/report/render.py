@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     import jinja2
 
 PANGO_HINT = "--pdf needs Pango: apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk"
-_CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "US$", "EUR": "€", "HKD": "HK$", "JPY": "JP¥"}
 
 
 def templates_dir() -> Path:
@@ -38,10 +37,9 @@ def templates_dir() -> Path:
 
 def format_money(value: object, currency: str = "CNY") -> str:
     """``1234.5`` → ``¥1,234.50`` (other currencies: ``US$``, or the ISO code and a space)."""
-    amount = Decimal(str(value))
-    symbol = _CURRENCY_SYMBOLS.get(currency.upper(), f"{currency.upper()} ")
-    sign = "-" if amount < 0 else ""
-    return f"{sign}{symbol}{abs(amount):,.2f}"
+    from comparator.domain.money import money_text
+
+    return money_text(Decimal(str(value)), currency)
 
 
 def format_when(value: str | None) -> str:
@@ -158,8 +156,13 @@ def write_report(
         _write(pdf_path, render_pdf(html, document))
 
 
+_OTHER_FILE = "choose another output file: -o/--pdf name a new file in a writable folder"
+
+
 def check_outputs(paths: Sequence[Path | None], protected: Sequence[Path]) -> None:
-    """Refuse output paths that would overwrite ``protected`` files (the catalog) or each other."""
+    """Refuse output paths that would overwrite ``protected`` files (the catalog) or each
+    other, that are folders, or whose folder is missing or not writable: checked before
+    anything is planned or saved."""
     given = [p for p in paths if p is not None]
     keep = {_identity(p) for p in protected} - {None}
     seen: set[object] = set()
@@ -167,13 +170,35 @@ def check_outputs(paths: Sequence[Path | None], protected: Sequence[Path]) -> No
         identity = _identity(path)
         if identity in keep:
             raise RenderError(
-                "{path}: is the catalog database; choose another output file", path=path
+                "{path}: is the catalog database; choose another output file",
+                path=path,
+                hint=_OTHER_FILE,
             )
         if identity in seen:
-            raise RenderError("{path}: given for both -o and --pdf; choose two files", path=path)
+            raise RenderError(
+                "{path}: given for both -o and --pdf; choose two files", path=path, hint=_OTHER_FILE
+            )
         seen.add(identity)
         if path.is_dir():
-            raise RenderError("{path}: is a folder; expected a file name", path=path)
+            raise RenderError(
+                "{path}: is a folder; expected a file name", path=path, hint=_OTHER_FILE
+            )
+        _check_folder(path)
+
+
+def _check_folder(path: Path) -> None:
+    folder = path.expanduser().absolute().parent
+    if not folder.is_dir():
+        raise RenderError(
+            "{path}: the folder {folder} does not exist", path=path, folder=folder, hint=_OTHER_FILE
+        )
+    if not os.access(folder, os.W_OK):
+        raise RenderError(
+            "{path}: the folder {folder} is not writable",
+            path=path,
+            folder=folder,
+            hint=_OTHER_FILE,
+        )
 
 
 def _identity(path: Path) -> object:
@@ -202,6 +227,7 @@ def _write(path: Path, content: bytes) -> None:
             "{path}: cannot write the report ({reason}); nothing was written",
             path=path,
             reason=os_reason(exc),
+            hint=_OTHER_FILE,
         ) from None
 
 
