@@ -136,13 +136,13 @@ def test_database_errors_read_in_our_words(cli: Any, tmp_path: Path) -> None:
     sheet.write_text("provider,region\nx,y\n", encoding="utf-8")
     for url, expected in (
         ("foo://x", "--db：没有 'foo' 的驱动"),
-        (f"sqlite:///{sheet}", "该文件不是 SQLite 数据库"),
+        (f"sqlite:///{sheet}", "不是 SQLite 数据库"),
     ):
         result = cli("offers", db=url, lang="zh")
         assert result.code == 1, result.err
         assert expected in result.err
         assert "Can't load plugin" not in result.err and "意外错误" not in result.err
-        assert "hint: --db 或 SUANLI_DB" in result.err
+        assert "hint:" in result.err and "--db 或 SUANLI_DB" in result.err
 
 
 def test_plan_prints_the_recommended_providers_warnings(cli: Any, demo_db_url: str) -> None:
@@ -201,5 +201,5 @@ def test_read_only_commands_leave_an_empty_file_as_it_is(cli: Any, tmp_path: Pat
     empty.write_bytes(b"")
     for args in (("offers",), ("providers",), ("history",)):
         result = cli(*args, db=f"sqlite:///{empty}", lang="en")
-        assert result.code == 1 and "hint: `suanli init`" in result.err
+        assert result.code == 1 and "hint: `suanli" in result.err and "init`" in result.err
     assert empty.stat().st_size == 0 and sorted(tmp_path.iterdir()) == [empty]
