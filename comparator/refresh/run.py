@@ -30,19 +30,18 @@ from comparator.catalog.queries import current_snapshot, load_profiles
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import Msg, SuanliError
 from comparator.refresh.batch import StoreBatch
+from comparator.refresh.claims import ClaimBatch
 from comparator.refresh.runs import (
     FAILED,
     GOOD,
     Claim,
     GoodRuns,
     RunRecord,
-    claim_run,
-    last_validators,
 )
 from comparator.refresh.schedule import Period, current_period, parse_cron
 from comparator.refresh.source_store import Stored, finish_failed
 from comparator.refresh.sources import SourcesFile
-from providers import SourceSpec, adapter_class
+from providers import SourceSpec, Validators, adapter_class
 
 log = logging.getLogger("suanli.refresh")
 SKIPPED = "skipped"
@@ -87,6 +86,9 @@ class RefreshReport:
     period: str
     runs: list[SourceOutcome]
     seconds: float
+    # seconds summed over the sources, by phase: waiting for a slot, claiming, fetching (with
+    # parsing), waiting for the store batch; and the batches' lock waits and writes
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def changes(self) -> list[PriceChange]:
@@ -122,9 +124,22 @@ class _Context:
     slots: asyncio.Semaphore
     batch: StoreBatch
     good: GoodRuns | None  # only_if_due: the sources already refreshed this period
+    timings: dict[str, float] = field(default_factory=dict)
+    claims: ClaimBatch = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.claims = ClaimBatch(
+            self.engine, self.period.label, only_if_due=self.only_if_due, now=self.now
+        )
 
     def now(self) -> datetime:
         return datetime.now(self.timezone)
+
+    def took(self, phase: str, since: float) -> float:
+        """Add the seconds since ``since`` to ``phase``; the time now."""
+        now = time.monotonic()
+        self.timings[phase] = self.timings.get(phase, 0.0) + now - since
+        return now
 
 
 def run_refresh(
@@ -198,7 +213,8 @@ async def refresh_sources(
         finally:
             await asyncio.to_thread(batch.close)  # what was handed over is committed
     outcomes = [_result_of(task, source) for task, source in zip(tasks, sources, strict=True)]
-    return RefreshReport(period.label, outcomes, time.monotonic() - started)
+    timings = dict(context.timings) | batch.timings()
+    return RefreshReport(period.label, outcomes, time.monotonic() - started, timings)
 
 
 async def _until_done_or_stopped(
@@ -247,30 +263,25 @@ class _Slot:
 
 
 async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
+    waiting = time.monotonic()
     async with _Slot(context.slots) as slot:
+        context.took("slot_wait", waiting)
         return await _refresh_in_slot(context, source, slot)
 
 
 async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: _Slot) -> SourceOutcome:
     started = time.monotonic()
     claim: Claim | Msg | None = None
+    since: Validators | None = None
     if context.good is not None:  # a source another worker refreshed: no claim needed
         claim = await asyncio.to_thread(context.good.reason, source.provider)
-    if claim is None:
-        claim = await asyncio.to_thread(
-            claim_run,
-            context.engine,
-            source.provider,
-            source.shown,
-            context.period.label,
-            only_if_due=context.only_if_due,
-            now=context.now(),
-            deadline_s=source.policy.deadline_s,
-        )
+    if claim is None:  # with the claims of the sources that got a slot about now
+        claim, since = await context.claims.claim(source)
+    context.took("claim", started)
     if isinstance(claim, Msg):
         outcome = await _skipped(context, source, claim)
     else:
-        outcome = await _run_claimed(context, source, claim, started, slot)
+        outcome = await _run_claimed(context, source, (claim, since), started, slot)
     _log(outcome, context.period.label)
     if context.progress is not None:
         context.progress(outcome)
@@ -286,11 +297,16 @@ async def _skipped(context: _Context, source: SourceSpec, reason: Msg) -> Source
 
 
 async def _run_claimed(
-    context: _Context, source: SourceSpec, claim: Claim, started: float, slot: _Slot
+    context: _Context,
+    source: SourceSpec,
+    claimed: tuple[Claim, Validators | None],
+    started: float,
+    slot: _Slot,
 ) -> SourceOutcome:
     message = None
+    claim = claimed[0]
     try:
-        stored, notes = await _fetch_and_store(context, source, claim, slot)
+        stored, notes = await _fetch_and_store(context, source, claimed, slot)
     except asyncio.CancelledError:
         if slot.held:  # not yet handed to the store batch, which else finishes the run
             reason = "interrupted: the worker was stopped before this source finished"
@@ -309,13 +325,16 @@ async def _run_claimed(
 
 
 async def _fetch_and_store(
-    context: _Context, source: SourceSpec, claim: Claim, slot: _Slot
+    context: _Context, source: SourceSpec, claimed: tuple[Claim, Validators | None], slot: _Slot
 ) -> tuple[Stored, tuple[str, ...]]:
-    since = await asyncio.to_thread(last_validators, context.engine, source.provider, source.shown)
+    claim, since = claimed
+    started = time.monotonic()
     adapter = adapter_class(source.adapter, source.where)(source, context.client, context.profiles)
     result = await adapter.fetch(since)
+    started = context.took("fetch_parse", started)
     slot.release()
     stored = await context.batch.store(claim, source, result, context.now())
+    context.took("store_wait", started)
     return stored, result.notes
 
 
