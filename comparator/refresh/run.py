@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -207,7 +208,11 @@ async def refresh_sources(
         context = _Context(
             engine, client, period, timezone, only_if_due, profiles, progress, slots, batch, good
         )
-        tasks = [asyncio.ensure_future(_refresh_source(context, s)) for s in sources]
+        by_index = {  # the slots go in the order the tasks start in
+            i: asyncio.ensure_future(_refresh_source(context, sources[i]))
+            for i in _start_order(len(sources), only_if_due)
+        }
+        tasks = [by_index[i] for i in range(len(sources))]
         try:
             await _until_done_or_stopped(tasks, stop, grace_s)
         finally:
@@ -215,6 +220,14 @@ async def refresh_sources(
     outcomes = [_result_of(task, source) for task, source in zip(tasks, sources, strict=True)]
     timings = dict(context.timings) | batch.timings()
     return RefreshReport(period.label, outcomes, time.monotonic() - started, timings)
+
+
+def _start_order(count: int, only_if_due: bool) -> list[int]:
+    """The order sources get their slots in: the file's, or for a worker (``only_if_due``)
+    the file's from a point of its own, so that workers sharing the sources start on
+    different ones instead of all trying to claim the same ones first."""
+    start = os.getpid() % count if only_if_due and count else 0
+    return [*range(start, count), *range(start)]
 
 
 async def _until_done_or_stopped(
