@@ -28,9 +28,11 @@ import argparse
 import resource
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -128,7 +130,8 @@ def fleet(
         max_in_flight=args.max_in_flight,
     )
     own_cpu = resource.getrusage(resource.RUSAGE_SELF)
-    wall, results = run_workers(published.config, url, workers)
+    with peak_connections(engine) as peak:
+        wall, results = run_workers(published.config, url, workers)
     server_cpu = _cpu(resource.getrusage(resource.RUSAGE_SELF)) - _cpu(own_cpu)
     found = tally(engine, published)
     engine.dispose()
@@ -141,12 +144,39 @@ def fleet(
     )
     print(f"rate {count / wall:8.1f} sources/s, {count * args.source_rows / wall:,.0f} offers/s")
     _per_source(results, count)
+    if peak:
+        print(f"database connections at most {peak[0]} (all workers; sampled every 0.2 s)")
     print(f"refreshed {found.good}, failed by kind {dict(sorted(found.failed_kinds.items()))}")
     print(f"per worker: {[r.statuses for r in results]}")
     print(
         f"duplicates {len(found.duplicates)}  lost {len(found.lost)}  extra snapshots "
         f"{len(found.extra_snapshots)}  wrong outcome {len(found.wrong)} {found.wrong[:5]}"
     )
+
+
+@contextmanager
+def peak_connections(engine: Engine) -> Iterator[list[int]]:
+    """The most connections to the database seen while the block ran (PostgreSQL)."""
+    peak: list[int] = []
+    if engine.dialect.name != "postgresql":
+        yield peak
+        return
+    done = threading.Event()
+    query = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+
+    def sample() -> None:
+        with engine.connect() as conn:
+            while not done.wait(0.2):
+                seen = int(conn.exec_driver_sql(query).scalar() or 0) - 1  # this one aside
+                peak[:] = [max(peak[0] if peak else 0, seen)]
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield peak
+    finally:
+        done.set()
+        thread.join()
 
 
 def _passes(results: Sequence[WorkerResult]) -> str:
