@@ -168,6 +168,7 @@ def peak_connections(engine: Engine) -> Iterator[list[int]]:
         with engine.connect() as conn:
             while not done.wait(0.2):
                 seen = int(conn.exec_driver_sql(query).scalar() or 0) - 1  # this one aside
+                conn.rollback()  # pg_stat_activity is read once per transaction
                 peak[:] = [max(peak[0] if peak else 0, seen)]
 
     thread = threading.Thread(target=sample, daemon=True)

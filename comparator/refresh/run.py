@@ -2,10 +2,12 @@
 
 One :class:`httpx.AsyncClient` serves all sources, at most ``[worker] max_in_flight`` of them
 at a time (default 32, one connection each). A source waits for a slot first; then it claims
-its (provider, period, attempt) run, fetches within its own deadline — which starts only now,
+its (provider, period, attempt) run, together with the sources that got a slot about the same
+moment (:mod:`comparator.refresh.claims`), fetches within its own deadline — which starts only now,
 so 10,000 queued sources do not time out waiting — and hands what it fetched to the store
 batch, which writes its snapshot and the run's outcome together, several sources per
-transaction (:mod:`comparator.refresh.batch`). A failing source is recorded with its error
+transaction, set-based (:mod:`comparator.refresh.batch`). The report's ``timings`` say where
+the sources' time went. A failing source is recorded with its error
 and keeps its last good snapshot current; the others are unaffected. Parsing and database
 work run in threads so a slow parse never starves another source's deadline.
 """
