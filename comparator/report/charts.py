@@ -12,12 +12,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+from comparator.report.chart_text import fit_text, short_gpu, text_width
 
 MEMORY_PARTS: tuple[str, ...] = ("weights", "gradients", "optimizer", "activations", "overhead")
 CONTRACT_BILLINGS = frozenset({"daily", "weekly", "monthly", "yearly"})
 MAX_COST_BARS = 25
 SVG_FONT = "Noto Sans CJK SC, Noto Sans SC, sans-serif"
+# Each chart is drawn twice and CSS shows one: the wide drawing on screens wider than 640 px and
+# in print, the narrow one on phones. Both scale to the text column, so text is sized for the
+# narrowest column each is shown in: 12 units × 611/720 ≥ 10 px on a 641 px screen (the column
+# is the screen less 2 × 4 mm of padding), 11 units × 367/360 ≥ 10 px on a 390 px phone
+# (less 2 × 3 mm): see templates/print.css.
+WIDE_WIDTH, WIDE_FONT = 720.0, 12.0
+NARROW_WIDTH, NARROW_FONT = 360.0, 11.0
+
+Chart = TypeVar("Chart")
 
 # Fill (or stroke) colour of each chart element, by the CSS class the geometry gives it.
 # Presentation attributes rather than CSS: WeasyPrint's and browsers' SVG renderers agree on them.
@@ -48,6 +59,17 @@ COLORS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
+class Sized(Generic[Chart]):
+    """The wide (screen, print) and narrow (phone) drawing of one chart."""
+
+    wide: Chart
+    narrow: Chart
+
+    def items(self) -> tuple[tuple[str, Chart], tuple[str, Chart]]:
+        return (("wide", self.wide), ("narrow", self.narrow))
+
+
+@dataclass(frozen=True)
 class Box:
     """A rectangle with the CSS class that colours it and a short label."""
 
@@ -73,6 +95,8 @@ class MemoryChart:
     usable_x: float
     capacity_x: float
     ticks: tuple[Tick, ...]
+    font_size: float = WIDE_FONT
+    tick_y: float = 58.0
 
 
 @dataclass(frozen=True)
@@ -91,16 +115,20 @@ class TimelineChart:
     deadline_x: float
     lane_y: float
     lane_height: float
+    font_size: float = WIDE_FONT
+    lane_label_y: float = 0.0
 
 
 @dataclass(frozen=True)
 class CostBar:
     y: float
     width: float
-    label: str
+    label: str  # the whole label (the bar's tooltip)
     value: Decimal
     best: bool
     capped: bool = False  # longer than the axis: drawn to its end and marked as cut
+    text: str = ""  # the label as drawn: the GPU name may be shortened, the card count never
+    label_y: float = 0.0  # baseline of the drawn label
 
 
 @dataclass(frozen=True)
@@ -112,6 +140,8 @@ class CostChart:
     bars: tuple[CostBar, ...]
     shown: int
     total: int
+    font_size: float = WIDE_FONT
+    stacked: bool = False  # each label on its own line above its bar
 
 
 def nice_step(span: float, max_ticks: int = 5) -> float:
@@ -131,7 +161,11 @@ def _number_label(value: float) -> str:
 
 
 def memory_chart(
-    memory_gib: Mapping[str, Any], gpu_memory_gib: float, headroom: float, width: float = 640.0
+    memory_gib: Mapping[str, Any],
+    gpu_memory_gib: float,
+    headroom: float,
+    width: float = 640.0,
+    font_size: float = WIDE_FONT,
 ) -> MemoryChart:
     """One stacked bar of a card's memory use, against its capacity and usable limit."""
     values = [(part, float(memory_gib.get(part, 0.0) or 0.0)) for part in MEMORY_PARTS]
@@ -142,17 +176,31 @@ def memory_chart(
     for part, value in values:
         bars.append(Box(x, 8.0, value * unit, 28.0, f"mem-{part}", part))
         x += value * unit
-    step = nice_step(scale_max, 8)
+    widest = text_width(_number_label(scale_max) + "0", font_size)
+    step = nice_step(scale_max, max(2, min(8, int(width / (widest + 12)))))
     ticks = tuple(
         Tick(i * step * unit, _number_label(i * step)) for i in range(int(scale_max // step) + 1)
     )
+    tick_y = 46.0 + font_size
     return MemoryChart(
         width,
-        60.0,
+        tick_y + 5.0,
         tuple(bars),
         (1 - headroom) * gpu_memory_gib * unit,
         gpu_memory_gib * unit,
         ticks,
+        font_size,
+        tick_y,
+    )
+
+
+def memory_charts(
+    memory_gib: Mapping[str, Any], gpu_memory_gib: float, headroom: float
+) -> Sized[MemoryChart]:
+    """The memory bar drawn wide and narrow (40 units of each drawing are margin)."""
+    return Sized(
+        memory_chart(memory_gib, gpu_memory_gib, headroom, WIDE_WIDTH - 80, WIDE_FONT),
+        memory_chart(memory_gib, gpu_memory_gib, headroom, NARROW_WIDTH - 40, NARROW_FONT),
     )
 
 
@@ -178,10 +226,13 @@ def _window(
     return min(starts), max(ends)
 
 
-def _time_ticks(start: datetime, hours: float, to_x: Any) -> tuple[Tick, ...]:
-    """Ticks at local midnights, every 1, 2, 7, 14 or 30 days so that at most ~10 show."""
+def _time_ticks(
+    start: datetime, hours: float, to_x: Any, max_ticks: int = 10
+) -> tuple[Tick, ...]:
+    """Ticks at local midnights, every 1, 2, 7, 14 or 30 days so that at most ``max_ticks``
+    (~10 on a wide chart) show."""
     days = hours / 24
-    every = next((d for d in (1, 2, 7, 14, 30, 91) if days / d <= 10), 365)
+    every = next((d for d in (1, 2, 7, 14, 30, 91) if days / d <= max_ticks), 365)
     first = start.replace(hour=0, minute=0, second=0, microsecond=0)
     if first < start:
         first += timedelta(days=1)
@@ -212,27 +263,18 @@ def _price_path(
     return " ".join(commands)
 
 
-def timeline_chart(
-    job: Mapping[str, Any],
-    segments: Sequence[Mapping[str, Any]],
-    curve: Sequence[Mapping[str, Any]],
-    width: float = 720.0,
-) -> TimelineChart:
-    """The plan's segments on a time axis over the hourly price curve; contracts shaded."""
-    start, end = _window(job, segments)
-    hours = max(_hours_between(start, end), 1.0)
-    left, right, top, bottom = 64.0, width - 24.0, 12.0, 132.0
-    lane_y, lane_height = bottom + 14.0, 16.0
+def _price_scale(curve: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """The price axis' step and top (a whole step above 110 % of the highest price)."""
     max_price = max((float(p["price"]) for p in curve), default=0.0)
     y_step = nice_step(max_price * 1.1, 4) if max_price > 0 else 1.0
-    y_top = y_step * max(1, math.ceil(max_price * 1.1 / y_step))
+    return y_step, y_step * max(1, math.ceil(max_price * 1.1 / y_step))
 
-    def to_x(offset_hours: float) -> float:
-        return left + (right - left) * offset_hours / hours
 
-    def to_y(price: float) -> float:
-        return bottom - (bottom - top) * price / y_top
-
+def _timeline_boxes(
+    segments: Sequence[Mapping[str, Any]], start: datetime, to_x: Any, plot: tuple[float, ...]
+) -> tuple[list[Box], list[Box]]:
+    """Contract blocks over the price plot and run bars in the lane below it."""
+    top, bottom, lane_y, lane_height = plot
     blocks, runs = [], []
     for segment in segments:
         x0 = to_x(_hours_between(start, datetime.fromisoformat(segment["start"])))
@@ -244,13 +286,40 @@ def timeline_chart(
             r0 = to_x(_hours_between(start, datetime.fromisoformat(run_start)))
             r1 = to_x(_hours_between(start, datetime.fromisoformat(run_end)))
             runs.append(Box(r0, lane_y, max(r1 - r0, 0.5), lane_height, f"run-{billing}", billing))
-    y_ticks = tuple(
-        Tick(to_y(i * y_step), _number_label(i * y_step)) for i in range(round(y_top / y_step) + 1)
-    )
+    return blocks, runs
+
+
+def timeline_chart(
+    job: Mapping[str, Any],
+    segments: Sequence[Mapping[str, Any]],
+    curve: Sequence[Mapping[str, Any]],
+    width: float = WIDE_WIDTH,
+    font_size: float = WIDE_FONT,
+    lane_label: str = "",
+) -> TimelineChart:
+    """The plan's segments on a time axis over the hourly price curve; contracts shaded.
+    The margins fit the axis labels and ``lane_label`` (drawn left of the run lane)."""
+    start, end = _window(job, segments)
+    hours = max(_hours_between(start, end), 1.0)
+    y_step, y_top = _price_scale(curve)
+    y_labels = [_number_label(i * y_step) for i in range(round(y_top / y_step) + 1)]
+    left = max(40.0, *(text_width(text, font_size) + 10 for text in [*y_labels, lane_label]))
+    day_width = text_width("12-01", font_size)
+    right, top, bottom = width - max(12.0, day_width / 2 + 4), 12.0, 132.0
+    lane_y, lane_height = bottom + 14.0, 16.0
+
+    def to_x(offset_hours: float) -> float:
+        return left + (right - left) * offset_hours / hours
+
+    def to_y(price: float) -> float:
+        return bottom - (bottom - top) * price / y_top
+
+    blocks, runs = _timeline_boxes(segments, start, to_x, (top, bottom, lane_y, lane_height))
     deadline_x = to_x(_hours_between(start, datetime.fromisoformat(job["deadline"])))
+    max_ticks = max(2, int((right - left) / (day_width + 14)))
     return TimelineChart(
         width,
-        lane_y + lane_height + 24.0,
+        lane_y + lane_height + 9.0 + font_size,
         left,
         right,
         top,
@@ -258,18 +327,64 @@ def timeline_chart(
         _price_path(curve, start, hours, to_x, to_y),
         tuple(blocks),
         tuple(runs),
-        _time_ticks(start, hours, to_x),
-        y_ticks,
+        _time_ticks(start, hours, to_x, min(10, max_ticks)),
+        tuple(Tick(to_y(i * y_step), text) for i, text in enumerate(y_labels)),
         deadline_x,
         lane_y,
         lane_height,
+        font_size,
+        lane_y + lane_height / 2 + font_size * 0.35,
     )
 
 
-def plan_label(plan: Mapping[str, Any], provider_names: Mapping[str, str]) -> str:
-    """``Provider · region · GPU×cards`` for a bar or a table row."""
+def timeline_charts(
+    job: Mapping[str, Any],
+    segments: Sequence[Mapping[str, Any]],
+    curve: Sequence[Mapping[str, Any]],
+    lane_label: str,
+) -> Sized[TimelineChart]:
+    return Sized(
+        timeline_chart(job, segments, curve, WIDE_WIDTH, WIDE_FONT, lane_label),
+        timeline_chart(job, segments, curve, NARROW_WIDTH, NARROW_FONT, lane_label),
+    )
+
+
+def plan_label(
+    plan: Mapping[str, Any], provider_names: Mapping[str, str], *, short: bool = False
+) -> str:
+    """``Provider · region · GPU×cards`` for a bar or a table row (``short``: the GPU name
+    without its form factor)."""
     name = provider_names.get(plan["provider"], plan["provider"])
-    return f"{name} · {plan['region']} · {plan['gpu']}×{plan['cards']}"
+    gpu = short_gpu(str(plan["gpu"])) if short else plan["gpu"]
+    return f"{name} · {plan['region']} · {gpu}×{plan['cards']}"
+
+
+def _fitted_label(
+    plan: Mapping[str, Any], names: Mapping[str, str], font_size: float, room: float
+) -> str:
+    """The bar's label within ``room``: whole; else with the short GPU name; else the provider
+    name cut, so that the region, GPU and card count are always drawn."""
+    for short in (False, True):
+        text = plan_label(plan, names, short=short)
+        if text_width(text, font_size) <= room:
+            return text
+    tail = f" · {plan['region']} · {short_gpu(str(plan['gpu']))}×{plan['cards']}"
+    name = str(names.get(plan["provider"], plan["provider"]))
+    return fit_text(name, font_size, max(room - text_width(tail, font_size), 0.0)) + tail
+
+
+def _cost_labels(
+    plans: Sequence[Mapping[str, Any]], names: Mapping[str, str], width: float, font_size: float
+) -> tuple[list[str], float]:
+    """The drawn labels and the label column's width (0: each label on a line of its own).
+    A column beside the bars may take up to 55 % of what the cost values leave."""
+    room = 0.55 * width
+    for short in (False, True):
+        labels = [plan_label(p, names, short=short) for p in plans]
+        widest = max((text_width(text, font_size) for text in labels), default=0.0) + 8
+        if widest <= room:
+            return labels, widest
+    return [_fitted_label(p, names, font_size, width - 4) for p in plans], 0.0
 
 
 OUTLIER_RATIO = Decimal(3)
@@ -290,25 +405,48 @@ def cost_chart(
     best: Mapping[str, Any] | None,
     alternatives: Sequence[Mapping[str, Any]],
     provider_names: Mapping[str, str],
-    width: float = 720.0,
+    width: float = WIDE_WIDTH,
+    font_size: float = WIDE_FONT,
 ) -> CostChart:
-    """Horizontal bars of the total cost of the best plan and the cheapest alternatives."""
+    """Horizontal bars of the total cost of the best plan and the cheapest alternatives,
+    each labelled whole (card counts always drawn) beside its bar, or above it when the
+    labels would take more than half the width."""
     plans = ([best] if best else []) + list(alternatives)
     shown = plans[:MAX_COST_BARS]
-    label_width, bar_height, gap = 300.0, 14.0, 6.0
     costs = [Decimal(p["total_cost"]) for p in shown]
+    value_room = 8 + max((text_width(f"MMM {c:,.2f} ▸", font_size) for c in costs), default=0)
+    labels, label_width = _cost_labels(shown, provider_names, width - value_room, font_size)
+    stacked = label_width == 0.0
+    bar_height, gap = font_size + 2, 6.0
+    row = bar_height + gap + (font_size + 4 if stacked else 0)
+    bar_top = font_size + 8 if stacked else 4.0
     axis = cost_axis(costs)
-    span = width - label_width - 90.0
+    span = width - label_width - value_room
     bars = tuple(
         CostBar(
-            4.0 + index * (bar_height + gap),
+            bar_top + index * row,
             float(min(cost, axis) / axis) * span if axis > 0 else 0.0,
             plan_label(p, provider_names),
             cost,
             best is not None and index == 0,
             capped=cost > axis,
+            text=text,
+            label_y=bar_top + index * row + (-4 if stacked else bar_height / 2 + font_size * 0.35),
         )
-        for index, (p, cost) in enumerate(zip(shown, costs, strict=True))
+        for index, (p, cost, text) in enumerate(zip(shown, costs, labels, strict=True))
     )
-    height = 8.0 + len(bars) * (bar_height + gap)
-    return CostChart(width, height, label_width, bar_height, bars, len(shown), len(plans))
+    height = bar_top + len(bars) * row
+    return CostChart(
+        width, height, label_width, bar_height, bars, len(shown), len(plans), font_size, stacked
+    )
+
+
+def cost_charts(
+    best: Mapping[str, Any] | None,
+    alternatives: Sequence[Mapping[str, Any]],
+    provider_names: Mapping[str, str],
+) -> Sized[CostChart]:
+    return Sized(
+        cost_chart(best, alternatives, provider_names, WIDE_WIDTH, WIDE_FONT),
+        cost_chart(best, alternatives, provider_names, NARROW_WIDTH, NARROW_FONT),
+    )
