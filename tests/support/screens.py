@@ -52,6 +52,7 @@ function (document, window, words) {
   const style = (el) => window.getComputedStyle(el);
   const vw = document.documentElement.clientWidth;
   const problems = [];
+  const shown = (el) => el.getClientRects().length > 0 && style(el).visibility !== "hidden";
   const name = (el) => el.tagName.toLowerCase() + (typeof el.className === "string" && el.className ? "." + el.className : "") +
     " «" + (el.textContent || "").trim().slice(0, 50) + "»";
   const scroller = (el) => {
@@ -61,7 +62,6 @@ function (document, window, words) {
     }
     return null;
   };
-  const shown = (el) => el.getClientRects().length > 0 && style(el).visibility !== "hidden";
   // 1. nothing wider than the screen unless it scrolls inside its own box
   for (const el of document.body.querySelectorAll("*")) {
     if (el.closest("svg") && el.tagName.toLowerCase() !== "svg") continue;
@@ -70,6 +70,10 @@ function (document, window, words) {
     if (!scroller(el) && (r.left < -0.5 || r.right > vw + 0.5)) {
       problems.push(["wider than the screen", name(el), Math.round(r.left), Math.round(r.right)]);
     }
+  }
+  for (const el of document.querySelectorAll("td.cost")) {  // a cost never scrolls out of view
+    const r = el.getBoundingClientRect();
+    if (shown(el) && (r.left < -0.5 || r.right > vw + 0.5)) problems.push(["cost off-screen", name(el)]);
   }
   if (document.documentElement.scrollWidth > vw + 1) {
     problems.push(["page scrolls sideways", document.documentElement.scrollWidth, vw]);
