@@ -1,6 +1,7 @@
 """Each example job's quote as A4 PDF pages (examples/*.toml on the demo catalog, both
 languages): no box reaches beyond its page's content box (WeasyPrint's laid-out boxes), and
-pdftotext reads every id, place, GPU × cards, amount and time whole."""
+pdftotext reads every id, place, GPU × cards (in the tables and the chart's labels), amount
+and time whole."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ def boxes_beyond_the_page(html: str) -> tuple[bytes, list[tuple[int, str, float]
 def whole_tokens(plan: dict[str, Any]) -> set[str]:
     plans = [plan["best"], *plan["alternatives"]] if plan.get("best") else []
     found = {f"{p['gpu']} × {p['cards']}" for p in plans}
+    found |= {f"{p['gpu']}×{p['cards']}" for p in plans}  # the alternatives chart's labels
     found |= {str(p[k]) for p in plans for k in ("region", "region_name", "city") if p.get(k)}
     found |= {report.format_money(p["total_cost"]) for p in plans}
     found |= {report.format_short_when(p["finish"]) for p in plans}
