@@ -226,9 +226,7 @@ def _window(
     return min(starts), max(ends)
 
 
-def _time_ticks(
-    start: datetime, hours: float, to_x: Any, max_ticks: int = 10
-) -> tuple[Tick, ...]:
+def _time_ticks(start: datetime, hours: float, to_x: Any, max_ticks: int = 10) -> tuple[Tick, ...]:
     """Ticks at local midnights, every 1, 2, 7, 14 or 30 days so that at most ``max_ticks``
     (~10 on a wide chart) show."""
     days = hours / 24

@@ -92,9 +92,7 @@ def _by_gpu(index: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, A
     return groups
 
 
-def line_charts(
-    index: Sequence[Mapping[str, Any]], weeks: Sequence[str]
-) -> list[Sized[LineChart]]:
+def line_charts(index: Sequence[Mapping[str, Any]], weeks: Sequence[str]) -> list[Sized[LineChart]]:
     return [
         Sized(
             _line_chart(gpu, rows, weeks, WIDE_WIDTH, WIDE_FONT),

@@ -45,7 +45,10 @@ for (const frame of frames) {{
 }}
 </script></body></html>"""
 
-FRAME = '<iframe data-width="{width}" style="border:0;background:#fff;width:{width}px;height:{height}px;flex:none" srcdoc="{srcdoc}"></iframe>'
+FRAME = (
+    '<iframe data-width="{width}" style="border:0;background:#fff;flex:none;'
+    'width:{width}px;height:{height}px" srcdoc="{srcdoc}"></iframe>'
+)
 
 MEASURE = r"""
 function (document, window, words) {
@@ -53,7 +56,8 @@ function (document, window, words) {
   const vw = document.documentElement.clientWidth;
   const problems = [];
   const shown = (el) => el.getClientRects().length > 0 && style(el).visibility !== "hidden";
-  const name = (el) => el.tagName.toLowerCase() + (typeof el.className === "string" && el.className ? "." + el.className : "") +
+  const name = (el) => el.tagName.toLowerCase() +
+    (typeof el.className === "string" && el.className ? "." + el.className : "") +
     " «" + (el.textContent || "").trim().slice(0, 50) + "»";
   const scroller = (el) => {
     for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
@@ -100,8 +104,11 @@ function (document, window, words) {
       const px = parseFloat(style(text).fontSize) * scale;
       if (px < 9.95) problems.push(["chart text under 10 px", name(text), Math.round(px * 10) / 10]);
       const r = text.getBoundingClientRect();
-      if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5) {
-        problems.push(["chart text leaves its chart", name(text), Math.round(r.left - box.left), Math.round(box.right - r.right)]);
+      const outside = r.left < box.left - 0.5 || r.right > box.right + 0.5 ||
+        r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5;
+      if (outside) {
+        problems.push(["chart text leaves its chart", name(text),
+          Math.round(r.left - box.left), Math.round(box.right - r.right)]);
       }
     }
   }
