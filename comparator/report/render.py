@@ -97,13 +97,11 @@ def token_pattern(words: Iterable[str] = ()) -> re.Pattern[str]:
 
 
 def place_words(document: Mapping[str, Any]) -> set[str]:
-    """The provinces, and the cities, data centres and providers a quote names."""
-    from comparator.domain.provinces import PROVINCES
-
+    """The provinces, cities, data centres and providers a quote names (广东, 广州南沙可用区)."""
     plan = document.get("plan") or {}
     plans = [p for p in [plan.get("best"), *(plan.get("alternatives") or [])] if p]
-    words = {p.name for p in PROVINCES} | {p.full_name for p in PROVINCES}
-    words |= {str(p[key]) for p in plans for key in ("city", "region_name") if p.get(key)}
+    keys = ("province", "city", "region_name")
+    words = {str(p[key]) for p in plans for key in keys if p.get(key)}
     return words | set(provider_names(document).values())
 
 
