@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from comparator.report import charts
 from comparator.report import render as report
+from comparator.report.chart_text import short_gpu
 from tests.conftest import REPO, needs_pdf, run_cli
 
 pytestmark = [needs_pdf, pytest.mark.slow]
@@ -45,7 +47,6 @@ def boxes_beyond_the_page(html: str) -> tuple[bytes, list[tuple[int, str, float]
 def whole_tokens(plan: dict[str, Any]) -> set[str]:
     plans = [plan["best"], *plan["alternatives"]] if plan.get("best") else []
     found = {f"{p['gpu']} × {p['cards']}" for p in plans}
-    found |= {f"{p['gpu']}×{p['cards']}" for p in plans}  # the alternatives chart's labels
     found |= {str(p[k]) for p in plans for k in ("region", "region_name", "city") if p.get(k)}
     found |= {report.format_money(p["total_cost"]) for p in plans}
     found |= {report.format_short_when(p["finish"]) for p in plans}
@@ -76,3 +77,8 @@ def test_the_quote_pages_keep_within_a4_and_tokens_whole(
             assert re.search(rf"(?<![\w#]){re.escape(token)}(?![\w-])", text), token
         else:
             assert token in text, f"{token!r} is broken across lines or missing"
+    plan = json.loads(result.out)["plan"]
+    for bar in [p for p in [plan["best"], *plan["alternatives"]] if p][: charts.MAX_COST_BARS]:
+        # the alternatives chart's label: the GPU name may be shortened, the card count never
+        drawn = {f"{gpu}×{bar['cards']}" for gpu in (bar["gpu"], short_gpu(bar["gpu"]))}
+        assert any(label in text for label in drawn), drawn
