@@ -11,14 +11,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
-from comparator.report.chart_text import fit_text, short_gpu, text_width
+from comparator.report.chart_text import text_width
 
 MEMORY_PARTS: tuple[str, ...] = ("weights", "gradients", "optimizer", "activations", "overhead")
 CONTRACT_BILLINGS = frozenset({"daily", "weekly", "monthly", "yearly"})
-MAX_COST_BARS = 25
 SVG_FONT = "Noto Sans CJK SC, Noto Sans SC, sans-serif"
 # Each chart is drawn twice and CSS shows one: the wide drawing on screens wider than 640 px and
 # in print, the narrow one on phones. Both scale to the text column, so text is sized for the
@@ -117,31 +115,6 @@ class TimelineChart:
     lane_height: float
     font_size: float = WIDE_FONT
     lane_label_y: float = 0.0
-
-
-@dataclass(frozen=True)
-class CostBar:
-    y: float
-    width: float
-    label: str  # the whole label (the bar's tooltip)
-    value: Decimal
-    best: bool
-    capped: bool = False  # longer than the axis: drawn to its end and marked as cut
-    text: str = ""  # the label as drawn: the GPU name may be shortened, the card count never
-    label_y: float = 0.0  # baseline of the drawn label
-
-
-@dataclass(frozen=True)
-class CostChart:
-    width: float
-    height: float
-    label_width: float
-    bar_height: float
-    bars: tuple[CostBar, ...]
-    shown: int
-    total: int
-    font_size: float = WIDE_FONT
-    stacked: bool = False  # each label on its own line above its bar
 
 
 def nice_step(span: float, max_ticks: int = 5) -> float:
@@ -344,107 +317,4 @@ def timeline_charts(
     return Sized(
         timeline_chart(job, segments, curve, WIDE_WIDTH, WIDE_FONT, lane_label),
         timeline_chart(job, segments, curve, NARROW_WIDTH, NARROW_FONT, lane_label),
-    )
-
-
-def plan_label(
-    plan: Mapping[str, Any], provider_names: Mapping[str, str], *, short: bool = False
-) -> str:
-    """``Provider · region · GPU×cards`` for a bar or a table row (``short``: the GPU name
-    without its form factor)."""
-    name = provider_names.get(plan["provider"], plan["provider"])
-    gpu = short_gpu(str(plan["gpu"])) if short else plan["gpu"]
-    return f"{name} · {plan['region']} · {gpu}×{plan['cards']}"
-
-
-def _fitted_label(
-    plan: Mapping[str, Any], names: Mapping[str, str], font_size: float, room: float
-) -> str:
-    """The bar's label within ``room``: whole; else with the short GPU name; else the provider
-    name cut, so that the region, GPU and card count are always drawn."""
-    for short in (False, True):
-        text = plan_label(plan, names, short=short)
-        if text_width(text, font_size) <= room:
-            return text
-    tail = f" · {plan['region']} · {short_gpu(str(plan['gpu']))}×{plan['cards']}"
-    name = str(names.get(plan["provider"], plan["provider"]))
-    return fit_text(name, font_size, max(room - text_width(tail, font_size), 0.0)) + tail
-
-
-def _cost_labels(
-    plans: Sequence[Mapping[str, Any]], names: Mapping[str, str], width: float, font_size: float
-) -> tuple[list[str], float]:
-    """The drawn labels and the label column's width (0: each label on a line of its own).
-    A column beside the bars may take up to 55 % of what the cost values leave."""
-    room = 0.55 * width
-    for short in (False, True):
-        labels = [plan_label(p, names, short=short) for p in plans]
-        widest = max((text_width(text, font_size) for text in labels), default=0.0) + 8
-        if widest <= room:
-            return labels, widest
-    return [_fitted_label(p, names, font_size, width - 4) for p in plans], 0.0
-
-
-OUTLIER_RATIO = Decimal(3)
-
-
-def cost_axis(costs: Sequence[Decimal]) -> Decimal:
-    """The cost axis' end: the largest cost, unless it is an outlier (over 3× the median),
-    in which case the axis ends at the largest ordinary cost and longer bars are marked cut."""
-    if not costs:
-        return Decimal(0)
-    ordered = sorted(costs)
-    median = ordered[len(ordered) // 2]
-    ordinary = [c for c in ordered if c <= median * OUTLIER_RATIO]
-    return max(ordinary) * Decimal("1.1") if len(ordinary) < len(ordered) else ordered[-1]
-
-
-def cost_chart(
-    best: Mapping[str, Any] | None,
-    alternatives: Sequence[Mapping[str, Any]],
-    provider_names: Mapping[str, str],
-    width: float = WIDE_WIDTH,
-    font_size: float = WIDE_FONT,
-) -> CostChart:
-    """Horizontal bars of the total cost of the best plan and the cheapest alternatives,
-    each labelled whole (card counts always drawn) beside its bar, or above it when the
-    labels would take more than half the width."""
-    plans = ([best] if best else []) + list(alternatives)
-    shown = plans[:MAX_COST_BARS]
-    costs = [Decimal(p["total_cost"]) for p in shown]
-    value_room = 8 + max((text_width(f"MMM {c:,.2f} ▸", font_size) for c in costs), default=0)
-    labels, label_width = _cost_labels(shown, provider_names, width - value_room, font_size)
-    stacked = label_width == 0.0
-    bar_height, gap = font_size + 2, 6.0
-    row = bar_height + gap + (font_size + 4 if stacked else 0)
-    bar_top = font_size + 8 if stacked else 4.0
-    axis = cost_axis(costs)
-    span = width - label_width - value_room
-    bars = tuple(
-        CostBar(
-            bar_top + index * row,
-            float(min(cost, axis) / axis) * span if axis > 0 else 0.0,
-            plan_label(p, provider_names),
-            cost,
-            best is not None and index == 0,
-            capped=cost > axis,
-            text=text,
-            label_y=bar_top + index * row + (-4 if stacked else bar_height / 2 + font_size * 0.35),
-        )
-        for index, (p, cost, text) in enumerate(zip(shown, costs, labels, strict=True))
-    )
-    height = bar_top + len(bars) * row
-    return CostChart(
-        width, height, label_width, bar_height, bars, len(shown), len(plans), font_size, stacked
-    )
-
-
-def cost_charts(
-    best: Mapping[str, Any] | None,
-    alternatives: Sequence[Mapping[str, Any]],
-    provider_names: Mapping[str, str],
-) -> Sized[CostChart]:
-    return Sized(
-        cost_chart(best, alternatives, provider_names, WIDE_WIDTH, WIDE_FONT),
-        cost_chart(best, alternatives, provider_names, NARROW_WIDTH, NARROW_FONT),
     )

@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from comparator.i18n import is_en, label, normalize_lang, stored_text, stored_texts
-from comparator.report import charts
+from comparator.report import charts, cost_bars
 from comparator.report.facts_view import (
     FACT_IDS,
     data_left_out,
@@ -344,7 +344,7 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         )
         if best
         else None,
-        "cost_chart": charts.cost_charts(best, alternatives, names),
+        "cost_chart": cost_bars.cost_charts(best, alternatives, names),
         "compliance": compliance_matrix(document.get("compliance"), names, lang),
         "warnings": best_warnings(document, lang),
         "provider_facts": provider_facts(document, names, lang),

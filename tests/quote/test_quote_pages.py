@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from comparator.report import charts
+from comparator.report import cost_bars
 from comparator.report import render as report
 from comparator.report.chart_text import short_gpu
 from tests.conftest import REPO, needs_pdf, run_cli
@@ -78,7 +78,7 @@ def test_the_quote_pages_keep_within_a4_and_tokens_whole(
         else:
             assert token in text, f"{token!r} is broken across lines or missing"
     plan = json.loads(result.out)["plan"]
-    for bar in [p for p in [plan["best"], *plan["alternatives"]] if p][: charts.MAX_COST_BARS]:
+    for bar in [p for p in [plan["best"], *plan["alternatives"]] if p][: cost_bars.MAX_COST_BARS]:
         # the alternatives chart's label: the GPU name may be shortened, the card count never
         drawn = {f"{gpu}×{bar['cards']}" for gpu in (bar["gpu"], short_gpu(bar["gpu"]))}
         assert any(label in text for label in drawn), drawn

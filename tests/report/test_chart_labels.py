@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from comparator.report import charts
+from comparator.report import charts, cost_bars
 from comparator.report import render as report
 from comparator.report.chart_text import fit_text, short_gpu, text_width
 from tests.conftest import DATA
@@ -35,24 +35,24 @@ def plans(rows: list[tuple[str, str, str, int, str]]) -> list[dict[str, Any]]:
     return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
-def drawn(chart: charts.CostChart) -> list[str]:
+def drawn(chart: cost_bars.CostChart) -> list[str]:
     return [bar.text for bar in chart.bars]
 
 
 @pytest.mark.parametrize("size", ["wide", "narrow"])
 def test_every_bar_shows_its_card_count(size: str) -> None:
     six = plans(SIX)
-    chart = getattr(charts.cost_charts(six[0], six[1:], NAMES), size)
+    chart = getattr(cost_bars.cost_charts(six[0], six[1:], NAMES), size)
     for bar, plan in zip(chart.bars, six, strict=True):
         assert bar.text.endswith(f"×{plan['cards']}"), bar.text
         assert "…" not in bar.text
-        assert bar.label == charts.plan_label(plan, NAMES)  # the whole label, as a tooltip
+        assert bar.label == cost_bars.plan_label(plan, NAMES)  # the whole label, as a tooltip
     assert len(set(drawn(chart))) == len(six)
 
 
 def test_the_wide_chart_draws_labels_whole_beside_their_bars() -> None:
     six = plans(SIX)
-    chart = charts.cost_chart(six[0], six[1:], NAMES)
+    chart = cost_bars.cost_chart(six[0], six[1:], NAMES)
     assert not chart.stacked
     assert drawn(chart) == [bar.label for bar in chart.bars]
     widest = max(text_width(text, chart.font_size) for text in drawn(chart))
@@ -61,7 +61,7 @@ def test_the_wide_chart_draws_labels_whole_beside_their_bars() -> None:
 
 def test_a_phone_puts_labels_on_their_own_line_with_short_gpu_names() -> None:
     six = plans(SIX)
-    chart = charts.cost_chart(six[0], six[1:], NAMES, charts.NARROW_WIDTH, charts.NARROW_FONT)
+    chart = cost_bars.cost_chart(six[0], six[1:], NAMES, charts.NARROW_WIDTH, charts.NARROW_FONT)
     assert chart.stacked and chart.label_width == 0
     for bar in chart.bars:
         assert bar.label_y < bar.y  # above its bar
@@ -72,10 +72,19 @@ def test_a_phone_puts_labels_on_their_own_line_with_short_gpu_names() -> None:
 def test_a_very_long_provider_name_is_cut_before_the_card_count() -> None:
     long_name = {"qh": "演示·前海智算中心有限公司深圳前海深港现代服务业合作区分公司" * 2}
     plan = plans([("qh", "gd-gz-1", "H800-SXM5-80GB", 24, "100.00")])[0]
-    chart = charts.cost_chart(plan, [], long_name, charts.NARROW_WIDTH, charts.NARROW_FONT)
-    text = chart.bars[0].text
-    assert text.endswith(" · gd-gz-1 · H800-80GB×24") and "…" in text
-    assert text_width(text, chart.font_size) <= chart.width - 4
+    chart = cost_bars.cost_chart(plan, [], long_name, charts.NARROW_WIDTH, charts.NARROW_FONT)
+    first, second = chart.bars[0].lines
+    assert second == "gd-gz-1 · H800-80GB×24" and first.endswith("…")
+    assert text_width(first + " · ", chart.font_size) <= chart.width - 4
+
+
+def test_a_label_too_long_for_a_phone_takes_two_lines_and_loses_nothing() -> None:
+    names = {"sg": "Demo · Merlion GPU Cloud International"}
+    plan = plans([("sg", "sg-1", "A100-SXM4-80GB", 8, "3477.41")])[0]
+    chart = cost_bars.cost_chart(plan, [], names, charts.NARROW_WIDTH, charts.NARROW_FONT)
+    bar = chart.bars[0]
+    assert bar.lines == ("Demo · Merlion GPU Cloud International", "sg-1 · A100-80GB×8")
+    assert bar.label_y + chart.line_height < bar.y  # both lines above the bar
 
 
 def test_short_gpu_names_keep_model_and_memory() -> None:

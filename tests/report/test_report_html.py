@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from comparator.i18n import LABELS, REPORT_LANGS
-from comparator.report import charts
+from comparator.report import cost_bars
 from comparator.report import render as report
 from tests.support.htmltree import Element, parse_html
 
@@ -168,7 +168,7 @@ def test_two_hundred_alternatives_chart_the_cheapest_and_list_all(
     _, root = render(document)
     section = root.by_id("alternatives")
     for drawing in section.find_all("svg"):
-        assert len(drawing.find_all("rect")) == charts.MAX_COST_BARS
+        assert len(drawing.find_all("rect")) == cost_bars.MAX_COST_BARS
     rows = [r for r in section.find_all("table")[0].find_all("tr") if r.find_all("td")]
     assert len(rows) == 201
     assert "201" in section.find_all("figcaption")[0].text()
