@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from comparator.errors import RenderError, os_reason
 from comparator.i18n import billing_label, check_label, label, normalize_lang
 from comparator.report import charts
-from comparator.report.view import bill_line_texts, build_view
+from comparator.report.view import bill_line_texts, build_view, provider_names
 
 if TYPE_CHECKING:
     import jinja2
@@ -74,6 +75,57 @@ def format_coordinate(value: float) -> str:
     return f"{value:.1f}"
 
 
+# what must not break inside free text (reasons, findings, licences): offer ids, dates, times,
+# amounts and ids with a digit (gd-sz-1, H800-SXM5-80GB, B1-20210417)
+TOKEN = re.compile(
+    r"#\d+|\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?|\b\d{2}-\d{2}(?: \d{2}:\d{2})?\b"
+    r"|\b\d{1,2}:\d{2}\b|(?:[¥€]|US\$|HK\$)\s?[\d,]+(?:\.\d+)?"
+    r"|(?<![A-Za-z0-9-])(?:[\u4e00-\u9fff](?=[A-Z]))?(?=[A-Za-z0-9-]*\d)"
+    r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+",
+    re.ASCII,
+)
+
+
+def token_pattern(words: Iterable[str] = ()) -> re.Pattern[str]:
+    """TOKEN, or else any of ``words`` (places and names: 广东, 广州南沙可用区), longest first."""
+    alternatives = sorted({w for w in words if w}, key=len, reverse=True)
+    if not alternatives:
+        return TOKEN
+    return re.compile(f"{TOKEN.pattern}|{'|'.join(map(re.escape, alternatives))}", re.ASCII)
+
+
+def place_words(document: Mapping[str, Any]) -> set[str]:
+    """The provinces, cities, data centres and providers a quote names (广东, 广州南沙可用区)."""
+    plan = document.get("plan") or {}
+    plans = [p for p in [plan.get("best"), *(plan.get("alternatives") or [])] if p]
+    keys = ("province", "city", "region_name")
+    words = {str(p[key]) for p in plans for key in keys if p.get(key)}
+    return words | set(provider_names(document).values())
+
+
+def format_tokens(value: object, pattern: re.Pattern[str] = TOKEN) -> Any:
+    """Free text (escaped) with each match of ``pattern`` in it kept whole like
+    :func:`format_token`."""
+    import markupsafe
+
+    text = str(value)
+    parts, last = [], 0
+    for match in pattern.finditer(text):
+        parts.append(markupsafe.escape(text[last : match.start()]))
+        parts.append(format_token(match.group(0)))
+        last = match.end()
+    parts.append(markupsafe.escape(text[last:]))
+    return markupsafe.Markup("").join(parts)
+
+
+def format_token(value: object) -> Any:
+    """An id, time, amount or place in a ``<span class="tok">`` that never breaks inside
+    (``white-space: nowrap``): ``gd-sz-1``, ``广州`` and ``12-01 08:00`` stay whole."""
+    import markupsafe
+
+    return markupsafe.Markup('<span class="tok">{}</span>').format(value)
+
+
 @functools.cache
 def environment(directory: Path | None = None) -> jinja2.Environment:
     """The one Jinja environment: autoescaping on, strict about undefined names (Jinja loads
@@ -95,6 +147,7 @@ def environment(directory: Path | None = None) -> jinja2.Environment:
         date=format_date,
         number=format_number,
         px=format_coordinate,
+        tok=format_token,
     )
     return env
 
@@ -113,6 +166,7 @@ def render_html(document: Mapping[str, Any], *, lang: str | None = None) -> str:
         check_label=functools.partial(check_label, report_lang),
         colors=charts.COLORS,
         svg_font=charts.SVG_FONT,
+        tokens=functools.partial(format_tokens, pattern=token_pattern(place_words(document))),
     )
 
 

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from comparator.i18n import LABELS, is_en, label, normalize_lang, stored_text, stored_texts
-from comparator.report import charts
+from comparator.report import charts, cost_bars
 from comparator.report.facts_view import (
     FACT_IDS,
     data_left_out,
@@ -285,12 +285,12 @@ def best_warnings(document: Mapping[str, Any], lang: str = "zh-CN") -> list[Find
     return sorted(found, key=lambda f: -STATUS_RANK.get(f.status, 0))
 
 
-def _memory_chart(document: Mapping[str, Any]) -> charts.MemoryChart | None:
+def _memory_chart(document: Mapping[str, Any]) -> charts.Sized[charts.MemoryChart] | None:
     estimate = document.get("estimate")
     if not estimate or not estimate.get("memory_gib"):
         return None
     headroom = float((document.get("assumptions") or {}).get("headroom") or 0.10)
-    return charts.memory_chart(
+    return charts.memory_charts(
         estimate["memory_gib"], float(estimate["gpu"]["memory_gib"]), headroom
     )
 
@@ -356,12 +356,12 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         "budget": _budget(document, best),
         "requirements": requirement_items((document.get("job") or {}).get("requirements"), lang),
         "memory_chart": _memory_chart(document),
-        "timeline": charts.timeline_chart(
-            document["job"], segments, document.get("price_curve") or []
+        "timeline": charts.timeline_charts(
+            document["job"], segments, document.get("price_curve") or [], label(lang, "plan")
         )
         if best
         else None,
-        "cost_chart": charts.cost_chart(best, alternatives, names),
+        "cost_chart": cost_bars.cost_charts(best, alternatives, names),
         "compliance": compliance_matrix(document.get("compliance"), names, lang),
         "warnings": best_warnings(document, lang),
         "provider_facts": provider_facts(document, names, lang),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from comparator.i18n import LABELS, REPORT_LANGS
-from comparator.report import charts
+from comparator.report import cost_bars
 from comparator.report import render as report
 from tests.support.htmltree import Element, parse_html
 
@@ -84,7 +84,7 @@ def test_the_page_is_self_contained(document: dict[str, Any]) -> None:
     assert not root.find_all("link") and not root.find_all("img")
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in html
-    assert len(root.find_all("svg")) == 3
+    assert len(root.find_all("svg")) == 6  # three charts, each drawn wide and narrow
     assert "@page" in "".join(s.text() for s in root.find_all("style"))
 
 
@@ -129,7 +129,7 @@ def test_no_feasible_plan_still_renders_every_section(document: dict[str, Any]) 
     _, root = render(document)
     assert [e.attrs["id"] for e in root.iter() if e.tag == "section"] == list(SECTIONS)
     assert "没有报价能在截止时间前完成" in root.by_id("summary").text()
-    assert len(root.find_all("svg")) == 1  # the memory chart only
+    assert len(root.find_all("svg")) == 2  # the memory chart only (wide and narrow)
 
 
 def test_a_job_without_estimate_says_so(document: dict[str, Any]) -> None:
@@ -167,8 +167,8 @@ def test_two_hundred_alternatives_chart_the_cheapest_and_list_all(
     ]
     _, root = render(document)
     section = root.by_id("alternatives")
-    bars = section.find_all("rect")
-    assert len(bars) == charts.MAX_COST_BARS
+    for drawing in section.find_all("svg"):
+        assert len(drawing.find_all("rect")) == cost_bars.MAX_COST_BARS
     rows = [r for r in section.find_all("table")[0].find_all("tr") if r.find_all("td")]
     assert len(rows) == 201
     assert "201" in section.find_all("figcaption")[0].text()
