@@ -3,6 +3,7 @@ job's `[calibration]` move the plan's card-hours to the measurement."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from datetime import date
 from decimal import Decimal
@@ -79,7 +80,7 @@ def test_the_quote_says_it_was_calibrated(cli: Any, demo_db_url: str, tmp_path: 
         "--json", db=demo_db_url, lang="en",
     )  # fmt: skip
     assert out.code == 0, out.err
-    page = html.read_text(encoding="utf-8")
+    page = re.sub(r"<[^>]+>", "", html.read_text(encoding="utf-8"))  # ids sit in token spans
     assert "calibrated from a measured run on 8 × A100-SXM4-80GB (2026-11-20)" in page
     assert out.json()["plan"]["best"]["figures"]["tokens_per_s_per_card"] == 2400
 

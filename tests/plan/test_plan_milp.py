@@ -321,4 +321,4 @@ def test_the_shared_plan_text_names_the_jobs_planned_by_the_dp(
     _print_shared(False, 0.0123, "en", {"a": ["migrations"]})
     out = capsys.readouterr().out
     assert "a: the MILP does not model migrations; planned by the exact per-job DP" in out
-    assert "not proven optimal, gap 1.2300%" in out
+    assert "not proven optimal, gap 1.23%" in out
