@@ -75,7 +75,7 @@ def market(
     document = market_report(
         engine,
         st.settings,
-        today=parse_today(today),
+        today=parse_today(today, st.settings.today),
         weeks=weeks,
         policy_job=policy,
         software_version=comparator.__version__,
