@@ -9,8 +9,8 @@ What differs from the benchmark catalog by default (every weight is a field of :
 * **billing modes** weighted towards contracts (daily, weekly, monthly) with ``min_units`` above
   one, a few yearly-free hourly offers with ``free_trial_hours``;
 * **node sizes** of 1, 2, 4 and 8 cards per node and units of 1, 2, 4 or 8 cards;
-* **provinces** concentrated: most data centres in 广东, 上海, 北京 and 贵州 (the README's jobs ask
-  for 广东), a tail over the other provinces, some data centres with storage, upload and egress
+* **provinces** concentrated: most data centres in Guangdong, Shanghai, Beijing and Guizhou (the README's jobs ask
+  for Guangdong), a tail over the other provinces, some data centres with storage, upload and egress
   prices (the windowed storage job pays them);
 * **time-of-use rules** many and varied (night, weekend, office-hour surcharges), shared by
   several providers, each offer choosing one;

@@ -282,9 +282,8 @@ class _Walk:
             return
         evaluated = _evaluate(candidate, self.options)
         ranking.add(evaluated)
-        ranked, shown = ranking.ranked(), self.options.top + 1
-        if len(ranked) >= shown:
-            self.threshold = ranked[shown - 1].key(self.options.objective)
+        if (threshold := ranking.shown_key()) is not None:
+            self.threshold = threshold
         if ranking.best_by_pair.get(ranking.group(candidate)) is not evaluated:
             evaluated.profile = None
         selection.evaluated.append(evaluated)
