@@ -7,7 +7,7 @@ What differs from the benchmark catalog by default (every weight is a field of :
 * **GPU mix** skewed towards the large cards (H100, H800, A100-80G, A800, H20) and the cards the
   README's jobs use, with per-provider price levels (some providers are cheap on everything);
 * **billing modes** weighted towards contracts (daily, weekly, monthly) with ``min_units`` above
-  one, a few yearly-free hourly offers with ``free_trial_hours``;
+  one, a few hourly offers with ``free_trial_hours`` (``trial_share``);
 * **node sizes** of 1, 2, 4 and 8 cards per node and units of 1, 2, 4 or 8 cards;
 * **provinces** concentrated: most data centres in Guangdong, Shanghai, Beijing and Guizhou (the README's jobs ask
   for Guangdong), a tail over the other provinces, some data centres with storage, upload and egress
@@ -20,7 +20,7 @@ What differs from the benchmark catalog by default (every weight is a field of :
 
 Seeded: the same arguments write the same files. Used by ``benchmarks/scale.py --shape other``
 and by the tests that compare the streamed planner with the unpruned one
-(``tests/plan/test_plan_prune_shapes.py``).
+(``tests/plan/test_plan_shapes.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scale_catalog import DATACENTER, HEADER, OBSERVED, PROFILE, PROVINCES
+
 
 def _weights(pairs: dict[str, float]) -> tuple[list[str], list[float]]:
     return list(pairs), list(pairs.values())

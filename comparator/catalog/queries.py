@@ -166,9 +166,7 @@ def load_provider_terms(
     return {pid: parse_provider_terms(json.loads(text), f"catalog:{pid}") for pid, text in rows}
 
 
-def _profile_documents(
-    engine: Engine, providers: Collection[str] | None
-) -> list[tuple[str, str]]:
+def _profile_documents(engine: Engine, providers: Collection[str] | None) -> list[tuple[str, str]]:
     query = select(PROVIDER.c.id, PROVIDER.c.profile_json).order_by(PROVIDER.c.id)
     with engine.connect() as conn:
         if providers is None:

@@ -8,9 +8,12 @@ the providers whose offers it reads (issue #29, item 3).
 
 from __future__ import annotations
 
+import dataclasses
+import random
 import sys
 from collections.abc import Callable
 from datetime import date
+from decimal import Decimal as D
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +28,13 @@ from comparator.catalog.queries_groups import CatalogGroups
 from comparator.config import load_settings
 from comparator.domain.job import load_job
 from comparator.plan import PlanResult, plan_job
+from comparator.plan.dp.dp_solver import solve_schedule
 from comparator.plan.entry import plan_job_read
 from comparator.plan.prune.sql_prefilter import job_offer_filter
+from comparator.plan.selection import lower_bound_cents
 from comparator.refresh.importer import import_files
 from comparator.services.planning import context_from_settings
+from tests.plan.test_plan_daily_cap import capped_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -89,8 +95,8 @@ def same_optimum(engine: Engine, names: tuple[str, ...] = EXAMPLES) -> list[str]
 def test_every_example_finds_the_unpruned_optimum_on_small_catalogs(
     tmp_path: Path, shape: str
 ) -> None:
-    """Fast tier: 1,500 offers from 60 providers of each shape."""
-    engine = generated(tmp_path, shape, 1_500, 60)
+    """Fast tier: 600 offers from 30 providers of each shape."""
+    engine = generated(tmp_path, shape, 600, 30)
     assert same_optimum(engine, ("lora-7b-guangdong", "70b-full-multinode"))
 
 
@@ -103,12 +109,13 @@ def test_every_example_finds_the_unpruned_optimum_at_100k(tmp_path: Path, shape:
     assert len(same_optimum(engine)) >= 3  # the 13B job may fall back: it then reads all
 
 
+@pytest.mark.slow
 def test_a_quote_parses_only_the_profiles_of_providers_it_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The 70B example on a catalog of many providers: ``parse_profile`` runs once per
     provider whose offers the walk read, not once per provider of the job's GPUs."""
-    engine = generated(tmp_path, "other shape", 6_000, 1_500)
+    engine = generated(tmp_path, "other shape", 4_000, 1_000)
     parsed: list[str] = []
     parse = catalog_queries.parse_profile
 
@@ -127,3 +134,27 @@ def test_a_quote_parses_only_the_profiles_of_providers_it_reads(
     assert set(read.profiles) == providers_read
     summarised = {o.provider for o in source.offers(job_offer_filter(job))}
     assert len(providers_read) * 3 < len(summarised)
+
+
+def test_a_job_that_may_not_pause_is_bounded_by_its_cheapest_block() -> None:
+    """400 random schedule problems that may not pause (hourly rates with time-of-use prices,
+    contracts, windows): the bound over one block of W consecutive slots never exceeds the
+    optimum and is at least the bound of the W cheapest slots."""
+    rng = random.Random(2629)
+    raised = 0
+    for _ in range(400):
+        problem = dataclasses.replace(
+            capped_problem(rng), interruptible=False, max_run_slots_per_day=0
+        )
+        if rng.random() < 0.5:
+            problem = dataclasses.replace(problem, storage_per_slot=D(rng.randint(0, 300)) / 100)
+        profile = solve_schedule(problem, keep_trace=False)
+        diagonal = profile.cheapest()
+        bound = lower_bound_cents(problem)
+        loose = lower_bound_cents(dataclasses.replace(problem, interruptible=True))
+        if diagonal is not None:
+            assert bound is not None and bound <= profile.cost_cents(diagonal), problem
+        if bound is not None and loose is not None:
+            assert bound >= loose
+            raised += bound > loose
+    assert raised > 20

@@ -295,7 +295,9 @@ def plan_streamed(
     basis = PriceBasis(job.currency, context.fx, discounts(terms))
     table = work_table(job, {s.gpu for s in summaries}, headroom=context.headroom)
     built = CandidateSet()
-    lazy = LazyCandidates(CandidateBuilder(candidate_options(job, context, terms), built), [], built)
+    lazy = LazyCandidates(
+        CandidateBuilder(candidate_options(job, context, terms), built), [], built
+    )
     reading = _Reading(read, checks, basis, table, profiles)
     reading.lazy = lazy
     lazy.pending = summary_entries(summaries, table, lazy.builder, basis, context.objective)
