@@ -3,6 +3,12 @@
     .venv/bin/python benchmarks/scale.py [--sizes 10000:1000,100000:1000] [--db sqlite,postgres]
         [--unpruned-max 100000] [--horizon-days 90] [--keep DIR] [--job JOB.toml]
     .venv/bin/python benchmarks/scale.py --phases DB_URL quote.html   # one quote, by phase
+    .venv/bin/python benchmarks/scale.py [--shape benchmark|other] [--catalog DB_URL]
+        --job A.toml --job B.toml ...   # one quote line per job (on a kept catalog: --catalog)
+
+``--shape other`` generates the catalogs with benchmarks/shape_catalog.py (another mix of GPUs,
+billing modes, node sizes, provinces, rules, contracts and provider sizes); the last lines
+print the quote's CPU growth per ×10 offers between the sizes of the run (issue #26).
 
 For each size (offers:providers) and database it prints: import rows/s (profiles apart), the
 `offers --gpu A100-80G --province 广东` query in process (median ms: the table's first 30, and
