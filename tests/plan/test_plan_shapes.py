@@ -95,9 +95,9 @@ def same_optimum(engine: Engine, names: tuple[str, ...] = EXAMPLES) -> list[str]
 def test_every_example_finds_the_unpruned_optimum_on_small_catalogs(
     tmp_path: Path, shape: str
 ) -> None:
-    """Fast tier: 600 offers from 30 providers of each shape."""
-    engine = generated(tmp_path, shape, 600, 30)
-    assert same_optimum(engine, ("lora-7b-guangdong", "70b-full-multinode"))
+    """Fast tier: 300 offers from 15 providers of each shape, the README's job."""
+    engine = generated(tmp_path, shape, 300, 15)
+    assert same_optimum(engine, ("lora-7b-guangdong",))
 
 
 @pytest.mark.slow
