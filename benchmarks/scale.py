@@ -3,6 +3,12 @@
     .venv/bin/python benchmarks/scale.py [--sizes 10000:1000,100000:1000] [--db sqlite,postgres]
         [--unpruned-max 100000] [--horizon-days 90] [--keep DIR] [--job JOB.toml]
     .venv/bin/python benchmarks/scale.py --phases DB_URL quote.html   # one quote, by phase
+    .venv/bin/python benchmarks/scale.py [--shape benchmark|other] [--catalog DB_URL]
+        --job A.toml --job B.toml ...   # one quote line per job (on a kept catalog: --catalog)
+
+``--shape other`` generates the catalogs with benchmarks/shape_catalog.py (another mix of GPUs,
+billing modes, node sizes, provinces, rules, contracts and provider sizes); the last lines
+print the quote's CPU growth per ×10 offers between the sizes of the run (issue #26).
 
 For each size (offers:providers) and database it prints: import rows/s (profiles apart), the
 `offers --gpu A100-80G --province 广东` query in process (median ms: the table's first 30, and
@@ -93,7 +99,9 @@ PostgreSQL and 5.90 s (4.32 CPU s) on SQLite; `top_offers` 91 ms (PostgreSQL) an
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -317,13 +325,51 @@ def job_with_horizon(days: int, folder: Path) -> Path:
     return path
 
 
-def one_size(kind: str, offers: int, providers: int, tmp: Path, args: argparse.Namespace) -> None:
-    from import_offers import throwaway_database  # (pandas: not in the measured children)
+QUOTE_CPU: dict[tuple[str, int], float] = {}  # (database, offers) → the quote's CPU s
+
+
+def quotes_main(url: str, label: str, jobs: list[Path], unpruned_max: int, offers: int) -> None:
+    """`suanli quote` of each job on the catalog at ``url``: wall, CPU, peak RSS, the optimum,
+    and (up to ``unpruned_max`` offers) whether the unpruned planner finds the same."""
+    base = [*SUANLI, "--db", url, "--lang", "en"]
+    for job in jobs:
+        os.environ["SUANLI_SCALE_JOB"] = str(job)
+        argv = [*base, "quote", str(job), "--today", TODAY, "--json"]
+        wall, gib, _ = measured_child(argv)
+        plan_argv = [*base, "plan", str(job), "--today", TODAY, "--json"]
+        plan = json.loads(measured_child(plan_argv)[2])["plans"][0]
+        cost = plan["best"]["total_cost"] if plan["best"] else None
+        read = plan["stats"].get("groups_not_read", "-")
+        same = ""
+        if offers <= unpruned_max:
+            child = [sys.executable, str(Path(__file__)), "--unpruned", url]
+            old_cost = json.loads(measured_child(child)[2])["total_cost"]
+            same = " | unpruned: same optimum" if old_cost == cost else f" | DIFFERENT {old_cost}"
+        print(
+            f"{label} {job.stem:26} quote {wall:6.2f} s wall, {cpu_of(argv):5.2f} s cpu, "
+            f"{gib:4.2f} GiB | best {cost} | groups not read {read}{same}"
+        )
+        sys.stdout.flush()
+
+
+def catalog_writer(shape: str) -> Any:
+    """The generator of ``--shape``: the benchmark's (scale_catalog) or another (shape_catalog)."""
+    if shape == "other":
+        from shape_catalog import write_catalog as other
+
+        return other
     from scale_catalog import write_catalog
 
-    folder = tmp / f"catalog-{offers}-{providers}"
+    return write_catalog
+
+
+def one_size(kind: str, offers: int, providers: int, tmp: Path, args: argparse.Namespace) -> None:
+    from import_offers import throwaway_database  # (pandas: not in the measured children)
+
+    shape = "" if args.shape == "benchmark" else f"{args.shape}-"
+    folder = tmp / f"catalog-{shape}{offers}-{providers}"
     if not folder.exists():
-        write_catalog(folder, offers, providers)
+        catalog_writer(args.shape)(folder, offers, providers)
     sheets = sorted((folder / "sheets").glob("*.csv"))
     profiles = sorted((folder / "profiles").glob("*.toml"))
     with throwaway_database(kind, tmp, prefix="suanli_scale") as url:
@@ -338,11 +384,15 @@ def one_size(kind: str, offers: int, providers: int, tmp: Path, args: argparse.N
             f"offers query {top_ms:6.1f} ms first 30, {full_ms:7.1f} ms all {matched} ranked "
             f"(command {cli_s:.2f} s, cpu {cpu_of(offers_argv):.2f} s)"
         )
+        if len(args.job or []) > 1:  # several jobs: one line each
+            quotes_main(url, f"{kind:8}", args.job, args.unpruned_max, offers)
+            return
         plan_argv = [*base, "plan", str(JOB), "--today", TODAY, "--json"]
         plan_s, plan_gib, out = measured_child(plan_argv)
         plan = json.loads(out)["plans"][0]  # the one shape of `plan --json`
         quote_argv = [*base, "quote", str(JOB), "--today", TODAY, "--json"]
         quote_s, quote_gib, out = measured_child(quote_argv)
+        QUOTE_CPU[(kind, offers)] = cpu_of(quote_argv)
         number = json.loads(out)["quote"]
         show_argv = [*base, "quote", "--show", number, "-o", str(tmp / "quote.html")]
         show_s, _, _ = measured_child(show_argv)
@@ -414,11 +464,29 @@ def main() -> None:
     parser.add_argument(
         "--horizon-days", type=int, default=90, help="Also plan over this window (0: skip)."
     )
-    parser.add_argument("--job", type=Path, help=f"The job to plan and quote ({JOB.name}).")
+    parser.add_argument(
+        "--job",
+        type=Path,
+        action="append",
+        help=f"The job to plan and quote ({JOB.name}); given twice or more: one line per job.",
+    )
+    parser.add_argument(
+        "--shape",
+        choices=("benchmark", "other"),
+        default="benchmark",
+        help="The catalog generator: benchmarks/scale_catalog.py or benchmarks/shape_catalog.py.",
+    )
+    parser.add_argument(
+        "--catalog", help="Quote the --job files on this kept catalog (a database URL) only."
+    )
     args = parser.parse_args()
     if args.job:  # this process reads JOB; the measured children read the environment
-        os.environ["SUANLI_SCALE_JOB"] = str(args.job.resolve())
-        globals()["JOB"] = args.job.resolve()
+        args.job = [job.resolve() for job in args.job]
+        os.environ["SUANLI_SCALE_JOB"] = str(args.job[0])
+        globals()["JOB"] = args.job[0]
+    if args.catalog:
+        quotes_main(args.catalog, args.shape, args.job or [JOB], args.unpruned_max, 10**9)
+        return
     sizes = [tuple(int(x) for x in s.split(":")) for s in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as scratch:
         tmp = args.keep or Path(scratch)
@@ -426,6 +494,20 @@ def main() -> None:
         for offers, providers in sizes:
             for kind in args.db.split(","):
                 one_size(kind, offers, providers, tmp, args)
+    growth(sizes, args.db.split(","))
+
+
+def growth(sizes: list[tuple[int, ...]], kinds: list[str]) -> None:
+    """The quote's CPU per ×10 offers, between consecutive sizes of this run (issue #26: at
+    most 1.5× per ×10 from 10k or 100k to 1M)."""
+    for kind in kinds:
+        measured = sorted((offers, cpu) for (k, offers), cpu in QUOTE_CPU.items() if k == kind)
+        for (small, small_cpu), (large, large_cpu) in itertools.pairwise(measured):
+            per_ten = (large_cpu / small_cpu) ** (1 / math.log10(large / small))
+            print(
+                f"{kind:8} growth {small:,} -> {large:,} offers: quote cpu {small_cpu:.2f} -> "
+                f"{large_cpu:.2f} s, {large_cpu / small_cpu:.2f}x in all, {per_ten:.2f}x per x10"
+            )
 
 
 if __name__ == "__main__":

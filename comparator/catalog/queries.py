@@ -41,6 +41,7 @@ from comparator.catalog.models import (
 from comparator.catalog.snapshot_summary import summarise_snapshots
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile, parse_profile, profile_to_dict
+from comparator.domain.profile_plan import ProviderTerms, parse_provider_terms
 from comparator.errors import CatalogError
 
 OFFER = table_of(Offer)
@@ -177,18 +178,30 @@ def load_profiles(
     engine: Engine, providers: Collection[str] | None = None
 ) -> dict[str, ProviderProfile]:
     """Every stored provider profile (or those of ``providers`` only), by provider id."""
+    rows = _profile_documents(engine, providers)
+    return {pid: parse_profile(json.loads(text), f"catalog:{pid}") for pid, text in rows}
+
+
+def load_provider_terms(
+    engine: Engine, providers: Collection[str] | None = None
+) -> dict[str, ProviderTerms]:
+    """What the planner's bounds read of the stored profiles (of ``providers`` only), by
+    provider id, without parsing the whole profiles (:mod:`comparator.domain.profile_plan`)."""
+    rows = _profile_documents(engine, providers)
+    return {pid: parse_provider_terms(json.loads(text), f"catalog:{pid}") for pid, text in rows}
+
+
+def _profile_documents(engine: Engine, providers: Collection[str] | None) -> list[tuple[str, str]]:
     query = select(PROVIDER.c.id, PROVIDER.c.profile_json).order_by(PROVIDER.c.id)
     with engine.connect() as conn:
         if providers is None:
-            rows = list(conn.execute(query))
-        else:
-            wanted = sorted(providers)
-            rows = [
-                row
-                for start in range(0, len(wanted), 500)
-                for row in conn.execute(query.where(PROVIDER.c.id.in_(wanted[start : start + 500])))
-            ]
-        return {pid: parse_profile(json.loads(text), f"catalog:{pid}") for pid, text in rows}
+            return [(r[0], r[1]) for r in conn.execute(query)]
+        wanted = sorted(providers)
+        return [
+            (row[0], row[1])
+            for start in range(0, len(wanted), 500)
+            for row in conn.execute(query.where(PROVIDER.c.id.in_(wanted[start : start + 500])))
+        ]
 
 
 def known_regions(engine: Engine) -> dict[str, dict[str, str]]:

@@ -23,12 +23,13 @@ from comparator.catalog.current_offers import (
     offer_condition,
     stream_offers,
 )
-from comparator.catalog.queries import OFFER, load_profiles
+from comparator.catalog.queries import OFFER, load_profiles, load_provider_terms
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.offer_filter import GroupSummary, OfferFilter
 from comparator.domain.offer_source import GroupPricing, GroupSummaries
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
+from comparator.domain.profile_plan import ProviderTerms
 
 READ_CHUNK = 200  # groups per IN list
 
@@ -42,6 +43,9 @@ class CatalogGroups:
 
     def profiles(self, providers: Collection[str] | None = None) -> dict[str, ProviderProfile]:
         return load_profiles(self.engine, providers)
+
+    def provider_terms(self, providers: Collection[str]) -> dict[str, ProviderTerms]:
+        return load_provider_terms(self.engine, providers)
 
     def offers(self, wanted: OfferFilter) -> list[OfferView]:
         return job_offers(self.engine, wanted)

@@ -16,6 +16,7 @@ from comparator.domain.offer_filter import GroupSummary, OfferFilter
 from comparator.domain.offer_source import GroupPricing, GroupSummaries
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
+from comparator.domain.profile_plan import ProviderTerms, terms_of
 
 GroupKey = tuple[str, str, str, int, str | None, str | None]
 
@@ -101,6 +102,9 @@ class OfferList:
         if providers is None:
             return dict(sorted(self._profiles.items()))
         return {p: self._profiles[p] for p in sorted(providers) if p in self._profiles}
+
+    def provider_terms(self, providers: Collection[str]) -> dict[str, ProviderTerms]:
+        return {p: terms_of(self._profiles[p], p) for p in sorted(providers) if p in self._profiles}
 
     def rules(self, wanted: OfferFilter) -> list[str]:
         hourly = {o.time_of_use for o in self.offers(wanted) if o.billing in HOURLY_MODES}

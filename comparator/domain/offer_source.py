@@ -20,6 +20,7 @@ from comparator.domain.money import FxTable
 from comparator.domain.offer_filter import GroupSummary, OfferFilter
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
+from comparator.domain.profile_plan import ProviderTerms
 
 
 class GroupPricing(NamedTuple):
@@ -45,6 +46,11 @@ class ProfileSource(Protocol):
 
     def profiles(self, providers: Collection[str] | None = None) -> dict[str, ProviderProfile]:
         """The profiles of ``providers`` (every provider's when None), by provider id."""
+        ...
+
+    def provider_terms(self, providers: Collection[str]) -> dict[str, ProviderTerms]:
+        """What the planner's bounds read of the profiles of ``providers`` (their time zone,
+        discount and storage terms), by provider id, without parsing the whole profiles."""
         ...
 
 

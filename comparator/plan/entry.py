@@ -19,6 +19,7 @@ from comparator.domain.offer_filter import FilteredOffers, GroupSummary, OfferFi
 from comparator.domain.offer_source import GroupPricing, OfferSource, ProfileSource
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
+from comparator.domain.profile_plan import PlanTerms
 from comparator.plan.context import PlanContext
 from comparator.plan.job_plan import plan_offers
 from comparator.plan.joint.joint_plan import SharedPlan
@@ -46,6 +47,15 @@ def profiles_of(profiles: Profiles, providers: Collection[str]) -> dict[str, Pro
     if isinstance(profiles, Mapping):
         return {p: profiles[p] for p in sorted(providers) if p in profiles}
     return profiles.profiles(providers)
+
+
+def terms_of_providers(profiles: Profiles, providers: Collection[str]) -> dict[str, PlanTerms]:
+    """What the planner's bounds read of the profiles of ``providers``: a profile source's
+    terms, parsed without the whole profiles (docs/planner-pruning.md, rule 5), or the
+    profiles themselves."""
+    if isinstance(profiles, Mapping):
+        return {p: profiles[p] for p in sorted(providers) if p in profiles}
+    return dict(profiles.provider_terms(providers))
 
 
 def plan_job(
@@ -131,17 +141,20 @@ def _streamed(
     periods = contract_runs(job, context.holidays)
     pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), periods)
     summaries, in_places = source.summaries(wanted, pricing)
-    given = profiles_of(profiles, _of(summaries))
+    terms = terms_of_providers(profiles, _of(summaries))
     loaded = sum(s.offers for s in summaries)
     filtered = left_out(source, wanted, loaded, in_places)
 
     def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
         return source.read(wanted, groups)
 
-    streamed = plan_streamed(job, summaries, read, given, context, filtered=filtered)
+    def parsed(providers: Collection[str]) -> dict[str, ProviderProfile]:
+        return profiles_of(profiles, providers)
+
+    streamed = plan_streamed(job, summaries, read, terms, parsed, context, filtered=filtered)
     if streamed is None:
         return None
-    result, offers = streamed
+    result, offers, given = streamed
     best = result.best
     if best is not None:
         place = (best.provider, best.region, best.gpu)

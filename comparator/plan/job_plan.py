@@ -21,6 +21,7 @@ from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
+from comparator.domain.profile_plan import PlanTerms
 from comparator.errors import Msg
 from comparator.estimate.estimator import Estimate
 from comparator.i18n import msg_to_json, render
@@ -40,7 +41,7 @@ from comparator.plan.selection import PlanOptions, Selection, choose, realise
 from comparator.plan.work import WorkTable, calibration_fit, placement_estimate, work_table
 
 
-def discounts(profiles: Mapping[str, ProviderProfile]) -> dict[str, Decimal]:
+def discounts(profiles: Mapping[str, PlanTerms]) -> dict[str, Decimal]:
     """Each provider's negotiated discount factor (profiles that state one)."""
     return {pid: p.discount for pid, p in profiles.items() if p.discount is not None}
 
@@ -146,7 +147,7 @@ class Prepared:
 
 
 def candidate_options(
-    job: Job, context: PlanContext, profiles: Mapping[str, ProviderProfile]
+    job: Job, context: PlanContext, profiles: Mapping[str, PlanTerms]
 ) -> CandidateOptions:
     """What every candidate of ``job`` is built with: its window, prices and providers' terms."""
     return CandidateOptions(

@@ -17,6 +17,8 @@ slot 0.
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -121,8 +123,10 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     ``cap`` cheapest slots bound it then. Where run windows or the cap keep every run block to
     at most ``L`` slots, an interruptible job needs ``b ≥ 1 + ⌈(W − L) / (L − overhead)⌉``
     blocks and so runs at least ``W + overhead·(b − 1)`` slots, all of them paid: the bound
-    takes that many. The data disk is billed for every one of those run slots (storage runs
-    from the first run slot to the finish, paused hours included): ``storage_cents`` each.
+    takes that many. A job that may not pause (without a cap) runs one block of ``W``
+    consecutive slots: the least sum of ``W`` consecutive slot prices bounds it. The data disk
+    is billed for every one of those run slots (storage runs from the first run slot to the
+    finish, paused hours included): ``storage_cents`` each.
     """
     slots, work = problem.deadline_slot, problem.work_slots
     if work > slots:
@@ -148,14 +152,34 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         np.minimum(per_slot, np.where(usable, per_run_slot, np.inf), out=per_slot)
     per_slot[~runnable] = np.inf  # the job runs only inside its windows
     needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead)
-    per_slot = _within_daily_cap(problem, per_slot)
+    if not problem.interruptible and not problem.max_run_slots_per_day:
+        least = _least_block(per_slot, work)  # one uninterrupted block of ``work`` slots
+    else:
+        least = _least_slots(_within_daily_cap(problem, per_slot), needed)
+    if least is None or needed is None:
+        return None
+    total_cents = least * 100 * (1 - 1e-9)
+    return int(np.floor(total_cents)) - (runs + 1) // 2 + problem.storage_cents * needed
+
+
+def _least_slots(per_slot: NDArray[np.float64], needed: int | None) -> float | None:
+    """The sum of the ``needed`` cheapest slot prices (None: fewer finite ones)."""
     if needed is None or len(per_slot) < needed:
         return None
     cheapest = np.partition(per_slot, needed - 1)[:needed]
-    if not np.isfinite(cheapest).all():
+    return float(cheapest.sum()) if np.isfinite(cheapest).all() else None
+
+
+def _least_block(per_slot: NDArray[np.float64], work: int) -> float | None:
+    """The least sum of slot prices over ``work`` consecutive slots (None: no such run of
+    finite prices). A job that may not pause runs in one block of ``work`` slots, each paid at
+    no less than its slot's price, so this bounds it — above the ``work`` cheapest slots
+    wherever prices vary over the day (time-of-use rules, contracts' closed hours)."""
+    if work < 1 or len(per_slot) < work:
         return None
-    total_cents = float(cheapest.sum()) * 100 * (1 - 1e-9)
-    return int(np.floor(total_cents)) - (runs + 1) // 2 + problem.storage_cents * needed
+    sums = np.lib.stride_tricks.sliding_window_view(per_slot, work).sum(axis=1)
+    least = float(sums.min())
+    return least if math.isfinite(least) else None
 
 
 def candidate_bound_cents(candidate: Candidate) -> int | None:
@@ -256,12 +280,17 @@ def _evaluate(candidate: Candidate, options: PlanOptions) -> Evaluated:
 
 
 class _Ranking:
-    """Best evaluated candidate per group (a (provider, GPU) pair, or each candidate alone)."""
+    """Best evaluated candidate per group (a (provider, GPU) pair, or each candidate alone),
+    kept ranked as they come: by key, ties in the order the groups were first ranked (a
+    stable sort of ``best_by_pair``'s values), so that a walk solving thousands of
+    candidates does not sort every group's best after each one."""
 
     def __init__(self, options: PlanOptions, by_candidate: bool = False) -> None:
         self.options = options
         self.by_candidate = by_candidate
         self.best_by_pair: dict[object, Evaluated] = {}
+        self._seq: dict[object, int] = {}  # group → when it was first ranked
+        self._sorted: list[tuple[Key, int, Evaluated]] = []  # (key, seq) unique
 
     def group(self, candidate: Candidate) -> object:
         return id(candidate) if self.by_candidate else candidate.pair
@@ -272,21 +301,38 @@ class _Ranking:
         pair = self.group(evaluated.candidate)
         current = self.best_by_pair.get(pair)
         objective = self.options.objective
-        if current is None or evaluated.key(objective) < current.key(objective):
-            self.best_by_pair[pair] = evaluated
-        self._keep_profiles()
+        key = evaluated.key(objective)
+        if current is not None and not key < current.key(objective):
+            return  # nothing ranked changes
+        before = [e for *_, e in self._sorted[: self.options.top + 1]]
+        if current is None:
+            seq = self._seq[pair] = len(self._seq)
+        else:
+            seq = self._seq[pair]
+            del self._sorted[bisect.bisect_left(self._sorted, (current.key(objective), seq))]
+        self.best_by_pair[pair] = evaluated
+        bisect.insort(self._sorted, (key, seq, evaluated))
+        self._keep_profiles([e for e in (*before, evaluated) if e is not current])
 
-    def _keep_profiles(self) -> None:
-        """Only the plans that may be shown keep their solved layers (memory)."""
-        shown = {id(e) for e in self.ranked()[: self.options.top + 1]}
-        for evaluated in self.best_by_pair.values():
-            if id(evaluated) not in shown:
+    def _keep_profiles(self, touched: Sequence[Evaluated]) -> None:
+        """Only the plans that may be shown keep their solved layers (memory): of the ranked
+        plans, only those ``touched`` (shown before, or new) may have left the shown ones."""
+        shown = [e for *_, e in self._sorted[: self.options.top + 1]]
+        ids = {id(e) for e in shown}
+        for evaluated in touched:
+            if id(evaluated) not in ids:
                 evaluated.profile = None
-            elif evaluated.profile is not None and evaluated.candidate.problem.flexible:
+        for evaluated in shown:
+            if evaluated.profile is not None and evaluated.candidate.problem.flexible:
                 evaluated.release()
 
     def ranked(self) -> list[Evaluated]:
-        return sorted(self.best_by_pair.values(), key=lambda e: e.key(self.options.objective))
+        return [e for *_, e in self._sorted]
+
+    def shown_key(self) -> Key | None:
+        """The key of the last plan shown (the ``top + 1``-th ranked), once there is one."""
+        shown = self.options.top + 1
+        return self._sorted[shown - 1][0] if len(self._sorted) >= shown else None
 
     def hopeless(self, candidate: Candidate, lower: Key) -> bool:
         """True when the bound proves ``candidate`` neither its pair's best nor shown."""
@@ -295,8 +341,7 @@ class _Ranking:
         if current is not None and lower > current.key(objective):
             return True
         shown = self.options.top + 1
-        ranked = self.ranked()
-        return len(ranked) >= shown and lower > ranked[shown - 1].key(objective)
+        return len(self._sorted) >= shown and lower > self._sorted[shown - 1][0]
 
 
 def choose(

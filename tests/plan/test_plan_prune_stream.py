@@ -8,7 +8,7 @@ demo catalog in SQLite and PostgreSQL the catalog's own summaries (GROUP BY) giv
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -102,7 +102,15 @@ def streamed(
             if (o.provider, o.region, o.gpu, o.node_cards, o.interconnect, o.network) in wanted
         ]
 
-    return plan_streamed(job, summaries, read, profiles or {}, context)
+    given = profiles or {}
+    streamed = plan_streamed(job, summaries, read, given, lambda ps: _some(given, ps), context)
+    return None if streamed is None else streamed[:2]
+
+
+def _some(
+    profiles: Mapping[str, ProviderProfile], providers: Collection[str]
+) -> dict[str, ProviderProfile]:
+    return {p: profiles[p] for p in providers if p in profiles}
 
 
 def agree(
@@ -178,7 +186,7 @@ def walked_offers(
     def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
         return source.read(wanted, groups)
 
-    got = plan_streamed(job, summaries, read, profiles, context)
+    got = plan_streamed(job, summaries, read, profiles, lambda ps: _some(profiles, ps), context)
     return None if got is None else got[1]
 
 

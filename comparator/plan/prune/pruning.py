@@ -149,10 +149,10 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
     ]
     heapq.heapify(heap)
     walk = _Walk(lazy, options)
-    pending, at = lazy.pending, 0
-    while heap or at < len(pending):
-        if at < len(pending) and (not heap or pending[at] < heap[0]):
-            at = walk.read(pending, at, heap)
+    pending = lazy.pending  # a heap (streamed.summary_entries)
+    while heap or pending:
+        if pending and (not heap or pending[0] < heap[0]):
+            walk.read(pending, heap)
             continue
         key, index, position, stage, item = heapq.heappop(heap)
         if stage == BUILT:
@@ -190,25 +190,26 @@ class _Walk:
             return True
         return self.all_hopeless(key)
 
-    def read(self, pending: list[Entry], at: int, heap: list[Entry]) -> int:
-        """Read the next unread groups in key order (a batch) and push each with its own
-        group key (never below its summary's); once the bound proves the next one hopeless,
-        every later one is too (keys only grow, the threshold only falls): none is read."""
-        batch = []
-        for entry in pending[at : at + READ_BATCH]:
-            if entry[0] != FIRST and self.all_hopeless(entry[0]):
+    def read(self, pending: list[Entry], heap: list[Entry]) -> None:
+        """Read the next unread groups in key order (a batch, popped from the ``pending``
+        heap) and push each with its own group key (never below its summary's); once the
+        bound proves the next one hopeless, every later one is too (keys only grow, the
+        threshold only falls): none is read."""
+        batch: list[Entry] = []
+        while pending and len(batch) < READ_BATCH:
+            if pending[0][0] != FIRST and self.all_hopeless(pending[0][0]):
                 break
-            batch.append(entry)
+            batch.append(heapq.heappop(pending))
         if not batch:
-            self.lazy.unread.extend(pending[at:])
-            return len(pending)
+            self.lazy.unread.extend(pending)
+            pending.clear()
+            return
         assert self.lazy.read is not None
         objective, builder = self.options.objective, self.lazy.builder
         for g, index, least in self.lazy.read(batch):
             floors = floors_of(g, builder.options)
             key = group_key(g, floors, builder.options, objective, builder.bill(g.key))
             heapq.heappush(heap, (max(key, least), index, -1, GROUP, g))
-        return at + len(batch)
 
     def counts(self, g: GroupInput, index: int) -> list[Entry]:
         """The group's card counts that the builder would keep, each with its own key, over
@@ -281,9 +282,8 @@ class _Walk:
             return
         evaluated = _evaluate(candidate, self.options)
         ranking.add(evaluated)
-        ranked, shown = ranking.ranked(), self.options.top + 1
-        if len(ranked) >= shown:
-            self.threshold = ranked[shown - 1].key(self.options.objective)
+        if (threshold := ranking.shown_key()) is not None:
+            self.threshold = threshold
         if ranking.best_by_pair.get(ranking.group(candidate)) is not evaluated:
             evaluated.profile = None
         selection.evaluated.append(evaluated)

@@ -13,9 +13,11 @@ the diagnosis sees every exclusion.
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +27,7 @@ from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, GroupSummary
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
+from comparator.domain.profile_plan import PlanTerms
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma
@@ -45,6 +48,7 @@ from comparator.plan.selection import PlanOptions
 from comparator.plan.work import WorkTable, work_table
 
 Reader = Callable[[Sequence[GroupSummary]], list[OfferView]]  # their offers, by offer id
+ProfileReader = Callable[[Collection[str]], dict[str, ProviderProfile]]  # parsed profiles
 MAX_RULES = 200  # time-of-use rules priced in SQL; any other gets the factor 0 (still a bound)
 
 
@@ -122,32 +126,52 @@ def summary_entries(
 ) -> list[Entry]:
     """One unread entry per group of ``summaries`` whose GPU can take the job, keyed by
     :func:`~comparator.plan.prune.bounds.scaled_key` at the summaries' floor with its data centre's
-    bill, sorted."""
-    by_group: dict[GroupKey, list[GroupSummary]] = {}
-    for s in summaries:
-        key = (s.provider, s.region, s.gpu, s.node_cards, _link_key(s.interconnect, s.network))
-        by_group.setdefault(key, []).append(s)
+    bill, as a heap (popped in key order: ``heapq.heapify`` instead of sorting, since at 10⁵
+    groups the walk reads a few hundred)."""
     options, entries = builder.options, []
     scales: dict[tuple[str, int, str, bool, str], KeyScale | None] = {}
     bills: dict[tuple[str, str], DataBill] = {}  # per (provider, data centre)
-    for key, parts in by_group.items():
+    providers: dict[str, tuple[str, float]] = {}  # provider → (zone, discount)
+    for key, parts in _by_group(summaries).items():
         rdma = any(is_rdma(s.network) for s in parts)
-        zone = options.timezones.get(key[0], DEFAULT_TIMEZONE).key
-        shape = (key[2], key[3], key[4], rdma, zone)  # GPU, node size, links, RDMA, zone
-        if shape not in scales:
-            scales[shape] = _scale(key, parts, table, builder)
-        scale = scales[shape]
+        if (terms := providers.get(key[0])) is None:
+            zone = options.timezones.get(key[0], DEFAULT_TIMEZONE).key
+            terms = providers[key[0]] = (zone, float(basis.discounts.get(key[0], 1)))
+        shape = (key[2], key[3], key[4], rdma, terms[0])  # GPU, node size, links, RDMA, zone
+        if (scale := scales.get(shape, _UNSEEN)) is _UNSEEN:
+            scale = scales[shape] = _scale(key, parts, table, builder)
         if scale is None:  # no work on the GPU or no card count: nothing of it is built
             continue
-        discount = float(basis.discounts.get(key[0], 1))
-        floor = min(_summary_floor(s, discount) for s in parts)
-        first = min(s.first_offer_id for s in parts)
+        if len(parts) == 1:
+            floor, first = _summary_floor(parts[0], terms[1]), parts[0].first_offer_id
+        else:
+            floor = min(_summary_floor(s, terms[1]) for s in parts)
+            first = min(s.first_offer_id for s in parts)
         if (bill := bills.get(key[:2])) is None:
             bill = bills[key[:2]] = builder.bill(key)
         entry_key = scaled_key(scale, floor, objective, bill)
         entries.append((entry_key, first, -2, UNREAD, (key, parts)))
-    entries.sort()  # by (key, first offer id): unique, so the groups are never compared
+    heapq.heapify(entries)  # by (key, first offer id): unique, so the groups are never compared
     return entries
+
+
+_UNSEEN: Any = object()
+
+
+def _by_group(summaries: Sequence[GroupSummary]) -> dict[GroupKey, list[GroupSummary]]:
+    """The summaries of each rule-2 group (the same link key), in order."""
+    by_group: dict[GroupKey, list[GroupSummary]] = {}
+    links: dict[tuple[str | None, str | None], str] = {}
+    for s in summaries:
+        pair = (s.interconnect, s.network)
+        if (link := links.get(pair)) is None:
+            link = links[pair] = _link_key(*pair)
+        key = (s.provider, s.region, s.gpu, s.node_cards, link)
+        if (parts := by_group.get(key)) is None:
+            by_group[key] = [s]
+        else:
+            parts.append(s)
+    return by_group
 
 
 def unusable_unread(summaries: Sequence[GroupSummary], table: WorkTable) -> list[FilteredOffers]:
@@ -180,7 +204,8 @@ def _scale(
 
 
 class _Reading:
-    """The groups read so far: their offers through the job's checks, into the walk."""
+    """The groups read so far: their offers through the job's checks, into the walk; the
+    profiles of their providers parsed as their first offers are read."""
 
     def __init__(
         self,
@@ -188,10 +213,12 @@ class _Reading:
         checks: OfferScreen,
         basis: PriceBasis,
         table: WorkTable,
-        profiles: Mapping[str, ProviderProfile],
+        profiles: ProfileReader,
     ) -> None:
         self.reader, self.checks, self.basis, self.table = read, checks, basis, table
-        self.profiles = profiles
+        self.profile_reader = profiles
+        self.profiles: dict[str, ProviderProfile] = {}
+        self.asked: set[str] = set()
         self.offers: list[OfferView] = []
         self.workable: list[OfferView] = []
         self.phases: list[list[ExcludedOffer]] = [[], [], [], []]
@@ -201,6 +228,9 @@ class _Reading:
         assert self.lazy is not None
         groups = {entry[4][0]: entry[0] for entry in batch}
         offers = self.reader([s for entry in batch for s in entry[4][1]])
+        if new := {o.provider for o in offers} - self.asked:
+            self.asked |= new
+            self.profiles.update(self.profile_reader(new))
         self.offers += offers
         workable = self._checked(offers)
         self.workable += workable
@@ -246,23 +276,27 @@ def plan_streamed(
     job: Job,
     summaries: Sequence[GroupSummary],
     read: Reader,
-    profiles: Mapping[str, ProviderProfile],
+    terms: Mapping[str, PlanTerms],
+    profiles: ProfileReader,
     context: PlanContext,
     *,
     filtered: Sequence[FilteredOffers] = (),
-) -> tuple[PlanResult, list[OfferView]] | None:
-    """The plan of ``job`` reading only the groups the walk reaches, with the offers read.
+) -> tuple[PlanResult, list[OfferView], dict[str, ProviderProfile]] | None:
+    """The plan of ``job`` reading only the groups the walk reaches, with the offers read and
+    their providers' profiles.
 
-    None when streaming cannot decide: the time objective (finishes, not prices, order the
-    walk), free trial hours in play, or no feasible plan (the diagnosis needs every offer)."""
+    ``terms`` are the summarised providers' terms the bounds read; ``profiles`` parses the
+    profiles of the providers whose offers are read (compliance reads them). None when
+    streaming cannot decide: the time objective (finishes, not prices, order the walk), free
+    trial hours in play, or no feasible plan (the diagnosis needs every offer)."""
     if context.objective != "cost" or (job.use_free_trial and any(s.free_trial for s in summaries)):
         return None
     checks = OfferScreen(job, context)
-    basis = PriceBasis(job.currency, context.fx, discounts(profiles))
+    basis = PriceBasis(job.currency, context.fx, discounts(terms))
     table = work_table(job, {s.gpu for s in summaries}, headroom=context.headroom)
     built = CandidateSet()
     lazy = LazyCandidates(
-        CandidateBuilder(candidate_options(job, context, profiles), built), [], built
+        CandidateBuilder(candidate_options(job, context, terms), built), [], built
     )
     reading = _Reading(read, checks, basis, table, profiles)
     reading.lazy = lazy
@@ -280,4 +314,4 @@ def plan_streamed(
     result = conclude(prepared, selection)
     result.stats["groups_not_read"] = len(lazy.unread)
     result.stats["offers_not_read"] = sum(s.offers for s in summaries) - len(reading.offers)
-    return result, reading.offers
+    return result, reading.offers, reading.profiles
