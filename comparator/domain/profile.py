@@ -181,8 +181,9 @@ def _cert(table: CertificationTable) -> Certification:
     )
 
 
-def _datacenter(table: DataCenterTable, provider_country: str) -> DataCenter:
-    storage = StorageTerms(
+def storage_terms(table: DataCenterTable) -> StorageTerms:
+    """A data centre's storage, upload and egress terms."""
+    return StorageTerms(
         price_gb_month=table.storage_price_gb_month,
         price_gb_day=table.storage_price_gb_day,
         free_gb=table.free_storage_gb or Decimal(0),
@@ -190,6 +191,10 @@ def _datacenter(table: DataCenterTable, provider_country: str) -> DataCenter:
         egress_price_gb=table.egress_price_gb,
         currency=table.storage_currency or "CNY",
     )
+
+
+def _datacenter(table: DataCenterTable, provider_country: str) -> DataCenter:
+    storage = storage_terms(table)
     return DataCenter(
         id=table.id,
         name=table.name,

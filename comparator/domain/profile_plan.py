@@ -18,10 +18,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol
 
-from comparator.domain.profile import _discount, _timezone
-from comparator.domain.profile_fields import Fields
-from comparator.domain.profile_terms import parse_storage
+from pydantic import TypeAdapter, ValidationError
+
+from comparator.domain.input_model import render_errors
+from comparator.domain.profile import storage_terms
+from comparator.domain.profile_model import DataCenterTable, ProfileFile, ProviderTable
 from comparator.domain.storage import StorageTerms
+from comparator.domain.zones import DEFAULT_TIMEZONE_NAME
 from comparator.errors import ProfileError
 
 
@@ -76,21 +79,23 @@ def terms_of(profile: PlanTerms, provider_id: str) -> ProviderTerms:
     )
 
 
+_PROVIDER: TypeAdapter[ProviderTable] = TypeAdapter(ProviderTable)
+_DATACENTERS: TypeAdapter[list[DataCenterTable]] = TypeAdapter(list[DataCenterTable])
+
+
 def parse_provider_terms(data: Mapping[str, Any], source: str) -> ProviderTerms:
     """The planning terms of a stored profile document (one :func:`parse_profile` accepted):
-    its time zone, discount, ``converts_billing`` and data centres' storage, read by the same
-    field parsers."""
-    provider = Fields(data, source, "").table("provider")
-    if provider is None:
-        raise ProfileError("{path}: missing the [provider] table (with id and name)", path=source)
-    centres = tuple(
-        DataCenterTerms(table.identifier("id", max_length=128), parse_storage(table))
-        for table in Fields(data, source, "").tables("datacenters")
-    )
+    its time zone, discount, ``converts_billing`` and data centres' storage, validated by the
+    profile's own table models (its credentials are not read)."""
+    try:
+        provider = _PROVIDER.validate_python(data.get("provider"))
+        centres = _DATACENTERS.validate_python(list(data.get("datacenters") or ()))
+    except ValidationError as exc:
+        raise render_errors(exc, ProfileFile, source, ProfileError) from None
     return ProviderTerms(
-        provider.identifier("id"),
-        _timezone(provider),
-        provider.optional_bool("converts_billing") is not False,
-        _discount(provider),
-        centres,
+        provider.id,
+        provider.timezone or DEFAULT_TIMEZONE_NAME,
+        provider.converts_billing is not False,
+        provider.discount,
+        tuple(DataCenterTerms(table.id, storage_terms(table)) for table in centres),
     )
