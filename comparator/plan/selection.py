@@ -152,9 +152,10 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         np.minimum(per_slot, np.where(usable, per_run_slot, np.inf), out=per_slot)
     per_slot[~runnable] = np.inf  # the job runs only inside its windows
     needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead)
+    least = None
     if not problem.interruptible and not problem.max_run_slots_per_day:
         least = _least_block(per_slot, work)  # one uninterrupted block of ``work`` slots
-    else:
+    if least is None:  # pausing allowed, or no such block (then nothing runs: any bound holds)
         least = _least_slots(_within_daily_cap(problem, per_slot), needed)
     if least is None or needed is None:
         return None
