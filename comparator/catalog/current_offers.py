@@ -139,22 +139,6 @@ def approximate_card_hour_price(fx: FxTable, currency: str) -> ColumnElement[Any
     return cast(OFFER.c.price, Float) * rate / (OFFER.c.cards * period)
 
 
-def ranking_keys(
-    engine: Engine,
-    offer_filter: OfferFilter,
-    key: ColumnElement[Any],
-    *,
-    provider: str | None = None,
-    billing: str | None = None,
-) -> list[tuple[int, float | None, str]]:
-    """(offer id, ``key``, currency) of every current offer that passes ``offer_filter``."""
-    columns = (OFFER.c.id, key, OFFER.c.currency)
-    query = current_query(offer_filter, provider=provider, billing=billing, columns=columns)
-    with engine.connect() as conn:
-        rows = conn.execute(query).all()
-    return [(int(r[0]), None if r[1] is None else float(r[1]), str(r[2])) for r in rows]
-
-
 def current_snapshot_ids(engine: Engine) -> list[str]:
     """The id of every provider's current snapshot that holds offers."""
     current = current_snapshots().subquery()

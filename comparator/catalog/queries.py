@@ -166,6 +166,12 @@ def load_profiles(
         return {pid: parse_profile(json.loads(text), f"catalog:{pid}") for pid, text in rows}
 
 
+def provider_ids(engine: Engine) -> list[str]:
+    """The id of every stored provider (without reading the profiles)."""
+    with engine.connect() as conn:
+        return [str(i) for i in conn.execute(select(PROVIDER.c.id)).scalars()]
+
+
 def known_regions(engine: Engine) -> dict[str, dict[str, str]]:
     """provider id → {data-centre id or name → data-centre id}: what a sheet may refer to."""
     regions: dict[str, dict[str, str]] = {}

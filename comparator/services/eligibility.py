@@ -48,7 +48,7 @@ def evaluate_for_job(
     policy = job_policy(job_path, settings, today)
     return evaluate_offers(
         offers,
-        load_profiles(engine),
+        load_profiles(engine, {o.provider for o in offers}),
         policy.requirements,
         today=policy.today,
         last_day=policy.last_day,
