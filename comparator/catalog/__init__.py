@@ -30,7 +30,6 @@ from comparator.catalog.queries import (
 from comparator.catalog.queries_groups import CatalogGroups
 from comparator.catalog.ranked_offers import (
     Place,
-    count_matching,
     current_gpus,
     current_places,
     listing_filter,
@@ -49,7 +48,6 @@ __all__ = [
     "SnapshotResult",
     "TopOffers",
     "count_changes",
-    "count_matching",
     "current_gpus",
     "current_offers",
     "current_places",

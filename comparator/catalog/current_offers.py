@@ -55,9 +55,12 @@ def current_query(
     billing: str | None = None,
     columns: Sequence[ColumnElement[Any]] = (),
     providers: Sequence[str] | None = None,
+    datacenter: bool = True,
 ) -> Select[Any]:
     """Offers of every provider's current snapshot that pass ``offer_filter``: the OfferView
-    columns, or only ``columns`` of the offer and its data centre (no provider join then).
+    columns, or only ``columns`` of the offer and its data centre (no provider join then;
+    ``datacenter=False``: ``columns`` of the offer only, no data-centre join either unless the
+    filter names places).
 
     Written as joins from the current snapshots (not ``IN (subquery)``): SQLite then walks
     each current snapshot's offers through an index instead of scanning every offer.
@@ -77,11 +80,10 @@ def current_query(
     else:
         place = (DATACENTER.c.provider_id == OFFER.c.provider) & (DATACENTER.c.id == OFFER.c.region)
         query = (
-            select(*selected)
-            .select_from(current)
-            .join(OFFER, OFFER.c.snapshot_id == current.c.id)
-            .outerjoin(DATACENTER, place)
+            select(*selected).select_from(current).join(OFFER, OFFER.c.snapshot_id == current.c.id)
         )
+        if datacenter or not columns:
+            query = query.outerjoin(DATACENTER, place)
     if not columns:  # the provider's name (every snapshot's provider exists: a foreign key)
         query = query.join(PROVIDER, PROVIDER.c.id == OFFER.c.provider)
     if offer_filter.by_offer:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Connection, Engine, Select, func
 from sqlalchemy.sql.elements import ColumnElement
 
 from comparator.catalog.current_offers import (
@@ -27,6 +27,7 @@ from comparator.catalog.current_offers import (
 from comparator.catalog.listing import OfferRow, TopOffers, fx_table, rank_offers
 from comparator.catalog.queries import OFFER, offer_view_of, offers_by_id
 from comparator.config import Settings
+from comparator.domain.money import FxTable
 from comparator.domain.offer_filter import OfferFilter
 from comparator.domain.offer_view import OfferView
 
@@ -99,7 +100,9 @@ def current_places(
     its first offer's id and how many offers it holds."""
     grouped = (OFFER.c.provider, OFFER.c.region, OFFER.c.observed_at, OFFER.c.currency)
     columns = (*grouped, func.min(OFFER.c.id), func.count(OFFER.c.id))
-    query = current_query(offer_filter, provider=provider, billing=billing, columns=columns)
+    query = current_query(
+        offer_filter, provider=provider, billing=billing, columns=columns, datacenter=False
+    )
     with engine.connect() as conn:
         return [
             Place(str(p), str(r), t, str(c), int(i), int(n))
@@ -115,41 +118,12 @@ def current_gpus(
     billing: str | None = None,
 ) -> list[str]:
     """The GPU models of the matching current offers (one each), sorted."""
-    query = current_query(offer_filter, provider=provider, billing=billing, columns=(OFFER.c.gpu,))
-    with engine.connect() as conn:
-        return sorted({str(g) for g in conn.execute(query.distinct()).scalars()})
-
-
-def unpriced_currencies(
-    engine: Engine,
-    settings: Settings,
-    offer_filter: OfferFilter,
-    *,
-    provider: str | None = None,
-    billing: str | None = None,
-) -> list[str]:
-    """The currencies of matching offers that have no FX rate into the quote currency."""
-    key = approximate_card_hour_price(fx_table(settings), settings.currency)
-    columns = (OFFER.c.currency,)
-    query = current_query(offer_filter, provider=provider, billing=billing, columns=columns)
-    with engine.connect() as conn:
-        found = conn.execute(query.where(key.is_(None)).distinct()).scalars()
-        return sorted({str(c) for c in found})
-
-
-def count_matching(
-    engine: Engine,
-    offer_filter: OfferFilter,
-    *,
-    provider: str | None = None,
-    billing: str | None = None,
-) -> int:
-    """How many current offers pass the filters."""
+    columns = (OFFER.c.gpu,)
     query = current_query(
-        offer_filter, provider=provider, billing=billing, columns=(func.count(OFFER.c.id),)
+        offer_filter, provider=provider, billing=billing, columns=columns, datacenter=False
     )
     with engine.connect() as conn:
-        return int(conn.execute(query).scalar_one())
+        return sorted({str(g) for g in conn.execute(query.distinct()).scalars()})
 
 
 def listing_filter(gpu: str | None, province: str | None) -> OfferFilter:
@@ -171,32 +145,66 @@ def top_offers(
 ) -> TopOffers:
     """``rank_offers(current_offers(...))[:limit]``, ranked and cut by the database.
 
-    The database finds the ``limit``-th smallest float price (``ORDER BY … LIMIT``); only the
-    offers whose float is within 1e-9 of it are read and ranked exactly. Every offer of the
-    exact top ``limit`` is among them: its float is at most ``(1 + 1e-15)`` times the
+    The database lists the cheapest offers by float price (``ORDER BY … LIMIT``) until past
+    1e-9 above the ``limit``-th float; only those are read and ranked exactly. Every offer of
+    the exact top ``limit`` is among them: its float is at most ``(1 + 1e-15)`` times the
     ``limit``-th exact price, which is at most ``(1 + 1e-15) / (1 - 1e-15)`` times the
     ``limit``-th float. With fewer priced offers than ``limit``, all of them are read, and the
     first unpriced ones by (provider, id), as ``rank_offers`` lists them last."""
     wanted = listing_filter(gpu, province)
-    key = approximate_card_hour_price(fx_table(settings), settings.currency)
-    columns = (OFFER.c.id, key.label("price_key"), OFFER.c.provider)
-    keyed = current_query(wanted, provider=provider, billing=billing, columns=columns).subquery()
-    price = keyed.c.price_key
+    where = {"provider": provider, "billing": billing}
+    fx = fx_table(settings)
+    key = approximate_card_hour_price(fx, settings.currency)
+    keyed = current_query(wanted, columns=(OFFER.c.id, key), datacenter=False, **where)
+    count = current_query(wanted, columns=(func.count(OFFER.c.id),), datacenter=False, **where)
     with engine.connect() as conn:
-        total, priced = conn.execute(select(func.count(), func.count(price))).one()
-        if priced >= limit:
-            nth = select(price).where(price.is_not(None)).order_by(price).offset(limit - 1)
-            cut = float(conn.execute(nth.limit(1)).scalar_one()) * (1 + NEAR) + 1e-12
-            ids = list(conn.execute(select(keyed.c.id).where(price <= cut)).scalars())
-        else:
-            ids = list(conn.execute(select(keyed.c.id).where(price.is_not(None))).scalars())
-            unpriced = select(keyed.c.id).where(price.is_(None))
-            unpriced = unpriced.order_by(binary_order(keyed.c.provider, engine), keyed.c.id)
-            ids += conn.execute(unpriced.limit(limit - priced)).scalars()
+        total = int(conn.execute(count).scalar_one())
+        cheapest, has_unpriced = _cheapest(conn, keyed, key, limit)
+        unpriced: list[str] = []
+        if has_unpriced:  # some currency has no FX rate: the priced ones, then those
+            unpriced = _unpriced_currencies(conn, fx, wanted, **where)
+            cheapest, _ = _cheapest(conn, keyed.where(key.is_not(None)), key, limit)
+        ids = [i for i, _ in cheapest]
+        if len(cheapest) < limit and unpriced:
+            first = keyed.where(key.is_(None)).order_by(binary_order(OFFER.c.provider, engine))
+            first = first.order_by(OFFER.c.id).limit(limit - len(cheapest))
+            ids += [int(row[0]) for row in conn.execute(first)]
     rows, _ = rank_offers(offers_by_id(engine, ids), settings)
-    currencies = (
-        []
-        if priced == total
-        else unpriced_currencies(engine, settings, wanted, provider=provider, billing=billing)
-    )
-    return TopOffers(rows[:limit], int(total), currencies)
+    return TopOffers(rows[:limit], total, unpriced)
+
+
+def _cheapest(
+    conn: Connection, keyed: Select[Any], key: ColumnElement[Any], limit: int
+) -> tuple[list[tuple[int, float]], bool]:
+    """(id, float price) of the cheapest offers of ``keyed``: the first ``limit`` and every
+    one whose float may still rank among them; and whether an offer without a price came
+    first (``NULLS FIRST``: then the caller asks again for priced offers only).
+
+    One query reads the first ``16 × limit``, which covers the ties of sheets priced to the
+    cent; a second reads every offer up to the cut only when they all tie within it."""
+    ordered = keyed.order_by(key.nulls_first())
+    found = list(conn.execute(ordered.limit(max(16 * limit, 256))))
+    if found and found[0][1] is None:
+        return [], True
+    cheapest = [(int(i), float(k)) for i, k in found]
+    if len(cheapest) < limit:
+        return cheapest, False
+    cut = _cut(cheapest[limit - 1][1])
+    if cheapest[-1][1] <= cut:
+        cheapest = [(int(i), float(k)) for i, k in conn.execute(ordered.where(key <= cut))]
+    return [(i, k) for i, k in cheapest if k <= cut], False
+
+
+def _cut(price: float) -> float:
+    """The greatest float price that may still rank at or before ``price`` exactly."""
+    return price * (1 + NEAR) + 1e-12
+
+
+def _unpriced_currencies(
+    conn: Connection, fx: FxTable, offer_filter: OfferFilter, **where: str | None
+) -> list[str]:
+    """The currencies of the matching current offers that have no FX rate."""
+    no_rate = func.upper(OFFER.c.currency).not_in(sorted(fx.rates_cny))
+    columns = (OFFER.c.currency,)
+    query = current_query(offer_filter, columns=columns, datacenter=False, **where).where(no_rate)
+    return sorted({str(c) for c in conn.execute(query.distinct()).scalars()})
