@@ -15,8 +15,9 @@ own ``ru_maxrss`` from ``wait4`` (the kernel's VmHWM of that process). ``--basel
 runs the same commands from another checkout (``PYTHONPATH=TREE``, e.g. the main branch)
 in the same run, alternating, and prints the ratio; ``--compare`` checks that both trees print
 the same bytes (the table's stdout, and the JSON documents). The scale catalog has no H100,
-so ``offers --gpu H100 --billing monthly`` is the empty listing with its hint (the Hopper
-family: H800 and H20), and a GPU model is 1/8 of the offers (``--gpu 4090 --json``: ~125k).
+so ``offers --gpu H100 --billing monthly`` is the empty listing with its hint (read from a
+``DISTINCT`` of the GPU models), and a GPU model is 1/8 of the offers (``--gpu 4090 --json``:
+~125k).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ TIMEOUT_S = 180.0
 # (label, arguments after `suanli --db URL --lang en`)
 COMMANDS: list[tuple[str, list[str]]] = [
     ("offers (first 30 of all)", ["offers"]),
-    ("offers --gpu A100-80G --province 广东", ["offers", "--gpu", "A100-80G", "--province", "广东"]),
+    ("offers --gpu A100-80G --province Guangdong", ["offers", "--gpu", "A100-80G",
+                                                    "--province", "Guangdong"]),
     ("offers --gpu H100 --billing monthly (empty)", ["offers", "--gpu", "H100", "--billing", "monthly"]),
     ("offers --compliant-for lora-7b", ["offers", "--compliant-for", str(JOB)]),
     ("offers --gpu 4090 --json (~125k)", ["offers", "--gpu", "4090", "--json"]),
@@ -112,8 +114,8 @@ def _url(kind: str, folder: Path) -> str:
 
 def measured(
     argv: list[str], tree: Path | None, out: Path, timeout_s: float = TIMEOUT_S
-) -> tuple[float, float, int]:
-    """(wall s, peak RSS MiB, exit status) of ``argv`` run from ``tree`` (None: this one);
+) -> tuple[float, float, int, float]:
+    """(wall s, peak RSS MiB, exit status, CPU s) of ``argv`` run from ``tree`` (None: this one);
     stdout goes to ``out``. The peak is the child's own ``ru_maxrss`` from ``wait4``; a child
     still running after ``timeout_s`` is killed (exit status -9, wall = the timeout)."""
     env = dict(os.environ, COLUMNS="200")
@@ -134,7 +136,7 @@ def measured(
         if child.returncode not in (0, 4):
             errors.seek(0)
             print(f"  ! exit {child.returncode}: {errors.read().decode()[-600:]}", flush=True)
-    return wall, usage.ru_maxrss / 1024, child.returncode
+    return wall, usage.ru_maxrss / 1024, child.returncode, usage.ru_utime + usage.ru_stime
 
 
 def run_all(
@@ -153,7 +155,8 @@ def run_all(
             mine = [measured(argv, None, folder / "out-new.txt") for _ in range(runs)]
             wall = min(m[0] for m in mine)
             rss = max(m[1] for m in mine)
-            line = f"{kind}: {label:46} {wall:7.2f} {rss:9.0f}"
+            cpu = min(m[3] for m in mine)
+            line = f"{kind}: {label:46} {wall:7.2f} {cpu:6.2f} {rss:9.0f}"
             if baseline is not None:
                 base = [measured(argv, baseline, folder / "out-base.txt") for _ in range(runs)]
                 b_wall = min(b[0] for b in base)

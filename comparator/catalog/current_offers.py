@@ -8,6 +8,7 @@ the current snapshot of each provider (``pricesnapshot`` by provider), then its 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Float, Select, and_, case, cast, func, select, true
@@ -139,6 +140,18 @@ def approximate_card_hour_price(fx: FxTable, currency: str) -> ColumnElement[Any
     rates = {code: float(fx.rate(code, currency)) for code in fx.rates_cny}
     rate = case(rates, value=func.upper(OFFER.c.currency), else_=None)
     return cast(OFFER.c.price, Float) * rate / (OFFER.c.cards * period)
+
+
+def oldest_prices(
+    engine: Engine, providers: Sequence[str] | None = None
+) -> dict[tuple[str, str], datetime]:
+    """When the oldest current price of each (provider, data centre) was read (rule 9's
+    evidence), of every provider or of ``providers``: one row per place, not per offer."""
+    columns = (OFFER.c.provider, OFFER.c.region, func.min(OFFER.c.observed_at))
+    query = current_query(OfferFilter(), columns=columns, providers=providers, datacenter=False)
+    with engine.connect() as conn:
+        rows = conn.execute(query.group_by(OFFER.c.provider, OFFER.c.region))
+        return {(str(p), str(r)): t for p, r, t in rows}
 
 
 def current_snapshot_ids(engine: Engine) -> list[str]:

@@ -169,7 +169,8 @@ def load_profiles(
 def provider_ids(engine: Engine) -> list[str]:
     """The id of every stored provider (without reading the profiles)."""
     with engine.connect() as conn:
-        return [str(i) for i in conn.execute(select(PROVIDER.c.id)).scalars()]
+        query = select(PROVIDER.c.id).order_by(PROVIDER.c.id)  # as load_profiles lists them
+        return [str(i) for i in conn.execute(query).scalars()]
 
 
 def known_regions(engine: Engine) -> dict[str, dict[str, str]]:
