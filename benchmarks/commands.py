@@ -147,8 +147,8 @@ def run_all(
     for kind in kinds:
         url = _url(kind, folder)
         print(
-            f"\n{kind}: {'command':46} {'wall s':>7} {'peak MiB':>9}"
-            + (f" | {'baseline wall s':>15} {'MiB':>6} {'ratio':>6}" if baseline else "")
+            f"\n{kind}: {'command':46} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9}"
+            + (f" | {'baseline wall s':>15} {'CPU s':>6} {'MiB':>6}" if baseline else "")
         )
         for label, args in COMMANDS:
             argv = [sys.executable, "-m", "comparator", "--db", url, "--lang", "en", *args]
@@ -161,7 +161,8 @@ def run_all(
                 base = [measured(argv, baseline, folder / "out-base.txt") for _ in range(runs)]
                 b_wall = min(b[0] for b in base)
                 b_rss = max(b[1] for b in base)
-                line += f" | {b_wall:15.2f} {b_rss:6.0f} {b_wall / wall:5.1f}x"
+                b_cpu = min(b[3] for b in base)
+                line += f" | {b_wall:15.2f} {b_cpu:6.2f} {b_rss:6.0f}"
                 if compare and "quote" not in args:
                     same = (folder / "out-new.txt").read_bytes() == (
                         folder / "out-base.txt"

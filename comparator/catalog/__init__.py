@@ -29,7 +29,7 @@ from comparator.catalog.queries import (
 )
 from comparator.catalog.queries_groups import CatalogGroups
 from comparator.catalog.ranked_offers import (
-    Place,
+    OfferPlace,
     current_gpus,
     current_places,
     listing_filter,
@@ -42,8 +42,8 @@ __all__ = [
     "OfferColumns",
     "OfferHistory",
     "OfferIn",
+    "OfferPlace",
     "OfferRow",
-    "Place",
     "PriceChange",
     "SnapshotResult",
     "TopOffers",

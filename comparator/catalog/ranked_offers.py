@@ -77,7 +77,7 @@ def ranked_rows(
     yield from rank_offers(run, settings)[0]
 
 
-class Place(NamedTuple):
+class OfferPlace(NamedTuple):
     """Offers of one provider's data centre read at one time, in one currency: what a verdict
     depends on (and whether they have an FX rate)."""
 
@@ -95,7 +95,7 @@ def current_places(
     *,
     provider: str | None = None,
     billing: str | None = None,
-) -> list[Place]:
+) -> list[OfferPlace]:
     """Each (provider, data centre, time read, currency) of the matching current offers, with
     its first offer's id and how many offers it holds."""
     grouped = (OFFER.c.provider, OFFER.c.region, OFFER.c.observed_at, OFFER.c.currency)
@@ -105,7 +105,7 @@ def current_places(
     )
     with engine.connect() as conn:
         return [
-            Place(str(p), str(r), t, str(c), int(i), int(n))
+            OfferPlace(str(p), str(r), t, str(c), int(i), int(n))
             for p, r, t, c, i, n in conn.execute(query.group_by(*grouped))
         ]
 

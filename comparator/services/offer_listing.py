@@ -10,7 +10,7 @@ of the places that pass: no command holds every matching offer as an object.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import islice
@@ -19,8 +19,8 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from comparator.catalog import (
+    OfferPlace,
     OfferRow,
-    Place,
     current_places,
     listing_filter,
     ranked_rows,
@@ -123,7 +123,7 @@ def _within(option: tuple[str, ...], job: tuple[str, ...]) -> tuple[str, ...] | 
 
 def _eligible_places(
     engine: Engine,
-    places: Sequence[Place],
+    places: Sequence[OfferPlace],
     job_path: Path,
     settings: Settings,
     today: date | None,
@@ -135,7 +135,7 @@ def _eligible_places(
 
 
 def place_verdicts(
-    engine: Engine, places: Sequence[Place], settings: Settings, *, today: date | None = None
+    engine: Engine, places: Sequence[OfferPlace], settings: Settings, *, today: date | None = None
 ) -> dict[PlaceKey, str]:
     """The default policy's verdict of each place's offers, judged on its first offer."""
     firsts = offers_by_id(engine, [p.first_offer_id for p in places])
@@ -143,7 +143,7 @@ def place_verdicts(
     return {(o.provider, o.region, o.observed_at): verdicts[o.offer_id] for o in firsts}
 
 
-def _key_of(place: Place) -> PlaceKey:
+def _key_of(place: OfferPlace) -> PlaceKey:
     return (place.provider, place.region, place.observed_at)
 
 
@@ -160,17 +160,3 @@ def _by_offer_id(verdicts: dict[str, str]) -> Callable[[OfferView], str | None]:
 
 def _by_place(verdicts: dict[PlaceKey, str]) -> Callable[[OfferView], str | None]:
     return lambda o: verdicts.get((o.provider, o.region, o.observed_at))
-
-
-def first_of(rows: Iterable[OfferRow]) -> tuple[OfferRow | None, Iterator[OfferRow]]:
-    """The first row of a listing and every row (the first included), for a stream."""
-    stream = iter(rows)
-    first = next(stream, None)
-    if first is None:
-        return None, iter(())
-    return first, _chain_one(first, stream)
-
-
-def _chain_one(first: OfferRow, rest: Iterator[OfferRow]) -> Iterator[OfferRow]:
-    yield first
-    yield from rest
