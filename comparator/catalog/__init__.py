@@ -17,36 +17,51 @@ from comparator.catalog.db import (
     upgrade_schema,
 )
 from comparator.catalog.history import OfferHistory, price_history
-from comparator.catalog.listing import OfferRow, TopOffers, rank_offers, top_offers
+from comparator.catalog.listing import OfferRow, TopOffers, rank_offers
 from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.catalog.queries import (
     SnapshotResult,
     get_offer,
     has_any_provider,
     load_profiles,
+    provider_ids,
     store_profile,
 )
 from comparator.catalog.queries_groups import CatalogGroups
+from comparator.catalog.ranked_offers import (
+    OfferPlace,
+    current_gpus,
+    current_places,
+    listing_filter,
+    ranked_rows,
+    top_offers,
+)
 
 __all__ = [
     "CatalogGroups",
     "OfferColumns",
     "OfferHistory",
     "OfferIn",
+    "OfferPlace",
     "OfferRow",
     "PriceChange",
     "SnapshotResult",
     "TopOffers",
     "count_changes",
+    "current_gpus",
     "current_offers",
+    "current_places",
     "current_snapshot_ids",
     "diff_offers",
     "get_offer",
     "has_any_provider",
+    "listing_filter",
     "load_profiles",
     "make_engine",
     "price_history",
+    "provider_ids",
     "rank_offers",
+    "ranked_rows",
     "schema_is_current",
     "store_profile",
     "top_offers",

@@ -8,6 +8,7 @@ the current snapshot of each provider (``pricesnapshot`` by provider), then its 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Float, Select, and_, case, cast, func, select, true
@@ -55,9 +56,12 @@ def current_query(
     billing: str | None = None,
     columns: Sequence[ColumnElement[Any]] = (),
     providers: Sequence[str] | None = None,
+    datacenter: bool = True,
 ) -> Select[Any]:
     """Offers of every provider's current snapshot that pass ``offer_filter``: the OfferView
-    columns, or only ``columns`` of the offer and its data centre (no provider join then).
+    columns, or only ``columns`` of the offer and its data centre (no provider join then;
+    ``datacenter=False``: ``columns`` of the offer only, no data-centre join either unless the
+    filter names places).
 
     Written as joins from the current snapshots (not ``IN (subquery)``): SQLite then walks
     each current snapshot's offers through an index instead of scanning every offer.
@@ -77,11 +81,10 @@ def current_query(
     else:
         place = (DATACENTER.c.provider_id == OFFER.c.provider) & (DATACENTER.c.id == OFFER.c.region)
         query = (
-            select(*selected)
-            .select_from(current)
-            .join(OFFER, OFFER.c.snapshot_id == current.c.id)
-            .outerjoin(DATACENTER, place)
+            select(*selected).select_from(current).join(OFFER, OFFER.c.snapshot_id == current.c.id)
         )
+        if datacenter or not columns:
+            query = query.outerjoin(DATACENTER, place)
     if not columns:  # the provider's name (every snapshot's provider exists: a foreign key)
         query = query.join(PROVIDER, PROVIDER.c.id == OFFER.c.provider)
     if offer_filter.by_offer:
@@ -139,20 +142,16 @@ def approximate_card_hour_price(fx: FxTable, currency: str) -> ColumnElement[Any
     return cast(OFFER.c.price, Float) * rate / (OFFER.c.cards * period)
 
 
-def ranking_keys(
-    engine: Engine,
-    offer_filter: OfferFilter,
-    key: ColumnElement[Any],
-    *,
-    provider: str | None = None,
-    billing: str | None = None,
-) -> list[tuple[int, float | None, str]]:
-    """(offer id, ``key``, currency) of every current offer that passes ``offer_filter``."""
-    columns = (OFFER.c.id, key, OFFER.c.currency)
-    query = current_query(offer_filter, provider=provider, billing=billing, columns=columns)
+def oldest_prices(
+    engine: Engine, providers: Sequence[str] | None = None
+) -> dict[tuple[str, str], datetime]:
+    """When the oldest current price of each (provider, data centre) was read (rule 9's
+    evidence), of every provider or of ``providers``: one row per place, not per offer."""
+    columns = (OFFER.c.provider, OFFER.c.region, func.min(OFFER.c.observed_at))
+    query = current_query(OfferFilter(), columns=columns, providers=providers, datacenter=False)
     with engine.connect() as conn:
-        rows = conn.execute(query).all()
-    return [(int(r[0]), None if r[1] is None else float(r[1]), str(r[2])) for r in rows]
+        rows = conn.execute(query.group_by(OFFER.c.provider, OFFER.c.region))
+        return {(str(p), str(r)): t for p, r, t in rows}
 
 
 def current_snapshot_ids(engine: Engine) -> list[str]:

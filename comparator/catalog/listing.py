@@ -8,17 +8,8 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Engine
-
-from comparator.catalog.current_offers import (
-    approximate_card_hour_price,
-    current_offers,
-    ranking_keys,
-)
-from comparator.catalog.queries import offers_by_id
 from comparator.config import Settings
 from comparator.domain.money import FxTable, money_str
-from comparator.domain.offer_filter import OfferFilter
 from comparator.domain.offer_view import OfferView
 
 
@@ -117,39 +108,3 @@ class TopOffers:
     rows: list[OfferRow]
     total: int
     unpriced: list[str]
-
-
-def top_offers(
-    engine: Engine,
-    settings: Settings,
-    limit: int,
-    *,
-    gpu: str | None = None,
-    provider: str | None = None,
-    province: str | None = None,
-    billing: str | None = None,
-) -> TopOffers:
-    """``rank_offers(current_offers(...))[:limit]`` without reading every matching offer.
-
-    The database computes each offer's card-hour price as a float (relative error below
-    1e-15, FX included); only offers whose float is within 1e-9 of the ``limit``-th smallest
-    are read and ranked exactly. Every offer of the exact top ``limit`` is among them: its
-    float is at most ``(1 + 1e-15)`` times the ``limit``-th exact price, which is at most
-    ``(1 + 1e-15) / (1 - 1e-15)`` times the ``limit``-th float. With fewer priced offers than
-    ``limit``, every matching offer is ranked."""
-    fx = fx_table(settings)
-    wanted = OfferFilter(
-        gpus=() if gpu is None else (gpu,), provinces=() if province is None else (province,)
-    )
-    key = approximate_card_hour_price(fx, settings.currency)
-    keyed = ranking_keys(engine, wanted, key, provider=provider, billing=billing)
-    unpriced = sorted({currency for _, k, currency in keyed if k is None})
-    priced = sorted(k for _, k, _ in keyed if k is not None)
-    if len(priced) < limit:
-        filters = {"gpu": gpu, "province": province, "billing": billing}
-        rows, _ = rank_offers(current_offers(engine, provider=provider, **filters), settings)
-        return TopOffers(rows[:limit], len(keyed), unpriced)
-    cut = priced[limit - 1] * (1 + 1e-9) + 1e-12
-    ids = sorted(i for i, k, _ in keyed if k is not None and k <= cut)
-    rows, _ = rank_offers(offers_by_id(engine, ids), settings)
-    return TopOffers(rows[:limit], len(keyed), unpriced)

@@ -204,6 +204,13 @@ def _profile_documents(engine: Engine, providers: Collection[str] | None) -> lis
         ]
 
 
+def provider_ids(engine: Engine) -> list[str]:
+    """The id of every stored provider (without reading the profiles)."""
+    with engine.connect() as conn:
+        query = select(PROVIDER.c.id).order_by(PROVIDER.c.id)  # as load_profiles lists them
+        return [str(i) for i in conn.execute(query).scalars()]
+
+
 def known_regions(engine: Engine) -> dict[str, dict[str, str]]:
     """provider id → {data-centre id or name → data-centre id}: what a sheet may refer to."""
     regions: dict[str, dict[str, str]] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -68,6 +68,24 @@ def emit_json(document: Any) -> None:
     """Print one JSON document on stdout and nothing else."""
     sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2, default=_json_default))
     sys.stdout.write("\n")
+
+
+def emit_json_list(st: State, key: str, items: Iterable[Any]) -> None:
+    """:func:`emit_json` of :func:`json_list` with the items written as they come: the same
+    bytes, without holding every item (``offers --json`` of 100,000s of offers)."""
+    write = sys.stdout.write
+    bare = st.settings.json_compat
+    indent = "  " if bare else "    "
+    head, tail = ("[", "]") if bare else (f"{{\n  {json.dumps(key)}: [", "]\n}")
+    write(head)
+    count = 0
+    for item in items:
+        text = json.dumps(item, ensure_ascii=False, indent=2, default=_json_default)
+        write(("\n" if count == 0 else ",\n") + indent + text.replace("\n", "\n" + indent))
+        count += 1
+    if count:
+        write("\n" + indent[:-2])
+    write(tail + "\n")
 
 
 def console() -> Console:

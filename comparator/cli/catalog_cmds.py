@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,9 +12,9 @@ from rich.markup import escape
 
 from comparator.cli._common import (
     JSON_OPTION,
-    State,
     console,
     emit_json,
+    emit_json_list,
     err_console,
     json_list,
     open_catalog,
@@ -21,15 +22,13 @@ from comparator.cli._common import (
     working,
 )
 from comparator.cli.helptext import HelpCommand
-from comparator.cli.provider_facts import cheapest_fail_hint, offer_verdicts, verdict_cell
+from comparator.cli.provider_facts import cheapest_fail_hint, verdict_cell
 from comparator.cli.tables import TEXT, CliTable, Col, print_table
 from comparator.domain import canonical_province, money_text, parse_billing, resolve_gpu
 from comparator.errors import InputError, OptionError
 from comparator.i18n import billing_label, render, say, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
-    from sqlalchemy import Engine
-
     from comparator.catalog import OfferRow
     from comparator.refresh import ImportResult
 
@@ -253,17 +252,21 @@ def offers(
     st = state(ctx)
     filters = _offer_filters(gpu, province, billing)
     shown = None if json_out and limit is None else (limit or 30)
+    from comparator.services import ListingQuery, list_offers
+
+    ask = ListingQuery(
+        **filters,
+        provider=provider,
+        compliant=compliant,
+        compliant_for=compliant_for,
+        shown=shown,
+    )
     with working(say(st.lang, "Reading offers…"), quiet=json_out):
         engine = open_catalog(st)
-        ranked, total, unpriced = _ranked_offers(
-            engine, st, None if compliant else shown, compliant_for, provider=provider, **filters
-        )
-        judged = ranked if compliant or shown is None else ranked[:shown]
-        verdicts = offer_verdicts(engine, st, judged)
-        if compliant:
-            ranked = [row for row in ranked if verdicts.get(row.offer.offer_id) != "fail"]
-            total = len(ranked)
-    for currency in unpriced:
+        listing = list_offers(engine, st.settings, ask)
+        rows = iter(listing.rows)
+        first = next(rows, None)
+    for currency in listing.unpriced:
         err_console().print(
             say(
                 st.lang,
@@ -271,46 +274,29 @@ def offers(
                 currency=currency,
             )
         )
-    if not ranked:
+    if first is None:
         from comparator.cli.hints import empty_offers_hint
 
         hint = empty_offers_hint(engine, st.lang, gpu=gpu, provider=provider, filters=filters)
         err_console().print(f"[bold]hint:[/] {escape(hint)}", soft_wrap=True)
-    cheapest_fail_hint(ranked, verdicts, st.lang)
+        ranked: list[OfferRow] = []
+    else:
+        ranked = [first]
+    cheapest_fail_hint(
+        ranked, {r.offer.offer_id: listing.verdict(r.offer) for r in ranked}, st.lang
+    )
     if json_out:
-        rows = [
-            {**row.to_json(st.settings.timezone), "compliance": verdicts.get(row.offer.offer_id)}
-            for row in ranked[:limit]
-        ]
-        emit_json(json_list(st, "offers", rows))
+        zone = st.settings.timezone
+        listed = islice(chain(ranked, rows), limit)
+        items = ({**row.to_json(zone), "compliance": listing.verdict(row.offer)} for row in listed)
+        emit_json_list(st, "offers", items)
         return
-    if not ranked:
+    if first is None:
         console().print(say(st.lang, "No offers match."))
         return
-    _print_offers(ranked, limit or 30, st.lang, st.settings.currency, total, verdicts)
-
-
-def _ranked_offers(
-    engine: Engine,
-    st: State,
-    shown: int | None,
-    compliant_for: Path | None,
-    **filters: str | None,
-) -> tuple[list[OfferRow], int, list[str]]:
-    """The offers to show (the first ``shown``, or all), how many matched, unpriced currencies.
-    Only the first ``shown`` are read when no job filters them (``top_offers``)."""
-    from comparator.catalog import current_offers, rank_offers, top_offers
-
-    if shown is not None and compliant_for is None:
-        top = top_offers(engine, st.settings, shown, **filters)
-        return top.rows, top.total, top.unpriced
-    views = current_offers(engine, **filters)
-    if compliant_for is not None:
-        from comparator.services import eligible_for_job
-
-        views = eligible_for_job(engine, views, compliant_for, st.settings)
-    ranked, unpriced = rank_offers(views, st.settings)
-    return ranked, len(ranked), unpriced
+    ranked += rows
+    verdicts = {row.offer.offer_id: listing.verdict(row.offer) for row in ranked}
+    _print_offers(ranked, limit or 30, st.lang, st.settings.currency, listing.total, verdicts)
 
 
 def _offer_filters(
@@ -376,7 +362,7 @@ def _print_offers(
     lang: str,
     currency: str,
     total: int,
-    verdicts: dict[str, str],
+    verdicts: dict[str, str | None],
 ) -> None:
     title = say(lang, "Offers ({currency}/card-hour, cheapest first)", currency=currency)
     table = CliTable(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)

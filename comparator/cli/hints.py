@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
 
 def _provider_hint(engine: Engine, provider: str, lang: str) -> str | None:
-    from comparator.catalog import load_profiles
+    from comparator.catalog import provider_ids
 
-    known = sorted(load_profiles(engine))
+    known = sorted(provider_ids(engine))
     if provider in known:
         return None
     close = difflib.get_close_matches(provider, known, n=1)
@@ -36,13 +36,12 @@ def _provider_hint(engine: Engine, provider: str, lang: str) -> str | None:
 def _gpu_hint(
     engine: Engine, gpu: str, provider: str | None, filters: dict[str, str | None], lang: str
 ) -> str | None:
-    from comparator.catalog import current_offers
+    from comparator.catalog import current_gpus, listing_filter
 
     spec = resolve_gpu(gpu)
-    others = current_offers(engine, provider=provider, **{**filters, "gpu": None})
-    siblings = sorted(
-        {o.gpu for o in others if resolve_gpu(o.gpu).family == spec.family} - {spec.name}
-    )
+    wanted = listing_filter(None, filters["province"])
+    models = current_gpus(engine, wanted, provider=provider, billing=filters["billing"])
+    siblings = sorted({m for m in models if resolve_gpu(m).family == spec.family} - {spec.name})
     if not siblings:
         return None
     names = ", ".join(siblings)

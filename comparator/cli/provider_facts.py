@@ -4,6 +4,7 @@ verdict under the default policy."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -13,10 +14,7 @@ from comparator.cli._common import err_console
 from comparator.i18n import check_label, label
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
     from comparator.catalog import OfferRow
-    from comparator.cli._common import State
     from comparator.compliance import ProviderReport
     from comparator.domain import ProviderProfile
 
@@ -102,14 +100,7 @@ def verdict_cell(status: str | None) -> str:
     return "?" if status is None else VERDICT_MARK[status]
 
 
-def offer_verdicts(engine: Engine, st: State, rows: list[OfferRow]) -> dict[str, str]:
-    """The default policy's verdict of each offer of ``rows``, by offer id."""
-    from comparator.services import default_verdicts
-
-    return default_verdicts(engine, [row.offer for row in rows], st.settings)
-
-
-def cheapest_fail_hint(rows: list[OfferRow], verdicts: dict[str, str], lang: str) -> None:
+def cheapest_fail_hint(rows: list[OfferRow], verdicts: Mapping[str, str | None], lang: str) -> None:
     """A hint when the cheapest offers listed fail the default checks."""
     if rows and verdicts.get(rows[0].offer.offer_id) == "fail":
         err_console().print(f"[bold]hint:[/] {escape(label(lang, 'cheapest_fail_hint'))}")

@@ -59,8 +59,10 @@ def check_provider(
     last_day: date | None = None,
     offers: Sequence[OfferView] = (),
     freshness_days: int = DEFAULT_FRESHNESS_DAYS,
+    observed_at: Mapping[str, Sequence[datetime]] | None = None,
 ) -> ProviderReport:
-    """Every check of one provider and of each of its data centres."""
+    """Every check of one provider and of each of its data centres. Rule 9 reads when each
+    data centre's prices were read: ``observed_at`` by data-centre id, else ``offers``."""
     last = max(today, last_day or today)
     assessed = assess_licences(profile, today, last)
     checks = _provider_checks(profile, assessed, today)
@@ -69,17 +71,22 @@ def check_provider(
     checks += [claimed] if claimed else []
     if requirements is not None:
         checks += requirement_checks(profile, requirements, last)
-    by_region: dict[str, list[OfferView]] = {}
-    for offer in offers:
-        if offer.provider == profile.id:
-            by_region.setdefault(offer.region, []).append(offer)
+    if observed_at is None:
+        observed_at = _observed_by_region(o for o in offers if o.provider == profile.id)
     datacenters = tuple(
         _datacenter_report(
-            dc, assessed, profile, requirements, today, by_region.get(dc.id, []), freshness_days
+            dc, assessed, profile, requirements, today, observed_at.get(dc.id, []), freshness_days
         )
         for dc in profile.datacenters
     )
     return ProviderReport(profile.id, profile.name, tuple(checks), datacenters)
+
+
+def _observed_by_region(offers: Iterable[OfferView]) -> dict[str, list[datetime]]:
+    by_region: dict[str, list[datetime]] = {}
+    for offer in offers:
+        by_region.setdefault(offer.region, []).append(offer.observed_at)
+    return by_region
 
 
 def check_providers(
@@ -90,17 +97,24 @@ def check_providers(
     last_day: date | None = None,
     offers: Sequence[OfferView] = (),
     freshness_days: int = DEFAULT_FRESHNESS_DAYS,
+    oldest_prices: Mapping[tuple[str, str], datetime] | None = None,
 ) -> list[ProviderReport]:
-    """One report per provider, ordered by provider id."""
+    """One report per provider, ordered by provider id. Rule 9 reads ``oldest_prices`` (the
+    oldest price's time by provider and data centre) when given, else ``offers``."""
     items = profiles.values() if isinstance(profiles, Mapping) else profiles
+    observed: dict[str, dict[str, list[datetime]]] = {}
+    for pid, offered in offers_by_provider(offers).items():
+        observed[pid] = _observed_by_region(offered)
+    for (pid, region), moment in (oldest_prices or {}).items():
+        observed.setdefault(pid, {}).setdefault(region, []).append(moment)
     return [
         check_provider(
             p,
             requirements,
             today=today,
             last_day=last_day,
-            offers=offers,
             freshness_days=freshness_days,
+            observed_at=observed.get(p.id, {}),
         )
         for p in sorted(items, key=lambda p: p.id)
     ]
@@ -142,7 +156,7 @@ def _datacenter_report(
     profile: ProviderProfile,
     requirements: Requirements | None,
     today: date,
-    offers: Sequence[OfferView],
+    observed_at: Sequence[datetime],
     freshness_days: int,
 ) -> DatacenterReport:
     checks: list[Check] = []
@@ -150,8 +164,8 @@ def _datacenter_report(
         checks.append(coverage_check(assessed, dc))
     if requirements is not None:
         checks += location_checks(dc, requirements)
-    if offers:
-        checks.append(freshness_check([o.observed_at for o in offers], today, freshness_days))
+    if observed_at:
+        checks.append(freshness_check(observed_at, today, freshness_days))
     return DatacenterReport(dc.id, dc.name, tuple(checks))
 
 

@@ -17,6 +17,7 @@ from comparator.plan.explain.timeline import timeline_lines
 from comparator.plan.figures import figure_texts
 from comparator.plan.joint.joint_plan import SharedPlan
 from comparator.plan.plan_notes import best_latency, plan_notes
+from comparator.plan.prune.sql_prefilter import job_offer_filter
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult, PlanSegment, machines_msg
 from comparator.plan.screening import requirement_reason
 from comparator.plan.selection import OBJECTIVES
@@ -34,6 +35,7 @@ __all__ = [
     "SharedPlan",
     "best_latency",
     "figure_texts",
+    "job_offer_filter",
     "machines_msg",
     "measured_fit",
     "mix_text",

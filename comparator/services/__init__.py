@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         default_verdicts,
         eligible_for_job,
     )
+    from comparator.services.offer_listing import ListingQuery, OfferListing, list_offers
     from comparator.services.planning import (
         context_from_settings,
         plan_job_file,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 _HOME: dict[str, tuple[str, ...]] = {
     "eligibility": ("CatalogCheck", "check_catalog", "default_verdicts", "eligible_for_job"),
     "weekly_market": ("market_report",),
+    "offer_listing": ("ListingQuery", "OfferListing", "list_offers"),
     "planning": ("context_from_settings", "plan_job_file", "plan_jobs_files"),
     "quoting": ("make_quote",),
     "verification": ("Verified", "offer_to_verify", "store_verification", "verify_machine"),
@@ -42,11 +44,14 @@ __getattr__ = lazy_names(__name__, _HOME)
 
 __all__ = [
     "CatalogCheck",
+    "ListingQuery",
+    "OfferListing",
     "Verified",
     "check_catalog",
     "context_from_settings",
     "default_verdicts",
     "eligible_for_job",
+    "list_offers",
     "make_quote",
     "market_report",
     "offer_to_verify",

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from comparator.catalog.current_offers import current_offers
-from comparator.catalog.queries import load_profiles
+from comparator.catalog.current_offers import oldest_prices
+from comparator.catalog.queries import load_profiles, provider_ids
 from comparator.compliance import (
     Eligibility,
     ProviderReport,
@@ -48,7 +48,7 @@ def evaluate_for_job(
     policy = job_policy(job_path, settings, today)
     return evaluate_offers(
         offers,
-        load_profiles(engine),
+        load_profiles(engine, {o.provider for o in offers}),
         policy.requirements,
         today=policy.today,
         last_day=policy.last_day,
@@ -92,24 +92,26 @@ def check_catalog(
     today: date | None = None,
 ) -> CatalogCheck:
     """Compliance of the catalog's providers (all, or ``provider_ids``), optionally for a job."""
-    profiles = _select(load_profiles(engine), provider_ids)
+    profiles = _select(engine, provider_ids)
     policy = job_policy(job_path, settings, today)
-    offers = [o for o in current_offers(engine) if o.provider in profiles]
+    oldest = oldest_prices(engine, list(provider_ids) or None)
     reports = check_providers(
         profiles,
         policy.requirements,
         today=policy.today,
         last_day=policy.last_day,
-        offers=offers,
+        oldest_prices={place: t for place, t in oldest.items() if place[0] in profiles},
         freshness_days=settings.price_freshness_days,
     )
     return CatalogCheck(policy.today, policy.last_day, reports)
 
 
-def _select(profiles: dict[str, ProviderProfile], ids: Sequence[str]) -> dict[str, ProviderProfile]:
+def _select(engine: Engine, ids: Sequence[str]) -> dict[str, ProviderProfile]:
+    """The profiles of ``ids`` (all when none), parsing only those."""
+    profiles = load_profiles(engine, set(ids) if ids else None)
     unknown = [i for i in ids if i not in profiles]
     if unknown:
-        known = ", ".join(profiles) or "none (run `suanli import --profile …`)"
+        known = ", ".join(provider_ids(engine)) or "none (run `suanli import --profile …`)"
         raise InputError(
             "suanli check: unknown provider {unknown!r}; known: {known}",
             unknown=unknown[0],
