@@ -22,6 +22,7 @@ import hashlib
 import os
 import random
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -31,6 +32,7 @@ from urllib.parse import urljoin
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
+from comparator.domain.bounded_read import read_limited
 from comparator.errors import Msg, SourceError, os_reason
 from providers.urls import check_redirect, is_url, mask_url, origin
 
@@ -191,17 +193,24 @@ def _loop_time() -> float:
 
 
 def _read_file(location: str, max_bytes: int) -> Document:
+    """The file's bytes, read no further than one past ``max_bytes`` (a file that grows
+    while it is read stops there too); a pipe or a device is refused: it may never end."""
     path = Path(location)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise SourceError(
+                "{location}: not a regular file; expected a file (a pipe or a device has no "
+                "end to limit)",
+                location=location,
+            )
+        content = read_limited(path, max_bytes)
+        if content is None:
             raise SourceError(
                 "{location}: {size} bytes; the limit is {max_bytes} bytes (max_body_mb)",
                 location=location,
-                size=size,
+                size=path.stat().st_size,
                 max_bytes=max_bytes,
             )
-        content = path.read_bytes()
     except OSError as exc:
         raise SourceError(
             "{location}: cannot read the file ({reason})", location=location, reason=os_reason(exc)
@@ -300,6 +309,13 @@ async def _read_body(
 
 
 def _too_big(shown: str, what: Msg, limit: int) -> SourceError:
+    if limit % 2**20:  # a limit under a MiB, or not a whole number of them, in bytes
+        return SourceError(
+            "{url}: body too large ({what}); the limit is {limit} bytes (max_body_mb)",
+            url=shown,
+            what=what,
+            limit=limit,
+        )
     return SourceError(
         "{url}: body too large ({what}); the limit is {limit} MiB (max_body_mb)",
         url=shown,
