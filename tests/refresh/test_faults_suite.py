@@ -60,5 +60,5 @@ def test_the_script_prints_the_figures_per_kind() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     header, row = proc.stdout.strip().splitlines()[-2:]
-    assert header.split() == ["kind", *Counts.COLUMNS, "slowest_s"]
+    assert header.split() == ["kind", *Counts.COLUMNS, "slowest_s", "slowest_cpu_s"]
     assert row.split()[:2] == ["job", "2"]
