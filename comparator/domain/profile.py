@@ -300,7 +300,7 @@ def _timezone(fields: Fields) -> str:
     name = fields.optional_str("timezone") or DEFAULT_TIMEZONE_NAME
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a path
         fields.fail("timezone", "an IANA time zone such as Asia/Shanghai", name)
     return name
 

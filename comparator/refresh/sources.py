@@ -7,6 +7,7 @@ typo is an error instead of a silently ignored setting.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,7 +130,7 @@ def _worker(table: object, where: str) -> WorkerConfig:
         )
     try:
         zone = ZoneInfo(str(zone_name))
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a path
         raise InputError(
             "{where} timezone: expected an IANA zone such as Asia/Shanghai, got {zone_name!r}",
             where=where,
@@ -302,7 +303,12 @@ def _number(
     entry: Mapping[str, Any], key: str, default: float, where: str, minimum: float = 0.001
 ) -> float:
     value = entry.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)  # nan is not below the minimum, and no limit
+        or value < minimum
+    ):
         raise InputError(
             "{where}: {key}: expected a number ≥ {minimum:g} (seconds), got {value!r}",
             where=where,
@@ -310,7 +316,7 @@ def _number(
             minimum=minimum,
             value=value,
         )
-    return float(value)
+    return float(value) + 0.0  # -0.0 + 0.0 is 0.0: no signed zero kept
 
 
 def _unique_providers(sources: Sequence[SourceSpec], file: Path) -> None:

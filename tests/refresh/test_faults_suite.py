@@ -62,3 +62,20 @@ def test_the_script_prints_the_figures_per_kind() -> None:
     header, row = proc.stdout.strip().splitlines()[-2:]
     assert header.split() == ["kind", *Counts.COLUMNS, "slowest_s", "slowest_cpu_s"]
     assert row.split()[:2] == ["job", "2"]
+
+
+# (kind, seed, case number): what the long runs of docs/faults.md found, replayed
+FOUND = [
+    ("csv", 90417, 871),  # a 5 MB header cell: 116 s in difflib
+    ("sources", 90417, 395),  # max_body_mb = nan: a traceback
+    ("sources", 90417, 481),  # a 300-character time zone: OSError, a traceback
+    ("sources", 90417, 950),  # stop_grace_s = -0.0 kept its sign
+    ("sources", 90417, 1381),
+]
+
+
+@pytest.mark.parametrize(("kind", "seed", "number"), FOUND)
+def test_what_the_long_runs_found_stays_fixed(kind: str, seed: int, number: int) -> None:
+    counts = run(kind, [number], seed, "sqlite")
+    assert counts.cases == 1 and not counts.failed(), counts.problems
+    assert counts.slowest_cpu_s < 10

@@ -35,7 +35,7 @@ import tempfile
 import time
 import uuid
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
 from decimal import Decimal
@@ -284,10 +284,11 @@ def generate(kind: str, rng: random.Random) -> tuple[str, bytes, str | None]:
     return suffix, make(rng), encoding
 
 
-def run_fuzz(kind: str, cases: int, seed: int, database: str, folder: Path) -> Counts:
+def run_fuzz(kind: str, numbers: Iterable[int], seed: int, database: str, folder: Path) -> Counts:
+    """Cases ``numbers`` of ``kind`` under ``seed`` (``range(N)``: a run of N cases)."""
     counts = Counts(kind)
     with _judge_context(kind, database, folder) as judge:
-        for number in range(cases):
+        for number in numbers:
             rng = random.Random(f"{seed}:{kind}:{number}")
             suffix, content, encoding = generate(kind, rng)
             path = folder / f"case-{number}{suffix}"
@@ -479,12 +480,14 @@ def run_fault_tests(kind: str, seed: int, database: str, folder: Path) -> Counts
 # --- the command ------------------------------------------------------------------------------
 
 
-def run(kind: str, cases: int, seed: int, database: str) -> Counts:
+def run(kind: str, cases: int | Iterable[int], seed: int, database: str) -> Counts:
+    """``cases`` cases of ``kind`` (or the cases numbered so: a replay) in a fresh folder."""
+    numbers = range(cases) if isinstance(cases, int) else cases
     with tempfile.TemporaryDirectory(prefix=f"suanli-faults-{kind}-") as tmp:
         folder = Path(tmp)
         if kind in FAULT_TESTS:
             return run_fault_tests(kind, seed, database, folder)
-        return run_fuzz(kind, cases, seed, database, folder)
+        return run_fuzz(kind, numbers, seed, database, folder)
 
 
 def table(results: list[Counts]) -> str:
@@ -497,6 +500,13 @@ def table(results: list[Counts]) -> str:
     return "\n".join(lines)
 
 
+def _quiet_openpyxl() -> None:
+    """openpyxl warns about damaged workbooks it reads anyway; the counts say what matters."""
+    import warnings
+
+    warnings.filterwarnings("ignore", category=UserWarning, module="openpyxl")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/faults", description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=50, help="cases per fuzz kind (50)")
@@ -504,6 +514,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--only", action="append", choices=KINDS, help="a kind (repeatable)")
     args = parser.parse_args(argv)
+    _quiet_openpyxl()
     print(f"scripts/faults --cases {args.cases} --seed {args.seed} --db {args.db}", flush=True)
     results = []
     for kind in args.only or KINDS:
