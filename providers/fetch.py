@@ -23,6 +23,7 @@ import os
 import random
 import re
 import stat
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -261,6 +262,8 @@ async def _get_once(
     progress: _Progress,
 ) -> Document:
     headers = {**policy.request_headers(url), **(since.request_headers() if since else {})}
+    if not any(name.lower() == "accept-encoding" for name in headers):
+        headers["Accept-Encoding"] = ACCEPT_ENCODING  # not br or zstd: see _read_body
     current = url
     for _ in range(MAX_REDIRECTS + 1):
         request = client.build_request("GET", current, headers=headers, timeout=policy.timeout())
@@ -291,21 +294,84 @@ async def _get_once(
 async def _read_body(
     shown: str, response: httpx.Response, limit: int, progress: _Progress
 ) -> bytes:
-    """The body, decompressed, stopped as soon as it passes ``limit`` bytes either way."""
+    """The body, decompressed, stopped as soon as it passes ``limit`` bytes either way.
+
+    The raw bytes are decompressed here, never more than one byte past the limit
+    (``max_length``): httpx would inflate each network read whole, and 64 KiB of a gzip bomb
+    are 64 MiB (of a brotli bomb, far more), whatever the limit. Only the encodings asked for
+    (:data:`ACCEPT_ENCODING`) are read.
+    """
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise _too_big(shown, Msg("Content-Length says {size} bytes", size=declared), limit)
+    if response.is_stream_consumed:  # read already (a transport that answers from memory)
+        if len(response.content) > limit:
+            raise _too_big(shown, Msg("more than {limit} bytes arrived", limit=limit), limit)
+        return response.content
+    decoder = _decoder(shown, response.headers.get("content-encoding", ""))
     buffer = bytearray()
-    async for chunk in response.aiter_bytes():
+    async for chunk in response.aiter_raw():
         progress.body_bytes = response.num_bytes_downloaded
         if response.num_bytes_downloaded > limit:
             raise _too_big(shown, Msg("more than {limit} bytes arrived", limit=limit), limit)
-        if len(buffer) + len(chunk) > limit:
+        buffer += decoder.decompress(chunk, limit + 1 - len(buffer)) if decoder else chunk
+        if len(buffer) > limit or (decoder is not None and decoder.unconsumed_tail):
             raise _too_big(
                 shown, Msg("more than {limit} bytes once decompressed", limit=limit), limit
             )
-        buffer += chunk
+    if decoder is not None:
+        buffer += decoder.flush()
     return bytes(buffer)
+
+
+ACCEPT_ENCODING = "gzip, deflate"  # what _read_body decompresses within the limit
+_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+def _decoder(shown: str, encoding: str) -> _Inflater | None:
+    """A decompressor for the body's ``Content-Encoding`` (None: the bytes as they are)."""
+    name = encoding.strip().lower()
+    if name in ("", "identity"):
+        return None
+    if name not in _WBITS:
+        raise SourceError(
+            "{url}: the server sent Content-Encoding {encoding}, which was not asked for; "
+            "expected gzip, deflate or none",
+            url=shown,
+            encoding=encoding[:40],
+        )
+    return _Inflater(_WBITS[name])
+
+
+class _Inflater:
+    """zlib's decompressor; a ``deflate`` body without its zlib header is raw deflate (as
+    httpx and browsers read it)."""
+
+    def __init__(self, wbits: int) -> None:
+        self.wbits = wbits
+        self.started = False
+        self.inner = zlib.decompressobj(wbits)
+
+    @property
+    def unconsumed_tail(self) -> bytes:
+        return self.inner.unconsumed_tail
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        try:
+            out = self.inner.decompress(data, max_length)
+        except zlib.error as exc:
+            if self.started or self.wbits != zlib.MAX_WBITS:
+                raise httpx.DecodingError(f"not {self._name()} data: {exc}") from None
+            self.inner, self.wbits = zlib.decompressobj(-zlib.MAX_WBITS), -zlib.MAX_WBITS
+            out = self.inner.decompress(data, max_length)
+        self.started = True
+        return out
+
+    def flush(self) -> bytes:
+        return self.inner.flush()
+
+    def _name(self) -> str:
+        return "gzip" if self.wbits > zlib.MAX_WBITS else "deflate"
 
 
 def _too_big(shown: str, what: Msg, limit: int) -> SourceError:

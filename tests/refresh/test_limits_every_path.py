@@ -258,3 +258,102 @@ def test_a_header_of_megabytes_is_no_typo_to_look_for() -> None:
     with pytest.raises(InputError, match="expected a column named provider"):
         parse_sheet(f"{header}\nx\n".encode(), "tabs.csv", KNOWN)
     assert time.monotonic() - started < WIDE_LIMIT_S
+
+
+def fetch_bytes(url: str, max_body_bytes: int = 2**20) -> bytes:
+    import asyncio
+
+    import httpx
+
+    from providers.fetch import FetchPolicy, fetch_document
+
+    policy = FetchPolicy(deadline_s=20, retries=0, max_body_bytes=max_body_bytes)
+
+    async def go() -> bytes:
+        async with httpx.AsyncClient() as client:
+            return (await fetch_document(client, url, policy)).content
+
+    return asyncio.run(go())
+
+
+def test_gzip_and_deflate_bodies_are_read_and_others_refused() -> None:
+    import zlib
+
+    from comparator.errors import SourceError
+    from tests.support.httpserver import Reply, fault_server
+
+    text = b"provider,region\n" * 1000
+    raw_deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    with fault_server() as server:
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+        bodies = {
+            "gzip": packer.compress(text) + packer.flush(),
+            "deflate": zlib.compress(text),
+            "raw-deflate": raw_deflate.compress(text) + raw_deflate.flush(),
+        }
+        for name, body in bodies.items():
+            encoding = "gzip" if name == "gzip" else "deflate"
+            url = server.set(
+                f"/{name}.csv", Reply(body=body, headers={"Content-Encoding": encoding})
+            )
+            assert fetch_bytes(url) == text, name
+        assert server.request_headers["/gzip.csv"]["accept-encoding"] == "gzip, deflate"
+        url = server.set("/br.csv", Reply(body=b"\x1b\x00", headers={"Content-Encoding": "br"}))
+        with pytest.raises(SourceError, match="Content-Encoding br, which was not asked for"):
+            fetch_bytes(url)
+        url = server.set(
+            "/big.csv", Reply(body=bodies["gzip"], headers={"Content-Encoding": "gzip"})
+        )
+        with pytest.raises(SourceError, match="more than 4096 bytes once decompressed"):
+            fetch_bytes(url, 4096)
+
+
+FETCH_BOMB_IN_A_CHILD = """
+import asyncio, sys, httpx
+from providers.fetch import FetchPolicy, fetch_document
+from comparator.errors import SourceError
+async def main():
+    async with httpx.AsyncClient() as client:
+        policy = FetchPolicy(deadline_s=60, retries=0, max_body_bytes=int(sys.argv[2]))
+        try:
+            await fetch_document(client, sys.argv[1], policy)
+        except SourceError as exc:
+            print("refused:", exc)
+asyncio.run(main())
+hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+print("peak_rss_mb", int(hwm.split()[1]) // 1024)
+"""
+
+
+@pytest.mark.slow
+def test_a_gzip_bomb_without_length_is_inflated_no_further_than_the_limit() -> None:
+    """httpx inflates each 64 KiB read whole (64 MiB of zeros from a gzip bomb); the body is
+    now inflated here, at most one byte past the limit."""
+    from tests.refresh.test_fetch_safety import gzip_bomb
+
+    bomb = gzip_bomb(2**30)
+    sock = socket.create_server(("127.0.0.1", 0))
+
+    def answer() -> None:
+        conn, _ = sock.accept()
+        with conn:
+            conn.recv(65536)
+            head = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n"
+            try:
+                conn.sendall(head + bomb)
+            except OSError:
+                return
+
+    threading.Thread(target=answer, daemon=True).start()
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/bomb.csv"
+    limit = 8 * 2**20  # more than one network read arrives before the limit does
+    proc = subprocess.run(
+        [sys.executable, "-c", FETCH_BOMB_IN_A_CHILD, url, str(limit)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    sock.close()
+    assert "more than 8388608 bytes once decompressed" in proc.stdout, proc.stdout + proc.stderr
+    assert int(proc.stdout.split("peak_rss_mb")[1]) < 160, proc.stdout
