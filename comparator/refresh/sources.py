@@ -210,7 +210,7 @@ def _location(entry: Mapping[str, Any], file: Path, where: str) -> str:
 
 
 def _resolve(value: object, file: Path) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not value.strip() or "\x00" in value:  # no NUL in a path
         raise InputError("{file}: expected a path or URL, got {value!r}", file=file, value=value)
     if is_url(value):
         return value

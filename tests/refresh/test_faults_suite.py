@@ -71,6 +71,7 @@ FOUND = [
     ("sources", 90417, 481),  # a 300-character time zone: OSError, a traceback
     ("sources", 90417, 950),  # stop_grace_s = -0.0 kept its sign
     ("sources", 90417, 1381),
+    ("sources", 90418, 219),  # profile = "a\u0000b": ValueError from the path, a traceback
 ]
 
 
