@@ -463,7 +463,10 @@ def _judge_schedule(case: Case, counts: Counts) -> float | None:
 
 
 def run_fault_tests(kind: str, seed: int, database: str, folder: Path) -> Counts:
-    """Run the kind's tests (slow ones included) and count them from pytest's JUnit XML."""
+    """Run the kind's tests (slow ones included) and count them from pytest's JUnit XML.
+
+    A test is a whole scenario (a 200,000-row sheet written, a worker started and killed) and
+    asserts its own time bounds, so its duration is shown (``slowest_s``), not judged."""
     report = folder / f"{kind}.xml"
     marks = "not browser and not terminal" + (" and not postgres" if database == "sqlite" else "")
     command = [
@@ -489,8 +492,6 @@ def run_fault_tests(kind: str, seed: int, database: str, folder: Path) -> Counts
             counts.problem("tracebacks", name, broken.get("message") or "failed")
         else:
             counts.accepted += 1
-        if seconds > SLOW_CASE_S and "slow" not in name:
-            counts.problem("over_30s", name, f"{seconds:.1f} s")
     return counts
 
 
