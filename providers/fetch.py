@@ -336,9 +336,10 @@ def _decoder(shown: str, encoding: str) -> _Inflater | None:
     if name not in _WBITS:
         raise SourceError(
             "{url}: the server sent Content-Encoding {encoding}, which was not asked for; "
-            "expected gzip, deflate or none",
+            "expected {accepted} or none",
             url=shown,
             encoding=encoding[:40],
+            accepted=ACCEPT_ENCODING,
         )
     return _Inflater(_WBITS[name])
 
@@ -361,7 +362,7 @@ class _Inflater:
             out = self.inner.decompress(data, max_length)
         except zlib.error as exc:
             if self.started or self.wbits != zlib.MAX_WBITS:
-                raise httpx.DecodingError(f"not {self._name()} data: {exc}") from None
+                raise httpx.DecodingError(str(exc)) from None  # _describe words it
             self.inner, self.wbits = zlib.decompressobj(-zlib.MAX_WBITS), -zlib.MAX_WBITS
             out = self.inner.decompress(data, max_length)
         self.started = True
@@ -369,9 +370,6 @@ class _Inflater:
 
     def flush(self) -> bytes:
         return self.inner.flush()
-
-    def _name(self) -> str:
-        return "gzip" if self.wbits > zlib.MAX_WBITS else "deflate"
 
 
 def _too_big(shown: str, what: Msg, limit: int) -> SourceError:

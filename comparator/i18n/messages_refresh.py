@@ -289,7 +289,7 @@ _FETCH_ZH: dict[str, str] = {
         "{url}：内容过大（{what}）；上限为 {limit} 字节（max_body_mb）"
     ),
     "{url}: the server sent Content-Encoding {encoding}, which was not asked for; expected "
-    "gzip, deflate or none": "{url}：服务器发送了未请求的 Content-Encoding {encoding}；应为 gzip、deflate 或不压缩",
+    "{accepted} or none": "{url}：服务器发送了未请求的 Content-Encoding {encoding}；应为 {accepted} 或不压缩",
     "{location}: not a regular file; expected a file (a pipe or a device has no end to "
     "limit)": "{location}：不是普通文件；应为文件（管道或设备没有可以限定的结尾）",
     "{url}: HTTP {status} {reason_phrase}; expected 200": (
