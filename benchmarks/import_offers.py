@@ -247,6 +247,44 @@ def throwaway_database(kind: str, tmp: Path, prefix: str = "suanli_import") -> I
         admin.dispose()
 
 
+def bare_baseline_seconds(engine: Engine, sheets: list[Path]) -> tuple[float, float, int]:
+    """The issue's bare baseline over the same sheets: pandas ``read_csv`` (every column as
+    text, no check at all) and each row written as it is, with no key and no index, into a
+    table of text columns made for it: ``COPY … FROM STDIN`` a row at a time on PostgreSQL
+    (psycopg's ``write_row``), one ``executemany`` per sheet on SQLite; committed, as the
+    import is (then the table is dropped). (wall s, CPU s of the busier process, rows)."""
+    from import_breakdown import backend_cpu_s
+
+    header = pd.read_csv(sheets[0], dtype=str, nrows=0).columns.tolist()
+    columns = ", ".join(f'"{name}" text' for name in header)
+    started, cpu, rows = time.perf_counter(), time.process_time(), 0
+    backend = backend_cpu_s(engine) if engine.dialect.name == "postgresql" else 0.0
+    with engine.connect() as conn:
+        transaction = conn.begin()
+        conn.exec_driver_sql(f"CREATE TABLE bare_offer ({columns})")
+        raw = conn.connection.driver_connection
+        for sheet in sheets:
+            frame = pd.read_csv(sheet, dtype=str, keep_default_na=False)
+            rows += len(frame)
+            if conn.dialect.name == "postgresql":
+                with raw.cursor() as cursor, cursor.copy("COPY bare_offer FROM STDIN") as copy:  # type: ignore[union-attr]
+                    for row in frame.itertuples(index=False, name=None):
+                        copy.write_row(row)
+            else:
+                marks = ", ".join("?" * len(header))
+                raw.executemany(
+                    f"INSERT INTO bare_offer VALUES ({marks})",
+                    frame.itertuples(index=False, name=None),
+                )  # type: ignore[union-attr]
+        transaction.commit()
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        with conn.begin():
+            conn.exec_driver_sql("DROP TABLE bare_offer")
+    if engine.dialect.name == "postgresql":
+        cpu = max(cpu, backend_cpu_s(engine) - backend)
+    return elapsed, cpu, rows
+
+
 def catalog_import(size: str, kinds: list[str]) -> None:
     from import_breakdown import backend_cpu_s, python_breakdown
     from scale_catalog import write_catalog
@@ -262,6 +300,7 @@ def catalog_import(size: str, kinds: list[str]) -> None:
                 started = time.perf_counter()
                 import_files(engine, [], profiles, timezone=zone)
                 profile_s = time.perf_counter() - started
+                bare_s, bare_cpu, bare_rows = bare_baseline_seconds(engine, sheets)
                 breakdown = python_breakdown(sheets, engine)
                 backend = backend_cpu_s(engine) if kind == "postgres" else 0.0
                 started, cpu = time.perf_counter(), time.process_time()
@@ -277,6 +316,19 @@ def catalog_import(size: str, kinds: list[str]) -> None:
                 f"{rows / wall:9,.0f} rows/s  (wall {wall:.1f} s; CPU: Python {cpu:.1f} s"
                 f"{server}; profiles {profile_s:.1f} s apart)"
             )
+            bare = bare_rows / bare_s
+            print(
+                f"    {'bare read_csv + ' + ('COPY' if kind == 'postgres' else 'executemany'):44} "
+                f"{bare:10,.0f} rows/s  (wall {bare_s:.1f} s, same run; load {_load()})"
+            )
+            print(
+                f"    {'import / bare baseline, wall (target >= 0.7)':44} {rows / wall / bare:10.2f}"
+            )
+            busier = max(cpu, backend) if kind == "postgres" else cpu
+            print(
+                f"    {'… by CPU of the busier process':44} {bare_cpu / busier:10.2f}  "
+                f"(import {busier:.1f} s, baseline {bare_cpu:.1f} s)"
+            )
             if kind == "postgres":  # the two processes overlap: the busier one bounds the wall
                 print(
                     f"    {'bound on two free cores: rows / max(CPU)':44} "
@@ -284,6 +336,10 @@ def catalog_import(size: str, kinds: list[str]) -> None:
                 )
             for name, figures in breakdown:
                 print(f"    {name:44} {figures}")
+
+
+def _load() -> str:
+    return " ".join(f"{n:.1f}" for n in os.getloadavg())
 
 
 def main() -> None:

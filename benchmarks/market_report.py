@@ -29,6 +29,7 @@ The target of 10 s is not met: see docs/market-report.md (How it runs at scale).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -43,7 +44,7 @@ from sqlalchemy import Engine, text
 from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.config import load_settings
 from comparator.refresh.importer import import_files
-from comparator.services import market
+from comparator.services import weekly_market as market
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from import_offers import throwaway_database
@@ -105,18 +106,25 @@ def _timed_parts() -> dict[str, float]:
 
 
 def time_report(engine: Engine, weeks: int, runs: int) -> list[float]:
+    """Run the report ``runs`` times; print each run's wall and CPU seconds (this process and
+    the database server's work show in the wall time; on a shared machine the CPU time is
+    the steadier figure for this process) and the parts' mean seconds."""
     settings = load_settings({})
     seconds = []
     spent = _timed_parts()
     for _ in range(runs):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         document = market.market_report(engine, settings, today=TODAY, weeks=weeks + 1)
         seconds.append(time.perf_counter() - started)
+        print(
+            f"  run: {seconds[-1]:.2f} s wall, {time.process_time() - cpu:.2f} s CPU (this process)"
+        )
     print("  parts, mean s per run: " + ", ".join(f"{k} {v / runs:.2f}" for k, v in spent.items()))
     for name in PARTS:
         setattr(market, name, originals[name])
     rows = sum(1 for row in document["index"] if row["current"])
     print(f"  {rows} GPU × billing rows this week, {len(document['weeks'])} weeks on record")
+    print(f"  load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return seconds
 
 

@@ -28,8 +28,11 @@ import argparse
 import resource
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -41,7 +44,12 @@ from comparator.catalog.db import make_engine, upgrade_schema  # noqa: E402
 from comparator.refresh.run import RefreshReport, run_refresh  # noqa: E402
 from comparator.refresh.sources import load_sources  # noqa: E402
 from tests.support.httpserver import FaultServer, Reply, fault_server  # noqa: E402
-from tests.support.refresh_fleet import publish_fleet, run_workers, tally  # noqa: E402
+from tests.support.refresh_fleet import (  # noqa: E402
+    WorkerResult,
+    publish_fleet,
+    run_workers,
+    tally,
+)
 from tests.support.refresh_helpers import profile_toml, source_entry, write_sources  # noqa: E402
 
 GPUS = ("H100", "A100-80G", "4090", "L40S", "H20", "910B", "A800", "H800")
@@ -107,28 +115,86 @@ def one_big_sheet(engine: Engine, server: FaultServer, folder: Path, rows: int) 
     )
 
 
-def fleet(server: FaultServer, folder: Path, url: str, count: int, workers: int) -> None:
+def fleet(
+    server: FaultServer, folder: Path, url: str, count: int, workers: int, args: argparse.Namespace
+) -> None:
     engine = make_engine(url)
     upgrade_schema(engine)
-    published = publish_fleet(server, folder, count, shared=workers > 1)
+    published = publish_fleet(
+        server,
+        folder,
+        count,
+        shared=workers > 1,
+        offers=args.source_rows,
+        fault_share=args.fault_share,
+        max_in_flight=args.max_in_flight,
+    )
     own_cpu = resource.getrusage(resource.RUSAGE_SELF)
-    wall, results = run_workers(published.config, url, workers)
+    with peak_connections(engine) as peak:
+        wall, results = run_workers(published.config, url, workers)
     server_cpu = _cpu(resource.getrusage(resource.RUSAGE_SELF)) - _cpu(own_cpu)
     found = tally(engine, published)
     engine.dispose()
     cpu = sum(r.cpu_s for r in results)
-    print(f"{count} sources, {workers} worker(s), {len(published.faults)} faulty")
-    print(f"wall {wall:8.1f} s   (target < 600 s)")
+    print(f"{count} sources × {args.source_rows} offers, {workers} worker(s), ", end="")
+    print(f"{len(published.faults)} faulty, max_in_flight {args.max_in_flight} per worker")
+    print(f"wall {wall:8.1f} s   (target < 60 s); refresh passes {_passes(results)}")
     print(
         f"cpu  {cpu:8.1f} s workers + {server_cpu:.1f} s server   {cpu / count * 1000:.1f} ms/source"
     )
-    print(f"rate {count / wall:8.1f} sources/s")
+    print(f"rate {count / wall:8.1f} sources/s, {count * args.source_rows / wall:,.0f} offers/s")
+    _per_source(results, count)
+    if peak:
+        print(f"database connections at most {peak[0]} (all workers; sampled every 0.2 s)")
     print(f"refreshed {found.good}, failed by kind {dict(sorted(found.failed_kinds.items()))}")
     print(f"per worker: {[r.statuses for r in results]}")
     print(
         f"duplicates {len(found.duplicates)}  lost {len(found.lost)}  extra snapshots "
         f"{len(found.extra_snapshots)}  wrong outcome {len(found.wrong)} {found.wrong[:5]}"
     )
+
+
+@contextmanager
+def peak_connections(engine: Engine) -> Iterator[list[int]]:
+    """The most connections to the database seen while the block ran (PostgreSQL)."""
+    peak: list[int] = []
+    if engine.dialect.name != "postgresql":
+        yield peak
+        return
+    done = threading.Event()
+    query = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+
+    def sample() -> None:
+        with engine.connect() as conn:
+            while not done.wait(0.2):
+                seen = int(conn.exec_driver_sql(query).scalar() or 0) - 1  # this one aside
+                conn.rollback()  # pg_stat_activity is read once per transaction
+                peak[:] = [max(peak[0] if peak else 0, seen)]
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield peak
+    finally:
+        done.set()
+        thread.join()
+
+
+def _passes(results: Sequence[WorkerResult]) -> str:
+    return ", ".join(f"{r.pass_s:.1f} s" for r in results)
+
+
+def _per_source(results: Sequence[WorkerResult], count: int) -> None:
+    """Where a source's time goes, in ms per source summed over the workers: the phases run
+    concurrently (max_in_flight sources at a time, four store writers), so they add up to
+    more than the wall."""
+    total: Counter[str] = Counter()
+    for result in results:
+        total.update(result.timings)
+    batches = int(total.pop("batches", 0))
+    phases = ("slot_wait", "claim", "fetch_parse", "store_wait", "lock", "write")
+    shown = "  ".join(f"{name} {total[name] / count * 1000:.1f}" for name in phases)
+    print(f"per source, ms: {shown}  ({batches} store batches)")
 
 
 def _cpu(usage: resource.struct_rusage) -> float:
@@ -143,11 +209,18 @@ def main() -> None:
     parser.add_argument("--db", help="database URL (default: a temporary SQLite file)")
     parser.add_argument("--fleet", type=int, help="national scale: this many sources instead")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (--fleet)")
+    parser.add_argument("--fault-share", type=float, default=0.01, help="faulty share (--fleet)")
+    parser.add_argument("--max-in-flight", type=int, default=32, help="per worker (--fleet)")
     args = parser.parse_args()
     if args.fleet:
         with tempfile.TemporaryDirectory() as tmp, fault_server() as server:
             fleet(
-                server, Path(tmp), args.db or f"sqlite:///{tmp}/fleet.db", args.fleet, args.workers
+                server,
+                Path(tmp),
+                args.db or f"sqlite:///{tmp}/fleet.db",
+                args.fleet,
+                args.workers,
+                args,
             )
         return
     with tempfile.TemporaryDirectory() as tmp, fault_server() as server:

@@ -107,6 +107,15 @@ def _date(text: str, _: Setting) -> date:
         raise ConfigError("SUANLI_FX_DATE: expected YYYY-MM-DD, got {raw!r}", raw=text) from None
 
 
+def _optional_day(text: str, _: Setting) -> date | None:
+    if not text.strip():
+        return None
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise ConfigError("SUANLI_TODAY: expected YYYY-MM-DD, got {raw!r}", raw=text) from None
+
+
 def _fraction(text: str, setting: Setting) -> float:
     return _number(text, setting, float)
 
@@ -190,6 +199,15 @@ class Settings:
             "30",
             "seconds a write (import, refresh) waits for another process's write lock before failing",
             lambda t, s: min(_number(t, s, float), 86400),
+        )
+    )
+    today: date | None = field(  # None: the real date in SUANLI_TIMEZONE
+        metadata=setting(
+            "SUANLI_TODAY",
+            "",
+            "the day `plan`, `quote` and `check` judge as today when `--today` is not given "
+            "(windows in the past, licences, price ages); unset: the real date",
+            _optional_day,
         )
     )
     json_compat: bool = field(

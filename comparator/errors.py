@@ -153,6 +153,19 @@ class InputError(SuanliError):
     """Bad user input: a file, a flag or a job description."""
 
 
+class Interrupted(SuanliError):
+    """Ctrl-C: what was saved and how to finish (exit 130, as a shell reports SIGINT)."""
+
+    exit_code = 130
+
+
+class OptionError(InputError):
+    """A command-line option or argument with a value it does not accept (``--cards 0``,
+    ``--method dpo``): a usage error, so the CLI exits 2 like click's own."""
+
+    exit_code = 2
+
+
 @dataclass(frozen=True)
 class RowProblem:
     """One bad cell of a price sheet: 1-based data row number as a spreadsheet shows it."""

@@ -33,6 +33,7 @@ from comparator.catalog.queries import (
     current_snapshots,
     lines_sha256,
 )
+from comparator.catalog.snapshot_summary import summarise_snapshots
 from comparator.errors import CatalogError
 
 ANALYZE_AFTER_ROWS = 10_000
@@ -138,11 +139,18 @@ def _stored_keys(conn: Connection, providers_of: dict[int, str]) -> dict[str, Co
 
 
 def store_groups_in(
-    conn: Connection, groups: SheetGroups, *, source: str, fetched_at: datetime
+    conn: Connection,
+    groups: SheetGroups,
+    *,
+    source: str | Mapping[str, str],
+    fetched_at: datetime | Mapping[str, datetime],
 ) -> list[SnapshotResult]:
     """:func:`store_snapshot_in` for every provider of a sheet at once: their current
     snapshots read in one query, the new snapshots inserted in one statement and all their
-    offers in one bulk insert — the same rows, inside the caller's one transaction."""
+    offers in one bulk insert — the same rows, inside the caller's one transaction.
+
+    ``source`` and ``fetched_at`` are the sheet's, or each provider's (a refresh batch of
+    several sources: :mod:`comparator.refresh.batch_store`)."""
     current = current_snapshots_of(conn, groups.providers)
     results: list[SnapshotResult | None] = []
     new: list[int] = []
@@ -155,8 +163,9 @@ def store_groups_in(
             new.append(index)
     if new:
         rows = [
-            {"provider_id": groups.spans[i][0], "source": source}
-            | {"content_sha256": groups.digests[i], "fetched_at": fetched_at}
+            {"provider_id": groups.spans[i][0], "source": _of(source, groups.spans[i][0])}
+            | {"content_sha256": groups.digests[i]}
+            | {"fetched_at": _of(fetched_at, groups.spans[i][0])}
             | {"offers": groups.spans[i][2] - groups.spans[i][1]}
             for i in new
         ]
@@ -166,7 +175,12 @@ def store_groups_in(
             pid, start, end = groups.spans[index]
             results[index] = SnapshotResult(pid, snapshot_id, "succeeded", end - start)
         insert_offers(conn, groups, list(zip(new, ids, strict=True)))
+        summarise_snapshots(conn, ids)
     return [r for r in results if r is not None]
+
+
+def _of(value: Any, provider: str) -> Any:
+    return value[provider] if isinstance(value, Mapping) else value
 
 
 def current_snapshots_of(conn: Connection, providers: Sequence[str]) -> dict[str, SnapshotInfo]:

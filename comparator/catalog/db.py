@@ -16,9 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DatabaseError,
+    DBAPIError,
+    NoSuchModuleError,
+    OperationalError,
+)
 
-from comparator.errors import CatalogError, ConfigError
+from comparator.errors import CatalogError, ConfigError, Msg
 
 if TYPE_CHECKING:  # Alembic loads only when a schema is upgraded (not for `offers`)
     from alembic.config import Config
@@ -131,15 +137,53 @@ def make_engine(url: str, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> Eng
         return engine
     try:
         engine = create_engine(parsed, pool_pre_ping=True)
-    except (NoSuchModuleError, ModuleNotFoundError) as exc:
+    except (NoSuchModuleError, ModuleNotFoundError):
         raise ConfigError(
-            "--db: no driver for {drivername!r} ({reason}); for PostgreSQL install "
+            "--db: no driver for {drivername!r}; for PostgreSQL install "
             "suanli[postgres] and use postgresql+psycopg://user:pass@host/db",
             drivername=parsed.drivername,
-            reason=str(exc),
+            hint=DB_HINT,
         ) from None
     _LOCK_TIMEOUTS[engine] = lock_timeout_s
     return engine
+
+
+DB_HINT = Msg(
+    "--db or SUANLI_DB names the catalog: `sqlite:///path/catalog.db` or "
+    "`postgresql+psycopg://user@host/db`; `suanli init` creates it"
+)
+# what the database drivers say, in the catalogue's words (the driver's English never shows)
+_DRIVER_REASONS = (
+    (
+        ("could not translate host name", "failed to resolve host", "Name or service not known"),
+        "the host name cannot be resolved",
+    ),
+    (("Connection refused",), "the server refused the connection (is it running on that port?)"),
+    (("password authentication failed",), "the user name or password is wrong"),
+    (("does not exist",), "the database does not exist on the server"),
+    (("file is not a database",), "the file is not a SQLite database"),
+    (("unable to open database file",), "the file cannot be opened"),
+    (("database is locked",), "the database is locked by another suanli"),
+    (("timeout expired", "timed out"), "the server did not answer in time"),
+)
+
+
+def driver_reason(exc: DBAPIError) -> Msg:
+    """Why the driver failed, in the catalogue's words; its own text only when unknown."""
+    said = str(exc.orig)
+    for needles, reason in _DRIVER_REASONS:
+        if any(needle in said for needle in needles):
+            return Msg(reason)
+    return Msg("{reason}", reason=said.splitlines()[0] if said else type(exc.orig).__name__)
+
+
+def _cannot_open(engine: Engine, exc: DBAPIError) -> ConfigError:
+    return ConfigError(
+        "cannot open the catalog database {url!r}: {reason}",
+        url=engine.url,
+        reason=driver_reason(exc),
+        hint=DB_HINT,
+    )
 
 
 def alembic_config(connection: Connection) -> Config:
@@ -159,11 +203,7 @@ def upgrade_schema(engine: Engine, revision: str = "head") -> None:
         with engine.begin() as connection:
             command.upgrade(alembic_config(connection), revision)
     except OperationalError as exc:
-        raise ConfigError(
-            "cannot open the catalog database {url!r}: {reason}",
-            url=engine.url,
-            reason=str(exc.orig),
-        ) from None
+        raise _cannot_open(engine, exc) from None
 
 
 def head_revision() -> str:
@@ -180,11 +220,7 @@ def upgrade_if_needed(engine: Engine) -> None:
         with engine.connect() as conn:
             stored = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
     except OperationalError as exc:
-        raise ConfigError(
-            "cannot open the catalog database {url!r}: {reason}",
-            url=engine.url,
-            reason=str(exc.orig),
-        ) from None
+        raise _cannot_open(engine, exc) from None
     if stored != head_revision():
         upgrade_schema(engine)
 
@@ -193,9 +229,5 @@ def schema_is_current(engine: Engine) -> bool:
     """Whether the database has the tables at all (commands other than init need them)."""
     try:
         return inspect(engine).has_table("alembic_version")
-    except OperationalError as exc:
-        raise ConfigError(
-            "cannot open the catalog database {url!r}: {reason}",
-            url=engine.url,
-            reason=str(exc.orig),
-        ) from None
+    except DatabaseError as exc:
+        raise _cannot_open(engine, exc) from None

@@ -8,7 +8,7 @@ whose snapshot differs between the weeks are compared offer by offer.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -17,6 +17,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, text
 
 from comparator.catalog.changes import KEY_FIELDS
+from comparator.catalog.market_queries import analytic_session
+from comparator.catalog.snapshot_summary import SUMMARY
 
 MOVES_SHOWN = 10
 
@@ -31,13 +33,14 @@ class WeekDiff:
     stock_to_zero: tuple[dict[str, Any], ...]
 
 
-def _ids(snapshots: Collection[int]) -> str:
+def _ids(snapshots: Iterable[int]) -> str:
     return ", ".join(str(int(s)) for s in sorted(set(snapshots))) or "-1"
 
 
 def places(conn: Connection, snapshots: Collection[int]) -> frozenset[tuple[str, str]]:
     query = text(
-        f"SELECT DISTINCT provider, region FROM offer WHERE snapshot_id IN ({_ids(snapshots)})"
+        f"SELECT DISTINCT provider, region FROM {SUMMARY.name}"
+        f" WHERE snapshot_id IN ({_ids(snapshots)})"
     )
     return frozenset((str(p), str(r)) for p, r in conn.execute(query))
 
@@ -51,6 +54,7 @@ def week_diff(engine: Engine, now: Mapping[str, int], before: Mapping[str, int])
     old_ids = [before[p] for p in changed if p in before]
     both = [(now[p], before[p]) for p in changed if p in now and p in before]
     with engine.connect() as conn:
+        analytic_session(conn)
         sqlite = conn.dialect.name == "sqlite"
         matched_new, matched_old, rows = _matched(conn, both, sqlite)
         return WeekDiff(
@@ -58,63 +62,84 @@ def week_diff(engine: Engine, now: Mapping[str, int], before: Mapping[str, int])
             places(conn, before.values()),
             _count(conn, new_ids) - matched_new,
             _count(conn, old_ids) - matched_old,
-            tuple(_move(row) for row in _largest_moves(rows)),
-            tuple(_offer_fields(row) for row in rows if _stock_went_to_zero(row)),
+            tuple(_move(row) for row in _largest_moves([r for r in rows if r["part"] == 2])),
+            tuple(_offer_fields(row) for row in rows if row["part"] == 3),
         )
 
 
 def _count(conn: Connection, snapshots: Sequence[int]) -> int:
     if not snapshots:
         return 0
-    query = text(f"SELECT COUNT(*) FROM offer WHERE snapshot_id IN ({_ids(snapshots)})")
+    query = text(
+        f"SELECT COALESCE(SUM(offers), 0) FROM pricesnapshot WHERE id IN ({_ids(snapshots)})"
+    )
     return int(conn.execute(query).scalar_one())
+
+
+_COLUMNS = "provider, region, gpu, cards, billing, sku, currency, price, old_price, stock"
+_NAMES = ["part", "new_offer", "old_offer", *_COLUMNS.split(", "), "old_stock"]
 
 
 def _matched(
     conn: Connection, both: Sequence[tuple[int, int]], sqlite: bool
 ) -> tuple[int, int, list[dict[str, Any]]]:
     """How many offers of each week found their match in the other (each provider's new
-    snapshot against its old one, through the snapshot index), and the matched pairs whose
-    price or stock changed."""
+    snapshot against its old one, through the snapshot index), and the matched pairs the
+    report shows: those whose price moved the most (with every pair tied with the last of
+    them on the inexact float) and those whose stock went to zero.
+
+    ``CROSS JOIN`` makes SQLite walk the pairs, then each new snapshot's offers, then the old
+    offers of the same GPU and data centre through the snapshot index: left to choose, it
+    built a throwaway index over every offer of the catalog (PostgreSQL still plans freely)."""
     if not both:
         return 0, 0, []
-    pairs = ", ".join(f"({int(new)}, {int(old)})" for new, old in both)
-    same = " AND ".join(f"b.{k} = n.{k}" for k in ("provider", *KEY_FIELDS) if k != "gpu")
-    price = "CAST({} AS REAL)" if sqlite else "{}"  # SQLite keeps prices as exact text
-    columns = "provider, region, gpu, cards, billing, sku, currency, price, old_price, stock"
-    query = (  # one pass over the pairs: the counts first (part 1), then the changed pairs
-        f"WITH chg(new_id, old_id) AS (VALUES {pairs}), m AS MATERIALIZED (SELECT"
+    same = " AND ".join(f"b.{k} = n.{k}" for k in ("provider", *KEY_FIELDS))
+    real = "CAST({} AS REAL)" if sqlite else "{}"  # SQLite keeps prices as exact text
+    move = f"ABS({real.format('n.price')} - {real.format('b.price')}) / {real.format('b.price')}"
+    zero = "stock = 0 AND (old_stock IS NULL OR old_stock > 0)"
+    if sqlite:
+        pairs = ", ".join(f"({int(new)}, {int(old)})" for new, old in both)
+        start = f"WITH chg(new_id, old_id) AS (VALUES {pairs}),"
+        offers = (
+            "chg CROSS JOIN offer n CROSS JOIN offer b WHERE n.snapshot_id = chg.new_id"
+            f" AND b.snapshot_id = chg.old_id AND {same}"
+        )
+    else:  # a changed provider has one snapshot on each side: it pairs them (a hash join)
+        start = "WITH"
+        offers = (
+            f"offer n JOIN offer b ON {same} WHERE n.snapshot_id IN ({_ids(n for n, _ in both)})"
+            f" AND b.snapshot_id IN ({_ids(o for _, o in both)})"
+        )
+    query = (  # one pass over the pairs: the counts (part 1), the moves (2), stock gone (3)
+        f"{start} m AS MATERIALIZED (SELECT"
         f" n.id AS new_offer, b.id AS old_offer, n.provider, n.region, n.gpu, n.cards,"
         f" n.billing, n.sku, n.currency, n.price, b.price AS old_price, n.stock,"
-        f" b.stock AS old_stock FROM chg JOIN offer n ON n.snapshot_id = chg.new_id"
-        f" JOIN offer b ON b.snapshot_id = chg.old_id AND b.gpu = n.gpu AND {same})"
+        f" b.stock AS old_stock, {move} AS moved FROM {offers}),"
+        f" cut AS (SELECT moved FROM m WHERE moved > 0 ORDER BY moved DESC"
+        f" LIMIT 1 OFFSET {MOVES_SHOWN - 1})"
         f" SELECT 1 AS part, COUNT(DISTINCT new_offer) AS new_offer,"
         f" COUNT(DISTINCT old_offer) AS old_offer, {', '.join(['NULL'] * 11)} FROM m"
-        f" UNION ALL SELECT 2, new_offer, old_offer, {columns}, old_stock FROM m"
-        f" WHERE {price.format('price')} <> {price.format('old_price')}"
-        " OR (stock = 0 AND (old_stock IS NULL OR old_stock > 0))"
+        f" UNION ALL SELECT 2, new_offer, old_offer, {_COLUMNS}, old_stock FROM m"
+        f" WHERE moved > 0 AND moved >= COALESCE((SELECT moved FROM cut), 0) * {1 - 1e-9!r}"
+        f" UNION ALL SELECT 3, new_offer, old_offer, {_COLUMNS}, old_stock FROM m WHERE {zero}"
         " ORDER BY 1, 4, 5, 6, 8, 2"
     )
-    names = ["part", "new_offer", "old_offer", *columns.split(", "), "old_stock"]
-    found = [dict(zip(names, row, strict=True)) for row in conn.execute(text(query))]
-    counts = (found[0]["new_offer"], found[0]["old_offer"])
-    rows = found[1:]
-    return int(counts[0]), int(counts[1]), rows
+    found = [dict(zip(_NAMES, row, strict=True)) for row in conn.execute(text(query))]
+    counts = found[0]
+    moved = [row for row in found if row["part"] == 2]
+    gone = [row for row in found if row["part"] == 3]
+    return int(counts["new_offer"]), int(counts["old_offer"]), moved + gone
 
 
 def _largest_moves(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The largest moves, biggest first, on the exact prices."""
+
     def pct(row: dict[str, Any]) -> Decimal:
         old = Decimal(str(row["old_price"]))
         return abs(Decimal(str(row["price"])) - old) / old
 
-    moved = [r for r in rows if Decimal(str(r["price"])) != Decimal(str(r["old_price"]))]
-    return sorted(moved, key=lambda r: (-pct(r), r["provider"], r["region"], r["gpu"]))[
-        :MOVES_SHOWN
-    ]
-
-
-def _stock_went_to_zero(row: Mapping[str, Any]) -> bool:
-    return row["stock"] == 0 and (row["old_stock"] is None or row["old_stock"] > 0)
+    ordered = sorted(rows, key=lambda r: (-pct(r), r["provider"], r["region"], r["gpu"]))
+    return ordered[:MOVES_SHOWN]
 
 
 def _move(row: dict[str, Any]) -> dict[str, Any]:

@@ -2,33 +2,32 @@
 card-hour price, then the minimum, median and 90th percentile over providers.
 
 A week's offers are those of each provider's newest snapshot fetched before the week's end
-(:func:`week_snapshots`). The card-hour price is computed in SQL: tax-inclusive
-(``× (1 + vat_rate)`` where a sheet says tax-exclusive), in the quote currency (the FX table),
-off-peak rules of hourly and spot offers at their mean factor over a reference week, divided
-by the cards of the rental unit and the hours of the billing period.
+(:func:`week_snapshots`). They are read from the snapshots' summaries (:mod:`comparator.
+catalog.snapshot_summary`: each group's cheapest offer per card), not from every offer. The
+card-hour price is tax-inclusive (``× (1 + vat_rate)`` where a sheet says tax-exclusive), in
+the quote currency (the FX table), off-peak rules of hourly and spot offers at their mean
+factor over a reference week, divided by the cards of the rental unit and the hours of the
+billing period.
 
-PostgreSQL computes everything in SQL, in exact ``numeric``: ``GROUP BY`` per provider, then
-the continuous percentiles from each price's rank (``row_number()``), because its
-``percentile_cont`` works in double precision, which misrounds half-cent medians. SQLite
-stores prices as exact text and has no percentiles: SQL groups per provider and returns the
-cheapest row (SQLite's bare columns of ``MIN``) with its price as a float; the rows are
-ordered on it and streamed group by group, and the exact price is computed from the row's
-exact text only for the minimum and the rows around each percentile
-(:mod:`comparator.domain.price_index`).
+Both databases order on that price as a float in SQL, which is exact enough to rank (two
+prices a float cannot tell apart round to the same cent); the exact price is computed in
+``Decimal`` from the offer's exact row, and only for what is shown: the minimum, the rows
+around each percentile, the cheapest compliant offer (:mod:`comparator.domain.price_index`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from itertools import groupby
 from typing import Any
 
 from sqlalchemy import Connection, Engine, select, text
 
 from comparator.catalog.models import PriceSnapshot, table_of
+from comparator.catalog.snapshot_summary import SUMMARY
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.price_index import WEEK_HOURS, IndexStats, summarise_ordered
 
@@ -69,24 +68,28 @@ class Sql:
         self.params[name] = value
         return f":{name}"
 
-    def card_hour(self, pricing: Pricing, sqlite: bool) -> str:
-        """The card-hour price of offer ``o`` as one SQL expression (one division)."""
-        num = "CAST(o.{} AS REAL)" if sqlite else "o.{}"
+    def card_hour(self, pricing: Pricing, dialect: str) -> str:
+        """The card-hour price of row ``o`` as one float SQL expression, for ordering only:
+        exact prices are computed from the few rows shown (:meth:`Pricing.card_hour`)."""
+        real = "DOUBLE PRECISION" if dialect == "postgresql" else "REAL"
+        num = f"CAST(o.{{}} AS {real})"
         tax = f"(CASE WHEN o.tax_inclusive THEN 1 ELSE 1 + {num.format('vat_rate')} END)"
         rates = " ".join(
-            f"WHEN {self.bind(code)} THEN {rate}" for code, rate in pricing.fx_rates_cny.items()
+            f"WHEN {self.bind(code)} THEN {float(rate)!r}"
+            for code, rate in pricing.fx_rates_cny.items()
         )
         tous = " ".join(
-            f"WHEN {self.bind(rule)} THEN {total}" for rule, total in pricing.tou_sums.items()
+            f"WHEN {self.bind(rule)} THEN {float(total)!r}"
+            for rule, total in pricing.tou_sums.items()
         )
         hourly = ", ".join(f"'{mode}'" for mode in HOURLY_MODES)
         tou = f"(CASE o.time_of_use {tous} ELSE {WEEK_HOURS} END)" if tous else str(WEEK_HOURS)
         weekly = f"(CASE WHEN o.billing IN ({hourly}) THEN {tou} ELSE {WEEK_HOURS} END)"
         hours = " ".join(f"WHEN '{mode}' THEN {h}" for mode, h in PERIOD_HOURS.items())
-        rate_quote = pricing.fx_rates_cny[pricing.currency]
+        rate_quote = float(pricing.fx_rates_cny[pricing.currency])
         return (
             f"{num.format('price')} * {tax} * (CASE o.currency {rates} END) * {weekly}"
-            f" / (o.cards * (CASE o.billing {hours} END) * {WEEK_HOURS} * {rate_quote})"
+            f" / (o.cards * (CASE o.billing {hours} END) * {WEEK_HOURS} * {rate_quote!r})"
         )
 
     def priced_only(self, pricing: Pricing) -> str:
@@ -94,19 +97,18 @@ class Sql:
         modes = ", ".join(f"'{mode}'" for mode in PERIOD_HOURS)
         return f"o.currency IN ({currencies}) AND o.billing IN ({modes})"
 
-    def in_list(self, column: str, values: Sequence[str]) -> str:
-        if not values:
-            return "1 = 0"
-        return f"{column} IN ({', '.join(self.bind(v) for v in values)})"
-
-
-def weeks_cte(weeks: Mapping[int, Mapping[str, int]]) -> str:
-    """``wk(week, snapshot_id)``: each week's snapshot of each provider (ids are integers)."""
-    pairs = sorted({(w, sid) for w, snaps in weeks.items() for sid in snaps.values()})
-    if not pairs:
-        pairs = [(-1, -1)]
-    values = ", ".join(f"({int(w)}, {int(sid)})" for w, sid in pairs)
-    return f"wk(week, snapshot_id) AS (VALUES {values})"
+    def outside(self, places: Collection[tuple[str, str]], dialect: str) -> str:
+        """``o`` is in none of these (provider, data centre) places: one JSON parameter, as
+        a national catalog excludes more places than a statement may have parameters."""
+        if not places:
+            return "1 = 1"
+        pairs = self.bind(json.dumps(sorted(places), ensure_ascii=False))
+        rows = (
+            f"SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each({pairs})"
+            if dialect != "postgresql"
+            else f"SELECT x ->> 0, x ->> 1 FROM json_array_elements(CAST({pairs} AS json)) x"
+        )
+        return f"(o.provider, o.region) NOT IN ({rows})"
 
 
 def week_snapshots(conn: Connection, ends: Sequence[datetime]) -> dict[int, dict[str, int]]:
@@ -115,15 +117,17 @@ def week_snapshots(conn: Connection, ends: Sequence[datetime]) -> dict[int, dict
     rows = conn.execute(
         select(SNAPSHOT.c.id, SNAPSHOT.c.provider_id, SNAPSHOT.c.fetched_at).order_by(SNAPSHOT.c.id)
     )
-    snapshots = [(int(sid), str(pid), _aware(fetched)) for sid, pid, fetched in rows]
+    snapshots = sorted((_aware(fetched), int(sid), str(pid)) for sid, pid, fetched in rows)
     weeks: dict[int, dict[str, int]] = {}
-    for week, end in enumerate(ends):
-        chosen: dict[str, int] = {}
-        for sid, pid, fetched in snapshots:  # ascending ids: a later one replaces an earlier
-            if fetched < end:
-                chosen[pid] = sid
-        weeks[week] = chosen
-    return weeks
+    chosen: dict[str, int] = {}
+    taken = 0
+    for week, end in sorted(enumerate(ends), key=lambda item: item[1]):
+        while taken < len(snapshots) and snapshots[taken][0] < end:
+            _, sid, pid = snapshots[taken]
+            chosen[pid] = max(sid, chosen.get(pid, sid))  # the newest id fetched before the end
+            taken += 1
+        weeks[week] = dict(chosen)
+    return dict(sorted(weeks.items()))
 
 
 def _aware(moment: datetime) -> datetime:
@@ -137,7 +141,7 @@ def distinct_rules(conn: Connection, snapshot_ids: Sequence[int]) -> list[str]:
     ids = ", ".join(str(int(s)) for s in sorted(set(snapshot_ids)))
     hourly = ", ".join(f"'{mode}'" for mode in HOURLY_MODES)
     query = text(
-        f"SELECT DISTINCT o.time_of_use FROM offer o WHERE o.snapshot_id IN ({ids}) "
+        f"SELECT DISTINCT o.time_of_use FROM {SUMMARY.name} o WHERE o.snapshot_id IN ({ids}) "
         f"AND o.billing IN ({hourly}) AND o.time_of_use <> ''"
     )
     return sorted(str(rule) for (rule,) in conn.execute(query))
@@ -172,35 +176,21 @@ def market_index(
     the last week per GPU and mode outside the ``excluded`` (provider, data centre) places."""
     last = max(weeks) if weeks else 0
     with engine.connect() as conn:
-        if conn.dialect.name == "postgresql":
-            stats = _index_postgresql(conn, weeks, pricing, stale_providers)
-            cheapest = _cheapest_postgresql(conn, weeks.get(last, {}), pricing, excluded)
-            return MarketIndex(stats, cheapest)
-        return _index_streamed(conn, weeks, pricing, stale_providers, frozenset(excluded))
+        analytic_session(conn)
+        stats = _index(conn, weeks, pricing, stale_providers)
+        cheapest = _cheapest_offers(conn, weeks.get(last, {}), pricing, excluded)
+    return MarketIndex(stats, cheapest)
 
 
-def _cheapest_postgresql(
-    conn: Connection,
-    snapshots: Mapping[str, int],
-    pricing: Pricing,
-    excluded: Collection[tuple[str, str]],
-) -> dict[tuple[str, str], CheapestOffer]:
-    sql = Sql()
-    ids = ", ".join(str(int(s)) for s in sorted(set(snapshots.values()))) or "-1"
-    where = f"o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
-    if excluded:
-        pairs = ", ".join(f"({sql.bind(p)}, {sql.bind(r)})" for p, r in sorted(excluded))
-        where += f" AND (o.provider, o.region) NOT IN ({pairs})"
-    query = (
-        f"SELECT DISTINCT ON (o.gpu, o.billing) o.id, o.provider, o.region, o.gpu, o.billing,"
-        f" o.cards, o.sku, o.price, o.currency, o.tax_inclusive, o.vat_rate, o.time_of_use,"
-        f" {sql.card_hour(pricing, False)} AS price_card_hour FROM offer o WHERE {where}"
-        f" ORDER BY o.gpu, o.billing, price_card_hour, o.id"
-    )
-    return {
-        (str(row["gpu"]), str(row["billing"])): _cheapest(row, pricing.card_hour(row))
-        for row in conn.execute(text(query), sql.params).mappings()
-    }
+def analytic_session(conn: Connection) -> None:
+    """PostgreSQL settings for the report's few large queries, for this transaction only:
+    sorts and hashes in memory rather than on disk, no JIT (compiling cost more than it
+    saved), and hash joins for the week's diff (a merge join sorted a million offers on the
+    nine columns of the offer key first: most of the diff's time)."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("SET LOCAL work_mem = '256MB'")
+        conn.exec_driver_sql("SET LOCAL jit = off")
+        conn.exec_driver_sql("SET LOCAL enable_mergejoin = off")
 
 
 def _cheapest(row: Any, price: Decimal) -> CheapestOffer:
@@ -216,143 +206,127 @@ def _cheapest(row: Any, price: Decimal) -> CheapestOffer:
     )
 
 
-def _per_provider(sql: Sql, pricing: Pricing) -> str:
-    """PostgreSQL's per-provider grouping: each week's cheapest card-hour of each provider."""
-    return (
-        f"SELECT wk.week, o.gpu, o.billing, o.provider, MIN({sql.card_hour(pricing, False)})"
-        f" AS price_card_hour, COUNT(*) AS offers"
-        f" FROM offer o JOIN wk ON wk.snapshot_id = o.snapshot_id"
-        f" WHERE {sql.priced_only(pricing)}"
-        f" GROUP BY wk.week, o.gpu, o.billing, o.provider"
-    )
+_ROW_FIELDS: tuple[str, ...] = ("id", "provider", "region", "gpu", "billing", "cards", "sku")
+_ROW_FIELDS += ("price", "currency", "tax_inclusive", "vat_rate", "time_of_use")
 
 
-def _index_postgresql(
+class RankedRows(Sequence[dict[str, Any]]):
+    """A group's providers in ascending price order, of which only the rows the minimum and
+    the percentiles need were read: ``len`` is the whole count, indexing reaches those rows."""
+
+    def __init__(self, count: int, rows: Mapping[int, dict[str, Any]]) -> None:
+        self._count = count
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, rank: Any) -> Any:
+        return self._rows[rank]
+
+
+def _index(
     conn: Connection,
     weeks: Mapping[int, Mapping[str, int]],
     pricing: Pricing,
     stale: Sequence[str],
 ) -> dict[GroupKey, IndexStats]:
+    """The database hands back each snapshot's (one provider's) cheapest card-hour per GPU and
+    mode as a float with its offer id (SQLite groups the summary in its key order, without a
+    sort); the groups of each week are ordered here, and exact prices are computed only for
+    the offers at the minimum and around each percentile (:mod:`comparator.domain.
+    price_index`). Window functions ranked the same rows in SQL at twice the CPU, and exact
+    ``numeric`` arithmetic over every summary row cost PostgreSQL most of its time."""
     sql = Sql()
-    part = "PARTITION BY week, gpu, billing"
-    ranked = (
-        f"SELECT pp.*, row_number() OVER ({part} ORDER BY price_card_hour) - 1 AS rk,"
-        f" COUNT(*) OVER ({part}) AS n FROM pp"
-    )
-    stale_case = f"CASE WHEN {sql.in_list('provider', stale)} THEN 1 ELSE 0 END"
+    serves: dict[int, list[tuple[int, int]]] = {}  # snapshot → (week, 1 if stale else 0)
+    for week, snapshots in weeks.items():
+        for provider, snapshot in snapshots.items():
+            serves.setdefault(snapshot, []).append((week, int(provider in stale)))
+    ids = ", ".join(str(snapshot) for snapshot in sorted(serves)) or "-1"
     query = (
-        f"WITH {weeks_cte(weeks)}, pp AS ({_per_provider(sql, pricing)}),"
-        f" ranked AS ({ranked})"
-        f" SELECT week, gpu, billing, COUNT(*) AS providers, SUM(offers) AS offers,"
-        f" SUM({stale_case}) AS stale, MIN(price_card_hour) AS low,"
-        f" {_continuous('0.5')} AS median, {_continuous('0.9')} AS p90"
-        f" FROM ranked GROUP BY week, gpu, billing ORDER BY week, gpu, billing"
+        f"SELECT o.gpu, o.billing, {_cheapest_of(sql, pricing, conn.dialect.name)},"
+        f" SUM(o.offers), o.snapshot_id FROM {SUMMARY.name} o"
+        f" WHERE o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
+        f" GROUP BY o.snapshot_id, o.gpu, o.billing"
     )
-    result: dict[GroupKey, IndexStats] = {}
-    for row in conn.execute(text(query), sql.params):
-        key = (int(row.week), str(row.gpu), str(row.billing))
-        result[key] = IndexStats(
-            int(row.providers),
-            int(row.offers),
-            Decimal(row.low),
-            Decimal(row.median),
-            Decimal(row.p90),
-            int(row.stale),
-        )
-    return result
+    prices: dict[GroupKey, list[tuple[float, int]]] = {}
+    counts: dict[GroupKey, list[int]] = {}  # [offers, stale providers]
+    for gpu, billing, low, offer_id, offers, snapshot in conn.execute(
+        text(query), sql.params
+    ).all():
+        for week, is_stale in serves[snapshot]:
+            key = (week, gpu, billing)
+            prices.setdefault(key, []).append((low, offer_id))
+            count = counts.setdefault(key, [0, 0])
+            count[0] += offers
+            count[1] += is_stale
+    return _ranked_stats(conn, prices, counts, pricing)
 
 
-def _continuous(fraction: str) -> str:
-    """``percentile_cont(fraction)`` in exact numeric from each row's rank ``rk`` of ``n``."""
-    position = f"({fraction} * (n - 1))"
-    below = f"FLOOR{position}"
-    weight = f"({position} - {below})"
-    return (
-        f"SUM(CASE WHEN rk = {below} THEN price_card_hour * (1 - {weight})"
-        f" WHEN rk = {below} + 1 THEN price_card_hour * {weight} ELSE 0 END)"
-    )
-
-
-_ROW_FIELDS: tuple[str, ...] = (
-    "id",
-    "provider",
-    "region",
-    "gpu",
-    "billing",
-    "cards",
-    "sku",
-    "price",
-)
-_ROW_FIELDS += ("currency", "tax_inclusive", "vat_rate", "time_of_use")
-Ranked = tuple[float, tuple[Any, ...]]  # (the SQL's inexact card-hour price, the offer's row)
-
-
-def _index_streamed(
+def _ranked_stats(
     conn: Connection,
-    weeks: Mapping[int, Mapping[str, int]],
+    prices: Mapping[GroupKey, list[tuple[float, int]]],
+    counts: Mapping[GroupKey, list[int]],
     pricing: Pricing,
-    stale: Sequence[str],
-    excluded: frozenset[tuple[str, str]],
-) -> MarketIndex:
-    """SQL groups each snapshot's offers per GPU, mode, provider and data centre (read through
-    the snapshot index, once per snapshot however many weeks it serves) and returns each
-    group's cheapest row with its card-hour price as a float. Rows are compared on that float;
-    the exact price (from the row's exact text) is computed only for what is shown: the
-    minimum, the rows around each percentile, the cheapest compliant offer."""
-    sql = Sql()
-    ids = ", ".join(str(i) for i in sorted({s for snaps in weeks.values() for s in snaps.values()}))
-    query = (
-        f"SELECT o.snapshot_id, MIN({sql.card_hour(pricing, True)}), COUNT(*),"
-        f" {', '.join('o.' + name for name in _ROW_FIELDS)}"
-        f" FROM offer o WHERE o.snapshot_id IN ({ids or '-1'}) AND {sql.priced_only(pricing)}"
-        f" GROUP BY o.snapshot_id, o.gpu, o.billing, o.provider, o.region"
-    )
-    last = weeks.get(max(weeks), {}) if weeks else {}
-    current = frozenset(last.values())
-    by_snapshot: dict[int, dict[tuple[str, str], tuple[Ranked, int]]] = {}
-    cheapest: dict[tuple[str, str], Ranked] = {}
-    for snapshot_id, price, offers, *row in conn.execute(text(query), sql.params):
-        group, ranked = (row[3], row[4]), (float(price), tuple(row))
-        found = by_snapshot.setdefault(int(snapshot_id), {})
-        low, count = found.get(group, (ranked, 0))
-        found[group] = (min(low, ranked), count + int(offers))
-        if snapshot_id in current and (row[1], row[2]) not in excluded:
-            cheapest[group] = min(cheapest.get(group, ranked), ranked)
-    stats = _stream_weeks(weeks, by_snapshot, pricing, frozenset(stale))
-    return MarketIndex(
-        stats,
-        {g: _cheapest(_as_row(r), _exact(pricing, (0.0, r))) for g, (_, r) in cheapest.items()},
-    )
-
-
-def _as_row(row: tuple[Any, ...]) -> dict[str, Any]:
-    return dict(zip(_ROW_FIELDS, row, strict=True))
-
-
-def _exact(pricing: Pricing, ranked: Ranked) -> Decimal:
-    return pricing.card_hour(_as_row(ranked[1]))
-
-
-def _stream_weeks(
-    weeks: Mapping[int, Mapping[str, int]],
-    by_snapshot: Mapping[int, Mapping[tuple[str, str], tuple[Ranked, int]]],
-    pricing: Pricing,
-    stale: frozenset[str],
 ) -> dict[GroupKey, IndexStats]:
-    """Each week's providers, group by group in order, summarised as they stream by."""
-    ordered = sorted(
-        (week, gpu, billing, ranked, offers, provider in stale)
-        for week, snapshots in weeks.items()
-        for provider, snapshot in snapshots.items()
-        for (gpu, billing), (ranked, offers) in by_snapshot.get(snapshot, {}).items()
-    )
-    stats: dict[GroupKey, IndexStats] = {}
-    for key, items in groupby(ordered, key=lambda item: item[:3]):
-        members = list(items)
-        stats[key] = summarise_ordered(
-            [m[3] for m in members],
-            lambda ranked: _exact(pricing, ranked),
-            sum(m[4] for m in members),
-            sum(m[5] for m in members),
+    """Each group's index from its providers' (float price, offer id), valuing exactly only
+    the offers at the ranks the minimum, the median and the 90th percentile read."""
+    wanted: dict[GroupKey, dict[int, int]] = {}
+    for key, items in prices.items():
+        items.sort()
+        n = len(items)
+        ranks = {0, (n - 1) // 2, (n - 1) // 2 + 1, 9 * (n - 1) // 10, 9 * (n - 1) // 10 + 1}
+        wanted[key] = {rank: items[rank][1] for rank in ranks if rank < n}
+    offers = _offer_rows(conn, {i for ranks in wanted.values() for i in ranks.values()})
+    return {
+        key: summarise_ordered(
+            RankedRows(len(prices[key]), {r: offers[i] for r, i in ranks.items()}),
+            pricing.card_hour,
+            counts[key][0],
+            counts[key][1],
         )
-    return stats
+        for key, ranks in sorted(wanted.items())
+    }
+
+
+def _offer_rows(conn: Connection, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+    """The offers of these ids, as the rows :meth:`Pricing.card_hour` reads."""
+    ordered = sorted(ids)
+    rows: dict[int, dict[str, Any]] = {}
+    for start in range(0, len(ordered), 500):
+        chunk = ", ".join(str(i) for i in ordered[start : start + 500])
+        query = text(f"SELECT {', '.join(_ROW_FIELDS)} FROM offer WHERE id IN ({chunk})")
+        rows.update({int(row["id"]): dict(row) for row in conn.execute(query).mappings()})
+    return rows
+
+
+def _cheapest_of(sql: Sql, pricing: Pricing, dialect: str) -> str:
+    """A group's cheapest float card-hour and the id of that offer, as two select columns:
+    SQLite takes bare columns from the row of the one ``MIN``; PostgreSQL takes the least
+    (price, id) array (one aggregate: PostgreSQL computes identical aggregates once)."""
+    price = sql.card_hour(pricing, dialect)
+    if dialect == "postgresql":
+        pick = f"MIN(ARRAY[{price}, o.offer_id])"
+        return f"({pick})[1], CAST(({pick})[2] AS BIGINT)"
+    return f"MIN({price}), o.offer_id"
+
+
+def _cheapest_offers(
+    conn: Connection,
+    snapshots: Mapping[str, int],
+    pricing: Pricing,
+    excluded: Collection[tuple[str, str]],
+) -> dict[tuple[str, str], CheapestOffer]:
+    """The cheapest offer per GPU and mode outside the excluded places, chosen on the float
+    price in SQL; the exact price of each winner is computed from its offer row."""
+    sql = Sql()
+    dialect = conn.dialect.name
+    ids = ", ".join(str(int(s)) for s in sorted(set(snapshots.values()))) or "-1"
+    query = (
+        f"SELECT o.gpu, o.billing, {_cheapest_of(sql, pricing, dialect)} FROM {SUMMARY.name} o"
+        f" WHERE o.snapshot_id IN ({ids}) AND {sql.priced_only(pricing)}"
+        f" AND {sql.outside(excluded, dialect)} GROUP BY o.gpu, o.billing"
+    )
+    winners = {(str(g), str(b)): int(i) for g, b, _, i in conn.execute(text(query), sql.params)}
+    offers = _offer_rows(conn, winners.values())
+    return {g: _cheapest(offers[i], pricing.card_hour(offers[i])) for g, i in winners.items()}

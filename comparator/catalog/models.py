@@ -28,6 +28,7 @@ __all__ = [
     "Provider",
     "Quote",
     "RefreshRun",
+    "SnapshotSummary",
     "Verification",
 ]
 
@@ -97,19 +98,51 @@ class OfferIn(SQLModel):
     sku: str = ""
 
 
+_KEY_REST = ("cards", "billing", "sku", "time_of_use", "min_units", "currency")
+
+
 class Offer(OfferIn, table=True):
     # Covers the usual filters (GPU, then the data centre's province through provider+region)
     # so they are answered from the index before any offer row is read.
     __table_args__ = (
         Index("ix_offer_snapshot_gpu_place", "snapshot_id", "gpu", "provider", "region"),
-        # A job's provinces (and the `offers` GPU filter): each current snapshot's offers by place.
-        Index("ix_offer_snapshot_region_gpu", "snapshot_id", "region", "gpu"),
+        # A job's provinces (and the `offers` GPU filter): each current snapshot's offers by
+        # place; then the rest of the offer key (catalog.changes.KEY_FIELDS), so an offer is
+        # matched to last week's from the index alone (the market report's week diff).
+        Index("ix_offer_snapshot_region_gpu", "snapshot_id", "region", "gpu", *_KEY_REST),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     # pricesnapshot.id, without a foreign key (migration 0006): offers are written only with
     # their snapshot, in its transaction, and snapshots are never deleted (docs/import.md)
     snapshot_id: int
+
+
+class SnapshotSummary(SQLModel, table=True):
+    """Each snapshot's cheapest offer per GPU, billing mode, data centre and pricing basis
+    (currency, tax, time-of-use rule), and how many offers that group has: written with the
+    snapshot (snapshots never change), read by the market report instead of every offer
+    (:mod:`comparator.catalog.snapshot_summary`, docs/market-report.md). Within a group every
+    price term but the price per card is the same, so its cheapest offer per card is the
+    cheapest card-hour under any exchange rate and reference week."""
+
+    # SQLite keeps the rows in key order, so a snapshot's groups are read without a sort
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    snapshot_id: int = Field(primary_key=True)
+    gpu: str = Field(primary_key=True, max_length=64)
+    billing: str = Field(primary_key=True, max_length=16)
+    region: str = Field(primary_key=True, max_length=128)
+    currency: str = Field(primary_key=True, max_length=3)
+    tax_inclusive: bool = Field(primary_key=True)
+    vat_rate: Decimal = Field(primary_key=True, sa_type=ExactDecimal)
+    time_of_use: str = Field(primary_key=True)
+    provider: str = Field(max_length=64)
+    offers: int
+    offer_id: int
+    cards: int
+    sku: str
+    price: Decimal = Field(sa_type=ExactDecimal)
 
 
 class RefreshRun(SQLModel, table=True):

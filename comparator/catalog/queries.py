@@ -38,6 +38,7 @@ from comparator.catalog.models import (
     Provider,
     table_of,
 )
+from comparator.catalog.snapshot_summary import summarise_snapshots
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile, parse_profile, profile_to_dict
 from comparator.errors import CatalogError
@@ -101,20 +102,41 @@ def store_profile(engine: Engine, profile: ProviderProfile) -> ProfileStatus:
 
 def store_profile_in(conn: Connection, profile: ProviderProfile) -> ProfileStatus:
     """:func:`store_profile` inside the caller's transaction."""
-    text = json.dumps(profile_to_dict(profile), ensure_ascii=False, sort_keys=True)
-    sha = hashlib.sha256(text.encode()).hexdigest()
-    query = select(PROVIDER.c.profile_sha256).where(PROVIDER.c.id == profile.id)
-    old = conn.execute(query).first()
-    if old is not None and old[0] == sha:
-        return "unchanged"
-    _delete_credentials(conn, profile.id)
-    row = _provider_row(profile, text, sha)
-    if old is None:
-        conn.execute(insert(PROVIDER), [row])
-    else:
-        conn.execute(PROVIDER.update().where(PROVIDER.c.id == profile.id).values(**row))
-    _insert_credentials(conn, profile)
-    return "created" if old is None else "updated"
+    return store_profiles_in(conn, [profile])[0]
+
+
+def store_profiles_in(conn: Connection, profiles: Sequence[ProviderProfile]) -> list[ProfileStatus]:
+    """:func:`store_profile_in` of each of ``profiles`` (distinct providers), in a few
+    statements for all of them: their stored hashes read 500 at a time, the new providers
+    inserted in one statement, the data centres of new and changed ones in one more."""
+    if len({p.id for p in profiles}) < len(profiles):  # a later one replaces an earlier one
+        return [status for p in profiles for status in store_profiles_in(conn, [p])]
+    ids = [p.id for p in profiles]
+    old: dict[str, str] = {}
+    for start in range(0, len(ids), 500):
+        query = select(PROVIDER.c.id, PROVIDER.c.profile_sha256)
+        old.update(conn.execute(query.where(PROVIDER.c.id.in_(ids[start : start + 500]))).all())
+    statuses: list[ProfileStatus] = []
+    created: list[dict[str, Any]] = []
+    written: list[ProviderProfile] = []
+    for profile in profiles:
+        text = json.dumps(profile_to_dict(profile), ensure_ascii=False, sort_keys=True)
+        sha = hashlib.sha256(text.encode()).hexdigest()
+        if old.get(profile.id) == sha:
+            statuses.append("unchanged")
+            continue
+        row = _provider_row(profile, text, sha)
+        if profile.id in old:
+            conn.execute(PROVIDER.update().where(PROVIDER.c.id == profile.id).values(**row))
+        else:
+            created.append(row)
+        statuses.append("updated" if profile.id in old else "created")
+        written.append(profile)
+    _delete_credentials(conn, [p.id for p in written if p.id in old])
+    if created:
+        conn.execute(insert(PROVIDER), created)
+    _insert_credentials(conn, written)
+    return statuses
 
 
 def _provider_row(profile: ProviderProfile, text: str, sha: str) -> dict[str, Any]:
@@ -132,16 +154,19 @@ def _provider_row(profile: ProviderProfile, text: str, sha: str) -> dict[str, An
     }
 
 
-def _delete_credentials(conn: Connection, provider_id: str) -> None:
-    conn.execute(delete(DATACENTER).where(DATACENTER.c.provider_id == provider_id))
+def _delete_credentials(conn: Connection, provider_ids: Sequence[str]) -> None:
+    for start in range(0, len(provider_ids), 500):
+        chunk = provider_ids[start : start + 500]
+        conn.execute(delete(DATACENTER).where(DATACENTER.c.provider_id.in_(chunk)))
 
 
-def _insert_credentials(conn: Connection, profile: ProviderProfile) -> None:
-    """The profile's data centres as rows of the data centre index."""
+def _insert_credentials(conn: Connection, profiles: Sequence[ProviderProfile]) -> None:
+    """The profiles' data centres as rows of the data centre index."""
     columns = set(DATACENTER.c.keys())
     rows = [
         {key: value for key, value in dataclasses.asdict(dc).items() if key in columns}
         | {"provider_id": profile.id, "mainland": dc.mainland}
+        for profile in profiles
         for dc in profile.datacenters
     ]
     if rows:
@@ -273,6 +298,7 @@ def store_snapshot_in(
     ).inserted_primary_key[0]  # type: ignore[index]
     if columns.count:
         bulk_insert(conn, OFFER, {**columns.values, "snapshot_id": [snapshot_id] * columns.count})
+        summarise_snapshots(conn, [snapshot_id])
     return SnapshotResult(provider_id, snapshot_id, "succeeded", columns.count)
 
 

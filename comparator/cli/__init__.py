@@ -11,8 +11,14 @@ import typer
 import typer.main
 
 from comparator.cli._common import State
-from comparator.cli.failures import lang_of, print_failure, report_error, report_usage_error
-from comparator.cli.helptext import localize
+from comparator.cli.failures import (
+    command_of,
+    lang_of,
+    print_failure,
+    report_error,
+    report_usage_error,
+)
+from comparator.cli.helptext import HelpCommand, HelpGroup, localize
 from comparator.config import load_settings
 from comparator.errors import SuanliError
 from comparator.i18n import say
@@ -26,6 +32,7 @@ app = typer.Typer(
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
+    cls=HelpGroup,
 )
 
 
@@ -68,6 +75,27 @@ def global_options(
     ctx.obj = State(settings=settings, lang=lang, debug=debug)
 
 
+def help_command(
+    ctx: typer.Context,
+    command: list[str] = typer.Argument(None, help="The command (and subcommand) to explain."),
+) -> None:
+    """Show the help of suanli or of one command, as COMMAND --help does.
+
+    Example:  suanli help offers
+    """
+    from comparator.errors import OptionError
+
+    target = ctx.find_root()
+    for name in command or []:
+        sub = getattr(target.command, "commands", {}).get(name)
+        if sub is None:
+            raise OptionError(
+                "unknown command {command}", command=name, hint="`suanli help` lists every command"
+            )
+        target = sub.make_context(name, [], parent=target, resilient_parsing=True)
+    typer.echo(target.get_help())
+
+
 # Each command module registers its commands on `app`.
 from comparator.cli.catalog_cmds import register as register_catalog  # noqa: E402
 from comparator.cli.check_cmd import register as register_check  # noqa: E402
@@ -88,6 +116,19 @@ register_refresh(app)
 register_schema(app)
 register_report(app)
 register_verify(app)
+app.command("help", cls=HelpCommand)(help_command)
+
+
+def _bare(args: list[str]) -> bool:
+    """Only global options (``--db URL``, ``--lang en``, ``--debug``): no command given."""
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg in ("--db", "--lang") and rest:
+            rest.pop(0)
+        elif not (arg == "--debug" or arg.startswith(("--db=", "--lang="))):
+            return False
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = sys.argv[1:] if argv is None else argv
     lang = lang_of(args)
+    if _bare(args):  # `suanli`, `suanli --lang en`: the help, exit 0
+        args = [*args, "--help"]
     try:
         command = localize(typer.main.get_command(app), lang)
         code = command.main(args=args, prog_name="suanli", standalone_mode=False)
@@ -105,17 +148,17 @@ def main(argv: list[str] | None = None) -> int:
     except SuanliError as exc:
         if "--debug" in args:
             raise
-        return report_error(exc, lang)
+        return report_error(exc, lang, command_of(args))
     except typer.TyperException as exc:  # click's usage errors, Abort
-        if type(exc).__name__ == "NoArgsIsHelpError":
-            exc.show()  # type: ignore[attr-defined]
-            return 2
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `suanli`: its help, as --help
+            typer.echo(exc.ctx.get_help())  # type: ignore[attr-defined]
+            return 0
         if int(getattr(exc, "exit_code", 1)) == 2:
             return report_usage_error(exc, lang)
         print_failure(str(exc) or say(lang, "aborted"), None)
         return int(getattr(exc, "exit_code", 1))
     except KeyboardInterrupt:
-        return 130
+        return _interrupted(lang)
     except Exception as exc:  # a bug, not bad input: still one line, never a traceback
         if "--debug" in args:
             raise
@@ -124,7 +167,21 @@ def main(argv: list[str] | None = None) -> int:
             say(lang, "a bug in suanli: run again with --debug for the traceback and report it"),
         )
         return 1
+    if code == INTERRUPTED:  # typer turns Ctrl-C into exit 130 without a word
+        return _interrupted(lang)
     return code if isinstance(code, int) else 0
+
+
+INTERRUPTED = 130
+
+
+def _interrupted(lang: str) -> int:
+    """Ctrl-C outside a step that says more (quote says which number it saved)."""
+    print_failure(
+        say(lang, "interrupted (Ctrl-C): the step that was running is not saved"),
+        say(lang, "run the same command again to finish it"),
+    )
+    return INTERRUPTED
 
 
 if __name__ == "__main__":

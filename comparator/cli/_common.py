@@ -36,6 +36,7 @@ class State:
         if self._engine is None:
             from comparator.catalog import make_engine
 
+            _refuse_foreign_file(self.settings.db_url)
             self._engine = make_engine(self.settings.db_url, self.settings.lock_timeout_s)
         return self._engine
 
@@ -101,8 +102,8 @@ def working(message: str, *, quiet: bool = False) -> Iterator[None]:
         yield
 
 
-def _missing_sqlite_file(url: str) -> Path | None:
-    """The file of a SQLite URL when it does not exist (opening it would create it)."""
+def _sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL (None: another database, memory, or a ``file:`` URI)."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
@@ -115,8 +116,41 @@ def _missing_sqlite_file(url: str) -> Path | None:
         return None
     if database.startswith("file:"):
         return None
-    path = Path(database).expanduser()
-    return None if path.exists() else path
+    return Path(database).expanduser()
+
+
+def _missing_sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL when it does not exist (opening it would create it)."""
+    path = _sqlite_file(url)
+    return None if path is None or path.exists() else path
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
+
+
+def _refuse_foreign_file(url: str) -> None:
+    """A :class:`CatalogError` when the SQLite URL names a file that is not a database (a CSV,
+    a price sheet): SQLite would fail on it with its own words, or write into it."""
+    from comparator.errors import CatalogError, Msg
+
+    path = _sqlite_file(url)
+    if path is None or not path.is_file():
+        return
+    try:
+        with path.open("rb") as file:
+            start = file.read(len(_SQLITE_HEADER))
+    except OSError:
+        return  # make_engine reports an unreadable file in its own words
+    if start and start != _SQLITE_HEADER:
+        raise CatalogError(
+            "{path}: not a SQLite database (its first bytes are {start!r}); left untouched",
+            path=str(path),
+            start=start[:16],
+            hint=Msg(
+                "point --db or SUANLI_DB at the catalog, e.g. sqlite:///path/to/suanli.db; "
+                "`suanli init` creates one"
+            ),
+        )
 
 
 def open_catalog(st: State) -> Engine:
@@ -132,6 +166,13 @@ def open_catalog(st: State) -> Engine:
     missing = _missing_sqlite_file(st.settings.db_url)
     if missing is not None:
         raise CatalogError("no catalog database at {path}", path=missing, hint=init_hint)
+    empty = _sqlite_file(st.settings.db_url)
+    if empty is not None and empty.is_file() and empty.stat().st_size == 0:
+        raise CatalogError(
+            "{path}: an empty file, not a catalog database; left untouched",
+            path=str(empty),
+            hint=Msg("`suanli --db URL init` makes it a catalog; or point --db at the catalog"),
+        )
     engine = st.engine()
     if not schema_is_current(engine):
         where = engine.url.render_as_string(hide_password=True)
@@ -142,13 +183,27 @@ def open_catalog(st: State) -> Engine:
     return engine
 
 
-def parse_today(text: str | None) -> date | None:
-    """The value of a `--today YYYY-MM-DD` flag (None: judge as of the real today)."""
+def parse_today(text: str | None, default: date | None = None) -> date | None:
+    """The value of a `--today YYYY-MM-DD` flag, else ``default`` (``SUANLI_TODAY``; None:
+    judge as of the real today)."""
     if text is None:
-        return None
+        return default
     try:
         return date.fromisoformat(text)
     except ValueError:
-        from comparator.errors import InputError
+        from comparator.errors import OptionError
 
-        raise InputError("--today: expected a date YYYY-MM-DD, got {text!r}", text=text) from None
+        raise OptionError("--today: expected a date YYYY-MM-DD, got {text!r}", text=text) from None
+
+
+def check_objective(objective: str) -> None:
+    """``--objective`` is cost or time: refused before anything is read or planned."""
+    if objective not in ("cost", "time"):
+        from comparator.errors import OptionError
+
+        raise OptionError(
+            "--objective: expected cost or time, got {objective!r}",
+            objective=objective,
+            hint="--objective cost plans the cheapest schedule, --objective time the earliest "
+            "finish",
+        )

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich import box
 from rich.markup import escape
 
 from comparator.cli._common import (
@@ -19,10 +20,11 @@ from comparator.cli._common import (
     state,
     working,
 )
+from comparator.cli.helptext import HelpCommand
 from comparator.cli.provider_facts import cheapest_fail_hint, offer_verdicts, verdict_cell
 from comparator.cli.tables import TEXT, CliTable, Col, print_table
-from comparator.domain import canonical_province, parse_billing, resolve_gpu
-from comparator.errors import InputError
+from comparator.domain import canonical_province, money_text, parse_billing, resolve_gpu
+from comparator.errors import InputError, OptionError
 from comparator.i18n import billing_label, render, say, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
@@ -33,10 +35,10 @@ if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --h
 
 
 def register(app: typer.Typer) -> None:
-    app.command("init")(init)
-    app.command("import")(import_)
-    app.command("providers")(providers)
-    app.command("offers")(offers)
+    app.command("init", cls=HelpCommand)(init)
+    app.command("import", cls=HelpCommand)(import_)
+    app.command("providers", cls=HelpCommand)(providers)
+    app.command("offers", cls=HelpCommand)(offers)
 
 
 def init(
@@ -111,7 +113,7 @@ def import_(
     if not profiles and not sheets:
         raise InputError("suanli import: give at least one price sheet or --profile PROFILE.toml")
     if decimal not in (".", ","):
-        raise InputError('--decimal: expected "." or ",", got {decimal!r}', decimal=decimal)
+        raise OptionError('--decimal: expected "." or ",", got {decimal!r}', decimal=decimal)
     names = ", ".join(p.name for p in [*profiles, *sheets])
     with working(say(st.lang, "Importing {names} …", names=names), quiet=json_out):
         result = import_files(
@@ -125,8 +127,8 @@ def import_(
     for warning in result.warnings:
         shown = escape(render(warning, st.lang))
         err_console().print(f"[yellow]warning:[/] {shown}", soft_wrap=True)
-    if json_out:
-        emit_json(result.to_json())
+    if json_out:  # the warnings in --lang, as on stderr
+        emit_json({**result.to_json(), "warnings": [render(w, st.lang) for w in result.warnings]})
     else:
         _print_import(result, st.lang)
 
@@ -169,7 +171,7 @@ def providers(ctx: typer.Context, json_out: bool = JSON_OPTION) -> None:
     table.add_columns(st.lang, _PROVIDER_COLUMNS)
     for p in profiles.values():
         table.add_row(
-            p.id + (" (demo)" if p.demo else ""),
+            p.id + (f" ({say(st.lang, 'demo')})" if p.demo else ""),
             p.name,
             licences_cell(p, st.lang),
             ", ".join(c.name for c in p.certifications) or "—",
@@ -318,7 +320,7 @@ def _offer_filters(
     if billing is not None:
         mode = parse_billing(billing)
         if mode is None:
-            raise InputError(
+            raise OptionError(
                 "--billing: expected hourly, spot, daily, weekly, monthly, yearly; got {billing!r}",
                 billing=billing,
             )
@@ -326,7 +328,7 @@ def _offer_filters(
     if province is not None:
         canonical = canonical_province(province)
         if canonical is None:
-            raise InputError(
+            raise OptionError(
                 "--province: expected a mainland province such as 广东 or 粤, got {province!r}",
                 province=province,
             )
@@ -342,10 +344,30 @@ _OFFER_COLUMNS = (
     Col("Billing"),
     Col("Price", drop=3),
     Col("Card-hour"),
-    Col("Time of use"),
+    Col("Time of use", key="T"),
     Col("Stock", drop=1),
     Col("Compliance", justify="center"),
 )
+
+
+def _offer_cells(row: OfferRow, lang: str) -> list[str]:
+    """The cells of one offer, in the order of ``_OFFER_COLUMNS``; money as ``¥1,234.50``."""
+    o = row.offer
+    place = " ".join(x for x in (o.province or o.country, o.city) if x)
+    quote = (
+        "?" if row.card_hour_quote is None else money_text(row.card_hour_quote, row.quote_currency)
+    )
+    return [
+        o.offer_id,
+        f"{o.provider}\n{o.region}",
+        place,
+        f"{o.gpu}×{o.cards}",
+        billing_label(lang, o.billing),
+        money_text(o.price, o.currency),
+        quote,
+        o.time_of_use,
+        "∞" if o.stock is None else str(o.stock),
+    ]
 
 
 def _print_offers(
@@ -357,13 +379,11 @@ def _print_offers(
     verdicts: dict[str, str],
 ) -> None:
     title = say(lang, "Offers ({currency}/card-hour, cheapest first)", currency=currency)
-    table = CliTable(title=title, show_lines=False)
+    table = CliTable(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_columns(lang, _OFFER_COLUMNS)
     for row in rows[:limit]:
-        cells = row.cells()
-        cells[4] = billing_label(lang, cells[4])
         verdict = verdict_cell(verdicts.get(row.offer.offer_id))
-        table.add_row(*(escape(c) for c in cells), verdict)
+        table.add_row(*(escape(c) for c in _offer_cells(row, lang)), verdict)
     out = console()
     print_table(out, table)
     if total > limit:

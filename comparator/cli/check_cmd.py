@@ -18,6 +18,7 @@ from comparator.cli._common import (
     state,
     working,
 )
+from comparator.cli.helptext import HelpCommand
 from comparator.cli.provider_facts import print_facts
 from comparator.cli.tables import CliTable, natural_width, print_table
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
@@ -30,7 +31,7 @@ _CELL = {PASS: "[green]✓[/]", WARN: "[yellow]![/]", FAIL: "[red]✗[/]"}
 
 
 def register(app: typer.Typer) -> None:
-    app.command("check")(check)
+    app.command("check", cls=HelpCommand)(check)
 
 
 def check(
@@ -45,7 +46,7 @@ def check(
 ) -> None:
     """Compliance report per provider (and per data centre): licences, filings, job rules.
 
-    Example:  suanli check demo-nanshan --job examples/job.toml --today 2026-11-29
+    Example:  suanli check demo-nanshan --job examples/lora-7b-guangdong.toml --today 2026-11-29
     """
     st = state(ctx)
     from comparator.services import check_catalog  # loads the database stack
@@ -56,7 +57,7 @@ def check(
             st.settings,
             provider_ids=provider_ids or [],
             job_path=job,
-            today=parse_today(today),
+            today=parse_today(today, st.settings.today),
         )
     reports = result.reports
     if json_out:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +15,7 @@ from rich.markup import escape
 from comparator.cli import estimate_options as opt
 from comparator.cli._common import JSON_OPTION, console, emit_json, state
 from comparator.cli.estimate_lines import links_line, recompute_word, savers_line, stack_line
+from comparator.cli.helptext import HelpCommand
 from comparator.cli.tables import TEXT, CliTable, print_table
 from comparator.errors import Msg
 from comparator.i18n import (
@@ -34,7 +37,7 @@ if TYPE_CHECKING:  # the estimator loads inside the command: `suanli --help` sta
 
 
 def register(app: typer.Typer) -> None:
-    app.command("estimate")(estimate_command)
+    app.command("estimate", cls=HelpCommand)(estimate_command)
 
 
 def estimate_command(
@@ -87,8 +90,9 @@ def estimate_command(
     }
     from comparator.estimate import estimate
 
-    request, fit = calibrated(_request(flags, st.settings.headroom), measured)
-    result = estimate(request)
+    with _flag_errors():
+        request, fit = calibrated(_request(flags, st.settings.headroom), measured)
+        result = estimate(request)
     if json_out:
         emit_json({**result.to_json(), "calibration": fit.to_json() if fit else None})
     else:
@@ -111,13 +115,26 @@ def calibrated(
     return fit.apply(request), fit
 
 
+@contextmanager
+def _flag_errors() -> Iterator[None]:
+    """A flag value the estimate refuses (``--method dpo``, ``--cards 0``) is a usage error,
+    exit 2; errors of files (a config.json, a calibration) and unknown names stay exit 1."""
+    from comparator.errors import InputError, OptionError
+
+    try:
+        yield
+    except InputError as exc:
+        if type(exc) is not InputError:
+            raise
+        raise OptionError(exc.msg, hint=exc.hint) from None
+
+
 def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
     """The request from the flags' values, normalised as job files are."""
     from comparator.estimate import (
         EstimateRequest,
         normalize_optimizer,
         normalize_stack,
-        parse_token_count,
     )
 
     recompute, offload = flags.pop("recompute"), flags.pop("offload")
@@ -127,7 +144,7 @@ def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
     if recompute is not None:
         flags["grad_ckpt"] = recompute.strip().lower()
     for key in ("tokens", "samples"):
-        flags[key] = None if flags[key] is None else parse_token_count(flags[key])
+        flags[key] = None if flags[key] is None else _count_flag(key, flags[key])
     if flags["stack"] is not None:
         text = flags["stack"].strip().lower()
         flags["stack"] = normalize_stack(text) or text
@@ -136,23 +153,37 @@ def _request(flags: dict[str, Any], default_headroom: float) -> EstimateRequest:
     return EstimateRequest(**flags, offload_optimizer=offload)
 
 
+def _count_flag(key: str, text: str) -> int:
+    """``--tokens``/``--samples`` read as a count; an error names the flag."""
+    from comparator.errors import InputError
+    from comparator.estimate import parse_token_count
+
+    try:
+        return parse_token_count(text)
+    except InputError as exc:
+        raise InputError(
+            "{flag} {message}", flag=f"--{key}", message=exc.msg, hint=exc.hint
+        ) from None
+
+
 def _list_models(lang: str, json_out: bool) -> None:
     from comparator.estimate import BUILTIN_SHAPES
 
     if json_out:
         emit_json({"models": [shape.summary() for shape in BUILTIN_SHAPES]})
         return
-    table = CliTable(box=box.SIMPLE_HEAD, title=say(lang, "Built-in models"))
+    table = CliTable(
+        box=box.SIMPLE_HEAD, title=say(lang, "Built-in models"), show_edge=False, pad_edge=False
+    )
     table.add_column(say(lang, "Model"))
-    for header in (say(lang, "Params"), "L", "h", "a", "kv", "I", "V"):
+    for header in (say(lang, "Params"), say(lang, "Active"), "L", "h", "a", "kv", "I", "V"):
         table.add_column(header, justify="right")
     for s in BUILTIN_SHAPES:
-        params = f"{s.params / 1e9:.2f}B" + (
-            f" ({s.active_params / 1e9:.1f}B act.)" if s.is_moe else ""
-        )
+        active = f"{s.active_params / 1e9:.1f}B" if s.is_moe else ""
         table.add_row(
             s.name,
-            params,
+            f"{s.params / 1e9:.2f}B",
+            active,
             *(str(v) for v in (s.layers, s.hidden, s.heads, s.kv_heads, s.intermediate, s.vocab)),
         )
     print_table(console(), table)
@@ -171,9 +202,10 @@ def _header(e: Estimate, lang: str) -> str:
     return (
         f"[bold]{escape(s.name)}[/] ({s.params / 1e9:.2f}B{moe}; L={s.layers} h={s.hidden} "
         f"a={s.heads} kv={s.kv_heads}) · {kind}{rank} · {r.precision} {mode} · "
-        f"{r.optimizer} · seq {r.seq_len} × mb {e.solution.setup.micro_batch} · "
+        f"{r.optimizer} · {say(lang, 'sequence')} {r.seq_len} × "
+        f"{say(lang, 'micro-batch')} {e.solution.setup.micro_batch} · "
         f"{say(lang, 'recompute')} {recompute_word(e.solution.setup.recompute, lang)} · "
-        f"flash {'✓' if r.flash_attn else '✗'}"
+        f"FlashAttention {'✓' if r.flash_attn else '✗'}"
     )
 
 

@@ -15,14 +15,20 @@ from rich.markup import escape
 
 from comparator.cli._common import err_console
 from comparator.errors import (
+    CalendarError,
     CatalogError,
     ConfigError,
     InputError,
+    JobFileError,
+    OptionError,
     PlanError,
+    ProfileError,
     RenderError,
+    SheetError,
     SourceError,
     SuanliError,
     UnknownGpuError,
+    UnknownModelError,
 )
 from comparator.i18n import error_text, render, say
 
@@ -30,6 +36,32 @@ GLOBAL_OPTIONS = ("--db", "--lang", "--debug", "--version")
 
 # error class → hint (a message id) when the error carries none of its own; first match wins
 _DEFAULT_HINTS: tuple[tuple[type[SuanliError], str], ...] = (
+    (
+        UnknownModelError,
+        "`suanli estimate --list-models` lists the built-in models; a size such as 7B or a "
+        "Hugging Face config.json works too",
+    ),
+    (
+        JobFileError,
+        "`suanli schema job` prints every key a job file takes; examples/ holds job files to "
+        "start from",
+    ),
+    (
+        ProfileError,
+        "`suanli schema profile` prints every key a provider profile takes",
+    ),
+    (
+        SheetError,
+        "fix the rows listed and import the sheet again (README, section Price sheets)",
+    ),
+    (
+        CalendarError,
+        "SUANLI_HOLIDAYS_FILE names the holiday file (README, section Settings)",
+    ),
+    (
+        OptionError,
+        "`{command} --help` lists what each option accepts",
+    ),
     (
         UnknownGpuError,
         "`suanli offers` lists the catalog's GPUs; A100 is the 40 GB card, write A100-80G "
@@ -59,7 +91,7 @@ _DEFAULT_HINTS: tuple[tuple[type[SuanliError], str], ...] = (
     ),
     (
         InputError,
-        "`suanli COMMAND --help` shows what each option and file expects",
+        "`{command} --help` shows what each option and file expects",
     ),
 )
 
@@ -81,16 +113,38 @@ def print_failure(message: str, hint: str | None) -> None:
         out.print(f"[bold]hint:[/] {escape(hint)}", soft_wrap=True)
 
 
-def report_error(exc: SuanliError, lang: str) -> int:
-    """Print a content error (exit code 1)."""
+def command_of(args: Sequence[str]) -> str:
+    """``suanli`` and the command words of a command line (``suanli report market``), read
+    without parsing it: the words after the global options, up to the first option."""
+    index = 0
+    while index < len(args):
+        if args[index] in ("--db", "--lang"):
+            index += 2
+        elif args[index] == "--debug" or args[index].startswith(("--db=", "--lang=")):
+            index += 1
+        else:
+            break
+    words = ["suanli"]
+    for arg in args[index:]:
+        if arg.startswith("-"):
+            break
+        words.append(arg)
+        if arg != "report":  # the one group: `report market`
+            break
+    return " ".join(words)
+
+
+def report_error(exc: SuanliError, lang: str, command: str = "suanli COMMAND") -> int:
+    """Print a content error (exit code 1; 2 for an option's bad value)."""
     hint = exc.hint
-    shown_hint = render(hint, lang) if hint is not None else _default_hint(exc, lang)
+    shown_hint = render(hint, lang) if hint is not None else _default_hint(exc, lang, command)
     print_failure(error_text(exc, lang), shown_hint)
-    return 1
+    return int(getattr(exc, "exit_code", 1))
 
 
-def _default_hint(exc: SuanliError, lang: str) -> str | None:
-    return next((say(lang, h) for kind, h in _DEFAULT_HINTS if isinstance(exc, kind)), None)
+def _default_hint(exc: SuanliError, lang: str, command: str) -> str | None:
+    hints = (say(lang, h, command=command) for kind, h in _DEFAULT_HINTS if isinstance(exc, kind))
+    return next(hints, None)
 
 
 def _command_path(exc: Any) -> str:

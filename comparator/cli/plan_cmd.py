@@ -19,6 +19,7 @@ from rich.markup import escape
 from comparator.cli._common import (
     CALIBRATION_OPTION,
     JSON_OPTION,
+    check_objective,
     console,
     emit_json,
     open_catalog,
@@ -26,7 +27,13 @@ from comparator.cli._common import (
     state,
     working,
 )
-from comparator.cli.plan_extras import billing_cell, print_plan_notes
+from comparator.cli.helptext import HelpCommand
+from comparator.cli.plan_extras import (
+    billing_cell,
+    plan_warnings,
+    print_plan_notes,
+    print_warnings,
+)
 from comparator.cli.plan_figures import (
     print_assumptions,
     print_figures,
@@ -36,7 +43,7 @@ from comparator.cli.plan_figures import (
     print_utilisation,
 )
 from comparator.cli.tables import TEXT, CliTable, Col, print_table
-from comparator.domain import DEFAULT_TIMEZONE, money_str
+from comparator.domain import DEFAULT_TIMEZONE, money_str, money_text
 from comparator.errors import InputError
 from comparator.i18n import LABELS, label, render, say
 
@@ -48,7 +55,7 @@ NO_FEASIBLE_PLAN = 4  # exit code: nothing feasible (the message names the bindi
 
 
 def register(app: typer.Typer) -> None:
-    app.command("plan")(plan)
+    app.command("plan", cls=HelpCommand)(plan)
 
 
 def plan(
@@ -72,8 +79,9 @@ def plan(
     from comparator.services import plan_job_file, plan_jobs_files
 
     st = state(ctx)
+    check_objective(objective)
+    day = parse_today(today, st.settings.today)
     engine = open_catalog(st)
-    day = parse_today(today)
     lang = st.lang
     planning = say(lang, "Planning…")
     if len(jobs) > 1 and calibration is not None:
@@ -116,8 +124,32 @@ def _show_shared(shared: SharedPlan, lang: str, json_out: bool) -> None:
         for result in shared.results:
             _print(result, lang)
         _print_shared(shared.optimal, shared.gap, lang, shared.dp_fallback)
+        _print_total(shared, lang)
     if not all(r.feasible for r in shared.results):
         raise typer.Exit(NO_FEASIBLE_PLAN)
+
+
+def _print_total(shared: SharedPlan, lang: str) -> None:
+    """The jobs' combined cost (the JSON's ``total_cost``): every plan's line items and bill."""
+    planned = [r.best for r in shared.results if r.best is not None]
+    currencies = sorted({best.currency for best in planned})
+    if not planned:
+        return
+    amount = sum((b.total_cost for b in planned), Decimal(0))
+    total = (
+        money_text(amount, currencies[0])
+        if len(currencies) == 1
+        else f"{money_str(amount)} {'/'.join(currencies)}"
+    )
+    console().print(
+        say(
+            lang,
+            "[bold]Total of {planned} of {count} jobs[/]: [bold green]{total}[/]",
+            planned=len(planned),
+            count=len(shared.results),
+            total=total,
+        )
+    )
 
 
 def _one_job_json(result: PlanResult, seconds: float) -> dict[str, Any]:
@@ -162,6 +194,7 @@ def _print(result: PlanResult, lang: str) -> None:
             _print_best(out, result.cheapest_without_budget, lang)
     else:
         _print_best(out, result.best, lang)
+        print_warnings(out, lang, plan_warnings(result, lang))
         print_plan_notes(out, result, lang)
         print_utilisation(out, result, lang)
         _print_alternatives(out, result, lang)
@@ -170,9 +203,15 @@ def _print(result: PlanResult, lang: str) -> None:
     print_assumptions(out, result, lang)
 
 
-def _price_text(price: Decimal) -> str:
-    """Two decimals when exact to the cent, else the four the average carries."""
-    return money_str(price) if price == price.quantize(Decimal("0.01")) else str(price)
+def _rate_text(price: Decimal, currency: str) -> str:
+    """A unit price: to the cent, unless it is below one (¥0.0004 per GB stays visible)."""
+    if price == 0 or abs(price) >= Decimal("0.01"):
+        return money_text(price, currency)
+    return money_text(0, currency).replace("0.00", f"{price.normalize():f}")
+
+
+def _signed_money(amount: Decimal, currency: str) -> str:
+    return ("+" if amount >= 0 else "") + money_text(amount, currency)
 
 
 def _print_best(out: Console, best: Plan, lang: str) -> None:
@@ -182,8 +221,7 @@ def _print_best(out: Console, best: Plan, lang: str) -> None:
     out.print(
         f"{say(lang, 'Best')}: [bold]{escape(best.provider_name)}[/] "
         f"({escape(best.provider)}) · {escape(best.region_name)} {escape(where)} · "
-        f"{best.cards} × {best.gpu} · [bold green]{money_str(best.total_cost)} "
-        f"{best.currency}[/]"
+        f"{best.cards} × {best.gpu} · [bold green]{money_text(best.total_cost, best.currency)}[/]"
     )
     if best.oversized_contract:
         out.print(
@@ -249,9 +287,9 @@ def _segment_table(best: Plan, lang: str) -> CliTable:
             f"{s.end:%m-%d %H:%M}",
             str(s.units),
             str(s.periods),
-            str(s.unit_price),
-            _price_text(s.average_unit_price),
-            money_str(s.cost),
+            money_text(s.unit_price, best.currency),
+            money_text(s.average_unit_price, best.currency),
+            money_text(s.cost, best.currency),
         )
     for item in best.bill:
         table.add_row(
@@ -261,9 +299,9 @@ def _segment_table(best: Plan, lang: str) -> CliTable:
             f"{item.end:%m-%d %H:%M}",
             "",
             "",
-            str(item.unit_price),
+            _rate_text(item.unit_price, best.currency),
             "",
-            money_str(item.cost),
+            money_text(item.cost, best.currency),
         )
     return table
 
@@ -287,10 +325,10 @@ def _print_alternatives(out: Console, result: PlanResult, lang: str) -> None:
             alt.gpu,
             str(alt.cards),
             mix_text(alt, lang),
-            money_str(alt.total_cost),
+            money_text(alt.total_cost, alt.currency),
             f"{alt.start:%m-%d %H:%M}",
             f"{alt.finish:%m-%d %H:%M}",
-            f"+{money_str(delta)}" if delta >= 0 else money_str(delta),
+            _signed_money(delta, alt.currency),
         )
     print_table(out, table)
 
@@ -355,7 +393,8 @@ def _print_excluded(out: Console, result: PlanResult, lang: str) -> None:
 
 def _print_shared(optimal: bool, gap: float, lang: str, fallback: Mapping[str, list[str]]) -> None:
     verdict = say(lang, "proven optimal" if optimal else "not proven optimal")
-    console().print(f"[bold]{say(lang, 'Jobs sharing stock')}[/]: {verdict}, gap {gap:.4%}")
+    shown = say(lang, "{verdict}, gap {gap}", verdict=verdict, gap=f"{gap:.2%}")
+    console().print(f"[bold]{say(lang, 'Jobs sharing stock')}[/]: {shown}")
     for name, reasons in fallback.items():
         said = (label(lang, f"fallback_{r}") if f"fallback_{r}" in LABELS else r for r in reasons)
         why = say(lang, ", ").join(said)

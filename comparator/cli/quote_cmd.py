@@ -11,6 +11,7 @@ from rich.markup import escape
 from comparator.cli._common import (
     CALIBRATION_OPTION,
     JSON_OPTION,
+    check_objective,
     console,
     emit_json,
     open_catalog,
@@ -18,7 +19,9 @@ from comparator.cli._common import (
     state,
     working,
 )
-from comparator.errors import InputError, Msg, RenderError
+from comparator.cli.helptext import HelpCommand
+from comparator.cli.plan_extras import print_warnings
+from comparator.errors import InputError, Interrupted, Msg, RenderError
 from comparator.i18n import normalize_lang, say, stored_text
 
 if TYPE_CHECKING:  # the catalog and Jinja load when a quote is made
@@ -31,7 +34,7 @@ NO_FEASIBLE_PLAN = 4
 
 
 def register(app: typer.Typer) -> None:
-    app.command("quote")(quote)
+    app.command("quote", cls=HelpCommand)(quote)
 
 
 def quote(
@@ -60,6 +63,8 @@ def quote(
     from comparator.services import make_quote  # the planner's imports only when quoting
 
     st = state(ctx)
+    check_objective(objective)
+    day = parse_today(today, st.settings.today)
     engine = open_catalog(st)
     _check_outputs(engine, output, pdf)  # before anything is planned or saved
     if show is not None:
@@ -75,11 +80,21 @@ def quote(
                 lang=normalize_lang(st.lang),
                 objective=objective,
                 top=top,
-                today=parse_today(today),
+                today=day,
                 calibration=calibration,
             )
-    with working(say(st.lang, "Rendering the report…"), quiet=json_out):
-        _render(stored, output, pdf, _render_lang(ctx, show, st.lang))
+    try:
+        with working(say(st.lang, "Rendering the report…"), quiet=json_out):
+            _render(stored, output, pdf, _render_lang(ctx, show, st.lang))
+    except KeyboardInterrupt:
+        raise Interrupted(
+            "interrupted: quote {number} is saved, its report is not written",
+            number=stored.number,
+            hint=Msg(
+                "`suanli quote --show {number} -o quote.html` renders it again",
+                number=stored.number,
+            ),
+        ) from None
     if json_out:
         emit_json(_json(stored, output, pdf))
     else:
@@ -181,6 +196,10 @@ def _print(
             f"{say(lang, 'Best')}: {escape(str(name))} · {escape(best['region'])} · "
             f"{best['gpu']} × {best['cards']} — [bold]{total}[/]"
         )
+        from comparator.report import best_warnings
+
+        shown = best_warnings(stored.document, lang)
+        print_warnings(out, lang, [(f.status, f.provider, f.message) for f in shown])
     else:
         plan = stored.document["plan"]
         message = stored_text(plan, "message", lang) or ""  # in --lang, whatever it was made in

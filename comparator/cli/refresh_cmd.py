@@ -23,9 +23,10 @@ from comparator.cli._common import (
     state,
     working,
 )
+from comparator.cli.helptext import HelpCommand
 from comparator.cli.tables import TEXT, CliTable, Col, print_table
-from comparator.domain import resolve_gpu
-from comparator.i18n import render, say, status_label, yes_no
+from comparator.domain import money_text, resolve_gpu
+from comparator.i18n import billing_label, render, say, status_label, yes_no
 
 if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
     from comparator.catalog import OfferHistory, PriceChange
@@ -41,9 +42,9 @@ CONFIG_OPTION = typer.Option(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("refresh")(refresh)
-    app.command("history")(history)
-    app.command("worker")(worker)
+    app.command("refresh", cls=HelpCommand)(refresh)
+    app.command("history", cls=HelpCommand)(history)
+    app.command("worker", cls=HelpCommand)(worker)
 
 
 def refresh(
@@ -248,8 +249,8 @@ def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
         region, gpu, cards, billing, sku, _, _, currency = offer.key
         table.add_row(
             offer.provider,
-            f"{gpu} ×{cards} {billing} {region} {sku}".strip(),
-            f"{offer.first_price:f} → {offer.last_price:f} {currency}",
+            f"{gpu} ×{cards} {billing_label(lang, billing)} {region} {sku}".strip(),
+            f"{money_text(offer.first_price, currency)} → {money_text(offer.last_price, currency)}",
             str(offer.change_pct),
             str(len(offer.points)),
             yes_no(lang, offer.current),
@@ -271,11 +272,13 @@ def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:
     from comparator.refresh import run_worker
 
     st = state(ctx)
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    from comparator.refresh import ZonedFormatter
+
+    handler = logging.StreamHandler(sys.stderr)  # times in SUANLI_TIMEZONE, with the offset
+    handler.setFormatter(
+        ZonedFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", st.settings.timezone)
     )
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     for noisy in ("apscheduler", "httpx", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     from comparator.cli.report_cmd import report_after_refresh

@@ -20,6 +20,7 @@ from comparator.cli._common import (
     state,
     working,
 )
+from comparator.cli.helptext import HelpCommand, HelpGroup
 from comparator.cli.tables import CliTable, print_table
 from comparator.i18n import billing_label, label, normalize_lang, status_label
 
@@ -36,12 +37,13 @@ report_app = typer.Typer(
     "Example:  suanli report market -o market.html --pdf market.pdf",
     no_args_is_help=True,
     rich_markup_mode="rich",
+    cls=HelpGroup,
 )
 
 
 def register(app: typer.Typer) -> None:
     app.add_typer(report_app, name="report")
-    report_app.command("market")(market)
+    report_app.command("market", cls=HelpCommand)(market)
 
 
 def market(

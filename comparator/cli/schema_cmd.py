@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from comparator.cli._common import emit_json
+from comparator.cli.helptext import HelpCommand
 
 
 class FileKind(StrEnum):
@@ -18,7 +19,7 @@ class FileKind(StrEnum):
 
 
 def register(app: typer.Typer) -> None:
-    app.command("schema")(schema)
+    app.command("schema", cls=HelpCommand)(schema)
 
 
 def schema(

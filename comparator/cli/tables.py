@@ -12,10 +12,15 @@ a header's words: what a column is, the command says when it adds it.
    longest word;
 2. otherwise the same table without its droppable columns (dropped in their order, one at a
    time, until it fits);
-3. otherwise a stacked record layout: one block per row, ``header  value`` per line.
+3. otherwise, when a column is *keyed* (``key="T"``: long rules such as time-of-use prices),
+   the same two steps with that column's values replaced by short keys (``T1``, ``T2`` …) and a
+   legend below the table that gives each key's value whole;
+4. otherwise a stacked record layout: one block per row, ``header  value`` per line.
 
-Output that is not a terminal (a pipe, a file) uses the full line: the table is printed at its
-natural width, whatever ``COLUMNS`` would say, unless ``COLUMNS`` is set explicitly.
+Output that is not a terminal (a pipe, a file) and no ``COLUMNS`` set is printed as plain
+lines, as ``gh`` does: the title on a line of its own, then the header and one line per row
+with tab-separated cells (a cell's lines joined by a space), no padding and no trailing
+spaces. ``COLUMNS`` set explicitly forces the terminal layout at that width.
 
 Only rich's public API is used: the table keeps its own columns and rows and builds a
 :class:`rich.table.Table` for each layout it tries, measured with
@@ -25,9 +30,11 @@ Only rich's public API is used: the table keeps its own columns and rows and bui
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.style import StyleType
@@ -53,6 +60,7 @@ class Col:
     kind: ColumnKind = VALUE
     justify: Justify = "left"
     drop: int = 0  # 0: always shown; 1, 2, …: dropped in that order when the table is too wide
+    key: str = ""  # a prefix: values may be shown as keys (T1, T2 …) with a legend below
 
 
 class CliTable:
@@ -79,13 +87,15 @@ class CliTable:
         kind: ColumnKind = VALUE,
         justify: Justify = "left",
         drop: int = 0,
+        key: str = "",
     ) -> None:
-        self.columns.append(Col(header, kind, justify, drop))
+        self.columns.append(Col(header, kind, justify, drop, key))
 
     def add_columns(self, lang: str, columns: tuple[Col, ...]) -> None:
         """Add ``columns`` declared with message ids as headers, shown in ``lang``."""
         for c in columns:
-            self.add_column(say(lang, str(c.header)), kind=c.kind, justify=c.justify, drop=c.drop)
+            header = say(lang, str(c.header))
+            self.add_column(header, kind=c.kind, justify=c.justify, drop=c.drop, key=c.key)
 
     def add_row(self, *cells: RenderableType | None, style: StyleType | None = None) -> None:
         shown = [("" if c is None else c) for c in cells]
@@ -114,21 +124,47 @@ def _natural_width(out: Console, renderable: RenderableType) -> int:
     return Measurement.get(out, out.options.update_width(_HUGE), renderable).maximum
 
 
-def _widths(out: Console, table: CliTable) -> list[int]:
+_BREAK = re.compile(r"(?<=[ /-])")
+
+
+def _header_words(out: Console, header: RenderableType) -> int:
+    """The widest word of a header (it may break after a space, ``/`` or ``-``)."""
+    if not isinstance(header, str):
+        return _natural_width(out, header)
+    return max((cell_len(w.strip()) for w in _BREAK.split(header)), default=1)
+
+
+def _widths(out: Console, table: CliTable, *, break_headers: bool = False) -> list[int]:
     """Each column's width in the narrowest layout that shows every value whole.
 
-    Value columns count at their widest cell or header, text columns at ``TEXT_MIN`` (or their
-    widest cell when narrower): text folds, CJK text has no spaces to break at anyway.
+    Value columns count at their widest cell or header (its widest word with
+    ``break_headers``), text columns at ``TEXT_MIN`` (or their widest cell when narrower):
+    text folds, CJK text has no spaces to break at anyway.
     """
     widths = []
     for index, column in enumerate(table.columns):
         widest = max((_natural_width(out, c) for c in table.cells(index)), default=1)
-        header = _natural_width(out, column.header)
+        header = column.header
         if column.kind == TEXT:
-            widths.append(max(min(widest, TEXT_MIN), min(header, TEXT_MIN)))
+            header_width = _natural_width(out, header)
+            widths.append(max(min(widest, TEXT_MIN), min(header_width, TEXT_MIN)))
         else:
-            widths.append(max(widest, header, 1))
+            words = _header_words(out, header) if break_headers else _natural_width(out, header)
+            widths.append(max(widest, words, 1))
     return widths
+
+
+def _wrapped_header(header: RenderableType, width: int) -> RenderableType:
+    """A header wider than its column, broken into lines at its spaces, ``/`` and ``-``."""
+    if not isinstance(header, str) or cell_len(header) <= width:
+        return header
+    lines: list[str] = []
+    for word in _BREAK.split(header):
+        if lines and cell_len(lines[-1] + word.rstrip()) <= width:
+            lines[-1] += word
+        else:
+            lines.append(word)
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def _rich(table: CliTable, keep: list[int], widths: list[int]) -> Table:
@@ -139,9 +175,8 @@ def _rich(table: CliTable, keep: list[int], widths: list[int]) -> Table:
         if column.kind == TEXT:
             shown.add_column(column.header, justify=column.justify, overflow="fold")
         else:
-            shown.add_column(
-                column.header, justify=column.justify, no_wrap=True, min_width=widths[index]
-            )
+            header = _wrapped_header(column.header, widths[index])
+            shown.add_column(header, justify=column.justify, no_wrap=True, min_width=widths[index])
     for row, style in zip(table.rows, table.row_styles, strict=True):
         shown.add_row(*(row[index] for index in keep), style=style)
     return shown
@@ -170,29 +205,91 @@ def _pipe_width() -> bool:
     return "COLUMNS" not in os.environ
 
 
-def print_table(out: Console, table: CliTable) -> None:
-    """Print ``table`` without cutting any value: drop droppable columns, then stack rows."""
-    widths = _widths(out, table)
-    keep = list(range(len(table.columns)))
-    if not out.is_terminal and _pipe_width():
-        fitted = _rich(table, keep, widths)
-        saved = out.width
-        natural = _natural_width(out, fitted)
-        out.width = max(minimum_width(out, table, keep, widths), natural, saved)
-        try:
-            out.print(fitted)
-        finally:
-            out.width = saved
-        return
-    width = out.width
-    for index in table.drop_order():
+def _fitting(out: Console, table: CliTable, width: int) -> Table | None:
+    """``table`` in ``width``, headers whole or else broken at their spaces, once droppable
+    columns go; None when it cannot fit."""
+    for break_headers in (False, True):
+        widths = _widths(out, table, break_headers=break_headers)
+        keep = list(range(len(table.columns)))
+        for index in table.drop_order():
+            if minimum_width(out, table, keep, widths) <= width:
+                break
+            keep.remove(index)
         if minimum_width(out, table, keep, widths) <= width:
-            break
-        keep.remove(index)
-    if minimum_width(out, table, keep, widths) <= width:
-        out.print(_rich(table, keep, widths))
+            return _rich(table, keep, widths)
+    return None
+
+
+def keyed(table: CliTable) -> tuple[CliTable, list[tuple[RenderableType, list[tuple[str, str]]]]]:
+    """``table`` with the values of its keyed columns replaced by keys, and the legends:
+    per keyed column its header and ``(key, value)`` pairs in order of first appearance."""
+    shown = CliTable(title=table.title, caption=table.caption, **table.options)
+    shown.columns = list(table.columns)
+    shown.rows = [list(row) for row in table.rows]
+    shown.row_styles = list(table.row_styles)
+    legends = []
+    for index, column in enumerate(table.columns):
+        if not column.key:
+            continue
+        keys: dict[str, str] = {}
+        for row in shown.rows:
+            value = _plain(row[index]).plain
+            if value:
+                key = keys.setdefault(value, f"{column.key}{len(keys) + 1}")
+                row[index] = key
+        legends.append((column.header, [(k, v) for v, k in keys.items()]))
+    return shown, legends
+
+
+def print_table(out: Console, table: CliTable) -> None:
+    """Print ``table`` without cutting any value: drop droppable columns, key long rules,
+    then stack rows; plain tab-separated lines when piped."""
+    if not out.is_terminal and _pipe_width():
+        print_plain(out, table)
         return
+    fitted = _fitting(out, table, out.width)
+    if fitted is not None:
+        out.print(fitted)
+        return
+    if any(column.key for column in table.columns):
+        shown, legends = keyed(table)
+        fitted = _fitting(out, shown, out.width)
+        if fitted is not None:
+            out.print(fitted)
+            _print_legends(out, legends)
+            return
     print_stacked(out, table)
+
+
+def _print_legends(
+    out: Console, legends: list[tuple[RenderableType, list[tuple[str, str]]]]
+) -> None:
+    for header, pairs in legends:
+        if not pairs:
+            continue
+        out.print(_plain(header), style="bold")
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True)
+        grid.add_column(no_wrap=True)
+        for key, value in pairs:
+            grid.add_row(key, Text(value))
+        out.print(grid)
+
+
+def _line(cells: list[RenderableType]) -> str:
+    texts = (" ".join(_plain(c).plain.split()) for c in cells)
+    return "\t".join(texts).rstrip()
+
+
+def print_plain(out: Console, table: CliTable) -> None:
+    """The table as plain lines for a pipe: the title, the header and one tab-separated line
+    per row, no padding, no trailing spaces; nothing wraps, whatever the console's width."""
+    lines = [] if not table.title else [_plain(table.title).plain]
+    lines.append(_line([c.header for c in table.columns]))
+    lines += [_line(row) for row in table.rows]
+    if table.caption:
+        lines.append(_plain(table.caption).plain)
+    out.file.write("".join(f"{line}\n" for line in lines))  # rich would expand the tabs
 
 
 def print_stacked(out: Console, table: CliTable) -> None:

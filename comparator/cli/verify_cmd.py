@@ -17,6 +17,7 @@ from comparator.cli._common import (
     state,
     working,
 )
+from comparator.cli.helptext import HelpCommand
 from comparator.cli.tables import TEXT, CliTable, print_table
 from comparator.cli.verify_calibration import CALIBRATION_OUT, TRIAL_TOKENS, write_calibration
 from comparator.domain import find_gpu
@@ -35,7 +36,7 @@ def _status(lang: str, status: str) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("verify")(verify)
+    app.command("verify", cls=HelpCommand)(verify)
 
 
 def verify(

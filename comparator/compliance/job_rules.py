@@ -51,7 +51,7 @@ def mlps_check(profile: ProviderProfile, level: int, last_day: date) -> Check:
                 level=level,
                 best=best,
             ),
-            str(best),
+            f"level={filings[0].level}" if filings else "",  # evidence is data, in no language
         )
     filing = high_enough[0]
     evidence = f"level {filing.level} assessed_on={filing.assessed_on}"

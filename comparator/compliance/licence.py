@@ -9,7 +9,7 @@ from datetime import date
 from comparator.compliance.verdicts import FAIL, PASS, WARN, Check, check, worst
 from comparator.domain.credentials import IDC_ITEM_EXCLUDES, LicenceNumber, parse_licence
 from comparator.domain.profile import DataCenter, License, ProviderProfile
-from comparator.domain.profile_fields import NATIONWIDE
+from comparator.domain.profile_values import NATIONWIDE
 from comparator.errors import Msg
 
 RENEWAL_WARNING_DAYS = 90

@@ -50,7 +50,13 @@ if TYPE_CHECKING:
     from comparator.domain.holidays import load_holidays_file
     from comparator.domain.job import Job, Requirements, load_job
     from comparator.domain.job_model import job_schema
-    from comparator.domain.money import FxTable, money_str, parse_decimal, round_money
+    from comparator.domain.money import (
+        FxTable,
+        money_str,
+        money_text,
+        parse_decimal,
+        round_money,
+    )
     from comparator.domain.offer_filter import FilteredOffers, GroupSummary, OfferFilter
     from comparator.domain.offer_list import OfferList
     from comparator.domain.offer_source import GroupPricing, OfferSource, ProfileSource
@@ -113,6 +119,7 @@ _HOME: dict[str, tuple[str, ...]] = {
     "money": (
         "FxTable",
         "money_str",
+        "money_text",
         "parse_decimal",
         "round_money",
     ),
@@ -185,6 +192,7 @@ __all__ = [
     "load_profile",
     "loads_profile",
     "money_str",
+    "money_text",
     "normalise_number",
     "parse_billing",
     "parse_decimal",

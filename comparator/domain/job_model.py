@@ -20,6 +20,13 @@ from comparator.domain.geo import CITY_COORDINATES, known_city
 from comparator.domain.gpus import resolve_gpu
 from comparator.domain.input_model import FileTable, bad, reason
 from comparator.domain.job_service import support_hours
+from comparator.domain.limits import (
+    MAX_CARD_HOURS,
+    MAX_DATA_GB,
+    MAX_JOB_CARDS,
+    MAX_RESTART_OVERHEAD_HOURS,
+    MAX_WINDOW_DAYS,
+)
 from comparator.domain.money import parse_decimal
 from comparator.domain.provinces import canonical_province
 from comparator.domain.zones import DEFAULT_TIMEZONE
@@ -84,6 +91,18 @@ def _positive(value: object) -> Decimal:
     if number is None or number <= 0:
         raise bad(Msg("a positive number"), value)
     return number
+
+
+def _at_most(high: int, hint: Msg) -> BeforeValidator:
+    """A positive number no larger than ``high`` (beyond it a typo: :mod:`.limits`)."""
+
+    def check(value: object) -> Decimal:
+        number = _positive(value)
+        if number > high:
+            raise bad(Msg("a positive number up to {high:,}", high=high), value, hint=hint)
+        return number
+
+    return BeforeValidator(check)
 
 
 def _strings(value: object) -> tuple[str, ...]:
@@ -167,6 +186,16 @@ Positive = Annotated[Decimal, BeforeValidator(_positive), WithJsonSchema(_NUMBER
 Strings = Annotated[tuple[str, ...], BeforeValidator(_strings), WithJsonSchema(_STRINGS_SCHEMA)]
 Moment = Annotated[datetime, BeforeValidator(_moment), WithJsonSchema(_MOMENT_SCHEMA)]
 Table = Annotated[dict[str, Any], BeforeValidator(_table)]
+_CARD_HOURS_HINT = Msg(
+    "10^9 card-hours is over 30 times the largest published training run (Llama 3.1 405B: "
+    "30.84M H100 hours); check the unit"
+)
+_GB_HINT = Msg("sizes are in GB (1 TB = 1000 GB); check the unit")
+CardHours = Annotated[
+    Decimal, _at_most(MAX_CARD_HOURS, _CARD_HOURS_HINT), WithJsonSchema(_NUMBER_SCHEMA)
+]
+DataGb = Annotated[Decimal, _at_most(MAX_DATA_GB, _GB_HINT), WithJsonSchema(_NUMBER_SCHEMA)]
+JobCards = Annotated[int, _whole(1, MAX_JOB_CARDS)]
 
 
 Gpus = Annotated[tuple[str, ...], BeforeValidator(_gpus), WithJsonSchema(_STRINGS_SCHEMA)]
@@ -181,11 +210,11 @@ Gpu = Annotated[str, BeforeValidator(_gpu)]
 class WorkloadTable(FileTable):
     """``[workload]``: work given directly, as card-hours measured on a reference GPU."""
 
-    card_hours: Positive = Field(description="a positive number of card-hours")
+    card_hours: CardHours = Field(description="a positive number of card-hours")
     gpu: Annotated[str, BeforeValidator(_gpu)] = Field(
         description="the reference GPU the card-hours were measured on"
     )
-    cards: Annotated[int, _whole(1)] | None = Field(None, description="a whole number ≥ 1")
+    cards: JobCards | None = Field(None, description="a whole number ≥ 1")
 
 
 class ScheduleTable(FileTable):
@@ -194,7 +223,9 @@ class ScheduleTable(FileTable):
     earliest_start: Moment = Field(description="a date-time like 2026-12-01T00:00:00+08:00")
     deadline: Moment = Field(description="a date-time like 2026-12-01T00:00:00+08:00")
     interruptible: Flag = Field(False, description="true or false")
-    restart_overhead_hours: Annotated[int, _whole(0)] = Field(0, description="a whole number ≥ 0")
+    restart_overhead_hours: Annotated[int, _whole(0, MAX_RESTART_OVERHEAD_HOURS)] = Field(
+        0, description="a whole number ≥ 0"
+    )
     run_windows: Windows = Field((), description="windows like 'mon-fri 09:00-18:00'")
     max_hours_per_day: Annotated[int, _whole(1, 24)] | None = Field(
         None, description="a whole number of hours 1–24"
@@ -208,6 +239,20 @@ class ScheduleTable(FileTable):
                 Msg("a time after earliest_start {start}", start=start),
                 self.deadline.isoformat(),
                 key="schedule.deadline",
+            )
+        if (self.deadline - self.earliest_start).days > MAX_WINDOW_DAYS:
+            raise bad(
+                Msg(
+                    "a time at most {days} days after earliest_start {start}",
+                    days=MAX_WINDOW_DAYS,
+                    start=self.earliest_start.isoformat(),
+                ),
+                self.deadline.isoformat(),
+                key="schedule.deadline",
+                hint=Msg(
+                    "the planner works hour by hour over the window: give the real deadline, "
+                    "or plan the job in parts"
+                ),
             )
         return self
 
@@ -251,8 +296,8 @@ class RequirementsTable(FileTable):
 class DataTable(FileTable):
     """``[data]``: what the job keeps on the data centre's disks, GB (1 TB = 1000 GB)."""
 
-    dataset_gb: Positive | None = Field(None, description="a positive number")
-    checkpoint_gb: Positive | None = Field(None, description="a positive number")
+    dataset_gb: DataGb | None = Field(None, description="a positive number")
+    checkpoint_gb: DataGb | None = Field(None, description="a positive number")
 
 
 class BudgetTable(FileTable):
@@ -275,7 +320,7 @@ class CalibrationTable(FileTable):
     """``[calibration]``: a measured trial run on one GPU × cards."""
 
     gpu: Gpu = Field(description="the GPU the trial ran on, like A100-80G")
-    cards: Annotated[int, _whole(1)] = Field(description="the number of cards the trial ran on")
+    cards: JobCards = Field(description="the number of cards the trial ran on")
     tokens_per_s_per_card: Positive | None = Field(None, description="a positive number")
     step_time_s: Positive | None = Field(None, description="a positive number")
     micro_batch: Annotated[int, _whole(1)] | None = Field(None, description="a whole number ≥ 1")

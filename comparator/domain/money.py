@@ -63,6 +63,21 @@ def money_str(amount: Decimal) -> str:
     return f"{round_money(amount):.2f}"
 
 
+CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "US$", "EUR": "€", "HKD": "HK$", "JPY": "JP¥"}
+
+
+def money_text(amount: Decimal | int | float | str, currency: str = "CNY") -> str:
+    """Money as people read it, the one format of the CLI and the reports: ``¥4,608.00``.
+
+    Rounded once to the cent, thousands grouped; other currencies by their symbol (``US$``)
+    or their ISO code and a space. A sheet's precision (``71.1111``) never shows.
+    """
+    value = round_money(Decimal(str(amount)))
+    symbol = CURRENCY_SYMBOLS.get(currency.upper(), f"{currency.upper()} ")
+    sign = "-" if value < 0 else ""
+    return f"{sign}{symbol}{abs(value):,.2f}"
+
+
 @dataclass(frozen=True)
 class FxTable:
     """Rates as the CNY price of one unit of each currency, read on ``as_of``."""

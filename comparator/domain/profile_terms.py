@@ -1,5 +1,6 @@
 """What a provider profile states besides its credentials: service and contract terms of
-``[provider]``, and the network of each ``[[datacenters]]`` entry (carriers, measured latency).
+``[provider]``, and the network of each ``[[datacenters]]`` entry (carriers, measured latency),
+with the pydantic types that read carriers and latencies.
 
 Every fact is optional: ``None`` means the profile does not say, and the compliance rules show
 it as unknown (a job that requires it fails with that reason), never as a guess.
@@ -9,14 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Annotated, Any
 
+from pydantic import BeforeValidator, WithJsonSchema
+
+from comparator.domain.input_model import bad
 from comparator.domain.money import parse_decimal
+from comparator.domain.profile_values import texts
 from comparator.domain.provinces import canonical_city
-from comparator.domain.storage import StorageTerms
-
-if TYPE_CHECKING:
-    from comparator.domain.profile_fields import Fields
+from comparator.errors import Msg
 
 TERMS_KEYS = (
     "cnnic_member",
@@ -44,15 +46,9 @@ _CARRIER_WORDS = {
     "bgp": "BGP",
     "多线bgp": "BGP",
 }
-NETWORK_KEYS = ("carriers", "latency_ms")
-STORAGE_KEYS = (
-    "storage_price_gb_month",
-    "storage_price_gb_day",
-    "free_storage_gb",
-    "upload_gbps",
-    "egress_price_gb",
-    "storage_currency",
-)
+_TEXTS_SCHEMA: dict[str, Any] = {
+    "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]
+}
 
 
 @dataclass(frozen=True)
@@ -72,22 +68,6 @@ class ServiceTerms:
         return {
             k: str(v) if isinstance(v, Decimal) else v for k, v in values.items() if v is not None
         }
-
-
-def parse_terms(fields: Fields) -> ServiceTerms:
-    """The service terms of a ``[provider]`` table (its other keys are read elsewhere)."""
-    sla = fields.optional_decimal("sla_percent")
-    if sla is not None and not 0 < sla <= 100:
-        fields.fail("sla_percent", "an availability in percent above 0 and at most 100", sla)
-    return ServiceTerms(
-        cnnic_member=fields.optional_bool("cnnic_member"),
-        elastic_scaling=fields.optional_bool("elastic_scaling"),
-        hourly_refund=fields.optional_bool("hourly_refund"),
-        free_maintenance=fields.optional_bool("free_maintenance"),
-        prepayment=fields.optional_str("prepayment"),
-        deposit_cny=fields.optional_decimal("deposit_cny"),
-        sla_percent=sla,
-    )
 
 
 @dataclass(frozen=True)
@@ -110,41 +90,40 @@ class DatacenterNetwork:
         return out
 
 
-def parse_network(fields: Fields) -> DatacenterNetwork:
-    """``carriers = ["电信", "BGP"]`` and ``latency_ms = { "深圳" = 8.5 }`` of a data centre."""
+def _carriers(value: object) -> tuple[str, ...]:
+    """``carriers = ["电信", "BGP"]``: each carrier once, in the profile's order."""
     carriers = []
-    for word in fields.str_list("carriers"):
+    for word in texts(value):
         carrier = _CARRIER_WORDS.get(word.strip().lower().replace(" ", ""))
         if carrier is None:
-            fields.fail("carriers", "carriers among telecom, unicom, mobile and BGP", word)
+            raise bad(Msg("carriers among telecom, unicom, mobile and BGP"), word)
         carriers.append(carrier)
-    table = fields.data.get("latency_ms", {})
-    if not isinstance(table, dict):
-        fields.fail("latency_ms", "a table of city = round-trip milliseconds", table)
+    return tuple(dict.fromkeys(carriers))
+
+
+def _latencies(value: object) -> tuple[tuple[str, Decimal], ...]:
+    """``latency_ms = { "深圳" = 8.5 }``: (city, round-trip ms) pairs."""
+    if isinstance(value, tuple):
+        return value  # already read (a default)
+    if not isinstance(value, dict):
+        raise bad(Msg("a table of city = round-trip milliseconds"), value)
     latencies = []
-    for city, value in table.items():
-        ms = None if isinstance(value, bool) else parse_decimal(value)
+    for city, ms_value in value.items():
+        ms = None if isinstance(ms_value, bool) else parse_decimal(ms_value)
         if ms is None or ms <= 0:
-            fields.fail(f"latency_ms.{city}", "a positive round-trip time in milliseconds", value)
+            expected = Msg("a positive round-trip time in milliseconds")
+            raise bad(expected, ms_value, field=(str(city),))
         latencies.append((canonical_city(str(city)), ms))
-    return DatacenterNetwork(tuple(dict.fromkeys(carriers)), tuple(latencies))
+    return tuple(latencies)
 
 
-def parse_storage(fields: Fields) -> StorageTerms:
-    """The storage, upload and egress terms of a ``[[datacenters]]`` entry."""
-    month = fields.optional_decimal("storage_price_gb_month")
-    day = fields.optional_decimal("storage_price_gb_day")
-    if month is not None and day is not None:
-        fields.fail("storage_price_gb_day", "either storage_price_gb_month or _gb_day, not both")
-    upload = fields.optional_decimal("upload_gbps")
-    if upload is not None and upload <= 0:
-        fields.fail("upload_gbps", "a positive bandwidth in Gbit/s", upload)
-    currency = (fields.optional_str("storage_currency") or "CNY").upper()
-    return StorageTerms(
-        price_gb_month=month,
-        price_gb_day=day,
-        free_gb=fields.optional_decimal("free_storage_gb") or Decimal(0),
-        upload_gbps=upload,
-        egress_price_gb=fields.optional_decimal("egress_price_gb"),
-        currency=currency,
-    )
+_LATENCY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": {
+        "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}]
+    },
+}
+Carriers = Annotated[tuple[str, ...], BeforeValidator(_carriers), WithJsonSchema(_TEXTS_SCHEMA)]
+Latencies = Annotated[
+    tuple[tuple[str, Decimal], ...], BeforeValidator(_latencies), WithJsonSchema(_LATENCY_SCHEMA)
+]

@@ -19,9 +19,10 @@ from comparator.estimate.request import (
     EstimateRequest,
     normalize_optimizer,
     parse_token_count,
+    problems_hint,
     request_problems,
 )
-from comparator.estimate.shapes import resolve_model
+from comparator.estimate.shapes import path_exists, resolve_model
 from comparator.estimate.stacks import normalize_stack
 
 _FIELDS = {f.name for f in dataclasses.fields(EstimateRequest)} - {"model", "gpu"}
@@ -34,9 +35,15 @@ _NUMBER_KEYS = frozenset({"epochs", "mfu", "headroom", "safety_factor"})
 _TEXT_KEYS = frozenset({"method", "precision", "optimizer", "stack"})
 
 
-def _fail(source: str, where: str, message: str | Msg) -> JobFileError:
+def _fail(
+    source: str, where: str, message: str | Msg, hint: str | Msg | None = None
+) -> JobFileError:
     return JobFileError(
-        "{source}: {where} {message}", source=source, where=where, message=as_msg(message)
+        "{source}: {where} {message}",
+        source=source,
+        where=where,
+        message=as_msg(message),
+        hint=hint,
     )
 
 
@@ -120,7 +127,7 @@ def _training_values(training: Mapping[str, Any], source: str) -> dict[str, Any]
         try:
             values[key] = _converter(key)(value)
         except InputError as exc:
-            raise _fail(source, f"[training] {raw_key}", exc.msg) from None
+            raise _fail(source, f"[training] {raw_key}", exc.msg, exc.hint) from None
     return values
 
 
@@ -140,7 +147,7 @@ def _model_spec(model: Mapping[str, Any], source: str) -> str:
     if path.is_absolute():
         return str(path)
     beside_job = Path(source).parent / path
-    if beside_job.exists() or name.endswith(".json"):
+    if path_exists(beside_job) or name.endswith(".json"):
         return str(beside_job)  # relative paths are relative to the job file
     return name
 
@@ -163,5 +170,10 @@ def request_from_job(
             Msg("[training] {field} {message}", field=field, message=message)
             for field, message in problems
         ]
-        raise JobFileError("{path}: {problems}", path=source, problems=MsgList(lines))
+        raise JobFileError(
+            "{path}: {problems}",
+            path=source,
+            problems=MsgList(lines),
+            hint=problems_hint(problems),
+        )
     return request

@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
+from comparator.domain.limits import MAX_TRAINING_TOKENS
 from comparator.errors import InputError, Msg, MsgList
 from comparator.estimate.stacks import STACK_IDS, Stack, stack_of
 
@@ -26,14 +28,19 @@ MAX_CARDS = 65536
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)(?:e([+-]?\d+))?\s*([kmbgt]|亿|万)?\s*$", re.I)
 _COUNT_UNITS = {
-    "k": 1e3,
-    "m": 1e6,
-    "b": 1e9,
-    "g": 1e9,
-    "t": 1e12,
-    "万": 1e4,
-    "亿": 1e8,
+    "k": 10**3,
+    "m": 10**6,
+    "b": 10**9,
+    "g": 10**9,
+    "t": 10**12,
+    "万": 10**4,
+    "亿": 10**8,
 }
+#: the hint of a count past MAX_TRAINING_TOKENS (its sources: comparator.domain.limits)
+TOO_MANY_TOKENS_HINT = Msg(
+    "no published training run used more than about 36T tokens (Qwen3); 100T is the limit: "
+    "did you mean B (10^9) rather than T (10^12)?"
+)
 _OPTIMIZER_SPELLINGS = {
     "adamw": "adamw",
     "adam": "adamw",
@@ -96,25 +103,43 @@ class EstimateRequest:
 
 
 def parse_token_count(text: str | int | float) -> int:
-    """``"2T"`` → 2·10¹², ``"300M"``, ``"1.5e9"``, ``"52k"``, ``"3亿"``, ``1_000_000`` → int."""
-    if isinstance(text, bool):
+    """``"2T"`` → 2·10¹², ``"300M"``, ``"1.5e9"``, ``"52k"``, ``"3亿"``, ``1_000_000`` → int.
+
+    Read exactly (``"1.5e9"`` is 1,500,000,000, never a float's neighbour) and at most
+    :data:`~comparator.domain.limits.MAX_TRAINING_TOKENS`; errors quote the text as given."""
+    if isinstance(text, bool) or not isinstance(text, int | float | str):
         raise InputError(
             "expected a token count such as 2T, 300M or 1.5e9, got {text!r}", text=text
         )
-    if isinstance(text, int | float):
-        value = float(text)
-    else:
-        match = _COUNT.match(text.replace(",", "").replace("_", ""))
-        if not match:
-            raise InputError(
-                "expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}", text=text
-            )
-        number, exponent, unit = match.groups()
-        value = float(f"{number}e{exponent or 0}")
-        value *= _COUNT_UNITS[unit.lower()] if unit else 1
-    if not math.isfinite(value) or value < 0:
+    value = _exact_count(text)
+    if value is None or value < 0:
         raise InputError("expected a non-negative token count, got {text!r}", text=text)
+    if value > MAX_TRAINING_TOKENS:
+        raise InputError(
+            "expected a token count of at most 100T (10^14), got {text!r}",
+            text=text,
+            hint=TOO_MANY_TOKENS_HINT,
+        )
     return round(value)
+
+
+def _exact_count(text: str | int | float) -> Decimal | None:
+    """The count ``text`` writes, exactly (None: not finite)."""
+    if isinstance(text, int):
+        return Decimal(text)
+    if isinstance(text, float):
+        return Decimal(repr(text)) if math.isfinite(text) else None
+    match = _COUNT.match(text.replace(",", "").replace("_", ""))
+    if not match:
+        raise InputError(
+            "expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}", text=text
+        )
+    number, exponent, unit = match.groups()
+    try:
+        value = Decimal(f"{number}e{exponent or 0}") * (_COUNT_UNITS[unit.lower()] if unit else 1)
+    except ArithmeticError:  # an exponent past Decimal's range
+        return None
+    return value if value.is_finite() else None
 
 
 def normalize_optimizer(name: str) -> str | None:
@@ -201,7 +226,7 @@ def _setting_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
         ("cards", None if request.cards is None else _positive_int(request.cards)),
         ("mfu", None if request.mfu is None else _fraction(request.mfu, 0, 1, closed_low=False)),
         ("headroom", _fraction(request.headroom, 0, 0.95, closed_low=True)),
-        ("safety_factor", _fraction(request.safety_factor, 0, 100, closed_low=False)),
+        ("safety_factor", _fraction(request.safety_factor, 0.01, 100, closed_low=True)),
         ("epochs", _fraction(request.epochs, 0, 1e6, closed_low=False)),
         ("interconnect", _optional_text(request.interconnect)),
         ("network", _optional_text(request.network)),
@@ -223,8 +248,25 @@ def _data_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
     return problems
 
 
+_TOTAL_TOKENS = "makes {total:,} training tokens in all (× {epochs:g} epochs), past 100T (10^14)"
+
+
+def _total_tokens_problem(request: EstimateRequest) -> tuple[str, Msg | None]:
+    """The whole job's tokens (per epoch × epochs) within the sane bound."""
+    total = request.tokens_per_epoch * Decimal(repr(float(request.epochs)))
+    field = "tokens" if request.tokens is not None else "samples"
+    if total <= MAX_TRAINING_TOKENS:
+        return field, None
+    return field, Msg(_TOTAL_TOKENS, total=round(total), epochs=request.epochs)
+
+
+def problems_hint(problems: list[tuple[str, Msg]]) -> Msg | None:
+    """The hint of a request's problems when one of them is a token count past the bound."""
+    return TOO_MANY_TOKENS_HINT if any(m.text == _TOTAL_TOKENS for _, m in problems) else None
+
+
 def _combination_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
-    problems: list[tuple[str, Msg | None]] = []
+    problems: list[tuple[str, Msg | None]] = [_total_tokens_problem(request)]
     if request.pure_bf16 and request.precision == "fp32":
         problems.append(("pure_bf16", Msg("needs precision bf16 or fp16, not fp32")))
     if request.stack is None or request.stack in STACK_IDS:
@@ -352,11 +394,12 @@ def _plainly_valid(r: EstimateRequest) -> bool:
     ) and (
         (r.mfu is None or _is_number(r.mfu, 1e-9, 1))
         and _is_number(r.headroom, 0, 0.95)
-        and _is_number(r.safety_factor, 1e-9, 100)
+        and _is_number(r.safety_factor, 0.01, 100)
         and _is_number(r.epochs, 1e-9, 1e6)
         and r.samples is None
         and r.avg_tokens is None
         and (r.tokens is None or _is_int(r.tokens, 0))
+        and r.tokens_per_epoch * r.epochs <= MAX_TRAINING_TOKENS
         and not (r.pure_bf16 and r.precision == "fp32")
         and _stack_allows(r)
         and (r.interconnect is None or isinstance(r.interconnect, str))
@@ -397,4 +440,4 @@ def check_request(request: EstimateRequest) -> None:
         lines = [
             Msg("{flag} {message}", flag=flag_name(f), message=message) for f, message in problems
         ]
-        raise InputError("{problems}", problems=MsgList(lines))
+        raise InputError("{problems}", problems=MsgList(lines), hint=problems_hint(problems))

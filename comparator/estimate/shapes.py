@@ -228,8 +228,16 @@ def parse_size(text: str) -> int | None:
     return None
 
 
+def path_exists(path: Path) -> bool:
+    """Whether ``path`` exists; a name no file system takes (too long, a NUL) does not."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _looks_like_path(text: str) -> bool:
-    return text.endswith(".json") or text.startswith((".", "~")) or Path(text).exists()
+    return text.endswith(".json") or text.startswith((".", "~")) or path_exists(Path(text))
 
 
 def _unknown(text: str) -> UnknownModelError:

@@ -28,7 +28,14 @@ from comparator.i18n.estimate import (
     ESTIMATE_UNITS_ZH,
     RULE_OF_THUMB_ZH,
 )
-from comparator.i18n.help import HELP_CHROME_ZH, HELP_OPTION_ZH, HELP_ZH, help_zh, spaced
+from comparator.i18n.help import (
+    HELP_CHROME_ZH,
+    HELP_OPTION_ZH,
+    HELP_WORDS_ZH,
+    HELP_ZH,
+    help_zh,
+    spaced,
+)
 from comparator.i18n.labels import (
     CHECK_LABELS,
     CHECKS,
@@ -64,6 +71,7 @@ __all__ = [
     "ESTIMATE_UNITS_ZH",
     "HELP_CHROME_ZH",
     "HELP_OPTION_ZH",
+    "HELP_WORDS_ZH",
     "HELP_ZH",
     "LABELS",
     "MESSAGES_ZH",

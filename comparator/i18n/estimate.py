@@ -51,7 +51,7 @@ ESTIMATE_NOTES_ZH: dict[str, str] = {
     "pcie_only": "该卡无 NVLink，多卡通信走 PCIe，实际 MFU 会低于表中数值",
     "over_provisioned": "显存占用偏低，更小的卡可能就够",
     "no_tokens": "未给出 --tokens（或 --samples/--avg-tokens）：只估显存，时长为 0",
-    "low_memory_utilisation": "每卡显存利用率低于 60%：可用更少的卡或更小的卡（见 JSON 的 suggestion）",
+    "low_memory_utilisation": "每卡显存利用率低于 60%：可用更少的卡或更小的卡（见 JSON 的 `suggestion`）",
     "low_compute_utilisation": "每卡算力利用率低于 60%（PCIe 或跨节点通信）：更少的卡更划算",
     "unknown_interconnect": "卡间互联“{text}”无法识别：按该 GPU 型号的默认互联估算",
     "unknown_network": "节点网络“{text}”无法完全识别：按每节点 {gbps:g} Gb/s 估算",

@@ -22,8 +22,20 @@ HELP_CHROME_ZH: dict[str, str] = {
     "DEPRECATED_STRING": "（已弃用）",
 }
 HELP_OPTION_ZH = "显示本帮助并退出。"
+# the help renderer's own words (comparator/cli/helptext.py)
+HELP_WORDS_ZH: dict[str, str] = {
+    "usage": "用法:",
+    "OPTIONS": "[选项]",
+    "COMMAND": "命令 [参数]...",
+    "example": "示例：",
+}
 
 HELP_ZH: dict[str, str] = {
+    # help
+    "The command (and subcommand) to explain.": "要说明的命令（及子命令）。",
+    "Show the help of suanli or of one command, as COMMAND --help does.": (
+        "显示 suanli 或某个命令的帮助，与 COMMAND --help 相同。"
+    ),
     # suanli
     "算力 Suanli — estimate, compare, plan and verify rented GPU compute.": (
         "算力 Suanli — 估算、比较、规划并验收租用的 GPU 算力。"
@@ -279,7 +291,7 @@ def help_zh(text: str) -> str | None:
     """
     whole = HELP_ZH.get(text.strip())
     if whole is not None:
-        return spaced(whole)
+        return whole
     lines: list[str] = []
     for line in text.split("\n"):
         stripped = line.strip()
@@ -289,5 +301,5 @@ def help_zh(text: str) -> str | None:
         found = HELP_ZH.get(stripped)
         if found is None:
             return None
-        lines.append(spaced(found))
+        lines.append(found)
     return "\n".join(lines)

@@ -235,8 +235,24 @@ CLI_ZH: dict[str, str] = {
     "PDF needs the pdf extra and Pango (README, section Install)": (
         "PDF 需要 pdf 附加包和 Pango（README 的 Install 一节）"
     ),
-    "`suanli COMMAND --help` shows what each option and file expects": (
-        "`suanli 命令 --help` 说明每个选项和文件的格式"
+    "`{command} --help` shows what each option and file expects": (
+        "`{command} --help` 说明每个选项和文件的格式"
+    ),
+    "`{command} --help` lists what each option accepts": "`{command} --help` 列出每个选项接受的值",
+    "`suanli estimate --list-models` lists the built-in models; a size such as 7B or a "
+    "Hugging Face config.json works too": (
+        "`suanli estimate --list-models` 列出内置模型；也可写规模（如 7B）或 Hugging Face 的 config.json"
+    ),
+    "`suanli schema job` prints every key a job file takes; examples/ holds job files to "
+    "start from": "`suanli schema job` 列出任务文件的全部键；examples/ 中有可参照的任务文件",
+    "`suanli schema profile` prints every key a provider profile takes": (
+        "`suanli schema profile` 列出服务商资料的全部键"
+    ),
+    "fix the rows listed and import the sheet again (README, section Price sheets)": (
+        "改正列出的各行后重新导入（README 的 `Price sheets` 一节）"
+    ),
+    "SUANLI_HOLIDAYS_FILE names the holiday file (README, section Settings)": (
+        "SUANLI_HOLIDAYS_FILE 指定节假日文件（README 的 Settings 一节）"
     ),
     "expected a whole number": "应为整数",
     "expected a number": "应为数字",
@@ -300,4 +316,46 @@ CLI_ZH: dict[str, str] = {
     "op-level selective": "算子级选择性",
     "Service and company facts": "服务与公司情况",
     "Compliance": "合规",
+    "demo": "演示",
+    "{verdict}, gap {gap}": "{verdict}，差距 {gap}",
+    "Active": "激活",
+    "choose another output file: -o/--pdf name a new file in a writable folder": (
+        "请换一个输出文件：-o/--pdf 应指向可写文件夹中的新文件"
+    ),
+    "{path}: the folder {folder} does not exist": "{path}：文件夹 {folder} 不存在",
+    "{path}: the folder {folder} is not writable": "{path}：文件夹 {folder} 不可写",
+    "--objective cost plans the cheapest schedule, --objective time the earliest finish": (
+        "--objective cost 规划最便宜的方案，--objective time 规划最早完成的方案"
+    ),
+    "`suanli help` lists every command": "`suanli help` 列出全部命令",
+    "sequence": "序列",
+    "micro-batch": "微批",
+    "Attention (recommended provider)": "注意（推荐的服务商）",
+    "interrupted: quote {number} is saved, its report is not written": (
+        "已中断：报价单 {number} 已保存，报告未写出"
+    ),
+    "interrupted (Ctrl-C): the step that was running is not saved": (
+        "已中断（Ctrl-C）：正在进行的步骤未保存"
+    ),
+    "run the same command again to finish it": "再次运行同一命令即可完成",
+    "--db or SUANLI_DB names the catalog: `sqlite:///path/catalog.db` or "
+    "`postgresql+psycopg://user@host/db`; `suanli init` creates it": (
+        "--db 或 SUANLI_DB 指定目录数据库：`sqlite:///path/catalog.db` 或 "
+        "`postgresql+psycopg://user@host/db`；`suanli init` 可创建"
+    ),
+    "the host name cannot be resolved": "主机名无法解析",
+    "the server refused the connection (is it running on that port?)": (
+        "服务器拒绝连接（该端口上有服务在运行吗？）"
+    ),
+    "the user name or password is wrong": "用户名或密码错误",
+    "the database does not exist on the server": "服务器上没有这个数据库",
+    "the file is not a SQLite database": "该文件不是 SQLite 数据库",
+    "the file cannot be opened": "无法打开该文件",
+    "the database is locked by another suanli": "数据库被另一个 suanli 锁定",
+    "the server did not answer in time": "服务器未及时响应",
+    "--db: no driver for {drivername!r}; for PostgreSQL install "
+    "suanli[postgres] and use postgresql+psycopg://user:pass@host/db": (
+        "--db：没有 {drivername!r} 的驱动；PostgreSQL 请安装 suanli[postgres]，"
+        "并使用 postgresql+psycopg://user:pass@host/db"
+    ),
 }

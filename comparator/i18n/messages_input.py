@@ -141,6 +141,31 @@ _PROFILE_ZH: dict[str, str] = {
     "a positive bandwidth in Gbit/s": "正的带宽（Gbit/s）",
     "an IANA time zone such as Asia/Shanghai": "IANA 时区，如 Asia/Shanghai",
     "{path}: not valid TOML (arrays or tables nested too deep)": "{path}：不是有效的 TOML（数组或表嵌套过深）",
+    # the keys of a profile file (descriptions in its JSON Schema)
+    "a [provider] table with id and name": "[provider] 表（含 id 和 name）",
+    "IANA time zone (default Asia/Shanghai)": "IANA 时区（默认 Asia/Shanghai）",
+    "ISO 3166 two-letter code (default CN)": "ISO 3166 两字母国家代码（默认 CN）",
+    "ISO 3166 two-letter code (default: the provider's)": "ISO 3166 两字母国家代码（默认与服务商相同）",
+    "MLPS level (kind = 'mlps')": "等保级别（kind = 'mlps' 时）",
+    "a deposit in CNY": "押金（人民币）",
+    "a member of CNNIC": "CNNIC 会员",
+    "a rented machine may change billing mode in place": "租用中的机器可原地转换计费方式",
+    "availability promised, percent": "承诺的可用性（百分比）",
+    "cards may be added or released within a contract": "合同期内可增减卡数",
+    "factor on every price, 0 < d ≤ 1": "所有价格的折扣系数，0 < d ≤ 1",
+    "free text": "自由文本",
+    "held as the provider claims, without a number (never passes a rule)": (
+        "服务商声称持有、未给编号（不会通过任何规则）"
+    ),
+    "maintenance and machine replacement at no charge": "免费维护和换机",
+    "one of 'icp_filing', 'icp_license', 'gongan', 'mlps'": (
+        "'icp_filing'、'icp_license'、'gongan'、'mlps' 之一"
+    ),
+    "unified social credit code (USCC), 18 characters": "统一社会信用代码（18 位）",
+    "unused contract time is refunded by the hour": "未用完的合同时长按小时退费",
+    "what a claimed licence is called": "所声称许可证的名称",
+    "what must be paid before the rental": "租用前须预付的款项",
+    "where the facts of this table were read": "本表信息的出处",
 }
 
 _CALENDAR_ZH: dict[str, str] = {

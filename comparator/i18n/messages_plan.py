@@ -173,7 +173,8 @@ _NOTES_ZH: dict[str, str] = {
 _TIMELINE_ZH: dict[str, str] = {
     "{hourly} running (hourly)  {contract} running (contract)  {paid} paid, not running  "
     "{idle} idle": "{hourly} 按量运行  {contract} 包期运行  {paid} 已付费未运行  {idle} 空闲",
-    "weekday initials\x04MTWTFSS": "一二三四五六日",
+    "weekday names\x04Mon Tue Wed Thu Fri Sat Sun": "周一 周二 周三 周四 周五 周六 周日",
+    "{weekday} {date}": "{date} {weekday}",
     "… {skipped} days …": "… {skipped} 天 …",
 }
 

@@ -162,56 +162,31 @@ _SOURCES_ZH: dict[str, str] = {
     '{where}: expected "mon 03:00", "daily 03:00" or a crontab line "0 3 * * mon", got {text!r}': (
         '{where}：应为 "mon 03:00"、"daily 03:00" 或 crontab 行 "0 3 * * mon"，实为 {text!r}'
     ),
-    "{file}: expected at least one [[source]] table": "{file}：至少要有一个 [[source]] 表",
+    # what a key of the sources file expects (comparator.refresh.sources_model)
+    "a name without spaces": "不含空格的名称",
+    "an http(s) URL": "http(s) 网址",
+    "a path or URL": "路径或网址",
+    "a number ≥ {minimum:g} (seconds)": "不小于 {minimum:g} 的数（秒）",
+    "a list of host names": "主机名列表",
+    'a table of text, e.g. { Accept = "text/csv" }': '文本组成的表，如 { Accept = "text/csv" }',
+    "the name of an environment variable": "环境变量名",
+    'a list of query parameter names, e.g. ["page", "region"]': (
+        '查询参数名列表，如 ["page", "region"]'
+    ),
+    'text like "mon 03:00" or "0 3 * * mon"': '形如 "mon 03:00" 或 "0 3 * * mon" 的文本',
+    'exactly one of url = "https://…" or path = "…"': (
+        'url = "https://…" 与 path = "…" 必须且只能给一个'
+    ),
+    "one [[source]] per provider ({provider!r} has one already)": (
+        "每个服务商只能有一个 [[source]]（{provider!r} 已有一个）"
+    ),
+    "at least one [[source]] table": "至少一个 [[source]] 表",
+    "provider id the offers belong to": "报价所属服务商的 id",
+    "adapter name (sheet, skypilot, http_json)": "适配器名称（'sheet'、'skypilot'、'http_json'）",
     "{where}: unknown key {key!r}; expected one of {allowed}": (
         "{where}：未知键 {key!r}；应为以下之一：{allowed}"
     ),
     "{where}: expected a table": "{where}：应为一个表",
-    '{where} cron: expected text like "mon 03:00" or "0 3 * * mon"': (
-        '{where} cron：应为形如 "mon 03:00" 或 "0 3 * * mon" 的文本'
-    ),
-    "{where} timezone: expected an IANA zone such as Asia/Shanghai, got {zone_name!r}": (
-        "{where} timezone：应为 IANA 时区，如 Asia/Shanghai，实为 {zone_name!r}"
-    ),
-    "{where} max_in_flight: expected a whole number 1–1024, got {in_flight!r}": (
-        "{where} max_in_flight：应为 1–1024 的整数，实为 {in_flight!r}"
-    ),
-    "{where} shared: expected true or false, got {shared!r}": (
-        "{where} shared：应为 true 或 false，实为 {shared!r}"
-    ),
-    "{where}: provider: expected {expected}, got {value!r}": (
-        "{where}：provider：应为{expected}，实为 {value!r}"
-    ),
-    "{where}: {key}: expected a name without spaces, got {value!r}": (
-        "{where}：{key}：应为不含空格的名称，实为 {value!r}"
-    ),
-    '{where}: expected exactly one of url = "https://…" or path = "…"': (
-        '{where}：url = "https://…" 与 path = "…" 必须且只能给一个'
-    ),
-    "{where}: url: expected an http(s) URL, got {url!r}": "{where}：url：应为 http(s) 网址，实为 {url!r}",
-    "{file}: expected a path or URL, got {value!r}": "{file}：应为路径或网址，实为 {value!r}",
-    "{where}: retries: expected a whole number 0–10, got {retries!r}": (
-        "{where}：retries：应为 0–10 的整数，实为 {retries!r}"
-    ),
-    "{where}: {key}: expected a list of host names, got {value!r}": (
-        "{where}：{key}：应为主机名列表，实为 {value!r}"
-    ),
-    '{where}: headers: expected a table of text, e.g. {{ Accept = "text/csv" }}': (
-        '{where}：headers：应为文本组成的表，如 {{ Accept = "text/csv" }}'
-    ),
-    '{where}: public_params: expected a list of query parameter names, e.g. ["page", "region"], '
-    "got {value!r}": (
-        '{where}：public_params：应为查询参数名列表，如 ["page", "region"]，实为 {value!r}'
-    ),
-    "{where}: token_env: expected the name of an environment variable, got {value!r}": (
-        "{where}：token_env：应为环境变量名，实为 {value!r}"
-    ),
-    "{where}: {key}: expected a number ≥ {minimum:g} (seconds), got {value!r}": (
-        "{where}：{key}：应为不小于 {minimum:g} 的数（秒），实为 {value!r}"
-    ),
-    "{origin}: provider {provider!r} already has a [[source]]; one source per provider": (
-        "{origin}：服务商 {provider!r} 已有一个 [[source]]；每个服务商只能有一个来源"
-    ),
     "{path}: no [[source]] for provider(s) {unknown}; known: {names}": (
         "{path}：没有服务商 {unknown} 的 [[source]]；已知：{names}"
     ),

@@ -25,6 +25,11 @@ from comparator.estimate.estimator import EstimateRequest, estimate
 
 MEASURED_GPU_SPREAD = 0.25  # of the fit's low/high distance to the expected value
 OTHER_GPU_SPREAD = 0.5
+#: a measurement more than this many times off the prediction is refused: the fit's own 5–95 %
+#: band is ×0.78–×1.51 (docs/estimation.md, "card_hours_range"), so ×100 is a unit error (the
+#: machine's tokens/s, a step's tokens), not a slow or fast stack; past it the figures leave
+#: Decimal's range
+MAX_CALIBRATION_RATIO = 100
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,25 @@ def fit_calibration(calibration: Calibration, request: EstimateRequest) -> Calib
             cards=calibration.cards,
             gpu=calibration.gpu,
         )
-    return CalibrationFit(calibration, predicted)
+    fit = CalibrationFit(calibration, predicted)
+    if not 1 / MAX_CALIBRATION_RATIO <= fit.factor <= MAX_CALIBRATION_RATIO:
+        raise JobFileError(
+            "{path}: calibration: {measured} tokens/s per card is {factor:.3g} × the "
+            "estimator's {predicted:.0f} on {cards} × {gpu}; more than {limit}× off is not a "
+            "measurement of this job",
+            path=calibration.source or "calibration",
+            measured=calibration.tokens_per_s_per_card,
+            factor=fit.factor,
+            predicted=predicted,
+            cards=calibration.cards,
+            gpu=calibration.gpu,
+            limit=MAX_CALIBRATION_RATIO,
+            hint=Msg(
+                "give the training tokens per second of one card (not of the machine, not "
+                "per step), measured on this job's model and settings"
+            ),
+        )
+    return fit
 
 
 def measured_fit(request: EstimateRequest, tokens_per_s_per_card: Decimal) -> CalibrationFit:

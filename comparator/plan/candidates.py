@@ -366,10 +366,10 @@ class CandidateBuilder:
         for offer in offers:
             if offer.offer_id in used:
                 continue
-            reasons = {_fits(offer, n) for n in counts} - {None}
-            for reason in sorted((r for r in reasons if r), key=str):
+            # the smallest placement tried says the most (its text would sort 104 before 24)
+            reason = next((r for n in sorted(counts) if (r := _fits(offer, n))), None)
+            if reason is not None:
                 self.result.note(offer, reason)
-                break
 
 
 def undominated(candidates: list[Candidate]) -> list[Candidate]:

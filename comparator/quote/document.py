@@ -8,8 +8,9 @@ Shape (keys are stable; reports render from this alone)::
           each beside its message, reason_msgs / message_msg / calendar.warning_msg, which
           render in either language; quotes stored before these carried reason_texts
           {zh-CN: [...], en: [...]} on some exclusions, or their texts alone),
-    compliance {today, last_day, providers: [...] (at most 50, the plans' providers first),
-    omitted? {providers, by_status}},
+    compliance {today, last_day, providers: [...] (at most 50, the recommended plan's provider
+    first, then the alternatives' by rank; each with quote_status: its own checks and the best
+    of its data centres the plans use), omitted? {providers, by_status}},
     assumptions {mfu, throughput_table[], fx{rates, date}, multi_node_efficiency, headroom,
                  price_freshness_days},
     price_ages [{offer_id, provider, region, gpu, cards, billing, price, currency,
@@ -32,16 +33,18 @@ from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from comparator.compliance import FAIL, PASS, WARN, ProviderReport, worst
 from comparator.config import Settings
 from comparator.domain.billing import HOURLY_MODES
 from comparator.domain.calendar import HolidaySupplement, slot_factors
 from comparator.domain.job import Job, Requirements
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
-from comparator.plan import PlanResult
+from comparator.plan import Plan, PlanResult
 
 MAX_CURVE_HOURS = 24 * 400
 MAX_COMPLIANCE_PROVIDERS = 50  # reports a quote holds in full (the plans' providers always)
+STATUS_ORDER = (PASS, WARN, FAIL)  # best first
 
 
 @dataclass(frozen=True)
@@ -68,32 +71,55 @@ class QuoteParts:
         return self.result.estimate.to_json() if self.result.estimate else None
 
 
-def throughput_rows(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+def throughput_rows(result: PlanResult) -> list[dict[str, Any]]:
     """The GPU table (卡型算力表): the plan's own rows (``assumptions.throughput``), the
     figures that priced each placement, copied as they are (:mod:`comparator.plan.figures`)."""
-    rows = (plan.get("assumptions") or {}).get("throughput") or []
+    rows = result.assumptions.get("throughput") or []
     return [dict(row) for row in rows]
 
 
-def _plan_providers(result: PlanResult) -> set[str]:
+def _plan_providers(result: PlanResult) -> dict[str, set[str]]:
+    """The providers of the plans shown, the recommended first, then by rank (each once), with
+    the data centres those plans use."""
     plans = [result.best, *result.alternatives, result.cheapest_without_budget]
-    return {p.provider for p in plans if p is not None}
+    used: dict[str, set[str]] = {}
+    for plan in plans:
+        if plan is not None:
+            used.setdefault(plan.provider, set()).add(plan.region)
+    return used
+
+
+def quote_status(report: ProviderReport, used: set[str]) -> str:
+    """The provider's status in the quote: its own checks, and the best of its data centres
+    the plans shown use (of all of them when none is used): a provider whose one compliant
+    data centre is an alternative's passes, though its other data centres fail."""
+    centres = [d for d in report.datacenters if d.id in used] or list(report.datacenters)
+    best_centre = min((d.status for d in centres), key=STATUS_ORDER.index, default=PASS)
+    return worst([*(c.status for c in report.checks), best_centre])
 
 
 def compliance_section(result: PlanResult, lang: str) -> dict[str, Any]:
     """The ``check --json`` document of the providers the planner judged, on its dates.
 
-    Bounded at national scale: the providers of the plans shown come first, then the others
-    by id, up to :data:`MAX_COMPLIANCE_PROVIDERS` reports; the rest are counted by status
-    under ``omitted`` (a key only present when some were left out)."""
+    Bounded at national scale: the providers of the plans shown come first (the recommended
+    one, then by rank), then the others by id, up to :data:`MAX_COMPLIANCE_PROVIDERS` reports;
+    the rest are counted by status under ``omitted`` (a key only present when some were left
+    out). Each report has ``quote_status`` beside its ``status`` (:func:`quote_status`)."""
     policy = result.policy
     shown = _plan_providers(result)
-    reports = sorted(result.compliance, key=lambda r: (r.provider not in shown, r.provider))
+    rank = {provider: index for index, provider in enumerate(shown)}
+    reports = sorted(result.compliance, key=lambda r: (rank.get(r.provider, len(rank)), r.provider))
     kept = reports[: max(MAX_COMPLIANCE_PROVIDERS, len(shown))]
     section: dict[str, Any] = {
         "today": policy.today.isoformat() if policy else None,
         "last_day": policy.last_day.isoformat() if policy and policy.last_day else None,
-        "providers": [report.to_json(lang) for report in kept],
+        "providers": [
+            {
+                **report.to_json(lang),
+                "quote_status": quote_status(report, shown.get(report.provider, set())),
+            }
+            for report in kept
+        ],
     }
     if len(kept) < len(reports):
         statuses = Counter(report.status for report in reports[len(kept) :])
@@ -160,14 +186,14 @@ def _service_requirements(req: Requirements) -> dict[str, Any]:
     }
 
 
-def _plans(plan: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return ([plan["best"]] if plan.get("best") else []) + list(plan.get("alternatives") or [])
+def _plans(result: PlanResult) -> list[Plan]:
+    return ([result.best] if result.best else []) + list(result.alternatives)
 
 
-def referenced_offer_ids(plan: Mapping[str, Any]) -> list[str]:
-    """Offer ids the plan document names: best, alternatives, then excluded; each once."""
-    ids = [s["offer_id"] for p in _plans(plan) for s in p["segments"]]
-    ids += [e["offer_id"] for e in plan.get("excluded") or [] if e.get("offer_id")]
+def referenced_offer_ids(result: PlanResult) -> list[str]:
+    """Offer ids the plan names: best, alternatives, then excluded; each once."""
+    ids = [s.offer_id for p in _plans(result) for s in p.segments]
+    ids += [e.offer_id for e in result.excluded if e.offer_id]
     return list(dict.fromkeys(ids))
 
 
@@ -191,28 +217,28 @@ def price_age(offer: OfferView, today: date, zone: ZoneInfo, freshness_days: int
 
 
 def price_ages(
-    plan: Mapping[str, Any],
+    result: PlanResult,
     offers: Mapping[str, OfferView],
     today: date,
     zone: ZoneInfo,
     freshness_days: int,
 ) -> list[dict[str, Any]]:
-    """The age of every price the plan document refers to."""
+    """The age of every price the plan refers to."""
     return [
         price_age(offers[i], today, zone, freshness_days)
-        for i in referenced_offer_ids(plan)
+        for i in referenced_offer_ids(result)
         if i in offers
     ]
 
 
 def curve_offer(
-    best: Mapping[str, Any] | None, offers: Mapping[str, OfferView], candidates: Iterable[OfferView]
+    best: Plan | None, offers: Mapping[str, OfferView], candidates: Iterable[OfferView]
 ) -> OfferView | None:
     """The hourly offer whose price curve the timeline shows: one the best plan uses, else an
     hourly offer of the same provider, data centre and GPU (cheapest list price), else none."""
-    if not best:
+    if best is None:
         return None
-    used = [offers[s["offer_id"]] for s in best["segments"] if s["offer_id"] in offers]
+    used = [offers[s.offer_id] for s in best.segments if s.offer_id in offers]
     hourly = [o for o in used if o.billing in HOURLY_MODES]
     if hourly:
         return hourly[0]
@@ -220,9 +246,9 @@ def curve_offer(
         o
         for o in candidates
         if o.billing in HOURLY_MODES
-        and o.provider == best["provider"]
-        and o.region == best["region"]
-        and o.gpu == best["gpu"]
+        and o.provider == best.provider
+        and o.region == best.region
+        and o.gpu == best.gpu
     ]
     return min(same, key=lambda o: (o.card_hour_price, o.offer_id), default=None)
 
@@ -263,8 +289,8 @@ def fx_rates_into(fx: FxTable, currency: str) -> dict[str, str]:
 def assumptions_section(settings: Settings, parts: QuoteParts) -> dict[str, Any]:
     fx = FxTable(settings.fx_rates, settings.fx_date)
     return {
-        "mfu": parts.estimate["mfu"] if parts.estimate else None,
-        "throughput_table": throughput_rows(parts.plan),
+        "mfu": parts.result.estimate.solution.mfu if parts.result.estimate else None,
+        "throughput_table": throughput_rows(parts.result),
         "fx": {
             "rates": fx_rates_into(fx, parts.job.currency),
             "to": parts.job.currency,
@@ -292,8 +318,8 @@ def assemble_document(
     """The quote document (without its number, which storing it assigns)."""
     by_id = {o.offer_id: o for o in parts.offers}
     fx = FxTable(settings.fx_rates, settings.fx_date)
-    shown = curve_offer(parts.plan.get("best"), by_id, parts.offers)
-    ages = price_ages(parts.plan, by_id, today, settings.timezone, settings.price_freshness_days)
+    shown = curve_offer(parts.result.best, by_id, parts.offers)
+    ages = price_ages(parts.result, by_id, today, settings.timezone, settings.price_freshness_days)
     return {
         "number": "",
         "created_at": created_at.isoformat(),

@@ -10,13 +10,14 @@ from comparator.refresh.importer import ImportResult, import_files, load_demo, s
 from comparator.refresh.run import RefreshReport, SourceOutcome, run_refresh
 from comparator.refresh.sources import SourcesFile, load_sources
 from comparator.refresh.sources_model import sources_schema
-from comparator.refresh.worker import run_worker
+from comparator.refresh.worker import ZonedFormatter, run_worker
 
 __all__ = [
     "ImportResult",
     "RefreshReport",
     "SourceOutcome",
     "SourcesFile",
+    "ZonedFormatter",
     "import_files",
     "load_demo",
     "load_sources",

@@ -28,8 +28,9 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine
 
 from comparator.catalog.db import write_transaction
+from comparator.refresh.batch_store import Fetched, store_results_in
 from comparator.refresh.runs import Claim
-from comparator.refresh.source_store import Stored, finish_failed_in, store_result_in
+from comparator.refresh.source_store import Stored, finish_failed_in
 from providers import AdapterResult, SourceSpec
 
 DEFAULT_BATCH_SOURCES = 50
@@ -42,7 +43,7 @@ DEFAULT_WRITERS = 4
 @dataclass
 class _Item:
     provider: str
-    write: Callable[[Connection], Stored]
+    fetched: Fetched
     fail: Callable[[Connection, str], Stored]
     done: Future[Stored] = field(default_factory=Future)
 
@@ -62,6 +63,8 @@ class StoreBatch:
         self.max_sources = max(1, max_sources)
         self.max_wait_s = max_wait_s
         self.batches = 0  # committed transactions
+        self.lock_s = 0.0  # waiting for the batches' locks (and their BEGIN)
+        self.write_s = 0.0  # writing the batches, up to and with their COMMIT
         self._count = threading.Lock()
         self._queue: queue.Queue[_Item | None] = queue.Queue()
         self._threads = [
@@ -76,13 +79,10 @@ class StoreBatch:
     ) -> Stored:
         """Store ``result`` and finish ``claim``'s run, in the next batch."""
 
-        def write(conn: Connection) -> Stored:
-            return store_result_in(conn, claim, source, result, now)
-
         def fail(conn: Connection, error: str) -> Stored:
             return Stored(finish_failed_in(conn, claim, source.scrub(error), now))
 
-        item = _Item(source.provider, write, fail)
+        item = _Item(source.provider, Fetched(claim, source, result, now), fail)
         self._queue.put(item)
         # shielded: once handed over, the batch finishes the run (stored or failed) even when
         # the source's task is cancelled, so nothing else may write it afterwards
@@ -118,7 +118,7 @@ class StoreBatch:
         """The batch in one transaction; if a source of it fails to write, the transaction is
         rolled back and each source is written in its own, so the failing one fails alone."""
         try:
-            results = self._transaction(batch, _write)
+            results = self._transaction(batch, _write_all)
         except Exception as exc:
             if len(batch) == 1:
                 return self._record_failure(batch[0], exc)
@@ -134,26 +134,36 @@ class StoreBatch:
         return None
 
     def _transaction(
-        self, batch: list[_Item], write: Callable[[Connection, _Item], Stored]
+        self, batch: list[_Item], write: Callable[[Connection, list[_Item]], list[Stored]]
     ) -> list[Stored]:
         keys = [f"provider:{item.provider}" for item in batch]
+        started = time.monotonic()
         with write_transaction(self.engine, *keys) as conn:
-            results = [write(conn, item) for item in batch]
+            locked = time.monotonic()
+            results = write(conn, batch)
         with self._count:
             self.batches += 1
+            self.lock_s += locked - started
+            self.write_s += time.monotonic() - locked
         return results
+
+    def timings(self) -> dict[str, float]:
+        """Seconds spent by the writers so far, and the count of committed batches."""
+        with self._count:
+            return {"lock": self.lock_s, "write": self.write_s, "batches": float(self.batches)}
 
     def _record_failure(self, item: _Item, exc: Exception) -> None:
         """The run of a source that could not be written, recorded as failed in a transaction
         of its own; when even that fails (the database is gone), the source gets the error."""
         error = f"storing the fetched offers failed: {type(exc).__name__}: {exc}"[:2000]
         try:
-            [stored] = self._transaction([item], lambda conn, i: i.fail(conn, error))
+            [stored] = self._transaction([item], lambda conn, i: [i[0].fail(conn, error)])
         except Exception as final:
             item.done.set_exception(final)
             return
         item.done.set_result(stored)
 
 
-def _write(conn: Connection, item: _Item) -> Stored:
-    return item.write(conn)
+def _write_all(conn: Connection, batch: list[_Item]) -> list[Stored]:
+    """The batch's sources set-based (:mod:`comparator.refresh.batch_store`)."""
+    return store_results_in(conn, [item.fetched for item in batch])

@@ -20,7 +20,7 @@ from sqlalchemy import Connection, Engine
 
 from comparator.catalog.bulk import SheetGroups, removed_offers_in, store_groups_in
 from comparator.catalog.db import write_transaction
-from comparator.catalog.queries import SnapshotResult, store_profile_in, utc_now
+from comparator.catalog.queries import SnapshotResult, store_profiles_in, utc_now
 from comparator.domain.profile import ProviderProfile
 
 _POLL_S = 0.1  # how often a blocked hand-over looks whether the other side has stopped
@@ -67,7 +67,8 @@ class SheetStore:
         writes_providers = bool(self.profiles) or not isinstance(first, _Stop)
         try:
             with write_transaction(self.engine, all_providers=writes_providers) as conn:
-                written.profiles += [(p.id, store_profile_in(conn, p)) for p in self.profiles]
+                statuses = store_profiles_in(conn, self.profiles)  # a few statements for all
+                written.profiles += list(zip([p.id for p in self.profiles], statuses, strict=True))
                 item, fetched_at = first, utc_now()
                 while not isinstance(item, _Stop):
                     self._store(conn, *item, written, fetched_at)

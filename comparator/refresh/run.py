@@ -2,10 +2,12 @@
 
 One :class:`httpx.AsyncClient` serves all sources, at most ``[worker] max_in_flight`` of them
 at a time (default 32, one connection each). A source waits for a slot first; then it claims
-its (provider, period, attempt) run, fetches within its own deadline — which starts only now,
+its (provider, period, attempt) run, together with the sources that got a slot about the same
+moment (:mod:`comparator.refresh.claims`), fetches within its own deadline — which starts only now,
 so 10,000 queued sources do not time out waiting — and hands what it fetched to the store
 batch, which writes its snapshot and the run's outcome together, several sources per
-transaction (:mod:`comparator.refresh.batch`). A failing source is recorded with its error
+transaction, set-based (:mod:`comparator.refresh.batch`). The report's ``timings`` say where
+the sources' time went. A failing source is recorded with its error
 and keeps its last good snapshot current; the others are unaffected. Parsing and database
 work run in threads so a slow parse never starves another source's deadline.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,19 +33,18 @@ from comparator.catalog.queries import current_snapshot, load_profiles
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import Msg, SuanliError
 from comparator.refresh.batch import StoreBatch
+from comparator.refresh.claims import ClaimBatch
 from comparator.refresh.runs import (
     FAILED,
     GOOD,
     Claim,
     GoodRuns,
     RunRecord,
-    claim_run,
-    last_validators,
 )
 from comparator.refresh.schedule import Period, current_period, parse_cron
 from comparator.refresh.source_store import Stored, finish_failed
 from comparator.refresh.sources import SourcesFile
-from providers import SourceSpec, adapter_class
+from providers import SourceSpec, Validators, adapter_class
 
 log = logging.getLogger("suanli.refresh")
 SKIPPED = "skipped"
@@ -87,6 +89,9 @@ class RefreshReport:
     period: str
     runs: list[SourceOutcome]
     seconds: float
+    # seconds summed over the sources, by phase: waiting for a slot, claiming, fetching (with
+    # parsing), waiting for the store batch; and the batches' lock waits and writes
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def changes(self) -> list[PriceChange]:
@@ -122,9 +127,22 @@ class _Context:
     slots: asyncio.Semaphore
     batch: StoreBatch
     good: GoodRuns | None  # only_if_due: the sources already refreshed this period
+    timings: dict[str, float] = field(default_factory=dict)
+    claims: ClaimBatch = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.claims = ClaimBatch(
+            self.engine, self.period.label, only_if_due=self.only_if_due, now=self.now
+        )
 
     def now(self) -> datetime:
         return datetime.now(self.timezone)
+
+    def took(self, phase: str, since: float) -> float:
+        """Add the seconds since ``since`` to ``phase``; the time now."""
+        now = time.monotonic()
+        self.timings[phase] = self.timings.get(phase, 0.0) + now - since
+        return now
 
 
 def run_refresh(
@@ -192,13 +210,26 @@ async def refresh_sources(
         context = _Context(
             engine, client, period, timezone, only_if_due, profiles, progress, slots, batch, good
         )
-        tasks = [asyncio.ensure_future(_refresh_source(context, s)) for s in sources]
+        by_index = {  # the slots go in the order the tasks start in
+            i: asyncio.ensure_future(_refresh_source(context, sources[i]))
+            for i in _start_order(len(sources), only_if_due)
+        }
+        tasks = [by_index[i] for i in range(len(sources))]
         try:
             await _until_done_or_stopped(tasks, stop, grace_s)
         finally:
             await asyncio.to_thread(batch.close)  # what was handed over is committed
     outcomes = [_result_of(task, source) for task, source in zip(tasks, sources, strict=True)]
-    return RefreshReport(period.label, outcomes, time.monotonic() - started)
+    timings = dict(context.timings) | batch.timings()
+    return RefreshReport(period.label, outcomes, time.monotonic() - started, timings)
+
+
+def _start_order(count: int, only_if_due: bool) -> list[int]:
+    """The order sources get their slots in: the file's, or for a worker (``only_if_due``)
+    the file's from a point of its own, so that workers sharing the sources start on
+    different ones instead of all trying to claim the same ones first."""
+    start = os.getpid() % count if only_if_due and count else 0
+    return [*range(start, count), *range(start)]
 
 
 async def _until_done_or_stopped(
@@ -247,30 +278,25 @@ class _Slot:
 
 
 async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
+    waiting = time.monotonic()
     async with _Slot(context.slots) as slot:
+        context.took("slot_wait", waiting)
         return await _refresh_in_slot(context, source, slot)
 
 
 async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: _Slot) -> SourceOutcome:
     started = time.monotonic()
     claim: Claim | Msg | None = None
+    since: Validators | None = None
     if context.good is not None:  # a source another worker refreshed: no claim needed
         claim = await asyncio.to_thread(context.good.reason, source.provider)
-    if claim is None:
-        claim = await asyncio.to_thread(
-            claim_run,
-            context.engine,
-            source.provider,
-            source.shown,
-            context.period.label,
-            only_if_due=context.only_if_due,
-            now=context.now(),
-            deadline_s=source.policy.deadline_s,
-        )
+    if claim is None:  # with the claims of the sources that got a slot about now
+        claim, since = await context.claims.claim(source)
+    context.took("claim", started)
     if isinstance(claim, Msg):
         outcome = await _skipped(context, source, claim)
     else:
-        outcome = await _run_claimed(context, source, claim, started, slot)
+        outcome = await _run_claimed(context, source, (claim, since), started, slot)
     _log(outcome, context.period.label)
     if context.progress is not None:
         context.progress(outcome)
@@ -286,11 +312,16 @@ async def _skipped(context: _Context, source: SourceSpec, reason: Msg) -> Source
 
 
 async def _run_claimed(
-    context: _Context, source: SourceSpec, claim: Claim, started: float, slot: _Slot
+    context: _Context,
+    source: SourceSpec,
+    claimed: tuple[Claim, Validators | None],
+    started: float,
+    slot: _Slot,
 ) -> SourceOutcome:
     message = None
+    claim = claimed[0]
     try:
-        stored, notes = await _fetch_and_store(context, source, claim, slot)
+        stored, notes = await _fetch_and_store(context, source, claimed, slot)
     except asyncio.CancelledError:
         if slot.held:  # not yet handed to the store batch, which else finishes the run
             reason = "interrupted: the worker was stopped before this source finished"
@@ -309,13 +340,16 @@ async def _run_claimed(
 
 
 async def _fetch_and_store(
-    context: _Context, source: SourceSpec, claim: Claim, slot: _Slot
+    context: _Context, source: SourceSpec, claimed: tuple[Claim, Validators | None], slot: _Slot
 ) -> tuple[Stored, tuple[str, ...]]:
-    since = await asyncio.to_thread(last_validators, context.engine, source.provider, source.shown)
+    claim, since = claimed
+    started = time.monotonic()
     adapter = adapter_class(source.adapter, source.where)(source, context.client, context.profiles)
     result = await adapter.fetch(since)
+    started = context.took("fetch_parse", started)
     slot.release()
     stored = await context.batch.store(claim, source, result, context.now())
+    context.took("store_wait", started)
     return stored, result.notes
 
 

@@ -81,7 +81,7 @@ def claim_run(
             runs = conn.execute(
                 select(RUN).where(RUN.c.provider_id == provider, RUN.c.period == period)
             ).all()
-            reason = _reason_to_skip(conn, runs, only_if_due, now, deadline_s)
+            reason = reason_to_skip(conn, runs, only_if_due, now, deadline_s)
             if reason:
                 return reason
             attempt = max((r.attempt for r in runs), default=0) + 1
@@ -112,7 +112,7 @@ def _try_claim_lock(conn: Connection, provider: str, period: str) -> bool:
     return bool(conn.execute(text("SELECT pg_try_advisory_xact_lock(:k)"), {"k": key}).scalar())
 
 
-def _reason_to_skip(
+def reason_to_skip(
     conn: Connection,
     runs: Sequence[Row[Any]],
     only_if_due: bool,

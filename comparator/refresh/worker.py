@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
 from types import FrameType
+from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy import Engine
@@ -46,6 +47,27 @@ STOP_MARGIN_S = 15.0  # after the grace: time for cancelled sources to record th
 RETRY_S = 60.0  # lease held by a live worker, or the run failed to start: look again then
 #: what runs after each scheduled refresh (``suanli worker`` writes the market report)
 AfterRefresh = Callable[[SourcesFile, RefreshReport], None]
+
+
+class ZonedFormatter(logging.Formatter):
+    """Log times in one zone, with its offset (``2026-12-07T03:00:04+08:00``): the worker's
+    lines read in ``SUANLI_TIMEZONE`` whatever the host's zone, and never ambiguously."""
+
+    def __init__(self, fmt: str, zone: ZoneInfo) -> None:
+        super().__init__(fmt)
+        self.zone = zone
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        moment = datetime.fromtimestamp(record.created, self.zone)
+        return moment.strftime(datefmt) if datefmt else moment.isoformat(timespec="seconds")
+
+
+def _log_next_run(scheduler: BackgroundScheduler) -> None:
+    """Say when the cron runs the refresh next (its zone's offset included)."""
+    job = scheduler.get_job("refresh")
+    upcoming = getattr(job, "next_run_time", None)
+    if upcoming is not None:
+        log.info("next scheduled refresh at %s", upcoming.isoformat(timespec="seconds"))
 
 
 def refresh_due(
@@ -131,9 +153,11 @@ def run_worker(
 
     def job() -> None:
         report = refresh_due(engine, sources_path, stop, after)
+        if not stop.is_set():
+            _log_next_run(scheduler)
         if (report is None or _elsewhere(report)) and not stop.is_set():
             retry_at = datetime.now(zone) + timedelta(seconds=RETRY_S)
-            log.info("trying again at %s", retry_at.strftime("%H:%M:%S"))
+            log.info("trying again at %s", retry_at.isoformat(timespec="seconds"))
             scheduler.add_job(
                 partial(_one_at_a_time, running, stop, job),
                 "date",

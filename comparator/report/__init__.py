@@ -17,8 +17,10 @@ from comparator.report.render import (
     render_pdf,
     write_report,
 )
+from comparator.report.view import best_warnings
 
 __all__ = [
+    "best_warnings",
     "check_outputs",
     "format_money",
     "prune_dated",

@@ -11,13 +11,22 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import Decimal
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+from comparator.report.chart_text import text_width
 
 MEMORY_PARTS: tuple[str, ...] = ("weights", "gradients", "optimizer", "activations", "overhead")
 CONTRACT_BILLINGS = frozenset({"daily", "weekly", "monthly", "yearly"})
-MAX_COST_BARS = 25
 SVG_FONT = "Noto Sans CJK SC, Noto Sans SC, sans-serif"
+# Each chart is drawn twice and CSS shows one: the wide drawing on screens wider than 640 px and
+# in print, the narrow one on phones. Both scale to the text column, so text is sized for the
+# narrowest column each is shown in: 12 units × 611/720 ≥ 10 px on a 641 px screen (the column
+# is the screen less 2 × 4 mm of padding), 11 units × 367/360 ≥ 10 px on a 390 px phone
+# (less 2 × 3 mm): see templates/print.css.
+WIDE_WIDTH, WIDE_FONT = 720.0, 12.0
+NARROW_WIDTH, NARROW_FONT = 360.0, 11.0
+
+Chart = TypeVar("Chart")
 
 # Fill (or stroke) colour of each chart element, by the CSS class the geometry gives it.
 # Presentation attributes rather than CSS: WeasyPrint's and browsers' SVG renderers agree on them.
@@ -48,6 +57,17 @@ COLORS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
+class Sized(Generic[Chart]):
+    """The wide (screen, print) and narrow (phone) drawing of one chart."""
+
+    wide: Chart
+    narrow: Chart
+
+    def items(self) -> tuple[tuple[str, Chart], tuple[str, Chart]]:
+        return (("wide", self.wide), ("narrow", self.narrow))
+
+
+@dataclass(frozen=True)
 class Box:
     """A rectangle with the CSS class that colours it and a short label."""
 
@@ -73,6 +93,8 @@ class MemoryChart:
     usable_x: float
     capacity_x: float
     ticks: tuple[Tick, ...]
+    font_size: float = WIDE_FONT
+    tick_y: float = 58.0
 
 
 @dataclass(frozen=True)
@@ -91,27 +113,8 @@ class TimelineChart:
     deadline_x: float
     lane_y: float
     lane_height: float
-
-
-@dataclass(frozen=True)
-class CostBar:
-    y: float
-    width: float
-    label: str
-    value: Decimal
-    best: bool
-    capped: bool = False  # longer than the axis: drawn to its end and marked as cut
-
-
-@dataclass(frozen=True)
-class CostChart:
-    width: float
-    height: float
-    label_width: float
-    bar_height: float
-    bars: tuple[CostBar, ...]
-    shown: int
-    total: int
+    font_size: float = WIDE_FONT
+    lane_label_y: float = 0.0
 
 
 def nice_step(span: float, max_ticks: int = 5) -> float:
@@ -131,7 +134,11 @@ def _number_label(value: float) -> str:
 
 
 def memory_chart(
-    memory_gib: Mapping[str, Any], gpu_memory_gib: float, headroom: float, width: float = 640.0
+    memory_gib: Mapping[str, Any],
+    gpu_memory_gib: float,
+    headroom: float,
+    width: float = 640.0,
+    font_size: float = WIDE_FONT,
 ) -> MemoryChart:
     """One stacked bar of a card's memory use, against its capacity and usable limit."""
     values = [(part, float(memory_gib.get(part, 0.0) or 0.0)) for part in MEMORY_PARTS]
@@ -142,17 +149,31 @@ def memory_chart(
     for part, value in values:
         bars.append(Box(x, 8.0, value * unit, 28.0, f"mem-{part}", part))
         x += value * unit
-    step = nice_step(scale_max, 8)
+    widest = text_width(_number_label(scale_max) + "0", font_size)
+    step = nice_step(scale_max, max(2, min(8, int(width / (widest + 12)))))
     ticks = tuple(
         Tick(i * step * unit, _number_label(i * step)) for i in range(int(scale_max // step) + 1)
     )
+    tick_y = 46.0 + font_size
     return MemoryChart(
         width,
-        60.0,
+        tick_y + 5.0,
         tuple(bars),
         (1 - headroom) * gpu_memory_gib * unit,
         gpu_memory_gib * unit,
         ticks,
+        font_size,
+        tick_y,
+    )
+
+
+def memory_charts(
+    memory_gib: Mapping[str, Any], gpu_memory_gib: float, headroom: float
+) -> Sized[MemoryChart]:
+    """The memory bar drawn wide and narrow (40 units of each drawing are margin)."""
+    return Sized(
+        memory_chart(memory_gib, gpu_memory_gib, headroom, WIDE_WIDTH - 80, WIDE_FONT),
+        memory_chart(memory_gib, gpu_memory_gib, headroom, NARROW_WIDTH - 40, NARROW_FONT),
     )
 
 
@@ -178,10 +199,11 @@ def _window(
     return min(starts), max(ends)
 
 
-def _time_ticks(start: datetime, hours: float, to_x: Any) -> tuple[Tick, ...]:
-    """Ticks at local midnights, every 1, 2, 7, 14 or 30 days so that at most ~10 show."""
+def _time_ticks(start: datetime, hours: float, to_x: Any, max_ticks: int = 10) -> tuple[Tick, ...]:
+    """Ticks at local midnights, every 1, 2, 7, 14 or 30 days so that at most ``max_ticks``
+    (~10 on a wide chart) show."""
     days = hours / 24
-    every = next((d for d in (1, 2, 7, 14, 30, 91) if days / d <= 10), 365)
+    every = next((d for d in (1, 2, 7, 14, 30, 91) if days / d <= max_ticks), 365)
     first = start.replace(hour=0, minute=0, second=0, microsecond=0)
     if first < start:
         first += timedelta(days=1)
@@ -212,27 +234,18 @@ def _price_path(
     return " ".join(commands)
 
 
-def timeline_chart(
-    job: Mapping[str, Any],
-    segments: Sequence[Mapping[str, Any]],
-    curve: Sequence[Mapping[str, Any]],
-    width: float = 720.0,
-) -> TimelineChart:
-    """The plan's segments on a time axis over the hourly price curve; contracts shaded."""
-    start, end = _window(job, segments)
-    hours = max(_hours_between(start, end), 1.0)
-    left, right, top, bottom = 64.0, width - 24.0, 12.0, 132.0
-    lane_y, lane_height = bottom + 14.0, 16.0
+def _price_scale(curve: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """The price axis' step and top (a whole step above 110 % of the highest price)."""
     max_price = max((float(p["price"]) for p in curve), default=0.0)
     y_step = nice_step(max_price * 1.1, 4) if max_price > 0 else 1.0
-    y_top = y_step * max(1, math.ceil(max_price * 1.1 / y_step))
+    return y_step, y_step * max(1, math.ceil(max_price * 1.1 / y_step))
 
-    def to_x(offset_hours: float) -> float:
-        return left + (right - left) * offset_hours / hours
 
-    def to_y(price: float) -> float:
-        return bottom - (bottom - top) * price / y_top
-
+def _timeline_boxes(
+    segments: Sequence[Mapping[str, Any]], start: datetime, to_x: Any, plot: tuple[float, ...]
+) -> tuple[list[Box], list[Box]]:
+    """Contract blocks over the price plot and run bars in the lane below it."""
+    top, bottom, lane_y, lane_height = plot
     blocks, runs = [], []
     for segment in segments:
         x0 = to_x(_hours_between(start, datetime.fromisoformat(segment["start"])))
@@ -244,13 +257,40 @@ def timeline_chart(
             r0 = to_x(_hours_between(start, datetime.fromisoformat(run_start)))
             r1 = to_x(_hours_between(start, datetime.fromisoformat(run_end)))
             runs.append(Box(r0, lane_y, max(r1 - r0, 0.5), lane_height, f"run-{billing}", billing))
-    y_ticks = tuple(
-        Tick(to_y(i * y_step), _number_label(i * y_step)) for i in range(round(y_top / y_step) + 1)
-    )
+    return blocks, runs
+
+
+def timeline_chart(
+    job: Mapping[str, Any],
+    segments: Sequence[Mapping[str, Any]],
+    curve: Sequence[Mapping[str, Any]],
+    width: float = WIDE_WIDTH,
+    font_size: float = WIDE_FONT,
+    lane_label: str = "",
+) -> TimelineChart:
+    """The plan's segments on a time axis over the hourly price curve; contracts shaded.
+    The margins fit the axis labels and ``lane_label`` (drawn left of the run lane)."""
+    start, end = _window(job, segments)
+    hours = max(_hours_between(start, end), 1.0)
+    y_step, y_top = _price_scale(curve)
+    y_labels = [_number_label(i * y_step) for i in range(round(y_top / y_step) + 1)]
+    left = max(40.0, *(text_width(text, font_size) + 10 for text in [*y_labels, lane_label]))
+    day_width = text_width("12-01", font_size)
+    right, top, bottom = width - max(12.0, day_width / 2 + 4), 12.0, 132.0
+    lane_y, lane_height = bottom + 14.0, 16.0
+
+    def to_x(offset_hours: float) -> float:
+        return left + (right - left) * offset_hours / hours
+
+    def to_y(price: float) -> float:
+        return bottom - (bottom - top) * price / y_top
+
+    blocks, runs = _timeline_boxes(segments, start, to_x, (top, bottom, lane_y, lane_height))
     deadline_x = to_x(_hours_between(start, datetime.fromisoformat(job["deadline"])))
+    max_ticks = max(2, int((right - left) / (day_width + 14)))
     return TimelineChart(
         width,
-        lane_y + lane_height + 24.0,
+        lane_y + lane_height + 9.0 + font_size,
         left,
         right,
         top,
@@ -258,57 +298,23 @@ def timeline_chart(
         _price_path(curve, start, hours, to_x, to_y),
         tuple(blocks),
         tuple(runs),
-        _time_ticks(start, hours, to_x),
-        y_ticks,
+        _time_ticks(start, hours, to_x, min(10, max_ticks)),
+        tuple(Tick(to_y(i * y_step), text) for i, text in enumerate(y_labels)),
         deadline_x,
         lane_y,
         lane_height,
+        font_size,
+        lane_y + lane_height / 2 + font_size * 0.35,
     )
 
 
-def plan_label(plan: Mapping[str, Any], provider_names: Mapping[str, str]) -> str:
-    """``Provider · region · GPU×cards`` for a bar or a table row."""
-    name = provider_names.get(plan["provider"], plan["provider"])
-    return f"{name} · {plan['region']} · {plan['gpu']}×{plan['cards']}"
-
-
-OUTLIER_RATIO = Decimal(3)
-
-
-def cost_axis(costs: Sequence[Decimal]) -> Decimal:
-    """The cost axis' end: the largest cost, unless it is an outlier (over 3× the median),
-    in which case the axis ends at the largest ordinary cost and longer bars are marked cut."""
-    if not costs:
-        return Decimal(0)
-    ordered = sorted(costs)
-    median = ordered[len(ordered) // 2]
-    ordinary = [c for c in ordered if c <= median * OUTLIER_RATIO]
-    return max(ordinary) * Decimal("1.1") if len(ordinary) < len(ordered) else ordered[-1]
-
-
-def cost_chart(
-    best: Mapping[str, Any] | None,
-    alternatives: Sequence[Mapping[str, Any]],
-    provider_names: Mapping[str, str],
-    width: float = 720.0,
-) -> CostChart:
-    """Horizontal bars of the total cost of the best plan and the cheapest alternatives."""
-    plans = ([best] if best else []) + list(alternatives)
-    shown = plans[:MAX_COST_BARS]
-    label_width, bar_height, gap = 300.0, 14.0, 6.0
-    costs = [Decimal(p["total_cost"]) for p in shown]
-    axis = cost_axis(costs)
-    span = width - label_width - 90.0
-    bars = tuple(
-        CostBar(
-            4.0 + index * (bar_height + gap),
-            float(min(cost, axis) / axis) * span if axis > 0 else 0.0,
-            plan_label(p, provider_names),
-            cost,
-            best is not None and index == 0,
-            capped=cost > axis,
-        )
-        for index, (p, cost) in enumerate(zip(shown, costs, strict=True))
+def timeline_charts(
+    job: Mapping[str, Any],
+    segments: Sequence[Mapping[str, Any]],
+    curve: Sequence[Mapping[str, Any]],
+    lane_label: str,
+) -> Sized[TimelineChart]:
+    return Sized(
+        timeline_chart(job, segments, curve, WIDE_WIDTH, WIDE_FONT, lane_label),
+        timeline_chart(job, segments, curve, NARROW_WIDTH, NARROW_FONT, lane_label),
     )
-    height = 8.0 + len(bars) * (bar_height + gap)
-    return CostChart(width, height, label_width, bar_height, bars, len(shown), len(plans))

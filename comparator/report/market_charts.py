@@ -1,8 +1,9 @@
 """Geometry of the market report's SVG charts: the index per GPU over the weeks (one line per
 billing mode, the median) and this week's price spread per GPU (min – median – P90).
 
-Numbers and labels only; the markup is in ``templates/_market_charts.html.j2``. The charts are
-drawn 480 units wide and scale to the page, so their 11-unit text stays legible on a phone.
+Numbers and labels only; the markup is in ``templates/_market_charts.html.j2``. Each chart is
+drawn wide and narrow like the quote's charts (:data:`comparator.report.charts.WIDE_WIDTH`…):
+the page shows the one whose text stays at 10 px or more on the screen at hand.
 """
 
 from __future__ import annotations
@@ -13,13 +14,21 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from comparator.report.charts import Tick, nice_step
+from comparator.report.chart_text import text_width
+from comparator.report.charts import (
+    NARROW_FONT,
+    NARROW_WIDTH,
+    WIDE_FONT,
+    WIDE_WIDTH,
+    Sized,
+    Tick,
+    nice_step,
+)
 
-WIDTH = 480.0
-LEFT, RIGHT, TOP = 44.0, 12.0, 10.0
+RIGHT, TOP = 16.0, 10.0
 PLOT_HEIGHT = 130.0
 ROW_HEIGHT = 22.0
-SPREAD_LABEL = 70.0
+SPREAD_LABEL = 70.0  # room for the billing mode's name left of its spread (≤ 64 units)
 # one colour per billing mode, the same in both charts
 MODE_COLORS: dict[str, str] = {
     "hourly": "#2a5db0",
@@ -50,6 +59,7 @@ class LineChart:
     series: tuple[Series, ...]
     y_ticks: tuple[Tick, ...]
     x_ticks: tuple[Tick, ...]
+    font_size: float = WIDE_FONT
 
 
 @dataclass(frozen=True)
@@ -72,6 +82,7 @@ class SpreadChart:
     plot_right: float
     rows: tuple[SpreadRow, ...]
     ticks: tuple[Tick, ...]
+    font_size: float = WIDE_FONT
 
 
 def _by_gpu(index: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
@@ -81,8 +92,14 @@ def _by_gpu(index: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping[str, A
     return groups
 
 
-def line_charts(index: Sequence[Mapping[str, Any]], weeks: Sequence[str]) -> list[LineChart]:
-    return [_line_chart(gpu, rows, weeks) for gpu, rows in _by_gpu(index).items()]
+def line_charts(index: Sequence[Mapping[str, Any]], weeks: Sequence[str]) -> list[Sized[LineChart]]:
+    return [
+        Sized(
+            _line_chart(gpu, rows, weeks, WIDE_WIDTH, WIDE_FONT),
+            _line_chart(gpu, rows, weeks, NARROW_WIDTH, NARROW_FONT),
+        )
+        for gpu, rows in _by_gpu(index).items()
+    ]
 
 
 def _scale(values: Sequence[Decimal]) -> tuple[float, tuple[Tick, ...]]:
@@ -94,12 +111,15 @@ def _scale(values: Sequence[Decimal]) -> tuple[float, tuple[Tick, ...]]:
     return top, tuple(Tick(step * k, f"{step * k:g}") for k in range(count + 1))
 
 
-def _line_chart(gpu: str, rows: Sequence[Mapping[str, Any]], weeks: Sequence[str]) -> LineChart:
+def _line_chart(
+    gpu: str, rows: Sequence[Mapping[str, Any]], weeks: Sequence[str], width: float, font: float
+) -> LineChart:
     medians = [Decimal(h["median"]) for r in rows for h in r["history"] if "median" in h]
     top, ticks = _scale(medians)
     bottom = TOP + PLOT_HEIGHT
-    right = WIDTH - RIGHT
-    step = (right - LEFT) / max(1, len(weeks) - 1)
+    left = max(44.0, *(text_width(t.label, font) + 10 for t in ticks))
+    right = width - RIGHT
+    step = (right - left) / max(1, len(weeks) - 1)
 
     def y_of(value: float) -> float:
         return bottom - value / top * PLOT_HEIGHT
@@ -107,7 +127,7 @@ def _line_chart(gpu: str, rows: Sequence[Mapping[str, Any]], weeks: Sequence[str
     series = []
     for row in rows:
         points = tuple(
-            (LEFT + i * step, y_of(float(h["median"])), str(h["median"]))
+            (left + i * step, y_of(float(h["median"])), str(h["median"]))
             for i, h in enumerate(row["history"])
             if "median" in h
         )
@@ -116,28 +136,38 @@ def _line_chart(gpu: str, rows: Sequence[Mapping[str, Any]], weeks: Sequence[str
         )
         billing = str(row["billing"])
         series.append(Series(billing, MODE_COLORS.get(billing, "#1d2433"), path, points))
-    every = max(1, (len(weeks) + 5) // 6)
+    most = max(2, int((right - left) / (text_width("W00", font) + 12)))
+    every = max(1, (len(weeks) + most - 1) // most)
     x_ticks = tuple(
-        Tick(LEFT + i * step, week.split("-")[-1])
+        Tick(left + i * step, week.split("-")[-1])
         for i, week in enumerate(weeks)
         if (len(weeks) - 1 - i) % every == 0
     )
     y_ticks = tuple(Tick(y_of(t.position), t.label) for t in ticks)
-    return LineChart(gpu, WIDTH, bottom + 22, LEFT, right, bottom, tuple(series), y_ticks, x_ticks)
+    return LineChart(
+        gpu, width, bottom + 10 + font, left, right, bottom, tuple(series), y_ticks, x_ticks, font
+    )
 
 
-def spread_charts(index: Sequence[Mapping[str, Any]]) -> list[SpreadChart]:
+def spread_charts(index: Sequence[Mapping[str, Any]]) -> list[Sized[SpreadChart]]:
     charts = []
     for gpu, rows in _by_gpu(index).items():
         current = [r for r in rows if r["current"] is not None]
         if current:
-            charts.append(_spread_chart(gpu, current))
+            charts.append(
+                Sized(
+                    _spread_chart(gpu, current, WIDE_WIDTH, WIDE_FONT),
+                    _spread_chart(gpu, current, NARROW_WIDTH, NARROW_FONT),
+                )
+            )
     return charts
 
 
-def _spread_chart(gpu: str, rows: Sequence[Mapping[str, Any]]) -> SpreadChart:
+def _spread_chart(
+    gpu: str, rows: Sequence[Mapping[str, Any]], width: float, font: float
+) -> SpreadChart:
     top, ticks = _scale([Decimal(r["current"]["p90"]) for r in rows])
-    right = WIDTH - RIGHT
+    right = width - RIGHT
 
     def x_of(value: str) -> float:
         return SPREAD_LABEL + float(value) / top * (right - SPREAD_LABEL)
@@ -157,6 +187,6 @@ def _spread_chart(gpu: str, rows: Sequence[Mapping[str, Any]]) -> SpreadChart:
                 f"{now['min']} – {now['median']} – {now['p90']}",
             )
         )
-    height = TOP + len(rows) * ROW_HEIGHT + 20
+    height = TOP + len(rows) * ROW_HEIGHT + 8 + font
     axis = tuple(Tick(x_of(repr(t.position)), t.label) for t in ticks)
-    return SpreadChart(gpu, WIDTH, height, SPREAD_LABEL, right, tuple(spread), axis)
+    return SpreadChart(gpu, width, height, SPREAD_LABEL, right, tuple(spread), axis, font)

@@ -18,7 +18,7 @@ from typing import Any
 from comparator.i18n import billing_label, label, normalize_lang, status_label
 from comparator.report import market_charts
 from comparator.report.charts import COLORS, SVG_FONT
-from comparator.report.render import _write, environment, render_pdf
+from comparator.report.render import _write, environment, format_tokens, render_pdf
 
 DATED = re.compile(r"^market-(\d{4}-\d{2}-\d{2})\.(html|json|pdf)$")
 
@@ -37,6 +37,7 @@ def render_market_html(document: Mapping[str, Any], *, lang: str = "zh") -> str:
         spread_charts=market_charts.spread_charts(document["index"]),
         colors=COLORS,
         svg_font=SVG_FONT,
+        tokens=format_tokens,
     )
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -21,13 +22,12 @@ from typing import TYPE_CHECKING, Any
 from comparator.errors import RenderError, os_reason
 from comparator.i18n import billing_label, check_label, label, normalize_lang
 from comparator.report import charts
-from comparator.report.view import bill_line_texts, build_view
+from comparator.report.view import bill_line_texts, build_view, provider_names
 
 if TYPE_CHECKING:
     import jinja2
 
 PANGO_HINT = "--pdf needs Pango: apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-noto-cjk"
-_CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "US$", "EUR": "€", "HKD": "HK$", "JPY": "JP¥"}
 
 
 def templates_dir() -> Path:
@@ -38,10 +38,9 @@ def templates_dir() -> Path:
 
 def format_money(value: object, currency: str = "CNY") -> str:
     """``1234.5`` → ``¥1,234.50`` (other currencies: ``US$``, or the ISO code and a space)."""
-    amount = Decimal(str(value))
-    symbol = _CURRENCY_SYMBOLS.get(currency.upper(), f"{currency.upper()} ")
-    sign = "-" if amount < 0 else ""
-    return f"{sign}{symbol}{abs(amount):,.2f}"
+    from comparator.domain.money import money_text
+
+    return money_text(Decimal(str(value)), currency)
 
 
 def format_when(value: str | None) -> str:
@@ -76,6 +75,57 @@ def format_coordinate(value: float) -> str:
     return f"{value:.1f}"
 
 
+# what must not break inside free text (reasons, findings, licences): offer ids, dates, times,
+# amounts and ids with a digit (gd-sz-1, H800-SXM5-80GB, B1-20210417)
+TOKEN = re.compile(
+    r"#\d+|\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?|\b\d{2}-\d{2}(?: \d{2}:\d{2})?\b"
+    r"|\b\d{1,2}:\d{2}\b|(?:[¥€]|US\$|HK\$)\s?[\d,]+(?:\.\d+)?"
+    r"|(?<![A-Za-z0-9-])(?:[\u4e00-\u9fff](?=[A-Z]))?(?=[A-Za-z0-9-]*\d)"
+    r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+",
+    re.ASCII,
+)
+
+
+def token_pattern(words: Iterable[str] = ()) -> re.Pattern[str]:
+    """TOKEN, or else any of ``words`` (places and names: 广东, 广州南沙可用区), longest first."""
+    alternatives = sorted({w for w in words if w}, key=len, reverse=True)
+    if not alternatives:
+        return TOKEN
+    return re.compile(f"{TOKEN.pattern}|{'|'.join(map(re.escape, alternatives))}", re.ASCII)
+
+
+def place_words(document: Mapping[str, Any]) -> set[str]:
+    """The provinces, cities, data centres and providers a quote names (广东, 广州南沙可用区)."""
+    plan = document.get("plan") or {}
+    plans = [p for p in [plan.get("best"), *(plan.get("alternatives") or [])] if p]
+    keys = ("province", "city", "region_name")
+    words = {str(p[key]) for p in plans for key in keys if p.get(key)}
+    return words | set(provider_names(document).values())
+
+
+def format_tokens(value: object, pattern: re.Pattern[str] = TOKEN) -> Any:
+    """Free text (escaped) with each match of ``pattern`` in it kept whole like
+    :func:`format_token`."""
+    import markupsafe
+
+    text = str(value)
+    parts, last = [], 0
+    for match in pattern.finditer(text):
+        parts.append(markupsafe.escape(text[last : match.start()]))
+        parts.append(format_token(match.group(0)))
+        last = match.end()
+    parts.append(markupsafe.escape(text[last:]))
+    return markupsafe.Markup("").join(parts)
+
+
+def format_token(value: object) -> Any:
+    """An id, time, amount or place in a ``<span class="tok">`` that never breaks inside
+    (``white-space: nowrap``): ``gd-sz-1``, ``广州`` and ``12-01 08:00`` stay whole."""
+    import markupsafe
+
+    return markupsafe.Markup('<span class="tok">{}</span>').format(value)
+
+
 @functools.cache
 def environment(directory: Path | None = None) -> jinja2.Environment:
     """The one Jinja environment: autoescaping on, strict about undefined names (Jinja loads
@@ -97,6 +147,7 @@ def environment(directory: Path | None = None) -> jinja2.Environment:
         date=format_date,
         number=format_number,
         px=format_coordinate,
+        tok=format_token,
     )
     return env
 
@@ -115,6 +166,7 @@ def render_html(document: Mapping[str, Any], *, lang: str | None = None) -> str:
         check_label=functools.partial(check_label, report_lang),
         colors=charts.COLORS,
         svg_font=charts.SVG_FONT,
+        tokens=functools.partial(format_tokens, pattern=token_pattern(place_words(document))),
     )
 
 
@@ -158,8 +210,13 @@ def write_report(
         _write(pdf_path, render_pdf(html, document))
 
 
+_OTHER_FILE = "choose another output file: -o/--pdf name a new file in a writable folder"
+
+
 def check_outputs(paths: Sequence[Path | None], protected: Sequence[Path]) -> None:
-    """Refuse output paths that would overwrite ``protected`` files (the catalog) or each other."""
+    """Refuse output paths that would overwrite ``protected`` files (the catalog) or each
+    other, that are folders, or whose folder is missing or not writable: checked before
+    anything is planned or saved."""
     given = [p for p in paths if p is not None]
     keep = {_identity(p) for p in protected} - {None}
     seen: set[object] = set()
@@ -167,13 +224,35 @@ def check_outputs(paths: Sequence[Path | None], protected: Sequence[Path]) -> No
         identity = _identity(path)
         if identity in keep:
             raise RenderError(
-                "{path}: is the catalog database; choose another output file", path=path
+                "{path}: is the catalog database; choose another output file",
+                path=path,
+                hint=_OTHER_FILE,
             )
         if identity in seen:
-            raise RenderError("{path}: given for both -o and --pdf; choose two files", path=path)
+            raise RenderError(
+                "{path}: given for both -o and --pdf; choose two files", path=path, hint=_OTHER_FILE
+            )
         seen.add(identity)
         if path.is_dir():
-            raise RenderError("{path}: is a folder; expected a file name", path=path)
+            raise RenderError(
+                "{path}: is a folder; expected a file name", path=path, hint=_OTHER_FILE
+            )
+        _check_folder(path)
+
+
+def _check_folder(path: Path) -> None:
+    folder = path.expanduser().absolute().parent
+    if not folder.is_dir():
+        raise RenderError(
+            "{path}: the folder {folder} does not exist", path=path, folder=folder, hint=_OTHER_FILE
+        )
+    if not os.access(folder, os.W_OK):
+        raise RenderError(
+            "{path}: the folder {folder} is not writable",
+            path=path,
+            folder=folder,
+            hint=_OTHER_FILE,
+        )
 
 
 def _identity(path: Path) -> object:
@@ -202,6 +281,7 @@ def _write(path: Path, content: bytes) -> None:
             "{path}: cannot write the report ({reason}); nothing was written",
             path=path,
             reason=os_reason(exc),
+            hint=_OTHER_FILE,
         ) from None
 
 

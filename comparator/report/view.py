@@ -5,13 +5,14 @@ The templates stay simple: every comparison, lookup and chart geometry is made h
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from comparator.i18n import is_en, normalize_lang, stored_text, stored_texts
-from comparator.report import charts
+from comparator.i18n import LABELS, is_en, label, normalize_lang, stored_text, stored_texts
+from comparator.report import charts, cost_bars
 from comparator.report.facts_view import (
     FACT_IDS,
     data_left_out,
@@ -168,6 +169,19 @@ def excluded_groups(
     ]
 
 
+def excluded_kinds(excluded: Sequence[Mapping[str, Any]], lang: str) -> list[tuple[str, int]]:
+    """(why in words, how many) of the excluded offers, most first: non-compliant offers
+    apart from those short of stock and the others (none for quotes stored before kinds)."""
+    counts = Counter(str(item.get("kind") or "") for item in excluded)
+    if set(counts) == {""}:
+        return []
+    shown: Counter[str] = Counter()
+    for kind, count in counts.items():
+        key = f"excluded_{kind}" if f"excluded_{kind}" in LABELS else "excluded_other"
+        shown[label(lang, key)] += count
+    return shown.most_common()
+
+
 def not_loaded(plan: Mapping[str, Any], lang: str) -> list[tuple[int, str]]:
     """(count, reason) of the offers the planner never read (``stats.filtered_in_catalog``:
     left out in the catalog, or on a GPU that cannot take the job), in the report language."""
@@ -224,7 +238,9 @@ def compliance_matrix(
     findings: list[Finding] = []
     for report in providers:
         pid = report["provider"]
-        units = [("", report["status"], report.get("checks") or [])]
+        # the provider's status in this quote (quotes stored before it: the check's status)
+        status = report.get("quote_status") or report["status"]
+        units = [("", status, report.get("checks") or [])]
         units += [
             (dc["id"], dc["status"], dc.get("checks") or [])
             for dc in report.get("datacenters") or []
@@ -269,12 +285,12 @@ def best_warnings(document: Mapping[str, Any], lang: str = "zh-CN") -> list[Find
     return sorted(found, key=lambda f: -STATUS_RANK.get(f.status, 0))
 
 
-def _memory_chart(document: Mapping[str, Any]) -> charts.MemoryChart | None:
+def _memory_chart(document: Mapping[str, Any]) -> charts.Sized[charts.MemoryChart] | None:
     estimate = document.get("estimate")
     if not estimate or not estimate.get("memory_gib"):
         return None
     headroom = float((document.get("assumptions") or {}).get("headroom") or 0.10)
-    return charts.memory_chart(
+    return charts.memory_charts(
         estimate["memory_gib"], float(estimate["gpu"]["memory_gib"]), headroom
     )
 
@@ -322,6 +338,7 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         "excluded": excluded_groups(
             plan.get("excluded") or [], offers, names, lang, str(document.get("lang") or "zh")
         ),
+        "excluded_kinds": excluded_kinds(plan.get("excluded") or [], lang),
         "not_loaded": not_loaded(plan, lang),
         "best": best,
         "machines": stored_text((best or {}).get("machines") or {}, "text", lang),
@@ -339,12 +356,12 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
         "budget": _budget(document, best),
         "requirements": requirement_items((document.get("job") or {}).get("requirements"), lang),
         "memory_chart": _memory_chart(document),
-        "timeline": charts.timeline_chart(
-            document["job"], segments, document.get("price_curve") or []
+        "timeline": charts.timeline_charts(
+            document["job"], segments, document.get("price_curve") or [], label(lang, "plan")
         )
         if best
         else None,
-        "cost_chart": charts.cost_chart(best, alternatives, names),
+        "cost_chart": cost_bars.cost_charts(best, alternatives, names),
         "compliance": compliance_matrix(document.get("compliance"), names, lang),
         "warnings": best_warnings(document, lang),
         "provider_facts": provider_facts(document, names, lang),

@@ -29,7 +29,8 @@ from comparator.domain import (
     load_holidays_file,
     load_job,
 )
-from comparator.errors import PlanError
+from comparator.domain.limits import check_window
+from comparator.errors import JobFileError, Msg, MsgList, PlanError
 from comparator.plan import (
     DEFAULT_TOP,
     OBJECTIVES,
@@ -110,6 +111,51 @@ def context_from_settings(
     )
 
 
+def sane_job(job: Job, context: PlanContext) -> Job:
+    """``job`` when its window is sane as of the planning day (``--today`` or the real date)
+    and its currency has a rate: a window that ended before it, or one that starts years
+    after it, is a :class:`JobFileError` naming the key
+    (:func:`comparator.domain.limits.check_window`)."""
+    check_window(job.schedule.earliest_start, job.schedule.deadline, context.today, job.source)
+    if not context.fx.knows(job.currency):
+        raise JobFileError(
+            "{path}: currency: no exchange rate for {code} (known: {codes})",
+            path=job.source,
+            code=job.currency,
+            codes=", ".join(sorted(context.fx.rates_cny)),
+            hint=Msg("SUANLI_FX_RATES adds a rate: CODE=RATE, the CNY price of one unit"),
+        )
+    return job
+
+
+def _work_key(job: Job) -> str:
+    if job.workload.card_hours is not None:
+        return "workload.card_hours"
+    training = job.training or {}
+    return next((f"[training] {k}" for k in ("tokens", "samples") if k in training), "[model]")
+
+
+@contextmanager
+def within_range(jobs: Sequence[Job]) -> Iterator[None]:
+    """Arithmetic that overflows while ``jobs`` are planned, as one error naming their work.
+
+    The job file's bounds (:mod:`comparator.domain.limits`) keep every key in range; what is
+    left is their product (tokens × epochs on one slow card, a calibration 10⁶ times slower
+    than predicted): its hours then pass the calendar's end, year 9999."""
+    try:
+        yield
+    except OverflowError:
+        places = [Msg("{path}: {key}", path=job.source, key=_work_key(job)) for job in jobs]
+        raise JobFileError(
+            "{places}: the work is too large to schedule (its run would end after the year 9999)",
+            places=MsgList(places),
+            hint=Msg(
+                "check the size of the work and its unit (tokens, epochs, card-hours), and "
+                "the [calibration] speed"
+            ),
+        ) from None
+
+
 def plan_job_file(
     engine: Engine,
     path: str | Path,
@@ -125,7 +171,8 @@ def plan_job_file(
     run of the ``calibration`` file when given: it replaces the job's ``[calibration]``)."""
     job = with_calibration(load_job(path), calibration)
     context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
-    with collector_paused():
+    sane_job(job, context)
+    with collector_paused(), within_range([job]):
         return plan_for_job(engine, job, context)[0]
 
 
@@ -153,4 +200,7 @@ def plan_jobs_files(
     if objective != "cost":
         raise PlanError("--objective time plans one job at a time; plan the jobs separately")
     context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
-    return plan_jobs(jobs, CatalogGroups(engine), None, context, time_limit_s=time_limit_s)
+    for job in jobs:
+        sane_job(job, context)
+    with within_range(jobs):
+        return plan_jobs(jobs, CatalogGroups(engine), None, context, time_limit_s=time_limit_s)

@@ -21,7 +21,13 @@ from comparator.i18n import is_en
 from comparator.plan import plan_job_read
 from comparator.quote.document import QuoteParts, assemble_document
 from comparator.quote.quote_store import StoredQuote, freeze_quote
-from comparator.services.planning import collector_paused, context_from_settings, with_calibration
+from comparator.services.planning import (
+    collector_paused,
+    context_from_settings,
+    sane_job,
+    with_calibration,
+    within_range,
+)
 
 
 def make_quote(
@@ -50,7 +56,8 @@ def make_quote(
     context = context_from_settings(
         settings, objective=objective, top=top, today=day, lang=check_lang
     )
-    with collector_paused():
+    sane_job(job, context)
+    with collector_paused(), within_range([job]):
         result, read = plan_job_read(job, source, None, context)
         parts = QuoteParts(
             job=job,
@@ -63,7 +70,8 @@ def make_quote(
             snapshot_ids=snapshot_ids,
             holidays=context.holidays,
         )
-    document = assemble_document(
-        parts, settings, created_at=created_at, today=day, lang=lang, software_version=version
-    )
+    with within_range([job]):
+        document = assemble_document(
+            parts, settings, created_at=created_at, today=day, lang=lang, software_version=version
+        )
     return freeze_quote(engine, document)

@@ -28,7 +28,8 @@ from comparator.domain.json_input import duplicate_key
 from comparator.errors import InputError, Msg, RowProblem, SheetError
 from providers.parse_deadline import ROWS_PER_CHECK, check_parse_deadline
 from providers.sheet.encoding import UTF8, decode_sheet
-from providers.sheet.limits import (
+from providers.sheet.merged import MergedFill, merged_blocks
+from providers.sheet.sheet_limits import (
     MAX_COLUMNS,
     MAX_ROWS,
     MAX_SHEET_BYTES,
@@ -37,7 +38,6 @@ from providers.sheet.limits import (
     sheet_object,
     too_big,
 )
-from providers.sheet.merged import MergedFill, merged_blocks
 
 _READ_ERRORS = (
     ValueError,  # includes UnicodeError and json.JSONDecodeError

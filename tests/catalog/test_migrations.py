@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
+import pytest
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
+from comparator.catalog import queries
 from comparator.catalog.current_offers import current_offers
 from comparator.catalog.db import MIGRATIONS_DIR, head_revision, make_engine, upgrade_schema
 from comparator.catalog.models import OfferIn
@@ -20,7 +22,9 @@ PROFILE = ProviderProfile(
 )
 
 
-def test_upgrade_from_first_revision_keeps_data(any_db_url: str) -> None:
+def test_upgrade_from_first_revision_keeps_data(
+    any_db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engine = make_engine(any_db_url)
     upgrade_schema(engine, "0001")
     assert not inspect(engine).has_table("quote")
@@ -33,9 +37,11 @@ def test_upgrade_from_first_revision_keeps_data(any_db_url: str) -> None:
         price=Decimal("1.2345"),
         observed_at=datetime(2026, 11, 1, tzinfo=UTC),
     )
-    store_snapshot(
-        engine, "old", [offer], source="t", content_sha256="x", fetched_at=datetime.now(UTC)
-    )
+    with monkeypatch.context() as old_writer:  # 0.1 stored no snapshot summary
+        old_writer.setattr(queries, "summarise_snapshots", lambda conn, ids: None)
+        store_snapshot(
+            engine, "old", [offer], source="t", content_sha256="x", fetched_at=datetime.now(UTC)
+        )
 
     upgrade_schema(engine)
 
@@ -44,7 +50,12 @@ def test_upgrade_from_first_revision_keeps_data(any_db_url: str) -> None:
     assert view.price == Decimal("1.2345") and view.province == "广东"
     with engine.connect() as conn:
         version = conn.exec_driver_sql("select version_num from alembic_version").scalar_one()
-    assert version == "0006"
+    assert version == head_revision() == "0008"
+    with engine.connect() as conn:  # 0007 summarised the snapshot stored before it
+        summary = conn.exec_driver_sql("SELECT provider, offers, price FROM snapshotsummary")
+        assert [(p, n, Decimal(str(price))) for p, n, price in summary] == [
+            ("old", 1, Decimal("1.2345"))
+        ]
     assert not any(inspect(engine).has_table(t) for t in ("license", "filing", "certification"))
     upgrade_schema(engine)  # idempotent
     engine.dispose()

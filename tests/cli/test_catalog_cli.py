@@ -141,18 +141,19 @@ def test_offers_filters(cli) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "message", "exit_code"),
     [
-        (["offers", "--gpu", "H8000"], "did you mean"),
-        (["offers", "--province", "火星"], "--province"),
-        (["offers", "--billing", "per-minute"], "--billing"),
-        (["import", "nope.csv"], "nope.csv: no such file"),
+        (["offers", "--gpu", "H8000"], "did you mean", 1),
+        (["offers", "--province", "火星"], "--province", 2),
+        (["offers", "--billing", "per-minute"], "--billing", 2),
+        (["import", "--decimal", ";", "x.csv"], "--decimal", 2),
+        (["import", "nope.csv"], "nope.csv: no such file", 1),
     ],
 )
-def test_bad_flags_get_one_clear_error(cli, args: list[str], message: str) -> None:
+def test_bad_flags_get_one_clear_error(cli, args: list[str], message: str, exit_code: int) -> None:
     cli("init")
     result = cli(*args, lang="en")
-    assert result.code == 1
+    assert result.code == exit_code
     assert message in result.err
     assert "Traceback" not in result.err
 

@@ -88,15 +88,21 @@ def test_empty_history_hints_too(cli: Any, demo_db_url: str) -> None:
     assert "┏" not in result.out
 
 
-def test_a_failed_html_write_does_not_claim_it_was_written(
+def test_an_unwritable_output_is_refused_before_planning(
     cli: Any, demo_db_url: str, tmp_path: Path
 ) -> None:
+    """A missing output folder is refused before the plan runs: no quote number is burnt,
+    and the hint is about the path (not Pango)."""
     target = tmp_path / "missing-folder" / "quote.html"
     result = cli("quote", LORA, "-o", str(target), db=demo_db_url, lang="en")
     assert result.code == 1
-    assert "cannot write the report" in result.err
-    assert "HTML written" not in result.err
-    assert "hint: `suanli quote --show Q-" in result.err
+    assert f"the folder {target.parent} does not exist" in result.err
+    assert "Pango" not in result.err and "hint: choose another output file" in result.err
+    folder = cli("quote", LORA, "-o", str(tmp_path), db=demo_db_url, lang="en")
+    assert folder.code == 1 and "is a folder" in folder.err and "Pango" not in folder.err
+    assert cli("history", "--json", db=demo_db_url).code == 0
+    saved = cli("quote", LORA, "--json", db=demo_db_url).json()
+    assert saved["quote"].endswith("-000001"), saved["quote"]  # nothing was saved before
 
 
 def test_progress_stays_off_the_pipes(cli: Any, demo_db_url: str) -> None:
@@ -122,3 +128,78 @@ def test_history_timestamps_are_in_the_settings_zone(cli: Any, demo_db_url: str)
     history = cli("history", "--json", db=demo_db_url).json()["offers"]
     stamps = {p["fetched_at"][-6:] for o in history for p in o["points"]}
     assert stamps == {"+08:00"}
+
+
+def test_database_errors_read_in_our_words(cli: Any, tmp_path: Path) -> None:
+    """No driver's English (`Can't load plugin`, `[Errno -2]`) and no `unexpected` error."""
+    sheet = tmp_path / "prices.csv"
+    sheet.write_text("provider,region\nx,y\n", encoding="utf-8")
+    for url, expected in (
+        ("foo://x", "--db：没有 'foo' 的驱动"),
+        (f"sqlite:///{sheet}", "不是 SQLite 数据库"),
+    ):
+        result = cli("offers", db=url, lang="zh")
+        assert result.code == 1, result.err
+        assert expected in result.err
+        assert "Can't load plugin" not in result.err and "意外错误" not in result.err
+        assert "hint:" in result.err and "--db 或 SUANLI_DB" in result.err
+
+
+def test_plan_prints_the_recommended_providers_warnings(cli: Any, demo_db_url: str) -> None:
+    """The quote's attention box in the terminal: the demo's best provider's licence
+    expires 43 days after the job."""
+    result = cli("plan", LORA, db=demo_db_url, lang="en")
+    assert result.code == 0, result.err
+    assert "Attention (recommended provider)" in result.out
+    assert "43 days" in " ".join(result.out.split())
+
+
+def test_ctrl_c_during_quote_says_what_was_saved(
+    cli: Any, demo_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from comparator.cli import quote_cmd
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(quote_cmd, "_render", interrupted)  # Ctrl-C while the report renders
+    result = cli("quote", LORA, "-o", str(tmp_path / "q.html"), db=demo_db_url, lang="en")
+    assert result.code == 130
+    assert "interrupted: quote Q-" in result.err and "is saved" in result.err
+    assert "hint: `suanli quote --show Q-" in result.err
+    number = result.err.split("quote ", 1)[1].split()[0]
+    monkeypatch.undo()
+    assert cli("quote", "--show", number, "--json", db=demo_db_url).code == 0
+
+
+def test_ctrl_c_elsewhere_is_one_error_and_a_hint(
+    cli: Any, demo_db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from comparator.cli import catalog_cmds
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(catalog_cmds, "_print_offers", interrupted)
+    result = cli("offers", db=demo_db_url, lang="zh")
+    assert result.code == 130
+    assert result.err.startswith("error: 已中断（Ctrl-C）") and "\nhint: " in result.err
+
+
+def test_money_is_written_one_way(cli: Any, demo_db_url: str) -> None:
+    """`¥4,608.00` in every command; never `4608.00 CNY`, `1050 CNY` or a sheet's `71.1111`."""
+    import re
+
+    for args in (("offers",), ("history",), ("plan", LORA)):
+        out = cli(*args, db=demo_db_url, lang="zh").out
+        assert re.search(r"¥\d{1,3}(?:,\d{3})*\.\d\d\b", out), (args, out[:500])
+        assert not re.search(r"\d CNY\b|\b\d+\.\d{4,}\b", out), args  # 1.0743 was shown
+
+
+def test_read_only_commands_leave_an_empty_file_as_it_is(cli: Any, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    for args in (("offers",), ("providers",), ("history",)):
+        result = cli(*args, db=f"sqlite:///{empty}", lang="en")
+        assert result.code == 1 and "hint: `suanli" in result.err and "init`" in result.err
+    assert empty.stat().st_size == 0 and sorted(tmp_path.iterdir()) == [empty]

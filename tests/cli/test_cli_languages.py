@@ -118,3 +118,41 @@ def test_bad_input_reads_in_one_language(
         words = stray_english(_TYPED.sub(" ", text))
         leftover = [w for w in words if w not in MESSAGE_WORDS | {"error", "hint"}]
         assert leftover == [], (args, text)
+
+
+# data shown as stored, in no language: a profile's `key=value` evidence, the sheets'
+# time-of-use rules (`sat-sun*0.8; holiday*0.7`) and PCIe generations (`gen4`)
+_DATA = re.compile(r"\b\w+=\S*|\b(?:sat|sun|holiday|workday)\b|\bgen ?\d")
+
+
+def _job_names() -> set[str]:
+    import tomllib
+
+    from tests.conftest import REPO
+
+    names = set()
+    for path in (REPO / "examples").glob("*.toml"):
+        name = tomllib.loads(path.read_text(encoding="utf-8")).get("name", "")
+        names |= set(re.findall(r"[A-Za-z]+", str(name)))  # the user's own words
+    return names
+
+
+@pytest.mark.slow
+def test_readme_commands_print_no_english_under_zh(
+    cli: Any, demo_db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every README command under the default --lang zh: no English word outside proper
+    names, units, flags, ids and the data as typed (job names, rules, file keys)."""
+    from tests.cli.test_cli_widths import COMMANDS
+
+    monkeypatch.setenv("COLUMNS", "120")
+    from comparator.i18n import CHECKS
+
+    typed = _job_names() | set(CHECKS) | {"error", "hint"}  # check ids prefix their reasons
+    for args in COMMANDS:
+        result = cli(*args, db=demo_db_url, lang="zh")
+        assert result.code in (0, 1), (args, result.err)
+        text = _DATA.sub(" ", _words(result.out + result.err, []))
+        words = stray_english(_TYPED.sub(" ", text))
+        leftover = sorted({w for w in words if w not in MESSAGE_WORDS | typed})
+        assert leftover == [], (args, leftover)

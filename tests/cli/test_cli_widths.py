@@ -7,6 +7,7 @@ wider than the terminal); narrow terminals drop low-value columns, then stack th
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -65,17 +66,26 @@ def test_offers_show_every_id_price_and_rule_whole(
     tokens = set(re.split(r"[\s│┃|]+", out))
     for row in rows:
         assert str(row["offer_id"]) in tokens
-        assert str(row["card_hour_price_quote"]) in tokens
+        assert f"¥{Decimal(row['card_hour_price_quote']):,.2f}" in tokens
         if row["time_of_use"]:
-            assert row["time_of_use"] in out
+            assert row["time_of_use"] in out  # in its cell, or whole in the legend of keys
 
 
-def test_piped_output_uses_the_full_line(
+def test_piped_output_is_plain_tab_separated_lines(
     cli: Any, demo_db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Not a terminal and no COLUMNS: one row per offer at the table's natural width."""
+    """Not a terminal and no COLUMNS: the title, then a header and one line per offer, cells
+    separated by tabs, no padding, no trailing space, no border, whatever the length."""
     monkeypatch.delenv("COLUMNS", raising=False)
-    out = cli("offers", "--limit", "3", db=demo_db_url).out
-    assert "─ ID" not in out  # not stacked
-    assert max(cell_len(line) for line in out.splitlines()) > 80
-    assert not CUT.search(out)
+    rows = cli("offers", "--json", "--limit", "3", db=demo_db_url).json()["offers"]
+    out = cli("offers", "--limit", "3", db=demo_db_url, lang="en").out
+    lines = out.splitlines()
+    assert lines[0] == "Offers (CNY/card-hour, cheapest first)"
+    assert lines[1].split("\t")[:2] == ["ID", "Provider/region"]
+    for row, line in zip(rows, lines[2:5], strict=True):
+        cells = line.split("\t")
+        assert cells[0] == str(row["offer_id"])
+        assert cells[1] == f"{row['provider']} {row['region']}"
+        assert cells[7] == row["time_of_use"]
+    assert all(line == line.rstrip() and "  " not in line for line in lines)
+    assert not re.search(r"[│┃━─]", out)

@@ -101,18 +101,18 @@ def test_check_terminal_matrix_and_reasons(catalog: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "fragment"),
+    ("args", "fragment", "exit_code"),
     [
-        (["check", "nobody"], "unknown provider 'nobody'"),
-        (["check", "--today", "2026-13-01"], "--today: expected a date YYYY-MM-DD"),
-        (["check", "--job", "missing.toml"], "missing.toml"),
+        (["check", "nobody"], "unknown provider 'nobody'", 1),
+        (["check", "--today", "2026-13-01"], "--today: expected a date YYYY-MM-DD", 2),
+        (["check", "--job", "missing.toml"], "missing.toml", 1),
     ],
 )
 def test_check_bad_input_gives_one_clear_error(
-    catalog: Any, args: list[str], fragment: str
+    catalog: Any, args: list[str], fragment: str, exit_code: int
 ) -> None:
     result = catalog(*args, lang="en")
-    assert result.code == 1 and fragment in result.err and "Traceback" not in result.err
+    assert result.code == exit_code and fragment in result.err and "Traceback" not in result.err
 
 
 def test_check_help_has_an_example(cli: Any) -> None:

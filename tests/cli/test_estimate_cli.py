@@ -154,20 +154,24 @@ def test_english_tables_with_advice_when_it_does_not_fit(
 
 
 @pytest.mark.parametrize(
-    ("args", "fragment"),
+    ("args", "fragment", "exit_code"),
     [
-        (["--model", "7Q"], "unknown model '7Q'"),
-        (["--model", "7B", "--seq-len", "0"], "--seq-len must be a positive integer, got 0"),
-        (["--model", "7B", "--gpu", "Z9000"], "unknown GPU 'Z9000'"),
-        (["--model", "7B", "--tokens", "lots"], "token count"),
-        (["--model", str(CONFIGS / "missing-hidden-size.json")], "missing key 'hidden_size'"),
+        (["--model", "7Q"], "unknown model '7Q'", 1),
+        (["--model", "7B", "--seq-len", "0"], "--seq-len must be a positive integer, got 0", 2),
+        (["--model", "7B", "--gpu", "Z9000"], "unknown GPU 'Z9000'", 1),
+        (["--model", "7B", "--tokens", "lots"], "token count", 2),
+        (["--model", "7B", "--method", "dpo"], "--method must be one of", 2),
+        (["--model", "7B", "--headroom", "2"], "--headroom must be in", 2),
+        (["--model", "7B", "--cards", "0"], "--cards must be a positive integer", 2),
+        (["--model", str(CONFIGS / "missing-hidden-size.json")], "missing key 'hidden_size'", 1),
     ],
 )
 def test_bad_input_is_one_clear_error(
-    capsys: pytest.CaptureFixture[str], args: list[str], fragment: str
+    capsys: pytest.CaptureFixture[str], args: list[str], fragment: str, exit_code: int
 ) -> None:
+    """A refused option value is a usage error (exit 2); a bad file or name exits 1."""
     code, out, err = run(capsys, "--lang", "en", "estimate", *args, "--json")
-    assert code == 1 and out == ""
+    assert code == exit_code and out == ""
     assert fragment in " ".join(err.split())
     assert "Traceback" not in err and err.strip().startswith("error:")
 

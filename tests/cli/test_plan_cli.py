@@ -288,7 +288,8 @@ def test_bad_input_is_one_clear_error(cli: Any, demo_db_url: str, tmp_path: Path
     assert missing.code == 1 and "no such job file" in missing.err
     example = str(REPO / "examples/lora-7b-guangdong.toml")
     bad = cli("plan", example, "--objective", "fast", db=demo_db_url)
-    assert bad.code == 1 and "--objective" in bad.err
+    assert bad.code == 2 and "--objective" in bad.err  # a refused option value: usage error
+    assert "loosen" not in bad.err and "--objective time" in bad.err
 
 
 SHARED_JOB = """

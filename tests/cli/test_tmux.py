@@ -9,12 +9,15 @@ absent unless ``SUANLI_REQUIRE_TMUX=1`` (CI).
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
 import sys
 import time
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,11 +75,46 @@ def _in_tmux(tmp_path: Path, script: str, width: int) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("width", [80, 120])
-def test_readme_commands_in_tmux_cut_no_value(tmp_path: Path, demo_db_url: str, width: int) -> None:
-    screen = _in_tmux(tmp_path, _script(demo_db_url, "zh"), width)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_readme_commands_in_tmux_cut_no_value(
+    tmp_path: Path, demo_db_url: str, width: int, lang: str
+) -> None:
+    screen = _in_tmux(tmp_path, _script(demo_db_url, lang), width)
     body = screen.split(f"\n{DONE}", 1)[0]
     exits = [line for line in body.splitlines() if line.startswith("== exit ")]
     assert len(exits) == len(COMMANDS), body[-3000:]
     assert all(line in ("== exit 0", "== exit 1") for line in exits), exits
-    assert "Traceback" not in body and "演示" in body  # the demo providers' tables are there
+    assert "Traceback" not in body
+    assert ("演示" if lang == "zh" else "Demo") in body  # the demo providers' tables are there
     assert_whole(body, width)
+
+
+def _offers_script(db_url: str, lang: str) -> str:
+    command = [sys.executable, "-m", "comparator", "--db", db_url, "--lang", lang, "offers"]
+    return f"cd {shlex.quote(str(REPO))}\n{shlex.join(command)}\necho {DONE}\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_offers_at_80_columns_is_a_table_with_every_value_whole(
+    tmp_path: Path, demo_db_url: str, cli: Any, lang: str
+) -> None:
+    """The demo catalog's offers at 80 columns: one table row per offer (not stacked records),
+    long time-of-use rules as keys with a legend below, and every id, price and rule whole."""
+    rows = cli("offers", "--json", db=demo_db_url).json()["offers"][:30]
+    screen = _in_tmux(tmp_path, _offers_script(demo_db_url, lang), 80)
+    body = screen.split(f"\n{DONE}", 1)[0]
+    assert_whole(body, 80)
+    assert "─ ID" not in body  # a table, not stacked records
+    lines = body.splitlines()
+    table_rows = [line for line in lines if re.match(r"^\d+ +demo-", line)]
+    assert [line.split()[0] for line in table_rows] == [str(r["offer_id"]) for r in rows]
+    legend = dict(
+        line.split(None, 1) for line in lines if re.match(r"^T\d+  \S", line)
+    )  # "T1  00:00-08:00*0.7"
+    for row, line in zip(rows, table_rows, strict=True):
+        assert f"¥{Decimal(row['card_hour_price_quote']):,.2f}" in line
+        if row["time_of_use"]:
+            key = re.search(r" (T\d+) ", line)
+            assert key is not None, line
+            assert legend[key.group(1)].strip() == row["time_of_use"]

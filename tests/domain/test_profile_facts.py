@@ -66,8 +66,8 @@ def test_every_fact_round_trips_through_the_catalogs_json() -> None:
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"provider": {"sla_percent": 120}}, "[provider] sla_percent"),
-        ({"provider": {"elastic_scaling": "yes"}}, "[provider] elastic_scaling"),
+        ({"provider": {"sla_percent": 120}}, "provider.sla_percent"),
+        ({"provider": {"elastic_scaling": "yes"}}, "provider.elastic_scaling"),
         ({"licenses": [{"name": "一类全牌照"}]}, "[[licenses]] #1 number"),
         ({"dc": {"carriers": ["卫星"]}}, "[[datacenters]] #1 carriers"),
         ({"dc": {"latency_ms": {"深圳": -1}}}, "[[datacenters]] #1 latency_ms.深圳"),

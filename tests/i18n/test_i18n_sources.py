@@ -33,7 +33,7 @@ DATA_MODULES = {
     "comparator/domain/credentials.py": "licence and filing number formats (粤B2-, 京公网安备)",
     "comparator/domain/billing.py": "billing-mode words price sheets use (按量, 包月 …)",
     "comparator/domain/links.py": "network words offers use (以太网, 万兆)",
-    "comparator/domain/profile_fields.py": "profile words: nationwide coverage (全国), countries",
+    "comparator/domain/profile_values.py": "profile words: nationwide coverage (全国), countries",
     "comparator/domain/profile_terms.py": "carrier words data centres state (电信, 联通, BGP)",
     "comparator/domain/geo.py": "city names and their coordinates (深圳, 广州 …)",
     "comparator/domain/job_service.py": "ways a job writes round-the-clock support (全天候)",
@@ -46,6 +46,7 @@ DATA_MODULES = {
     "benchmarks/scale.py": "demo data: generated provider and data-centre names",
     "benchmarks/report.py": "demo data: a job's name",
     "benchmarks/offer_verdicts.py": "demo data: generated provider names",
+    "scripts/readme_numbers.py": "README sentences it checks, quoted as written (元/卡时, 深圳)",
 }
 
 

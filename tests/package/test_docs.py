@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 import typer.main
@@ -42,3 +44,21 @@ def test_readme_opens_with_the_two_commands() -> None:
 def test_changelog_follows_keep_a_changelog() -> None:
     text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "## [Unreleased]" in text and "keepachangelog.com" in text
+
+
+def test_the_readme_quote_works_after_the_examples_window(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The first command's quote is planned as of its `--today`, so it still works when the
+    example's December 2026 window lies in the past (here: judged from mid-2027)."""
+    command = re.findall(r"```(?:bash|sh)?\n(.*?)```", README, re.S)[0]
+    quote = command.split(".venv/bin/suanli quote ", 1)[1].split()
+    assert "--today" in quote
+    monkeypatch.setenv("SUANLI_TODAY", "2027-06-01")
+    assert cli("init").code == 0
+    args = [str(tmp_path / a) if a.endswith(".html") else a for a in quote]
+    result = cli("quote", *args, lang="en")
+    assert result.code == 0, result.err
+    assert (tmp_path / "quote.html").stat().st_size > 0
+    past = cli("plan", "examples/lora-7b-guangdong.toml", lang="en")
+    assert past.code == 1 and "schedule.deadline" in past.err

@@ -9,6 +9,8 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
+from rich.cells import cell_len
+
 from comparator.catalog.models import OfferView
 from comparator.domain.gpus import GPUS
 from comparator.domain.job import Job, Requirements, Schedule, Workload
@@ -176,7 +178,9 @@ def test_time_of_use_moves_work_into_cheap_hours() -> None:
     assert result.best is not None and result.best.total_cost == D("80.00")
     assert all(s.start.hour < 8 and s.run_end.hour <= 8 for s in result.best.segments)
     lines = timeline_lines(result.best, SHANGHAI, lang="en")
-    assert lines[1].startswith("12-01") and "████████················" in lines[1]
+    assert lines[1].startswith("Tue 12-01 │") and "████████················" in lines[1]
+    zh = timeline_lines(result.best, SHANGHAI, lang="zh")
+    assert zh[1].startswith("12-01 周二 │") and zh[0].index("│") == cell_len("12-01 周二 ")
 
 
 # --- card counts, pruning, objectives ---------------------------------------------------------

@@ -12,10 +12,18 @@ from zoneinfo import ZoneInfo
 
 from comparator.catalog.models import OfferView
 from comparator.compliance import FAIL, PASS, WARN, ProviderReport
-from comparator.compliance.verdicts import check
+from comparator.compliance.verdicts import DatacenterReport, check
 from comparator.domain.job import Job, Requirements, Schedule, Workload, parse_job
 from comparator.domain.money import FxTable
-from comparator.plan import PlanContext, plan_job
+from comparator.errors import Msg
+from comparator.plan import (
+    ExcludedOffer,
+    Plan,
+    PlanContext,
+    PlanResult,
+    PlanSegment,
+    plan_job,
+)
 from comparator.quote.document import (
     MAX_COMPLIANCE_PROVIDERS,
     compliance_section,
@@ -69,30 +77,63 @@ def test_price_curve_converts_into_the_quote_currency() -> None:
     assert points == [{"hour_start": "2026-12-01T00:00:00+08:00", "price": "56.9600"}]
 
 
+START = datetime(2026, 12, 1, tzinfo=SHANGHAI)
+
+
+def segment(offer_id: str) -> PlanSegment:
+    return PlanSegment(
+        offer_id, "hourly", START, START, 1, 1, Decimal(1), Decimal(1), run_end=START
+    )
+
+
+def a_plan(*offer_ids: str, provider: str = "acme", region: str = "gd-sz-1") -> Plan:
+    return Plan(
+        provider=provider,
+        provider_name=provider,
+        region=region,
+        region_name=region,
+        province=None,
+        city=None,
+        gpu="A100-SXM4-80GB",
+        cards=8,
+        node_cards=8,
+        currency="CNY",
+        total_cost=Decimal(1),
+        start=START,
+        finish=START,
+        run_hours=1,
+        work_hours=1,
+        card_hours=Decimal(8),
+        segments=tuple(segment(i) for i in offer_ids),
+    )
+
+
+def a_result(best: Plan | None, *alternatives: Plan, **fields: Any) -> PlanResult:
+    return PlanResult("t", None, None, "CNY", "cost", best, list(alternatives), **fields)
+
+
+def excluded(offer_id: str) -> ExcludedOffer:
+    return ExcludedOffer("acme", offer_id, "gd-sz-1", "A100-SXM4-80GB", "hourly", (), "stock")
+
+
 def test_curve_offer_prefers_the_hourly_offer_of_the_plan_then_a_sibling() -> None:
     hourly, monthly = offer("1"), offer("2", billing="monthly", price=Decimal(30000))
     elsewhere = offer("3", region="gd-gz-1")
-    best = {
-        "provider": "acme",
-        "region": "gd-sz-1",
-        "gpu": "A100-SXM4-80GB",
-        "segments": [{"offer_id": "2"}],
-    }
+    best = a_plan("2")
     by_id = {o.offer_id: o for o in (hourly, monthly, elsewhere)}
     assert curve_offer(best, by_id, by_id.values()) == hourly
     assert curve_offer(best, by_id, [monthly, elsewhere]) is None
-    best["segments"] = [{"offer_id": "3"}, {"offer_id": "2"}]
-    assert curve_offer(best, by_id, by_id.values()) == elsewhere
+    assert curve_offer(a_plan("3", "2"), by_id, by_id.values()) == elsewhere
     assert curve_offer(None, by_id, by_id.values()) is None
 
 
 def test_referenced_offers_keep_plan_order_once_each() -> None:
-    plan = {
-        "best": {"segments": [{"offer_id": "5"}, {"offer_id": "2"}]},
-        "alternatives": [{"segments": [{"offer_id": "2"}, {"offer_id": "9"}]}],
-        "excluded": [{"offer_id": "1"}, {"offer_id": "5"}, {"offer_id": None}],
-    }
-    assert referenced_offer_ids(plan) == ["5", "2", "9", "1"]
+    result = a_result(
+        a_plan("5", "2"),
+        a_plan("2", "9"),
+        excluded=[excluded("1"), excluded("5"), excluded("")],
+    )
+    assert referenced_offer_ids(result) == ["5", "2", "9", "1"]
 
 
 def test_price_age_counts_local_days_and_flags_stale_prices() -> None:
@@ -119,9 +160,8 @@ def test_the_throughput_table_is_the_plans_own_rows() -> None:
     from comparator.quote.document import throughput_rows
 
     row = {"gpu": "A100-SXM4-80GB", "cards": 8, "mfu": 0.525, "relative": 1.0, "card_hours": 283.7}
-    plan = {"job": {"gpu": "A100-SXM4-80GB"}, "assumptions": {"throughput": [row]}}
-    assert throughput_rows(plan) == [row]
-    assert throughput_rows({"assumptions": {}}) == []
+    assert throughput_rows(a_result(None, assumptions={"throughput": [row]})) == [row]
+    assert throughput_rows(a_result(None)) == []
 
 
 def test_the_compliance_section_stays_bounded_and_keeps_the_plans_providers() -> None:
@@ -153,3 +193,49 @@ def test_the_compliance_section_stays_bounded_and_keeps_the_plans_providers() ->
     assert section["omitted"] == {"providers": 21, "by_status": {FAIL: 7, PASS: 7, WARN: 7}}
     small = compliance_section(dataclasses.replace(result, compliance=tuple(reports[:5])), "en")
     assert len(small["providers"]) == 5 and "omitted" not in small
+
+
+def _report(pid: str, own: str, **centres: str) -> ProviderReport:
+    datacenters = tuple(
+        DatacenterReport(dc, dc, (check("dc-licence-covers", status, Msg("z")),))
+        for dc, status in centres.items()
+    )
+    return ProviderReport(pid, pid, (check("licence-valid", own, Msg("z")),), datacenters)
+
+
+def test_the_recommended_provider_comes_first_then_the_alternatives_by_rank() -> None:
+    result = a_result(
+        a_plan("1", provider="mm"),
+        a_plan("2", provider="zz"),
+        a_plan("3", provider="bb"),
+        a_plan("4", provider="zz"),
+        compliance=tuple(_report(p, PASS) for p in ("aa", "bb", "cc", "mm", "zz")),
+    )
+    listed = [r["provider"] for r in compliance_section(result, "en")["providers"]]
+    assert listed == ["mm", "zz", "bb", "aa", "cc"]
+
+
+def test_a_provider_passes_in_the_quote_when_a_data_centre_a_plan_uses_passes() -> None:
+    """#25: 不通过 on a provider whose one compliant data centre was alternative #3."""
+    reports = (
+        _report("used", PASS, **{"gd-sz-1": PASS, "js-cz-1": FAIL}),
+        _report("warned", PASS, **{"gd-sz-1": WARN, "gd-gz-1": PASS}),
+        _report("own-fail", FAIL, **{"gd-sz-1": PASS}),
+        _report("unused", PASS, **{"a": FAIL, "b": PASS}),
+        _report("all-fail", PASS, **{"a": FAIL}),
+    )
+    result = a_result(
+        a_plan("1", provider="warned"),
+        a_plan("2", provider="used"),
+        a_plan("3", provider="own-fail"),
+        compliance=reports,
+    )
+    section = compliance_section(result, "en")["providers"]
+    statuses = {r["provider"]: (r["status"], r["quote_status"]) for r in section}
+    assert statuses == {
+        "used": (FAIL, PASS),  # its other data centre fails; the one the plan uses passes
+        "warned": (WARN, WARN),  # the plan's data centre warns: the warning stays
+        "own-fail": (FAIL, FAIL),  # the provider's own check fails
+        "unused": (FAIL, PASS),  # no plan: its best data centre
+        "all-fail": (FAIL, FAIL),
+    }

@@ -62,7 +62,9 @@ function (document, window) {
   for (const row of document.querySelectorAll("tr")) {
     const cells = Array.from(row.children).map((c) => c.getBoundingClientRect());
     for (let i = 0; i + 1 < cells.length; i++) {
-      if (cells[i].right > cells[i + 1].left + 1) problems.push(["cells overlap", name(row), i]);
+      const a = cells[i], b = cells[i + 1];  // on a phone a row is a card: cells stack
+      const across = a.right > b.left + 1 && b.right > a.left + 1;
+      if (across && a.bottom > b.top + 1 && b.bottom > a.top + 1) problems.push(["cells overlap", name(row), i]);
     }
   }
   if (document.documentElement.scrollWidth > vw + 1) {

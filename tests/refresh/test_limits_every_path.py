@@ -24,8 +24,8 @@ from comparator.domain.bounded_read import read_limited
 from comparator.domain.profile import load_profile
 from comparator.errors import InputError, ProfileError
 from comparator.refresh.importer import import_files
-from providers.sheet.limits import MAX_COLUMNS, csv_width
 from providers.sheet.parse import KnownCatalog, parse_sheet
+from providers.sheet.sheet_limits import MAX_COLUMNS, csv_width
 from tests.conftest import REPO
 from tests.support.refresh_helpers import profile_toml, source_entry, write_sources
 

@@ -56,15 +56,17 @@ spot = false
     [
         (
             '[[source]]\nprovider = "a"\nadapter = "excel"\npath = "a.csv"\n',
-            r"#1 \(a\): adapter: expected one of http_json, sheet, skypilot, got 'excel'",
+            r"\[\[source\]\] #1 \(a\) adapter: expected one of http_json, sheet, skypilot "
+            r"\(got 'excel'\)",
         ),
         (
             '[[source]]\nprovider = "a"\nadapter = "sheet"\npath = "a.csv"\nspto = 1\n',
-            r"#1 \(a\): unknown key 'spto'; expected one of provider, adapter",
+            r"\[\[source\]\] #1 \(a\) spto: expected one of provider, adapter, .*, format, "
+            r"decimal \(got 'spto'\)",
         ),
         (
             '[[source]]\nprovider = "a"\nadapter = "sheet"\n',
-            r"#1 \(a\): expected exactly one of url",
+            r"\[\[source\]\] #1 \(a\) url: expected exactly one of url",
         ),
         (
             '[[source]]\nprovider = "a"\nadapter = "sheet"\nurl = "ftp://x/a.csv"\n',
@@ -72,11 +74,11 @@ spot = false
         ),
         (
             '[[source]]\nprovider = "a"\nadapter = "sheet"\npath = "a.csv"\ntimeout_s = 0\n',
-            r"timeout_s: expected a number ≥ 0.001 \(seconds\), got 0",
+            r"#1 \(a\) timeout_s: expected a number ≥ 0.001 \(seconds\) \(got 0\)",
         ),
         (
             '[[source]]\nprovider = "a"\nadapter = "sheet"\npath = "a.csv"\n' * 2,
-            r"#2 \(a\): provider 'a' already has a \[\[source\]\]",
+            r"#2 \(a\) provider: expected one \[\[source\]\] per provider \('a' has one",
         ),
         (
             '[[source]]\nprovider = "a"\nadapter = "http_json"\nurl = "https://x/p"\n',
@@ -87,7 +89,7 @@ spot = false
             'path = "a.csv"\n',
             r"\[worker\] cron: expected \"mon 03:00\"",
         ),
-        ('[worker]\ntimezone = "Mars/Olympus"\n', r"\[worker\] timezone: expected an IANA zone"),
+        ('[worker]\ntimezone = "Mars/Olympus"\n', r"worker\.timezone: expected an IANA time zone"),
         ('[worker]\ncron = "mon 03:00"\n', r"expected at least one \[\[source\]\] table"),
         (
             '[[source]]\nprovider = "a b"\nadapter = "sheet"\npath = "a.csv"\n',

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from comparator.report import charts
+from comparator.report import charts, cost_bars
 
 JOB = {"earliest_start": "2026-12-01T00:00:00+08:00", "deadline": "2026-12-03T00:00:00+08:00"}
 
@@ -112,8 +112,8 @@ def test_cost_bars_start_with_the_best_and_stop_at_the_cap() -> None:
     plan = {"provider": "p", "region": "r", "gpu": "A100-SXM4-80GB", "cards": 8}
     best = dict(plan, total_cost="100.00")
     alternatives = [dict(plan, total_cost=f"{200 + i}.00") for i in range(40)]
-    chart = charts.cost_chart(best, alternatives, {"p": "某云"})
-    assert chart.shown == charts.MAX_COST_BARS and chart.total == 41
+    chart = cost_bars.cost_chart(best, alternatives, {"p": "某云"})
+    assert chart.shown == cost_bars.MAX_COST_BARS and chart.total == 41
     assert chart.bars[0].best and not any(b.best for b in chart.bars[1:])
     widest = max(b.width for b in chart.bars)
     assert chart.bars[0].width == pytest.approx(widest * 100 / 223)
@@ -123,7 +123,7 @@ def test_cost_bars_start_with_the_best_and_stop_at_the_cap() -> None:
 def test_an_outlier_does_not_shrink_every_other_bar() -> None:
     from decimal import Decimal
 
-    from comparator.report.charts import cost_chart
+    from comparator.report.cost_bars import cost_chart
 
     plans = [
         {"provider": "a", "region": "r", "gpu": "G", "cards": 1, "total_cost": str(cost)}

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from comparator.i18n import LABELS, REPORT_LANGS
-from comparator.report import charts
+from comparator.report import cost_bars
 from comparator.report import render as report
 from tests.support.htmltree import Element, parse_html
 
@@ -84,7 +84,7 @@ def test_the_page_is_self_contained(document: dict[str, Any]) -> None:
     assert not root.find_all("link") and not root.find_all("img")
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in html
-    assert len(root.find_all("svg")) == 3
+    assert len(root.find_all("svg")) == 6  # three charts, each drawn wide and narrow
     assert "@page" in "".join(s.text() for s in root.find_all("style"))
 
 
@@ -129,7 +129,7 @@ def test_no_feasible_plan_still_renders_every_section(document: dict[str, Any]) 
     _, root = render(document)
     assert [e.attrs["id"] for e in root.iter() if e.tag == "section"] == list(SECTIONS)
     assert "没有报价能在截止时间前完成" in root.by_id("summary").text()
-    assert len(root.find_all("svg")) == 1  # the memory chart only
+    assert len(root.find_all("svg")) == 2  # the memory chart only (wide and narrow)
 
 
 def test_a_job_without_estimate_says_so(document: dict[str, Any]) -> None:
@@ -167,8 +167,8 @@ def test_two_hundred_alternatives_chart_the_cheapest_and_list_all(
     ]
     _, root = render(document)
     section = root.by_id("alternatives")
-    bars = section.find_all("rect")
-    assert len(bars) == charts.MAX_COST_BARS
+    for drawing in section.find_all("svg"):
+        assert len(drawing.find_all("rect")) == cost_bars.MAX_COST_BARS
     rows = [r for r in section.find_all("table")[0].find_all("tr") if r.find_all("td")]
     assert len(rows) == 201
     assert "201" in section.find_all("figcaption")[0].text()
@@ -268,3 +268,36 @@ def test_providers_left_out_of_a_national_quote_are_counted(document: dict[str, 
     document["compliance"]["omitted"] = {"providers": 1877, "by_status": {"pass": 1870, "warn": 7}}
     html, _ = render(document, "en")
     assert f"{LABELS['compliance_omitted'][1]}: 1877 · pass 1870 · warn 7" in html
+
+
+def test_excluded_offers_are_counted_by_why(document: dict[str, Any]) -> None:
+    """#25: "15 offers were excluded as non-compliant" when 7 were short of stock."""
+    excluded = document["plan"]["excluded"]
+    kinds = ["compliance"] * 8 + ["stock"] * 7
+    document["plan"]["excluded"] = [
+        {**excluded[i % len(excluded)], "kind": kind} for i, kind in enumerate(kinds)
+    ]
+    _, root = render(document)
+    assert "15 条报价被排除：不合规 8；库存不足 7" in root.by_id("excluded").text()
+    _, root = render(document, "en")
+    text = root.by_id("excluded").text()
+    assert "15 offers were excluded: non-compliant 8; short of stock 7" in text
+    assert "as non-compliant" not in root.text()
+
+
+def test_the_compliance_grid_shows_a_providers_status_in_this_quote(
+    document: dict[str, Any],
+) -> None:
+    """A provider whose data centre a plan uses passes there, though another of its data
+    centres fails: the grid shows ``quote_status`` (quotes stored before it: ``status``)."""
+    first = document["compliance"]["providers"][0]
+    first.update(status="fail", quote_status="pass")
+    _, root = render(document)
+    matrix = root.by_id("compliance").find_all("table", "matrix")[0]
+    row = next(r for r in matrix.find_all("tr") if r.find_all("td"))
+    assert "status-pass" in row.find_all("td")[1].attrs["class"]
+    del first["quote_status"]
+    _, root = render(document)
+    matrix = root.by_id("compliance").find_all("table", "matrix")[0]
+    row = next(r for r in matrix.find_all("tr") if r.find_all("td"))
+    assert "status-fail" in row.find_all("td")[1].attrs["class"]

@@ -19,11 +19,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, select
+from tests.support.httpserver import Reply
 
-from tests.support.httpserver import FaultServer, Reply
-from tests.support.refresh_helpers import RUN, SNAPSHOT, profile_toml, sheet_csv, source_entry
+if TYPE_CHECKING:  # a worker process loads neither: tests.conftest imports WeasyPrint
+    from sqlalchemy import Engine
+
+    from tests.support.httpserver import FaultServer
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULT_KINDS = ("timeout", "http_500", "truncated")
@@ -48,9 +51,12 @@ def publish_fleet(
     shared: bool = False,
     max_in_flight: int = 32,
     seed: int = 15,
+    offers: int = 3,
 ) -> Fleet:
-    """``count`` sheet sources, each answering after a random latency; ``fault_share`` of them
-    time out, answer 500 or cut their body short (in turn)."""
+    """``count`` sheet sources of ``offers`` offers, each answering after a random latency;
+    ``fault_share`` of them time out, answer 500 or cut their body short (in turn)."""
+    from tests.support.refresh_helpers import profile_toml, sheet_csv, source_entry
+
     rng = random.Random(seed)
     providers = [f"fleet-{i:05d}" for i in range(count)]
     faulty = rng.sample(providers, round(count * fault_share))
@@ -58,7 +64,7 @@ def publish_fleet(
     (folder / "profiles").mkdir(parents=True, exist_ok=True)
     entries = []
     for pid in providers:
-        body = sheet_csv(pid, [f"{rng.uniform(1, 40):.2f}" for _ in range(3)])
+        body = sheet_csv(pid, [f"{rng.uniform(1, 40):.2f}" for _ in range(offers)])
         delay = rng.uniform(*latency_s)
         url = server.set(f"/{pid}.csv", _reply(faults.get(pid), body, delay), etag=f'"{pid}-1"')
         (folder / "profiles" / f"{pid}.toml").write_text(profile_toml(pid), encoding="utf-8")
@@ -93,6 +99,8 @@ def _reply(fault: str | None, body: bytes, delay_s: float) -> Reply:
 class WorkerResult:
     cpu_s: float
     statuses: dict[str, int]
+    pass_s: float = 0.0  # the refresh pass alone, without the process's start
+    timings: dict[str, float] = field(default_factory=dict)  # RefreshReport.timings
 
 
 def run_workers(config: Path, url: str, workers: int) -> tuple[float, list[WorkerResult]]:
@@ -110,7 +118,11 @@ def run_workers(config: Path, url: str, workers: int) -> tuple[float, list[Worke
         if proc.returncode:
             raise AssertionError(f"worker exited {proc.returncode}:\n{err.decode()[-3000:]}")
         data = json.loads(out.decode().strip().splitlines()[-1])
-        results.append(WorkerResult(float(data["cpu_s"]), dict(data["statuses"])))
+        results.append(
+            WorkerResult(
+                float(data["cpu_s"]), dict(data["statuses"]), data["pass_s"], data["timings"]
+            )
+        )
     return wall, results
 
 
@@ -127,6 +139,10 @@ class Tally:
 
 
 def tally(engine: Engine, fleet: Fleet) -> Tally:
+    from sqlalchemy import select
+
+    from tests.support.refresh_helpers import RUN, SNAPSHOT
+
     result = Tally()
     with engine.connect() as conn:
         runs = conn.execute(select(RUN.c.provider_id, RUN.c.status, RUN.c.error)).all()
@@ -172,7 +188,13 @@ def worker_main(config: str, url: str) -> None:
     engine.dispose()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     statuses = Counter(run.status for run in report.runs)
-    print(json.dumps({"cpu_s": usage.ru_utime + usage.ru_stime, "statuses": statuses}))
+    cpu_s = usage.ru_utime + usage.ru_stime
+    print(
+        json.dumps(
+            {"cpu_s": cpu_s, "statuses": statuses, "pass_s": report.seconds}
+            | {"timings": report.timings}
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ _LEGEND = Msg(
     paid=PAID_IDLE,
     idle=IDLE,
 )
-_WEEKDAYS = "weekday initials\x04MTWTFSS"
+_WEEKDAYS = "weekday names\x04Mon Tue Wed Thu Fri Sat Sun"
 
 
 def _hour_marks(plan: Plan, zone: ZoneInfo) -> dict[datetime, str]:
@@ -45,7 +45,8 @@ def _hour_marks(plan: Plan, zone: ZoneInfo) -> dict[datetime, str]:
 def timeline_lines(
     plan: Plan, zone: ZoneInfo, *, lang: str = "zh", max_days: int = 40
 ) -> list[str]:
-    """Lines ``MM-DD W │24 marks│ N h``; long plans keep their first and last days."""
+    """Lines ``Tue 12-01 │24 marks│ N h`` (zh ``12-01 周二``); long plans keep their first
+    and last days."""
     marks = _hour_marks(plan, zone)
     if not marks:
         return []
@@ -63,7 +64,8 @@ def timeline_lines(
         gap = say(lang, "… {skipped} days …", skipped=skipped)
         lines = [*lines[:keep], gap, *lines[-keep:]]
     scale = "0     6     12    18    "
-    header = f"{'':8}│{scale}│" if not is_en(lang) else f"{'':7}│{scale}│"
+    label_cells = 9 if is_en(lang) else 10  # "Tue 12-01" / "12-01 周二" (CJK: two cells)
+    header = f"{'':{label_cells + 1}}│{scale}│"
     return [header, *lines, render(_LEGEND, lang)]
 
 
@@ -74,5 +76,6 @@ def _day_line(day: datetime, marks: dict[datetime, str], lang: str) -> str:
         mark = marks.get(day.replace(hour=hour), IDLE)
         running += mark in (RUN_HOURLY, RUN_CONTRACT)
         cells.append(mark)
-    weekday = say(lang, _WEEKDAYS)[day.weekday()]
-    return f"{day:%m-%d}{weekday} │{''.join(cells)}│ {running:>2} h"
+    weekday = say(lang, _WEEKDAYS).split()[day.weekday()]
+    label = say(lang, "{weekday} {date}", weekday=weekday, date=f"{day:%m-%d}")
+    return f"{label} │{''.join(cells)}│ {running:>2} h"
