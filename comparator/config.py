@@ -96,7 +96,7 @@ def _db_url(text: str, _: Setting) -> str:
 def _zone(text: str, _: Setting) -> ZoneInfo:
     try:
         return ZoneInfo(text)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a path
         raise ConfigError("SUANLI_TIMEZONE: unknown time zone {raw!r}", raw=text) from None
 
 

@@ -14,7 +14,7 @@ from comparator.errors import InputError
 from providers.base import Adapter, AdapterResult, SourceSpec
 from providers.fetch import FetchPolicy, Validators
 from providers.http_json import HttpJsonAdapter
-from providers.sheet import KnownCatalog, parse_sheet_columns
+from providers.sheet import KnownCatalog, parse_sheet_columns, read_sheet_file
 from providers.sheet.adapter import SheetAdapter
 from providers.skypilot.adapter import SkypilotAdapter
 from providers.urls import is_url, mask_url
@@ -49,4 +49,5 @@ __all__ = [
     "is_url",
     "mask_url",
     "parse_sheet_columns",
+    "read_sheet_file",
 ]

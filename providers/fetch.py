@@ -22,6 +22,8 @@ import hashlib
 import os
 import random
 import re
+import stat
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -31,6 +33,7 @@ from urllib.parse import urljoin
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
+from comparator.domain.bounded_read import read_limited
 from comparator.errors import Msg, SourceError, os_reason
 from providers.urls import check_redirect, is_url, mask_url, origin
 
@@ -191,17 +194,24 @@ def _loop_time() -> float:
 
 
 def _read_file(location: str, max_bytes: int) -> Document:
+    """The file's bytes, read no further than one past ``max_bytes`` (a file that grows
+    while it is read stops there too); a pipe or a device is refused: it may never end."""
     path = Path(location)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise SourceError(
+                "{location}: not a regular file; expected a file (a pipe or a device has no "
+                "end to limit)",
+                location=location,
+            )
+        content = read_limited(path, max_bytes)
+        if content is None:
             raise SourceError(
                 "{location}: {size} bytes; the limit is {max_bytes} bytes (max_body_mb)",
                 location=location,
-                size=size,
+                size=path.stat().st_size,
                 max_bytes=max_bytes,
             )
-        content = path.read_bytes()
     except OSError as exc:
         raise SourceError(
             "{location}: cannot read the file ({reason})", location=location, reason=os_reason(exc)
@@ -252,6 +262,8 @@ async def _get_once(
     progress: _Progress,
 ) -> Document:
     headers = {**policy.request_headers(url), **(since.request_headers() if since else {})}
+    if not any(name.lower() == "accept-encoding" for name in headers):
+        headers["Accept-Encoding"] = ACCEPT_ENCODING  # not br or zstd: see _read_body
     current = url
     for _ in range(MAX_REDIRECTS + 1):
         request = client.build_request("GET", current, headers=headers, timeout=policy.timeout())
@@ -282,24 +294,92 @@ async def _get_once(
 async def _read_body(
     shown: str, response: httpx.Response, limit: int, progress: _Progress
 ) -> bytes:
-    """The body, decompressed, stopped as soon as it passes ``limit`` bytes either way."""
+    """The body, decompressed, stopped as soon as it passes ``limit`` bytes either way.
+
+    The raw bytes are decompressed here, never more than one byte past the limit
+    (``max_length``): httpx would inflate each network read whole, and 64 KiB of a gzip bomb
+    are 64 MiB (of a brotli bomb, far more), whatever the limit. Only the encodings asked for
+    (:data:`ACCEPT_ENCODING`) are read.
+    """
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise _too_big(shown, Msg("Content-Length says {size} bytes", size=declared), limit)
+    if response.is_stream_consumed:  # read already (a transport that answers from memory)
+        if len(response.content) > limit:
+            raise _too_big(shown, Msg("more than {limit} bytes arrived", limit=limit), limit)
+        return response.content
+    decoder = _decoder(shown, response.headers.get("content-encoding", ""))
     buffer = bytearray()
-    async for chunk in response.aiter_bytes():
+    async for chunk in response.aiter_raw():
         progress.body_bytes = response.num_bytes_downloaded
         if response.num_bytes_downloaded > limit:
             raise _too_big(shown, Msg("more than {limit} bytes arrived", limit=limit), limit)
-        if len(buffer) + len(chunk) > limit:
+        buffer += decoder.decompress(chunk, limit + 1 - len(buffer)) if decoder else chunk
+        if len(buffer) > limit or (decoder is not None and decoder.unconsumed_tail):
             raise _too_big(
                 shown, Msg("more than {limit} bytes once decompressed", limit=limit), limit
             )
-        buffer += chunk
+    if decoder is not None:
+        buffer += decoder.flush()
     return bytes(buffer)
 
 
+ACCEPT_ENCODING = "gzip, deflate"  # what _read_body decompresses within the limit
+_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+def _decoder(shown: str, encoding: str) -> _Inflater | None:
+    """A decompressor for the body's ``Content-Encoding`` (None: the bytes as they are)."""
+    name = encoding.strip().lower()
+    if name in ("", "identity"):
+        return None
+    if name not in _WBITS:
+        raise SourceError(
+            "{url}: the server sent Content-Encoding {encoding}, which was not asked for; "
+            "expected {accepted} or none",
+            url=shown,
+            encoding=encoding[:40],
+            accepted=ACCEPT_ENCODING,
+        )
+    return _Inflater(_WBITS[name])
+
+
+class _Inflater:
+    """zlib's decompressor; a ``deflate`` body without its zlib header is raw deflate (as
+    httpx and browsers read it)."""
+
+    def __init__(self, wbits: int) -> None:
+        self.wbits = wbits
+        self.started = False
+        self.inner = zlib.decompressobj(wbits)
+
+    @property
+    def unconsumed_tail(self) -> bytes:
+        return self.inner.unconsumed_tail
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        try:
+            out = self.inner.decompress(data, max_length)
+        except zlib.error as exc:
+            if self.started or self.wbits != zlib.MAX_WBITS:
+                raise httpx.DecodingError(str(exc)) from None  # _describe words it
+            self.inner, self.wbits = zlib.decompressobj(-zlib.MAX_WBITS), -zlib.MAX_WBITS
+            out = self.inner.decompress(data, max_length)
+        self.started = True
+        return out
+
+    def flush(self) -> bytes:
+        return self.inner.flush()
+
+
 def _too_big(shown: str, what: Msg, limit: int) -> SourceError:
+    if limit % 2**20:  # a limit under a MiB, or not a whole number of them, in bytes
+        return SourceError(
+            "{url}: body too large ({what}); the limit is {limit} bytes (max_body_mb)",
+            url=shown,
+            what=what,
+            limit=limit,
+        )
     return SourceError(
         "{url}: body too large ({what}); the limit is {limit} MiB (max_body_mb)",
         url=shown,

@@ -201,7 +201,7 @@ def _timezone(value: object) -> str | None:
         return None
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a path
         raise bad(Msg("an IANA time zone such as Asia/Shanghai"), name) from None
     return name
 

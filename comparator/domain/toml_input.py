@@ -21,6 +21,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from comparator.domain.bounded_read import read_limited
 from comparator.errors import InputError, Msg, os_reason
 
 # PEP 263's form of a declaration, on the first line only
@@ -28,6 +29,7 @@ _DECLARED = re.compile(rb"^[ \t\f]*#[^\r\n]*?coding[:=][ \t]*([-\w.]+)")
 _GB_NAMES = {"gb18030", "gbk", "gb2312", "cp936", "euc-cn"}
 _UTF8_NAMES = {"utf-8", "utf8", "utf-8-sig", "utf_8"}
 _GB18030_BOM = b"\x84\x31\x95\x33"
+MAX_TOML_BYTES = 16 * 2**20  # a job file, profile or sources file is a few KB; read no more
 _AT = re.compile(r"^(.*?)\s*\(at (?:line (\d+), column (\d+)|end of document)\)$", re.S)
 # tomllib's reasons (its _parser.py) in the catalogue's words; others give the place only
 _REASONS: tuple[tuple[re.Pattern[str], Msg], ...] = tuple(
@@ -68,7 +70,7 @@ def read_input(
     """The bytes of the input file at ``path``, read once; errors as :func:`read_toml`'s."""
     file = Path(path)
     try:
-        return file.read_bytes()
+        content = read_limited(file, MAX_TOML_BYTES)
     except FileNotFoundError:
         if missing is not None:
             raise error(missing) from None
@@ -85,6 +87,14 @@ def read_input(
             kind=kind,
             reason=os_reason(exc),
         ) from None
+    if content is None:
+        raise error(
+            "{path}: more than {limit} bytes; expected a {kind} of at most {limit} bytes",
+            path=str(file),
+            kind=kind,
+            limit=MAX_TOML_BYTES,
+        )
+    return content
 
 
 def loads_toml(content: bytes, location: str, *, error: type[InputError]) -> dict[str, Any]:

@@ -262,6 +262,9 @@ _READING_ZH: dict[str, str] = {
     ),
     "a value of the right kind": "类型正确的值",
     "{path}: cannot read the {kind} ({reason})": "{path}：无法读取{kind}（{reason}）",
+    "{path}: more than {limit} bytes; expected a {kind} of at most {limit} bytes": (
+        "{path}：超过 {limit} 字节；{kind}最多 {limit} 字节"
+    ),
     "job file": "任务文件",
     "profile": "档案",
     "sources file": "来源文件",

@@ -19,6 +19,13 @@ _SHEET_ZH: dict[str, str] = {
     "{path}: {count} columns; expected at most {limit}": "{path}：{count} 列；最多 {limit} 列",
     "{path}: {count} rows; expected at most {limit}": "{path}：{count} 行；最多 {limit} 行",
     "{count} columns; expected at most {limit}": "{count} 列；最多 {limit} 列",
+    "more than {limit} columns; expected at most {limit}": "超过 {limit} 列；最多 {limit} 列",
+    "an object with {count} keys; expected at most {limit} (one key per column)": (
+        "一个对象有 {count} 个键；最多 {limit} 个（每列一个键）"
+    ),
+    "{path}: more than {limit} bytes; expected a sheet of at most {limit} bytes": (
+        "{path}：超过 {limit} 字节；价格表最多 {limit} 字节"
+    ),
     "{path}: expected a JSON list of objects (one per offer)": "{path}：应为对象组成的 JSON 列表（每条报价一个）",
     '{path}: decimal: expected "." or ",", got {value!r}': (
         '{path}：decimal：应为 "." 或 ","，实为 {value!r}'
@@ -253,6 +260,13 @@ _FETCH_ZH: dict[str, str] = {
     "{url}: body too large ({what}); the limit is {limit} MiB (max_body_mb)": (
         "{url}：内容过大（{what}）；上限为 {limit} MiB（max_body_mb）"
     ),
+    "{url}: body too large ({what}); the limit is {limit} bytes (max_body_mb)": (
+        "{url}：内容过大（{what}）；上限为 {limit} 字节（max_body_mb）"
+    ),
+    "{url}: the server sent Content-Encoding {encoding}, which was not asked for; expected "
+    "{accepted} or none": "{url}：服务器发送了未请求的 Content-Encoding {encoding}；应为 {accepted} 或不压缩",
+    "{location}: not a regular file; expected a file (a pipe or a device has no end to "
+    "limit)": "{location}：不是普通文件；应为文件（管道或设备没有可以限定的结尾）",
     "{url}: HTTP {status} {reason_phrase}; expected 200": (
         "{url}：HTTP {status} {reason_phrase}；应为 200"
     ),

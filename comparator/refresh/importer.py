@@ -30,7 +30,7 @@ from comparator.catalog.queries import SnapshotResult, known_regions, utc_now
 from comparator.domain.profile import ProviderProfile, load_profile
 from comparator.errors import InputError, Msg, MsgList, os_reason
 from comparator.refresh.pipeline import SheetStore, store_while_parsing
-from providers import KnownCatalog, parse_sheet_columns
+from providers import KnownCatalog, parse_sheet_columns, read_sheet_file
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "providers" / "demo"
 SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".xlsm", ".json")
@@ -178,7 +178,7 @@ def _parse(
     warnings: list[Msg],
 ) -> OfferColumns:
     try:
-        content = path.read_bytes()
+        content = read_sheet_file(path)  # no further than the sheet limit
     except OSError as exc:
         raise InputError(
             "{path}: cannot read the sheet ({reason})", path=path, reason=os_reason(exc)

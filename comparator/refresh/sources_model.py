@@ -11,6 +11,7 @@ schema has one model per adapter, each :class:`SourceTable` with that adapter's 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from functools import cache
 from typing import Annotated, Any, Literal, Union
@@ -87,16 +88,21 @@ def _url(value: object) -> str:
 
 
 def _place(value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not value.strip() or "\x00" in value:  # no NUL in a path
         raise bad(Msg("a path or URL"), value)
     return value
 
 
 def _seconds(minimum: float) -> BeforeValidator:
     def check(value: object) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)  # nan is not below the minimum, and no limit
+            or value < minimum
+        ):
             raise bad(Msg("a number ≥ {minimum:g} (seconds)", minimum=minimum), value)
-        return float(value)
+        return float(value) + 0.0  # -0.0 + 0.0 is 0.0: no signed zero kept
 
     return BeforeValidator(check)
 

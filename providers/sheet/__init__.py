@@ -7,5 +7,6 @@
 
 from providers.sheet.known import KnownCatalog
 from providers.sheet.parse import parse_sheet, parse_sheet_columns
+from providers.sheet.sheet_limits import read_sheet_file
 
-__all__ = ["KnownCatalog", "parse_sheet", "parse_sheet_columns"]
+__all__ = ["KnownCatalog", "parse_sheet", "parse_sheet_columns", "read_sheet_file"]

@@ -44,6 +44,10 @@ COLUMNS: dict[str, Column] = _columns(
 REQUIRED: tuple[str, ...] = ("provider", "region", "gpu", "billing", "price")
 
 _IGNORED_IN_HEADERS = re.compile(r"[\s_\-]")
+# a longer header names no column, and is no typo of one: difflib's ratio 2·M/(a+b) of a
+# 65-character header and a name of at most 27 is under closest_header's 0.6 (the longest
+# name or alias is 16 characters)
+MAX_HEADER_CHARS = 64
 
 
 def normalize_header(header: str) -> str:
@@ -66,7 +70,7 @@ def header_map(headers: Sequence[str]) -> tuple[dict[int, str], list[RowProblem]
     mapping: dict[int, str] = {}
     problems: list[RowProblem] = []
     for position, header in enumerate(headers):
-        column = _LOOKUP.get(normalize_header(header)) if len(header) <= 64 else None
+        column = _LOOKUP.get(normalize_header(header)) if len(header) <= MAX_HEADER_CHARS else None
         if column is None:
             continue
         if column in mapping.values():
@@ -80,7 +84,9 @@ def header_map(headers: Sequence[str]) -> tuple[dict[int, str], list[RowProblem]
 
 def unknown_headers(headers: Sequence[str]) -> list[str]:
     """The headers that match no column (ignored on import; the importer warns about them)."""
-    return [h for h in headers if _LOOKUP.get(normalize_header(h)) is None]
+    return [
+        h for h in headers if len(h) > MAX_HEADER_CHARS or _LOOKUP.get(normalize_header(h)) is None
+    ]
 
 
 def closest_header(column: str, headers: Sequence[str]) -> str | None:
@@ -90,6 +96,8 @@ def closest_header(column: str, headers: Sequence[str]) -> str | None:
     names = {normalize_header(a): a for a in (column, *COLUMNS[column].aliases)}
     best: tuple[float, str] | None = None
     for header in headers:
+        if len(header) > MAX_HEADER_CHARS:
+            continue  # a 5 MB header cell would take difflib minutes, and match nothing
         key = normalize_header(header)
         for name in names:
             ratio = difflib.SequenceMatcher(None, key, name).ratio()

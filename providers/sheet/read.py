@@ -24,15 +24,21 @@ from xml.parsers.expat import ExpatError
 import numpy as np
 import pandas as pd
 
-from comparator.domain.json_input import duplicate_key, json_object
+from comparator.domain.json_input import duplicate_key
 from comparator.errors import InputError, Msg, RowProblem, SheetError
 from providers.parse_deadline import ROWS_PER_CHECK, check_parse_deadline
 from providers.sheet.encoding import UTF8, decode_sheet
 from providers.sheet.merged import MergedFill, merged_blocks
+from providers.sheet.sheet_limits import (
+    MAX_COLUMNS,
+    MAX_ROWS,
+    MAX_SHEET_BYTES,
+    DeadlineReader,
+    csv_width,
+    sheet_object,
+    too_big,
+)
 
-MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
-MAX_ROWS = 2_000_000  # data rows
-MAX_COLUMNS = 256
 _READ_ERRORS = (
     ValueError,  # includes UnicodeError and json.JSONDecodeError
     KeyError,
@@ -75,12 +81,7 @@ def read_table(content: bytes, filename: str) -> Table:
     suffix = PurePath(filename).suffix.lower()
     kind = suffix.lstrip(".") or "CSV"
     if len(content) > MAX_SHEET_BYTES:
-        raise InputError(
-            "{path}: {size} bytes; expected a sheet of at most {limit} bytes",
-            path=filename,
-            size=len(content),
-            limit=MAX_SHEET_BYTES,
-        )
+        raise too_big(filename, len(content))
     try:
         if suffix in (".xlsx", ".xlsm"):
             table = _xlsx_table(content, filename)
@@ -181,6 +182,9 @@ def _csv_table(content: bytes, filename: str, sep: str) -> Table:
     raw = decoded.text.encode("utf-8") if decoded.guessed else content.removeprefix(codecs.BOM_UTF8)
     if not decoded.text.strip():
         return Table([], pd.Index([], dtype="int64"), encoding=decoded.encoding)
+    width = csv_width(raw, sep)
+    if width > MAX_COLUMNS:  # before the parser makes a column of each field
+        raise _too_wide(width)
     frame = pd.read_csv(
         io.BytesIO(raw),
         encoding="utf-8",
@@ -193,14 +197,20 @@ def _csv_table(content: bytes, filename: str, sep: str) -> Table:
         nrows=MAX_ROWS + 2,
     )
     if len(frame.columns) > MAX_COLUMNS:  # before any per-column work
-        raise InputError(
-            "{count} columns; expected at most {limit}", count=len(frame.columns), limit=MAX_COLUMNS
-        )
+        raise _too_wide(len(frame.columns))
     cells = [frame[name].to_numpy(dtype=object) for name in frame.columns]
     headers = ["" if pd.isna(c[0]) else str(c[0]).strip() for c in cells] if len(frame) else []
     rows = pd.RangeIndex(2, 1 + len(frame)) if len(frame) else pd.RangeIndex(2, 2)
     kept, distinct = _without_blank_rows([c[1:] for c in cells], rows)
     return Table(headers, kept, distinct=distinct, encoding=decoded.encoding)
+
+
+def _too_wide(count: int) -> InputError:
+    if count > MAX_COLUMNS + 1:
+        return InputError(
+            "{count} columns; expected at most {limit}", count=count, limit=MAX_COLUMNS
+        )
+    return InputError("more than {limit} columns; expected at most {limit}", limit=MAX_COLUMNS)
 
 
 def _json_table(content: bytes, filename: str) -> Table:
@@ -210,7 +220,7 @@ def _json_table(content: bytes, filename: str) -> Table:
         parse_float=str,
         parse_int=str,
         parse_constant=str,
-        object_pairs_hook=json_object,
+        object_pairs_hook=sheet_object,  # stops at an object wider than a sheet
     )
     decimal = "."
     if isinstance(document, dict) and isinstance(document.get("offers"), list):
@@ -315,7 +325,7 @@ def _looks_like(content: bytes) -> Msg:
 def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
     from openpyxl import load_workbook
 
-    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+    with zipfile.ZipFile(DeadlineReader(content)) as archive:
         unpacked = sum(info.file_size for info in archive.infolist())
         if unpacked > MAX_SHEET_BYTES:
             raise InputError(
@@ -324,7 +334,7 @@ def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple
                 size=unpacked,
                 limit=MAX_SHEET_BYTES,
             )
-        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+        book = load_workbook(DeadlineReader(content), read_only=True, data_only=True)
         try:
             if not book.worksheets:
                 raise InputError("{path}: the workbook has no sheet", path=filename)

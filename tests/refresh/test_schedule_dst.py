@@ -14,34 +14,17 @@ from hypothesis import strategies as st
 
 from comparator.errors import InputError
 from comparator.refresh.schedule import current_period, parse_cron
+from tests.support.fuzz_schedule import CRON_FIELDS, DST_ZONES, SHORT_DAYS, SHORT_MINUTES
 
-DST_ZONES = (
-    "America/New_York",
-    "Europe/Berlin",
-    "Australia/Lord_Howe",  # a 30-minute DST shift
-    "Antarctica/Troll",  # a 2-hour DST shift
-    "America/Santiago",  # DST changes at midnight
-    "Asia/Tehran",
-    "Pacific/Chatham",
-    "America/St_Johns",
-    "Asia/Shanghai",
-)
 ZONES = tuple(sorted(set(DST_ZONES) | {z for z in available_timezones() if "/" in z}))
 
 crons = st.one_of(
-    st.builds(
-        lambda m, h, dom, mon, dow: f"{m} {h} {dom} {mon} {dow}",
-        st.sampled_from(["0", "30", "59", "*", "*/15", "0,30"]),
-        st.sampled_from(["0", "1", "2", "3", "*", "1-3", "23"]),
-        st.sampled_from(["*", "1", "29", "31", "1-7"]),
-        st.sampled_from(["*", "3", "10", "11", "2", "4"]),
-        st.sampled_from(["*", "sun", "mon", "sat,sun"]),
-    ),
+    st.builds(lambda *parts: " ".join(parts), *(st.sampled_from(c) for c in CRON_FIELDS)),
     st.builds(
         lambda d, h, m: f"{d} {h:02d}:{m:02d}",
-        st.sampled_from(["daily", "sun", "mon", "sat,sun"]),
+        st.sampled_from(SHORT_DAYS),
         st.integers(0, 23),
-        st.sampled_from([0, 1, 30, 59]),
+        st.sampled_from(SHORT_MINUTES),
     ),
 )
 instants = st.datetimes(

@@ -1,9 +1,11 @@
-"""Seeded generators of malformed price sheets (CSV, JSON, XLSX) and provider profiles (TOML).
+"""Seeded generators of malformed price sheets (CSV, TSV, JSON, XLSX) and provider profiles (TOML).
 
 Each generator starts from a valid document and applies one or more mutations drawn from a
 ``random.Random``: hostile cell values (huge, out-of-range, NUL, surrogates, decimal commas,
 long text), structural damage (short rows, blank rows, duplicate headers, deep nesting) and
-byte damage (flips, truncation, corrupted zip members). The same seed gives the same cases.
+byte damage (flips, truncation, corrupted zip members), keys given twice, signed zeros, objects
+and headers far wider than a sheet, workbooks without ``<dimension>``. The same seed gives the
+same cases. ``scripts/faults`` (:mod:`tests.support.faults`) runs them, as do the fuzz tests.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 import zipfile
 from collections.abc import Callable
 
@@ -169,18 +172,36 @@ def _bytes_damage(rng: random.Random, data: bytes) -> bytes:
 
 
 def csv_case(rng: random.Random) -> bytes:
+    return csv_case_and_encoding(rng)[0]
+
+
+def csv_case_and_encoding(rng: random.Random, sep: str | None = None) -> tuple[bytes, str]:
+    """A CSV case and the encoding its text was written in (what a reader must decode it as,
+    or refuse it)."""
     rows = _table(rng, [])
-    sep = "\t" if rng.random() < 0.1 else ","
+    if rows and rng.random() < 0.02:  # a header far wider than a sheet may be
+        rows[0] += [f"c{i}" for i in range(rng.choice(WIDE_COUNTS))]
+    sep = sep or ("\t" if rng.random() < 0.1 else ",")
     quote = rng.random() < 0.3
     lines = [sep.join(f'"{c}"' if quote and rng.random() < 0.5 else c for c in row) for row in rows]
     text = "\n".join(lines) + ("\n" if rng.random() < 0.8 else "")
-    encoding = rng.choice(["utf-8", "utf-8", "gb18030", "utf-16", "shift_jis"])
+    encoding = rng.choice(["utf-8", "utf-8", "gb18030", "utf-16", "shift_jis", "big5"])
     data = text.encode(encoding, errors="replace")
-    return _bytes_damage(rng, data)
+    return _bytes_damage(rng, data), encoding
+
+
+def tsv_case(rng: random.Random) -> bytes:
+    return csv_case_and_encoding(rng, "\t")[0]
+
+
+WIDE_COUNTS = (300, 300, 5_000, 5_000, 1_000_000)  # keys or columns; a sheet has at most 256
 
 
 def json_case(rng: random.Random) -> bytes:
-    kind = rng.randrange(10)
+    kind = rng.randrange(12)
+    if kind == 10:  # one object with far more keys than a sheet has columns
+        wide = {f"k{i}": "1" for i in range(rng.choice(WIDE_COUNTS))}
+        return json.dumps(wide if rng.random() < 0.5 else [wide]).encode()
     if kind == 0:  # deep nesting
         depth = rng.choice([100, 1000, 50_000, 200_000])
         return ("[" * depth + "]" * depth).encode()
@@ -200,7 +221,22 @@ def json_case(rng: random.Random) -> bytes:
     text = json.dumps(document, ensure_ascii=rng.random() < 0.5)
     if kind == 2:  # numbers JSON cannot hold in a double
         text = text.replace('"3.10"', rng.choice(["1e999999", "9" * 5000, "-0", "1E+2", "3.1"]))
+    if kind == 11:
+        text = _key_twice(rng, text, header)
     return _bytes_damage(rng, text.encode("utf-8", errors="surrogatepass"))
+
+
+def _key_twice(rng: random.Random, text: str, header: list[str]) -> str:
+    """``text`` with a key given twice: in the first object, or at the top."""
+    if text.startswith('{"offers"') and rng.random() < 0.3:
+        return text[:-1] + rng.choice([', "offers": []', ', "decimal": ","', ', "decimal": "."'])
+    key = rng.choice(header or ["price"])
+    value = rng.choice(["85", "8.5", "", "-0", "H100", PROVIDER])
+    at = text.find("}")
+    if at < 0:
+        return text
+    pair = json.dumps(key) + ": " + json.dumps(value)
+    return text[:at] + (", " if text[at - 1] != "{" else "") + pair + text[at:]
 
 
 def _json_value(rng: random.Random, value: str) -> object:
@@ -237,9 +273,23 @@ def xlsx_case(rng: random.Random) -> bytes:
     buffer = io.BytesIO()
     book.save(buffer)
     data = buffer.getvalue()
+    if rng.random() < 0.1:  # no <dimension>: openpyxl sizes the sheet by reading it whole
+        data = _without_dimension(data)
     if rng.random() < 0.3:
         data = _damage_member(rng, data)
     return _bytes_damage(rng, data)
+
+
+def _without_dimension(data: bytes) -> bytes:
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dest:
+        for name in source.namelist():
+            content = source.read(name)
+            if name.startswith("xl/worksheets/"):
+                content = re.sub(rb"<dimension [^>]*/>", b"", content)
+            dest.writestr(name, content)
+    return out.getvalue()
 
 
 def _damage_member(rng: random.Random, data: bytes) -> bytes:
@@ -308,6 +358,10 @@ TOML_VALUES = [
     str(2**63),
     str(2**63 - 1),
     "-1",
+    "-0",
+    "-0.0",
+    "+0",
+    "-0e0",
     "1e999",
     "inf",
     "nan",
@@ -349,4 +403,8 @@ GENERATORS: dict[str, tuple[str, Callable[[random.Random], bytes]]] = {
     "json": (".json", json_case),
     "xlsx": (".xlsx", xlsx_case),
     "toml": (".toml", toml_case),
+}
+SHEET_GENERATORS: dict[str, tuple[str, Callable[[random.Random], bytes]]] = {
+    **{fmt: GENERATORS[fmt] for fmt in ("csv", "json", "xlsx")},
+    "tsv": (".tsv", tsv_case),
 }
