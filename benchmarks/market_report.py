@@ -15,15 +15,13 @@ diff, the cheapest compliant offers, the failed sources and loading the profiles
     python benchmarks/market_report.py --keep sqlite:////tmp/market.db   # build a catalog
     python benchmarks/market_report.py --reuse sqlite:////tmp/market.db  # time it again
 
-Measured 2026-12-03 on the shared 2-core machine, defaults (1,000,000 + 12 × 100,000 offers,
-1,000 providers), catalogs built with --keep (SQLite 675 s, PostgreSQL 759 s under a load
-average of 10-14), then --reuse --runs 2:
+Measured 2026-12-03 on the 2-core machine, defaults (1,000,000 + 12 x 100,000 offers, 1,000
+providers), catalogs built with --keep, then --reuse --runs 2 at load 1.7-1.8:
 
-    sqlite   (load 4-6)  report 54.66, 46.69 s; market_index 27.30, week_diff 21.29 s/run
-    postgres (load 2-4)  report 35.18, 27.85 s; market_index 15.37, week_diff 14.70 s/run
-    sqlite   (load 2-4)  report 44.91 s;        market_index 18.00, week_diff 24.76 s
+    sqlite    report 6.56, 5.10 s; market_index 3.18, week_diff 1.90 s/run
+    postgres  report 6.64, 6.22 s; market_index 4.11, week_diff 1.49 s/run
 
-The target of 10 s is not met: see docs/market-report.md (How it runs at scale).
+(before the per-snapshot summary: 44.9-54.7 s and 27.9-35.2 s; docs/market-report.md).
 """
 
 from __future__ import annotations
