@@ -41,10 +41,17 @@ settings.register_profile("fast", max_examples=10, deadline=None, print_blob=Tru
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "full"))
 
 
+LONG_RUNS = os.environ.get("SUANLI_LONG_TESTS") == "1"
+_LONG_SKIP = pytest.mark.skip(reason="long: minutes at full scale; run with scripts/test --long")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that uses PostgreSQL ``postgres``, whether it asks for ``pg_url`` itself
-    or runs once per database (``any_db_url``), so tiers can select on the marker."""
+    or runs once per database (``any_db_url``), so tiers can select on the marker; skip the
+    ``long`` tests (the issues' full-scale checks) unless ``SUANLI_LONG_TESTS=1``."""
     for item in items:
+        if not LONG_RUNS and item.get_closest_marker("long") is not None:
+            item.add_marker(_LONG_SKIP)
         callspec = getattr(item, "callspec", None)
         params = callspec.params.values() if callspec is not None else ()
         fixtures = getattr(item, "fixturenames", ())

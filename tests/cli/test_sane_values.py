@@ -216,6 +216,7 @@ def test_plan_never_fails_unexpectedly(
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @settings(max_examples=300, **_SETTINGS)
 @given(cases=JOB_CASES, model_job=st.booleans())
 def test_plan_never_fails_unexpectedly_many(
@@ -225,6 +226,7 @@ def test_plan_never_fails_unexpectedly_many(
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("key", JOB_KEYS)
 def test_every_key_takes_every_extreme(plan_cli: Any, key: str) -> None:
     """Each key of the job file with each extreme value, one at a time (plan)."""
@@ -278,6 +280,7 @@ def test_estimate_flags_never_fail_unexpectedly(cli: Any, flags: list[tuple[str,
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("flag", ESTIMATE_FLAGS)
 def test_every_estimate_flag_takes_every_extreme(cli: Any, flag: str) -> None:
     for value in FLAG_VALUES:

@@ -102,6 +102,15 @@ def test_every_example_finds_the_unpruned_optimum_on_small_catalogs(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", sorted(GENERATORS))
+def test_every_example_finds_the_unpruned_optimum_at_10k(tmp_path: Path, shape: str) -> None:
+    """The full run's version: 10,000 offers from 200 providers of each shape."""
+    engine = generated(tmp_path, shape, 10_000, 200)
+    assert len(same_optimum(engine)) >= 3
+
+
+@pytest.mark.slow
+@pytest.mark.long
+@pytest.mark.parametrize("shape", sorted(GENERATORS))
 def test_every_example_finds_the_unpruned_optimum_at_100k(tmp_path: Path, shape: str) -> None:
     """100,000 offers from 1,000 providers of each shape (issue #26: the same optimum as the
     unpruned planner on both catalogs at 100k)."""
