@@ -150,7 +150,14 @@ def test_a_batch_stored_set_based_writes_what_one_source_at_a_time_wrote(
     one_outcomes, one_rows = _store(any_db_url, tmp_path, set_based=False)
     engine = make_engine(any_db_url)  # the same database again, emptied
     with engine.begin() as conn:
-        for table in ("offer", "refreshrun", "pricesnapshot", "datacenter", "provider"):
+        for table in (
+            "snapshotsummary",
+            "offer",
+            "refreshrun",
+            "pricesnapshot",
+            "datacenter",
+            "provider",
+        ):
             conn.exec_driver_sql(f"DELETE FROM {table}")
     engine.dispose()
     set_outcomes, set_rows = _store(any_db_url, tmp_path, set_based=True)
