@@ -141,7 +141,6 @@ class SnapshotSummary(SQLModel, table=True):
     offers: int
     offer_id: int
     cards: int
-    sku: str
     price: Decimal = Field(sa_type=ExactDecimal)
 
 

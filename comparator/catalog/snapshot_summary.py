@@ -27,7 +27,7 @@ GROUP_COLUMNS = (
     "vat_rate",
     "time_of_use",
 )
-ROW_COLUMNS = ("provider", "offers", "offer_id", "cards", "sku", "price")
+ROW_COLUMNS = ("provider", "offers", "offer_id", "cards", "price")
 _CHUNK = 500  # snapshot ids per statement
 
 
@@ -35,17 +35,18 @@ def summary_insert_sql(dialect_name: str, where: str) -> str:
     """``INSERT … SELECT`` of the groups of the offers ``where`` selects (one SQL condition)."""
     keys = ", ".join(GROUP_COLUMNS)
     target = f"INSERT INTO {SUMMARY.name} ({keys}, {', '.join(ROW_COLUMNS)})"
-    if dialect_name == "postgresql":  # exact numeric: the first row of each group by price
+    if dialect_name == "postgresql":  # exact numeric; one hash aggregate, no sort
+        least = "MIN(ARRAY[price / cards, id, cards, price])"  # by price per card, then id
         return (
-            f"{target} SELECT DISTINCT ON ({keys}) {keys}, provider,"
-            f" COUNT(*) OVER (PARTITION BY {keys}), id, cards, sku, price"
-            f" FROM offer WHERE {where} ORDER BY {keys}, price / cards, id"
+            f"{target} SELECT {keys}, MIN(provider), COUNT(*), CAST(({least})[2] AS BIGINT),"
+            f" CAST(({least})[3] AS INTEGER), ({least})[4] FROM offer WHERE {where}"
+            f" GROUP BY {keys}"
         )
     # SQLite keeps prices as text: the group's MIN on the float price per card, and its bare
     # columns (SQLite takes them from the row of the one MIN)
     return (
-        f"{target} SELECT {keys}, provider, offers, id, cards, sku, price FROM"
-        f" (SELECT {keys}, provider, COUNT(*) AS offers, id, cards, sku, price,"
+        f"{target} SELECT {keys}, provider, offers, id, cards, price FROM"
+        f" (SELECT {keys}, provider, COUNT(*) AS offers, id, cards, price,"
         f" MIN(CAST(price AS REAL) / cards) FROM offer WHERE {where} GROUP BY {keys})"
     )
 

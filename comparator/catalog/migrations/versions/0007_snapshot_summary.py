@@ -40,7 +40,6 @@ def upgrade() -> None:
         sa.Column("offers", sa.Integer(), nullable=False),
         sa.Column("offer_id", sa.Integer(), nullable=False),
         sa.Column("cards", sa.Integer(), nullable=False),
-        sa.Column("sku", sa.String(), nullable=False),
         sa.Column("price", ExactDecimal(), nullable=False),
         sa.PrimaryKeyConstraint(
             "snapshot_id",
