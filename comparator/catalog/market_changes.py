@@ -56,14 +56,14 @@ def week_diff(engine: Engine, now: Mapping[str, int], before: Mapping[str, int])
     with engine.connect() as conn:
         analytic_session(conn)
         sqlite = conn.dialect.name == "sqlite"
-        matched_new, matched_old, rows = _matched(conn, both, sqlite)
+        matched_new, matched_old, moved, gone = _matched(conn, both, sqlite)
         return WeekDiff(
             places(conn, now.values()),
             places(conn, before.values()),
             _count(conn, new_ids) - matched_new,
             _count(conn, old_ids) - matched_old,
-            tuple(_move(row) for row in _largest_moves([r for r in rows if r["part"] == 2])),
-            tuple(_offer_fields(row) for row in rows if row["part"] == 3),
+            tuple(_move(row) for row in _largest_moves(moved)),
+            tuple(_offer_fields(row) for row in gone),
         )
 
 
@@ -82,7 +82,7 @@ _NAMES = ["part", "new_offer", "old_offer", *_COLUMNS.split(", "), "old_stock"]
 
 def _matched(
     conn: Connection, both: Sequence[tuple[int, int]], sqlite: bool
-) -> tuple[int, int, list[dict[str, Any]]]:
+) -> tuple[int, int, list[dict[str, Any]], list[dict[str, Any]]]:
     """How many offers of each week found their match in the other (each provider's new
     snapshot against its old one, through the snapshot index), and the matched pairs the
     report shows: those whose price moved the most (with every pair tied with the last of
@@ -92,7 +92,7 @@ def _matched(
     offers of the same GPU and data centre through the snapshot index: left to choose, it
     built a throwaway index over every offer of the catalog (PostgreSQL still plans freely)."""
     if not both:
-        return 0, 0, []
+        return 0, 0, [], []
     same = " AND ".join(f"b.{k} = n.{k}" for k in ("provider", *KEY_FIELDS))
     real = "CAST({} AS REAL)" if sqlite else "{}"  # SQLite keeps prices as exact text
     move = f"ABS({real.format('n.price')} - {real.format('b.price')}) / {real.format('b.price')}"
@@ -128,7 +128,7 @@ def _matched(
     counts = found[0]
     moved = [row for row in found if row["part"] == 2]
     gone = [row for row in found if row["part"] == 3]
-    return int(counts["new_offer"]), int(counts["old_offer"]), moved + gone
+    return int(counts["new_offer"]), int(counts["old_offer"]), moved, gone
 
 
 def _largest_moves(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

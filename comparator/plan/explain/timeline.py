@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from comparator.domain.billing import HOURLY_MODES
 from comparator.errors import Msg
-from comparator.i18n import is_en, render, say
+from comparator.i18n import render, say
 from comparator.plan.result import Plan
 
 RUN_HOURLY = "█"
@@ -64,9 +65,14 @@ def timeline_lines(
         gap = say(lang, "… {skipped} days …", skipped=skipped)
         lines = [*lines[:keep], gap, *lines[-keep:]]
     scale = "0     6     12    18    "
-    label_cells = 9 if is_en(lang) else 10  # "Tue 12-01" / "12-01 周二" (CJK: two cells)
-    header = f"{'':{label_cells + 1}}│{scale}│"
+    label = lines[0].split("│", 1)[0]  # "Tue 12-01 " / "12-01 周二 ": the header pads to it
+    header = f"{'':{_cells(label)}}│{scale}│"
     return [header, *lines, render(_LEGEND, lang)]
+
+
+def _cells(text: str) -> int:
+    """Terminal cells of ``text``: wide (CJK) characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def _day_line(day: datetime, marks: dict[datetime, str], lang: str) -> str:
