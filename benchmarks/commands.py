@@ -183,8 +183,12 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="Check both trees' stdout.")
     parser.add_argument("--runs", type=int, default=1, help="Runs per command (best wall).")
     parser.add_argument("--only", help="Run only commands whose label contains this text.")
+    parser.add_argument(
+        "--pg-name", default=PG_NAME, help="The PostgreSQL database to measure (a kept copy)."
+    )
     args = parser.parse_args()
     kinds = args.db.split(",")
+    globals()["PG_NAME"] = args.pg_name
     if args.build:
         offers, providers = (int(x) for x in args.size.split(":"))
         build(args.folder, offers, providers, kinds)

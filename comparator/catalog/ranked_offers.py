@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, Engine, Select, func
 from sqlalchemy.sql.elements import ColumnElement
 
+from comparator.catalog.cheapest_offers import cheapest_current, current_total
 from comparator.catalog.current_offers import (
     BATCH_ROWS,
     approximate_card_hour_price,
@@ -158,6 +159,12 @@ def top_offers(
     keyed = current_query(wanted, columns=(OFFER.c.id, key), datacenter=False, **where)
     count = current_query(wanted, columns=(func.count(OFFER.c.id),), datacenter=False, **where)
     with engine.connect() as conn:
+        if wanted == OfferFilter() and provider is None and billing is None:
+            indexed = cheapest_current(conn, fx, settings.currency, limit, NEAR)
+            if indexed is not None:  # every offer priced: walked in the index's order
+                ids = [i for i, _ in indexed]
+                rows, _ = rank_offers(offers_by_id(engine, ids), settings)
+                return TopOffers(rows[:limit], current_total(conn), [])
         total = int(conn.execute(count).scalar_one())
         cheapest, has_unpriced = _cheapest(conn, keyed, key, limit)
         unpriced: list[str] = []
