@@ -14,7 +14,9 @@ stdout to a file); the figures are its wall seconds and its peak resident memory
 own ``ru_maxrss`` from ``wait4`` (the kernel's VmHWM of that process). ``--baseline TREE``
 runs the same commands from another checkout (``PYTHONPATH=TREE``, e.g. the main branch)
 in the same run, alternating, and prints the ratio; ``--compare`` checks that both trees print
-the same bytes (the table's stdout, and the JSON documents). The scale catalog has no H100,
+the same bytes (the table's stdout, and the JSON documents); ``--baseline-folder DIR`` and
+``--baseline-pg-name NAME`` give the baseline its own copies of the catalog (a tree at another
+migration: each tree opens a catalog at its own head). The scale catalog has no H100,
 so ``offers --gpu H100 --billing monthly`` is the empty listing with its hint (read from a
 ``DISTINCT`` of the GPU models), and a GPU model is 1/8 of the offers (``--gpu 4090 --json``:
 ~125k).
@@ -29,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -36,6 +39,9 @@ JOB = ROOT / "examples" / "lora-7b-guangdong.toml"
 TODAY = "2026-11-29"
 PG_NAME = "suanli_commands"
 TIMEOUT_S = 180.0
+# --baseline-folder / --baseline-pg-name: the baseline tree's own copies of the catalog, for a
+# tree whose migrations differ (None: the same catalog as this tree's)
+BASELINE_CATALOG: dict[str, Any] = {"folder": None, "pg_name": None}
 
 # (label, arguments after `suanli --db URL --lang en`)
 COMMANDS: list[tuple[str, list[str]]] = [
@@ -104,12 +110,13 @@ def _admin_url() -> str:
     return admin_url
 
 
-def _url(kind: str, folder: Path) -> str:
+def _url(kind: str, folder: Path, pg_name: str | None = None) -> str:
     if kind == "sqlite":
         return f"sqlite:///{folder / 'catalog.db'}"
     from sqlalchemy.engine import make_url
 
-    return make_url(_admin_url()).set(database=PG_NAME).render_as_string(hide_password=False)
+    name = pg_name or PG_NAME
+    return make_url(_admin_url()).set(database=name).render_as_string(hide_password=False)
 
 
 def measured(
@@ -150,15 +157,17 @@ def run_all(
             f"\n{kind}: {'command':46} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9}"
             + (f" | {'baseline wall s':>15} {'CPU s':>6} {'MiB':>6}" if baseline else "")
         )
+        base_url = _url(kind, BASELINE_CATALOG["folder"] or folder, BASELINE_CATALOG["pg_name"])
         for label, args in COMMANDS:
             argv = [sys.executable, "-m", "comparator", "--db", url, "--lang", "en", *args]
+            base_argv = [*argv[:4], base_url, *argv[5:]]
             mine = [measured(argv, None, folder / "out-new.txt") for _ in range(runs)]
             wall = min(m[0] for m in mine)
             rss = max(m[1] for m in mine)
             cpu = min(m[3] for m in mine)
             line = f"{kind}: {label:46} {wall:7.2f} {cpu:6.2f} {rss:9.0f}"
             if baseline is not None:
-                base = [measured(argv, baseline, folder / "out-base.txt") for _ in range(runs)]
+                base = [measured(base_argv, baseline, folder / "out-base.txt") for _ in range(runs)]
                 b_wall = min(b[0] for b in base)
                 b_rss = max(b[1] for b in base)
                 b_cpu = min(b[3] for b in base)
@@ -183,8 +192,17 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="Check both trees' stdout.")
     parser.add_argument("--runs", type=int, default=1, help="Runs per command (best wall).")
     parser.add_argument("--only", help="Run only commands whose label contains this text.")
+    parser.add_argument(
+        "--pg-name", default=PG_NAME, help="The PostgreSQL database to measure (a kept copy)."
+    )
+    parser.add_argument(
+        "--baseline-folder", type=Path, help="The baseline's own catalog.db (another migration)."
+    )
+    parser.add_argument("--baseline-pg-name", help="The baseline's own PostgreSQL database.")
     args = parser.parse_args()
     kinds = args.db.split(",")
+    globals()["PG_NAME"] = args.pg_name
+    BASELINE_CATALOG.update(folder=args.baseline_folder, pg_name=args.baseline_pg_name)
     if args.build:
         offers, providers = (int(x) for x in args.size.split(":"))
         build(args.folder, offers, providers, kinds)

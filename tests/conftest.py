@@ -7,12 +7,14 @@ SUANLI_REQUIRE_PG=1 (CI), which makes a missing server an error.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +32,10 @@ REPO = Path(__file__).resolve().parents[1]
 # windows are in December 2026, and a window that ended before today is refused, so the suite
 # judges as of the day it was written unless a test gives --today or sets its own.
 os.environ.setdefault("SUANLI_TODAY", "2026-12-03")
+# The report's compiled templates (comparator.report.template_cache) go to a folder of this
+# run, never the developer's own ~/.cache/suanli; CLI subprocesses inherit it.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="suanli-test-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 DATA = Path(__file__).resolve().parent / "data"
 SKYPILOT_DIR = DATA / "skypilot-catalog"  # copies of the public catalog, see its SOURCE.md
 

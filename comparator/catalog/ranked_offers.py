@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, Engine, Select, func
 from sqlalchemy.sql.elements import ColumnElement
 
+from comparator.catalog.cheapest_offers import cheapest_current, current_total
 from comparator.catalog.current_offers import (
     BATCH_ROWS,
     approximate_card_hour_price,
@@ -157,6 +158,10 @@ def top_offers(
     key = approximate_card_hour_price(fx, settings.currency)
     keyed = current_query(wanted, columns=(OFFER.c.id, key), datacenter=False, **where)
     count = current_query(wanted, columns=(func.count(OFFER.c.id),), datacenter=False, **where)
+    if wanted == OfferFilter() and provider is None and billing is None:
+        walked = _walked(engine, settings, limit)
+        if walked is not None:
+            return walked
     with engine.connect() as conn:
         total = int(conn.execute(count).scalar_one())
         cheapest, has_unpriced = _cheapest(conn, keyed, key, limit)
@@ -171,6 +176,18 @@ def top_offers(
             ids += [int(row[0]) for row in conn.execute(first)]
     rows, _ = rank_offers(offers_by_id(engine, ids), settings)
     return TopOffers(rows[:limit], total, unpriced)
+
+
+def _walked(engine: Engine, settings: Settings, limit: int) -> TopOffers | None:
+    """The unfiltered listing read in the order of the card-hour index
+    (:mod:`~comparator.catalog.cheapest_offers`); None when some offer has no price."""
+    with engine.connect() as conn:
+        cheapest = cheapest_current(conn, fx_table(settings), settings.currency, limit, NEAR)
+        if cheapest is None:
+            return None
+        total = current_total(conn)
+    rows, _ = rank_offers(offers_by_id(engine, [i for i, _ in cheapest]), settings)
+    return TopOffers(rows[:limit], total, [])
 
 
 def _cheapest(

@@ -59,8 +59,7 @@ def quote(
 
     Example:  suanli quote examples/lora-7b-guangdong.toml -o quote.html --pdf quote.pdf
     """
-    from comparator.quote import load_quote
-    from comparator.services import make_quote  # the planner's imports only when quoting
+    from comparator.quote import load_quote  # the store only: --show loads no planner
 
     st = state(ctx)
     check_objective(objective)
@@ -72,6 +71,8 @@ def quote(
     elif job is None:
         raise InputError("suanli quote: give a job file (JOB.toml) or --show NUMBER")
     else:
+        from comparator.services import make_quote  # the planner's imports only when quoting
+
         with working(say(st.lang, "Planning and saving the quote…"), quiet=json_out):
             stored = make_quote(
                 engine,

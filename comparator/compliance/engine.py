@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from comparator.compliance.job_rules import freshness_check, location_checks, requirement_checks
 from comparator.compliance.licence import (
@@ -38,10 +39,12 @@ from comparator.compliance.verdicts import (
     ProviderReport,
     check,
 )
-from comparator.domain.job import Requirements
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import DataCenter, ProviderProfile
 from comparator.errors import Msg
+
+if TYPE_CHECKING:  # the job model (pydantic) loads only where a job file is read
+    from comparator.domain.job import Requirements
 
 DEFAULT_FRESHNESS_DAYS = 30
 

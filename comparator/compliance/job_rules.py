@@ -6,13 +6,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from comparator.compliance.latency import latency_check
 from comparator.compliance.verdicts import FAIL, PASS, WARN, Check, check
-from comparator.domain.job import Requirements
 from comparator.domain.profile import DataCenter, ProviderProfile
 from comparator.domain.provinces import canonical_city
 from comparator.errors import Msg
+
+if TYPE_CHECKING:  # the job model (pydantic) loads only where a job file is read
+    from comparator.domain.job import Requirements
 
 MLPS_REASSESSMENT_DAYS = 365
 # how the English messages name the official invoice kinds (glossed once)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from comparator.domain.job import Job, Requirements
+if TYPE_CHECKING:  # the job model (pydantic) loads only where a job file is read
+    from comparator.domain.job import Job, Requirements
 
 
 @dataclass(frozen=True)

@@ -128,17 +128,24 @@ def format_token(value: object) -> Any:
 
 @functools.cache
 def environment(directory: Path | None = None) -> jinja2.Environment:
-    """The one Jinja environment: autoescaping on, strict about undefined names (Jinja loads
-    here: `suanli quote` without -o/--pdf never needs it)."""
+    """The one Jinja environment: autoescaping on, strict about undefined names, templates
+    compiled once and kept in the user's cache folder (:mod:`.template_cache`). Jinja loads
+    here: `suanli quote` without -o/--pdf never needs it."""
     import jinja2
 
+    from comparator.report.template_cache import template_cache
+
+    options: dict[str, Any] = {
+        "autoescape": True,
+        "undefined": jinja2.StrictUndefined,
+        "trim_blocks": True,
+        "lstrip_blocks": True,
+        "keep_trailing_newline": True,
+    }
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(directory or templates_dir()),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
+        bytecode_cache=template_cache(options),  # compiled once per template version
+        **options,
     )
     env.filters.update(
         money=format_money,

@@ -22,7 +22,6 @@ from comparator.compliance import (
     evaluate_offers,
 )
 from comparator.config import Settings
-from comparator.domain.job import load_job
 from comparator.domain.offer_view import OfferView
 from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
@@ -31,8 +30,11 @@ from comparator.errors import InputError
 
 def job_policy(job_path: str | Path | None, settings: Settings, today: date | None) -> JobPolicy:
     """The policy of a job file (or of no job) in the configured time zone."""
-    job = None if job_path is None else load_job(job_path)
-    return JobPolicy.of(job, timezone=settings.timezone, today=today)
+    if job_path is None:
+        return JobPolicy.of(None, timezone=settings.timezone, today=today)
+    from comparator.domain.job import load_job  # the job model (pydantic) loads for a job only
+
+    return JobPolicy.of(load_job(job_path), timezone=settings.timezone, today=today)
 
 
 def evaluate_for_job(
@@ -67,6 +69,8 @@ def eligible_for_job(
 ) -> list[OfferView]:
     """Only the offers that pass every fail-level check for the job and every one of its
     [requirements] the planner applies (GPU models, spot) — ``offers --compliant-for``."""
+    from comparator.domain.job import load_job
+
     job = load_job(job_path)
     eligible = evaluate_for_job(engine, offers, job_path, settings, today=today).eligible
     from comparator.plan import requirement_reason  # the planner loads only for --compliant-for

@@ -28,7 +28,6 @@ from comparator.catalog import (
 )
 from comparator.catalog.queries import offers_by_id
 from comparator.config import Settings
-from comparator.domain.job import load_job
 from comparator.domain.money import FxTable
 from comparator.domain.offer_filter import OfferFilter
 from comparator.domain.offer_view import OfferView
@@ -103,6 +102,7 @@ def _wanted(ask: ListingQuery) -> OfferFilter | None:
     wanted = listing_filter(ask.gpu, ask.province)
     if ask.compliant_for is None:
         return wanted
+    from comparator.domain.job import load_job  # the job model (pydantic): --compliant-for
     from comparator.plan import job_offer_filter  # the planner loads only for --compliant-for
 
     job = job_offer_filter(load_job(ask.compliant_for))

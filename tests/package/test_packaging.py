@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import zipfile
@@ -11,6 +12,8 @@ import pytest
 
 import comparator
 from tests.conftest import REPO
+
+JOB = REPO / "examples" / "lora-7b-guangdong.toml"
 
 
 def test_wheel_contents(tmp_path: Path) -> None:
@@ -104,17 +107,58 @@ def test_help_loads_no_database_or_dataframe_stack() -> None:
     assert proc.stdout.strip().splitlines()[-1] == "HEAVY="
 
 
-def test_offers_on_an_existing_catalog_imports_no_migration_machinery(demo_db_url: str) -> None:
-    """`suanli offers` reads a catalog whose schema is current: Alembic never loads."""
+# what `offers` must not load: the migrations, the planner and its arrays, the job model (only
+# --compliant-for reads a job file), the calendar, the report's templates
+HEAVY_FOR_OFFERS = (
+    "alembic",
+    "numpy",
+    "jinja2",
+    "comparator.plan",
+    "comparator.domain.job",
+    "comparator.domain.job_model",
+    "comparator.domain.calendar",
+    "comparator.estimate.estimator",
+)
+
+
+def loaded_heavy(argv: list[str], heavy: tuple[str, ...]) -> list[str]:
+    """The modules of ``heavy`` that `suanli ARGV` imported (run in a fresh interpreter)."""
     code = (
         "import sys; from comparator.cli import main\n"
-        f"try:\n    main(['--db', {demo_db_url!r}, 'offers', '--json'])\n"
+        f"try:\n    main({argv!r})\n"
         "except SystemExit:\n    pass\n"
-        "print('HEAVY=' + ','.join(sorted(m for m in ('alembic', 'numpy') if m in sys.modules)))"
+        f"print('HEAVY=' + ','.join(sorted(m for m in {heavy!r} if m in sys.modules)))"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == "HEAVY="
+    return [m for m in proc.stdout.strip().splitlines()[-1][len("HEAVY=") :].split(",") if m]
+
+
+@pytest.mark.parametrize("json_out", [False, True], ids=["table", "json"])
+def test_offers_on_an_existing_catalog_imports_no_migration_machinery(
+    demo_db_url: str, json_out: bool
+) -> None:
+    """`suanli offers` reads a catalog whose schema is current: Alembic never loads, nor the
+    planner, the job model or Jinja (docs/commands-at-scale.md, fixed costs)."""
+    argv = ["--db", demo_db_url, "offers", *(["--json"] if json_out else [])]
+    assert loaded_heavy(argv, HEAVY_FOR_OFFERS) == []
+
+
+@pytest.mark.slow
+def test_showing_a_stored_quote_loads_no_planner(demo_db_url: str, tmp_path: Path) -> None:
+    """`suanli quote --show N` renders the stored document: the planner never loads."""
+    made = subprocess.run(
+        [sys.executable, "-m", "comparator", "--db", demo_db_url, "quote", str(JOB), "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    number = json.loads(made.stdout)["quote"]
+    argv = ["--db", demo_db_url, "quote", "--show", number, "-o", str(tmp_path / "q.html")]
+    heavy = ("numpy", "comparator.plan", "comparator.quote.document", "comparator.domain.job")
+    assert loaded_heavy(argv, heavy) == []
+    assert (tmp_path / "q.html").read_text(encoding="utf-8").count(number) >= 1
 
 
 @pytest.mark.parametrize("package", ["domain", "estimate", "compliance", "services"])

@@ -304,6 +304,7 @@ def plan_streamed(
     lazy.read = reading
     options = PlanOptions(context.objective, job.max_cost, context.top)
     selection = choose_lazy(lazy, options)
+    reading.lazy = None  # no cycle (reading ↔ lazy): its summaries go when the plan returns
     if selection.best is None:
         return None
     reading.close(built, lazy.used)
