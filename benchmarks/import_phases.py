@@ -31,6 +31,12 @@ PHASES = [
     ("comparator.refresh.importer", "analyze_catalog", "after: ANALYZE"),
 ]
 
+# context managers of the writer whose exit is a phase
+EXITS = [
+    ("indexes_built_after", "write: index build (empty offer table)"),
+    ("write_transaction", "write: commit"),
+]
+
 
 class PhaseClock:
     """Sums of wall, thread CPU and backend CPU seconds per phase."""
@@ -68,9 +74,8 @@ class PhaseClock:
     def _backend(self) -> float:
         return _process_cpu_s(self.backend_pid) if self.backend_pid else 0.0
 
-    def commit_phase(self, module: Any) -> Callable[..., Any]:
-        """``write_transaction`` whose commit (its exit) is timed as a phase."""
-        original = module.write_transaction
+    def exit_timed(self, original: Callable[..., Any], phase: str) -> Callable[..., Any]:
+        """The context manager ``original`` whose exit (a commit, an index build) is timed."""
 
         @contextmanager
         def timed_transaction(*args: Any, **kwargs: Any) -> Iterator[Any]:
@@ -85,7 +90,7 @@ class PhaseClock:
             started, backend = time.perf_counter(), self._backend()
             cpu = time.thread_time()
             manager.__exit__(None, None, None)
-            row = self.spent["write: commit"]
+            row = self.spent[phase]
             row[0] += time.perf_counter() - started
             row[1] += time.thread_time() - cpu
             row[2] += self._backend() - backend
@@ -119,7 +124,8 @@ def phases_timed() -> Iterator[PhaseClock]:
             setattr(module, attribute, clock.timed(phase, original))
             stack.callback(setattr, module, attribute, original)
         pipeline = importlib.import_module("comparator.refresh.pipeline")
-        original_transaction = pipeline.write_transaction
-        pipeline.write_transaction = clock.commit_phase(pipeline)
-        stack.callback(setattr, pipeline, "write_transaction", original_transaction)
+        for attribute, phase in EXITS:
+            original = getattr(pipeline, attribute)
+            setattr(pipeline, attribute, clock.exit_timed(original, phase))
+            stack.callback(setattr, pipeline, attribute, original)
         yield clock

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -240,12 +241,12 @@ def with_copy_lines(dialect: Dialect, groups: SheetGroups) -> SheetGroups:
     """``groups`` prepared for the writer now (on the import's parsing thread): each group's
     summary (:func:`~comparator.catalog.sheet_summary.summarise_sheet`), and on PostgreSQL
     each offer's COPY line but its ids, so that the writer only puts the ids in front."""
-    summary = summarise_sheet(dialect, groups)
     if not (dialect.name == "postgresql" and dialect.driver == "psycopg"):
-        return dataclasses.replace(groups, summary=summary)
+        return dataclasses.replace(groups, summary=summarise_sheet(dialect, groups))
     rows = np.arange(groups.columns.count)
     cells = [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
     lines = joined_rows(cells, "\t") if cells and len(rows) else np.empty(0, dtype=object)
+    summary = summarise_sheet(dialect, groups, dict(zip(OFFER_FIELDS, cells, strict=True)))
     return dataclasses.replace(groups, lines=lines, summary=summary)
 
 
@@ -377,6 +378,8 @@ def copy_text(value: Any) -> str:
         return "\\N"
     if isinstance(value, bool):
         return "t" if value else "f"
+    if isinstance(value, int | Decimal):  # no character to escape
+        return str(value)
     if isinstance(value, datetime):
         return value.isoformat()
     return str(value).translate(_COPY_ESCAPES)

@@ -16,7 +16,7 @@ prices or cards differ), then the lowest id (ids follow the rows within a snapsh
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -52,8 +52,13 @@ class SheetSummary:
     cells: list[Any]
 
 
-def summarise_sheet(dialect: Dialect, groups: SheetGroups) -> SheetSummary:
-    """The groups of every span of ``groups`` (its rows sorted by provider)."""
+def summarise_sheet(
+    dialect: Dialect,
+    groups: SheetGroups,
+    rendered: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> SheetSummary:
+    """The groups of every span of ``groups`` (its rows sorted by provider). ``rendered``:
+    each column's (codes, COPY texts) of every row, where the offers' lines were made."""
     lengths = np.array([end - start for _, start, end in groups.spans], dtype=np.int64)
     span_of_row = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     if not len(span_of_row):
@@ -72,7 +77,7 @@ def summarise_sheet(dialect: Dialect, groups: SheetGroups) -> SheetSummary:
     for group in _needs_exact(groups, order, firsts, offers, ratio):
         block = order[firsts[group] : firsts[group] + offers[group]]
         cheapest[group] = _exact_cheapest(groups, block, ratio)
-    cells = _cells(dialect, groups, cheapest)
+    cells = _cells(dialect, groups, cheapest, rendered or {})
     return SheetSummary(span_of_row[cheapest], cheapest, offers, cells)
 
 
@@ -134,11 +139,21 @@ def _same(value: Any) -> Any:
     return value
 
 
-def _cells(dialect: Dialect, groups: SheetGroups, rows: np.ndarray) -> list[Any]:
+def _cells(
+    dialect: Dialect,
+    groups: SheetGroups,
+    rows: np.ndarray,
+    rendered: Mapping[str, tuple[np.ndarray, np.ndarray]],
+) -> list[Any]:
     """The cells of :data:`ROW_ORDER` but the ids and count at ``rows``: COPY text joined by
     tabs on PostgreSQL (psycopg), else tuples of bound values."""
     text = copy_text_of(dialect)
-    columns = [_bound_at(dialect, groups, name, rows, text) for name in _CELLS]
+    columns = [
+        (rendered[name][0][rows], rendered[name][1])
+        if text is not None and name in rendered
+        else _bound_at(dialect, groups, name, rows, text)
+        for name in _CELLS
+    ]
     if text is not None:
         found: list[Any] = joined_rows(columns, "\t").tolist() if len(rows) else []
         return found
