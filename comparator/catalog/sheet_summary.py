@@ -114,18 +114,15 @@ def _needs_exact(
     group_of = np.repeat(np.arange(len(firsts)), offers)
     best = ratio[order[firsts]][group_of]
     near = ratio[order] - best <= _NEAR * np.abs(best)
-    price, cards = _value_codes_by(groups, "price"), _value_codes_by(groups, "cards")
-    first_rows = order[firsts][group_of]
-    differs = (price[order] != price[first_rows]) | (cards[order] != cards[first_rows])
-    found: list[int] = np.unique(group_of[near & differs]).tolist()
-    return found
-
-
-def _value_codes_by(groups: SheetGroups, name: str) -> np.ndarray:
-    codes, values = groups.texts(name, _same)
-    by_value, _ = pd.factorize(values)
-    found: np.ndarray = by_value[codes]
-    return found
+    near[firsts] = False  # the cheapest by float itself
+    prices, cards = groups.columns.values["price"], groups.columns.values["cards"]
+    found: set[int] = set()
+    for position in np.flatnonzero(near).tolist():
+        group = int(group_of[position])
+        row, first = int(order[position]), int(order[firsts[group]])
+        if prices[row] != prices[first] or cards[row] != cards[first]:
+            found.add(group)
+    return sorted(found)
 
 
 def _exact_cheapest(groups: SheetGroups, block: np.ndarray, ratio: np.ndarray) -> int:
