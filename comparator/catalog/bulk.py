@@ -266,7 +266,8 @@ def copy_payload(
     snapshot_ids = np.array([str(sid) for _, sid in snapshots], dtype=object)
     cells = [(snapshot_codes, snapshot_ids)]
     if offer_ids is not None:
-        cells.insert(0, (np.arange(len(rows)), np.array(offer_ids.tolist(), dtype=object)))
+        id_texts = np.array([str(i) for i in offer_ids.tolist()], dtype=object)
+        cells.insert(0, (np.arange(len(rows)), id_texts))
     cells += [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
 
     def chunks() -> Iterator[str]:
