@@ -15,14 +15,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection, Dialect, Engine, insert, select
 
 from comparator.catalog.changes import KEY_FIELDS
-from comparator.catalog.coded import Coded, coded, joined_rows
+from comparator.catalog.coded import Coded, coded, copy_text, joined_rows
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.offer_ids import reserve_offer_ids
 from comparator.catalog.queries import (
@@ -368,19 +367,3 @@ def _bound(
 
 def _same(value: Any) -> Any:
     return value
-
-
-_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-
-
-def copy_text(value: Any) -> str:
-    """A bound value in PostgreSQL's COPY text format (``\\N`` is NULL)."""
-    if value is None:
-        return "\\N"
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, int | Decimal):  # no character to escape
-        return str(value)
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return str(value).translate(_COPY_ESCAPES)

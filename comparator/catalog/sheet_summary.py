@@ -19,24 +19,36 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 from sqlalchemy import Connection, Dialect
 
-from comparator.catalog.coded import joined_rows
+from comparator.catalog.coded import Coded, copy_text, joined_rows
+from comparator.catalog.models import OfferColumns
 from comparator.catalog.queries import OFFER
 from comparator.catalog.snapshot_summary import GROUP_COLUMNS, SUMMARY
-
-if TYPE_CHECKING:
-    from comparator.catalog.bulk import SheetGroups
 
 _NEAR = 1e-12  # float ratios this close (relatively) are compared exactly
 # the columns a summary row takes from its cheapest offer, and the order of a written row
 _TAKEN = ("gpu", "billing", "region", "currency", "tax_inclusive", "vat_rate", "time_of_use")
 _CELLS = (*_TAKEN, "provider", "cards", "price")
 ROW_ORDER = ("snapshot_id", *_CELLS, "offers", "offer_id")
+
+
+class GroupedSheet(Protocol):
+    """What is read of :class:`comparator.catalog.bulk.SheetGroups` (a sheet by provider)."""
+
+    @property
+    def columns(self) -> OfferColumns: ...
+    @property
+    def spans(self) -> Sequence[tuple[str, int, int]]: ...
+    @property
+    def coded(self) -> Mapping[str, Coded]: ...
+    @property
+    def summary(self) -> SheetSummary | None: ...
+    def texts(self, name: str, convert: Any) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 @dataclass(frozen=True)
@@ -54,7 +66,7 @@ class SheetSummary:
 
 def summarise_sheet(
     dialect: Dialect,
-    groups: SheetGroups,
+    groups: GroupedSheet,
     rendered: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> SheetSummary:
     """The groups of every span of ``groups`` (its rows sorted by provider). ``rendered``:
@@ -81,7 +93,7 @@ def summarise_sheet(
     return SheetSummary(span_of_row[cheapest], cheapest, offers, cells)
 
 
-def _value_ranks(dialect: Dialect, groups: SheetGroups, name: str) -> np.ndarray:
+def _value_ranks(dialect: Dialect, groups: GroupedSheet, name: str) -> np.ndarray:
     """Each row's rank of its value as the database compares it (bound values: equal ones
     share a rank, ranks in the values' order)."""
     bind = OFFER.c[name].type.bind_processor(dialect)
@@ -93,7 +105,7 @@ def _value_ranks(dialect: Dialect, groups: SheetGroups, name: str) -> np.ndarray
     return found
 
 
-def _price_per_card(groups: SheetGroups) -> np.ndarray:
+def _price_per_card(groups: GroupedSheet) -> np.ndarray:
     price_codes, prices = groups.texts("price", float)
     card_codes, cards = groups.texts("cards", float)
     ratio: np.ndarray = (
@@ -103,7 +115,7 @@ def _price_per_card(groups: SheetGroups) -> np.ndarray:
 
 
 def _needs_exact(
-    groups: SheetGroups,
+    groups: GroupedSheet,
     order: np.ndarray,
     firsts: np.ndarray,
     offers: np.ndarray,
@@ -125,7 +137,7 @@ def _needs_exact(
     return sorted(found)
 
 
-def _exact_cheapest(groups: SheetGroups, block: np.ndarray, ratio: np.ndarray) -> int:
+def _exact_cheapest(groups: GroupedSheet, block: np.ndarray, ratio: np.ndarray) -> int:
     best = ratio[block[0]]
     near = block[ratio[block] - best <= _NEAR * abs(best)].tolist()
     prices, cards = groups.columns.values["price"], groups.columns.values["cards"]
@@ -138,7 +150,7 @@ def _same(value: Any) -> Any:
 
 def _cells(
     dialect: Dialect,
-    groups: SheetGroups,
+    groups: GroupedSheet,
     rows: np.ndarray,
     rendered: Mapping[str, tuple[np.ndarray, np.ndarray]],
 ) -> list[Any]:
@@ -160,15 +172,13 @@ def _cells(
 def copy_text_of(dialect: Dialect) -> Any:
     """:func:`~comparator.catalog.bulk.copy_text` where the summary is COPYed, else None."""
     if dialect.name == "postgresql" and dialect.driver == "psycopg":
-        from comparator.catalog.bulk import copy_text
-
         return copy_text
     return None
 
 
 def summary_rows(
     dialect: Dialect,
-    groups: SheetGroups,
+    groups: GroupedSheet,
     snapshots: Sequence[tuple[int, int]],
     offer_ids: np.ndarray,
 ) -> list[tuple[Any, ...]] | list[str]:
@@ -199,7 +209,7 @@ def summary_rows(
 
 
 def _bound_at(
-    dialect: Dialect, groups: SheetGroups, name: str, rows: np.ndarray, text: Any
+    dialect: Dialect, groups: GroupedSheet, name: str, rows: np.ndarray, text: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     """(codes, texts) of column ``name`` at ``rows``: only the values those rows hold are
     bound (and made COPY ``text``), once per distinct value object."""
@@ -217,7 +227,7 @@ def _bound_at(
 
 def insert_summaries(
     conn: Connection,
-    groups: SheetGroups,
+    groups: GroupedSheet,
     snapshots: Sequence[tuple[int, int]],
     offer_ids: np.ndarray,
 ) -> None:
