@@ -6,7 +6,8 @@ the backend's COPY (docs/import.md, Figures). Built once after the rows (one sor
 parallel workers where the server allows them), they cost less: the PostgreSQL manual's advice
 for populating a database, "Remove Indexes" (https://www.postgresql.org/docs/15/populate.html).
 
-Only where it costs nobody else: the offer table is empty and no other session holds a lock
+Only for a bulk load (a first sheet of 10,000 offers or more) and only where it costs nobody
+else: the offer table is empty and no other session holds a lock
 on it (the lock is taken with ``NOWAIT``; otherwise the import maintains the indexes as
 before). The summary table's primary key (``snapshotsummary``, written beside the offers) is
 dropped and added again likewise; a duplicate key then fails the import when the key is
@@ -30,15 +31,17 @@ from comparator.catalog.snapshot_summary import SUMMARY
 
 SECONDARY_INDEXES = ("ix_offer_snapshot_gpu_place", "ix_offer_snapshot_region_gpu")
 BUILD_MEMORY = "256MB"  # maintenance_work_mem while the indexes are built (default 64MB)
+BULK_ROWS = 10_000  # a first sheet of fewer offers keeps the indexes (a small import)
 
 
 @contextmanager
-def indexes_built_after(conn: Connection) -> Iterator[bool]:
+def indexes_built_after(conn: Connection, first_rows: int) -> Iterator[bool]:
     """Inside the caller's transaction: drop the secondary indexes of an empty, unlocked
     ``offer`` table and the primary key of its (empty) summary (yields True), and build them
     again from their own definitions when the block ends without an error. Yields False,
-    doing nothing, elsewhere."""
-    drops, builds = _droppable(conn)
+    doing nothing, elsewhere, and where the import's first sheet has fewer than
+    :data:`BULK_ROWS` offers."""
+    drops, builds = _droppable(conn) if first_rows >= BULK_ROWS else ([], [])
     if not drops:
         yield False
         return

@@ -73,7 +73,8 @@ class SheetStore:
                 written.profiles += list(zip([p.id for p in self.profiles], statuses, strict=True))
                 item, fetched_at = first, utc_now()
                 # an empty offer table gets its secondary indexes built after the rows
-                with indexes_built_after(conn) if writes_sheets else nullcontext():
+                rows = 0 if isinstance(first, _Stop) else first[1].columns.count
+                with indexes_built_after(conn, rows) if writes_sheets else nullcontext():
                     while not isinstance(item, _Stop):
                         self._store(conn, *item, written, fetched_at)
                         item = handed.get()

@@ -10,12 +10,15 @@ import pytest
 from sqlalchemy import Engine, text
 
 from comparator.catalog.db import make_engine, upgrade_schema
+from comparator.catalog.index_rebuild import BULK_ROWS
 from comparator.catalog.queries import store_profile
 from comparator.config import load_settings
 from comparator.domain.profile import load_profile
 from comparator.errors import InputError
 from comparator.refresh.importer import import_files
 from tests.support.refresh_helpers import profile_toml
+
+pytestmark = pytest.mark.slow  # each imports a first sheet of 10,000 offers: 2-4 s loaded
 
 
 def _catalog(pg_url: str, tmp_path: Path) -> tuple[Engine, list[Path]]:
@@ -27,8 +30,10 @@ def _catalog(pg_url: str, tmp_path: Path) -> tuple[Engine, list[Path]]:
         profile.write_text(profile_toml(name), encoding="utf-8")
         store_profile(engine, load_profile(profile))
         sheet = tmp_path / f"{name}.csv"
+        count = BULK_ROWS if name == "a" else 50  # a bulk load's first sheet, a small one
         rows = [
-            f"{name},sg-1,H100,{1 + i % 2},hourly,{2 + i / 100:.2f},USD,vm-{i}" for i in range(50)
+            f"{name},sg-1,H100,{1 + i % 2},hourly,{2 + i / 100:.2f},USD,vm-{i}"
+            for i in range(count)
         ]
         sheet.write_text("provider,region,gpu,cards,billing,price,currency,sku\n" + "\n".join(rows))
         sheets.append(sheet)
@@ -78,7 +83,7 @@ def test_an_import_into_an_empty_catalog_builds_the_same_indexes(
     with engine.connect() as conn:
         offers = conn.execute(text("SELECT COUNT(*) FROM offer")).scalar_one()
         summary = conn.execute(text("SELECT SUM(offers) FROM snapshotsummary")).scalar_one()
-    assert offers == summary == 100
+    assert offers == summary == BULK_ROWS + 50
     engine.dispose()
 
 
@@ -99,6 +104,16 @@ def test_a_refused_import_into_an_empty_catalog_leaves_the_indexes(
     engine.dispose()
 
 
+def test_a_small_import_into_an_empty_catalog_keeps_the_indexes(
+    pg_url: str, tmp_path: Path
+) -> None:
+    engine, sheets = _catalog(pg_url, tmp_path)
+    before, oids = _indexes(engine), _oids(engine)
+    _import(engine, [sheets[1], sheets[0]])  # its first sheet has 50 offers
+    assert (_indexes(engine), _oids(engine)) == (before, oids)
+    engine.dispose()
+
+
 def test_an_import_beside_a_reader_of_offers_keeps_the_indexes(pg_url: str, tmp_path: Path) -> None:
     engine, sheets = _catalog(pg_url, tmp_path)
     before, oids = _indexes(engine), _oids(engine)
@@ -107,5 +122,5 @@ def test_an_import_beside_a_reader_of_offers_keeps_the_indexes(pg_url: str, tmp_
         _import(engine, sheets)  # does not wait for the reader: it keeps the indexes
         assert (_indexes(engine), _oids(engine)) == (before, oids)
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT COUNT(*) FROM offer")).scalar_one() == 100
+        assert conn.execute(text("SELECT COUNT(*) FROM offer")).scalar_one() == BULK_ROWS + 50
     engine.dispose()
