@@ -3,8 +3,8 @@
 PostgreSQL maintains each index row by row while COPY stores the rows; on an import of a
 million offers into an empty catalog the two secondary indexes of ``offer`` cost about half of
 the backend's COPY (docs/import.md, Figures). Built once after the rows (one sort each, in
-parallel workers where the server allows them), they cost less: the PostgreSQL manual's advice
-for populating a database, "Remove Indexes" (https://www.postgresql.org/docs/15/populate.html).
+parallel workers where the server allows them), they cost less: the PostgreSQL manual's advice,
+"Remove Indices" (read at https://postgresql.org/docs/7/c49334947.htm).
 
 Only for a bulk load (a first sheet of 10,000 offers or more) and only where it costs nobody
 else: the offer table is empty and no other session holds a lock
@@ -30,7 +30,8 @@ from comparator.catalog.queries import OFFER
 from comparator.catalog.snapshot_summary import SUMMARY
 
 SECONDARY_INDEXES = ("ix_offer_snapshot_gpu_place", "ix_offer_snapshot_region_gpu")
-BUILD_MEMORY = "256MB"  # maintenance_work_mem while the indexes are built (default 64MB)
+# maintenance_work_mem while the indexes are built; the test server's is 65536 kB (pg_settings)
+BUILD_MEMORY = "256MB"
 BULK_ROWS = 10_000  # a first sheet of fewer offers keeps the indexes (a small import)
 
 
