@@ -2,7 +2,8 @@
 
 :func:`~comparator.catalog.snapshot_summary.summarise_snapshots` groups a snapshot's offers in
 SQL once they are stored; over an import of a million offers that was a hash aggregate of
-about 2.4 s in PostgreSQL's backend and about 3 s of SQLite (docs/import.md). The parsed
+about 2.4 s in PostgreSQL's backend (docs/import.md), and 0.62 s of SQLite per 200,000 offers
+(``benchmarks/import_phases.py``, 2026-12-03, load 4.8). The parsed
 columns are at hand before the write: here each group's offer count and cheapest offer per
 card are found with NumPy (on the import's parsing thread), and the writer inserts the rows
 with the offer ids it gave the offers (:mod:`comparator.catalog.offer_ids`).
