@@ -15,6 +15,21 @@ rows/s it prints (target on PostgreSQL: ≥ 100,000 rows/s).
 
     python benchmarks/import_offers.py --catalog 1000000:10000 [--db sqlite,postgres]
 
+``--from DIR`` imports a catalog written before (its ``sheets/`` and ``profiles/``, e.g.
+/work/scratch-shape/bench-1000000) instead of generating one; ``--no-breakdown`` prints only
+the import, the baseline and the import by phase (:mod:`import_phases`: each step's wall,
+thread CPU and PostgreSQL backend CPU).
+
+Measured 2026-12-03, 13:42-13:56 UTC, both databases in one run, load average 11-14 (the CPU
+figures are the ones to read; docs/import.md has the phases):
+
+    postgres 1,000,000 rows: 12,284 rows/s (wall 81.4 s; CPU Python 9.0 s, backend 7.1 s);
+      baseline 31,072 rows/s (32.2 s; busier process 5.2 s): 0.40 by wall, 0.58 by CPU
+    sqlite   1,000,000 rows: 12,298 rows/s (wall 81.3 s; CPU 19.3 s); baseline 17,289 rows/s
+      (57.8 s; CPU 8.4 s): 0.71 by wall, 0.44 by CPU
+    backend before (12:30, idle): 14.8 s; now COPY 2.9 (no secondary indexes: an empty
+      table's are built after the rows, 2.1 s), summary rows 0.9, offer ids 0.4, ANALYZE 0.5
+
 It first prints the breakdown, each part measured alone in the same run: the CPU seconds of
 the import's Python steps over all sheets (read + check, group + content hash, COPY text), and
 on PostgreSQL a COPY of the same offers alone, each in a transaction rolled back, into the
@@ -285,14 +300,21 @@ def bare_baseline_seconds(engine: Engine, sheets: list[Path]) -> tuple[float, fl
     return elapsed, cpu, rows
 
 
-def catalog_import(size: str, kinds: list[str]) -> None:
+def catalog_import(
+    size: str, kinds: list[str], source: Path | None = None, breakdown_too: bool = True
+) -> None:
     from import_breakdown import backend_cpu_s, python_breakdown
+    from import_phases import phases_timed
     from scale_catalog import write_catalog
 
     offers, providers = (int(n) for n in size.split(":"))
     zone = load_settings({}).timezone
     with tempfile.TemporaryDirectory() as tmp:
-        sheets, profiles = write_catalog(Path(tmp), offers, providers)
+        if source is None:
+            sheets, profiles = write_catalog(Path(tmp), offers, providers)
+        else:  # the same catalog written before (scale_catalog's sheets/ and profiles/)
+            sheets = sorted((source / "sheets").glob("*.csv"))
+            profiles = sorted((source / "profiles").glob("*.toml"))
         for kind in kinds:
             with throwaway_database(kind, Path(tmp)) as url:
                 engine = make_engine(url)
@@ -301,11 +323,12 @@ def catalog_import(size: str, kinds: list[str]) -> None:
                 import_files(engine, [], profiles, timezone=zone)
                 profile_s = time.perf_counter() - started
                 bare_s, bare_cpu, bare_rows = bare_baseline_seconds(engine, sheets)
-                breakdown = python_breakdown(sheets, engine)
+                breakdown = python_breakdown(sheets, engine) if breakdown_too else []
                 backend = backend_cpu_s(engine) if kind == "postgres" else 0.0
-                started, cpu = time.perf_counter(), time.process_time()
-                result = import_files(engine, sheets, [], timezone=zone)
-                wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+                with phases_timed() as clock:
+                    started, cpu = time.perf_counter(), time.process_time()
+                    result = import_files(engine, sheets, [], timezone=zone)
+                    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
                 if kind == "postgres":
                     backend = backend_cpu_s(engine) - backend
                 engine.dispose()
@@ -336,6 +359,9 @@ def catalog_import(size: str, kinds: list[str]) -> None:
                 )
             for name, figures in breakdown:
                 print(f"    {name:44} {figures}")
+            print("    the import by phase:")
+            for name, figures in clock.lines(rows):
+                print(f"    {name:44} {figures}")
 
 
 def _load() -> str:
@@ -347,9 +373,13 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--catalog", help="OFFERS:PROVIDERS, e.g. 1000000:10000")
     parser.add_argument("--db", default="sqlite,postgres", help="with --catalog")
+    parser.add_argument(
+        "--from", dest="source", type=Path, help="with --catalog: its sheets/ and profiles/"
+    )
+    parser.add_argument("--no-breakdown", action="store_true", help="only the phases")
     args = parser.parse_args()
     if args.catalog:
-        catalog_import(args.catalog, args.db.split(","))
+        catalog_import(args.catalog, args.db.split(","), args.source, not args.no_breakdown)
         return
     with tempfile.TemporaryDirectory() as tmp:
         sheet = Path(tmp) / "bench.csv"

@@ -21,8 +21,9 @@ import numpy as np
 from sqlalchemy import Connection, Dialect, Engine, insert, select
 
 from comparator.catalog.changes import KEY_FIELDS
-from comparator.catalog.coded import Coded, coded, joined_rows
+from comparator.catalog.coded import Coded, coded, copy_text, joined_rows
 from comparator.catalog.models import OfferColumns
+from comparator.catalog.offer_ids import reserve_offer_ids
 from comparator.catalog.queries import (
     CONTENT_FIELDS,
     OFFER,
@@ -33,13 +34,14 @@ from comparator.catalog.queries import (
     current_snapshots,
     lines_sha256,
 )
-from comparator.catalog.snapshot_summary import summarise_snapshots
+from comparator.catalog.sheet_summary import SheetSummary, insert_summaries, summarise_sheet
 from comparator.errors import CatalogError
 
 ANALYZE_AFTER_ROWS = 10_000
 COPY_CHUNK_ROWS = 20_000  # offers per write to COPY
 _IN_CHUNK = 500  # ids per IN (...) list
 COPY_COLUMNS = ("snapshot_id", *OFFER_FIELDS)  # the order of a COPY line's values
+WITH_IDS = ("id", *COPY_COLUMNS)  # … where the offers' ids are given (the import's)
 
 
 def analyze_catalog(engine: Engine) -> None:
@@ -63,6 +65,8 @@ class SheetGroups:
     coded: Mapping[str, Coded]  # each column's codes into its distinct values
     # each offer's COPY line but its snapshot id, where made ahead (:func:`with_copy_lines`)
     lines: np.ndarray | None = None
+    # each group's cheapest offer and count, where found ahead (:func:`with_copy_lines`)
+    summary: SheetSummary | None = None
 
     @property
     def providers(self) -> list[str]:
@@ -174,8 +178,12 @@ def store_groups_in(
         for index, snapshot_id in zip(new, ids, strict=True):
             pid, start, end = groups.spans[index]
             results[index] = SnapshotResult(pid, snapshot_id, "succeeded", end - start)
-        insert_offers(conn, groups, list(zip(new, ids, strict=True)))
-        summarise_snapshots(conn, ids)
+        written = list(zip(new, ids, strict=True))
+        offer_ids = reserve_offer_ids(
+            conn, sum(groups.spans[i][2] - groups.spans[i][1] for i in new)
+        )
+        insert_offers(conn, groups, written, offer_ids)
+        insert_summaries(conn, groups, written, offer_ids)
     return [r for r in results if r is not None]
 
 
@@ -198,15 +206,19 @@ def current_snapshots_of(conn: Connection, providers: Sequence[str]) -> dict[str
 
 
 def insert_offers(
-    conn: Connection, groups: SheetGroups, snapshots: Sequence[tuple[int, int]]
+    conn: Connection,
+    groups: SheetGroups,
+    snapshots: Sequence[tuple[int, int]],
+    offer_ids: np.ndarray,
 ) -> None:
-    """The offers of the spans ``(span index, snapshot id)``: PostgreSQL ``COPY … FROM
-    STDIN`` fed text in chunks, else one ``executemany``; each column's values are bound
-    (its type's bind processor) once per distinct value."""
+    """The offers of the spans ``(span index, snapshot id)``, with ``offer_ids`` (in the
+    order of the spans, then of their rows): PostgreSQL ``COPY … FROM STDIN`` fed text in
+    chunks, else one ``executemany``; each column's values are bound (its type's bind
+    processor) once per distinct value."""
     dialect = conn.dialect
     if dialect.name == "postgresql" and dialect.driver == "psycopg":
-        chunks, count = copy_payload(dialect, groups, snapshots)
-        copy_offers(conn.connection.driver_connection, chunks, count)
+        chunks, count = copy_payload(dialect, groups, snapshots, offer_ids)
+        copy_offers(conn.connection.driver_connection, chunks, count, columns=WITH_IDS)
         return
     rows, snapshot_codes = _rows_of(groups.spans, snapshots)
     columns = [_bound(dialect, groups, name, rows) for name in OFFER_FIELDS]
@@ -215,38 +227,46 @@ def insert_offers(
     marker = "?" if dialect.paramstyle == "qmark" else "%s"
     sql = (
         f"INSERT INTO {OFFER.name} ({_quoted(dialect)}) "
-        f"VALUES ({', '.join([marker] * len(COPY_COLUMNS))})"
+        f"VALUES ({', '.join([marker] * len(WITH_IDS))})"
     )
-    conn.exec_driver_sql(sql, list(zip(ids, *bound, strict=True)))
+    conn.exec_driver_sql(sql, list(zip(offer_ids.tolist(), ids, *bound, strict=True)))
 
 
 def _quoted(dialect: Dialect) -> str:
-    return ", ".join(dialect.identifier_preparer.quote(n) for n in COPY_COLUMNS)
+    return ", ".join(dialect.identifier_preparer.quote(n) for n in WITH_IDS)
 
 
 def with_copy_lines(dialect: Dialect, groups: SheetGroups) -> SheetGroups:
-    """``groups`` with each offer's COPY line but its snapshot id, made now: on the parsing
-    thread, so that the writer only puts the ids in front (one ``join`` per provider)."""
+    """``groups`` prepared for the writer now (on the import's parsing thread): each group's
+    summary (:func:`~comparator.catalog.sheet_summary.summarise_sheet`), and on PostgreSQL
+    each offer's COPY line but its ids, so that the writer only puts the ids in front."""
     if not (dialect.name == "postgresql" and dialect.driver == "psycopg"):
-        return groups
+        return dataclasses.replace(groups, summary=summarise_sheet(dialect, groups))
     rows = np.arange(groups.columns.count)
     cells = [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
     lines = joined_rows(cells, "\t") if cells and len(rows) else np.empty(0, dtype=object)
-    return dataclasses.replace(groups, lines=lines)
+    summary = summarise_sheet(dialect, groups, dict(zip(OFFER_FIELDS, cells, strict=True)))
+    return dataclasses.replace(groups, lines=lines, summary=summary)
 
 
 def copy_payload(
-    dialect: Dialect, groups: SheetGroups, snapshots: Sequence[tuple[int, int]]
+    dialect: Dialect,
+    groups: SheetGroups,
+    snapshots: Sequence[tuple[int, int]],
+    offer_ids: np.ndarray | None = None,
 ) -> tuple[Iterator[str], int]:
     """The offers of the spans ``(span index, snapshot id)`` in COPY's text format, one line
-    per offer in the order of :data:`COPY_COLUMNS`, in chunks of :data:`COPY_CHUNK_ROWS`
-    lines made as they are read (the server ingests one while the next is made); and the
-    count of offers."""
+    per offer in the order of :data:`COPY_COLUMNS` (of :data:`WITH_IDS` with ``offer_ids``),
+    in chunks of :data:`COPY_CHUNK_ROWS` lines made as they are read (the server ingests one
+    while the next is made); and the count of offers."""
     if groups.lines is not None:
-        return _prefixed_chunks(groups.lines, groups.spans, snapshots)
+        return _prefixed_chunks(groups.lines, groups.spans, snapshots, offer_ids)
     rows, snapshot_codes = _rows_of(groups.spans, snapshots)
     snapshot_ids = np.array([str(sid) for _, sid in snapshots], dtype=object)
     cells = [(snapshot_codes, snapshot_ids)]
+    if offer_ids is not None:
+        id_texts = np.array([str(i) for i in offer_ids.tolist()], dtype=object)
+        cells.insert(0, (np.arange(len(rows)), id_texts))
     cells += [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
 
     def chunks() -> Iterator[str]:
@@ -261,13 +281,29 @@ def _prefixed_chunks(
     lines: np.ndarray,
     spans: Sequence[tuple[str, int, int]],
     snapshots: Sequence[tuple[int, int]],
+    offer_ids: np.ndarray | None,
 ) -> tuple[Iterator[str], int]:
     def chunks() -> Iterator[str]:
         parts: list[str] = []
-        size = 0
+        size = written = 0
         for index, snapshot_id in snapshots:
             _, start, end = spans[index]
-            parts.append(f"{snapshot_id}\t" + f"\n{snapshot_id}\t".join(lines[start:end].tolist()))
+            if offer_ids is None:
+                parts.append(
+                    f"{snapshot_id}\t" + f"\n{snapshot_id}\t".join(lines[start:end].tolist())
+                )
+            else:
+                ids = offer_ids[written : written + end - start].tolist()
+                tail = f"\t{snapshot_id}\t"
+                parts.append(
+                    "\n".join(
+                        [
+                            f"{i}{tail}{line}"
+                            for i, line in zip(ids, lines[start:end].tolist(), strict=True)
+                        ]
+                    )
+                )
+            written += end - start
             size += end - start
             if size >= COPY_CHUNK_ROWS:
                 yield "\n".join(parts) + "\n"
@@ -278,12 +314,18 @@ def _prefixed_chunks(
     return chunks(), sum(spans[i][2] - spans[i][1] for i, _ in snapshots)
 
 
-def copy_offers(raw: Any, chunks: Iterable[str], rows: int, table: str = OFFER.name) -> None:
+def copy_offers(
+    raw: Any,
+    chunks: Iterable[str],
+    rows: int,
+    table: str = OFFER.name,
+    columns: Sequence[str] = COPY_COLUMNS,
+) -> None:
     """COPY ``chunks`` (of :func:`copy_payload`) into ``table`` on the psycopg connection
     ``raw``, in the caller's transaction, and check that it stored ``rows`` offers."""
-    columns = ", ".join(f'"{name}"' for name in COPY_COLUMNS)
+    names = ", ".join(f'"{name}"' for name in columns)
     with raw.cursor() as cursor:
-        with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
             for chunk in chunks:
                 copy.write(chunk)
         _check_count(cursor.rowcount, rows)
@@ -325,17 +367,3 @@ def _bound(
 
 def _same(value: Any) -> Any:
     return value
-
-
-_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-
-
-def copy_text(value: Any) -> str:
-    """A bound value in PostgreSQL's COPY text format (``\\N`` is NULL)."""
-    if value is None:
-        return "\\N"
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return str(value).translate(_COPY_ESCAPES)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -83,3 +85,19 @@ def joined_rows(columns: Sequence[tuple[np.ndarray, np.ndarray]], sep: str) -> n
     for run_codes, run_texts in runs[1:]:
         line = line + run_texts[run_codes]
     return line
+
+
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def copy_text(value: Any) -> str:
+    """A bound value in PostgreSQL's COPY text format (``\\N`` is NULL)."""
+    if value is None:
+        return "\\N"
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, int | Decimal):  # no character to escape
+        return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value).translate(_COPY_ESCAPES)

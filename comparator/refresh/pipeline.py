@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import suppress
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +20,7 @@ from sqlalchemy import Connection, Engine
 
 from comparator.catalog.bulk import SheetGroups, removed_offers_in, store_groups_in
 from comparator.catalog.db import write_transaction
+from comparator.catalog.index_rebuild import indexes_built_after
 from comparator.catalog.queries import SnapshotResult, store_profiles_in, utc_now
 from comparator.domain.profile import ProviderProfile
 
@@ -64,19 +65,23 @@ class SheetStore:
         written = Written([], [], [])
         # one exclusive lock of all providers, not one per provider: 30,000 profiles would
         # overflow PostgreSQL's lock table (max_locks_per_transaction) in one transaction
-        writes_providers = bool(self.profiles) or not isinstance(first, _Stop)
+        writes_sheets = not isinstance(first, _Stop)
+        writes_providers = bool(self.profiles) or writes_sheets
         try:
             with write_transaction(self.engine, all_providers=writes_providers) as conn:
                 statuses = store_profiles_in(conn, self.profiles)  # a few statements for all
                 written.profiles += list(zip([p.id for p in self.profiles], statuses, strict=True))
                 item, fetched_at = first, utc_now()
-                while not isinstance(item, _Stop):
-                    self._store(conn, *item, written, fetched_at)
-                    item = handed.get()
-                if item.abort:
-                    raise _Aborted
-                if written.removals:
-                    raise _Refused
+                # an empty offer table gets its secondary indexes built after the rows
+                rows = 0 if isinstance(first, _Stop) else first[1].columns.count
+                with indexes_built_after(conn, rows) if writes_sheets else nullcontext():
+                    while not isinstance(item, _Stop):
+                        self._store(conn, *item, written, fetched_at)
+                        item = handed.get()
+                    if item.abort:
+                        raise _Aborted
+                    if written.removals:
+                        raise _Refused
         except _Refused:  # rolled back: the caller reports the removals
             pass
         return written

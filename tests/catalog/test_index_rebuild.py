@@ -1,0 +1,126 @@
+"""An import into an empty catalog on PostgreSQL builds offer's secondary indexes and the
+summary's primary key after the rows (catalog/index_rebuild.py): afterwards they are the same
+as before, a refused import leaves them as they were, and a reader of offers keeps them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, text
+
+from comparator.catalog.db import make_engine, upgrade_schema
+from comparator.catalog.index_rebuild import BULK_ROWS
+from comparator.catalog.queries import store_profile
+from comparator.config import load_settings
+from comparator.domain.profile import load_profile
+from comparator.errors import InputError
+from comparator.refresh.importer import import_files
+from tests.support.refresh_helpers import profile_toml
+
+pytestmark = pytest.mark.slow  # each imports a first sheet of 10,000 offers: 2-4 s loaded
+
+
+def _catalog(pg_url: str, tmp_path: Path) -> tuple[Engine, list[Path]]:
+    engine = make_engine(pg_url)
+    upgrade_schema(engine)
+    sheets = []
+    for name in ("a", "b"):
+        profile = tmp_path / f"{name}.toml"
+        profile.write_text(profile_toml(name), encoding="utf-8")
+        store_profile(engine, load_profile(profile))
+        sheet = tmp_path / f"{name}.csv"
+        count = BULK_ROWS if name == "a" else 50  # a bulk load's first sheet, a small one
+        rows = [
+            f"{name},sg-1,H100,{1 + i % 2},hourly,{2 + i / 100:.2f},USD,vm-{i}"
+            for i in range(count)
+        ]
+        sheet.write_text("provider,region,gpu,cards,billing,price,currency,sku\n" + "\n".join(rows))
+        sheets.append(sheet)
+    return engine, sheets
+
+
+def _indexes(engine: Engine) -> list[tuple[str, str]]:
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN"
+                " ('offer', 'snapshotsummary') ORDER BY indexname"
+            )
+        ).all()
+    return [(str(name), str(definition)) for name, definition in rows]
+
+
+def _oids(engine: Engine) -> dict[str, int]:
+    """Each index's object id: a rebuilt index gets a new one."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT c.relname, c.oid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+                " WHERE i.indrelid IN ('offer'::regclass, 'snapshotsummary'::regclass)"
+            )
+        ).all()
+    return {str(name): int(oid) for name, oid in rows}
+
+
+def _import(engine: Engine, sheets: list[Path]) -> None:
+    import_files(engine, sheets, [], timezone=load_settings({}).timezone)
+
+
+def test_an_import_into_an_empty_catalog_builds_the_same_indexes(
+    pg_url: str, tmp_path: Path
+) -> None:
+    engine, sheets = _catalog(pg_url, tmp_path)
+    before = _indexes(engine)
+    assert len(before) == 4  # offer: key and 2 indexes; the summary's key
+    oids = _oids(engine)
+    _import(engine, sheets)
+    assert _indexes(engine) == before
+    rebuilt = {name for name, oid in _oids(engine).items() if oids[name] != oid}
+    assert rebuilt == {"ix_offer_snapshot_gpu_place", "ix_offer_snapshot_region_gpu"} | {
+        "snapshotsummary_pkey"
+    }
+    with engine.connect() as conn:
+        offers = conn.execute(text("SELECT COUNT(*) FROM offer")).scalar_one()
+        summary = conn.execute(text("SELECT SUM(offers) FROM snapshotsummary")).scalar_one()
+    assert offers == summary == BULK_ROWS + 50
+    engine.dispose()
+
+
+def test_a_refused_import_into_an_empty_catalog_leaves_the_indexes(
+    pg_url: str, tmp_path: Path
+) -> None:
+    engine, sheets = _catalog(pg_url, tmp_path)
+    before = _indexes(engine)
+    broken = tmp_path / "broken.csv"
+    broken.write_text(
+        "provider,region,gpu,cards,billing,price,currency\na,sg-1,H100,1,hourly,-1,USD\n"
+    )
+    with pytest.raises(InputError):  # the first sheet is stored, the second is refused
+        _import(engine, [sheets[0], broken])
+    assert _indexes(engine) == before
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT COUNT(*) FROM offer")).scalar_one() == 0
+    engine.dispose()
+
+
+def test_a_small_import_into_an_empty_catalog_keeps_the_indexes(
+    pg_url: str, tmp_path: Path
+) -> None:
+    engine, sheets = _catalog(pg_url, tmp_path)
+    before, oids = _indexes(engine), _oids(engine)
+    _import(engine, [sheets[1], sheets[0]])  # its first sheet has 50 offers
+    assert (_indexes(engine), _oids(engine)) == (before, oids)
+    engine.dispose()
+
+
+def test_an_import_beside_a_reader_of_offers_keeps_the_indexes(pg_url: str, tmp_path: Path) -> None:
+    engine, sheets = _catalog(pg_url, tmp_path)
+    before, oids = _indexes(engine), _oids(engine)
+    with engine.connect() as reader, reader.begin():
+        reader.execute(text("SELECT COUNT(*) FROM offer")).scalar_one()  # holds ACCESS SHARE
+        _import(engine, sheets)  # does not wait for the reader: it keeps the indexes
+        assert (_indexes(engine), _oids(engine)) == (before, oids)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT COUNT(*) FROM offer")).scalar_one() == BULK_ROWS + 50
+    engine.dispose()
