@@ -5,7 +5,7 @@ row, that price cost a scan of the million offers (0.85 s on SQLite, ~1 s on Pos
 1M offers, idle). An offer's card-hour price is its native price per card-hour (price over
 cards × the billing period's hours: one column of the offer row) times its currency's FX
 rate, so within one currency the order is the native price's order: the expression index
-``ix_offer_card_hour`` (upper(currency), native card-hour price; migration 0100) holds it.
+``ix_offer_card_hour`` (upper(currency), native card-hour price; migration 0009) holds it.
 Each currency's cheapest offers are read from that index (any snapshot's: the current ones
 are kept here, by id), the currencies merged by their rate, and the offers within 1e-9 of the
 ``limit``-th ranked exactly by the caller, as before

@@ -1,7 +1,7 @@
 """An import into an empty offer table on PostgreSQL builds its secondary indexes after the rows.
 
 PostgreSQL maintains each index row by row while COPY stores the rows; on an import of a
-million offers into an empty catalog the two secondary indexes of ``offer`` cost about half of
+million offers into an empty catalog the secondary indexes of ``offer`` cost about half of
 the backend's COPY (docs/import.md, Figures). Built once after the rows (one sort each, in
 parallel workers where the server allows them), they cost less: the PostgreSQL manual's advice,
 "Remove Indices" (read at https://postgresql.org/docs/7/c49334947.htm).
@@ -29,7 +29,11 @@ from sqlalchemy.exc import OperationalError
 from comparator.catalog.queries import OFFER
 from comparator.catalog.snapshot_summary import SUMMARY
 
-SECONDARY_INDEXES = ("ix_offer_snapshot_gpu_place", "ix_offer_snapshot_region_gpu")
+SECONDARY_INDEXES = (
+    "ix_offer_card_hour",
+    "ix_offer_snapshot_gpu_place",
+    "ix_offer_snapshot_region_gpu",
+)
 # maintenance_work_mem while the indexes are built; the test server's is 65536 kB (pg_settings)
 BUILD_MEMORY = "256MB"
 BULK_ROWS = 10_000  # a first sheet of fewer offers keeps the indexes (a small import)

@@ -1,4 +1,4 @@
-"""The unfiltered `offers` listing walks the index ix_offer_card_hour (migration 0100) and
+"""The unfiltered `offers` listing walks the index ix_offer_card_hour (migration 0009) and
 lists what the scan of every current offer lists, superseded snapshots and ties included."""
 
 from __future__ import annotations

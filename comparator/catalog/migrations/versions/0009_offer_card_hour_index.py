@@ -7,7 +7,7 @@ an expression index on (upper(currency), that price) lets the listing read each 
 cheapest offers in order (comparator/catalog/cheapest_offers.py, which repeats the
 expression exactly: tests/catalog/test_cheapest_offers.py compares the two).
 
-Revision ID: 0100
+Revision ID: 0009
 Revises: 0008
 Create Date: 2026-12-03 13:30:00.000000
 """
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0100"
+revision: str = "0009"
 down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
