@@ -26,7 +26,7 @@ from comparator.cli.provider_facts import cheapest_fail_hint, verdict_cell
 from comparator.cli.tables import TEXT, CliTable, Col, print_table
 from comparator.domain import canonical_province, money_text, parse_billing, resolve_gpu
 from comparator.errors import InputError, OptionError
-from comparator.i18n import billing_label, render, say, status_label
+from comparator.i18n import billing_label, msg_to_json, render, say, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
     from comparator.catalog import OfferRow
@@ -126,8 +126,14 @@ def import_(
     for warning in result.warnings:
         shown = escape(render(warning, st.lang))
         err_console().print(f"[yellow]warning:[/] {shown}", soft_wrap=True)
-    if json_out:  # the warnings in --lang, as on stderr
-        emit_json({**result.to_json(), "warnings": [render(w, st.lang) for w in result.warnings]})
+    if json_out:  # the warnings in --lang, as on stderr, each with its message beside it
+        emit_json(
+            {
+                **result.to_json(),
+                "warnings": [render(w, st.lang) for w in result.warnings],
+                "warning_msgs": [msg_to_json(w) for w in result.warnings],
+            }
+        )
     else:
         _print_import(result, st.lang)
 

@@ -11,7 +11,7 @@ from functools import cached_property, lru_cache
 
 from comparator.domain.gpus import GpuSpec, resolve_gpu
 from comparator.domain.links import reference_network
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token, training_hours
 from comparator.estimate.memory import MemoryBreakdown, TrainingSetup, per_card
 from comparator.estimate.mfu import (
@@ -111,16 +111,29 @@ class Solution:
 
     @property
     def strategy(self) -> str:
-        """One line: parallelism, ZeRO stage, cards and nodes."""
+        """One line: parallelism, ZeRO stage, cards and nodes (English; ``strategy_msg``)."""
+        return str(self.strategy_msg)
+
+    @property
+    def strategy_msg(self) -> Msg:
+        """The strategy line as a message of the catalogue."""
         if self.cards == 1:
-            text = "single card"
+            text = Msg("single card")
+        elif self.zero:
+            text = Msg(
+                "data parallel over {cards} cards, ZeRO-{zero}", cards=self.cards, zero=self.zero
+            )
         else:
-            sharding = f"ZeRO-{self.zero}" if self.zero else "DDP (no sharding)"
-            text = f"data parallel over {self.cards} cards, {sharding}"
+            text = Msg("data parallel over {cards} cards, DDP (no sharding)", cards=self.cards)
         if self.setup.offload_optimizer:
-            text += ", optimizer states offloaded to CPU"
+            text = Msg("{strategy}, optimizer states offloaded to CPU", strategy=text)
         if self.needs_rdma:
-            text += f", {self.nodes} nodes × {CARDS_PER_NODE} cards (needs RDMA: IB/RoCE)"
+            text = Msg(
+                "{strategy}, {nodes} nodes × {per_node} cards (needs RDMA: IB/RoCE)",
+                strategy=text,
+                nodes=self.nodes,
+                per_node=CARDS_PER_NODE,
+            )
         return text
 
 
