@@ -78,4 +78,14 @@ LIMITS_ZH: dict[str, str] = {
         "请给出单卡每秒训练 token 数（不是整机的，也不是每步的），且在本任务的模型与设置下实测"
     ),
     "SUANLI_TODAY: expected YYYY-MM-DD, got {raw!r}": "SUANLI_TODAY：应为 YYYY-MM-DD，实为 {raw!r}",
+    "{path}: [workload] cards = {cards}: more than any offer the job may use can rent; "
+    "the most is {most} ({provider}/{region}, {gpu}, offer {offer_id})": (
+        "{path}：[workload] cards = {cards}：超过了本作业可用的任何报价能租到的卡数；最多为 {most}"
+        "（{provider}/{region}，{gpu}，报价 {offer_id}）"
+    ),
+    "set [workload] cards to {most} or fewer, or leave it out so that the planner "
+    "chooses the count; `suanli offers --gpu {gpu}` lists each offer's stock": (
+        "把 [workload] cards 改为 {most} 或更少，或删去该项由规划器选择卡数；"
+        "`suanli offers --gpu {gpu}` 列出每条报价的库存"
+    ),
 }

@@ -51,7 +51,7 @@ _WORDS = """true false url path token_env headers records values fields defaults
     FACTOR DAYS price cards billing sku stock interconnect Python GpuInfo
     budget location memory network requirements throughput interruptible amounts
     README Install Settings torch warning fabric vGPU
-    Korthikanti dropout roofline Meta nanoGPT nanotron"""
+    Korthikanti dropout roofline Meta nanoGPT nanotron nemo axolotl"""
 MESSAGE_WORDS = frozenset(_WORDS.split())
 
 
