@@ -111,11 +111,17 @@ def parse_token_count(text: str | int | float) -> int:
     :data:`~comparator.domain.limits.MAX_TRAINING_TOKENS`; errors quote the text as given."""
     if isinstance(text, bool) or not isinstance(text, int | float | str):
         raise InputError(
-            "expected a token count such as 2T, 300M or 1.5e9, got {text!r}", text=text
+            "expected a token count such as 2T, 300M or 1.5e9, got {text!r}",
+            text=text,
+            hint=Msg("write a count such as 300M, 2B or 1.5e9 (per epoch)"),
         )
     value = _exact_count(text)
     if value is None or value < 0:
-        raise InputError("expected a non-negative token count, got {text!r}", text=text)
+        raise InputError(
+            "expected a non-negative token count, got {text!r}",
+            text=text,
+            hint=Msg("write a count such as 300M, 2B or 1.5e9 (per epoch)"),
+        )
     if value > MAX_TRAINING_TOKENS:
         raise InputError(
             "expected a token count of at most 100T (10^14), got {text!r}",
@@ -134,7 +140,9 @@ def _exact_count(text: str | int | float) -> Decimal | None:
     match = _COUNT.match(text.replace(",", "").replace("_", ""))
     if not match:
         raise InputError(
-            "expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}", text=text
+            "expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}",
+            text=text,
+            hint=Msg("write a count such as 300M, 2B or 1.5e9 (per epoch)"),
         )
     number, exponent, unit = match.groups()
     try:

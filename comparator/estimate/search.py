@@ -147,6 +147,9 @@ def estimable_gpu(name: str) -> GpuSpec:
             "priced but not estimated; pick another GPU",
             name=name,
             card=spec.name,
+            hint=Msg(
+                "pick a GPU with a known dense BF16 throughput for the estimate, such as A100-80G, H800 or 4090"
+            ),
         )
     return spec
 
@@ -169,6 +172,7 @@ def _check_shape(request: EstimateRequest, shape: ModelShape) -> None:
             lora_rank=request.lora_rank,
             hidden=shape.hidden,
             name=shape.name,
+            hint=Msg("write a whole number below the hidden size, such as 8, 16 or 64"),
         )
 
 
@@ -244,6 +248,9 @@ def _check_precision(request: EstimateRequest, gpu: GpuSpec) -> None:
             "--precision fp8: {name} has no FP8 tensor cores (Ada, Hopper or Blackwell "
             "cards have them); use bf16",
             name=gpu.name,
+            hint=Msg(
+                "use precision bf16 on this card, or a GPU with FP8 tensor cores (Ada, Hopper or Blackwell)"
+            ),
         )
 
 

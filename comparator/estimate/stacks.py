@@ -207,6 +207,10 @@ def stack_of(stack_id: str | None) -> Stack:
             "--stack {value!r}: unknown training stack; expected one of {names}",
             value=stack_id,
             names=", ".join(STACK_IDS),
+            hint=Msg(
+                "write megatron, torchtitan, deepspeed, hf, unsloth, torchtune or other "
+                "(aliases: nemo, fsdp2, llama-factory, axolotl)"
+            ),
         )
     return found
 

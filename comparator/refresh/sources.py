@@ -62,6 +62,9 @@ class SourcesFile:
                 path=self.path,
                 unknown=", ".join(unknown),
                 names=", ".join(sorted(known)),
+                hint=Msg(
+                    "add a [[source]] for it to the sources file, or give --provider one of the known ids"
+                ),
             )
         return tuple(known[p] for p in providers)
 
