@@ -122,7 +122,9 @@ HINTS_ZH: dict[str, str] = {
         "价格表请命名为 .csv、.xlsx 或 .json，服务商档案为 .toml"
     ),
     "fix the value named and import again (README, section Price sheets, gives each "
-    "column's range)": ("改正所指的值后重新导入（README 的 `Price sheets` 一节给出每列的取值范围）"),
+    "column's range)": (
+        "改正所指的值后重新导入（README 的 `Price sheets` 一节给出每列的取值范围）"
+    ),
     "check that the file can be read (its permissions, and that no program holds it locked)": (
         "请检查文件是否可读（权限，以及是否被其他程序锁定）"
     ),
