@@ -50,3 +50,11 @@ def test_more_cards_than_any_offer_rents_names_the_key_and_the_largest() -> None
     assert "[workload] cards = 33" in text and "the most is 32" in text and "offer 1" in text
     assert caught.value.hint is not None and "32 or fewer" in str(caught.value.hint)
     check_card_supply(_job(1000), [*offers, make_offer("3", stock=0, network="ib-200g")])
+
+
+def test_a_training_card_count_is_checked_and_named_too() -> None:
+    job = _job(None)
+    trained = Job(name=job.name, schedule=job.schedule, training={"cards": 40}, source="model.toml")
+    with pytest.raises(JobFileError) as caught:
+        check_card_supply(trained, [make_offer("1", cards=8, stock=4, network="ib-200g")])
+    assert "[training] cards = 40" in str(caught.value)
