@@ -316,12 +316,12 @@ def _parallel_alternative(solution: Solution) -> list[Advice]:
     ]
 
 
-_MEMORY_PART_NAMES = {  # a part of the memory per card → its name, a message id
-    "weights": "memory part\x04weights",
-    "gradients": "memory part\x04gradients",
-    "optimizer": "memory part\x04optimizer states",
-    "activations": "memory part\x04activations",
-    "overhead": "memory part\x04overhead",
+_MEMORY_PART_NAMES = {  # a part of the memory per card → its name (English: its key)
+    "weights": "largest part\x04weights",
+    "gradients": "largest part\x04gradients",
+    "optimizer": "largest part\x04optimizer",
+    "activations": "largest part\x04activations",
+    "overhead": "largest part\x04overhead",
 }
 
 

@@ -89,6 +89,11 @@ ESTIMATE_ZH: dict[str, str] = {
         "放不下：{cards} 卡 ZeRO-{zero} 时每卡需 {total_gib:.1f} GiB，可用仅 {usable_gib:.1f} "
         "GiB（{memory_gib:g} GiB 留 {headroom:.0%} 余量）；最大的一项是{part}（{part_gib:.1f} GiB）"
     ),
+    "largest part\x04weights": "权重",
+    "largest part\x04gradients": "梯度",
+    "largest part\x04optimizer": "优化器状态",
+    "largest part\x04activations": "激活",
+    "largest part\x04overhead": "开销",
     # notes
     "shape inferred from a bare size: {layers} layers, hidden {hidden}, "
     "{heads} heads, vocab {vocab}": (
