@@ -63,6 +63,10 @@ def test_bad_files_and_flags_end_with_a_specific_hint(
     sheet.write_text("{}", encoding="utf-8")
     plain = tmp_path / "prices.txt"
     plain.write_text("x", encoding="utf-8")
+    broken = tmp_path / "broken-sources.toml"
+    broken.write_text("[[source]]\nprovider = \n", encoding="utf-8")
+    keyless = tmp_path / "keyless-sources.toml"
+    keyless.write_text('[[source]]\nprovider = "x"\nadapter = "sheet"\n', encoding="utf-8")
     cases = [
         ("import", str(sheet)),
         ("import", str(plain)),
@@ -79,6 +83,8 @@ def test_bad_files_and_flags_end_with_a_specific_hint(
         ("estimate", "--model", "7B", "--precision", "fp8", "--gpu", "A100-80G"),
         ("estimate", "--model", "7B", "--stack", "keras"),
         ("verify", "--nvidia-smi-xml", str(plain)),
+        ("refresh", "--config", str(broken)),
+        ("refresh", "--config", str(keyless)),
     ]
     for lang in ("en", "zh"):
         generic = _generic_lines(lang)
