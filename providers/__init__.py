@@ -10,7 +10,7 @@ and give it a ``tests/test_adapters_<name>.py`` (a test checks both).
 
 from __future__ import annotations
 
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from providers.base import Adapter, AdapterResult, SourceSpec
 from providers.fetch import FetchPolicy, Validators
 from providers.http_json import HttpJsonAdapter
@@ -34,6 +34,10 @@ def adapter_class(name: str, where: str = "source") -> type[Adapter]:
             where=where,
             known=known,
             name=name,
+            hint=Msg(
+                "`suanli schema sources` prints every key a sources file takes; "
+                "examples/sources.toml shows each adapter"
+            ),
         ) from None
 
 

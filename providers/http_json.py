@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 from comparator.catalog.models import OfferColumns
 from comparator.domain.json_input import first_duplicate, json_object
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from providers.base import Adapter, AdapterResult, SourceSpec
 from providers.fetch import Validators
 from providers.sheet.adapter import known_catalog
@@ -55,7 +55,12 @@ class JsonMapping:
         values = options.get("values", {})
         if not isinstance(values, Mapping):
             raise InputError(
-                "{where}: values: expected tables [source.values.<column>]", where=where
+                "{where}: values: expected tables [source.values.<column>]",
+                where=where,
+                hint=Msg(
+                    "`suanli schema sources` prints every key a sources file takes; "
+                    "examples/sources.toml shows each adapter"
+                ),
             )
         value_maps = {str(k): _string_table(v, f"values.{k}", where) for k, v in values.items()}
         for table, columns in (("fields", fields), ("defaults", defaults), ("values", value_maps)):
@@ -63,7 +68,12 @@ class JsonMapping:
         records = options.get("records", "")
         if not isinstance(records, str):
             raise InputError(
-                '{where}: records: expected a dotted path such as "data.items"', where=where
+                '{where}: records: expected a dotted path such as "data.items"',
+                where=where,
+                hint=Msg(
+                    "`suanli schema sources` prints every key a sources file takes; "
+                    "examples/sources.toml shows each adapter"
+                ),
             )
         return cls(records, fields, defaults, value_maps)
 
@@ -85,6 +95,10 @@ def _string_table(value: object, name: str, where: str, required: bool = True) -
             '{where}: {name}: expected a table [source.{name}] of column = "…"',
             where=where,
             name=name,
+            hint=Msg(
+                "`suanli schema sources` prints every key a sources file takes; "
+                "examples/sources.toml shows each adapter"
+            ),
         )
     return {str(k): str(v) for k, v in value.items()}
 
@@ -99,6 +113,10 @@ def _known_columns(columns: Mapping[str, object], table: str, where: str) -> Non
             table=table,
             unknown=", ".join(unknown),
             columns=", ".join(COLUMNS),
+            hint=Msg(
+                "`suanli schema sources` prints every key a sources file takes; "
+                "examples/sources.toml shows each adapter"
+            ),
         )
 
 
@@ -134,7 +152,12 @@ def records_to_sheet(content: bytes, mapping: JsonMapping, source: SourceSpec) -
         )
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(
-            "{location}: not JSON ({reason})", location=source.shown, reason=str(exc)
+            "{location}: not JSON ({reason})",
+            location=source.shown,
+            reason=str(exc),
+            hint=Msg(
+                "check the source's url and records path against what it answers; its last good snapshot stays current"
+            ),
         ) from None
     records = dig(document, mapping.records)
     if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
@@ -142,6 +165,9 @@ def records_to_sheet(content: bytes, mapping: JsonMapping, source: SourceSpec) -
             "{location}: records = {records!r}: expected a list of objects there",
             location=source.shown,
             records=mapping.records,
+            hint=Msg(
+                "check the source's url and records path against what it answers; its last good snapshot stays current"
+            ),
         )
     _unique_keys(records, source)
     rows = [mapping.row(record, source.provider) for record in records]
@@ -160,6 +186,10 @@ def _unique_keys(records: list[Any], source: SourceSpec) -> None:
                 location=source.shown,
                 row=number,
                 key=f"{where}.{key}" if where else key,
+                hint=Msg(
+                    "check the source's url and records path against what it answers; its last "
+                    "good snapshot stays current"
+                ),
             )
 
 

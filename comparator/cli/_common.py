@@ -209,9 +209,13 @@ def parse_today(text: str | None, default: date | None = None) -> date | None:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        from comparator.errors import OptionError
+        from comparator.errors import Msg, OptionError
 
-        raise OptionError("--today: expected a date YYYY-MM-DD, got {text!r}", text=text) from None
+        raise OptionError(
+            "--today: expected a date YYYY-MM-DD, got {text!r}",
+            text=text,
+            hint=Msg("write the day as YYYY-MM-DD, such as 2026-12-01"),
+        ) from None
 
 
 def check_objective(objective: str) -> None:

@@ -25,8 +25,8 @@ from comparator.cli.helptext import HelpCommand
 from comparator.cli.provider_facts import cheapest_fail_hint, verdict_cell
 from comparator.cli.tables import TEXT, CliTable, Col, print_table
 from comparator.domain import canonical_province, money_text, parse_billing, resolve_gpu
-from comparator.errors import InputError, OptionError
-from comparator.i18n import billing_label, render, say, status_label
+from comparator.errors import InputError, Msg, OptionError
+from comparator.i18n import billing_label, msg_to_json, render, say, status_label
 
 if TYPE_CHECKING:  # pandas and SQLAlchemy load when a command runs, not for --help
     from comparator.catalog import OfferRow
@@ -110,9 +110,18 @@ def import_(
     profiles_in_files, sheets = split_files(files or [])
     profiles = [*profile, *profiles_in_files]
     if not profiles and not sheets:
-        raise InputError("suanli import: give at least one price sheet or --profile PROFILE.toml")
+        raise InputError(
+            "suanli import: give at least one price sheet or --profile PROFILE.toml",
+            hint=Msg(
+                "give a sheet and its provider's profile: suanli import acme.csv --profile acme.toml"
+            ),
+        )
     if decimal not in (".", ","):
-        raise OptionError('--decimal: expected "." or ",", got {decimal!r}', decimal=decimal)
+        raise OptionError(
+            '--decimal: expected "." or ",", got {decimal!r}',
+            decimal=decimal,
+            hint=Msg('write "." (1.5) or "," (1,5) for the decimal mark'),
+        )
     names = ", ".join(p.name for p in [*profiles, *sheets])
     with working(say(st.lang, "Importing {names} …", names=names), quiet=json_out):
         result = import_files(
@@ -126,8 +135,14 @@ def import_(
     for warning in result.warnings:
         shown = escape(render(warning, st.lang))
         err_console().print(f"[yellow]warning:[/] {shown}", soft_wrap=True)
-    if json_out:  # the warnings in --lang, as on stderr
-        emit_json({**result.to_json(), "warnings": [render(w, st.lang) for w in result.warnings]})
+    if json_out:  # the warnings in --lang, as on stderr, each with its message beside it
+        emit_json(
+            {
+                **result.to_json(),
+                "warnings": [render(w, st.lang) for w in result.warnings],
+                "warning_msgs": [msg_to_json(w) for w in result.warnings],
+            }
+        )
     else:
         _print_import(result, st.lang)
 
@@ -309,6 +324,10 @@ def _offer_filters(
             raise OptionError(
                 "--billing: expected hourly, spot, daily, weekly, monthly, yearly; got {billing!r}",
                 billing=billing,
+                hint=Msg(
+                    "write hourly, spot, daily, weekly, monthly or yearly; `suanli offers` "
+                    "shows each offer's billing mode"
+                ),
             )
     canonical = None
     if province is not None:
@@ -317,6 +336,10 @@ def _offer_filters(
             raise OptionError(
                 "--province: expected a mainland province such as 广东 or 粤, got {province!r}",
                 province=province,
+                hint=Msg(
+                    "write a mainland province by its name or short name, or leave --province "
+                    "out; `suanli offers` shows each offer's province"
+                ),
             )
     return {"gpu": resolve_gpu(gpu).name if gpu else None, "province": canonical, "billing": mode}
 

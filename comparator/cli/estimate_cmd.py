@@ -17,18 +17,7 @@ from comparator.cli._common import JSON_OPTION, console, emit_json, state
 from comparator.cli.estimate_lines import links_line, recompute_word, savers_line, stack_line
 from comparator.cli.helptext import HelpCommand
 from comparator.cli.tables import TEXT, CliTable, print_table
-from comparator.errors import Msg
-from comparator.i18n import (
-    ESTIMATE_ADVICE_ZH,
-    ESTIMATE_MEMORY_PARTS,
-    ESTIMATE_NOTES_ZH,
-    ESTIMATE_UNITS_ZH,
-    RULE_OF_THUMB_ZH,
-    is_en,
-    pick,
-    render,
-    say,
-)
+from comparator.i18n import ESTIMATE_MEMORY_PARTS, msg_from_json, pick, render, say
 from comparator.i18n import label as label_text
 
 if TYPE_CHECKING:  # the estimator loads inside the command: `suanli --help` stays fast
@@ -94,13 +83,31 @@ def estimate_command(
         request, fit = calibrated(_request(flags, st.settings.headroom), measured)
         result = estimate(request)
     if json_out:
-        emit_json({**result.to_json(), "calibration": fit.to_json() if fit else None})
+        document = {**result.to_json(), "calibration": fit.to_json() if fit else None}
+        emit_json(with_texts(document, st.lang))
     else:
         _print_estimate(console(), result, st.lang)
         if fit is not None:
             console().print(
                 escape(f"{label_text(st.lang, 'calibration')}: {render(fit.message(), st.lang)}")
             )
+
+
+def with_texts(document: Any, lang: str) -> Any:
+    """``document`` with each message (``<key>_msg``) rendered in ``lang`` beside it
+    (``<key>_text``; ``text`` for a ``text_msg``); the English under ``<key>`` stays as it is,
+    for scripts."""
+    if isinstance(document, list):
+        return [with_texts(item, lang) for item in document]
+    if not isinstance(document, dict):
+        return document
+    out: dict[str, Any] = {}
+    for key, value in document.items():
+        out[key] = with_texts(value, lang) if not key.endswith("_msg") else value
+        if key.endswith("_msg") and isinstance(value, dict):
+            name = key.removesuffix("_msg")  # a calibration's `text_msg` is shown as `text`
+            out["text" if name == "text" else f"{name}_text"] = render(msg_from_json(value), lang)
+    return out
 
 
 def calibrated(
@@ -195,12 +202,13 @@ def _gib(value: float) -> str:
 
 def _header(e: Estimate, lang: str) -> str:
     s, r = e.model, e.request
+    name = render(s.name_msg, lang) if s.name_msg else s.name
     kind = {"full": say(lang, "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}[r.method]
     rank = f" r={r.lora_rank}" if r.method != "full" else ""
     mode = "pure" if r.pure_bf16 else ("mixed" if r.precision != "fp32" else "")
     moe = f", MoE {s.experts}×/{s.active_experts}" if s.is_moe else ""
     return (
-        f"[bold]{escape(s.name)}[/] ({s.params / 1e9:.2f}B{moe}; L={s.layers} h={s.hidden} "
+        f"[bold]{escape(name)}[/] ({s.params / 1e9:.2f}B{moe}; L={s.layers} h={s.hidden} "
         f"a={s.heads} kv={s.kv_heads}) · {kind}{rank} · {r.precision} {mode} · "
         f"{r.optimizer} · {say(lang, 'sequence')} {r.seq_len} × "
         f"{say(lang, 'micro-batch')} {e.solution.setup.micro_batch} · "
@@ -241,54 +249,13 @@ def _memory_table(e: Estimate, lang: str) -> CliTable:
     return table
 
 
-def _strategy_text(e: Estimate, lang: str) -> str:
-    if e.cards == 1:
-        return say(lang, "single card")
-    sharding = f"ZeRO-{e.zero}" if e.zero else say(lang, "DDP (no sharding)")
-    text = say(
-        lang, "data parallel over {cards} cards, {sharding}", cards=e.cards, sharding=sharding
-    )
-    if e.needs_rdma:
-        text += say(lang, ", {nodes} nodes × 8 cards, needs RDMA (IB/RoCE)", nodes=e.nodes)
-    return text
-
-
-_MEMORY_PART_NAMES = {  # a part of the memory per card → its name, a message id
-    "weights": "memory part\x04weights",
-    "gradients": "memory part\x04gradients",
-    "optimizer": "memory part\x04optimizer states",
-    "activations": "memory part\x04activations",
-    "overhead": "memory part\x04overhead",
-}
-
-
-def _why_not(e: Estimate, lang: str) -> str:
-    """Why the job does not fit, with the largest part of the memory per card named."""
-    parts = e.memory_gib
-    largest = max(_MEMORY_PART_NAMES, key=lambda name: parts[name])
-    return say(
-        lang,
-        "does not fit: {cards} cards at ZeRO-{zero} need {total_gib:.1f} GiB per card, "
-        "{usable_gib:.1f} GiB usable ({memory_gib:g} GiB less {headroom:.0%} headroom); "
-        "the largest part is {part} ({part_gib:.1f} GiB)",
-        cards=e.cards,
-        zero=e.zero,
-        total_gib=parts["total"],
-        usable_gib=e.solution.usable_memory_gib,
-        memory_gib=e.gpu.memory_gib,
-        headroom=e.request.headroom,
-        part=Msg(_MEMORY_PART_NAMES[largest]),
-        part_gib=parts[largest],
-    )
-
-
 def _strategy_lines(e: Estimate, lang: str) -> list[str]:
     s = e.solution
     fits = say(lang, "[green]fits[/]") if e.fits else say(lang, "[bold red]does not fit[/]")
     least = str(e.min_cards) if e.min_cards else say(lang, "none (≤ 512)")
     lines = [
         f"{say(lang, 'Verdict')}: {fits} · {say(lang, 'strategy')}: "
-        f"{escape(_strategy_text(e, lang))} · {say(lang, 'min cards')}: {least}",
+        f"{escape(render(e.solution.strategy_msg, lang))} · {say(lang, 'min cards')}: {least}",
         f"{say(lang, 'Trainable params')}: {s.trainable_params:,}",
         stack_line(e, lang),
         savers_line(e, lang),
@@ -353,9 +320,8 @@ def _rules_table(e: Estimate, lang: str) -> CliTable:
     for header in (say(lang, "Rule says"), say(lang, "Ours"), say(lang, "Unit")):
         table.add_column(header, justify="right")
     for rule in e.rules_of_thumb:
-        text, unit = rule["rule"], rule["unit"]
-        if not is_en(lang):
-            text, unit = RULE_OF_THUMB_ZH.get(text, text), ESTIMATE_UNITS_ZH.get(unit, unit)
+        text = render(msg_from_json(rule["rule_msg"]), lang)
+        unit = render(msg_from_json(rule["unit_msg"]), lang)
         table.add_row(escape(text), _number(rule["value"]), _number(rule["ours"]), unit)
     return table
 
@@ -381,16 +347,8 @@ def _advice_table(advice: tuple[Advice, ...], lang: str) -> CliTable:
     ):
         table.add_column(header, justify="right")
     for a in advice:
-        text = a.description if is_en(lang) else ESTIMATE_ADVICE_ZH.get(a.action, a.description)
-        if not is_en(lang) and a.action == "combined":
-            text = say(
-                lang, "together: {changes}", changes=a.description.removeprefix("together: ")
-            )
-        elif not is_en(lang) and a.action in ("shorter_seq", "more_cards"):
-            changes = ", ".join(f"{k}={v}" for k, v in a.change.items())
-            text += say(lang, " ({changes})", changes=changes)
         table.add_row(
-            escape(text),
+            escape(render(a.text, lang)),
             str(a.cards),
             str(a.zero),
             _gib(a.memory_gib),
@@ -411,11 +369,4 @@ def _print_estimate(out: Console, e: Estimate, lang: str) -> None:
     if e.advice:
         print_table(out, _advice_table(e.advice, lang))
     for note in e.notes:
-        text = (
-            note.message
-            if is_en(lang)
-            else ESTIMATE_NOTES_ZH.get(note.code, note.message).format_map(note.params)
-        )
-        if not is_en(lang) and note.code == "does_not_fit":
-            text = _why_not(e, lang)
-        out.print(f"[yellow]•[/] {escape(text)}")
+        out.print(f"[yellow]•[/] {escape(render(note.msg, lang))}")

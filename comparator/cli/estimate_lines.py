@@ -65,10 +65,11 @@ def links_line(e: Estimate, lang: str) -> str:
     net_from = stated if not network["assumed"] else assumed
     if network["text"] is None:
         net_from = say(lang, "assumed: the fit's published clusters")
+    kind = network["kind"] if network["kind"] != "unknown" else say(lang, "network\x04unknown")
     return escape(
         f"{say(lang, 'Links')}: {say(lang, 'cards')} {card_kind} "
         f"{card['gbs']:g} GB/s ({card_from}) · {say(lang, 'network')} "
-        f"{network['kind']} {network['gbps']:g} Gb/s {say(lang, 'per node')} ({net_from}) · "
+        f"{kind} {network['gbps']:g} Gb/s {say(lang, 'per node')} ({net_from}) · "
         f"{say(lang, 'network time factor')} ×{doc['network_time_factor']:g}"
     )
 
@@ -80,10 +81,10 @@ def stack_line(e: Estimate, lang: str) -> str:
     if s.stack_assumed:
         head = Msg(
             "Stack: {name} (assumed: none given; the hours range covers every stack)",
-            name=stack.name,
+            name=Msg(stack.name),
         )
     else:
-        head = Msg("Stack: {name}", name=stack.name)
+        head = Msg("Stack: {name}", name=Msg(stack.name))
     return escape(
         f"{render(head, lang)} · {render(Msg('loss {loss}', loss=stack.loss), lang)} · "
         f"{render(efficiency_source_msg(s.efficiency_source, s.mfu_source), lang)}"

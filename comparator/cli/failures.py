@@ -176,7 +176,8 @@ def usage_message(exc: Any, lang: str) -> tuple[str, str]:
         return say(lang, "missing {what}", what=what), help_hint
     if name == "BadParameter":
         what, detail = _param_name(exc), _bad_value(exc.message, lang)
-        return say(lang, "{what}: {detail}", what=what, detail=detail), help_hint
+        accepts = say(lang, "`{path} --help` says what {what} accepts", path=path, what=what)
+        return say(lang, "{what}: {detail}", what=what, detail=detail), accepts
     text = exc.format_message()
     if text.startswith("No such command"):
         command = text.split("'")[1] if "'" in text else text

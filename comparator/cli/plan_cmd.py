@@ -44,7 +44,7 @@ from comparator.cli.plan_figures import (
 )
 from comparator.cli.tables import TEXT, CliTable, Col, print_table
 from comparator.domain import DEFAULT_TIMEZONE, money_str, money_text
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from comparator.i18n import LABELS, label, render, say
 
 if TYPE_CHECKING:  # the planner (numpy) loads when a plan is made, not for --help
@@ -85,7 +85,12 @@ def plan(
     lang = st.lang
     planning = say(lang, "Planning…")
     if len(jobs) > 1 and calibration is not None:
-        raise InputError("--calibration plans one job; put a [calibration] table in each job file")
+        raise InputError(
+            "--calibration plans one job; put a [calibration] table in each job file",
+            hint=Msg(
+                "plan the jobs one at a time with --calibration, or put a [calibration] table in each job file"
+            ),
+        )
     if len(jobs) > 1:
         with working(planning, quiet=json_out):
             shared = plan_jobs_files(

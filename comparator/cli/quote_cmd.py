@@ -69,7 +69,13 @@ def quote(
     if show is not None:
         stored = load_quote(engine, show)
     elif job is None:
-        raise InputError("suanli quote: give a job file (JOB.toml) or --show NUMBER")
+        raise InputError(
+            "suanli quote: give a job file (JOB.toml) or --show NUMBER",
+            hint=Msg(
+                "suanli quote examples/lora-7b-guangdong.toml makes a quote; suanli quote "
+                "--show Q-2026-000123 shows a stored one"
+            ),
+        )
     else:
         from comparator.services import make_quote  # the planner's imports only when quoting
 

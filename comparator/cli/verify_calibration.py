@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from comparator.domain import DEFAULT_TIMEZONE, find_gpu
-from comparator.errors import InputError, os_reason
+from comparator.errors import InputError, Msg, os_reason
 
 if TYPE_CHECKING:
     from comparator.domain import Calibration
@@ -33,6 +33,10 @@ def trial_calibration(
         raise InputError(
             "--calibration-out: this machine's GPUs ({names}) are not one known model",
             names=", ".join(sorted(names)) or "none",
+            hint=Msg(
+                "write the [calibration] table by hand for the GPU the trial ran on (README, "
+                "Calibrate from your own trial run)"
+            ),
         )
     tflops = [c.bf16_tflops for c in measurements.cards if c.bf16_tflops is not None]
     note = "suanli verify" + (
@@ -69,7 +73,10 @@ def write_calibration(
     if tokens_per_s_per_card is None:
         raise InputError(
             "--calibration-out needs --trial-tokens-per-s: the training tokens/s per card your "
-            "trial run measured on this machine"
+            "trial run measured on this machine",
+            hint=Msg(
+                "add --trial-tokens-per-s N, the training tokens/s per card your trial measured"
+            ),
         )
     from datetime import datetime
 
@@ -82,4 +89,5 @@ def write_calibration(
             "--calibration-out: cannot write {path} ({reason})",
             path=str(path),
             reason=os_reason(exc),
+            hint=Msg("give --calibration-out a path in a folder you can write to"),
         ) from None

@@ -21,7 +21,7 @@ from comparator.cli.helptext import HelpCommand
 from comparator.cli.tables import TEXT, CliTable, print_table
 from comparator.cli.verify_calibration import CALIBRATION_OUT, TRIAL_TOKENS, write_calibration
 from comparator.domain import find_gpu
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from comparator.i18n import say, status_label, verify_check_label
 
 if TYPE_CHECKING:  # the checks load inside the command: `suanli --help` stays fast
@@ -153,7 +153,10 @@ def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[Machine
         raise InputError(
             "nvidia-smi is not on PATH here: on the rented machine run `nvidia-smi -q -x > smi.xml` "
             "(and `nvidia-smi topo -m > topo.txt`), then pass --nvidia-smi-xml smi.xml "
-            "[--topo topo.txt]"
+            "[--topo topo.txt]",
+            hint=Msg(
+                "on the rented machine run `nvidia-smi -q -x > smi.xml` and give --nvidia-smi-xml smi.xml"
+            ),
         )
     report = collect_machine(executable)
     if topology is not None:

@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from comparator.cli._common import State, console, emit_json, working
 from comparator.domain import OfferView
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from comparator.i18n import label, status_label, verify_check_label
 
 COLLECTIVES = ("auto", "ring", "gloo", "nccl")
@@ -30,7 +30,9 @@ def verify_nodes(
 
     if collective not in COLLECTIVES:
         raise InputError(
-            "--collective: expected auto, ring, gloo or nccl; got {value!r}", value=collective
+            "--collective: expected auto, ring, gloo or nccl; got {value!r}",
+            value=collective,
+            hint=Msg("write auto (the default), ring, gloo or nccl"),
         )
     hosts = read_hostfile(hostfile)
     with working(label(st.lang, "nodes_running"), quiet=json_out):

@@ -8,9 +8,10 @@ province names through :mod:`comparator.domain.provinces`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from comparator.domain.job_model import (
 from comparator.domain.job_model import window_rules as window_rules  # plan/dp/windows.py reads it
 from comparator.domain.job_service import SERVICE_REQUIREMENT_KEYS, ServiceRequirements
 from comparator.domain.toml_input import loads_toml, read_input
+from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import JobFileError, Msg
 
 
@@ -49,6 +51,16 @@ class Schedule:
     restart_overhead_hours: int = 0
     run_windows: tuple[str, ...] = ()  # e.g. "mon-fri 09:00-18:00": the job runs only inside
     max_hours_per_day: int | None = None  # run hours (restarts included) per day, job's zone
+    days: int | None = None  # `[schedule] days`: the window starts on the planning day
+
+    def anchored(self, day: date) -> Schedule:
+        """A relative window (``days``) moved to start on ``day`` at 00:00 (Asia/Shanghai, as
+        a naive time is read); a window of dates stays as it is."""
+        if self.days is None:
+            return self
+        start = datetime.combine(day, time(), DEFAULT_TIMEZONE)
+        end = start + timedelta(days=self.days)
+        return dataclasses.replace(self, earliest_start=start, deadline=end)
 
     def in_window(self, moment: datetime) -> bool:
         """Whether the hour starting at ``moment`` (local time) lies in a run window."""
@@ -106,8 +118,21 @@ class Job:
     calibration: Calibration | None = None  # [calibration]: a measured trial run
 
 
-def parse_job(data: Mapping[str, Any], source: str) -> Job:
-    """A :class:`Job` from parsed TOML ``data``; ``source`` names the file in errors."""
+def _today() -> date:
+    return datetime.now(DEFAULT_TIMEZONE).date()
+
+
+def anchored(job: Job, day: date) -> Job:
+    """``job`` with a relative window (``[schedule] days``) starting on the planning day."""
+    if job.schedule.days is None:
+        return job
+    return dataclasses.replace(job, schedule=job.schedule.anchored(day))
+
+
+def parse_job(data: Mapping[str, Any], source: str, today: date | None = None) -> Job:
+    """A :class:`Job` from parsed TOML ``data``; ``source`` names the file in errors. A
+    relative window (``[schedule] days``) starts on ``today`` (None: today in Asia/Shanghai;
+    :func:`anchored` moves it to the planning day)."""
     try:
         file = JobFile.model_validate(dict(data))
     except ValidationError as exc:
@@ -120,7 +145,7 @@ def parse_job(data: Mapping[str, Any], source: str) -> Job:
         workload=_workload(file.workload),
         model=None if file.workload else dict(file.model or {}),
         training=None if file.workload else dict(file.training or {}),
-        schedule=Schedule(**dict(file.schedule)),
+        schedule=Schedule(**dict(file.schedule)).anchored(today or _today()),
         requirements=_requirements(file.requirements),
         max_cost=budget.max_cost,
         max_price_per_card_hour=budget.max_price_per_card_hour,

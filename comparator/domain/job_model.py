@@ -13,7 +13,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 from comparator.domain.calendar import TouRule, parse_rule
 from comparator.domain.geo import CITY_COORDINATES, known_city
@@ -218,10 +218,27 @@ class WorkloadTable(FileTable):
 
 
 class ScheduleTable(FileTable):
-    """``[schedule]``: when the job may run; naive date-times are read in Asia/Shanghai."""
+    """``[schedule]``: when the job may run; naive date-times are read in Asia/Shanghai.
+    Either ``earliest_start`` and ``deadline``, or ``days`` from the planning day."""
 
-    earliest_start: Moment = Field(description="a date-time like 2026-12-01T00:00:00+08:00")
-    deadline: Moment = Field(description="a date-time like 2026-12-01T00:00:00+08:00")
+    model_config = ConfigDict(
+        **FileTable.model_config,
+        json_schema_extra={
+            "oneOf": [{"required": ["earliest_start", "deadline"]}, {"required": ["days"]}]
+        },
+    )
+
+    earliest_start: Moment | None = Field(
+        None, description="a date-time like 2026-12-01T00:00:00+08:00 (or give days)"
+    )
+    deadline: Moment | None = Field(
+        None, description="a date-time like 2026-12-01T00:00:00+08:00 (or give days)"
+    )
+    days: Annotated[int, _whole(1, MAX_WINDOW_DAYS)] | None = Field(
+        None,
+        description="a window of this many days from the planning day (instead of "
+        "earliest_start and deadline)",
+    )
     interruptible: Flag = Field(False, description="true or false")
     restart_overhead_hours: Annotated[int, _whole(0, MAX_RESTART_OVERHEAD_HOURS)] = Field(
         0, description="a whole number ≥ 0"
@@ -233,6 +250,29 @@ class ScheduleTable(FileTable):
 
     @model_validator(mode="after")
     def _deadline_after_start(self) -> ScheduleTable:
+        if self.days is not None:
+            given = [k for k in ("earliest_start", "deadline") if getattr(self, k) is not None]
+            if given:
+                raise bad(
+                    Msg("either days or earliest_start and deadline, not both"),
+                    key=f"schedule.{given[0]}",
+                    hint=Msg(
+                        "keep days = N for a window that starts on the planning day, or the "
+                        "two dates for a fixed one"
+                    ),
+                )
+            return self
+        for key in ("earliest_start", "deadline"):
+            if getattr(self, key) is None:
+                raise bad(
+                    Msg("a date-time like 2026-12-01T00:00:00+08:00 (or days = N instead)"),
+                    key=f"schedule.{key}",
+                    hint=Msg(
+                        "give earliest_start and deadline, or days = 7 for a week from the "
+                        "planning day (--today)"
+                    ),
+                )
+        assert self.earliest_start is not None and self.deadline is not None
         if self.deadline <= self.earliest_start:
             start = self.earliest_start.isoformat()
             raise bad(

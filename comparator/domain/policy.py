@@ -7,6 +7,7 @@ that zone. Without a job (``suanli check`` alone) there are no requirements and 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
@@ -30,5 +31,7 @@ class JobPolicy:
         day = today or datetime.now(timezone).date()
         if job is None:
             return cls(day, timezone)
+        if job.schedule.days is not None:  # a relative window: from the judging day
+            job = dataclasses.replace(job, schedule=job.schedule.anchored(day))
         last_day = job.schedule.deadline.astimezone(timezone).date()
         return cls(day, timezone, job.requirements, last_day)

@@ -22,12 +22,13 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from comparator.estimate.compute import MFU_TABLE, OFFLOAD_TIME_FACTOR, gpu_class
 from comparator.estimate.memory import GIB
 from comparator.estimate.parallel import recommend
 from comparator.estimate.request import EstimateRequest
 from comparator.estimate.search import Solution, solve
+from comparator.i18n.stored import msg_to_json
 
 MIN_ADVISED_SEQ_LEN = 256
 SEED_SAFETY_FACTOR = 1.5
@@ -39,7 +40,7 @@ class Advice:
 
     action: str
     change: dict[str, Any]
-    description: str
+    text: Msg  # the change in words; ``description`` is its English
     cards: int
     zero: int
     memory_gib: float
@@ -48,8 +49,19 @@ class Advice:
     card_hours: float
     cpu_memory_gib: float = 0.0
 
+    @property
+    def description(self) -> str:
+        return str(self.text)
+
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        doc: dict[str, Any] = {
+            "action": self.action,
+            "change": self.change,
+            "description": self.description,
+            "description_msg": msg_to_json(self.text),
+        }
+        rest = (f.name for f in dataclasses.fields(self) if f.name not in ("text", *doc))
+        return {**doc, **{name: getattr(self, name) for name in rest}}
 
 
 def _scaled_mfu(request: EstimateRequest, solution: Solution, method: str) -> float | None:
@@ -63,7 +75,7 @@ def _scaled_mfu(request: EstimateRequest, solution: Solution, method: str) -> fl
 def _advice(
     action: str,
     change: dict[str, Any],
-    description: str,
+    description: Msg,
     alt: Solution,
     *,
     cpu_memory_gib: float = 0.0,
@@ -71,7 +83,7 @@ def _advice(
     return Advice(
         action=action,
         change=change,
-        description=description,
+        text=description,
         cards=alt.cards,
         zero=alt.zero,
         memory_gib=alt.memory_gib["total"],
@@ -107,37 +119,44 @@ def _try(request: EstimateRequest, **change: Any) -> Solution | None:
 
 def _setting_alternatives(request: EstimateRequest, solution: Solution) -> list[Advice]:
     found: list[Advice] = []
-    candidates: list[tuple[str, dict[str, Any], str, bool]] = [
+    candidates: list[tuple[str, dict[str, Any], Msg, bool]] = [
         (
             "grad_ckpt",
             {"grad_ckpt": True},
-            "turn on gradient checkpointing (full recomputation, ≈ +33 % compute)",
+            Msg("turn on gradient checkpointing (full recomputation, ≈ +33 % compute)"),
             solution.setup.recompute != "full",
         ),
         (
             "micro_batch",
             {"micro_batch": 1},
-            f"micro-batch 1 with {solution.setup.micro_batch}× gradient accumulation "
-            "(same global batch)",
+            Msg(
+                "micro-batch 1 with {steps}× gradient accumulation (same global batch)",
+                steps=solution.setup.micro_batch,
+            ),
             solution.setup.micro_batch > 1,
         ),
         (
             "flash_attn",
             {"flash_attn": True},
-            "turn on FlashAttention (no s² attention scores kept, and faster)",
+            Msg("turn on FlashAttention (no s² attention scores kept, and faster)"),
             not request.flash_attn,
         ),
-        ("lora", {"method": "lora"}, "LoRA instead of full fine-tuning", request.method == "full"),
+        (
+            "lora",
+            {"method": "lora"},
+            Msg("LoRA instead of full fine-tuning"),
+            request.method == "full",
+        ),
         (
             "qlora",
             {"method": "qlora"},
-            "QLoRA: 4-bit NF4 base with LoRA adapters",
+            Msg("QLoRA: 4-bit NF4 base with LoRA adapters"),
             request.method != "qlora",
         ),
         (
             "zero3",
             {"zero": 3},
-            "ZeRO-3 / FSDP full sharding of weights, gradients and optimizer states",
+            Msg("ZeRO-3 / FSDP full sharding of weights, gradients and optimizer states"),
             solution.zero < 3 and (solution.cards > 1 or request.cards is None),
         ),
     ]
@@ -160,9 +179,11 @@ def _offload_alternative(request: EstimateRequest, solution: Solution) -> list[A
     if alt is None:
         return []
     cpu_gib = alt.trainable_params * _optimizer_bytes(solution) / GIB
-    description = (
-        f"offload optimizer states to CPU memory (ZeRO-Offload; needs "
-        f"≈{cpu_gib:.0f} GiB host RAM, ≈{OFFLOAD_TIME_FACTOR:g}× time)"
+    description = Msg(
+        "offload optimizer states to CPU memory (ZeRO-Offload; needs "
+        "≈{host_gib:.0f} GiB host RAM, ≈{factor:g}× time)",
+        host_gib=cpu_gib,
+        factor=OFFLOAD_TIME_FACTOR,
     )
     return [
         _advice(
@@ -185,7 +206,11 @@ def _shorter_seq_alternative(request: EstimateRequest) -> list[Advice]:
     while seq_len >= MIN_ADVISED_SEQ_LEN:
         alt = _try(request, seq_len=seq_len)
         if alt is not None and alt.fits:
-            description = f"shorter sequences: {seq_len} tokens instead of {request.seq_len}"
+            description = Msg(
+                "shorter sequences: {seq_len} tokens instead of {given}",
+                seq_len=seq_len,
+                given=request.seq_len,
+            )
             return [_advice("shorter_seq", {"seq_len": seq_len}, description, alt)]
         seq_len //= 2
     return []
@@ -197,7 +222,9 @@ def _more_cards_alternative(request: EstimateRequest, solution: Solution) -> lis
     alt = _try(request, cards=solution.min_cards)
     if alt is None:
         return []
-    description = f"{solution.min_cards} cards instead of {request.cards}"
+    description = Msg(
+        "{cards} cards instead of {given}", cards=solution.min_cards, given=request.cards
+    )
     return [_advice("more_cards", {"cards": solution.min_cards}, description, alt)]
 
 
@@ -235,7 +262,8 @@ def _combined_alternative(request: EstimateRequest, solution: Solution) -> list[
             shown = {k: v for k, v in change.items() if k != "mfu" or v is not None}
             resolved: dict[str, Any] = dict(shown)
             resolved.update((k, getattr(alt, k)) for k in ("cards", "zero") if k in shown)
-            text = "together: " + ", ".join(f"{k}={v}" for k, v in resolved.items())
+            changes = ", ".join(f"{k}={v}" for k, v in resolved.items())
+            text = Msg("together: {changes}", changes=changes)
             return [_advice("combined", shown, text, alt)]
     return []
 
@@ -260,16 +288,24 @@ def _parallel_alternative(solution: Solution) -> list[Advice]:
     if layout is None:
         return []
     change = {"tp": layout.tp, "pp": layout.pp, "cp": layout.cp, "dp": layout.dp}
-    text = (
-        f"model parallelism: TP {layout.tp} × PP {layout.pp} × CP {layout.cp} × DP {layout.dp}"
-        f" (sequence parallel{'' if layout.tp > 1 else ' off'}; communication ×"
-        f"{layout.time_factor:.2f})"
-    )
+    shape = f"TP {layout.tp} × PP {layout.pp} × CP {layout.cp} × DP {layout.dp}"
+    if layout.tp > 1:
+        text = Msg(
+            "model parallelism: {layout} (sequence parallel; communication ×{factor:.2f})",
+            layout=shape,
+            factor=layout.time_factor,
+        )
+    else:
+        text = Msg(
+            "model parallelism: {layout} (sequence parallel off; communication ×{factor:.2f})",
+            layout=shape,
+            factor=layout.time_factor,
+        )
     return [
         Advice(
             action="parallelism",
             change=change,
-            description=text,
+            text=text,
             cards=layout.cards,
             zero=1,
             memory_gib=layout.memory_gib,
@@ -280,22 +316,45 @@ def _parallel_alternative(solution: Solution) -> list[Advice]:
     ]
 
 
-def why_not(solution: Solution) -> str:
-    """One sentence on why the job does not fit (empty when it does)."""
+_MEMORY_PART_NAMES = {  # a part of the memory per card → its name (English: its key)
+    "weights": "largest part\x04weights",
+    "gradients": "largest part\x04gradients",
+    "optimizer": "largest part\x04optimizer",
+    "activations": "largest part\x04activations",
+    "overhead": "largest part\x04overhead",
+}
+
+
+def why_not(solution: Solution) -> Msg | None:
+    """One sentence on why the job does not fit (``None`` when it does)."""
     if solution.fits:
-        return ""
+        return None
     parts = solution.memory_gib
-    largest = max(
-        ("weights", "gradients", "optimizer", "activations", "overhead"),
-        key=lambda name: parts[name],
+    largest = max(_MEMORY_PART_NAMES, key=lambda name: parts[name])
+    return Msg(
+        "needs {total_gib:.1f} GiB per card on {cards} card(s) with ZeRO-{zero}, but only "
+        "{usable_gib:.1f} GiB is usable ({memory_gib:g} GiB minus {headroom:.0%} headroom); "
+        "the largest part is {part} ({part_gib:.1f} GiB)",
+        total_gib=parts["total"],
+        cards=solution.cards,
+        zero=solution.zero,
+        usable_gib=solution.usable_memory_gib,
+        memory_gib=float(solution.gpu.memory_gib),
+        headroom=solution.request.headroom,
+        part=Msg(_MEMORY_PART_NAMES[largest]),
+        part_gib=parts[largest],
     )
-    where = f"on {solution.cards} card(s) with ZeRO-{solution.zero}"
-    return (
-        f"needs {parts['total']:.1f} GiB per card {where}, but only "
-        f"{solution.usable_memory_gib:.1f} GiB is usable ({solution.gpu.memory_gib:g} GiB "
-        f"minus {solution.request.headroom:.0%} headroom); the largest part is "
-        f"{largest} ({parts[largest]:.1f} GiB)"
-    )
+
+
+def _rule(rule: Msg, unit: Msg, value: float, ours: float) -> dict[str, Any]:
+    return {
+        "rule": str(rule),
+        "rule_msg": msg_to_json(rule),
+        "unit": str(unit),
+        "unit_msg": msg_to_json(unit),
+        "value": value,
+        "ours": ours,
+    }
 
 
 def rules_of_thumb(solution: Solution) -> list[dict[str, Any]]:
@@ -304,40 +363,29 @@ def rules_of_thumb(solution: Solution) -> list[dict[str, Any]]:
     ours_gib = solution.memory_gib["total"] * solution.cards
     if solution.request.method == "full":
         memory_rules = [
-            ("18 bytes per parameter (full fine-tuning)", 18.0),
-            ("20× the parameter count in GB (full fine-tuning)", 20.0),
-            ("7B full fine-tuning needs ≥ 70 GB (≈10 bytes per parameter)", 10.0),
+            (Msg("18 bytes per parameter (full fine-tuning)"), 18.0),
+            (Msg("20× the parameter count in GB (full fine-tuning)"), 20.0),
+            (Msg("7B full fine-tuning needs ≥ 70 GB (≈10 bytes per parameter)"), 10.0),
         ]
     else:
         memory_rules = [
-            ("LoRA ≈ 1/5 of full fine-tuning (18 bytes per parameter)", 18 / 5),
-            ("LoRA ≈ 30 % of full fine-tuning (18 bytes per parameter)", 18 * 0.3),
+            (Msg("LoRA ≈ 1/5 of full fine-tuning (18 bytes per parameter)"), 18 / 5),
+            (Msg("LoRA ≈ 30 % of full fine-tuning (18 bytes per parameter)"), 18 * 0.3),
         ]
-    rules: list[dict[str, Any]] = [
-        {
-            "rule": text,
-            "unit": "GiB (all cards)",
-            "value": round(params * per_param / GIB, 1),
-            "ours": round(ours_gib, 1),
-        }
+    all_cards = Msg("GiB (all cards)")
+    rules = [
+        _rule(text, all_cards, round(params * per_param / GIB, 1), round(ours_gib, 1))
         for text, per_param in memory_rules
     ]
     six_psi_d = 6.0 * solution.shape.active_params * solution.total_tokens
-    rules.append(
-        {
-            "rule": "6·Ψ·D training FLOPs",
-            "unit": "FLOPs",
-            "value": six_psi_d,
-            "ours": solution.train_flops,
-        }
-    )
+    rules.append(_rule(Msg("6·Ψ·D training FLOPs"), Msg("FLOPs"), six_psi_d, solution.train_flops))
     safety = SEED_SAFETY_FACTOR / solution.request.safety_factor
     rules.append(
-        {
-            "rule": "1.5× safety buffer on card-hours",
-            "unit": "card-hours",
-            "value": round(solution.card_hours * safety, 2),
-            "ours": round(solution.card_hours, 2),
-        }
+        _rule(
+            Msg("1.5× safety buffer on card-hours"),
+            Msg("card-hours"),
+            round(solution.card_hours * safety, 2),
+            round(solution.card_hours, 2),
+        )
     )
     return rules

@@ -30,6 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from comparator.errors import Msg
+
+#: What the name of a shape inferred from a bare size ends with (`7B (inferred shape)`).
+INFERRED_SUFFIX = " (inferred shape)"
+
 
 @dataclass(frozen=True)
 class Mla:
@@ -109,6 +114,13 @@ class ModelShape:
     @property
     def inferred(self) -> bool:
         return self.stated_params is not None
+
+    @property
+    def name_msg(self) -> Msg | None:
+        """The name of a shape inferred from a bare size, as a message (``None`` otherwise)."""
+        if not (self.inferred and self.name.endswith(INFERRED_SUFFIX)):
+            return None
+        return Msg("{size} (inferred shape)", size=self.name.removesuffix(INFERRED_SUFFIX))
 
     # -- parameters --------------------------------------------------------------------------
 

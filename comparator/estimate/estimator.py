@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from comparator.domain.gpus import GpuSpec
+from comparator.errors import Msg
 from comparator.estimate.advice import Advice, advise, rules_of_thumb, why_not
 from comparator.estimate.architecture import ModelShape
 from comparator.estimate.compute import MFU_TABLE
@@ -38,6 +39,7 @@ from comparator.estimate.parallel import Layout, recommend
 from comparator.estimate.request import EstimateRequest, parse_token_count
 from comparator.estimate.search import CARDS_PER_NODE, Solution, solve
 from comparator.estimate.utilisation import memory_share, utilisation_notes
+from comparator.i18n.stored import msg_to_json
 
 __all__ = [
     "Advice",
@@ -54,14 +56,24 @@ OVER_PROVISIONED_BELOW = 0.70
 
 @dataclass(frozen=True)
 class Note:
-    """A remark on the estimate: a stable ``code``, an English message and its numbers."""
+    """A remark on the estimate: a stable ``code``, its message and its numbers."""
 
     code: str
-    message: str
+    msg: Msg
     params: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def message(self) -> str:
+        """The note in English (``msg`` renders it in either language)."""
+        return str(self.msg)
+
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, **self.params}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "message_msg": msg_to_json(self.msg),
+            **self.params,
+        }
 
 
 @dataclass(frozen=True)
@@ -182,10 +194,15 @@ def _gpu_json(gpu: GpuSpec) -> dict[str, Any]:
     }
 
 
+def _model_json(shape: ModelShape) -> dict[str, Any]:
+    name = shape.name_msg
+    return {**shape.summary(), **({"name_msg": msg_to_json(name)} if name else {})}
+
+
 def _job_json(s: Solution) -> dict[str, Any]:
     request = s.request
     return {
-        "model": s.shape.summary(),
+        "model": _model_json(s.shape),
         "method": request.method,
         "precision": request.precision,
         "pure_bf16": request.pure_bf16,
@@ -222,6 +239,7 @@ def _result_json(e: Estimate) -> dict[str, Any]:
         "cards_per_node": CARDS_PER_NODE,
         "needs_rdma": s.needs_rdma,
         "strategy": s.strategy,
+        "strategy_msg": msg_to_json(s.strategy_msg),
         "memory_gib": s.memory_gib,
         "memory_detail_gib": s.memory.detail_gib(),
         "tokens": s.tokens,
@@ -237,7 +255,7 @@ def _result_json(e: Estimate) -> dict[str, Any]:
         "card_hours": s.card_hours,
         "hours_range": _range(s.hours_low, s.hours, s.hours_high),
         "card_hours_range": _range(s.hours_low * s.cards, s.card_hours, s.hours_high * s.cards),
-        "why_not": why_not(s) or None,
+        **_why_not_json(why_not(s)),
         "advice": [a.to_json() for a in e.advice],
         "parallelism": None if e.layout is None else e.layout.to_json(),
         "notes": [n.to_json() for n in e.notes],
@@ -245,6 +263,12 @@ def _result_json(e: Estimate) -> dict[str, Any]:
         "links": links_json(s.links, s.gpu, s.network_time_factor),
         "assumptions": _assumptions(),
     }
+
+
+def _why_not_json(reason: Msg | None) -> dict[str, Any]:
+    if reason is None:
+        return {"why_not": None, "why_not_msg": None}
+    return {"why_not": str(reason), "why_not_msg": msg_to_json(reason)}
 
 
 def _fit_summary() -> dict[str, Any]:
@@ -257,14 +281,22 @@ def _range(low: float, expected: float, high: float) -> dict[str, float]:
     return {"low": low, "expected": expected, "high": high}
 
 
+_ACTIVATIONS = Msg("Korthikanti et al. 2022 per layer, adapted to GQA/SwiGLU; dropout off")
+_FLOPS = Msg("6·Ψ·D (8 with recomputation), LoRA 4·Ψ·D (6), + 12·L·q·s per token")
+
+
+def _text_json(key: str, text: Msg) -> dict[str, Any]:
+    return {key: str(text), f"{key}_msg": msg_to_json(text)}
+
+
 def _assumptions() -> dict[str, Any]:
     return {
         "cuda_context_gib": CUDA_CONTEXT_GIB,
         "comm_bucket_gib": COMM_BUCKET_GIB,
         "nf4_bytes_per_param": NF4_BYTES_PER_PARAM,
         "logits_bytes_per_value": LOGITS_BYTES_PER_VALUE,
-        "activations": "Korthikanti et al. 2022 per layer, adapted to GQA/SwiGLU; dropout off",
-        "flops": "6·Ψ·D (8 with recomputation), LoRA 4·Ψ·D (6), + 12·L·q·s per token",
+        **_text_json("activations", _ACTIVATIONS),
+        **_text_json("flops", _FLOPS),
         "mfu_table": MFU_TABLE,  # the planner's GPU-to-GPU card-hour conversion
         "mfu_fit": _fit_summary(),
     }
@@ -276,9 +308,14 @@ def _shape_notes(shape: ModelShape) -> list[Note]:
         notes.append(
             Note(
                 "inferred_shape",
-                f"shape inferred from a bare size: {shape.layers} "
-                f"layers, hidden {shape.hidden}, {shape.heads} heads, vocab "
-                f"{shape.vocab}",
+                Msg(
+                    "shape inferred from a bare size: {layers} layers, hidden {hidden}, "
+                    "{heads} heads, vocab {vocab}",
+                    layers=shape.layers,
+                    hidden=shape.hidden,
+                    heads=shape.heads,
+                    vocab=shape.vocab,
+                ),
                 {"layers": shape.layers, "hidden": shape.hidden},
             )
         )
@@ -286,8 +323,12 @@ def _shape_notes(shape: ModelShape) -> list[Note]:
         notes.append(
             Note(
                 "moe",
-                f"mixture of experts: memory counts all {shape.experts} "
-                f"experts, FLOPs the {shape.active_experts} active ones",
+                Msg(
+                    "mixture of experts: memory counts all {experts} experts, FLOPs the "
+                    "{active_experts} active ones",
+                    experts=shape.experts,
+                    active_experts=shape.active_experts,
+                ),
                 {"experts": shape.experts, "active_experts": shape.active_experts},
             )
         )
@@ -300,8 +341,11 @@ def _placement_notes(s: Solution) -> list[Note]:
         notes.append(
             Note(
                 "multi_node",
-                f"{s.nodes} nodes: needs an RDMA network (InfiniBand "
-                f"or RoCE) between them, in one data centre, not across regions",
+                Msg(
+                    "{nodes} nodes: needs an RDMA network (InfiniBand or RoCE) between them, "
+                    "in one data centre, not across regions",
+                    nodes=s.nodes,
+                ),
                 {"nodes": s.nodes},
             )
         )
@@ -309,8 +353,11 @@ def _placement_notes(s: Solution) -> list[Note]:
         notes.append(
             Note(
                 "pcie_only",
-                f"{s.gpu.name} has no NVLink: multi-card training "
-                f"communicates over PCIe; expect a lower MFU than the table's",
+                Msg(
+                    "{gpu} has no NVLink: multi-card training communicates over PCIe; expect "
+                    "a lower MFU than the table's",
+                    gpu=s.gpu.name,
+                ),
                 {"gpu": s.gpu.name},
             )
         )
@@ -319,7 +366,7 @@ def _placement_notes(s: Solution) -> list[Note]:
         notes.append(
             Note(
                 "over_provisioned",
-                f"uses {share:.0%} of the card's memory: a smaller card may do",
+                Msg("uses {share:.0%} of the card's memory: a smaller card may do", share=share),
                 {"memory_share": round(share, 3)},
             )
         )
@@ -334,8 +381,11 @@ def _link_notes(s: Solution) -> list[Note]:
         notes.append(
             Note(
                 "unknown_interconnect",
-                f"interconnect {card.text!r} not understood: assumed the GPU registry's "
-                f"({'NVLink' if s.gpu.has_nvlink else 'PCIe'})",
+                Msg(
+                    "interconnect '{text}' not understood: assumed the GPU registry's ({link})",
+                    text=card.text,
+                    link="NVLink" if s.gpu.has_nvlink else "PCIe",
+                ),
                 {"text": card.text},
             )
         )
@@ -343,8 +393,12 @@ def _link_notes(s: Solution) -> list[Note]:
         notes.append(
             Note(
                 "unknown_network",
-                f"network {network.text!r} not fully understood: assumed {network.kind} "
-                f"{network.gbps:g} Gb/s per node",
+                Msg(
+                    "network '{text}' not fully understood: assumed {kind} {gbps:g} Gb/s per node",
+                    text=network.text,
+                    kind=Msg("network\x04unknown") if network.kind == "unknown" else network.kind,
+                    gbps=network.gbps,
+                ),
                 {"text": network.text, "gbps": network.gbps},
             )
         )
@@ -358,11 +412,12 @@ def _notes(s: Solution) -> tuple[Note, ...]:
         notes.append(
             Note(
                 "no_tokens",
-                "no --tokens (or --samples/--avg-tokens) given: memory only, hours are 0",
+                Msg("no --tokens (or --samples/--avg-tokens) given: memory only, hours are 0"),
             )
         )
-    if not s.fits:
-        notes.append(Note("does_not_fit", why_not(s)))
+    reason = why_not(s)
+    if reason is not None:
+        notes.append(Note("does_not_fit", reason))
     return tuple(notes)
 
 

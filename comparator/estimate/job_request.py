@@ -49,7 +49,11 @@ def _fail(
 
 def _as_bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise InputError("must be true or false, got {value!r}", value=value)
+        raise InputError(
+            "must be true or false, got {value!r}",
+            value=value,
+            hint=Msg("`suanli schema job` prints the kind of value each [training] key takes"),
+        )
     return value
 
 
@@ -62,12 +66,17 @@ def _as_recompute(value: Any) -> bool | str:
         "must be true, false or one of {names}, got {value!r}",
         names=", ".join(RECOMPUTE),
         value=value,
+        hint=Msg("`suanli schema job` prints the kind of value each [training] key takes"),
     )
 
 
 def _as_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError("must be an integer, got {value!r}", value=value)
+        raise InputError(
+            "must be an integer, got {value!r}",
+            value=value,
+            hint=Msg("`suanli schema job` prints the kind of value each [training] key takes"),
+        )
     return value
 
 
@@ -77,14 +86,22 @@ def _as_count(value: Any) -> int:
 
 def _as_number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError("must be a number, got {value!r}", value=value)
+        raise InputError(
+            "must be a number, got {value!r}",
+            value=value,
+            hint=Msg("`suanli schema job` prints the kind of value each [training] key takes"),
+        )
     return float(value)
 
 
 def _as_text(key: str) -> Callable[[Any], str]:
     def convert(value: Any) -> str:
         if not isinstance(value, str):
-            raise InputError("must be a string, got {value!r}", value=value)
+            raise InputError(
+                "must be a string, got {value!r}",
+                value=value,
+                hint=Msg("`suanli schema job` prints the kind of value each [training] key takes"),
+            )
         text = value.strip().lower()
         if key == "stack":
             return normalize_stack(text) or text

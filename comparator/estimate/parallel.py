@@ -32,6 +32,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from comparator.errors import Msg
 from comparator.estimate.memory import (
     COMM_BUCKET_GIB,
     CUDA_CONTEXT_GIB,
@@ -48,6 +49,7 @@ from comparator.estimate.savings import (
     micro_batch_time_factor,
 )
 from comparator.estimate.search import Solution
+from comparator.i18n.stored import msg_to_json
 
 MICRO_BATCHES_PER_STAGE = 4
 CP_MIN_SEQ = 8192
@@ -55,7 +57,7 @@ TP_SIZES = (1, 2, 4, 8)
 CP_SIZES = (1, 2, 4, 8)
 PP_SIZES = (1, 2, 4, 8, 16, 32, 64)
 MAX_DP = MAX_SEARCH_CARDS
-_NEEDED = "data parallelism alone cannot hold the activations or model states per card"
+_NEEDED = Msg("data parallelism alone cannot hold the activations or model states per card")
 
 
 @dataclass(frozen=True)
@@ -71,14 +73,16 @@ class Layout:
     time_factor: float
     hours: float
     card_hours: float
-    reason: str
+    reason: Msg
 
     @property
     def cards(self) -> int:
         return self.tp * self.pp * self.cp * self.dp
 
     def to_json(self) -> dict[str, Any]:
-        doc = dataclasses.asdict(self)
+        doc = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        doc["reason"] = str(self.reason)
+        doc["reason_msg"] = msg_to_json(self.reason)
         doc["cards"] = self.cards
         doc["sequence_parallel"] = self.tp > 1
         return doc
@@ -205,7 +209,7 @@ def recommend(s: Solution) -> Layout | None:
             1.0,
             s.hours,
             s.card_hours,
-            f"fits with data parallelism ({s.strategy})",
+            Msg("fits with data parallelism ({strategy})", strategy=s.strategy_msg),
         )
     inputs = memory_inputs(s.shape, s.setup)
     fitting = []

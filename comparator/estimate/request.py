@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from comparator.domain.limits import MAX_TRAINING_TOKENS
+from comparator.domain.limits import MAX_JOB_CARDS, MAX_TRAINING_TOKENS
 from comparator.errors import InputError, Msg, MsgList
+from comparator.estimate.request_hints import FIELD_HINTS
 from comparator.estimate.stacks import STACK_IDS, Stack, stack_of
 
 METHODS = ("full", "lora", "qlora")
@@ -24,7 +25,8 @@ OPTIMIZERS = ("adamw", "adamw-8bit", "sgd")
 #: activations from its input, "gradient checkpointing"). Which a stack offers: :mod:`.stacks`.
 RECOMPUTE = ("none", "selective", "op", "full")
 DEFAULT_GPU = "A100-SXM4-80GB"
-MAX_CARDS = 65536
+#: the most cards a plan places (16 machines of at most 1,024 cards: comparator.domain.limits)
+MAX_CARDS = MAX_JOB_CARDS
 
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)(?:e([+-]?\d+))?\s*([kmbgt]|亿|万)?\s*$", re.I)
 _COUNT_UNITS = {
@@ -109,11 +111,17 @@ def parse_token_count(text: str | int | float) -> int:
     :data:`~comparator.domain.limits.MAX_TRAINING_TOKENS`; errors quote the text as given."""
     if isinstance(text, bool) or not isinstance(text, int | float | str):
         raise InputError(
-            "expected a token count such as 2T, 300M or 1.5e9, got {text!r}", text=text
+            "expected a token count such as 2T, 300M or 1.5e9, got {text!r}",
+            text=text,
+            hint=Msg("write a count such as 300M, 2B or 1.5e9 (per epoch)"),
         )
     value = _exact_count(text)
     if value is None or value < 0:
-        raise InputError("expected a non-negative token count, got {text!r}", text=text)
+        raise InputError(
+            "expected a non-negative token count, got {text!r}",
+            text=text,
+            hint=Msg("write a count such as 300M, 2B or 1.5e9 (per epoch)"),
+        )
     if value > MAX_TRAINING_TOKENS:
         raise InputError(
             "expected a token count of at most 100T (10^14), got {text!r}",
@@ -132,7 +140,9 @@ def _exact_count(text: str | int | float) -> Decimal | None:
     match = _COUNT.match(text.replace(",", "").replace("_", ""))
     if not match:
         raise InputError(
-            "expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}", text=text
+            "expected a token count such as 2T, 300M, 1.5e9 or 52k, got {text!r}",
+            text=text,
+            hint=Msg("write a count such as 300M, 2B or 1.5e9 (per epoch)"),
         )
     number, exponent, unit = match.groups()
     try:
@@ -261,8 +271,11 @@ def _total_tokens_problem(request: EstimateRequest) -> tuple[str, Msg | None]:
 
 
 def problems_hint(problems: list[tuple[str, Msg]]) -> Msg | None:
-    """The hint of a request's problems when one of them is a token count past the bound."""
-    return TOO_MANY_TOKENS_HINT if any(m.text == _TOTAL_TOKENS for _, m in problems) else None
+    """What to write instead: the hint of a token count past the bound, else of the first
+    setting with a problem."""
+    if any(m.text == _TOTAL_TOKENS for _, m in problems):
+        return TOO_MANY_TOKENS_HINT
+    return next((FIELD_HINTS[f] for f, _ in problems if f in FIELD_HINTS), None)
 
 
 def _combination_problems(request: EstimateRequest) -> list[tuple[str, Msg | None]]:
@@ -275,7 +288,12 @@ def _combination_problems(request: EstimateRequest) -> list[tuple[str, Msg | Non
         problems.append(
             (
                 "cards",
-                Msg("must be at most {limit}, got {value}", limit=MAX_CARDS, value=request.cards),
+                Msg(
+                    "{value} cards: more than any placement offers; at most {limit:,} (16 "
+                    "machines of at most 1,024 cards)",
+                    limit=MAX_CARDS,
+                    value=request.cards,
+                ),
             )
         )
     return problems

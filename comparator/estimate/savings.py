@@ -47,6 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from comparator.domain.gpus import GpuSpec
+from comparator.errors import Msg
 from comparator.estimate.architecture import ModelShape
 from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token
 from comparator.estimate.memory import MemoryInputs, TrainingSetup, fits_gib, memory_inputs
@@ -54,6 +55,7 @@ from comparator.estimate.mfu import efficiency, micro_batch_factor
 from comparator.estimate.network import has_nvlink, links_of
 from comparator.estimate.request import EstimateRequest
 from comparator.estimate.stacks import stack_of
+from comparator.i18n.stored import msg_to_json
 
 CARDS_PER_NODE = 8
 MAX_SEARCH_CARDS = 512
@@ -82,7 +84,7 @@ class Choice:
     setting: str  # recompute | chunked_loss | offload_optimizer | micro_batch
     value: str | bool | int
     chosen_by: str  # user | estimator
-    reason: str
+    reason: Msg
     time_factor: float
 
     def to_json(self) -> dict[str, object]:
@@ -90,7 +92,8 @@ class Choice:
             "setting": self.setting,
             "value": self.value,
             "chosen_by": self.chosen_by,
-            "reason": self.reason,
+            "reason": str(self.reason),
+            "reason_msg": msg_to_json(self.reason),
             "time_factor": self.time_factor,
         }
 
@@ -323,58 +326,70 @@ def recompute_time_factor(shape: ModelShape, setup: TrainingSetup) -> float:
 
 
 _REASONS = {
-    ("recompute", "none"): "fits without recomputation: no extra compute",
-    ("recompute", "selective"): (
+    ("recompute", "none"): Msg("fits without recomputation: no extra compute"),
+    ("recompute", "selective"): Msg(
         "attention scores do not fit without FlashAttention: recompute them "
         "(selective recomputation, Korthikanti et al. 2022)"
     ),
-    ("recompute", "op"): (
+    ("recompute", "op"): Msg(
         "activations do not fit: keep the attention output and every other matmul output, "
         "recompute the rest (op-level selective checkpointing, torchtitan)"
     ),
-    ("recompute", "full"): (
+    ("recompute", "full"): Msg(
         "activations do not fit: keep only each layer's input and recompute the rest "
         "(full recomputation / gradient checkpointing)"
     ),
-    ("chunked_loss", False): "the full logits fit: plain cross-entropy",
-    ("chunked_loss", True): "the logits do not fit at once: chunked cross-entropy (8 chunks)",
-    ("offload_optimizer", False): "the optimizer states fit on the cards",
+    ("chunked_loss", False): Msg("the full logits fit: plain cross-entropy"),
+    ("chunked_loss", True): Msg("the logits do not fit at once: chunked cross-entropy (8 chunks)"),
+    ("offload_optimizer", False): Msg("the optimizer states fit on the cards"),
 }
 
 
-def _offload_reason(trainable_params: int, cards: int) -> str:
+def _offload_reason(trainable_params: int, cards: int) -> Msg:
     nodes = -(-cards // CARDS_PER_NODE)
     host_gib = trainable_params * OFFLOADED_BYTES_PER_PARAM / (1 << 30) / nodes
-    return (
+    return Msg(
         "nothing else fits the cards: optimizer states offloaded to CPU memory "
-        f"(ZeRO-Offload; needs about {host_gib:.0f} GiB host RAM per node)"
+        "(ZeRO-Offload; needs about {host_gib:.0f} GiB host RAM per node)",
+        host_gib=host_gib,
     )
 
 
-_MICRO_BATCH_REASONS = {
-    "no_gain": (
+def _micro_batch_stop(stop: str, tokens: int, cap: int) -> Msg:
+    if stop == "memory":
+        return Msg(
+            "the largest power-of-two micro-batch that fits the placement ({tokens} tokens "
+            "per card per step)",
+            tokens=tokens,
+        )
+    if stop == "cap":
+        return Msg(
+            "the largest power-of-two micro-batch considered, up to {cap} ({tokens} tokens "
+            "per card per step)",
+            cap=cap,
+            tokens=tokens,
+        )
+    return Msg(
         "the smallest power-of-two micro-batch past which a larger one saves no time "
         "(roofline of the matmuls, gradient traffic between nodes): {tokens} tokens per card "
-        "per step; a larger one would only hold memory"
-    ),
-    "memory": "the largest power-of-two micro-batch that fits the placement ({tokens} tokens "
-    "per card per step)",
-    "cap": "the largest power-of-two micro-batch considered, up to {cap} ({tokens} tokens per "
-    "card per step)",
-}
+        "per step; a larger one would only hold memory",
+        tokens=tokens,
+    )
 
 
 def _micro_batch_reason(
     request: EstimateRequest, setup: TrainingSetup, cards: int, stop: str
-) -> str:
+) -> Msg:
     tokens = setup.micro_batch * setup.seq_len
-    text = _MICRO_BATCH_REASONS.get(stop, _MICRO_BATCH_REASONS["no_gain"]).format(
-        tokens=tokens, cap=micro_batch_cap(request, cards)
+    reason = _micro_batch_stop(stop, tokens, micro_batch_cap(request, cards))
+    if request.global_batch is None:
+        return reason
+    return Msg(
+        "{reason}; {steps}× gradient accumulation keeps the global batch {global_batch}",
+        reason=reason,
+        steps=gradient_accumulation(request, setup.micro_batch, cards),
+        global_batch=request.global_batch,
     )
-    if request.global_batch is not None:
-        steps = gradient_accumulation(request, setup.micro_batch, cards)
-        text += f"; {steps}× gradient accumulation keeps the global batch {request.global_batch}"
-    return text
 
 
 def choices(
@@ -404,7 +419,10 @@ def choices(
         "offload_optimizer": OFFLOAD_TIME_FACTOR if setup.offload_optimizer else 1.0,
         "micro_batch": micro_batch_time_factor(gpu, shape, setup),
     }
-    reasons = {name: _REASONS.get((name, value), "") for name, value in values.items()}
+    reasons = {
+        name: _REASONS.get((name, value), Msg("{reason}", reason=""))
+        for name, value in values.items()
+    }
     reasons["micro_batch"] = _micro_batch_reason(request, setup, cards, micro_batch_stop)
     if setup.offload_optimizer:
         trainable = shape.lora_dims * setup.lora_rank if setup.adapters else shape.params
@@ -414,7 +432,7 @@ def choices(
             setting=name,
             value=value,
             chosen_by="user" if fixed[name] else "estimator",
-            reason="set by the user" if fixed[name] else reasons[name],
+            reason=Msg("set by the user") if fixed[name] else reasons[name],
             time_factor=round(factors[name], 4),
         )
         for name, value in values.items()

@@ -11,7 +11,7 @@ from functools import cached_property, lru_cache
 
 from comparator.domain.gpus import GpuSpec, resolve_gpu
 from comparator.domain.links import reference_network
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from comparator.estimate.compute import OFFLOAD_TIME_FACTOR, flops_per_token, training_hours
 from comparator.estimate.memory import MemoryBreakdown, TrainingSetup, per_card
 from comparator.estimate.mfu import (
@@ -111,16 +111,29 @@ class Solution:
 
     @property
     def strategy(self) -> str:
-        """One line: parallelism, ZeRO stage, cards and nodes."""
+        """One line: parallelism, ZeRO stage, cards and nodes (English; ``strategy_msg``)."""
+        return str(self.strategy_msg)
+
+    @property
+    def strategy_msg(self) -> Msg:
+        """The strategy line as a message of the catalogue."""
         if self.cards == 1:
-            text = "single card"
+            text = Msg("single card")
+        elif self.zero:
+            text = Msg(
+                "data parallel over {cards} cards, ZeRO-{zero}", cards=self.cards, zero=self.zero
+            )
         else:
-            sharding = f"ZeRO-{self.zero}" if self.zero else "DDP (no sharding)"
-            text = f"data parallel over {self.cards} cards, {sharding}"
+            text = Msg("data parallel over {cards} cards, DDP (no sharding)", cards=self.cards)
         if self.setup.offload_optimizer:
-            text += ", optimizer states offloaded to CPU"
+            text = Msg("{strategy}, optimizer states offloaded to CPU", strategy=text)
         if self.needs_rdma:
-            text += f", {self.nodes} nodes × {CARDS_PER_NODE} cards (needs RDMA: IB/RoCE)"
+            text = Msg(
+                "{strategy}, {nodes} nodes × {per_node} cards (needs RDMA: IB/RoCE)",
+                strategy=text,
+                nodes=self.nodes,
+                per_node=CARDS_PER_NODE,
+            )
         return text
 
 
@@ -134,6 +147,9 @@ def estimable_gpu(name: str) -> GpuSpec:
             "priced but not estimated; pick another GPU",
             name=name,
             card=spec.name,
+            hint=Msg(
+                "pick a GPU with a known dense BF16 throughput for the estimate, such as A100-80G, H800 or 4090"
+            ),
         )
     return spec
 
@@ -156,6 +172,7 @@ def _check_shape(request: EstimateRequest, shape: ModelShape) -> None:
             lora_rank=request.lora_rank,
             hidden=shape.hidden,
             name=shape.name,
+            hint=Msg("write a whole number below the hidden size, such as 8, 16 or 64"),
         )
 
 
@@ -231,6 +248,9 @@ def _check_precision(request: EstimateRequest, gpu: GpuSpec) -> None:
             "--precision fp8: {name} has no FP8 tensor cores (Ada, Hopper or Blackwell "
             "cards have them); use bf16",
             name=gpu.name,
+            hint=Msg(
+                "use precision bf16 on this card, or a GPU with FP8 tensor cores (Ada, Hopper or Blackwell)"
+            ),
         )
 
 

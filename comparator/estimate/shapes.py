@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from comparator.errors import Msg, UnknownModelError
-from comparator.estimate.architecture import ModelShape
+from comparator.estimate.architecture import INFERRED_SUFFIX, ModelShape
 from comparator.estimate.builtin_configs import CONFIGS
 from comparator.estimate.hf_config import load_config, shape_from_config
 
@@ -269,5 +269,5 @@ def resolve_model(text: str) -> ModelShape:
             raise UnknownModelError(
                 "model size {spec!r} is too small: expected at least 1M", spec=spec
             )
-        return shape_from_size(size, f"{spec.strip()} (inferred shape)")
+        return shape_from_size(size, f"{spec.strip()}{INFERRED_SUFFIX}")
     raise _unknown(spec)

@@ -41,7 +41,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
+from comparator.i18n.stored import msg_to_json
 
 #: Bytes per logit value by loss kind (see the module docstring).
 LOSS_BYTES_PER_VALUE: dict[str, float] = {
@@ -81,6 +82,7 @@ class Stack:
         return {
             "id": self.id,
             "name": self.name,
+            "name_msg": msg_to_json(Msg(self.name)),  # proper names but `other`'s
             "loss": self.loss,
             "recompute": list(self.recompute),
             "zero_stages": list(self.zero_stages),
@@ -205,6 +207,10 @@ def stack_of(stack_id: str | None) -> Stack:
             "--stack {value!r}: unknown training stack; expected one of {names}",
             value=stack_id,
             names=", ".join(STACK_IDS),
+            hint=Msg(
+                "write megatron, torchtitan, deepspeed, hf, unsloth, torchtune or other "
+                "(aliases: nemo, fsdp2, llama-factory, axolotl)"
+            ),
         )
     return found
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from comparator.estimate.memory import memory_inputs, total_gib
 from comparator.estimate.mfu import efficiency
 from comparator.estimate.network import has_nvlink
@@ -88,32 +88,42 @@ def compute_share(solution: Solution) -> float:
     return many / efficiency(*args, 1)
 
 
-def utilisation_notes(solution: Solution) -> list[tuple[str, str, dict[str, Any]]]:
+def utilisation_notes(solution: Solution) -> list[tuple[str, Msg, dict[str, Any]]]:
     """(code, message, params) for each share under the floor, with the smaller placement."""
     if not solution.fits:
         return []
-    found: list[tuple[str, str, dict[str, Any]]] = []
+    found: list[tuple[str, Msg, dict[str, Any]]] = []
     memory = memory_share(solution)
     if memory < UTILISATION_FLOOR:
         alt = _fewer_cards(solution) or _smaller_card(solution)
         params: dict[str, Any] = {"memory_share": round(memory, 3)}
-        text = f"uses {memory:.0%} of the rented memory per card (below 60 %)"
+        text = Msg("uses {share:.0%} of the rented memory per card (below 60 %)", share=memory)
         if alt is not None:
             params["suggestion"] = _suggestion(alt)
-            text += (
-                f"; {alt.cards} × {alt.gpu.name} would hold it ({alt.card_hours:,.1f} card-hours)"
+            text = Msg(
+                "{note}; {cards} × {gpu} would hold it ({card_hours:,.1f} card-hours)",
+                note=text,
+                cards=alt.cards,
+                gpu=alt.gpu.name,
+                card_hours=alt.card_hours,
             )
         found.append(("low_memory_utilisation", text, params))
     compute = compute_share(solution)
     if compute < UTILISATION_FLOOR:
         alt = _fewer_cards(solution)
         params = {"compute_share": round(compute, 3)}
-        text = (
-            f"each card runs at {compute:.0%} of one card's throughput on this placement "
-            f"(below 60 %: PCIe-only or multi-node communication)"
+        text = Msg(
+            "each card runs at {share:.0%} of one card's throughput on this placement "
+            "(below 60 %: PCIe-only or multi-node communication)",
+            share=compute,
         )
         if alt is not None:
             params["suggestion"] = _suggestion(alt)
-            text += f"; {alt.cards} cards would take {alt.card_hours:,.1f} card-hours"
+            text = Msg(
+                "{note}; {cards} cards would take {card_hours:,.1f} card-hours",
+                note=text,
+                cards=alt.cards,
+                card_hours=alt.card_hours,
+            )
         found.append(("low_compute_utilisation", text, params))
     return found

@@ -9,25 +9,20 @@ Every text a user reads is one of two kinds, and the kind picks the mechanism:
   ``check("mlps", FAIL, Msg("job needs MLPS level {level} …", level=l))``. Its Chinese is in
   the table of its room, :mod:`.messages_cli`, :mod:`.messages_compliance`,
   :mod:`.messages_verify`, :mod:`.messages_plan`, :mod:`.messages_input`,
-  :mod:`.messages_refresh`, :mod:`.messages_work`; :func:`render` and :func:`say` fill it in.
+  :mod:`.messages_refresh`, :mod:`.messages_work`, :mod:`.messages_estimate`; :func:`render`
+  and :func:`say` fill it in.
   One English text that needs two translations carries a context (``"price\x04Change"``).
 * **a label**: a name the data carries and a template or a table looks up by key (a report
   label, a check's name by check id, a status word, a billing mode): :mod:`.labels`.
 
 :mod:`.help` holds the Chinese of every ``--help`` text, keyed by its English; :mod:`.estimate`
-the estimator's words; :mod:`.stored` messages kept in stored documents (their JSON form, texts
+the memory table's parts; :mod:`.stored` messages kept in stored documents (their JSON form, texts
 written in both languages) rendered later in either language. No other module writes Chinese:
 ``tests/i18n/test_i18n_sources.py`` fails on Chinese in a string outside this package and the data
 modules it lists (provinces, GPU aliases, sheet words, demo data).
 """
 
-from comparator.i18n.estimate import (
-    ESTIMATE_ADVICE_ZH,
-    ESTIMATE_MEMORY_PARTS,
-    ESTIMATE_NOTES_ZH,
-    ESTIMATE_UNITS_ZH,
-    RULE_OF_THUMB_ZH,
-)
+from comparator.i18n.estimate import ESTIMATE_MEMORY_PARTS
 from comparator.i18n.help import (
     HELP_CHROME_ZH,
     HELP_OPTION_ZH,
@@ -65,10 +60,7 @@ from comparator.i18n.stored import (
 __all__ = [
     "CHECKS",
     "CHECK_LABELS",
-    "ESTIMATE_ADVICE_ZH",
     "ESTIMATE_MEMORY_PARTS",
-    "ESTIMATE_NOTES_ZH",
-    "ESTIMATE_UNITS_ZH",
     "HELP_CHROME_ZH",
     "HELP_OPTION_ZH",
     "HELP_WORDS_ZH",
@@ -76,7 +68,6 @@ __all__ = [
     "LABELS",
     "MESSAGES_ZH",
     "REPORT_LANGS",
-    "RULE_OF_THUMB_ZH",
     "TABLES_ZH",
     "VERIFY_CHECKS",
     "Bilingual",

@@ -12,6 +12,8 @@ from comparator.errors import Msg, SuanliError
 from comparator.i18n.labels import is_en
 from comparator.i18n.messages_cli import CLI_ZH
 from comparator.i18n.messages_compliance import COMPLIANCE_ZH
+from comparator.i18n.messages_estimate import ESTIMATE_ZH
+from comparator.i18n.messages_hints import HINTS_ZH
 from comparator.i18n.messages_input import INPUT_ZH
 from comparator.i18n.messages_limits import LIMITS_ZH
 from comparator.i18n.messages_market import MARKET_ZH
@@ -31,6 +33,8 @@ TABLES_ZH: dict[str, dict[str, str]] = {
     "verify": VERIFY_ZH,
     "market": MARKET_ZH,
     "limits": LIMITS_ZH,
+    "estimate": ESTIMATE_ZH,
+    "hints": HINTS_ZH,
 }
 MESSAGES_ZH: dict[str, str] = {k: v for table in TABLES_ZH.values() for k, v in table.items()}
 

@@ -47,7 +47,6 @@ CLI_ZH: dict[str, str] = {
     "Memory per card (GiB) · {name} × {cards} · ZeRO-{zero}": (
         "每卡显存（GiB）· {name} × {cards} · ZeRO-{zero}"
     ),
-    "data parallel over {cards} cards, {sharding}": "{cards} 卡数据并行，{sharding}",
     "Model": "模型",
     "Params": "参数量",
     "Part": "部分",
@@ -55,8 +54,6 @@ CLI_ZH: dict[str, str] = {
         "可用（{memory_gib:g} GiB 留 {headroom:.0%} 余量）"
     ),
     "single card": "单卡",
-    "DDP (no sharding)": "DDP（不分片）",
-    ", {nodes} nodes × 8 cards, needs RDMA (IB/RoCE)": "，{nodes} 台 × 8 卡，需 RDMA（IB/RoCE）",
     "[green]fits[/]": "[green]放得下[/]",
     "[bold red]does not fit[/]": "[bold red]放不下[/]",
     "none (≤ 512)": "无（512 卡内）",
@@ -283,20 +280,8 @@ CLI_ZH: dict[str, str] = {
     "excluded\x04time of use": "闲时规则",
     "advice\x04Change": "方案",
     "together: {changes}": "组合：{changes}",
-    " ({changes})": "（{changes}）",
     "not proven optimal": "未证明最优",
     "recompute\x04none": "不重算",
-    "memory part\x04weights": "权重",
-    "memory part\x04gradients": "梯度",
-    "memory part\x04optimizer states": "优化器状态",
-    "memory part\x04activations": "激活",
-    "memory part\x04overhead": "开销",
-    "does not fit: {cards} cards at ZeRO-{zero} need {total_gib:.1f} GiB per card, "
-    "{usable_gib:.1f} GiB usable ({memory_gib:g} GiB less {headroom:.0%} headroom); the largest "
-    "part is {part} ({part_gib:.1f} GiB)": (
-        "放不下：{cards} 卡 ZeRO-{zero} 时每卡需 {total_gib:.1f} GiB，可用仅 {usable_gib:.1f} "
-        "GiB（{memory_gib:g} GiB 留 {headroom:.0%} 余量）；最大的一项是{part}（{part_gib:.1f} GiB）"
-    ),
     "expected {low} or more": "应不小于 {low}",
     "expected {high} or less": "应不大于 {high}",
     "expected a whole number, got {value}": "应为整数，实为 {value}",

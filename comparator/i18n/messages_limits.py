@@ -78,4 +78,29 @@ LIMITS_ZH: dict[str, str] = {
         "请给出单卡每秒训练 token 数（不是整机的，也不是每步的），且在本任务的模型与设置下实测"
     ),
     "SUANLI_TODAY: expected YYYY-MM-DD, got {raw!r}": "SUANLI_TODAY：应为 YYYY-MM-DD，实为 {raw!r}",
+    "{path}: {key} = {cards}: more than any offer the job may use can rent; "
+    "the most is {most} ({provider}/{region}, {gpu}, offer {offer_id})": (
+        "{path}：{key} = {cards}：超过了本作业可用的任何报价能租到的卡数；最多为 {most}"
+        "（{provider}/{region}，{gpu}，报价 {offer_id}）"
+    ),
+    "set {key} to {most} or fewer, or leave it out so that the planner "
+    "chooses the count; `suanli offers --gpu {gpu}` lists each offer's stock": (
+        "把 {key} 改为 {most} 或更少，或删去该项由规划器选择卡数；"
+        "`suanli offers --gpu {gpu}` 列出每条报价的库存"
+    ),
+    "either days or earliest_start and deadline, not both": (
+        "`days` 与 earliest_start、deadline 只能二选一"
+    ),
+    "a date-time like 2026-12-01T00:00:00+08:00 (or days = N instead)": (
+        "形如 2026-12-01T00:00:00+08:00 的日期时间（或改写 `days = N`）"
+    ),
+    "keep days = N for a window that starts on the planning day, or the two dates for a "
+    "fixed one": "要从规划日起算的时间窗请保留 `days = N`，要固定的时间窗请保留两个日期",
+    "give earliest_start and deadline, or days = 7 for a week from the planning day "
+    "(--today)": "请给出 earliest_start 与 deadline，或写 `days = 7` 表示从规划日（--today）起一周",
+    "a date-time like 2026-12-01T00:00:00+08:00 (or give days)": (
+        "形如 2026-12-01T00:00:00+08:00 的日期时间（或给出 `days`）"
+    ),
+    "a window of this many days from the planning day (instead of earliest_start and "
+    "deadline)": "从规划日起算的时间窗天数（代替 earliest_start 与 deadline）",
 }

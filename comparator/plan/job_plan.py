@@ -32,6 +32,7 @@ from comparator.plan.candidates import (
 )
 from comparator.plan.context import PlanContext
 from comparator.plan.dp.grid import PriceBasis
+from comparator.plan.explain.card_supply import check_card_supply
 from comparator.plan.explain.diagnose import budget_diagnosis, diagnose
 from comparator.plan.priced import figure_rows, fit_advice, plan_link, with_figures
 from comparator.plan.prune.pruning import LazyCandidates, choose_lazy, lazy_candidates
@@ -274,6 +275,7 @@ def finish(
     )
     _calendar_warning(result, prepared)
     if best is None:
+        check_card_supply(job, prepared.offers)
         diagnosis = diagnose(
             job,
             len(prepared.offers),

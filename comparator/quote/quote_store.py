@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from comparator.catalog.db import write_transaction
 from comparator.catalog.models import Quote
-from comparator.errors import CatalogError, InputError
+from comparator.errors import CatalogError, InputError, Msg
 
 QUOTE = Quote.__table__  # type: ignore[attr-defined]
 NUMBER_PATTERN = re.compile(r"^Q-(\d{4})-(\d{6})$")
@@ -42,7 +42,9 @@ def parse_number(text: str) -> tuple[int, int]:
     match = NUMBER_PATTERN.match(text.strip())
     if not match:
         raise InputError(
-            "quote number: expected Q-<year>-<6 digits> like Q-2026-000123, got {text!r}", text=text
+            "quote number: expected Q-<year>-<6 digits> like Q-2026-000123, got {text!r}",
+            text=text,
+            hint=Msg("give the number a quote printed when it was made, such as Q-2026-000123"),
         )
     return int(match.group(1)), int(match.group(2))
 

@@ -63,7 +63,13 @@ def _existing(paths: Iterable[Path]) -> list[Path]:
     result = list(paths)
     for path in result:
         if not path.is_file():
-            raise InputError("{path}: no such file", path=path)
+            raise InputError(
+                "{path}: no such file",
+                path=path,
+                hint=Msg(
+                    "give the path of an existing price sheet (.csv, .xlsx, .json) or profile (.toml)"
+                ),
+            )
     return result
 
 
@@ -76,6 +82,7 @@ def split_files(files: Sequence[Path]) -> tuple[list[Path], list[Path]]:
             raise InputError(
                 "{sheet}: expected a price sheet (.csv, .xlsx, .json) or a profile (.toml)",
                 sheet=sheet,
+                hint=Msg("name a sheet .csv, .xlsx or .json and a provider profile .toml"),
             )
     return profiles, sheets
 
@@ -146,6 +153,9 @@ def import_files(
             "{names}: the database refused a value ({reason}); nothing imported",
             names=names,
             reason=reason,
+            hint=Msg(
+                "fix the value named and import again (README, section Price sheets, gives each column's range)"
+            ),
         ) from None
     if written.removals:
         raise RemovesOffersError(written.removals)
@@ -181,7 +191,12 @@ def _parse(
         content = read_sheet_file(path)  # no further than the sheet limit
     except OSError as exc:
         raise InputError(
-            "{path}: cannot read the sheet ({reason})", path=path, reason=os_reason(exc)
+            "{path}: cannot read the sheet ({reason})",
+            path=path,
+            reason=os_reason(exc),
+            hint=Msg(
+                "check that the file can be read (its permissions, and that no program holds it locked)"
+            ),
         ) from None
     return parse_sheet_columns(
         content, str(path), known, timezone=timezone, decimal=decimal, warnings=warnings

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 
 REPORT_KEYS = ("folder", "keep", "lang", "pdf", "weeks")
 DEFAULT_KEEP = 12
@@ -35,7 +35,14 @@ class ReportConfig:
 def parse_report(table: object, file: Path, where: str) -> ReportConfig:
     """The ``[report]`` table; InputError names the file, the key and what was expected."""
     if not isinstance(table, Mapping):
-        raise InputError("{where}: expected a table", where=where)
+        raise InputError(
+            "{where}: expected a table",
+            where=where,
+            hint=Msg(
+                "`suanli schema sources` prints every key a sources file takes; "
+                "examples/sources.toml shows each adapter"
+            ),
+        )
     unknown = [key for key in table if key not in REPORT_KEYS]
     if unknown:
         raise InputError(
@@ -43,6 +50,10 @@ def parse_report(table: object, file: Path, where: str) -> ReportConfig:
             where=where,
             key=unknown[0],
             allowed=", ".join(REPORT_KEYS),
+            hint=Msg(
+                "`suanli schema sources` prints every key a sources file takes; "
+                "examples/sources.toml shows each adapter"
+            ),
         )
     folder = table.get("folder")
     if not isinstance(folder, str) or not folder.strip():
@@ -50,6 +61,10 @@ def parse_report(table: object, file: Path, where: str) -> ReportConfig:
             "{where} folder: expected the folder to write reports into, got {value!r}",
             where=where,
             value=folder,
+            hint=Msg(
+                "`suanli schema sources` prints every key a sources file takes; "
+                "examples/sources.toml shows each adapter"
+            ),
         )
     path = Path(folder).expanduser()
     return ReportConfig(
@@ -73,6 +88,10 @@ def _whole(
             low=low,
             high=high,
             value=value,
+            hint=Msg(
+                "`suanli schema sources` prints every key a sources file takes; "
+                "examples/sources.toml shows each adapter"
+            ),
         )
     return value
 
@@ -80,7 +99,15 @@ def _whole(
 def _lang(table: Mapping[str, object], where: str) -> str:
     value = table.get("lang", "zh")
     if value not in ("zh", "en"):
-        raise InputError("{where} lang: expected zh or en, got {value!r}", where=where, value=value)
+        raise InputError(
+            "{where} lang: expected zh or en, got {value!r}",
+            where=where,
+            value=value,
+            hint=Msg(
+                "`suanli schema sources` prints every key a sources file takes; "
+                "examples/sources.toml shows each adapter"
+            ),
+        )
     return str(value)
 
 
@@ -92,5 +119,9 @@ def _flag(table: Mapping[str, object], key: str, where: str) -> bool:
             where=where,
             key=key,
             value=value,
+            hint=Msg(
+                "`suanli schema sources` prints every key a sources file takes; "
+                "examples/sources.toml shows each adapter"
+            ),
         )
     return value

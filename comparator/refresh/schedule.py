@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 
 _LOOKBACKS = (
     timedelta(hours=2),
@@ -105,7 +105,13 @@ def parse_cron(text: str, zone: ZoneInfo, where: str = "cron") -> ZonedCron:
             wall = CronTrigger(day_of_week=days, hour=int(hour), minute=int(minute), timezone=UTC)
     except ValueError as exc:
         raise InputError(
-            "{where}: {reason} (got {text!r})", where=where, reason=str(exc), text=text
+            "{where}: {reason} (got {text!r})",
+            where=where,
+            reason=str(exc),
+            text=text,
+            hint=Msg(
+                'write the schedule as "mon 03:00", "daily 03:00" or a crontab line such as "0 3 * * mon"'
+            ),
         ) from None
     if wall is not None:
         if _never_fires(wall):
@@ -113,6 +119,9 @@ def parse_cron(text: str, zone: ZoneInfo, where: str = "cron") -> ZonedCron:
                 "{where}: {text!r} names a date that never comes (such as 31 11)",
                 where=where,
                 text=text,
+                hint=Msg(
+                    'write the schedule as "mon 03:00", "daily 03:00" or a crontab line such as "0 3 * * mon"'
+                ),
             )
         return ZonedCron(wall, zone, text)
     raise InputError(
@@ -120,6 +129,9 @@ def parse_cron(text: str, zone: ZoneInfo, where: str = "cron") -> ZonedCron:
         'mon", got {text!r}',
         where=where,
         text=text,
+        hint=Msg(
+            'write the schedule as "mon 03:00", "daily 03:00" or a crontab line such as "0 3 * * mon"'
+        ),
     )
 
 

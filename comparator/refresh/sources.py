@@ -62,20 +62,38 @@ class SourcesFile:
                 path=self.path,
                 unknown=", ".join(unknown),
                 names=", ".join(sorted(known)),
+                hint=Msg(
+                    "add a [[source]] for it to the sources file, or give --provider one of the known ids"
+                ),
             )
         return tuple(known[p] for p in providers)
 
 
+#: what to do about a sources file that cannot be read or checked
+SOURCES_HINT = Msg(
+    "`suanli schema sources` prints every key a sources file takes; "
+    "examples/sources.toml shows each adapter"
+)
+
+
 def load_sources(path: str | Path) -> SourcesFile:
-    """Read and check a sources file; InputError names the file, the entry and the key."""
+    """Read and check a sources file; InputError names the file, the entry and the key, and
+    says what to do (:data:`SOURCES_HINT` unless the check knows better)."""
     file = Path(path).expanduser()
-    data = read_toml(
-        file,
-        error=InputError,
-        kind=Msg("sources file"),
-        missing=Msg("{file}: no such sources file (try --config examples/sources.toml)", file=file),
-    )
-    return parse_sources(data, file)
+    try:
+        data = read_toml(
+            file,
+            error=InputError,
+            kind=Msg("sources file"),
+            missing=Msg(
+                "{file}: no such sources file (try --config examples/sources.toml)", file=file
+            ),
+        )
+        return parse_sources(data, file)
+    except InputError as exc:
+        if exc.hint is not None or type(exc) is not InputError:
+            raise
+        raise InputError(exc.msg, hint=SOURCES_HINT) from None
 
 
 def parse_sources(data: Mapping[str, Any], file: Path) -> SourcesFile:

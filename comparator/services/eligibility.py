@@ -25,7 +25,7 @@ from comparator.config import Settings
 from comparator.domain.offer_view import OfferView
 from comparator.domain.policy import JobPolicy
 from comparator.domain.profile import ProviderProfile
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 
 
 def job_policy(job_path: str | Path | None, settings: Settings, today: date | None) -> JobPolicy:
@@ -120,6 +120,7 @@ def _select(engine: Engine, ids: Sequence[str]) -> dict[str, ProviderProfile]:
             "suanli check: unknown provider {unknown!r}; known: {known}",
             unknown=unknown[0],
             known=known,
+            hint=Msg("`suanli providers` lists the provider ids of the catalog"),
         )
     return {i: profiles[i] for i in ids} if ids else profiles
 

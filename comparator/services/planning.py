@@ -29,6 +29,7 @@ from comparator.domain import (
     load_holidays_file,
     load_job,
 )
+from comparator.domain.job import anchored
 from comparator.domain.limits import check_window
 from comparator.errors import JobFileError, Msg, MsgList, PlanError
 from comparator.plan import (
@@ -112,10 +113,11 @@ def context_from_settings(
 
 
 def sane_job(job: Job, context: PlanContext) -> Job:
-    """``job`` when its window is sane as of the planning day (``--today`` or the real date)
-    and its currency has a rate: a window that ended before it, or one that starts years
-    after it, is a :class:`JobFileError` naming the key
-    (:func:`comparator.domain.limits.check_window`)."""
+    """``job``, its relative window (``[schedule] days``) starting on the planning day
+    (``--today`` or the real date), when that window is sane and its currency has a rate: a
+    window that ended before it, or one that starts years after it, is a
+    :class:`JobFileError` naming the key (:func:`comparator.domain.limits.check_window`)."""
+    job = anchored(job, context.today)
     check_window(job.schedule.earliest_start, job.schedule.deadline, context.today, job.source)
     if not context.fx.knows(job.currency):
         raise JobFileError(
@@ -171,7 +173,7 @@ def plan_job_file(
     run of the ``calibration`` file when given: it replaces the job's ``[calibration]``)."""
     job = with_calibration(load_job(path), calibration)
     context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
-    sane_job(job, context)
+    job = sane_job(job, context)
     with collector_paused(), within_range([job]):
         return plan_for_job(engine, job, context)[0]
 
@@ -200,7 +202,6 @@ def plan_jobs_files(
     if objective != "cost":
         raise PlanError("--objective time plans one job at a time; plan the jobs separately")
     context = context_from_settings(settings, objective=objective, top=top, today=today, lang=lang)
-    for job in jobs:
-        sane_job(job, context)
+    jobs = [sane_job(job, context) for job in jobs]
     with within_range(jobs):
         return plan_jobs(jobs, CatalogGroups(engine), None, context, time_limit_s=time_limit_s)

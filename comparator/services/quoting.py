@@ -56,7 +56,7 @@ def make_quote(
     context = context_from_settings(
         settings, objective=objective, top=top, today=day, lang=check_lang
     )
-    sane_job(job, context)
+    job = sane_job(job, context)
     with collector_paused(), within_range([job]):
         result, read = plan_job_read(job, source, None, context)
         parts = QuoteParts(

@@ -31,7 +31,7 @@ from comparator.compliance import check_providers
 from comparator.config import Settings
 from comparator.domain.price_index import IndexStats, change, to_cent, week_factor_sum
 from comparator.domain.profile import ProviderProfile
-from comparator.errors import CalendarError, InputError
+from comparator.errors import CalendarError, InputError, Msg
 from comparator.services.eligibility import job_policy
 
 EXPIRY_DAYS = 90
@@ -69,7 +69,11 @@ def market_report(
 ) -> dict[str, Any]:
     """The report's document (see docs/market-report.md for its shape)."""
     if not 2 <= weeks <= 104:
-        raise InputError("--weeks: expected a whole number 2–104, got {weeks}", weeks=weeks)
+        raise InputError(
+            "--weeks: expected a whole number 2–104, got {weeks}",
+            weeks=weeks,
+            hint=Msg("write a whole number of weeks from 2 to 104, such as 12"),
+        )
     zone = settings.timezone
     policy = job_policy(policy_job, settings, today)
     calendar = report_weeks(policy.today, weeks, zone)
@@ -116,6 +120,9 @@ def _pricing(settings: Settings, rules: Sequence[str], week_start: date) -> Pric
         raise InputError(
             "SUANLI_CURRENCY {currency}: no rate in SUANLI_FX_RATES to convert prices into it",
             currency=settings.currency,
+            hint=Msg(
+                "add the currency's rate to SUANLI_FX_RATES (README, section Settings), or set SUANLI_CURRENCY=CNY"
+            ),
         )
     first = datetime.combine(week_start, time(), settings.timezone)
     sums: dict[str, Decimal] = {}

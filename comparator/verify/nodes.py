@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from comparator.domain.links import parse_network
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from comparator.i18n import say
 from comparator.verify.checks import AcceptanceCheck
 
@@ -55,7 +55,12 @@ def read_hostfile(path: Path) -> list[str]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(
-            "--nodes {path}: cannot read the host file ({reason})", path=str(path), reason=exc
+            "--nodes {path}: cannot read the host file ({reason})",
+            path=str(path),
+            reason=exc,
+            hint=Msg(
+                "write the host file with one host (a name or an address) per line, at least two"
+            ),
         ) from None
     hosts = [line.split("#", 1)[0].split()[0] for line in lines if line.split("#", 1)[0].strip()]
     if len(hosts) < 2:
@@ -63,6 +68,9 @@ def read_hostfile(path: Path) -> list[str]:
             "--nodes {path}: expected at least two hosts, one per line (got {count})",
             path=str(path),
             count=len(hosts),
+            hint=Msg(
+                "write the host file with one host (a name or an address) per line, at least two"
+            ),
         )
     return hosts
 

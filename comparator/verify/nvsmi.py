@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 
 _ABSENT = frozenset(
     {
@@ -281,7 +281,13 @@ def _gpu(index: int, gpu: ET.Element) -> GpuReading:
 
 def _xml_root(text: str, source: str) -> ET.Element:
     if "<!ENTITY" in text:
-        raise InputError("{source}: XML entity declarations are not accepted", source=source)
+        raise InputError(
+            "{source}: XML entity declarations are not accepted",
+            source=source,
+            hint=Msg(
+                "on the rented machine run `nvidia-smi -q -x > smi.xml` and give --nvidia-smi-xml smi.xml"
+            ),
+        )
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
@@ -289,6 +295,9 @@ def _xml_root(text: str, source: str) -> ET.Element:
             "{source}: not XML ({reason}); expected the output of `nvidia-smi -q -x`",
             source=source,
             reason=str(exc),
+            hint=Msg(
+                "on the rented machine run `nvidia-smi -q -x > smi.xml` and give --nvidia-smi-xml smi.xml"
+            ),
         ) from None
     if root.tag != "nvidia_smi_log":
         raise InputError(
@@ -296,6 +305,9 @@ def _xml_root(text: str, source: str) -> ET.Element:
             "`nvidia-smi -q -x`)",
             source=source,
             tag=root.tag,
+            hint=Msg(
+                "on the rented machine run `nvidia-smi -q -x > smi.xml` and give --nvidia-smi-xml smi.xml"
+            ),
         )
     return root
 
@@ -330,7 +342,11 @@ def parse_topology(text: str, source: str = "nvidia-smi topo -m") -> Topology:
     start = next((n for n, tokens in enumerate(lines) if _is_topo_header(tokens)), None)
     if start is None:
         raise InputError(
-            "{source}: no GPU0 column header; expected `nvidia-smi topo -m` output", source=source
+            "{source}: no GPU0 column header; expected `nvidia-smi topo -m` output",
+            source=source,
+            hint=Msg(
+                "on the rented machine run `nvidia-smi topo -m > topo.txt` and give that file"
+            ),
         )
     columns = sum(1 for token in lines[start] if _GPU_LABEL.fullmatch(token))
     links: dict[tuple[int, int], str] = {}
@@ -361,7 +377,13 @@ def run_nvidia_smi(executable: str, args: Sequence[str]) -> str:
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise InputError(
-            "`{command}` could not run: {reason}", command=" ".join(command), reason=str(exc)
+            "`{command}` could not run: {reason}",
+            command=" ".join(command),
+            reason=str(exc),
+            hint=Msg(
+                "run it on the rented machine, where NVIDIA's driver is installed, or give "
+                "--nvidia-smi-xml FILE saved there"
+            ),
         ) from None
     if done.returncode != 0:
         said = (done.stderr or done.stdout).strip().splitlines()
@@ -370,6 +392,10 @@ def run_nvidia_smi(executable: str, args: Sequence[str]) -> str:
             command=" ".join(command),
             returncode=done.returncode,
             value=said[0] if said else "no message",
+            hint=Msg(
+                "run it on the rented machine, where NVIDIA's driver is installed, or give "
+                "--nvidia-smi-xml FILE saved there"
+            ),
         )
     return done.stdout
 

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from comparator.catalog.models import OfferColumns
 from comparator.domain.profile import ProviderProfile
-from comparator.errors import InputError, SourceError
+from comparator.errors import InputError, Msg, SourceError
 from providers.base import Adapter, AdapterResult, SourceSpec
 from providers.fetch import Validators, document_name
 from providers.sheet.known import KnownCatalog
@@ -68,12 +68,20 @@ class SheetAdapter(Adapter):
                 where=where,
                 names=", ".join(SHEET_FORMATS),
                 fmt=fmt,
+                hint=Msg(
+                    "`suanli schema sources` prints every key a sources file takes; "
+                    "examples/sources.toml shows each adapter"
+                ),
             )
         if options.get("decimal", ".") not in (".", ","):
             raise InputError(
                 '{where}: decimal: expected "." or ",", got {value!r}',
                 where=where,
                 value=options["decimal"],
+                hint=Msg(
+                    "`suanli schema sources` prints every key a sources file takes; "
+                    "examples/sources.toml shows each adapter"
+                ),
             )
 
     async def fetch(self, since: Validators | None = None) -> AdapterResult:

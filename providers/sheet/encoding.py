@@ -25,7 +25,7 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 
 UTF8 = "UTF-8"
 MAX_CHAOS = 0.10  # a guess whose text looks more than 10 % like mojibake is weak
@@ -72,6 +72,10 @@ def decode_sheet(content: bytes, filename: str) -> DecodedSheet:
             "{path}: not UTF-8 text, and no known text encoding fits it; save it again as "
             "UTF-8 (Excel: Save As, CSV UTF-8)",
             path=filename,
+            hint=Msg(
+                "save the sheet as UTF-8 (Excel: Save As, CSV UTF-8); README, section Price "
+                "sheets, lists the encodings read"
+            ),
         )
     family, chaos = candidates[0]
     rivals = [name for name, score in candidates[1:] if score - chaos < MIN_GAP]
@@ -82,6 +86,10 @@ def decode_sheet(content: bytes, filename: str) -> DecodedSheet:
             "to store its names and regions; save it again as UTF-8 (Excel: Save As, CSV UTF-8)",
             path=filename,
             names=names,
+            hint=Msg(
+                "save the sheet as UTF-8 (Excel: Save As, CSV UTF-8); README, section Price "
+                "sheets, lists the encodings read"
+            ),
         )
     try:
         text = content.decode(_CODECS[family])
@@ -92,6 +100,10 @@ def decode_sheet(content: bytes, filename: str) -> DecodedSheet:
             path=filename,
             names=family,
             byte=exc.start + 1,
+            hint=Msg(
+                "save the sheet as UTF-8 (Excel: Save As, CSV UTF-8); README, section Price "
+                "sheets, lists the encodings read"
+            ),
         ) from None
     return DecodedSheet(text.removeprefix("\ufeff"), family, chaos)
 

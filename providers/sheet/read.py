@@ -92,17 +92,32 @@ def read_table(content: bytes, filename: str) -> Table:
     except InputError as exc:
         if str(exc).startswith(filename):
             raise
-        raise InputError("{path}: {reason}", path=filename, reason=exc.msg) from None
+        raise InputError("{path}: {reason}", path=filename, reason=exc.msg, hint=exc.hint) from None
     except ImportError:
         raise InputError(
-            "{path}: XLSX needs openpyxl: pip install 'suanli[xlsx]'", path=filename
+            "{path}: XLSX needs openpyxl: pip install 'suanli[xlsx]'",
+            path=filename,
+            hint=Msg(
+                "install the xlsx extra (pip install 'suanli[xlsx]'), or save the sheet as CSV"
+            ),
         ) from None
     except MemoryError:
-        raise InputError("{path}: too large to read", path=filename) from None
+        raise InputError(
+            "{path}: too large to read",
+            path=filename,
+            hint=Msg(
+                "split the price list into smaller sheets (by provider or region) and import "
+                "them together: suanli import a.csv b.csv"
+            ),
+        ) from None
     except RecursionError:  # the C JSON parser stops at the interpreter's recursion limit
         raise InputError(
             "{path}: nested too deeply; expected a list of flat objects (one per offer)",
             path=filename,
+            hint=Msg(
+                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
+                "(README, section Price sheets)"
+            ),
         ) from None
     except _READ_ERRORS as exc:
         raise InputError(
@@ -110,6 +125,10 @@ def read_table(content: bytes, filename: str) -> Table:
             path=filename,
             kind=kind.upper(),
             reason=f"{type(exc).__name__}: {short(exc)}",
+            hint=Msg(
+                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
+                "(README, section Price sheets)"
+            ),
         ) from None
     check_parse_deadline()
     _check_size(table, filename)
@@ -123,6 +142,10 @@ def _check_size(table: Table, filename: str) -> None:
             path=filename,
             count=len(table.headers),
             limit=MAX_COLUMNS,
+            hint=Msg(
+                "split the price list into smaller sheets (by provider or region) and import "
+                "them together: suanli import a.csv b.csv"
+            ),
         )
     if len(table.rows) > MAX_ROWS:
         raise InputError(
@@ -130,6 +153,10 @@ def _check_size(table: Table, filename: str) -> None:
             path=filename,
             count=len(table.rows),
             limit=MAX_ROWS,
+            hint=Msg(
+                "split the price list into smaller sheets (by provider or region) and import "
+                "them together: suanli import a.csv b.csv"
+            ),
         )
 
 
@@ -208,9 +235,22 @@ def _csv_table(content: bytes, filename: str, sep: str) -> Table:
 def _too_wide(count: int) -> InputError:
     if count > MAX_COLUMNS + 1:
         return InputError(
-            "{count} columns; expected at most {limit}", count=count, limit=MAX_COLUMNS
+            "{count} columns; expected at most {limit}",
+            count=count,
+            limit=MAX_COLUMNS,
+            hint=Msg(
+                "split the price list into smaller sheets (by provider or region) and import "
+                "them together: suanli import a.csv b.csv"
+            ),
         )
-    return InputError("more than {limit} columns; expected at most {limit}", limit=MAX_COLUMNS)
+    return InputError(
+        "more than {limit} columns; expected at most {limit}",
+        limit=MAX_COLUMNS,
+        hint=Msg(
+            "split the price list into smaller sheets (by provider or region) and import them "
+            "together: suanli import a.csv b.csv"
+        ),
+    )
 
 
 def _json_table(content: bytes, filename: str) -> Table:
@@ -228,7 +268,14 @@ def _json_table(content: bytes, filename: str) -> Table:
         decimal = _declared_decimal(document.get("decimal", "."), filename)
         document = document["offers"]
     if not isinstance(document, list) or not all(isinstance(r, dict) for r in document):
-        raise InputError("{path}: expected a JSON list of objects (one per offer)", path=filename)
+        raise InputError(
+            "{path}: expected a JSON list of objects (one per offer)",
+            path=filename,
+            hint=Msg(
+                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
+                "(README, section Price sheets)"
+            ),
+        )
     _unique_keys_per_row(document, filename)
     headers: list[str] = []
     for record in document:
@@ -248,6 +295,10 @@ def _unique_keys_at_top(document: dict[str, Any], filename: str) -> None:
             "once (JSON would keep only the last value)",
             path=filename,
             key=short(key),
+            hint=Msg(
+                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
+                "(README, section Price sheets)"
+            ),
         )
 
 
@@ -265,7 +316,10 @@ def _unique_keys_per_row(records: list[dict[str, Any]], filename: str) -> None:
 def _declared_decimal(value: object, filename: str) -> str:
     if value not in (".", ","):
         raise InputError(
-            '{path}: decimal: expected "." or ",", got {value!r}', path=filename, value=short(value)
+            '{path}: decimal: expected "." or ",", got {value!r}',
+            path=filename,
+            value=short(value),
+            hint=Msg('write "." (1.5) or "," (1,5) for the decimal mark'),
         )
     return str(value)
 
@@ -293,6 +347,10 @@ def _xlsx_table(content: bytes, filename: str) -> Table:
             "save it), got {what}; save it as .xlsx again, or rename a CSV to .csv",
             path=filename,
             what=what,
+            hint=Msg(
+                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
+                "(README, section Price sheets)"
+            ),
         )
     try:
         headers, numbered = _read_workbook(content, filename)
@@ -304,6 +362,10 @@ def _xlsx_table(content: bytes, filename: str) -> Table:
             "file ({reason}); save it as .xlsx again",
             path=filename,
             reason=f"{type(exc).__name__}: {short(exc)}",
+            hint=Msg(
+                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
+                "(README, section Price sheets)"
+            ),
         ) from None
     return _from_rows(headers, numbered)
 
@@ -333,11 +395,22 @@ def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple
                 path=filename,
                 size=unpacked,
                 limit=MAX_SHEET_BYTES,
+                hint=Msg(
+                    "split the price list into smaller sheets (by provider or region) and "
+                    "import them together: suanli import a.csv b.csv"
+                ),
             )
         book = load_workbook(DeadlineReader(content), read_only=True, data_only=True)
         try:
             if not book.worksheets:
-                raise InputError("{path}: the workbook has no sheet", path=filename)
+                raise InputError(
+                    "{path}: the workbook has no sheet",
+                    path=filename,
+                    hint=Msg(
+                        "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per "
+                        "offer (README, section Price sheets)"
+                    ),
+                )
             sheet = book.worksheets[0]
             blocks = merged_blocks(archive, sheet._worksheet_path)
             # the header row's blocks (a title over two columns) stay as before: one header
@@ -366,6 +439,10 @@ def _xlsx_rows(
                 "{path}: more than {limit} rows; expected at most {limit}",
                 path=filename,
                 limit=MAX_ROWS,
+                hint=Msg(
+                    "split the price list into smaller sheets (by provider or region) and "
+                    "import them together: suanli import a.csv b.csv"
+                ),
             )
         if not values or values.count(None) == len(values):
             continue  # a blank row (openpyxl pads gaps up to the last used row with them)
@@ -376,6 +453,10 @@ def _xlsx_rows(
                 path=filename,
                 row=number,
                 limit=MAX_COLUMNS,
+                hint=Msg(
+                    "split the price list into smaller sheets (by provider or region) and "
+                    "import them together: suanli import a.csv b.csv"
+                ),
             )
         if headers is None and number == 1:
             headers = [c.strip() for c in cells[:MAX_COLUMNS]]

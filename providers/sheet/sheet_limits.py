@@ -19,7 +19,7 @@ from typing import Any
 
 from comparator.domain.bounded_read import read_limited
 from comparator.domain.json_input import json_object
-from comparator.errors import InputError
+from comparator.errors import InputError, Msg
 from providers.parse_deadline import check_parse_deadline
 
 MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
@@ -48,11 +48,19 @@ def too_big(filename: str, size: int | None = None) -> InputError:
             path=filename,
             size=size,
             limit=MAX_SHEET_BYTES,
+            hint=Msg(
+                "split the price list into smaller sheets (by provider or region) and import "
+                "them together: suanli import a.csv b.csv"
+            ),
         )
     return InputError(
         "{path}: more than {limit} bytes; expected a sheet of at most {limit} bytes",
         path=filename,
         limit=MAX_SHEET_BYTES,
+        hint=Msg(
+            "split the price list into smaller sheets (by provider or region) and import them "
+            "together: suanli import a.csv b.csv"
+        ),
     )
 
 
@@ -65,6 +73,10 @@ def sheet_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             "an object with {count} keys; expected at most {limit} (one key per column)",
             count=len(pairs),
             limit=MAX_COLUMNS,
+            hint=Msg(
+                "split the price list into smaller sheets (by provider or region) and import "
+                "them together: suanli import a.csv b.csv"
+            ),
         )
     return json_object(pairs)
 

@@ -52,6 +52,10 @@ class SkypilotOptions:
             raise InputError(
                 '{where}: expected spot = true|false and a region_countries table of region = "CC"',
                 where=spec.where,
+                hint=Msg(
+                    "`suanli schema sources` prints every key a sources file takes; "
+                    "examples/sources.toml shows each adapter"
+                ),
             )
         country = str(options.get("country", "US")).upper()
         return cls(
@@ -127,7 +131,12 @@ def _read_rows(content: bytes, location: str) -> list[dict[str, str]]:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(
-            "{location}: expected UTF-8 CSV ({reason})", location=location, reason=exc.reason
+            "{location}: expected UTF-8 CSV ({reason})",
+            location=location,
+            reason=exc.reason,
+            hint=Msg(
+                "check the source's url and records path against what it answers; its last good snapshot stays current"
+            ),
         ) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or ())]

@@ -156,3 +156,81 @@ def test_readme_commands_print_no_english_under_zh(
         words = stray_english(_TYPED.sub(" ", text))
         leftover = sorted({w for w in words if w not in MESSAGE_WORDS | typed})
         assert leftover == [], (args, leftover)
+
+
+# `estimate --json` of the README's examples, one that does not fit (advice, why_not), the
+# `other` stack with link strings it cannot read (its notes), and one with a global batch
+JSON_ESTIMATES: tuple[tuple[str, ...], ...] = (
+    ("--model", "Qwen2.5-7B", "--method", "lora", "--tokens", "300M", "--epochs", "3"),
+    ("--model", "Llama-3.1-70B", "--method", "full", "--gpu", "H800", "--tokens", "2B"),
+    ("--model", "Llama-3.1-70B", "--method", "full", "--gpu", "4090", "--cards", "8"),
+    ("--model", "7B", "--stack", "other", "--interconnect", "x", "--network", "y 7G"),
+    ("--model", "Mixtral-8x7B", "--gpu", "4090", "--offload", "--global-batch", "64"),
+    ("--model", "Qwen2.5-7B", "--measured-tokens-per-s", "2000", "--tokens", "1B"),
+)
+
+
+def _texts(document: Any, english: bool = False) -> list[str]:
+    """The texts a JSON document shows a reader: string values with a space in them (one
+    word is an id or an enum value, `"method": "lora"`), less the messages (`<key>_msg`,
+    their ids) and, unless ``english``, the English kept for scripts beside a `<key>_msg`."""
+    if isinstance(document, list):
+        return [text for item in document for text in _texts(item, english)]
+    if not isinstance(document, dict):
+        return [document] if isinstance(document, str) and " " in document else []
+    shown = []
+    for key, value in document.items():
+        if key.endswith(("_msg", "_msgs")) or (f"{key}_msg" in document and not english):
+            continue
+        shown += _texts(value, english)
+    return shown
+
+
+def _pairs(document: Any) -> list[tuple[str, str, str]]:
+    """(key, English, text in --lang) of every message in ``document``."""
+    if isinstance(document, list):
+        return [pair for item in document for pair in _pairs(item)]
+    if not isinstance(document, dict):
+        return []
+    found = []
+    for key, value in document.items():
+        if key.endswith("_msg") and value is not None:
+            name = key.removesuffix("_msg")
+            shown = "text" if name == "text" else f"{name}_text"
+            english = "" if name == "text" else document[name]  # a calibration's: no English
+            found.append((key, english, document[shown]))
+        found += _pairs(value)
+    return found
+
+
+def test_estimate_json_reads_zh_beside_its_english(cli: Any) -> None:
+    """Under zh every text of `estimate --json` is Chinese (`<key>_text`) beside its message
+    (`<key>_msg`); the English under `<key>` is what `--lang en` prints, for scripts."""
+    for args in JSON_ESTIMATES:
+        zh = cli("estimate", *args, "--json", lang="zh").json()
+        en = cli("estimate", *args, "--json", lang="en").json()
+        pairs = _pairs(zh)
+        assert pairs and [p[1] for p in pairs] == [p[1] for p in _pairs(en)], args
+        assert all(english == text for _, english, text in _pairs(en) if english), args
+        for key, _, text in pairs:
+            assert CJK.search(text) or not stray_english(_TYPED.sub(" ", text)), (key, text)
+        text = _DATA.sub(" ", " \n".join(_texts(zh)))
+        leftover = [w for w in stray_english(_TYPED.sub(" ", text)) if w not in MESSAGE_WORDS]
+        assert leftover == [], (args, leftover)
+        assert stray_english(" ".join(_texts(en, english=True))), args  # the check can fail
+
+
+def test_import_json_warnings_read_zh_with_their_messages(
+    cli: Any, demo_db_url: str, tmp_path: Path
+) -> None:
+    sheet = tmp_path / "extra.csv"
+    sheet.write_text(
+        "provider,region,gpu,cards,billing,price,prise\ndemo-nanshan,gd-sz-1,H100,8,hourly,10,3\n",
+        encoding="utf-8",
+    )
+    doc = cli("import", str(sheet), "--replace", "--json", db=demo_db_url, lang="zh").json()
+    (warning,) = doc["warnings"]
+    assert CJK.search(warning) and "'prise'" in warning
+    assert doc["warning_msgs"][0]["id"] == "{path}: ignored column(s) no header matches: {names}"
+    text = _words(" \n".join(_texts(doc)), [str(sheet)])
+    assert [w for w in stray_english(_TYPED.sub(" ", text)) if w not in MESSAGE_WORDS] == []

@@ -58,8 +58,12 @@ def test_the_job_schema_names_every_table_and_key(cli: Any) -> None:
     }
     assert schema["required"] == ["schedule"]
     schedule = schema["$defs"]["ScheduleTable"]
-    assert schedule["required"] == ["earliest_start", "deadline"]
-    assert schedule["properties"]["deadline"]["format"] == "date-time"
+    assert schedule["oneOf"] == [
+        {"required": ["earliest_start", "deadline"]},
+        {"required": ["days"]},
+    ]
+    assert schedule["properties"]["days"]["anyOf"][0]["type"] == "integer"
+    assert schedule["properties"]["deadline"]["anyOf"][0]["format"] == "date-time"
 
 
 def _descriptions(model: type[BaseModel]) -> set[str]:

@@ -50,7 +50,8 @@ _WORDS = """true false url path token_env headers records values fields defaults
     text CC fp32 fp16 bf16 lora rank Ada Hopper Blackwell Asia Shanghai JOB COLUMN
     FACTOR DAYS price cards billing sku stock interconnect Python GpuInfo
     budget location memory network requirements throughput interruptible amounts
-    README Install Settings torch warning fabric vGPU"""
+    README Install Settings torch warning fabric vGPU
+    Korthikanti dropout roofline Meta nanoGPT nanotron nemo axolotl"""
 MESSAGE_WORDS = frozenset(_WORDS.split())
 
 

@@ -111,13 +111,17 @@ def test_gpu_requirements_exclude_other_models() -> None:
 
 
 def test_stock_and_network_limits_name_the_reason() -> None:
+    """16 cards that an offer out of stock carries (its IB nodes): the stock diagnosis, not
+    the error of cards beyond every offer (tests/plan/test_card_supply.py)."""
     offers = [
         sg("few", price="5", stock=4),
         sg("no-ib", price="6", network="eth-25g", provider="other"),
+        sg("sold-out", price="7", stock=0, provider="third"),
     ]
     result = planned(job(cards=16), offers)
     assert "stock: 16 cards need 16 units, 4 available" in reasons(result, "few")
     assert "needs an IB/RoCE network" in reasons(result, "no-ib")
+    assert "stock: 16 cards need 16 units, 0 available" in reasons(result, "sold-out")
     assert result.best is None and result.binding in ("stock", "network")
 
 
