@@ -124,7 +124,9 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     at most ``L`` slots, an interruptible job needs ``b ≥ 1 + ⌈(W − L) / (L − overhead)⌉``
     blocks and so runs at least ``W + overhead·(b − 1)`` slots, all of them paid: the bound
     takes that many. A job that may not pause (without a cap) runs one block of ``W``
-    consecutive slots: the least sum of ``W`` consecutive slot prices bounds it. The data disk
+    consecutive slots: the least sum of ``W`` consecutive slot prices bounds it. One that may
+    pause with overhead ``o > 0`` runs one such block or at least ``W + o`` slots: the smaller
+    of the two sums bounds it (:func:`_one_block_or_restarts`). The data disk
     is billed for every one of those run slots (storage runs from the first run slot to the
     finish, paused hours included): ``storage_cents`` each.
     """

@@ -15,9 +15,9 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
+from comparator.plan import selection
 from comparator.plan.dp.dp_solver import ScheduleProfile, solve_schedule
 from comparator.plan.dp.problem import ContractRate, HourlyRate, ScheduleProblem
-from comparator.plan import selection
 from comparator.plan.selection import lower_bound_cents
 from tests.plan.test_plan_daily_cap import random_days
 from tests.support.dp_reference.reference_solver import solve_schedule as reference_solve

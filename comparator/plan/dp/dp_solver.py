@@ -69,6 +69,9 @@ class Machines:
         # one rate per machine: the machine minima are the rates' own values
         self.one_each = all(len(rows) == 1 for rows in self.groups)
         self.firsts = np.array([rows[0] for rows in self.groups], dtype=np.int64)
+        # rates by machine, and where each machine's rates begin: one reduceat per layer
+        self.by_machine = np.concatenate(self.groups) if self.groups else self.firsts
+        self.starts = np.cumsum([0] + [len(rows) for rows in self.groups[:-1]])
 
     def same(self, closed: Ints, nothing: Ints) -> Ints:
         """``[rate, ...]``: the cheapest closed segment of another rate of the same machine
@@ -89,8 +92,9 @@ class Machines:
             return closed if self.single else closed[self.firsts]
         if self.single:
             least: Ints = closed.min(axis=0)[None]
-            return least
-        return np.stack([closed[rows].min(axis=0) for rows in self.groups])
+        else:
+            least = np.minimum.reduceat(closed[self.by_machine], self.starts, axis=0)
+        return least
 
     def other(self, minima: Ints) -> Ints:
         """``[rate, ...]``: the cheapest closed segment on another machine: the least of the
