@@ -198,6 +198,7 @@ class ContractSteps:
         self.slot = {j: i for i, j in enumerate(chaining)}
         self.chains = Grid((len(chaining), work, rates.class_count, cap.size, width))
         self.rentable = [j for j in range(self.count) if self._ever_free(j)]
+        self.first = [int(v) for v in rates.first_value]  # a new chain's first periods
 
     def _ever_free(self, j: int) -> bool:
         """Whether some start slot before the deadline can rent the rate's first span (run
@@ -240,12 +241,17 @@ class ContractSteps:
         count = self.width - overhead
         if gain <= 0 or count <= 0:
             return
-        cost = values[:, :count] + self.rates.first_value[j]
+        cap = self.cap
+        if gain >= self.work - layer and not cap.active and self.rates.all_free:
+            # the last chain, every slot rentable, no cap: straight to the finish
+            ends = terminal.values[overhead:]
+            np.minimum(ends, values[0, :count] + self.first[j], out=ends)
+            return
+        cost = values[:, :count] + self.first[j]
         free = self._free(j, layer, count, self.span[j])
         if free is not None:
             cost = np.where(free, cost, INF)
         where = slice(overhead, self.width)
-        cap = self.cap
         if gain >= self.work - layer:  # the last chain: runs only until the work is done
             if cap.active:
                 cost = cap.run_from(cost, layer, overhead + self.work - layer)
