@@ -13,6 +13,15 @@ prints the time per solve of each (best of ``--repeat``) and their ratio::
 
 The quote command's own figures come from ``/usr/bin/time`` around `suanli quote` (see
 docs/planner-pruning.md); this script isolates the DP.
+
+Measured 2026-12-03 on the shared 2-core machine (load 11 to 16: compare CPU seconds), copies
+of the kept 1M-offer benchmark catalog (SQLite). ``replay`` of the LoRA quote's 218 solves
+(pre-#26 walk), best of 5: 4.62 -> 2.06 ms CPU per solve (2.2x); the 13B job's 44: 3.62 ->
+2.31 ms (1.6x); the windowed storage job's 7: 9.31 -> 7.15 ms; the 70B job's 25: 1.22 ->
+0.78 ms. ``capture`` in each tree: the README's LoRA quote spent 1.44 CPU s in 218 solves of
+its 3.54 (``make_quote``) on main and 0.41 s in 104 solves of its 2.63 with the faster DP and
+the interruptible bound (docs/planner-pruning.md, rule 2); the seeds' 13B 0.24 s (44 solves)
+of 11.7 -> 0.15 s of 11.0.
 """
 
 from __future__ import annotations
@@ -38,17 +47,27 @@ def capture(url: str, job: str, out: str) -> None:
     from comparator.services.quoting import make_quote
 
     problems: list[Any] = []
+    spent = [0.0]
     solve = selection.solve_schedule
 
     def recording(problem: Any, **kwargs: Any) -> Any:
         problems.append(problem)
-        return solve(problem, **kwargs)
+        started = time.process_time()
+        try:
+            return solve(problem, **kwargs)
+        finally:
+            spent[0] += time.process_time() - started
 
     selection.solve_schedule = recording  # type: ignore[assignment]
     engine = make_engine(url)
+    started = time.process_time()
     make_quote(engine, job, load_settings({}), today=date.fromisoformat(TODAY), lang="en")
+    quote = time.process_time() - started
     Path(out).write_bytes(pickle.dumps(problems))
-    print(f"{job}: {len(problems)} problems solved -> {out}")
+    print(
+        f"{job}: {len(problems)} problems solved in {spent[0]:.3f} CPU s of the quote's "
+        f"{quote:.2f} (make_quote, imports apart) -> {out}"
+    )
 
 
 def _answer(profile: Any) -> tuple[Any, ...]:
