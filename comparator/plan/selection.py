@@ -124,7 +124,9 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
     at most ``L`` slots, an interruptible job needs ``b ≥ 1 + ⌈(W − L) / (L − overhead)⌉``
     blocks and so runs at least ``W + overhead·(b − 1)`` slots, all of them paid: the bound
     takes that many. A job that may not pause (without a cap) runs one block of ``W``
-    consecutive slots: the least sum of ``W`` consecutive slot prices bounds it. The data disk
+    consecutive slots: the least sum of ``W`` consecutive slot prices bounds it. One that may
+    pause with overhead ``o > 0`` runs one such block or at least ``W + o`` slots: the smaller
+    of the two sums bounds it (:func:`_one_block_or_restarts`). The data disk
     is billed for every one of those run slots (storage runs from the first run slot to the
     finish, paused hours included): ``storage_cents`` each.
     """
@@ -157,6 +159,8 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         least = _least_block(per_slot, work)  # one uninterrupted block of ``work`` slots
     if least is None:  # pausing allowed, or no such block (then nothing runs: any bound holds)
         least = _least_slots(_within_daily_cap(problem, per_slot), needed)
+        if least is not None and needed == work and overhead:
+            least = _one_block_or_restarts(problem, per_slot, least)
     if least is None or needed is None:
         return None
     total_cents = least * 100 * (1 - 1e-9)
@@ -169,6 +173,22 @@ def _least_slots(per_slot: NDArray[np.float64], needed: int | None) -> float | N
         return None
     cheapest = np.partition(per_slot, needed - 1)[:needed]
     return float(cheapest.sum()) if np.isfinite(cheapest).all() else None
+
+
+def _one_block_or_restarts(
+    problem: ScheduleProblem, per_slot: NDArray[np.float64], cheapest: float
+) -> float:
+    """An interruptible job with restart overhead ``o`` runs either one block of ``W``
+    consecutive slots (:func:`_least_block`), or more blocks and then at least ``W + o`` run
+    slots (a restart's overhead slots are run slots, all paid): the least of the two bounds
+    it, never below the ``W`` cheapest (``cheapest``, kept where neither exists: no plan)."""
+    work = problem.work_slots
+    block = _least_block(per_slot, work)
+    restarted = _least_slots(
+        _within_daily_cap(problem, per_slot), work + problem.restart_overhead_slots
+    )
+    bounds = [b for b in (block, restarted) if b is not None]
+    return max(cheapest, min(bounds)) if bounds else cheapest
 
 
 def _least_block(per_slot: NDArray[np.float64], work: int) -> float | None:

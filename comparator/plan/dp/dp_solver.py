@@ -45,22 +45,15 @@ from comparator.plan.dp.steps import ContractSteps, HourlySteps, Sources, Termin
 
 
 def _others_min(closed: Ints) -> Ints:
-    """``[j, ...]``: the minimum over every rate but ``j``: the smaller of the minima of the
-    rates before ``j`` and after it."""
+    """``[j, ...]``: the minimum over every rate but ``j``: the second least value where
+    ``j`` holds the least (equal to it when the least is held twice), else the least."""
     count = closed.shape[0]
     if count == 1:
         return np.full(closed.shape, INF)
     if count == 2:
         return closed[::-1].copy()
-    before = closed.copy()  # prefix and suffix minima, rate by rate (few rates: no sort)
-    after = closed.copy()
-    for j in range(1, count):
-        np.minimum(before[j - 1], before[j], out=before[j])
-        np.minimum(after[count - j], after[count - j - 1], out=after[count - j - 1])
-    others: Ints = np.empty_like(closed)
-    others[0] = after[1]
-    others[-1] = before[-2]
-    np.minimum(before[:-2], after[2:], out=others[1:-1])
+    ordered = np.partition(closed, 1, axis=0)
+    others: Ints = np.where(closed == ordered[0], ordered[1], ordered[0])
     return others
 
 
@@ -73,38 +66,57 @@ class Machines:
         self.groups = [np.array([j for j, m in enumerate(machines) if m == n]) for n in names]
         self.single = len(self.groups) == 1
         self.of_rate = np.array([names.index(m) for m in machines], dtype=np.int64)
+        # one rate per machine: the machine minima are the rates' own values
+        self.one_each = all(len(rows) == 1 for rows in self.groups)
+        self.firsts = np.array([rows[0] for rows in self.groups], dtype=np.int64)
+        # rates by machine, and where each machine's rates begin: one reduceat per layer
+        self.by_machine = np.concatenate(self.groups) if self.groups else self.firsts
+        self.starts = np.cumsum([0] + [len(rows) for rows in self.groups[:-1]])
 
-    def same(self, closed: Ints) -> Ints:
+    def same(self, closed: Ints, nothing: Ints) -> Ints:
+        """``[rate, ...]``: the cheapest closed segment of another rate of the same machine
+        (``nothing``, a read-only array of INF, where every machine has one rate)."""
+        if self.one_each:
+            return nothing
         if self.single:
             return _others_min(closed)
         values = np.full(closed.shape, INF)
         for rows in self.groups:
-            values[rows] = _others_min(closed[rows])
+            if len(rows) > 1:
+                values[rows] = _others_min(closed[rows])
         return values
 
-    def other(self, closed: Ints) -> Ints:
-        values = np.full(closed.shape, INF)
+    def minima(self, closed: Ints) -> Ints:
+        """``[machine, ...]``: the cheapest closed segment on each machine."""
+        if self.one_each:
+            return closed if self.single else closed[self.firsts]
         if self.single:
-            return values
-        for rows in self.groups:
-            rest = np.setdiff1d(np.arange(closed.shape[0]), rows)
-            values[rows] = closed[rest].min(axis=0)
-        return values
+            least: Ints = closed.min(axis=0)[None]
+        else:
+            least = np.minimum.reduceat(closed[self.by_machine], self.starts, axis=0)
+        return least
 
-    def idle(self, closed: Ints, pause: Callable[[Ints], Ints]) -> Ints:
-        """``[machine, ...]``: paused after a segment closed on each machine."""
+    def other(self, minima: Ints) -> Ints:
+        """``[rate, ...]``: the cheapest closed segment on another machine: the least of the
+        other machines' minima."""
         if self.single:
-            paused: Ints = pause(closed.min(axis=0))[None]
-            return paused
-        return np.stack([pause(closed[rows].min(axis=0)) for rows in self.groups])
+            return np.full((len(self.of_rate), *minima.shape[1:]), INF)
+        return _others_min(minima)[self.of_rate]
 
-    def restart(self, idle: Ints, closed: Ints, migration: int) -> Ints:
+    def idle(self, minima: Ints, pause: Callable[[Ints], Ints], batch: bool) -> Ints:
+        """``[machine, ...]``: paused after a segment closed on each machine (``batch``: the
+        pause takes every machine at once)."""
+        if batch:
+            return pause(minima)
+        return np.stack([pause(least) for least in minima])
+
+    def restart(self, idle: Ints, minima: Ints, migration: int) -> Ints:
         """``[rate, ...]``: the cheapest restart of each rate: a resume on its own machine, or a
         migration (after a pause or not) that adds the ``migration`` tie unit."""
         own = idle[self.of_rate]
         if self.single:
             return own
-        moved = np.minimum(_others_min(idle)[self.of_rate], self.other(closed))
+        moved = np.minimum(_others_min(idle)[self.of_rate], self.other(minima))
         restart: Ints = np.minimum(own, np.minimum(moved + migration, INF))
         return restart
 
@@ -139,9 +151,10 @@ class ScheduleProfile:
         self.fixed_cents = problem.storage_cents * problem.work_slots  # storage of work slots
         self.machines = Machines(problem.machines)
         self.machine_count = len(self.machines.groups) if problem.machines else 1
-        self.trials = np.array(
-            [j for j, r in enumerate(problem.hourly) if r.trial_slots > 0], dtype=np.int64
-        )
+        trials = [r.trial_slots > 0 for r in problem.hourly]
+        trials += [False] * len(problem.contracts)
+        self.trials = any(trials)  # a free trial only opens the plan: no start from a source
+        self.trial_rows = np.array(trials, dtype=bool)[:, None, None]
         self._closed = _Layers()
         self._idle = _Layers()
         self._paused = _Layers()  # chains closing paused, one diagonal early (flexible)
@@ -243,6 +256,8 @@ class ScheduleProfile:
                 self.contracts, self.width, self.work, self.overhead, self.hourly_count, cap
             )
         self._nothing = np.full((self.hourly_count, cap.size, self.width), INF)
+        self._unreachable = np.full((self.rate_count, cap.size, self.width), INF)
+        self._unreachable.setflags(write=False)  # shared by every layer's sources: never written
         for layer in range(self.work):
             self._layer(layer)
         if self._hourly_steps is not None:
@@ -251,18 +266,19 @@ class ScheduleProfile:
     def _layer(self, layer: int) -> None:
         closed = self._close_all(layer)
         paused = self._paused_exits(layer)
-        idle = self._idle_states(layer, closed if paused is None else np.minimum(closed, paused))
+        restarts = layer > 0 and self.problem.interruptible
+        minima = self.machines.minima(closed) if restarts else None
+        idle = self._idle_states(layer, closed, paused, minima)
         if self.trace:
             self._closed.keep(layer, closed, self.work)
             self._idle.keep(layer, idle, self.work)
             if paused is not None:
                 self._paused.keep(layer, paused, self.work)
-        sources = self._sources(layer, closed, idle)
-        resume = layer > 0 and self.problem.interruptible
+        sources = self._sources(layer, closed, idle, minima)
         if self._hourly_steps is not None:
-            self._hourly_steps.advance(layer, sources, resume)
+            self._hourly_steps.advance(layer, sources, restarts)
         if self._contract_steps is not None:
-            self._contract_steps.advance(layer, sources, self.terminal, resume)
+            self._contract_steps.advance(layer, sources, self.terminal, restarts)
 
     def _close_all(self, layer: int) -> Ints:
         parts: list[Ints] = []
@@ -270,8 +286,8 @@ class ScheduleProfile:
             parts.append(self._hourly_steps.close(layer) if layer else self._nothing)
         if self._contract_steps is not None:
             parts.append(self._contract_steps.close(layer))
-        closed: Ints = np.minimum(np.concatenate(parts), INF)
-        return closed
+        closed: Ints = np.concatenate(parts) if len(parts) > 1 else parts[0].copy()
+        return np.minimum(closed, INF, out=closed)
 
     def _paused_exits(self, layer: int) -> Ints | None:
         """``[rate, h, e]``: a chain that closed paused at diagonal ``e + 1``, less one slot's
@@ -286,35 +302,50 @@ class ScheduleProfile:
         )
         return shifted
 
-    def _idle_states(self, layer: int, closed: Ints) -> Ints:
-        """``[machine, h, d]``: not started (layer 0), or paused after a segment closed on that
-        machine at an earlier diagonal (each paused slot pays storage)."""
+    def _idle_states(
+        self, layer: int, closed: Ints, paused: Ints | None, minima: Ints | None
+    ) -> Ints:
+        """``[machine, h, d]``: not started (layer 0), or paused after a segment closed (or a
+        flexible chain closed paused) on that machine at an earlier diagonal (each paused slot
+        pays storage)."""
         shape = (self.machine_count, self.cap.size, self.width)
         if layer == 0:
             idle = np.full(shape, INF)
             idle[:, 0] = 0
             return idle
-        if not (self.problem.interruptible and self.width > 1):
+        if minima is None or self.width < 2:
             return np.full(shape, INF)
-        return self.machines.idle(closed, lambda c: self.cap.pause(c, layer, self.storage))
+        if paused is not None:
+            minima = self.machines.minima(np.minimum(closed, paused))
+        return self.machines.idle(
+            minima, lambda c: self.cap.pause(c, layer, self.storage), not self.cap.active
+        )
 
-    def _sources(self, layer: int, closed: Ints, idle: Ints) -> Sources:
+    def _sources(self, layer: int, closed: Ints, idle: Ints, minima: Ints | None) -> Sources:
         """Per rate: the cheapest closed segment of another rate of its machine (seamless), and
-        the cheapest restart: a resume after a pause, or a migration from another machine."""
-        values = self.machines.same(closed)
-        resume = np.full(values.shape, INF)
+        the cheapest restart: a resume after a pause, or a migration from another machine
+        (``minima``: the cheapest closed segment per machine, where restarts are allowed)."""
+        values = self.machines.same(closed, self._unreachable)
+        resume = self._unreachable
         if layer == 0:
-            return Sources(np.minimum(values, idle[self.machines.of_rate]), resume)
-        if self.problem.interruptible:
-            restart = self.machines.restart(idle, closed, self.ties.restart)
-            restart = np.minimum(restart + self.storage * self.overhead, INF)
+            values = np.minimum(values, idle[self.machines.of_rate])
+        elif minima is not None:
+            restart = self.machines.restart(idle, minima, self.ties.restart)
+            if self.storage and self.overhead:
+                restart = np.minimum(restart + self.storage * self.overhead, INF)
             if self.overhead == 0:
                 values = np.minimum(values, restart)
             else:
                 resume = restart
-        values[self.trials] = INF  # a free trial only opens the plan
-        resume[self.trials] = INF
-        return Sources(values, resume)
+        if self.trials and layer > 0:
+            values = np.where(self.trial_rows, INF, values)
+            resume = np.where(self.trial_rows, INF, resume)
+        # one rate per machine, after the start, with a restart that pays overhead: no rate
+        # starts seamlessly (every ``values`` is INF)
+        seamless = (
+            layer == 0 or not self.machines.one_each or (minima is not None and self.overhead == 0)
+        )
+        return Sources(values, resume, seamless)
 
 
 def solve_schedule(problem: ScheduleProblem, *, keep_trace: bool = True) -> ScheduleProfile:

@@ -72,6 +72,16 @@ def _split_prefix(ticks: list[int], cent: int) -> tuple[Ints, Ints]:
     return whole, np.array([s % cent for s in sums], dtype=np.int64)
 
 
+def _usable_flags(available: tuple[bool, ...] | None, rentable: int, horizon: int) -> list[bool]:
+    """Whether each slot ``0 … horizon − 1`` may be rented: the first ``rentable`` slots (a
+    rate's ``usable``: those with a cost), unless ``available`` says no."""
+    flags = [True] * rentable + [False] * (horizon - rentable)
+    if available is not None:
+        known = min(rentable, len(available))
+        flags[:known] = [bool(flag) for flag in available[:known]]
+    return flags
+
+
 @lru_cache(maxsize=64)
 def _all_true(rows: int, width: int) -> Bools:
     flags: Bools = np.ones((rows, width), dtype=bool)
@@ -182,11 +192,13 @@ class HourlyRates:
 
     def _tables(self, rate: HourlyRate, deadline: int) -> tuple[Ints, Ints, Ints, int, int]:
         horizon = deadline + rate.min_slots - 1
-        usable = [rate.usable(t) for t in range(horizon)]
-        places, cent = _ticks_per_cent(
-            [rate.slot_costs[t] for t in range(horizon) if usable[t]], rate.key
-        )
-        ticks = [to_ticks(rate.slot_costs[t], places) if ok else 0 for t, ok in enumerate(usable)]
+        usable = _usable_flags(rate.available, min(horizon, len(rate.slot_costs)), horizon)
+        costs = rate.slot_costs[:horizon]
+        distinct = list(dict.fromkeys(c for c, ok in zip(costs, usable, strict=False) if ok))
+        places, cent = _ticks_per_cent(distinct, rate.key)  # time-of-use: a few prices
+        tick_of = {cost: to_ticks(cost, places) for cost in distinct}
+        ticks = [tick_of[c] if ok else 0 for c, ok in zip(costs, usable, strict=False)]
+        ticks += [0] * (horizon - len(ticks))
         ticks += [0] * (self.length - 1 - horizon)
         whole, parts = _split_prefix(ticks, cent)
         if int(whole[-1]) >= CENT_LIMIT:
@@ -237,7 +249,7 @@ class ContractRates:
         self.scaled_increment: Ints = self.increment * ties.scale
         horizon = deadline + int(self.span.max()) + int(self.period.max()) + 1
         self.unusable = np.stack(
-            [_unusable_prefix([r.usable(t) for t in range(horizon)], horizon) for r in rates]
+            [_unusable_prefix(_usable_flags(r.available, horizon, horizon), horizon) for r in rates]
         )
         self.all_free = not self.unusable[:, -1].any()
 

@@ -23,6 +23,7 @@ class Sources:
 
     values: Ints  # [rate, h, d]
     resume: Ints  # [rate, h, d]
+    seamless: bool = True  # False: every ``values`` is INF (nothing to start from)
 
 
 class Terminal:
@@ -51,16 +52,23 @@ class HourlySteps:
         self.trials = [j for j, n in enumerate(self.trial_slots) if n > 0]
         ages = max(self.minimum) - 1
         self.young = Grid((self.count, ages, cap.size, width)) if ages else None
+        self.paid: Ints = rates.scaled_a - rates.ties.segment  # a new segment's tie unit
+        self.columns = np.arange(width)
+        self.rows = np.arange(self.count)[:, None]
+        # a segment that ran ``overhead + 1`` slots: whether every rate's is mature
+        self.all_mature = {n: all(n + 1 >= m for m in self.minimum) for n in {0, overhead}}
+        if rates.class_count == 1:  # the cents and the carry of closing at each slot, at once
+            self.closing: Ints = rates.scaled_a + rates.scaled_carry[:, 0]
 
     def close(self, layer: int) -> Ints:
         """Close every open segment at slot ``layer + d``: ``[rate, h, d]``."""
         window = slice(layer, layer + self.width)
         if self.rates.class_count == 1:
-            values = self.open.values[:, 0] + self.rates.scaled_carry[:, 0, None, window]
-        else:
-            carry = self.rates.scaled_carry[:, :, None, window]
-            values = (self.open.values + carry).min(axis=1)
-        closed: Ints = values + self.rates.scaled_a[:, None, window]
+            closed: Ints = self.open.values[:, 0] + self.closing[:, None, window]
+            return closed
+        carry = self.rates.scaled_carry[:, :, None, window]
+        values = (self.open.values + carry).min(axis=1)
+        closed = values + self.rates.scaled_a[:, None, window]
         return closed
 
     def advance(self, layer: int, sources: Sources, resume: bool) -> None:
@@ -78,7 +86,8 @@ class HourlySteps:
             if self.young is not None:
                 self.young.values = self.cap.run_from(self.young.values, layer, 1)
         self._age(layer)
-        self._start(layer, sources.values[: self.count], 0)
+        if sources.seamless:
+            self._start(layer, sources.values[: self.count], 0)
         if resume and self.overhead:
             self._start(layer, sources.resume[: self.count], self.overhead)
 
@@ -89,15 +98,26 @@ class HourlySteps:
             return
         last = self.rates.start_class.shape[1] - 1
         classes = self.rates.start_class[j, np.clip(starts, 0, last)]
-        columns = np.arange(self.width)[where]
+        columns = self.columns[where]
         index = (np.full(len(columns), j), classes, slice(None), columns)
         self.open.relax(index, values.T)
+
+    def _mature_all(self, first: int, where: slice, values: Ints) -> None:
+        """Every rate's open segments started at slots ``first + c`` (``values[rate, h, c]``,
+        columns ``where``; the starts lie before the deadline) by their start class."""
+        if self.rates.class_count == 1:
+            self.open.relax_view((slice(None), 0, slice(None), where), values)
+            return
+        count = values.shape[-1]
+        classes = self.rates.start_class[:, first : first + count]
+        index = (self.rows, classes, slice(None), self.columns[where][None, :])
+        self.open.relax(index, values.transpose(0, 2, 1))
 
     def _age(self, layer: int) -> None:
         young = self.young
         if young is None:
             return
-        columns = np.arange(self.width)
+        columns = self.columns
         for j, minimum in enumerate(self.minimum):
             if minimum < 2:
                 continue
@@ -111,15 +131,17 @@ class HourlySteps:
         count = self.width - overhead
         if count <= 0:
             return
-        starts = layer + np.arange(count)
-        segment = self.rates.ties.segment
-        paid = self.rates.scaled_a[:, None, layer : layer + count]
-        new = values[:, :, :count] - paid + segment
+        paid = self.paid[:, None, layer : layer + count]
+        new = values[:, :, :count] - paid
         if not self.rates.all_free:
             new = np.where(self.rates.free(layer, count, overhead + 1)[:, None, :], new, INF)
         if self.cap.active:
             new = self.cap.run_from(new, layer, overhead + 1)
         where = slice(overhead, self.width)
+        if self.all_mature[overhead]:
+            self._mature_all(layer, where, new)
+            return
+        starts = layer + np.arange(count)
         for j, minimum in enumerate(self.minimum):
             if overhead + 1 >= minimum:
                 self._mature(j, starts, where, new[j])
@@ -176,6 +198,7 @@ class ContractSteps:
         self.slot = {j: i for i, j in enumerate(chaining)}
         self.chains = Grid((len(chaining), work, rates.class_count, cap.size, width))
         self.rentable = [j for j in range(self.count) if self._ever_free(j)]
+        self.first = [int(v) for v in rates.first_value]  # a new chain's first periods
 
     def _ever_free(self, j: int) -> bool:
         """Whether some start slot before the deadline can rent the rate's first span (run
@@ -187,6 +210,9 @@ class ContractSteps:
         return bool(((row[span : span + starts] - row[:starts]) == 0).any())
 
     def close(self, layer: int) -> Ints:
+        if len(self.slot) == self.count:  # every rate chains, in order
+            closed: Ints = self.chains.values[:, layer].min(axis=1)
+            return closed
         values = np.full((self.count, self.cap.size, self.width), INF)
         for j, i in self.slot.items():
             values[j] = self.chains.values[i, layer].min(axis=0)
@@ -194,7 +220,8 @@ class ContractSteps:
 
     def advance(self, layer: int, sources: Sources, terminal: Terminal, resume: bool) -> None:
         for j in self.rentable:
-            self._start(j, layer, sources.values[self.first_rate + j], 0, terminal)
+            if sources.seamless:
+                self._start(j, layer, sources.values[self.first_rate + j], 0, terminal)
             if resume and self.overhead:
                 self._start(j, layer, sources.resume[self.first_rate + j], self.overhead, terminal)
             if j in self.slot:
@@ -214,12 +241,17 @@ class ContractSteps:
         count = self.width - overhead
         if gain <= 0 or count <= 0:
             return
-        cost = values[:, :count] + self.rates.first_value[j]
+        cap = self.cap
+        if gain >= self.work - layer and not cap.active and self.rates.all_free:
+            # the last chain, every slot rentable, no cap: straight to the finish
+            ends = terminal.values[overhead:]
+            np.minimum(ends, values[0, :count] + self.first[j], out=ends)
+            return
+        cost = values[:, :count] + self.first[j]
         free = self._free(j, layer, count, self.span[j])
         if free is not None:
             cost = np.where(free, cost, INF)
         where = slice(overhead, self.width)
-        cap = self.cap
         if gain >= self.work - layer:  # the last chain: runs only until the work is done
             if cap.active:
                 cost = cap.run_from(cost, layer, overhead + self.work - layer)
