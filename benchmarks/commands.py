@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,12 +105,12 @@ def _admin_url() -> str:
     return admin_url
 
 
-def _url(kind: str, folder: Path) -> str:
+def _url(kind: str, folder: Path, pg_name: str = PG_NAME) -> str:
     if kind == "sqlite":
         return f"sqlite:///{folder / 'catalog.db'}"
     from sqlalchemy.engine import make_url
 
-    return make_url(_admin_url()).set(database=PG_NAME).render_as_string(hide_password=False)
+    return make_url(_admin_url()).set(database=pg_name).render_as_string(hide_password=False)
 
 
 def measured(
@@ -139,13 +140,31 @@ def measured(
     return wall, usage.ru_maxrss / 1024, child.returncode, usage.ru_utime + usage.ru_stime
 
 
+@dataclass(frozen=True)
+class Catalogs:
+    """Where each tree's catalog is: a baseline checkout whose schema is older (a migration
+    not yet merged) reads its own copy (``--baseline-folder``, ``--baseline-pg-database``)."""
+
+    folder: Path
+    pg_name: str = PG_NAME
+    baseline_folder: Path | None = None
+    baseline_pg_name: str | None = None
+
+    def url(self, kind: str, baseline: bool = False) -> str:
+        if baseline:
+            folder = self.baseline_folder or self.folder
+            return _url(kind, folder, self.baseline_pg_name or self.pg_name)
+        return _url(kind, self.folder, self.pg_name)
+
+
 def run_all(
-    folder: Path, kinds: list[str], baseline: Path | None, runs: int, compare: bool
+    catalogs: Catalogs, kinds: list[str], baseline: Path | None, runs: int, compare: bool
 ) -> None:
+    folder = catalogs.folder
     uptime = Path("/proc/loadavg").read_text().split()[:3]
     print(f"load average at start: {' '.join(uptime)}")
     for kind in kinds:
-        url = _url(kind, folder)
+        url, base_url = catalogs.url(kind), catalogs.url(kind, baseline=True)
         print(
             f"\n{kind}: {'command':46} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9}"
             + (f" | {'baseline wall s':>15} {'CPU s':>6} {'MiB':>6}" if baseline else "")
@@ -158,7 +177,8 @@ def run_all(
             cpu = min(m[3] for m in mine)
             line = f"{kind}: {label:46} {wall:7.2f} {cpu:6.2f} {rss:9.0f}"
             if baseline is not None:
-                base = [measured(argv, baseline, folder / "out-base.txt") for _ in range(runs)]
+                base_argv = [*argv[:3], "--db", base_url, *argv[5:]]
+                base = [measured(base_argv, baseline, folder / "out-base.txt") for _ in range(runs)]
                 b_wall = min(b[0] for b in base)
                 b_rss = max(b[1] for b in base)
                 b_cpu = min(b[3] for b in base)
@@ -183,6 +203,9 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="Check both trees' stdout.")
     parser.add_argument("--runs", type=int, default=1, help="Runs per command (best wall).")
     parser.add_argument("--only", help="Run only commands whose label contains this text.")
+    parser.add_argument("--pg-database", default=PG_NAME, help="The PostgreSQL catalog's name.")
+    parser.add_argument("--baseline-folder", type=Path, help="The baseline's SQLite catalog.")
+    parser.add_argument("--baseline-pg-database", help="The baseline's PostgreSQL catalog.")
     args = parser.parse_args()
     kinds = args.db.split(",")
     if args.build:
@@ -191,7 +214,10 @@ def main() -> None:
         return
     if args.only:
         COMMANDS[:] = [c for c in COMMANDS if args.only in c[0]]
-    run_all(args.folder, kinds, args.baseline, args.runs, args.compare)
+    catalogs = Catalogs(
+        args.folder, args.pg_database, args.baseline_folder, args.baseline_pg_database
+    )
+    run_all(catalogs, kinds, args.baseline, args.runs, args.compare)
 
 
 if __name__ == "__main__":
