@@ -46,7 +46,7 @@ class _Decoders:
     :mod:`dataclasses` generates ``__init__``): a JSON list of field values → the object, built
     by its constructor from the values converted in place (no checks: they were checked when
     the profile was parsed). Generated code reads a record in about half the time a loop over
-    per-field converters takes (27 µs a profile against 52 µs)."""
+    per-field converters takes (27 µs a profile against 52 µs, 3,000 records)."""
 
     def __init__(self) -> None:
         self.names: dict[str, Any] = {"Decimal": Decimal, "day": date.fromisoformat}
@@ -188,10 +188,10 @@ def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused while profiles are built by the thousand.
 
     Building 10,000 profiles allocates some 300,000 lists, tuples and objects, none in a
-    cycle; each allocation burst triggered a collection that walked every live object of the
-    command, which took more time than building the profiles (1,957 records: 0.18 s with the
-    collector, 0.07 s without, on the 1M-offer catalog). Reference counting still frees what
-    is dropped; the collector resumes (if it ran before) when the block ends.
+    cycle, and the collections they trigger walk every live object of the command: all 10,000
+    profiles of the 1M-offer catalog load in 0.51 CPU s with the collector paused, 0.61–0.66 s
+    with it (2,000: no difference). Reference counting still frees what is dropped; the
+    collector resumes (if it ran before) when the block ends.
     """
     running = gc.isenabled()
     gc.disable()
