@@ -15,8 +15,9 @@ own ``ru_maxrss`` from ``wait4`` (the kernel's VmHWM of that process). ``--basel
 runs the same commands from another checkout (``PYTHONPATH=TREE``, e.g. the main branch)
 in the same run, alternating, and prints the ratio; ``--compare`` checks that both trees print
 the same bytes (the table's stdout, and the JSON documents); ``--baseline-folder DIR`` and
-``--baseline-pg-name NAME`` give the baseline its own copies of the catalog (a tree at another
-migration: each tree opens a catalog at its own head). The scale catalog has no H100,
+``--baseline-pg-database NAME`` give the baseline its own copies of the catalog (a tree at another
+migration: each tree opens a catalog at its own head), ``--pg-database NAME`` measures a kept
+PostgreSQL copy. The scale catalog has no H100,
 so ``offers --gpu H100 --billing monthly`` is the empty listing with its hint (read from a
 ``DISTINCT`` of the GPU models), and a GPU model is 1/8 of the offers (``--gpu 4090 --json``:
 ~125k).
@@ -30,8 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -39,9 +40,6 @@ JOB = ROOT / "examples" / "lora-7b-guangdong.toml"
 TODAY = "2026-11-29"
 PG_NAME = "suanli_commands"
 TIMEOUT_S = 180.0
-# --baseline-folder / --baseline-pg-name: the baseline tree's own copies of the catalog, for a
-# tree whose migrations differ (None: the same catalog as this tree's)
-BASELINE_CATALOG: dict[str, Any] = {"folder": None, "pg_name": None}
 
 # (label, arguments after `suanli --db URL --lang en`)
 COMMANDS: list[tuple[str, list[str]]] = [
@@ -110,13 +108,12 @@ def _admin_url() -> str:
     return admin_url
 
 
-def _url(kind: str, folder: Path, pg_name: str | None = None) -> str:
+def _url(kind: str, folder: Path, pg_name: str = PG_NAME) -> str:
     if kind == "sqlite":
         return f"sqlite:///{folder / 'catalog.db'}"
     from sqlalchemy.engine import make_url
 
-    name = pg_name or PG_NAME
-    return make_url(_admin_url()).set(database=name).render_as_string(hide_password=False)
+    return make_url(_admin_url()).set(database=pg_name).render_as_string(hide_password=False)
 
 
 def measured(
@@ -146,27 +143,44 @@ def measured(
     return wall, usage.ru_maxrss / 1024, child.returncode, usage.ru_utime + usage.ru_stime
 
 
+@dataclass(frozen=True)
+class Catalogs:
+    """Where each tree's catalog is: a baseline checkout whose schema is older (a migration
+    not yet merged) reads its own copy (``--baseline-folder``, ``--baseline-pg-database``)."""
+
+    folder: Path
+    pg_name: str = PG_NAME
+    baseline_folder: Path | None = None
+    baseline_pg_name: str | None = None
+
+    def url(self, kind: str, baseline: bool = False) -> str:
+        if baseline:
+            folder = self.baseline_folder or self.folder
+            return _url(kind, folder, self.baseline_pg_name or self.pg_name)
+        return _url(kind, self.folder, self.pg_name)
+
+
 def run_all(
-    folder: Path, kinds: list[str], baseline: Path | None, runs: int, compare: bool
+    catalogs: Catalogs, kinds: list[str], baseline: Path | None, runs: int, compare: bool
 ) -> None:
+    folder = catalogs.folder
     uptime = Path("/proc/loadavg").read_text().split()[:3]
     print(f"load average at start: {' '.join(uptime)}")
     for kind in kinds:
-        url = _url(kind, folder)
+        url, base_url = catalogs.url(kind), catalogs.url(kind, baseline=True)
         print(
             f"\n{kind}: {'command':46} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9}"
             + (f" | {'baseline wall s':>15} {'CPU s':>6} {'MiB':>6}" if baseline else "")
         )
-        base_url = _url(kind, BASELINE_CATALOG["folder"] or folder, BASELINE_CATALOG["pg_name"])
         for label, args in COMMANDS:
             argv = [sys.executable, "-m", "comparator", "--db", url, "--lang", "en", *args]
-            base_argv = [*argv[:4], base_url, *argv[5:]]
             mine = [measured(argv, None, folder / "out-new.txt") for _ in range(runs)]
             wall = min(m[0] for m in mine)
             rss = max(m[1] for m in mine)
             cpu = min(m[3] for m in mine)
             line = f"{kind}: {label:46} {wall:7.2f} {cpu:6.2f} {rss:9.0f}"
             if baseline is not None:
+                base_argv = [*argv[:3], "--db", base_url, *argv[5:]]
                 base = [measured(base_argv, baseline, folder / "out-base.txt") for _ in range(runs)]
                 b_wall = min(b[0] for b in base)
                 b_rss = max(b[1] for b in base)
@@ -192,24 +206,21 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="Check both trees' stdout.")
     parser.add_argument("--runs", type=int, default=1, help="Runs per command (best wall).")
     parser.add_argument("--only", help="Run only commands whose label contains this text.")
-    parser.add_argument(
-        "--pg-name", default=PG_NAME, help="The PostgreSQL database to measure (a kept copy)."
-    )
-    parser.add_argument(
-        "--baseline-folder", type=Path, help="The baseline's own catalog.db (another migration)."
-    )
-    parser.add_argument("--baseline-pg-name", help="The baseline's own PostgreSQL database.")
+    parser.add_argument("--pg-database", default=PG_NAME, help="The PostgreSQL catalog's name.")
+    parser.add_argument("--baseline-folder", type=Path, help="The baseline's SQLite catalog.")
+    parser.add_argument("--baseline-pg-database", help="The baseline's PostgreSQL catalog.")
     args = parser.parse_args()
     kinds = args.db.split(",")
-    globals()["PG_NAME"] = args.pg_name
-    BASELINE_CATALOG.update(folder=args.baseline_folder, pg_name=args.baseline_pg_name)
     if args.build:
         offers, providers = (int(x) for x in args.size.split(":"))
         build(args.folder, offers, providers, kinds)
         return
     if args.only:
         COMMANDS[:] = [c for c in COMMANDS if args.only in c[0]]
-    run_all(args.folder, kinds, args.baseline, args.runs, args.compare)
+    catalogs = Catalogs(
+        args.folder, args.pg_database, args.baseline_folder, args.baseline_pg_database
+    )
+    run_all(catalogs, kinds, args.baseline, args.runs, args.compare)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ its first statement (SQLite ``BEGIN IMMEDIATE``) and waits for it at most the lo
 from __future__ import annotations
 
 import hashlib
+import re
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # Alembic loads only when a schema is upgraded (not for `offe
     from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+_REVISION = re.compile(r"^revision: str = \"([^\"]+)\"", re.MULTILINE)
 DEFAULT_LOCK_TIMEOUT_S = 30.0
 _WRITE = "suanli_write"  # execution option: this transaction writes
 _PROVIDER = "provider:"  # lock keys of writers of one provider's profile or snapshots
@@ -207,10 +209,13 @@ def upgrade_schema(engine: Engine, revision: str = "head") -> None:
 
 
 def head_revision() -> str:
-    """The newest migration's revision, read from the file names (``NNNN_….py`` is revision
-    ``NNNN``; tests/catalog/test_migrations.py checks it is Alembic's head) without loading Alembic."""
+    """The newest migration's revision: the ``revision`` of the file whose ``NNNN_`` prefix is
+    highest (tests/catalog/test_migrations.py checks it is Alembic's head), read without
+    loading Alembic."""
     versions = MIGRATIONS_DIR / "versions"
-    return max(p.name.split("_", 1)[0] for p in versions.glob("[0-9][0-9][0-9][0-9]_*.py"))
+    newest = max(versions.glob("[0-9][0-9][0-9][0-9]_*.py"), key=lambda p: p.name.split("_")[0])
+    found = _REVISION.search(newest.read_text(encoding="utf-8"))
+    return found.group(1) if found else newest.name.split("_", 1)[0]
 
 
 def upgrade_if_needed(engine: Engine) -> None:

@@ -43,6 +43,8 @@ class Provider(SQLModel, table=True):
     demo: bool = False
     profile_json: str = Field(sa_column=Column(Text, nullable=False))
     profile_sha256: str = Field(max_length=64)
+    # the profile as parsed at import (comparator.domain.profile_record); NULL: parse the JSON
+    profile_record: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     updated_at: datetime = Field(sa_type=AwareDateTime)
 
 

@@ -21,6 +21,7 @@ from sqlalchemy import (
     ScalarSelect,
     Select,
     Table,
+    case,
     delete,
     func,
     insert,
@@ -42,6 +43,15 @@ from comparator.catalog.snapshot_summary import summarise_snapshots
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile, parse_profile, profile_to_dict
 from comparator.domain.profile_plan import ProviderTerms, parse_provider_terms
+from comparator.domain.profile_record import (
+    RECORD_PREFIX,
+    RECORD_PREFIX_CHARS,
+    collector_paused,
+    profile_from_record,
+    profile_record,
+    record_is_current,
+    terms_from_record,
+)
 from comparator.errors import CatalogError
 
 OFFER = table_of(Offer)
@@ -112,18 +122,18 @@ def store_profiles_in(conn: Connection, profiles: Sequence[ProviderProfile]) -> 
     inserted in one statement, the data centres of new and changed ones in one more."""
     if len({p.id for p in profiles}) < len(profiles):  # a later one replaces an earlier one
         return [status for p in profiles for status in store_profiles_in(conn, [p])]
-    ids = [p.id for p in profiles]
-    old: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        query = select(PROVIDER.c.id, PROVIDER.c.profile_sha256)
-        old.update(conn.execute(query.where(PROVIDER.c.id.in_(ids[start : start + 500]))).all())
+    old = _stored_hashes(conn, [p.id for p in profiles])
     statuses: list[ProfileStatus] = []
     created: list[dict[str, Any]] = []
     written: list[ProviderProfile] = []
     for profile in profiles:
         text = json.dumps(profile_to_dict(profile), ensure_ascii=False, sort_keys=True)
         sha = hashlib.sha256(text.encode()).hexdigest()
-        if old.get(profile.id) == sha:
+        if old.get(profile.id) == (sha, True):
+            statuses.append("unchanged")
+            continue
+        if old.get(profile.id) == (sha, False):  # the same document, its record outdated
+            _refresh_record(conn, profile)
             statuses.append("unchanged")
             continue
         row = _provider_row(profile, text, sha)
@@ -140,6 +150,23 @@ def store_profiles_in(conn: Connection, profiles: Sequence[ProviderProfile]) -> 
     return statuses
 
 
+def _stored_hashes(conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, bool]]:
+    """provider id → (its stored document's hash, whether its record is current), 500 ids
+    at a time."""
+    old: dict[str, tuple[str, bool]] = {}
+    prefix = func.substr(PROVIDER.c.profile_record, 1, RECORD_PREFIX_CHARS)
+    query = select(PROVIDER.c.id, PROVIDER.c.profile_sha256, prefix)
+    for start in range(0, len(ids), 500):
+        chunk = query.where(PROVIDER.c.id.in_(ids[start : start + 500]))
+        old.update((pid, (sha, record_is_current(head))) for pid, sha, head in conn.execute(chunk))
+    return old
+
+
+def _refresh_record(conn: Connection, profile: ProviderProfile) -> None:
+    record = profile_record(profile)
+    conn.execute(PROVIDER.update().where(PROVIDER.c.id == profile.id).values(profile_record=record))
+
+
 def _provider_row(profile: ProviderProfile, text: str, sha: str) -> dict[str, Any]:
     return {
         "id": profile.id,
@@ -151,6 +178,7 @@ def _provider_row(profile: ProviderProfile, text: str, sha: str) -> dict[str, An
         "demo": profile.demo,
         "profile_json": text,
         "profile_sha256": sha,
+        "profile_record": profile_record(profile),
         "updated_at": utc_now(),
     }
 
@@ -177,9 +205,17 @@ def _insert_credentials(conn: Connection, profiles: Sequence[ProviderProfile]) -
 def load_profiles(
     engine: Engine, providers: Collection[str] | None = None
 ) -> dict[str, ProviderProfile]:
-    """Every stored provider profile (or those of ``providers`` only), by provider id."""
-    rows = _profile_documents(engine, providers)
-    return {pid: parse_profile(json.loads(text), f"catalog:{pid}") for pid, text in rows}
+    """Every stored provider profile (or those of ``providers`` only), by provider id: as
+    parsed at import (its record), or parsed now where the record is missing or outdated."""
+    profiles: dict[str, ProviderProfile] = {}
+    documents = _profile_documents(engine, providers)
+    with collector_paused():
+        for pid, text, record in documents:
+            profile = profile_from_record(record)
+            if profile is None:
+                profile = parse_profile(json.loads(str(text)), f"catalog:{pid}")
+            profiles[pid] = profile
+    return profiles
 
 
 def load_provider_terms(
@@ -187,18 +223,32 @@ def load_provider_terms(
 ) -> dict[str, ProviderTerms]:
     """What the planner's bounds read of the stored profiles (of ``providers`` only), by
     provider id, without parsing the whole profiles (:mod:`comparator.domain.profile_plan`)."""
-    rows = _profile_documents(engine, providers)
-    return {pid: parse_provider_terms(json.loads(text), f"catalog:{pid}") for pid, text in rows}
+    found: dict[str, ProviderTerms] = {}
+    documents = _profile_documents(engine, providers)
+    with collector_paused():
+        for pid, text, record in documents:
+            terms = terms_from_record(record)
+            if terms is None:
+                terms = parse_provider_terms(json.loads(str(text)), f"catalog:{pid}")
+            found[pid] = terms
+    return found
 
 
-def _profile_documents(engine: Engine, providers: Collection[str] | None) -> list[tuple[str, str]]:
-    query = select(PROVIDER.c.id, PROVIDER.c.profile_json).order_by(PROVIDER.c.id)
+def _profile_documents(
+    engine: Engine, providers: Collection[str] | None
+) -> list[tuple[str, str | None, str | None]]:
+    """(provider id, profile document, its record) of every provider or of ``providers``;
+    the document only where the record is not current (it is not read otherwise)."""
+    current = func.substr(PROVIDER.c.profile_record, 1, RECORD_PREFIX_CHARS) == RECORD_PREFIX
+    document = case((current, None), else_=PROVIDER.c.profile_json)
+    query = select(PROVIDER.c.id, document, PROVIDER.c.profile_record)
+    query = query.order_by(PROVIDER.c.id)
     with engine.connect() as conn:
         if providers is None:
-            return [(r[0], r[1]) for r in conn.execute(query)]
+            return [(r[0], r[1], r[2]) for r in conn.execute(query)]
         wanted = sorted(providers)
         return [
-            (row[0], row[1])
+            (row[0], row[1], row[2])
             for start in range(0, len(wanted), 500)
             for row in conn.execute(query.where(PROVIDER.c.id.in_(wanted[start : start + 500])))
         ]

@@ -12,11 +12,11 @@ at a time instead of every offer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Engine, Select, func
+from sqlalchemy import Connection, Engine, Select, func, tuple_
 from sqlalchemy.sql.elements import ColumnElement
 
 from comparator.catalog.cheapest_offers import cheapest_current, current_total
@@ -143,6 +143,8 @@ def top_offers(
     provider: str | None = None,
     province: str | None = None,
     billing: str | None = None,
+    offer_filter: OfferFilter | None = None,
+    excluded: Collection[tuple[str, str]] = (),
 ) -> TopOffers:
     """``rank_offers(current_offers(...))[:limit]``, ranked and cut by the database.
 
@@ -151,23 +153,29 @@ def top_offers(
     the exact top ``limit`` is among them: its float is at most ``(1 + 1e-15)`` times the
     ``limit``-th exact price, which is at most ``(1 + 1e-15) / (1 - 1e-15)`` times the
     ``limit``-th float. With fewer priced offers than ``limit``, all of them are read, and the
-    first unpriced ones by (provider, id), as ``rank_offers`` lists them last."""
-    wanted = listing_filter(gpu, province)
+    first unpriced ones by (provider, id), as ``rank_offers`` lists them last.
+
+    ``offer_filter`` replaces the ``gpu`` and ``province`` filters (a job's prefilter), and
+    the offers of the ``excluded`` (provider, data centre) pairs are left out (those a job's
+    fail-level checks exclude)."""
+    wanted = offer_filter or listing_filter(gpu, province)
     where = {"provider": provider, "billing": billing}
     fx = fx_table(settings)
     key = approximate_card_hour_price(fx, settings.currency)
-    keyed = current_query(wanted, columns=(OFFER.c.id, key), datacenter=False, **where)
+    keyed = _excluding(
+        current_query(wanted, columns=(OFFER.c.id, key), datacenter=False, **where), excluded
+    )
     count = current_query(wanted, columns=(func.count(OFFER.c.id),), datacenter=False, **where)
     if wanted == OfferFilter() and provider is None and billing is None:
         walked = _walked(engine, settings, limit)
         if walked is not None:
             return walked
     with engine.connect() as conn:
-        total = int(conn.execute(count).scalar_one())
+        total = int(conn.execute(_excluding(count, excluded)).scalar_one())
         cheapest, has_unpriced = _cheapest(conn, keyed, key, limit)
         unpriced: list[str] = []
         if has_unpriced:  # some currency has no FX rate: the priced ones, then those
-            unpriced = _unpriced_currencies(conn, fx, wanted, **where)
+            unpriced = _unpriced_currencies(conn, fx, wanted, excluded, **where)
             cheapest, _ = _cheapest(conn, keyed.where(key.is_not(None)), key, limit)
         ids = [i for i, _ in cheapest]
         if len(cheapest) < limit and unpriced:
@@ -212,16 +220,28 @@ def _cheapest(
     return [(i, k) for i, k in cheapest if k <= cut], False
 
 
+def _excluding(query: Select[Any], excluded: Collection[tuple[str, str]]) -> Select[Any]:
+    """``query`` without the offers of the ``excluded`` (provider, data centre) pairs."""
+    if not excluded:
+        return query
+    return query.where(tuple_(OFFER.c.provider, OFFER.c.region).not_in(sorted(excluded)))
+
+
 def _cut(price: float) -> float:
     """The greatest float price that may still rank at or before ``price`` exactly."""
     return price * (1 + NEAR) + 1e-12
 
 
 def _unpriced_currencies(
-    conn: Connection, fx: FxTable, offer_filter: OfferFilter, **where: str | None
+    conn: Connection,
+    fx: FxTable,
+    offer_filter: OfferFilter,
+    excluded: Collection[tuple[str, str]],
+    **where: str | None,
 ) -> list[str]:
     """The currencies of the matching current offers that have no FX rate."""
     no_rate = func.upper(OFFER.c.currency).not_in(sorted(fx.rates_cny))
     columns = (OFFER.c.currency,)
     query = current_query(offer_filter, columns=columns, datacenter=False, **where).where(no_rate)
+    query = _excluding(query, excluded)
     return sorted({str(c) for c in conn.execute(query.distinct()).scalars()})

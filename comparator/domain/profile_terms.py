@@ -102,19 +102,21 @@ def _carriers(value: object) -> tuple[str, ...]:
 
 
 def _latencies(value: object) -> tuple[tuple[str, Decimal], ...]:
-    """``latency_ms = { "深圳" = 8.5 }``: (city, round-trip ms) pairs."""
+    """``latency_ms = { "深圳" = 8.5 }``: (city, round-trip ms) pairs, one per city (the last
+    of two names of one city), by city: the order the stored document (a JSON object with
+    sorted keys) gives back, so a profile reads the same parsed at import or from the catalog."""
     if isinstance(value, tuple):
         return value  # already read (a default)
     if not isinstance(value, dict):
         raise bad(Msg("a table of city = round-trip milliseconds"), value)
-    latencies = []
+    latencies: dict[str, Decimal] = {}
     for city, ms_value in value.items():
         ms = None if isinstance(ms_value, bool) else parse_decimal(ms_value)
         if ms is None or ms <= 0:
             expected = Msg("a positive round-trip time in milliseconds")
             raise bad(expected, ms_value, field=(str(city),))
-        latencies.append((canonical_city(str(city)), ms))
-    return tuple(latencies)
+        latencies[canonical_city(str(city))] = ms
+    return tuple(sorted(latencies.items()))
 
 
 _LATENCY_SCHEMA: dict[str, Any] = {

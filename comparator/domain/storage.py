@@ -57,7 +57,10 @@ class StorageTerms:
             "egress_price_gb": self.egress_price_gb,
             "storage_currency": None if self.currency == "CNY" else self.currency,
         }
-        return {k: str(v) if isinstance(v, Decimal) else v for k, v in values.items() if v}
+        # a price of 0 is stated (free), unlike None: only None and the defaults are left out
+        return {
+            k: str(v) if isinstance(v, Decimal) else v for k, v in values.items() if v is not None
+        }
 
 
 def upload_hours(dataset_gb: Decimal, gbps: Decimal) -> Decimal:

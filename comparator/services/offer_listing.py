@@ -34,6 +34,7 @@ from comparator.domain.offer_view import OfferView
 from comparator.services.eligibility import default_verdicts, evaluate_for_job
 
 PlaceKey = tuple[str, str, datetime]  # provider, data centre, observed_at
+MAX_EXCLUDED = 1000  # (provider, data centre) pairs a ranking query leaves out by NOT IN
 
 
 @dataclass
@@ -65,19 +66,41 @@ def list_offers(
 ) -> OfferListing:
     """The listing of ``ask``; only the rows shown are read when no compliance flag is set."""
     if ask.shown is not None and not ask.compliant and ask.compliant_for is None:
-        filters = {"gpu": ask.gpu, "province": ask.province, "billing": ask.billing}
-        top = top_offers(engine, settings, ask.shown, provider=ask.provider, **filters)
+        top = top_offers(
+            engine,
+            settings,
+            ask.shown,
+            gpu=ask.gpu,
+            province=ask.province,
+            provider=ask.provider,
+            billing=ask.billing,
+        )
         verdicts = default_verdicts(engine, [row.offer for row in top.rows], settings, today=today)
         return OfferListing(top.rows, top.total, top.unpriced, _by_offer_id(verdicts))
     wanted = _wanted(ask)
     where = {"provider": ask.provider, "billing": ask.billing}
     places = [] if wanted is None else current_places(engine, wanted, **where)
+    excluded: set[tuple[str, str]] = set()
     if ask.compliant_for is not None:
         eligible = _eligible_places(engine, places, ask.compliant_for, settings, today)
+        excluded = {(p.provider, p.region) for p in places} - eligible
         places = [p for p in places if (p.provider, p.region) in eligible]
     fx = FxTable(settings.fx_rates, settings.fx_date)
     unpriced = sorted({p.currency for p in places if not fx.knows(p.currency)})
     judged = ask.compliant or ask.shown is None
+    if not judged and wanted is not None and places and len(excluded) <= MAX_EXCLUDED:
+        # --compliant-for's first rows: cut by the database, without the excluded places
+        top = top_offers(
+            engine,
+            settings,
+            ask.shown or 0,
+            provider=ask.provider,
+            billing=ask.billing,
+            offer_filter=wanted,
+            excluded=excluded,
+        )
+        verdicts = default_verdicts(engine, [row.offer for row in top.rows], settings, today=today)
+        return OfferListing(top.rows, top.total, unpriced, _by_offer_id(verdicts))
     by_place = place_verdicts(engine, places, settings, today=today) if judged else {}
     if ask.compliant:
         places = [p for p in places if by_place[_key_of(p)] != "fail"]

@@ -14,8 +14,10 @@ from comparator.catalog import queries
 from comparator.catalog.current_offers import current_offers
 from comparator.catalog.db import MIGRATIONS_DIR, head_revision, make_engine, upgrade_schema
 from comparator.catalog.models import OfferIn
-from comparator.catalog.queries import store_profile, store_snapshot
+from comparator.catalog.queries import store_snapshot
 from comparator.domain.profile import DataCenter, ProviderProfile
+from comparator.domain.profile_record import record_is_current
+from tests.support.old_catalog import store_profile_without_record
 
 PROFILE = ProviderProfile(
     id="old", name="旧数据", datacenters=(DataCenter("gd-1", "广一", "CN", "广东", "广州"),)
@@ -28,7 +30,7 @@ def test_upgrade_from_first_revision_keeps_data(
     engine = make_engine(any_db_url)
     upgrade_schema(engine, "0001")
     assert not inspect(engine).has_table("quote")
-    store_profile(engine, PROFILE)
+    store_profile_without_record(engine, PROFILE)  # 0001 had no parsed record
     offer = OfferIn(
         provider="old",
         region="gd-1",
@@ -50,7 +52,10 @@ def test_upgrade_from_first_revision_keeps_data(
     assert view.price == Decimal("1.2345") and view.province == "广东"
     with engine.connect() as conn:
         version = conn.exec_driver_sql("select version_num from alembic_version").scalar_one()
-    assert version == head_revision() == "0009"
+    assert version == head_revision() == "0010"
+    with engine.connect() as conn:  # 0010 parsed the stored profile
+        record = conn.exec_driver_sql("SELECT profile_record FROM provider").scalar_one()
+    assert record_is_current(record)
     with engine.connect() as conn:  # 0007 summarised the snapshot stored before it
         summary = conn.exec_driver_sql("SELECT provider, offers, price FROM snapshotsummary")
         assert [(p, n, Decimal(str(price))) for p, n, price in summary] == [

@@ -48,6 +48,8 @@ def from_database(engine: Engine, settings: Settings, ask: ListingQuery) -> tupl
 ASKS = [
     ListingQuery(compliant_for=JOB),
     ListingQuery(compliant_for=JOB, shown=30),
+    ListingQuery(compliant_for=JOB, shown=4, billing="monthly"),
+    ListingQuery(compliant_for=JOB, shown=1, gpu="RTX4090"),
     ListingQuery(compliant_for=JOB, gpu="RTX4090", billing="hourly"),
     ListingQuery(compliant_for=JOB, province="贵州"),  # outside the job's provinces: none
     ListingQuery(compliant_for=JOB, compliant=True, shown=7),
@@ -101,3 +103,34 @@ def test_the_unfiltered_listing_reads_only_a_limited_query(listing_engine: Engin
         assert counted or by_id or "LIMIT" in statement, statement
         if by_id:  # only the offers that may rank among the first 5 become objects
             assert statement.count(",") < 16 * 5 + 40, statement
+
+
+@pytest.mark.slow
+def test_the_first_rows_for_a_job_leave_the_failing_places_out_in_the_query(
+    listing_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`offers --compliant-for JOB` (its first rows) is cut by the database too, the places
+    that fail the job left out by the query; the same rows as the streamed ranking."""
+    from comparator.services import offer_listing
+
+    settings = load_settings({})
+    excluded: list[set[tuple[str, str]]] = []
+    cut = offer_listing.top_offers
+
+    def spied(*args: Any, **kwargs: Any) -> Any:
+        excluded.append(set(kwargs["excluded"]))
+        return cut(*args, **kwargs)
+
+    monkeypatch.setattr(offer_listing, "top_offers", spied)
+    asks = [ListingQuery(compliant_for=JOB, shown=n) for n in (1, 5, 30)]
+    for ask in asks:
+        assert from_database(listing_engine, settings, ask) == whole_catalog(
+            listing_engine, settings, ask
+        )
+    assert len(excluded) == 3 and all(excluded), "some places of the job's provinces fail it"
+    monkeypatch.setattr(offer_listing, "MAX_EXCLUDED", 0)  # the streamed ranking instead
+    for ask in asks:
+        assert from_database(listing_engine, settings, ask) == whole_catalog(
+            listing_engine, settings, ask
+        )
+    assert len(excluded) == 3
