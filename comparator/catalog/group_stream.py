@@ -101,9 +101,10 @@ class SqlGroupStream:
     def shapes(self) -> list[GroupShape]:
         if self.known is None:
             keys = (G.gpu, G.node_cards, G.interconnect, G.network)
-            query = select(*keys, func.sum(G.offers), func.max(G.trial)).group_by(*keys)
+            totals = (func.sum(G.offers), func.max(G.trial), func.count())
+            query = select(*keys, *totals).group_by(*keys)
             self.known = [
-                GroupShape(r[0], r[1], r[2], r[3], int(r[4]), bool(r[5]))
+                GroupShape(r[0], r[1], r[2], r[3], int(r[4]), bool(r[5]), int(r[6]))
                 for r in self.conn.execute(query)
             ]
         return self.known
@@ -136,34 +137,43 @@ class SqlGroupStream:
             & G.interconnect.is_not_distinct_from(S.interconnect)
             & G.network.is_not_distinct_from(S.network),
         )
-        keys = (G.provider, G.region, G.gpu, G.node_cards, S.link)
-        counted = select(*keys).select_from(joined).distinct().subquery()
-        groups = int(self.conn.execute(select(func.count()).select_from(counted)).scalar_one())
+        aliased = _aliased(order)
+        if aliased:  # raw groups of one machine may merge: count the groups
+            keys = (G.provider, G.region, G.gpu, G.node_cards, S.link)
+            counted = select(*keys).select_from(joined).distinct().subquery()
+            groups = int(self.conn.execute(select(func.count()).select_from(counted)).scalar_one())
+        else:  # each raw group is a group
+            groups = sum(s.groups for s in self.shapes() if _shape(s) in order)
         least = func.coalesce(G.least, 0.0)
         value = case(
             (S.stage == 0, 0.0),
             else_=S.card_hours * (least_discount * least - half_place * G.most),
         )
         machine = (G.provider, G.region, G.gpu, G.node_cards)
-        ranked = select(S.stage, value.label("value"), *machine, S.link).select_from(joined)
+        ranked = select(S.stage, value.label("value"), S.link, *G).select_from(joined)
         ranked = ranked.order_by(S.stage, "value", *machine, G.interconnect, G.network)
         parts = select(S.link, *G).select_from(joined)
-        return groups, self._groups(ranked, parts)
+        return groups, self._groups(ranked, parts, aliased)
 
-    def _groups(self, ranked: Select[Any], parts: Select[Any]) -> Iterator[OrderedGroup]:
+    def _groups(
+        self, ranked: Select[Any], parts: Select[Any], aliased: set[ShapeId]
+    ) -> Iterator[OrderedGroup]:
         """The groups in the order of their least part (each part ranked by its own order
         value; a group comes with every part of it at its first part's rank): ranks read
-        in pages twice as long each time, the parts of their machines by the index."""
+        in pages twice as long each time; a raw group whose shape shares its link key with
+        another shape comes with the other parts of its machine (read by the index)."""
         emitted: set[tuple[Any, ...]] = set()
         start, size = 0, FIRST_PAGE
         while True:
             page = self.conn.execute(ranked.limit(size).offset(start)).all()
-            wanted = [r for r in page if tuple(r[2:]) not in emitted]
-            found = self._parts(sorted({tuple(r[2:6]) for r in wanted}), parts)
+            wanted = [r for r in page if (*r[3:7], r[2]) not in emitted]
+            merged = sorted({tuple(r[3:7]) for r in wanted if tuple(r[5:9]) in aliased})
+            found = self._parts(merged, parts) if merged else {}
             for r in wanted:
-                if (key := tuple(r[2:])) not in emitted:
+                if (key := (*r[3:7], r[2])) not in emitted:
                     emitted.add(key)
-                    yield OrderedGroup((int(r[0]), float(r[1])), found[key])
+                    group = found[key] if key in found else [_summary(r[3:])]
+                    yield OrderedGroup((int(r[0]), float(r[1])), group)
             if len(page) < size:
                 return
             start, size = start + size, size * 2
@@ -193,6 +203,19 @@ class SqlGroupStream:
             self.conn.rollback()
         finally:
             self.conn.close()
+
+
+def _shape(s: GroupShape) -> ShapeId:
+    return (s.gpu, s.node_cards, s.interconnect, s.network)
+
+
+def _aliased(order: Mapping[ShapeId, ShapeOrder]) -> set[ShapeId]:
+    """The shapes that share their GPU, node size and link key with another shape: one
+    machine's raw groups of those shapes are one group."""
+    by_link: dict[tuple[str, int, str], list[ShapeId]] = {}
+    for shape, o in order.items():
+        by_link.setdefault((shape[0], shape[1], o.link), []).append(shape)
+    return {shape for shapes in by_link.values() if len(shapes) > 1 for shape in shapes}
 
 
 def _summary(r: Any) -> GroupSummary:

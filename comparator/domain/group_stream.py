@@ -43,9 +43,11 @@ class ListStream:
         shapes: dict[ShapeId, GroupShape] = {}
         for s in self.summaries:
             key = shape_of(s)
-            was = shapes.get(key, GroupShape(*key, 0, False))
+            was = shapes.get(key, GroupShape(*key, 0, False, 0))
             shapes[key] = was._replace(
-                offers=was.offers + s.offers, free_trial=was.free_trial or s.free_trial
+                offers=was.offers + s.offers,
+                free_trial=was.free_trial or s.free_trial,
+                groups=was.groups + 1,
             )
         return list(shapes.values())
 

@@ -46,7 +46,8 @@ ShapeId = tuple[str, int, str | None, str | None]  # GPU, node size, interconnec
 
 
 class GroupShape(NamedTuple):
-    """The job's offers of one :data:`ShapeId`: how many, and whether any has free trial hours."""
+    """The job's offers of one :data:`ShapeId`: how many, whether any has free trial hours,
+    and how many raw groups (provider and data centre) hold them."""
 
     gpu: str
     node_cards: int
@@ -54,6 +55,7 @@ class GroupShape(NamedTuple):
     network: str | None
     offers: int
     free_trial: bool
+    groups: int = 0
 
 
 class ShapeOrder(NamedTuple):

@@ -61,7 +61,8 @@ def test_the_catalog_stream_answers_as_the_list(
 ) -> None:
     """Both databases, pages of 2 ranks (every group crosses a page boundary or shares a
     page with its parts' other ranks): the same shapes, providers, group count and groups
-    as the in-memory stream over the catalog's own summaries, in nondecreasing order."""
+    as the in-memory stream over the catalog's own summaries, in nondecreasing order; also
+    when every shape of a machine has one link key (its raw groups are one group)."""
     monkeypatch.setattr(sql_stream, "FIRST_PAGE", 2)
     source, context = CatalogGroups(demo_engine), CONTEXT
     for name in EXAMPLES:
@@ -80,9 +81,10 @@ def test_the_catalog_stream_answers_as_the_list(
             options = candidate_options(job, context, {})
             table = work_table(job, {s.gpu for s in memory.shapes()})
             order = shape_orders(memory.shapes(), table, options)
-            for least in (1.0, 0.5):
-                count, got = sql.ordered(order, least, HALF)
-                mine_count, mine = memory.ordered(order, least, HALF)
+            merged = {shape: o._replace(link="one") for shape, o in order.items()}
+            for least, links in ((1.0, order), (0.5, order), (1.0, merged)):
+                count, got = sql.ordered(links, least, HALF)
+                mine_count, mine = memory.ordered(links, least, HALF)
                 got_list, mine_list = list(got), list(mine)
                 assert count == mine_count == len(got_list), name
                 assert [g.order for g in got_list] == sorted(g.order for g in got_list)
