@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from decimal import Decimal
 
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
-from comparator.domain.group_stream import ListStream
+from comparator.domain.group_list import ListStream
 from comparator.domain.offer_filter import GroupSummary, OfferFilter
 from comparator.domain.offer_source import GroupPricing, GroupSummaries
 from comparator.domain.offer_view import OfferView

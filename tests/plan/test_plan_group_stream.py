@@ -23,7 +23,7 @@ from comparator.catalog.current_offers import job_offers
 from comparator.catalog.queries import load_profiles
 from comparator.catalog.queries_groups import CatalogGroups
 from comparator.config import load_settings
-from comparator.domain.group_stream import ListStream
+from comparator.domain.group_list import ListStream
 from comparator.domain.job import load_job
 from comparator.domain.offer_source import GroupPricing, OrderedGroup
 from comparator.plan import plan_job

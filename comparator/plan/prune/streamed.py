@@ -25,7 +25,7 @@ import numpy as np
 
 from comparator.domain.billing import CONTRACT_MODES, PERIOD_HOURS
 from comparator.domain.calendar import HolidaySupplement
-from comparator.domain.group_stream import ListStream
+from comparator.domain.group_list import ListStream
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, GroupSummary
 from comparator.domain.offer_source import GroupShape, GroupStream, OrderedGroup
