@@ -196,6 +196,13 @@ def planner_main(url: str, mode: str) -> None:
 
 PHASES = [  # (label, module, attribute): each timed exclusive of the phases it calls
     ("summary SQL", "comparator.catalog.queries_groups", "CatalogGroups.summaries"),
+    ("group table SQL", "comparator.catalog.group_stream", "SqlGroupStream.__init__"),
+    ("group shapes SQL", "comparator.catalog.group_stream", "SqlGroupStream.shapes"),
+    ("group count SQL", "comparator.catalog.group_stream", "SqlGroupStream.ordered"),
+    ("group parts SQL", "comparator.catalog.group_stream", "SqlGroupStream._parts"),
+    ("groups keyed (+ order pages)", "comparator.plan.prune.group_order", "PendingGroups._fetch"),
+    ("provider discounts", "comparator.catalog.queries_groups", "CatalogGroups.provider_discounts"),
+    ("provider terms", "comparator.catalog.queries_groups", "CatalogGroups.provider_terms"),
     ("rules SQL", "comparator.catalog.queries_groups", "CatalogGroups.rules"),
     ("counts SQL", "comparator.catalog.queries_groups", "CatalogGroups.count"),
     ("profiles", "comparator.catalog.queries_groups", "CatalogGroups.profiles"),

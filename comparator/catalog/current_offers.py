@@ -174,5 +174,5 @@ def count_current(engine: Engine, offer_filter: OfferFilter | None = None) -> in
             )
             return int(conn.execute(total).scalar_one())
         places = OfferFilter(provinces=offer_filter.provinces, cities=offer_filter.cities)
-        query = current_query(places).with_only_columns(func.count(OFFER.c.id))
+        query = current_query(places, columns=(func.count(OFFER.c.id),))  # no provider join
         return int(conn.execute(query).scalar_one())

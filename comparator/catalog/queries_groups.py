@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Engine, Float, case, cast, func, true, tuple_
@@ -23,6 +24,7 @@ from comparator.catalog.current_offers import (
     offer_condition,
     stream_offers,
 )
+from comparator.catalog.group_stream import SqlGroupStream, load_provider_discounts
 from comparator.catalog.queries import OFFER, load_profiles, load_provider_terms
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.offer_filter import GroupSummary, OfferFilter
@@ -32,6 +34,50 @@ from comparator.domain.profile import ProviderProfile
 from comparator.domain.profile_plan import ProviderTerms
 
 READ_CHUNK = 200  # groups per IN list
+GROUP_COLUMNS = (
+    OFFER.c.provider,
+    OFFER.c.region,
+    OFFER.c.gpu,
+    OFFER.c.node_cards,
+    OFFER.c.interconnect,
+    OFFER.c.network,
+)
+
+
+def _factor(
+    factors: Mapping[str, float], runs: int, periods: Mapping[str, int] | None
+) -> ColumnElement[Any]:
+    """``m`` of an offer: its rule's least factor (hourly; 0 for a rule not given) or
+    ``max(1/M, min_units/runs)`` (contracts; ``M`` the run slots one period can hold, per
+    billing mode in ``periods``, else the period)."""
+    hourly = case(factors, value=OFFER.c.time_of_use, else_=0.0) if factors else 0.0
+    held = {b: max(1, (periods or {}).get(b, h)) for b, h in PERIOD_HOURS.items()}
+    period = 1.0 / case(held, value=OFFER.c.billing, else_=1)
+    per_runs = cast(OFFER.c.min_units, Float) / runs
+    contract = case((period >= per_runs, period), else_=per_runs)
+    return case((OFFER.c.billing.in_(HOURLY_MODES), hourly), else_=contract)
+
+
+def summary_columns(pricing: GroupPricing, job: ColumnElement[bool]) -> tuple[Any, ...]:
+    """A group's keys and its job offers' (``job``) count, first id, ``A``, ``M`` and free
+    trial hours (:class:`GroupSummary`), to be grouped by :data:`GROUP_COLUMNS`."""
+    fx, currency = pricing.fx, pricing.currency
+    rates = {code: float(fx.rate(code, currency)) for code in fx.rates_cny}
+    rate = case(rates, value=func.upper(OFFER.c.currency), else_=None)
+    tax = case((OFFER.c.tax_inclusive, 1.0), else_=1.0 + cast(OFFER.c.vat_rate, Float))
+    per_card = _factor(pricing.factors, pricing.runs, pricing.periods) / OFFER.c.cards
+
+    def of_job(value: ColumnElement[Any]) -> ColumnElement[Any]:
+        return case((job, value), else_=None)
+
+    return (
+        *GROUP_COLUMNS,
+        func.count(of_job(OFFER.c.id)),
+        func.min(of_job(OFFER.c.id)),
+        func.min(of_job(cast(OFFER.c.price, Float) * tax * rate * per_card)),
+        func.max(of_job(per_card)),
+        func.max(of_job(OFFER.c.free_trial_hours)),
+    )
 
 
 class CatalogGroups:
@@ -47,6 +93,9 @@ class CatalogGroups:
     def provider_terms(self, providers: Collection[str]) -> dict[str, ProviderTerms]:
         return load_provider_terms(self.engine, providers)
 
+    def provider_discounts(self, providers: Collection[str]) -> dict[str, Decimal]:
+        return load_provider_discounts(self.engine, providers)
+
     def offers(self, wanted: OfferFilter) -> list[OfferView]:
         return job_offers(self.engine, wanted)
 
@@ -60,56 +109,17 @@ class CatalogGroups:
         with self.engine.connect() as conn:
             return sorted(str(r) for r in conn.execute(query).scalars())
 
-    def _factor(
-        self, factors: Mapping[str, float], runs: int, periods: Mapping[str, int] | None
-    ) -> ColumnElement[Any]:
-        """``m`` of an offer: its rule's least factor (hourly; 0 for a rule not given) or
-        ``max(1/M, min_units/runs)`` (contracts; ``M`` the run slots one period can hold, per
-        billing mode in ``periods``, else the period)."""
-        hourly = case(factors, value=OFFER.c.time_of_use, else_=0.0) if factors else 0.0
-        held = {b: max(1, (periods or {}).get(b, h)) for b, h in PERIOD_HOURS.items()}
-        period = 1.0 / case(held, value=OFFER.c.billing, else_=1)
-        per_runs = cast(OFFER.c.min_units, Float) / runs
-        contract = case((period >= per_runs, period), else_=per_runs)
-        return case((OFFER.c.billing.in_(HOURLY_MODES), hourly), else_=contract)
-
     def summaries(self, wanted: OfferFilter, pricing: GroupPricing) -> GroupSummaries:
         """One row per group of the job's offers (``wanted`` keeps them), floored by
         ``pricing``, and how many offers the filter's places hold (the job's or not: one scan
         for both)."""
-        fx, currency = pricing.fx, pricing.currency
-        rates = {code: float(fx.rate(code, currency)) for code in fx.rates_cny}
-        rate = case(rates, value=func.upper(OFFER.c.currency), else_=None)
-        tax = case((OFFER.c.tax_inclusive, 1.0), else_=1.0 + cast(OFFER.c.vat_rate, Float))
-        factor = self._factor(pricing.factors, pricing.runs, pricing.periods)
-        per_card = factor / OFFER.c.cards
-        keys = (
-            OFFER.c.provider,
-            OFFER.c.region,
-            OFFER.c.gpu,
-            OFFER.c.node_cards,
-            OFFER.c.interconnect,
-            OFFER.c.network,
-        )
         places = wanted
         job: ColumnElement[bool] = true()
         if places.by_place:  # the places' other offers too (NULL in the job's aggregates)
             job = offer_condition(places)
             places = dataclasses.replace(places, gpus=(), exclude_spot=False)
-
-        def of_job(value: ColumnElement[Any]) -> ColumnElement[Any]:
-            return case((job, value), else_=None)
-
-        columns = (
-            *keys,
-            func.count(of_job(OFFER.c.id)),
-            func.min(of_job(OFFER.c.id)),
-            func.min(of_job(cast(OFFER.c.price, Float) * tax * rate * per_card)),
-            func.max(of_job(per_card)),
-            func.max(of_job(OFFER.c.free_trial_hours)),
-            func.count(OFFER.c.id),
-        )
-        query = current_query(places, columns=columns).group_by(*keys)
+        columns = (*summary_columns(pricing, job), func.count(OFFER.c.id))
+        query = current_query(places, columns=columns).group_by(*GROUP_COLUMNS)
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
         groups = [  # the drivers return the columns' types: ints, strs, floats
@@ -121,6 +131,11 @@ class CatalogGroups:
         ]
         in_places = sum(int(r[11]) for r in rows) if places is not wanted else None
         return GroupSummaries(groups, in_places)
+
+    def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> SqlGroupStream:
+        """The job's summaries in a temporary table, read in the walk's order."""
+        query = current_query(wanted, columns=summary_columns(pricing, true()))
+        return SqlGroupStream(self.engine, query.group_by(*GROUP_COLUMNS))
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:
         """The job's offers of ``groups``, by offer id."""

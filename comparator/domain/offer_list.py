@@ -10,8 +10,10 @@ without a database.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from decimal import Decimal
 
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
+from comparator.domain.group_list import ListStream
 from comparator.domain.offer_filter import GroupSummary, OfferFilter
 from comparator.domain.offer_source import GroupPricing, GroupSummaries
 from comparator.domain.offer_view import OfferView
@@ -105,6 +107,13 @@ class OfferList:
 
     def provider_terms(self, providers: Collection[str]) -> dict[str, ProviderTerms]:
         return {p: terms_of(self._profiles[p], p) for p in sorted(providers) if p in self._profiles}
+
+    def provider_discounts(self, providers: Collection[str]) -> dict[str, Decimal]:
+        profiles = self.profiles(providers)
+        return {p: d for p, profile in profiles.items() if (d := profile.discount) is not None}
+
+    def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> ListStream:
+        return ListStream(self.summaries(wanted, pricing).groups)
 
     def rules(self, wanted: OfferFilter) -> list[str]:
         hourly = {o.time_of_use for o in self.offers(wanted) if o.billing in HOURLY_MODES}

@@ -13,7 +13,8 @@ out is only what the planner would exclude anyway (docs/planner-pruning.md, rule
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from decimal import Decimal
 from typing import NamedTuple, Protocol
 
 from comparator.domain.money import FxTable
@@ -41,6 +42,66 @@ class GroupSummaries(NamedTuple):
     in_places: int | None  # current offers in the filter's places (None: it names none)
 
 
+ShapeId = tuple[str, int, str | None, str | None]  # GPU, node size, interconnect, network
+
+
+class GroupShape(NamedTuple):
+    """The job's offers of one :data:`ShapeId`: how many, whether any has free trial hours,
+    and how many raw groups (provider and data centre) hold them."""
+
+    gpu: str
+    node_cards: int
+    interconnect: str | None
+    network: str | None
+    offers: int
+    free_trial: bool
+    groups: int = 0
+
+
+class ShapeOrder(NamedTuple):
+    """How the groups of one shape are ordered (docs/planner-pruning.md, rule 5): their link
+    key (raw groups of one link key are one group), whether a group of it may be keyed FIRST
+    (read before every other), and the card-hours its key multiplies the floor by."""
+
+    link: str
+    first: bool
+    card_hours: float
+
+
+class OrderedGroup(NamedTuple):
+    """One group (its raw summaries, same link key) and the value ``order`` its place in the
+    stream follows: ``(0, ·)`` for a shape that may be FIRST, else ``(1, card_hours · (d·A −
+    h·M))`` at the least discount ``d``, least over the parts."""
+
+    order: tuple[int, float]
+    parts: list[GroupSummary]
+
+
+class GroupStream(Protocol):
+    """The groups of a job's offers, summarised once and read in the order the walk needs."""
+
+    def shapes(self) -> list[GroupShape]:
+        """The job's offers per shape."""
+        ...
+
+    def providers(self) -> list[str]:
+        """The providers of the job's offers, sorted."""
+        ...
+
+    def ordered(
+        self, order: Mapping[ShapeId, ShapeOrder], least_discount: float, half_place: float
+    ) -> tuple[int, Iterator[OrderedGroup]]:
+        """How many groups the shapes of ``order`` hold (one per provider, data centre, GPU,
+        node size and link key), and those groups by their ``order`` (nondecreasing)."""
+        ...
+
+    def at(self, provider: str, region: str, gpu: str) -> list[GroupSummary]:
+        """The raw summaries of one data centre's GPU (the quote reads its offers)."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class ProfileSource(Protocol):
     """Where providers' profiles come from (an :class:`OfferSource` is one)."""
 
@@ -51,6 +112,11 @@ class ProfileSource(Protocol):
     def provider_terms(self, providers: Collection[str]) -> dict[str, ProviderTerms]:
         """What the planner's bounds read of the profiles of ``providers`` (their time zone,
         discount and storage terms), by provider id, without parsing the whole profiles."""
+        ...
+
+    def provider_discounts(self, providers: Collection[str]) -> dict[str, Decimal]:
+        """The discount of each of ``providers`` whose profile states one (nothing else of
+        the profiles is read)."""
         ...
 
 
@@ -64,6 +130,11 @@ class OfferSource(ProfileSource, Protocol):
     def summaries(self, wanted: OfferFilter, pricing: GroupPricing) -> GroupSummaries:
         """One summary per group of the offers ``wanted`` keeps, and how many current offers
         (the job's or not) stand in ``wanted``'s places."""
+        ...
+
+    def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> GroupStream:
+        """The groups of the offers ``wanted`` keeps, as :meth:`summaries` floors them, to be
+        read in order (:class:`GroupStream`; the caller closes it)."""
         ...
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:

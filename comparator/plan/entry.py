@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, GroupSummary, OfferFilter
@@ -140,28 +141,52 @@ def _streamed(
     factors = rule_floors(rules, *window, context.holidays)
     periods = contract_runs(job, context.holidays)
     pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), periods)
-    summaries, in_places = source.summaries(wanted, pricing)
-    terms = terms_of_providers(profiles, _of(summaries))
-    loaded = sum(s.offers for s in summaries)
-    filtered = left_out(source, wanted, loaded, in_places)
+    stream = source.group_stream(wanted, pricing)
+    try:
+        loaded = sum(s.offers for s in stream.shapes())
+        filtered = left_out(source, wanted, loaded)
 
-    def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
-        return source.read(wanted, groups)
+        def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
+            return source.read(wanted, groups)
 
-    def parsed(providers: Collection[str]) -> dict[str, ProviderProfile]:
-        return profiles_of(profiles, providers)
+        def parsed(providers: Collection[str]) -> dict[str, ProviderProfile]:
+            return profiles_of(profiles, providers)
 
-    streamed = plan_streamed(job, summaries, read, terms, parsed, context, filtered=filtered)
-    if streamed is None:
-        return None
-    result, offers, given = streamed
-    best = result.best
-    if best is not None:
-        place = (best.provider, best.region, best.gpu)
-        seen = {o.offer_id for o in offers}
-        same = [s for s in summaries if (s.provider, s.region, s.gpu) == place]
-        offers = offers + [o for o in read(same) if o.offer_id not in seen]
+        def terms(providers: Collection[str]) -> dict[str, PlanTerms]:
+            return terms_of_providers(profiles, providers)
+
+        every = discounts_of(profiles, stream.providers())
+        streamed = plan_streamed(
+            job,
+            stream,
+            read,
+            terms,
+            parsed,
+            context,
+            filtered=filtered,
+            discounts_by_provider=every,
+        )
+        if streamed is None:
+            return None
+        result, offers, given = streamed
+        if (best := result.best) is not None:
+            seen = {o.offer_id for o in offers}
+            same = stream.at(best.provider, best.region, best.gpu)
+            offers = offers + [o for o in read(same) if o.offer_id not in seen]
+    finally:
+        stream.close()
     return result, OffersRead(offers, given, filtered)
+
+
+def discounts_of(profiles: Profiles, providers: Collection[str]) -> dict[str, Decimal]:
+    """The discounts of ``providers`` that state one (a profile source reads nothing else)."""
+    if isinstance(profiles, Mapping):
+        return {
+            p: d
+            for p in sorted(providers)
+            if p in profiles and (d := profiles[p].discount) is not None
+        }
+    return profiles.provider_discounts(providers)
 
 
 def plan_jobs(

@@ -18,7 +18,7 @@ import dataclasses
 import heapq
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from comparator.domain.offer_view import OfferView
 from comparator.plan.candidates import (
@@ -56,6 +56,38 @@ from comparator.plan.work_hours import work_run_hours
 Entry = tuple[Key, int, int, int, Any]  # key, group index, position, stage, item
 
 
+class Pending(Protocol):
+    """The groups not read yet (docs/planner-pruning.md, rule 5), in (key, index) order."""
+
+    def first_before(self, limit: Entry | None) -> Entry | None:
+        """The least unread entry if it is less than ``limit`` (None: any), else None."""
+        ...
+
+    def pop(self) -> Entry: ...
+
+    def left(self) -> int:
+        """How many groups are not read."""
+        ...
+
+
+class HeapPending:
+    """Unread entries all keyed at once, as a heap."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.entries = entries
+        heapq.heapify(entries)  # by (key, first offer id): unique, never compares the groups
+
+    def first_before(self, limit: Entry | None) -> Entry | None:
+        head = self.entries[0] if self.entries else None
+        return head if head is not None and (limit is None or head < limit) else None
+
+    def pop(self) -> Entry:
+        return heapq.heappop(self.entries)
+
+    def left(self) -> int:
+        return len(self.entries)
+
+
 @dataclass
 class LazyCandidates:
     """Groups ready to expand, and the candidates built so far (with the offers' notes)."""
@@ -67,11 +99,11 @@ class LazyCandidates:
     not_built: int = 0
     dominated: set[str] = field(default_factory=set)  # offers a machine-mate strictly dominates
     floors: list[list[Floor]] = field(default_factory=list)  # each group's offers' floors
-    # groups not read yet (docs/planner-pruning.md, rule 5): entries sorted by (key, index),
+    # groups not read yet (docs/planner-pruning.md, rule 5): entries in (key, index) order,
     # read in batches by ``read`` (the groups of those entries, each with its index and key)
-    pending: list[Entry] = field(default_factory=list)
+    pending: Pending | None = None
     read: Callable[[list[Entry]], list[tuple[GroupInput, int, Key]]] | None = None
-    unread: list[Entry] = field(default_factory=list)  # pending entries the bound left unread
+    unread: int = 0  # pending groups the bound left unread
 
     def add(self, key: GroupKey, group: list[OfferView], work: GpuWork) -> GroupInput | None:
         """One group prepared (prices, calendars, card counts), not expanded; the offers no
@@ -149,11 +181,13 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
     ]
     heapq.heapify(heap)
     walk = _Walk(lazy, options)
-    pending = lazy.pending  # a heap (streamed.summary_entries)
-    while heap or pending:
-        if pending and (not heap or pending[0] < heap[0]):
+    while True:
+        pending = lazy.pending
+        if pending is not None and pending.first_before(heap[0] if heap else None) is not None:
             walk.read(pending, heap)
             continue
+        if not heap:
+            break
         key, index, position, stage, item = heapq.heappop(heap)
         if stage == BUILT:
             walk.solve(key, item)
@@ -190,19 +224,19 @@ class _Walk:
             return True
         return self.all_hopeless(key)
 
-    def read(self, pending: list[Entry], heap: list[Entry]) -> None:
-        """Read the next unread groups in key order (a batch, popped from the ``pending``
-        heap) and push each with its own group key (never below its summary's); once the
-        bound proves the next one hopeless, every later one is too (keys only grow, the
-        threshold only falls): none is read."""
+    def read(self, pending: Pending, heap: list[Entry]) -> None:
+        """Read the next unread groups in key order (a batch, popped from ``pending``) and
+        push each with its own group key (never below its summary's); once the bound proves
+        the next one hopeless, every later one is too (keys only grow, the threshold only
+        falls): none is read."""
         batch: list[Entry] = []
-        while pending and len(batch) < READ_BATCH:
-            if pending[0][0] != FIRST and self.all_hopeless(pending[0][0]):
+        while len(batch) < READ_BATCH and (head := pending.first_before(None)) is not None:
+            if head[0] != FIRST and self.all_hopeless(head[0]):
                 break
-            batch.append(heapq.heappop(pending))
+            batch.append(pending.pop())
         if not batch:
-            self.lazy.unread.extend(pending)
-            pending.clear()
+            self.lazy.unread = pending.left()
+            self.lazy.pending = None
             return
         assert self.lazy.read is not None
         objective, builder = self.options.objective, self.lazy.builder

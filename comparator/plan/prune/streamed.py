@@ -13,18 +13,22 @@ the diagnosis sees every exclusion.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
 from comparator.domain.billing import CONTRACT_MODES, PERIOD_HOURS
 from comparator.domain.calendar import HolidaySupplement
+from comparator.domain.group_list import ListStream
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, GroupSummary
+from comparator.domain.offer_source import GroupShape, GroupStream, OrderedGroup
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.domain.profile_plan import PlanTerms
@@ -41,6 +45,13 @@ from comparator.plan.dp.windows import rentable
 from comparator.plan.groups import GroupKey, _link_key, group_offers
 from comparator.plan.job_plan import Prepared, candidate_options, conclude, discounts
 from comparator.plan.prune.bounds import Key, KeyScale, count_span, key_scale, scaled_key
+from comparator.plan.prune.group_order import (
+    LazyTerms,
+    PendingGroups,
+    TermsReader,
+    shape_orders,
+    window_slots,
+)
 from comparator.plan.prune.pruning import UNREAD, Entry, LazyCandidates, choose_lazy
 from comparator.plan.result import ExcludedOffer, PlanResult
 from comparator.plan.screening import OfferScreen
@@ -117,6 +128,41 @@ def _summary_floor(s: GroupSummary, discount: float) -> float:
     return max(least, 0.0) * (1 - 1e-9)
 
 
+class SummaryKeyer:
+    """Unread entries of groups: each keyed by :func:`~comparator.plan.prune.bounds.scaled_key`
+    at its summaries' floor with its data centre's bill (the providers' terms must be in the
+    builder's options and ``basis`` first)."""
+
+    def __init__(
+        self, table: WorkTable, builder: CandidateBuilder, basis: PriceBasis, objective: str
+    ) -> None:
+        self.table, self.builder, self.basis, self.objective = table, builder, basis, objective
+        self.scales: dict[tuple[str, int, str, bool, str], KeyScale | None] = {}
+        self.bills: dict[tuple[str, str], DataBill] = {}  # per (provider, data centre)
+        self.providers: dict[str, tuple[str, float]] = {}  # provider → (zone, discount)
+
+    def entry(self, key: GroupKey, parts: list[GroupSummary]) -> Entry | None:
+        """The unread entry of one group (None: its GPU cannot take the job, or no count)."""
+        rdma = any(is_rdma(s.network) for s in parts)
+        if (terms := self.providers.get(key[0])) is None:
+            zone = self.builder.options.timezones.get(key[0], DEFAULT_TIMEZONE).key
+            terms = self.providers[key[0]] = (zone, float(self.basis.discounts.get(key[0], 1)))
+        shape = (key[2], key[3], key[4], rdma, terms[0])  # GPU, node size, links, RDMA, zone
+        if (scale := self.scales.get(shape, _UNSEEN)) is _UNSEEN:
+            scale = self.scales[shape] = _scale(key, parts, self.table, self.builder)
+        if scale is None:  # no work on the GPU or no card count: nothing of it is built
+            return None
+        if len(parts) == 1:
+            floor, first = _summary_floor(parts[0], terms[1]), parts[0].first_offer_id
+        else:
+            floor = min(_summary_floor(s, terms[1]) for s in parts)
+            first = min(s.first_offer_id for s in parts)
+        if (bill := self.bills.get(key[:2])) is None:
+            bill = self.bills[key[:2]] = self.builder.bill(key)
+        entry_key = scaled_key(scale, floor, self.objective, bill)
+        return (entry_key, first, -2, UNREAD, (key, parts))
+
+
 def summary_entries(
     summaries: Sequence[GroupSummary],
     table: WorkTable,
@@ -124,33 +170,14 @@ def summary_entries(
     basis: PriceBasis,
     objective: str,
 ) -> list[Entry]:
-    """One unread entry per group of ``summaries`` whose GPU can take the job, keyed by
-    :func:`~comparator.plan.prune.bounds.scaled_key` at the summaries' floor with its data centre's
-    bill, as a heap (popped in key order: ``heapq.heapify`` instead of sorting, since at 10⁵
-    groups the walk reads a few hundred)."""
-    options, entries = builder.options, []
-    scales: dict[tuple[str, int, str, bool, str], KeyScale | None] = {}
-    bills: dict[tuple[str, str], DataBill] = {}  # per (provider, data centre)
-    providers: dict[str, tuple[str, float]] = {}  # provider → (zone, discount)
-    for key, parts in _by_group(summaries).items():
-        rdma = any(is_rdma(s.network) for s in parts)
-        if (terms := providers.get(key[0])) is None:
-            zone = options.timezones.get(key[0], DEFAULT_TIMEZONE).key
-            terms = providers[key[0]] = (zone, float(basis.discounts.get(key[0], 1)))
-        shape = (key[2], key[3], key[4], rdma, terms[0])  # GPU, node size, links, RDMA, zone
-        if (scale := scales.get(shape, _UNSEEN)) is _UNSEEN:
-            scale = scales[shape] = _scale(key, parts, table, builder)
-        if scale is None:  # no work on the GPU or no card count: nothing of it is built
-            continue
-        if len(parts) == 1:
-            floor, first = _summary_floor(parts[0], terms[1]), parts[0].first_offer_id
-        else:
-            floor = min(_summary_floor(s, terms[1]) for s in parts)
-            first = min(s.first_offer_id for s in parts)
-        if (bill := bills.get(key[:2])) is None:
-            bill = bills[key[:2]] = builder.bill(key)
-        entry_key = scaled_key(scale, floor, objective, bill)
-        entries.append((entry_key, first, -2, UNREAD, (key, parts)))
+    """One unread entry per group of ``summaries`` whose GPU can take the job
+    (:class:`SummaryKeyer`), as a heap (popped in key order)."""
+    keyer = SummaryKeyer(table, builder, basis, objective)
+    entries = [
+        entry
+        for key, parts in _by_group(summaries).items()
+        if (entry := keyer.entry(key, parts)) is not None
+    ]
     heapq.heapify(entries)  # by (key, first offer id): unique, so the groups are never compared
     return entries
 
@@ -174,7 +201,7 @@ def _by_group(summaries: Sequence[GroupSummary]) -> dict[GroupKey, list[GroupSum
     return by_group
 
 
-def unusable_unread(summaries: Sequence[GroupSummary], table: WorkTable) -> list[FilteredOffers]:
+def unusable_unread(summaries: Iterable[GroupShape], table: WorkTable) -> list[FilteredOffers]:
     """The offers on GPUs that cannot take the job, counted per GPU with the reason: the walk
     never reads their groups, and without this a quote would not say why a cheaper card is
     missing (the unstreamed planner names each of them among the exclusions)."""
@@ -274,45 +301,84 @@ class _Reading:
 
 def plan_streamed(
     job: Job,
-    summaries: Sequence[GroupSummary],
+    summaries: Sequence[GroupSummary] | GroupStream,
     read: Reader,
-    terms: Mapping[str, PlanTerms],
+    terms: Mapping[str, PlanTerms] | TermsReader,
     profiles: ProfileReader,
     context: PlanContext,
     *,
     filtered: Sequence[FilteredOffers] = (),
+    discounts_by_provider: Mapping[str, Decimal] | None = None,
 ) -> tuple[PlanResult, list[OfferView], dict[str, ProviderProfile]] | None:
     """The plan of ``job`` reading only the groups the walk reaches, with the offers read and
     their providers' profiles.
 
-    ``terms`` are the summarised providers' terms the bounds read; ``profiles`` parses the
-    profiles of the providers whose offers are read (compliance reads them). None when
-    streaming cannot decide: the time objective (finishes, not prices, order the walk), free
-    trial hours in play, or no feasible plan (the diagnosis needs every offer)."""
-    if context.objective != "cost" or (job.use_free_trial and any(s.free_trial for s in summaries)):
+    ``summaries`` are the job's group summaries, or a stream of them the catalog orders
+    (rule 5, Claim C: only the head the walk reaches is keyed); ``terms`` the providers'
+    terms the bounds read (or what reads them, as the groups are keyed), with every
+    provider's discount in ``discounts_by_provider`` (default: ``terms``'s); ``profiles``
+    parses the profiles of the providers whose offers are read (compliance reads them). None
+    when streaming cannot decide: the time objective (finishes, not prices, order the walk),
+    free trial hours in play, or no feasible plan (the diagnosis needs every offer)."""
+    stream = ListStream(summaries) if isinstance(summaries, Sequence) else summaries
+    shapes = stream.shapes()
+    if context.objective != "cost" or (job.use_free_trial and any(s.free_trial for s in shapes)):
         return None
+    if isinstance(terms, Mapping):
+        given = terms
+        if discounts_by_provider is None:
+            discounts_by_provider = discounts(given)
+        terms = lambda ps: {p: given[p] for p in ps if p in given}  # noqa: E731
     checks = OfferScreen(job, context)
-    basis = PriceBasis(job.currency, context.fx, discounts(terms))
-    table = work_table(job, {s.gpu for s in summaries}, headroom=context.headroom)
+    basis = PriceBasis(job.currency, context.fx, dict(discounts_by_provider or {}))
+    table = work_table(job, {s.gpu for s in shapes}, headroom=context.headroom)
     built = CandidateSet()
-    lazy = LazyCandidates(
-        CandidateBuilder(candidate_options(job, context, terms), built), [], built
-    )
+    options = dataclasses.replace(candidate_options(job, context, {}), prices=basis)
+    lazy = LazyCandidates(CandidateBuilder(options, built), [], built)
     reading = _Reading(read, checks, basis, table, profiles)
     reading.lazy = lazy
-    lazy.pending = summary_entries(summaries, table, lazy.builder, basis, context.objective)
+    lazy.pending = _pending(
+        stream, shapes, table, lazy.builder, basis, LazyTerms(terms, lazy.builder)
+    )
     lazy.read = reading
-    options = PlanOptions(context.objective, job.max_cost, context.top)
-    selection = choose_lazy(lazy, options)
+    selection = choose_lazy(lazy, PlanOptions(context.objective, job.max_cost, context.top))
     reading.lazy = None  # no cycle (reading ↔ lazy): its summaries go when the plan returns
     if selection.best is None:
         return None
     reading.close(built, lazy.used)
-    not_read = (*filtered, *unusable_unread(summaries, table))
+    not_read = (*filtered, *unusable_unread(shapes, table))
     prepared = Prepared(
         job, context, reading.offers, checks, table, built, basis.discounts, not_read, lazy
     )
     result = conclude(prepared, selection)
-    result.stats["groups_not_read"] = len(lazy.unread)
-    result.stats["offers_not_read"] = sum(s.offers for s in summaries) - len(reading.offers)
+    result.stats["groups_not_read"] = lazy.unread if lazy.pending is None else lazy.pending.left()
+    result.stats["offers_not_read"] = sum(s.offers for s in shapes) - len(reading.offers)
     return result, reading.offers, reading.profiles
+
+
+def _pending(
+    stream: GroupStream,
+    shapes: Sequence[GroupShape],
+    table: WorkTable,
+    builder: CandidateBuilder,
+    basis: PriceBasis,
+    terms: LazyTerms,
+) -> PendingGroups:
+    """The stream's groups in the order of their keys' lower bound (rule 5, Claim C), keyed
+    as the walk reaches them, their providers' terms read then."""
+    keyer = SummaryKeyer(table, builder, basis, "cost")
+    least = float(min([*basis.discounts.values(), Decimal(1)]))
+    count, ordered = stream.ordered(
+        shape_orders(shapes, table, builder.options), least, float(PRICE_PLACES) / 2
+    )
+
+    def keyed(groups: list[OrderedGroup]) -> list[Entry]:
+        terms.ensure({g.parts[0].provider for g in groups})
+        out = []
+        for g in groups:
+            for key, parts in _by_group(g.parts).items():
+                if (entry := keyer.entry(key, parts)) is not None:
+                    out.append(entry)
+        return out
+
+    return PendingGroups(ordered, count, keyed, window_slots(builder.options))

@@ -1,0 +1,246 @@
+"""A job's group summaries in a temporary table, read in the order the planner's walk needs
+(docs/planner-pruning.md, rule 5).
+
+The job's offers are summarised once per raw group (``GROUP BY``, as
+:meth:`comparator.catalog.queries_groups.CatalogGroups.summaries`) into a temporary table;
+the planner then asks for the offers per shape (a small aggregate), and for the groups in the
+order of a lower bound of their keys, which the database sorts: a cursor streams them, and only
+the head the walk reaches becomes Python objects. Also the providers' discounts, read from the
+stored profiles without parsing anything else of them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterator, Mapping
+from decimal import Decimal
+from typing import Any
+
+from pydantic import TypeAdapter
+from sqlalchemy import (
+    JSON,
+    Column,
+    Connection,
+    Engine,
+    Float,
+    Integer,
+    MetaData,
+    Select,
+    String,
+    Table,
+    case,
+    cast,
+    func,
+    insert,
+    select,
+    tuple_,
+)
+
+from comparator.catalog.queries import PROVIDER
+from comparator.domain.offer_filter import GroupSummary
+from comparator.domain.offer_source import GroupShape, OrderedGroup, ShapeId, ShapeOrder
+from comparator.domain.profile_values import Discount
+
+FIRST_PAGE = 512  # ranks read at first (each next page twice as long)
+PART_CHUNK = 200  # machines per IN list
+DISCOUNT: TypeAdapter[Decimal | None] = TypeAdapter(Discount)
+
+_META = MetaData()
+GROUPS = Table(
+    "suanli_job_groups",
+    _META,
+    Column("provider", String),
+    Column("region", String),
+    Column("gpu", String),
+    Column("node_cards", Integer),
+    Column("interconnect", String),
+    Column("network", String),
+    Column("offers", Integer),
+    Column("first_id", Integer),
+    Column("least", Float),
+    Column("most", Float),
+    Column("trial", Integer),
+    prefixes=["TEMPORARY"],
+)
+SHAPES = Table(
+    "suanli_job_shapes",
+    _META,
+    Column("gpu", String),
+    Column("node_cards", Integer),
+    Column("interconnect", String),
+    Column("network", String),
+    Column("link", String),
+    Column("stage", Integer),
+    Column("card_hours", Float),
+    prefixes=["TEMPORARY"],
+)
+G, S = GROUPS.c, SHAPES.c
+MACHINES = (
+    "CREATE INDEX suanli_job_machines ON suanli_job_groups (provider, region, gpu, node_cards)"
+)
+
+
+class SqlGroupStream:
+    """The summaries of ``query`` (grouped by the raw group's six keys, with the columns of
+    :func:`comparator.catalog.queries_groups.summary_columns`) behind one connection, which
+    :meth:`close` gives back."""
+
+    def __init__(self, engine: Engine, query: Select[Any]) -> None:
+        self.conn: Connection = engine.connect()
+        self.known: list[GroupShape] | None = None
+        try:
+            for table in (GROUPS, SHAPES):
+                table.drop(self.conn, checkfirst=True)
+                table.create(self.conn)
+            self.conn.execute(insert(GROUPS).from_select([c.name for c in G], query))
+            self.conn.exec_driver_sql(MACHINES)
+        except BaseException:
+            self.close()
+            raise
+
+    def shapes(self) -> list[GroupShape]:
+        if self.known is None:
+            keys = (G.gpu, G.node_cards, G.interconnect, G.network)
+            totals = (func.sum(G.offers), func.max(G.trial), func.count())
+            query = select(*keys, *totals).group_by(*keys)
+            self.known = [
+                GroupShape(r[0], r[1], r[2], r[3], int(r[4]), bool(r[5]), int(r[6]))
+                for r in self.conn.execute(query)
+            ]
+        return self.known
+
+    def providers(self) -> list[str]:
+        query = select(G.provider).distinct().order_by(G.provider)
+        return [str(p) for p in self.conn.execute(query).scalars()]
+
+    def ordered(
+        self, order: Mapping[ShapeId, ShapeOrder], least_discount: float, half_place: float
+    ) -> tuple[int, Iterator[OrderedGroup]]:
+        rows = [
+            {
+                "gpu": shape[0],
+                "node_cards": shape[1],
+                "interconnect": shape[2],
+                "network": shape[3],
+                "link": o.link,
+                "stage": 0 if o.first else 1,
+                "card_hours": o.card_hours,
+            }
+            for shape, o in order.items()
+        ]
+        if rows:
+            self.conn.execute(insert(SHAPES), rows)
+        joined = GROUPS.join(
+            SHAPES,
+            (G.gpu == S.gpu)
+            & (G.node_cards == S.node_cards)
+            & G.interconnect.is_not_distinct_from(S.interconnect)
+            & G.network.is_not_distinct_from(S.network),
+        )
+        aliased = _aliased(order)
+        if aliased:  # raw groups of one machine may merge: count the groups
+            keys = (G.provider, G.region, G.gpu, G.node_cards, S.link)
+            counted = select(*keys).select_from(joined).distinct().subquery()
+            groups = int(self.conn.execute(select(func.count()).select_from(counted)).scalar_one())
+        else:  # each raw group is a group
+            groups = sum(s.groups for s in self.shapes() if _shape(s) in order)
+        least = func.coalesce(G.least, 0.0)
+        value = case(
+            (S.stage == 0, 0.0),
+            else_=S.card_hours * (least_discount * least - half_place * G.most),
+        )
+        machine = (G.provider, G.region, G.gpu, G.node_cards)
+        ranked = select(S.stage, value.label("value"), S.link, *G).select_from(joined)
+        ranked = ranked.order_by(S.stage, "value", *machine, G.interconnect, G.network)
+        parts = select(S.link, *G).select_from(joined)
+        return groups, self._groups(ranked, parts, aliased)
+
+    def _groups(
+        self, ranked: Select[Any], parts: Select[Any], aliased: set[ShapeId]
+    ) -> Iterator[OrderedGroup]:
+        """The groups in the order of their least part (each part ranked by its own order
+        value; a group comes with every part of it at its first part's rank): ranks read
+        in pages twice as long each time; a raw group whose shape shares its link key with
+        another shape comes with the other parts of its machine (read by the index)."""
+        emitted: set[tuple[Any, ...]] = set()
+        start, size = 0, FIRST_PAGE
+        while True:
+            page = self.conn.execute(ranked.limit(size).offset(start)).all()
+            wanted = [r for r in page if (*r[3:7], r[2]) not in emitted]
+            merged = sorted({tuple(r[3:7]) for r in wanted if tuple(r[5:9]) in aliased})
+            found = self._parts(merged, parts) if merged else {}
+            for r in wanted:
+                if (key := (*r[3:7], r[2])) not in emitted:
+                    emitted.add(key)
+                    group = found[key] if key in found else [_summary(r[3:])]
+                    yield OrderedGroup((int(r[0]), float(r[1])), group)
+            if len(page) < size:
+                return
+            start, size = start + size, size * 2
+
+    def _parts(
+        self, machines: list[tuple[Any, ...]], parts: Select[Any]
+    ) -> dict[tuple[Any, ...], list[GroupSummary]]:
+        """The summaries of ``machines``, per (machine, link key), by first offer id."""
+        out: dict[tuple[Any, ...], list[GroupSummary]] = {}
+        machine = (G.provider, G.region, G.gpu, G.node_cards)
+        for at in range(0, len(machines), PART_CHUNK):
+            query = parts.where(tuple_(*machine).in_(machines[at : at + PART_CHUNK]))
+            for r in self.conn.execute(query.order_by(G.first_id)):
+                out.setdefault((*r[1:5], r[0]), []).append(_summary(r[1:]))
+        return out
+
+    def at(self, provider: str, region: str, gpu: str) -> list[GroupSummary]:
+        query = select(*G).where((G.provider == provider) & (G.region == region) & (G.gpu == gpu))
+        return [_summary(r) for r in self.conn.execute(query)]
+
+    def close(self) -> None:
+        if self.conn.closed:
+            return
+        try:
+            for table in (SHAPES, GROUPS):
+                table.drop(self.conn, checkfirst=True)
+            self.conn.rollback()
+        finally:
+            self.conn.close()
+
+
+def _shape(s: GroupShape) -> ShapeId:
+    return (s.gpu, s.node_cards, s.interconnect, s.network)
+
+
+def _aliased(order: Mapping[ShapeId, ShapeOrder]) -> set[ShapeId]:
+    """The shapes that share their GPU, node size and link key with another shape: one
+    machine's raw groups of those shapes are one group."""
+    by_link: dict[tuple[str, int, str], list[ShapeId]] = {}
+    for shape, o in order.items():
+        by_link.setdefault((shape[0], shape[1], o.link), []).append(shape)
+    return {shape for shapes in by_link.values() if len(shapes) > 1 for shape in shapes}
+
+
+def _summary(r: Any) -> GroupSummary:
+    """A row of :data:`GROUPS` (its columns in order) as a summary."""
+    return GroupSummary(
+        r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9] or 0.0, bool(r[10])
+    )
+
+
+def load_provider_discounts(engine: Engine, providers: Collection[str]) -> dict[str, Decimal]:
+    """The discount of each of ``providers`` whose stored profile states one, read by the
+    profile's own field parser from the profile's ``provider`` table alone."""
+    if engine.dialect.name == "sqlite":
+        table: Any = func.json_extract(PROVIDER.c.profile_json, "$.provider")
+    else:  # json (not jsonb): the document's own text, numbers as written
+        table = cast(PROVIDER.c.profile_json, JSON)["provider"]
+    wanted = sorted(providers)
+    out: dict[str, Decimal] = {}
+    with engine.connect() as conn:
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            query = select(PROVIDER.c.id, table).where(PROVIDER.c.id.in_(chunk))
+            for pid, value in conn.execute(query):
+                data = json.loads(value) if isinstance(value, str) else value
+                stated = (data or {}).get("discount") if isinstance(data, dict) else None
+                if stated is not None and (d := DISCOUNT.validate_python(stated)) is not None:
+                    out[str(pid)] = d
+    return out
