@@ -199,6 +199,8 @@ PHASES = (
     ("slot_wait", "waiting for a max_in_flight slot"),
     ("claim", "from the slot to its claim (the claim batch's wait and transaction)"),
     ("claim_db", "claim transactions (runs, locks, validators), per source"),
+    ("good_runs_db", "reads of the sources other workers refreshed (500 a query)"),
+    ("skip_db", "skipped sources' current snapshots (gathered, one query)"),
     ("fetch", "HTTP: the profile and the sheet, retries included"),
     ("parse", "in the parse thread: read + check"),
     ("read", "  bytes to a table of text cells"),
@@ -212,7 +214,15 @@ PHASES = (
     ("store_commit", "store batch: COMMIT"),
     ("event_loop", "event loop thread: HTTP client, scheduling, profiles read"),
 )
-_OWN_CPU = ("claim_db", "parse", "store_lock", "store_profiles", "store_detect")
+_OWN_CPU = (
+    "claim_db",
+    "good_runs_db",
+    "skip_db",
+    "parse",
+    "store_lock",
+    "store_profiles",
+    "store_detect",
+)
 _OWN_CPU += ("store_write", "store_runs", "store_commit", "event_loop")
 
 

@@ -29,11 +29,12 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine
 
 from comparator.catalog.changes import PriceChange, count_changes
-from comparator.catalog.queries import current_snapshot, load_profiles
+from comparator.catalog.queries import SnapshotInfo, load_profiles
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import Msg, SuanliError
 from comparator.refresh.batch import StoreBatch
 from comparator.refresh.claims import ClaimBatch
+from comparator.refresh.gather import Gathered, current_snapshots
 from comparator.refresh.runs import (
     FAILED,
     GOOD,
@@ -129,8 +130,10 @@ class _Context:
     good: GoodRuns | None  # only_if_due: the sources already refreshed this period
     clock: PhaseClock = field(default_factory=PhaseClock)
     claims: ClaimBatch = field(init=False)
+    snapshots: Gathered[str, SnapshotInfo] = field(init=False)  # skipped sources' current
 
     def __post_init__(self) -> None:
+        self.snapshots = current_snapshots(self.engine)
         self.claims = ClaimBatch(
             self.engine, self.period.label, only_if_due=self.only_if_due, now=self.now
         )
@@ -274,7 +277,9 @@ async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: Slot) ->
     claim: Claim | Msg | None = None
     since: Validators | None = None
     if context.good is not None:  # a source another worker refreshed: no claim needed
-        claim = await asyncio.to_thread(context.good.reason, source.provider)
+        known, claim = context.good.cached(source.provider)
+        if not known:
+            claim = await asyncio.to_thread(context.good.reason, source.provider)
     if claim is None:  # with the claims of the sources that got a slot about now
         claim, since = await context.claims.claim(source)
     context.took("claim", started)
@@ -289,7 +294,7 @@ async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: Slot) ->
 
 
 async def _skipped(context: _Context, source: SourceSpec, reason: Msg) -> SourceOutcome:
-    current = await asyncio.to_thread(current_snapshot, context.engine, source.provider)
+    current = await context.snapshots.ask(source.provider)
     offers, snapshot_id = (current.offers, current.id) if current else (0, None)
     return SourceOutcome(
         source.provider, source.shown, SKIPPED, offers, snapshot_id, str(reason), error_msg=reason
