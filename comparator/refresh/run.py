@@ -245,10 +245,17 @@ def _start_order(count: int, only_if_due: bool) -> list[int]:
 async def _until_done_or_stopped(
     tasks: Sequence[asyncio.Future[SourceOutcome]], stop: threading.Event | None, grace_s: float
 ) -> None:
-    """Wait for every task; once ``stop`` is set, at most ``grace_s`` more, then cancel."""
-    pending = set(tasks)
-    while pending and not (stop is not None and stop.is_set()):
-        _, pending = await asyncio.wait(pending, timeout=0.2)
+    """Wait for every task; once ``stop`` is set, at most ``grace_s`` more, then cancel.
+
+    One waiter watches all the tasks and the 0.2 s polls of ``stop`` look at it alone: an
+    ``asyncio.wait`` of every pending task at each poll added and removed a callback on each
+    of 10,000 tasks five times a second."""
+    all_done = asyncio.ensure_future(asyncio.wait(tasks)) if tasks else None
+    while all_done is not None and not all_done.done():
+        if stop is not None and stop.is_set():
+            break
+        await asyncio.wait({all_done}, timeout=0.2)
+    pending = {task for task in tasks if not task.done()}
     if pending:
         log.info("stopping: %d source(s) still running get %g s to finish", len(pending), grace_s)
         _, pending = await asyncio.wait(pending, timeout=grace_s)
@@ -256,6 +263,8 @@ async def _until_done_or_stopped(
         task.cancel()
     if pending:
         await asyncio.wait(pending)
+    if all_done is not None:
+        await all_done  # done now: every task is
 
 
 def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> SourceOutcome:
