@@ -65,7 +65,9 @@ def test_a_full_gathering_is_answered_at_once_and_errors_reach_every_asker() -> 
 
 def test_current_snapshots_are_those_read_one_by_one(engine: Engine) -> None:
     with engine.begin() as conn:
-        store_profiles_in(conn, [loads_profile(profile_toml(p).encode(), p) for p in ("a", "b", "c")])
+        store_profiles_in(
+            conn, [loads_profile(profile_toml(p).encode(), p) for p in ("a", "b", "c")]
+        )
         for pid, offers in (("a", 3), ("b", 5), ("a", 4)):  # a's newest: 4 offers
             conn.execute(
                 SNAPSHOT.insert().values(
