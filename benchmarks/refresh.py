@@ -120,6 +120,7 @@ def fleet(
 ) -> None:
     engine = make_engine(url)
     upgrade_schema(engine)
+    _emptied(engine)
     published = publish_fleet(
         server,
         folder,
@@ -154,6 +155,15 @@ def fleet(
     )
 
 
+def _emptied(engine: Engine) -> None:
+    """Every table of the catalog emptied: the fleet's sources are all due again."""
+    from sqlmodel import SQLModel
+
+    with engine.begin() as conn:
+        for table in reversed(SQLModel.metadata.sorted_tables):
+            conn.execute(table.delete())
+
+
 @contextmanager
 def peak_connections(engine: Engine) -> Iterator[list[int]]:
     """The most connections to the database seen while the block ran (PostgreSQL)."""
@@ -184,17 +194,56 @@ def _passes(results: Sequence[WorkerResult]) -> str:
     return ", ".join(f"{r.pass_s:.1f} s" for r in results)
 
 
+# (phase, what it is), in a source's order; CPU where the phase's own thread measured it
+PHASES = (
+    ("slot_wait", "waiting for a max_in_flight slot"),
+    ("claim", "from the slot to its claim (the claim batch's wait and transaction)"),
+    ("claim_db", "claim transactions (runs, locks, validators), per source"),
+    ("good_runs_db", "reads of the sources other workers refreshed (500 a query)"),
+    ("skip_db", "skipped sources' current snapshots (gathered, one query)"),
+    ("fetch", "HTTP: the profile and the sheet, retries included"),
+    ("parse", "in the parse thread: read + check"),
+    ("read", "  bytes to a table of text cells"),
+    ("check", "  validation and conversion of the cells"),
+    ("store_wait", "from the parsed offers to the committed batch"),
+    ("store_lock", "store batch: connection, BEGIN, providers' locks"),
+    ("store_profiles", "store batch: provider profiles"),
+    ("store_detect", "store batch: change detection (digests, stored prices, diff)"),
+    ("store_write", "store batch: snapshots and offers (COPY)"),
+    ("store_runs", "store batch: the runs' outcomes"),
+    ("store_commit", "store batch: COMMIT"),
+    ("event_loop", "event loop thread: HTTP client, scheduling, profiles read"),
+)
+_OWN_CPU = (
+    "claim_db",
+    "good_runs_db",
+    "skip_db",
+    "parse",
+    "store_lock",
+    "store_profiles",
+    "store_detect",
+)
+_OWN_CPU += ("store_write", "store_runs", "store_commit", "event_loop")
+
+
 def _per_source(results: Sequence[WorkerResult], count: int) -> None:
-    """Where a source's time goes, in ms per source summed over the workers: the phases run
-    concurrently (max_in_flight sources at a time, four store writers), so they add up to
-    more than the wall."""
+    """Where a source's time goes, in ms per source summed over the workers. The phases of
+    different sources overlap (max_in_flight sources at a time, four store writers), so the
+    wall column adds up to more than the wall; the CPU column is each phase's own thread's
+    CPU, and "other" is the rest of the workers' CPU (start, imports, threads, GC)."""
     total: Counter[str] = Counter()
     for result in results:
         total.update(result.timings)
     batches = int(total.pop("batches", 0))
-    phases = ("slot_wait", "claim", "fetch_parse", "store_wait", "lock", "write")
-    shown = "  ".join(f"{name} {total[name] / count * 1000:.1f}" for name in phases)
-    print(f"per source, ms: {shown}  ({batches} store batches)")
+    print(f"per source, ms ({batches} store batches)   wall     cpu")
+    for name, what in PHASES:
+        cpu = total.get(f"{name}_cpu")
+        shown = f"{cpu / count * 1000:7.2f}" if cpu is not None else "      -"
+        wall = total.get(name, 0.0) / count * 1000
+        print(f"  {name:<15} {wall:9.2f} {shown}   {what}")
+    measured = sum(total.get(f"{name}_cpu", 0.0) for name in _OWN_CPU)
+    other = sum(r.cpu_s for r in results) - measured
+    print(f"  {'other':<15} {'-':>9} {other / count * 1000:7.2f}   process start, imports, GC")
 
 
 def _cpu(usage: resource.struct_rusage) -> float:

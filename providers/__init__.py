@@ -14,6 +14,7 @@ from comparator.errors import InputError, Msg
 from providers.base import Adapter, AdapterResult, SourceSpec
 from providers.fetch import FetchPolicy, Validators
 from providers.http_json import HttpJsonAdapter
+from providers.phase_clock import PhaseClock, clock_in_use, phase
 from providers.sheet import KnownCatalog, parse_sheet_columns, read_sheet_file
 from providers.sheet.adapter import SheetAdapter
 from providers.skypilot.adapter import SkypilotAdapter
@@ -47,11 +48,14 @@ __all__ = [
     "AdapterResult",
     "FetchPolicy",
     "KnownCatalog",
+    "PhaseClock",
     "SourceSpec",
     "Validators",
     "adapter_class",
+    "clock_in_use",
     "is_url",
     "mask_url",
     "parse_sheet_columns",
+    "phase",
     "read_sheet_file",
 ]

@@ -27,6 +27,7 @@ from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import SourceError
 from providers.fetch import Document, FetchPolicy, Validators, fetch_document
 from providers.parse_deadline import ParseCancelled, call_with_deadline
+from providers.phase_clock import phase
 from providers.urls import mask_text
 
 T = TypeVar("T")
@@ -66,6 +67,11 @@ def _in_daemon_thread(function: Callable[..., T], *args: Any) -> asyncio.Future[
 
     threading.Thread(target=run, name="suanli-parse", daemon=True).start()
     return future
+
+
+def _timed_parse(seconds: float, stop: threading.Event, parse: Callable[..., T], *args: Any) -> T:
+    with phase("parse"):
+        return call_with_deadline(seconds, stop, parse, *args)
 
 
 @dataclass(frozen=True)
@@ -150,9 +156,10 @@ class Adapter(ABC):
         """A document, within the deadline this source shares across its documents."""
         if self._deadline is None:
             self._deadline = asyncio.get_running_loop().time() + self.source.policy.deadline_s
-        return await fetch_document(
-            self.client, location, self.source.policy, since=since, deadline=self._deadline
-        )
+        with phase("fetch", cpu=False):  # on the event loop: its CPU is counted as a whole
+            return await fetch_document(
+                self.client, location, self.source.policy, since=since, deadline=self._deadline
+            )
 
     async def parse_within(self, parse: Callable[..., T], *args: Any) -> T:
         """``parse(*args)`` in a thread, given at most the source's ``parse_timeout_s``.
@@ -165,7 +172,7 @@ class Adapter(ABC):
         """
         limit = self.source.policy.parse_timeout_s
         stop = threading.Event()
-        work = _in_daemon_thread(call_with_deadline, limit, stop, parse, *args)
+        work = _in_daemon_thread(_timed_parse, limit, stop, parse, *args)
         try:
             done, _ = await asyncio.wait({work}, timeout=limit)
             if done:

@@ -31,7 +31,7 @@ from comparator.catalog.db import write_transaction
 from comparator.refresh.batch_store import Fetched, store_results_in
 from comparator.refresh.runs import Claim
 from comparator.refresh.source_store import Stored, finish_failed_in
-from providers import AdapterResult, SourceSpec
+from providers import AdapterResult, PhaseClock, SourceSpec, clock_in_use
 
 DEFAULT_BATCH_SOURCES = 50
 DEFAULT_BATCH_WAIT_S = 0.5
@@ -58,13 +58,13 @@ class StoreBatch:
         max_sources: int = DEFAULT_BATCH_SOURCES,
         max_wait_s: float = DEFAULT_BATCH_WAIT_S,
         writers: int = DEFAULT_WRITERS,
+        clock: PhaseClock | None = None,
     ) -> None:
         self.engine = engine
+        self.clock = clock or PhaseClock()  # store_lock, store_* (batch_store), store_commit
         self.max_sources = max(1, max_sources)
         self.max_wait_s = max_wait_s
         self.batches = 0  # committed transactions
-        self.lock_s = 0.0  # waiting for the batches' locks (and their BEGIN)
-        self.write_s = 0.0  # writing the batches, up to and with their COMMIT
         self._count = threading.Lock()
         self._queue: queue.Queue[_Item | None] = queue.Queue()
         self._threads = [
@@ -96,6 +96,10 @@ class StoreBatch:
             thread.join()
 
     def _run(self) -> None:
+        with clock_in_use(self.clock):
+            self._take_batches()
+
+    def _take_batches(self) -> None:
         closing = False
         while not closing:
             first = self._queue.get()
@@ -137,20 +141,20 @@ class StoreBatch:
         self, batch: list[_Item], write: Callable[[Connection, list[_Item]], list[Stored]]
     ) -> list[Stored]:
         keys = [f"provider:{item.provider}" for item in batch]
-        started = time.monotonic()
+        laps = self.clock.laps()
         with write_transaction(self.engine, *keys) as conn:
-            locked = time.monotonic()
+            laps.lap("store_lock")  # a connection, BEGIN and the providers' locks
             results = write(conn, batch)
+            laps = self.clock.laps()
+        laps.lap("store_commit")
         with self._count:
             self.batches += 1
-            self.lock_s += locked - started
-            self.write_s += time.monotonic() - locked
         return results
 
     def timings(self) -> dict[str, float]:
-        """Seconds spent by the writers so far, and the count of committed batches."""
+        """The count of committed batches so far (their seconds are the clock's)."""
         with self._count:
-            return {"lock": self.lock_s, "write": self.write_s, "batches": float(self.batches)}
+            return {"batches": float(self.batches)}
 
     def _record_failure(self, item: _Item, exc: Exception) -> None:
         """The run of a source that could not be written, recorded as failed in a transaction

@@ -21,10 +21,16 @@ from sqlalchemy import Connection, bindparam, select, update
 from comparator.catalog.bulk import current_snapshots_of, group_sheet, store_groups_in
 from comparator.catalog.changes import KEY_FIELDS, KeyedPrice, diff_offers
 from comparator.catalog.models import OfferColumns
-from comparator.catalog.queries import OFFER, as_columns, store_profiles_in
+from comparator.catalog.queries import (
+    OFFER,
+    SnapshotInfo,
+    SnapshotResult,
+    as_columns,
+    store_profiles_in,
+)
 from comparator.refresh.runs import ERROR_LIMIT, RUN, SUCCEEDED, UNCHANGED, Claim, RunRecord
 from comparator.refresh.source_store import Stored, new_prices, store_result_in
-from providers import AdapterResult, SourceSpec, Validators
+from providers import AdapterResult, SourceSpec, Validators, phase
 
 _IN_CHUNK = 500
 
@@ -48,44 +54,56 @@ def store_results_in(conn: Connection, items: Sequence[Fetched]) -> list[Stored]
         c is None or _only_of(c, p) for c, p in zip(columns, providers, strict=True)
     ):  # one provider twice, or offers of none/another: one source after the other
         return [store_result_in(conn, i.claim, i.source, i.result, i.now) for i in items]
-    store_profiles_in(conn, [i.result.profile for i in items if i.result.profile is not None])
-    previous = current_snapshots_of(conn, providers)
+    with phase("store_profiles"):
+        store_profiles_in(conn, [i.result.profile for i in items if i.result.profile is not None])
     fresh = [(i, c) for i, c in zip(items, columns, strict=True) if c is not None]
-    groups = group_sheet(_concatenated([c for _, c in fresh])) if fresh else None
-    digests = dict(zip(groups.providers, groups.digests, strict=True)) if groups else {}
-    changed = {
-        previous[p].id: p
-        for p in digests
-        if p in previous and previous[p].content_sha256 != digests[p]
-    }
-    before = _stored_prices_of(conn, changed)
+    with phase("store_detect"):  # what changed: digests against the current snapshots
+        previous = current_snapshots_of(conn, providers)
+        groups = group_sheet(_concatenated([c for _, c in fresh])) if fresh else None
+        digests = dict(zip(groups.providers, groups.digests, strict=True)) if groups else {}
+        changed = {
+            previous[p].id: p
+            for p in digests
+            if p in previous and previous[p].content_sha256 != digests[p]
+        }
+        before = _stored_prices_of(conn, changed)
     stored = {}
     if groups is not None:
         sources = {i.source.provider: i.source.shown for i, _ in fresh}
         fetched_at = {i.source.provider: i.now for i, _ in fresh}
-        results = store_groups_in(conn, groups, source=sources, fetched_at=fetched_at)
+        with phase("store_write"):
+            results = store_groups_in(conn, groups, source=sources, fetched_at=fetched_at)
         stored = {r.provider: r for r in results}
-    outcomes: list[Stored] = []
-    for item in items:
-        pid, validators = item.source.provider, item.result.validators
-        old = previous.get(pid)
-        if item.result.not_modified:
-            offers, snapshot_id = (old.offers, old.id) if old else (0, None)
-            outcomes.append(
-                Stored(RunRecord(UNCHANGED, offers, snapshot_id, validators=validators))
-            )
-            continue
-        snapshot = stored[pid]
-        record = RunRecord(
-            snapshot.status, snapshot.offers, snapshot.snapshot_id, validators=validators
+    with phase("store_detect"):
+        outcomes = [
+            _outcome(item, previous.get(item.source.provider), stored, before) for item in items
+        ]
+    with phase("store_runs"):
+        finish_runs_in(
+            conn, [(i.claim, s.record, i.now) for i, s in zip(items, outcomes, strict=True)]
         )
-        if snapshot.status != SUCCEEDED or old is None:
-            outcomes.append(Stored(record, first_snapshot=old is None))
-            continue
-        changes = diff_offers(pid, before.get(pid, []), new_prices(item.result.offers))
-        outcomes.append(Stored(record, changes))
-    finish_runs_in(conn, [(i.claim, s.record, i.now) for i, s in zip(items, outcomes, strict=True)])
     return outcomes
+
+
+def _outcome(
+    item: Fetched,
+    old: SnapshotInfo | None,
+    stored: dict[str, SnapshotResult],
+    before: dict[str, list[KeyedPrice]],
+) -> Stored:
+    """The item's run record, and its price changes against the stored offers."""
+    pid, validators = item.source.provider, item.result.validators
+    if item.result.not_modified:
+        offers, snapshot_id = (old.offers, old.id) if old else (0, None)
+        return Stored(RunRecord(UNCHANGED, offers, snapshot_id, validators=validators))
+    snapshot = stored[pid]
+    record = RunRecord(
+        snapshot.status, snapshot.offers, snapshot.snapshot_id, validators=validators
+    )
+    if snapshot.status != SUCCEEDED or old is None:
+        return Stored(record, first_snapshot=old is None)
+    changes = diff_offers(pid, before.get(pid, []), new_prices(item.result.offers))
+    return Stored(record, changes)
 
 
 def _only_of(columns: OfferColumns, provider: str) -> bool:

@@ -36,7 +36,7 @@ from comparator.refresh.runs import (
     reason_to_skip,
     this_holder,
 )
-from providers import SourceSpec, Validators
+from providers import SourceSpec, Validators, phase
 
 CLAIM_WAIT_S = 0.02  # after the first claim asked for, how long a batch gathers more
 MAX_CLAIMS = 100
@@ -66,7 +66,7 @@ def claim_runs(
     """:func:`claim_run` and, for each claim made, :func:`last_validators`, of every request
     (distinct providers) in one transaction; per request: the claim or the reason to skip."""
     try:
-        with write_transaction(engine) as conn:
+        with phase("claim_db"), write_transaction(engine) as conn:
             return _claim_in(conn, requests, period, only_if_due, now)
     except IntegrityError:  # another process inserted one of these runs first
         return [_claim_alone(engine, r, period, only_if_due, now) for r in requests]

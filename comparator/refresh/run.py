@@ -1,15 +1,16 @@
 """The refresh: run every source's adapter concurrently, store what came back, report changes.
 
-One :class:`httpx.AsyncClient` serves all sources, at most ``[worker] max_in_flight`` of them
-at a time (default 32, one connection each). A source waits for a slot first; then it claims
-its (provider, period, attempt) run, together with the sources that got a slot about the same
-moment (:mod:`comparator.refresh.claims`), fetches within its own deadline — which starts only now,
-so 10,000 queued sources do not time out waiting — and hands what it fetched to the store
-batch, which writes its snapshot and the run's outcome together, several sources per
-transaction, set-based (:mod:`comparator.refresh.batch`). The report's ``timings`` say where
-the sources' time went. A failing source is recorded with its error
-and keeps its last good snapshot current; the others are unaffected. Parsing and database
-work run in threads so a slow parse never starves another source's deadline.
+At most ``[worker] max_in_flight`` sources fetch at a time (default 32), each slot with an
+:class:`httpx.AsyncClient` of one connection (:mod:`comparator.refresh.slots`). A source
+waits for a slot first; then it claims its (provider, period, attempt) run, together with the
+sources that got a slot about the same moment (:mod:`comparator.refresh.claims`), fetches
+within its own deadline — which starts only now, so 10,000 queued sources do not time out
+waiting — and hands what it fetched to the store batch, which writes its snapshot and the
+run's outcome together, several sources per transaction, set-based
+(:mod:`comparator.refresh.batch`). The report's ``timings`` say where the sources' time went
+(:mod:`providers.phase_clock`). A failing source is recorded with its error and keeps its
+last good snapshot current; the others are unaffected. Parsing and database work run in
+threads so a slow parse never starves another source's deadline.
 """
 
 from __future__ import annotations
@@ -25,15 +26,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-import httpx
 from sqlalchemy import Engine
 
 from comparator.catalog.changes import PriceChange, count_changes
-from comparator.catalog.queries import current_snapshot, load_profiles
+from comparator.catalog.queries import SnapshotInfo, load_profiles
 from comparator.domain.profile import ProviderProfile
 from comparator.errors import Msg, SuanliError
 from comparator.refresh.batch import StoreBatch
 from comparator.refresh.claims import ClaimBatch
+from comparator.refresh.gather import Gathered, current_snapshots
 from comparator.refresh.runs import (
     FAILED,
     GOOD,
@@ -42,13 +43,13 @@ from comparator.refresh.runs import (
     RunRecord,
 )
 from comparator.refresh.schedule import Period, current_period, parse_cron
+from comparator.refresh.slots import Slot, Slots
 from comparator.refresh.source_store import Stored, finish_failed
 from comparator.refresh.sources import SourcesFile
-from providers import SourceSpec, Validators, adapter_class
+from providers import PhaseClock, SourceSpec, Validators, adapter_class, clock_in_use
 
 log = logging.getLogger("suanli.refresh")
 SKIPPED = "skipped"
-USER_AGENT = "suanli-refresh (+https://github.com/suanli/suanli)"
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,9 @@ class RefreshReport:
     period: str
     runs: list[SourceOutcome]
     seconds: float
-    # seconds summed over the sources, by phase: waiting for a slot, claiming, fetching (with
-    # parsing), waiting for the store batch; and the batches' lock waits and writes
+    # seconds summed over the sources, by phase (wall; ``<phase>_cpu``: CPU where measured):
+    # waiting for a slot, claiming, fetching, parsing, waiting for the store batch, the store
+    # batches' phases, the event loop's CPU as a whole (:mod:`providers.phase_clock`)
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -118,19 +120,20 @@ ProgressCallback = Callable[[SourceOutcome], None]
 @dataclass
 class _Context:
     engine: Engine
-    client: httpx.AsyncClient
     period: Period
     timezone: ZoneInfo
     only_if_due: bool
     profiles: dict[str, ProviderProfile]
     progress: ProgressCallback | None
-    slots: asyncio.Semaphore
+    slots: Slots
     batch: StoreBatch
     good: GoodRuns | None  # only_if_due: the sources already refreshed this period
-    timings: dict[str, float] = field(default_factory=dict)
+    clock: PhaseClock = field(default_factory=PhaseClock)
     claims: ClaimBatch = field(init=False)
+    snapshots: Gathered[str, SnapshotInfo] = field(init=False)  # skipped sources' current
 
     def __post_init__(self) -> None:
+        self.snapshots = current_snapshots(self.engine)
         self.claims = ClaimBatch(
             self.engine, self.period.label, only_if_due=self.only_if_due, now=self.now
         )
@@ -139,9 +142,9 @@ class _Context:
         return datetime.now(self.timezone)
 
     def took(self, phase: str, since: float) -> float:
-        """Add the seconds since ``since`` to ``phase``; the time now."""
-        now = time.monotonic()
-        self.timings[phase] = self.timings.get(phase, 0.0) + now - since
+        """Add the wall seconds since ``since`` to ``phase``; the time now."""
+        now = time.perf_counter()
+        self.clock.add(phase, now - since)
         return now
 
 
@@ -193,34 +196,41 @@ async def refresh_sources(
     max_in_flight: int = 32,
 ) -> RefreshReport:
     """Every source concurrently on one client; one outcome per source, in input order."""
-    started = time.monotonic()
+    started, loop_cpu = time.monotonic(), time.thread_time()
+    clock = PhaseClock()
     profiles = await asyncio.to_thread(load_profiles, engine)
-    limits = httpx.Limits(
-        max_connections=max_in_flight, max_keepalive_connections=min(max_in_flight, 16)
-    )
-    async with httpx.AsyncClient(
-        limits=limits,
-        follow_redirects=False,  # providers.fetch follows them itself, checking each
-        headers={"User-Agent": USER_AGENT},
-    ) as client:
-        slots = asyncio.Semaphore(max_in_flight)
-        batch = StoreBatch(engine)
+    slots = Slots(max_in_flight)
+    try:
+        batch = StoreBatch(engine, clock=clock)
         providers = [s.provider for s in sources]
         good = GoodRuns(engine, period.label, providers) if only_if_due else None
         context = _Context(
-            engine, client, period, timezone, only_if_due, profiles, progress, slots, batch, good
+            engine,
+            period,
+            timezone,
+            only_if_due,
+            profiles,
+            progress,
+            slots,
+            batch,
+            good,
+            clock,
         )
-        by_index = {  # the slots go in the order the tasks start in
-            i: asyncio.ensure_future(_refresh_source(context, sources[i]))
-            for i in _start_order(len(sources), only_if_due)
-        }
+        with clock_in_use(clock):  # the sources' tasks (and their threads) add to it
+            by_index = {  # the slots go in the order the tasks start in
+                i: asyncio.ensure_future(_refresh_source(context, sources[i]))
+                for i in _start_order(len(sources), only_if_due)
+            }
         tasks = [by_index[i] for i in range(len(sources))]
         try:
             await _until_done_or_stopped(tasks, stop, grace_s)
         finally:
             await asyncio.to_thread(batch.close)  # what was handed over is committed
+    finally:
+        await slots.aclose()
     outcomes = [_result_of(task, source) for task, source in zip(tasks, sources, strict=True)]
-    timings = dict(context.timings) | batch.timings()
+    clock.add("event_loop", 0.0, time.thread_time() - loop_cpu)
+    timings = clock.timings() | batch.timings()
     return RefreshReport(period.label, outcomes, time.monotonic() - started, timings)
 
 
@@ -235,10 +245,17 @@ def _start_order(count: int, only_if_due: bool) -> list[int]:
 async def _until_done_or_stopped(
     tasks: Sequence[asyncio.Future[SourceOutcome]], stop: threading.Event | None, grace_s: float
 ) -> None:
-    """Wait for every task; once ``stop`` is set, at most ``grace_s`` more, then cancel."""
-    pending = set(tasks)
-    while pending and not (stop is not None and stop.is_set()):
-        _, pending = await asyncio.wait(pending, timeout=0.2)
+    """Wait for every task; once ``stop`` is set, at most ``grace_s`` more, then cancel.
+
+    One waiter watches all the tasks and the 0.2 s polls of ``stop`` look at it alone: an
+    ``asyncio.wait`` of every pending task at each poll added and removed a callback on each
+    of 10,000 tasks five times a second."""
+    all_done = asyncio.ensure_future(asyncio.wait(tasks)) if tasks else None
+    while all_done is not None and not all_done.done():
+        if stop is not None and stop.is_set():
+            break
+        await asyncio.wait({all_done}, timeout=0.2)
+    pending = {task for task in tasks if not task.done()}
     if pending:
         log.info("stopping: %d source(s) still running get %g s to finish", len(pending), grace_s)
         _, pending = await asyncio.wait(pending, timeout=grace_s)
@@ -246,6 +263,8 @@ async def _until_done_or_stopped(
         task.cancel()
     if pending:
         await asyncio.wait(pending)
+    if all_done is not None:
+        await all_done  # done now: every task is
 
 
 def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> SourceOutcome:
@@ -255,41 +274,21 @@ def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> Sourc
     return task.result()
 
 
-class _Slot:
-    """A source's turn to fetch: held from its claim to the end of its fetch, given back
-    before its result waits for the store batch (the slots bound fetches, not commits)."""
-
-    def __init__(self, slots: asyncio.Semaphore) -> None:
-        self.slots = slots
-        self.held = False
-
-    async def __aenter__(self) -> _Slot:
-        await self.slots.acquire()
-        self.held = True
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        self.release()
-
-    def release(self) -> None:
-        if self.held:
-            self.held = False
-            self.slots.release()
-
-
 async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
-    waiting = time.monotonic()
-    async with _Slot(context.slots) as slot:
+    waiting = time.perf_counter()
+    async with context.slots.turn() as slot:
         context.took("slot_wait", waiting)
         return await _refresh_in_slot(context, source, slot)
 
 
-async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: _Slot) -> SourceOutcome:
-    started = time.monotonic()
+async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: Slot) -> SourceOutcome:
+    started = time.perf_counter()
     claim: Claim | Msg | None = None
     since: Validators | None = None
     if context.good is not None:  # a source another worker refreshed: no claim needed
-        claim = await asyncio.to_thread(context.good.reason, source.provider)
+        known, claim = context.good.cached(source.provider)
+        if not known:
+            claim = await asyncio.to_thread(context.good.reason, source.provider)
     if claim is None:  # with the claims of the sources that got a slot about now
         claim, since = await context.claims.claim(source)
     context.took("claim", started)
@@ -304,7 +303,7 @@ async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: _Slot) -
 
 
 async def _skipped(context: _Context, source: SourceSpec, reason: Msg) -> SourceOutcome:
-    current = await asyncio.to_thread(current_snapshot, context.engine, source.provider)
+    current = await context.snapshots.ask(source.provider)
     offers, snapshot_id = (current.offers, current.id) if current else (0, None)
     return SourceOutcome(
         source.provider, source.shown, SKIPPED, offers, snapshot_id, str(reason), error_msg=reason
@@ -316,7 +315,7 @@ async def _run_claimed(
     source: SourceSpec,
     claimed: tuple[Claim, Validators | None],
     started: float,
-    slot: _Slot,
+    slot: Slot,
 ) -> SourceOutcome:
     message = None
     claim = claimed[0]
@@ -335,18 +334,20 @@ async def _run_claimed(
             log.error("%s: unexpected error: %s", source.provider, error)
         record = await asyncio.to_thread(finish_failed, context.engine, claim, error, context.now())
         stored, notes = Stored(record), ()
-    outcome = _outcome(source, claim, stored, notes, time.monotonic() - started)
+    outcome = _outcome(source, claim, stored, notes, time.perf_counter() - started)
     return dataclasses.replace(outcome, error_msg=message) if message else outcome
 
 
 async def _fetch_and_store(
-    context: _Context, source: SourceSpec, claimed: tuple[Claim, Validators | None], slot: _Slot
+    context: _Context, source: SourceSpec, claimed: tuple[Claim, Validators | None], slot: Slot
 ) -> tuple[Stored, tuple[str, ...]]:
     claim, since = claimed
-    started = time.monotonic()
-    adapter = adapter_class(source.adapter, source.where)(source, context.client, context.profiles)
+    started = time.perf_counter()
+    client = slot.client
+    assert client is not None  # held: see _refresh_source
+    adapter = adapter_class(source.adapter, source.where)(source, client, context.profiles)
     result = await adapter.fetch(since)
-    started = context.took("fetch_parse", started)
+    started = context.took("fetch_parse", started)  # wall, from the claim to the parsed offers
     slot.release()
     stored = await context.batch.store(claim, source, result, context.now())
     context.took("store_wait", started)

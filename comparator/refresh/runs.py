@@ -25,7 +25,7 @@ from comparator.catalog.db import advisory_key, write_transaction
 from comparator.catalog.models import PriceSnapshot, RefreshRun, table_of
 from comparator.catalog.queries import current_snapshot_id
 from comparator.errors import Msg
-from providers import Validators
+from providers import Validators, phase
 
 RUN = table_of(RefreshRun)
 SNAPSHOT = table_of(PriceSnapshot)
@@ -176,6 +176,23 @@ class GoodRuns:
         self._read_at: dict[int, float] = {}
         self._lock = threading.Lock()
 
+    def cached(self, provider: str) -> tuple[bool, Msg | None]:
+        """(True, :meth:`reason`) when the answer is at hand (read less than ``max_age_s``
+        ago); (False, None) when :meth:`reason` must read. Never blocks: the event loop asks
+        this first and goes to a thread only for a read (10,000 hops saved per worker)."""
+        chunk = self._chunk_of.get(provider)
+        if chunk is None:
+            return True, None
+        if not self._lock.acquire(blocking=False):  # a read is under way
+            return False, None
+        try:
+            if time.monotonic() - self._read_at.get(chunk, -math.inf) > self.max_age_s:
+                return False, None
+            found = self._good.get(provider)
+        finally:
+            self._lock.release()
+        return True, None if found is None else already_refreshed(self.period, *found)
+
     def reason(self, provider: str) -> Msg | None:
         """Why ``provider`` needs no claim (blocking: call it in a thread), or None."""
         chunk = self._chunk_of.get(provider)
@@ -192,7 +209,7 @@ class GoodRuns:
         query = select(RUN.c.provider_id, RUN.c.attempt, RUN.c.status).where(
             RUN.c.provider_id.in_(providers), RUN.c.period == self.period, RUN.c.status.in_(GOOD)
         )
-        with self.engine.connect() as conn:
+        with phase("good_runs_db"), self.engine.connect() as conn:
             return {
                 pid: (int(attempt), str(status)) for pid, attempt, status in conn.execute(query)
             }

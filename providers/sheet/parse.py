@@ -22,6 +22,7 @@ from comparator.catalog.models import OfferColumns, OfferIn
 from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import Msg, RowProblem, SheetError
 from providers.parse_deadline import check_parse_deadline
+from providers.phase_clock import phase
 from providers.sheet.columns import (
     COLUMNS,
     REQUIRED,
@@ -101,7 +102,21 @@ def parse_sheet_columns(
     header matches, and a sheet with a header but no rows; and the encoding guessed for a
     sheet that is not UTF-8.
     """
-    table = read_table(content, filename)
+    with phase("read"):
+        table = read_table(content, filename)
+    with phase("check"):
+        return _checked_columns(table, filename, known, imported_at, timezone, decimal, warnings)
+
+
+def _checked_columns(
+    table: Table,
+    filename: str,
+    known: KnownCatalog,
+    imported_at: datetime | None,
+    timezone: ZoneInfo,
+    decimal: str | None,
+    warnings: list[Msg] | None,
+) -> OfferColumns:
     cells = _rename_headers(table, filename)
     if warnings is not None:
         warnings.extend(_sheet_warnings(table, filename))

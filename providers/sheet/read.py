@@ -14,7 +14,7 @@ import io
 import json
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
@@ -29,6 +29,7 @@ from comparator.errors import InputError, Msg, RowProblem, SheetError
 from providers.parse_deadline import ROWS_PER_CHECK, check_parse_deadline
 from providers.sheet.encoding import UTF8, decode_sheet
 from providers.sheet.merged import MergedFill, merged_blocks
+from providers.sheet.plain_csv import factorized, plain_cells
 from providers.sheet.sheet_limits import (
     MAX_COLUMNS,
     MAX_ROWS,
@@ -179,7 +180,9 @@ def _blank(cells: list[str]) -> bool:
 
 
 def _without_blank_rows(
-    columns: list[np.ndarray], rows: pd.Index
+    columns: Sequence[Any],
+    rows: pd.Index,
+    factorize: Callable[[Any], tuple[np.ndarray, Any]] = pd.factorize,
 ) -> tuple[pd.Index, dict[int, tuple[np.ndarray, list[str]]]]:
     """The rows that have some text, and each column's codes into its distinct texts
     stripped of surrounding spaces (a missing cell is empty).
@@ -189,7 +192,7 @@ def _without_blank_rows(
     distinct: dict[int, tuple[np.ndarray, list[str]]] = {}
     blank = np.ones(len(rows), dtype=bool)
     for number, cells in enumerate(columns):
-        codes, uniques = pd.factorize(cells)
+        codes, uniques = factorize(cells)
         texts = [str(u).strip() for u in uniques]
         missing = codes < 0  # NaN or None: a row shorter than the header
         if missing.any():
@@ -212,6 +215,17 @@ def _csv_table(content: bytes, filename: str, sep: str) -> Table:
     width = csv_width(raw, sep)
     if width > MAX_COLUMNS:  # before the parser makes a column of each field
         raise _too_wide(width)
+    plain = plain_cells(raw, sep)  # a small sheet without quotes: no pandas needed
+    cells = _pandas_cells(raw, sep) if plain is None else plain
+    factorize = pd.factorize if plain is None else factorized
+    length = len(cells[0]) if cells else 0
+    headers = ["" if pd.isna(c[0]) else str(c[0]).strip() for c in cells] if length else []
+    rows = pd.RangeIndex(2, 1 + length) if length else pd.RangeIndex(2, 2)
+    kept, distinct = _without_blank_rows([c[1:] for c in cells], rows, factorize)
+    return Table(headers, kept, distinct=distinct, encoding=decoded.encoding)
+
+
+def _pandas_cells(raw: bytes, sep: str) -> list[np.ndarray]:
     frame = pd.read_csv(
         io.BytesIO(raw),
         encoding="utf-8",
@@ -225,11 +239,7 @@ def _csv_table(content: bytes, filename: str, sep: str) -> Table:
     )
     if len(frame.columns) > MAX_COLUMNS:  # before any per-column work
         raise _too_wide(len(frame.columns))
-    cells = [frame[name].to_numpy(dtype=object) for name in frame.columns]
-    headers = ["" if pd.isna(c[0]) else str(c[0]).strip() for c in cells] if len(frame) else []
-    rows = pd.RangeIndex(2, 1 + len(frame)) if len(frame) else pd.RangeIndex(2, 2)
-    kept, distinct = _without_blank_rows([c[1:] for c in cells], rows)
-    return Table(headers, kept, distinct=distinct, encoding=decoded.encoding)
+    return [frame[name].to_numpy(dtype=object) for name in frame.columns]
 
 
 def _too_wide(count: int) -> InputError:

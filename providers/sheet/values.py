@@ -153,6 +153,24 @@ def _integer(column: str, default: int | None, decimal: str) -> Callable[[str], 
     return convert
 
 
+_PLAIN_WHOLE = re.compile(r"(?:[0-9]{1,12}\n)*")
+
+
+def _plain_integers(column: str, default: int | None) -> Callable[[list[str]], list[object] | None]:
+    """What :func:`_integer` gives every text, when each is empty or plain digits in range:
+    one regular expression over them all; else None (each text is checked alone)."""
+    low, high = INTEGER_RANGES[column]
+
+    def at_once(texts: list[str]) -> list[object] | None:
+        if not _PLAIN_WHOLE.fullmatch("".join(f"{t}\n" for t in texts if t)):
+            return None
+        values: list[object] = [int(t) if t else default for t in texts]
+        in_range = all(v is None or low <= v <= high for v in values)  # type: ignore[operator]
+        return values if in_range else None
+
+    return at_once
+
+
 def _price(decimal: str) -> Callable[[str], object]:
     what = Msg(
         "a positive number up to {limit} with at most {places} decimal places",
@@ -332,20 +350,28 @@ def column_checks(
         "provider": _by_unique("provider", _provider(known)),
         "region": _by_unique("region", lambda t: _required(t, "a data-centre id")),
         "gpu": _by_unique("gpu", _gpu),
-        "cards": _by_unique("cards", _integer("cards", 1, decimal)),
-        "node_cards": _by_unique("node_cards", _integer("node_cards", 8, decimal)),
+        "cards": _by_unique("cards", _integer("cards", 1, decimal), _plain_integers("cards", 1)),
+        "node_cards": _by_unique(
+            "node_cards", _integer("node_cards", 8, decimal), _plain_integers("node_cards", 8)
+        ),
         "billing": _by_unique("billing", _billing),
         "price": _by_unique("price", _price(decimal), _plain_prices if decimal == "." else None),
         "currency": _by_unique("currency", _currency),
         "time_of_use": _by_unique("time_of_use", _time_of_use),
-        "stock": _by_unique("stock", _integer("stock", None, decimal)),
-        "min_units": _by_unique("min_units", _integer("min_units", 1, decimal)),
+        "stock": _by_unique(
+            "stock", _integer("stock", None, decimal), _plain_integers("stock", None)
+        ),
+        "min_units": _by_unique(
+            "min_units", _integer("min_units", 1, decimal), _plain_integers("min_units", 1)
+        ),
         "interconnect": _by_unique("interconnect", _choice(("nvlink", "pcie", "hccs"))),
         "network": _by_unique("network", _network),
         "tax_inclusive": _by_unique("tax_inclusive", _boolean),
         "vat_rate": _by_unique("vat_rate", _rate(decimal)),
         "free_trial_hours": _by_unique(
-            "free_trial_hours", _integer("free_trial_hours", 0, decimal)
+            "free_trial_hours",
+            _integer("free_trial_hours", 0, decimal),
+            _plain_integers("free_trial_hours", 0),
         ),
         "observed_at": _by_unique("observed_at", _observed_at(timezone)),
         "source": _by_unique("source", _text),

@@ -1,0 +1,70 @@
+"""The refresh's turns to fetch: ``[worker] max_in_flight`` slots, each with its own client.
+
+One :class:`httpx.AsyncClient` of ``max_in_flight`` connections served every source before;
+its pool looks through all of its connections at every request and every response's end
+(``httpcore``'s ``_assign_requests_to_connections``, a readability check of each idle
+socket), which with 64 sources in flight was a third of the event loop's CPU. A slot's client
+has one connection: a source fetches its documents one after the other on it, and the next
+source of the slot reuses it when it goes to the same host. The clients share one SSL
+context (loading the certificates per client cost tens of milliseconds each).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+
+USER_AGENT = "suanli-refresh (+https://github.com/suanli/suanli)"
+
+
+class Slots:
+    """``count`` slots; :meth:`turn` waits for one (first come, first served)."""
+
+    def __init__(self, count: int) -> None:
+        self._free = asyncio.Semaphore(count)
+        tls = httpx.create_ssl_context()
+        one = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        self._clients = [
+            httpx.AsyncClient(
+                limits=one,
+                verify=tls,
+                follow_redirects=False,  # providers.fetch follows them itself, checking each
+                headers={"User-Agent": USER_AGENT},
+            )
+            for _ in range(max(1, count))
+        ]
+        self._idle = list(self._clients)
+
+    def turn(self) -> Slot:
+        return Slot(self)
+
+    async def aclose(self) -> None:
+        for client in self._clients:
+            await client.aclose()
+
+
+class Slot:
+    """A source's turn to fetch, with its slot's client: held from its claim to the end of its
+    fetch, given back before its result waits for the store batch (the slots bound fetches,
+    not commits)."""
+
+    def __init__(self, slots: Slots) -> None:
+        self.slots = slots
+        self.held = False
+        self.client: httpx.AsyncClient | None = None
+
+    async def __aenter__(self) -> Slot:
+        await self.slots._free.acquire()
+        self.client = self.slots._idle.pop()  # a free slot always has its client idle
+        self.held = True
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        self.release()
+
+    def release(self) -> None:
+        if self.held and self.client is not None:
+            self.held = False
+            self.slots._idle.append(self.client)
+            self.slots._free.release()
