@@ -83,6 +83,9 @@ class CatalogGroups:
         tax = case((OFFER.c.tax_inclusive, 1.0), else_=1.0 + cast(OFFER.c.vat_rate, Float))
         factor = self._factor(pricing.factors, pricing.runs, pricing.periods)
         per_card = factor / OFFER.c.cards
+        hourly = OFFER.c.billing.in_(HOURLY_MODES)
+        priced = cast(OFFER.c.price, Float) * tax * rate / OFFER.c.cards
+        least_minimum = priced * cast(OFFER.c.min_units, Float)  # a contract's fewest periods
         keys = (
             OFFER.c.provider,
             OFFER.c.region,
@@ -108,13 +111,30 @@ class CatalogGroups:
             func.max(of_job(per_card)),
             func.max(of_job(OFFER.c.free_trial_hours)),
             func.count(OFFER.c.id),
+            func.min(of_job(case((hourly, OFFER.c.time_of_use)))),
+            func.max(of_job(case((hourly, OFFER.c.time_of_use)))),
+            func.min(of_job(case((hourly, priced * factor)))),
+            func.min(of_job(case((hourly, None), else_=least_minimum))),
         )
         query = current_query(places, columns=columns).group_by(*keys)
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
         groups = [  # the drivers return the columns' types: ints, strs, floats
             GroupSummary(
-                r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9] or 0.0, bool(r[10])
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                r[7],
+                r[8],
+                r[9] or 0.0,
+                bool(r[10]),
+                r[12] if r[12] == r[13] else None,  # its hourly offers' one rule
+                r[14],
+                r[15],
             )
             for r in rows
             if r[6]

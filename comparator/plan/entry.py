@@ -151,7 +151,9 @@ def _streamed(
     def parsed(providers: Collection[str]) -> dict[str, ProviderProfile]:
         return profiles_of(profiles, providers)
 
-    streamed = plan_streamed(job, summaries, read, terms, parsed, context, filtered=filtered)
+    streamed = plan_streamed(
+        job, summaries, read, terms, parsed, context, filtered=filtered, factors=factors
+    )
     if streamed is None:
         return None
     result, offers, given = streamed

@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 
@@ -40,12 +41,14 @@ from comparator.plan.dp.slot_prices import least_factor_within
 from comparator.plan.dp.windows import rentable
 from comparator.plan.groups import GroupKey, _link_key, group_offers
 from comparator.plan.job_plan import Prepared, candidate_options, conclude, discounts
+from comparator.plan.prune.block_floors import Scale, SummaryFloors
 from comparator.plan.prune.bounds import Key, KeyScale, count_span, key_scale, scaled_key
 from comparator.plan.prune.pruning import UNREAD, Entry, LazyCandidates, choose_lazy
 from comparator.plan.result import ExcludedOffer, PlanResult
 from comparator.plan.screening import OfferScreen
 from comparator.plan.selection import PlanOptions
 from comparator.plan.work import WorkTable, work_table
+from comparator.plan.work_hours import work_run_hours
 
 Reader = Callable[[Sequence[GroupSummary]], list[OfferView]]  # their offers, by offer id
 ProfileReader = Callable[[Collection[str]], dict[str, ProviderProfile]]  # parsed profiles
@@ -123,21 +126,23 @@ def summary_entries(
     builder: CandidateBuilder,
     basis: PriceBasis,
     objective: str,
+    floors: SummaryFloors | None = None,
 ) -> list[Entry]:
     """One unread entry per group of ``summaries`` whose GPU can take the job, keyed by
-    :func:`~comparator.plan.prune.bounds.scaled_key` at the summaries' floor with its data centre's
-    bill, as a heap (popped in key order: ``heapq.heapify`` instead of sorting, since at 10⁵
-    groups the walk reads a few hundred)."""
+    :func:`~comparator.plan.prune.bounds.scaled_key` at the summaries' floor (on the group's
+    own run slots with ``floors``: :class:`~.block_floors.SummaryFloors`) with its data
+    centre's bill, as a heap (popped in key order: ``heapq.heapify`` instead of sorting,
+    since at 10⁵ groups the walk reads a few hundred)."""
     options, entries = builder.options, []
-    scales: dict[tuple[str, int, str, bool, str], KeyScale | None] = {}
+    scales: dict[tuple[str, int, str, bool, str], tuple[KeyScale, Scale] | None] = {}
     bills: dict[tuple[str, str], DataBill] = {}  # per (provider, data centre)
-    providers: dict[str, tuple[str, float]] = {}  # provider → (zone, discount)
+    providers: dict[str, tuple[ZoneInfo, float]] = {}  # provider → (zone, discount)
     for key, parts in _by_group(summaries).items():
         rdma = any(is_rdma(s.network) for s in parts)
         if (terms := providers.get(key[0])) is None:
-            zone = options.timezones.get(key[0], DEFAULT_TIMEZONE).key
+            zone = options.timezones.get(key[0], DEFAULT_TIMEZONE)
             terms = providers[key[0]] = (zone, float(basis.discounts.get(key[0], 1)))
-        shape = (key[2], key[3], key[4], rdma, terms[0])  # GPU, node size, links, RDMA, zone
+        shape = (key[2], key[3], key[4], rdma, terms[0].key)  # GPU, node size, links, RDMA, zone
         if (scale := scales.get(shape, _UNSEEN)) is _UNSEEN:
             scale = scales[shape] = _scale(key, parts, table, builder)
         if scale is None:  # no work on the GPU or no card count: nothing of it is built
@@ -147,9 +152,11 @@ def summary_entries(
         else:
             floor = min(_summary_floor(s, terms[1]) for s in parts)
             first = min(s.first_offer_id for s in parts)
+        if floors is not None:
+            floor = max(floor, floors.floor(parts, terms[1], terms[0], scale[1]))
         if (bill := bills.get(key[:2])) is None:
             bill = bills[key[:2]] = builder.bill(key)
-        entry_key = scaled_key(scale, floor, objective, bill)
+        entry_key = scaled_key(scale[0], floor, objective, bill)
         entries.append((entry_key, first, -2, UNREAD, (key, parts)))
     heapq.heapify(entries)  # by (key, first offer id): unique, so the groups are never compared
     return entries
@@ -190,7 +197,7 @@ def unusable_unread(summaries: Sequence[GroupSummary], table: WorkTable) -> list
 
 def _scale(
     key: GroupKey, parts: list[GroupSummary], table: WorkTable, builder: CandidateBuilder
-) -> KeyScale | None:
+) -> tuple[KeyScale, Scale] | None:
     work = table.work.get(key[2])
     if work is None:
         return None
@@ -200,7 +207,10 @@ def _scale(
     if not counts:
         return None
     span = count_span(key[3], on_link, counts, options)
-    return key_scale(span, on_link, builder.grid_for(key[0]), options, counts)
+    scale = key_scale(span, on_link, builder.grid_for(key[0]), options, counts)
+    eff = options.multi_node_efficiency
+    longest = max(work_run_hours(on_link, n, key[3], eff) for n in counts)
+    return scale, Scale(scale.fewest_slots, longest)
 
 
 class _Reading:
@@ -281,6 +291,7 @@ def plan_streamed(
     context: PlanContext,
     *,
     filtered: Sequence[FilteredOffers] = (),
+    factors: Mapping[str, float] | None = None,
 ) -> tuple[PlanResult, list[OfferView], dict[str, ProviderProfile]] | None:
     """The plan of ``job`` reading only the groups the walk reaches, with the offers read and
     their providers' profiles.
@@ -300,7 +311,8 @@ def plan_streamed(
     )
     reading = _Reading(read, checks, basis, table, profiles)
     reading.lazy = lazy
-    lazy.pending = summary_entries(summaries, table, lazy.builder, basis, context.objective)
+    floors = SummaryFloors(lazy.builder.options, most_runs(job), factors)
+    lazy.pending = summary_entries(summaries, table, lazy.builder, basis, context.objective, floors)
     lazy.read = reading
     options = PlanOptions(context.objective, job.max_cost, context.top)
     selection = choose_lazy(lazy, options)
