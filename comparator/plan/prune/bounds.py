@@ -120,7 +120,7 @@ def group_key(
     :func:`scaled_key` at the least floor per card of its offers, with its data centre's
     ``bill``; for a job that may not pause, at the least mean over one uninterrupted block
     of the group's cheapest price per slot when higher (:mod:`.block_floors`)."""
-    runs = max(g.grid.deadline_slot, 1)
+    runs = group_runs(g, options)
     floor = min(
         (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs)) / f.cards
         for f in floors
@@ -135,6 +135,15 @@ def group_key(
         block = group_block_floor(g, options, scale.fewest_slots, flat)
         floor = floor if block is None else max(floor, block)
     return scaled_key(scale, floor, objective, bill)
+
+
+def group_runs(g: GroupInput, options: CandidateOptions) -> int:
+    """At least the run slots any candidate of the group pays (``lower_bound_cents``'s ``R``:
+    the window, or fewer when its longest count's work and restarts take fewer)."""
+    eff = options.multi_node_efficiency
+    longest = max(work_run_hours(g.work, n, g.key[3], eff) for n in g.counts)
+    overhead = options.restart_overhead_hours if options.interruptible else 0
+    return max(min(g.grid.deadline_slot, longest + overhead * (longest - 1)), 1)
 
 
 def count_span(
