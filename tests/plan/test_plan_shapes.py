@@ -9,14 +9,17 @@ the providers whose offers it reads (issue #29, item 3).
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 import sys
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime, timedelta
 from decimal import Decimal as D
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
+import numpy as np
 import pytest
 from sqlalchemy import Engine
 
@@ -26,15 +29,22 @@ from comparator.catalog.db import make_engine, upgrade_schema
 from comparator.catalog.queries import load_profiles
 from comparator.catalog.queries_groups import CatalogGroups
 from comparator.config import load_settings
-from comparator.domain.job import load_job
-from comparator.plan import PlanResult, plan_job
+from comparator.domain.job import Job, Requirements, Schedule, Workload, load_job
+from comparator.plan import PlanContext, PlanResult, plan_job
+from comparator.plan.candidates import CandidateOptions
 from comparator.plan.dp.dp_solver import solve_schedule
+from comparator.plan.dp.grid import PriceBasis, slot_grid
 from comparator.plan.entry import plan_job_read
+from comparator.plan.prune.block_floors import SummaryFloors, factor_array, least_block_mean
 from comparator.plan.prune.sql_prefilter import job_offer_filter
+from comparator.plan.prune.streamed import rule_floors
 from comparator.plan.selection import lower_bound_cents
 from comparator.refresh.importer import import_files
 from comparator.services.planning import context_from_settings
 from tests.plan.test_plan_daily_cap import capped_problem
+from tests.plan.test_plan_prune import CONTEXT
+from tests.plan.test_plan_prune_stream import streamed as stream_planned
+from tests.support.factories import make_offer
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -167,3 +177,125 @@ def test_a_job_that_may_not_pause_is_bounded_by_its_cheapest_block() -> None:
             assert bound >= loose
             raised += bound > loose
     assert raised > 20
+
+
+def test_the_least_block_mean_is_the_least_mean_of_any_long_block() -> None:
+    """500 random price rows with closed slots (inf): the least mean over blocks of at least
+    ``fewest`` consecutive open slots is the brute-force one (only ``fewest`` to
+    ``2·fewest − 1`` slots are read), None exactly when no such block exists."""
+    rng = random.Random(2026)
+    for _ in range(500):
+        slots, fewest = rng.randint(1, 60), rng.randint(1, 30)
+        row = [
+            math.inf if rng.random() < 0.15 else rng.choice([0.4, 0.5, 1.0, 1.3]) * 7
+            for _ in range(slots)
+        ]
+        brute = min(
+            (
+                sum(row[i:j]) / (j - i)
+                for i in range(slots)
+                for j in range(i + fewest, slots + 1)
+                if all(math.isfinite(v) for v in row[i:j])
+            ),
+            default=None,
+        )
+        got = least_block_mean(np.array(row), fewest)
+        assert (got is None) == (brute is None)
+        if got is not None and brute is not None:
+            assert got == pytest.approx(brute, rel=1e-12)
+
+
+RULES = (
+    "",
+    "00:00-08:00*0.5",
+    "22:00-08:00*0.6",
+    "sat-sun*0.8",
+    "23:00-07:00*0.4",
+    "09:00-18:00*1.3",
+    "12:00-14:00*0.9",
+)
+ZONES = ("Asia/Shanghai", "Asia/Kolkata", "Asia/Kathmandu", "UTC", "America/New_York")
+WINDOWS = ((), ("mon-fri 09:00-18:00",), ("20:00-02:00", "sat-sun"))
+
+
+def block_options(start: datetime, days: int, windows: tuple[str, ...]) -> CandidateOptions:
+    prices = PriceBasis("CNY", context_from_settings(load_settings({}), today=TODAY).fx)
+    end = start + timedelta(days=days)
+    return CandidateOptions(start, end, False, 0, None, prices, run_windows=windows)
+
+
+def test_the_summaries_block_floor_never_exceeds_an_uninterrupted_blocks_mean() -> None:
+    """300 random rules, windows, run windows, zones and block lengths: the summaries' least
+    mean of ``min(cap, factor)`` over the widened window (read in one zone) never exceeds
+    that mean over any block of at least ``fewest`` consecutive allowed slots of a provider's
+    own grid in a zone without daylight saving; a zone that changes its offset in the window
+    gets no block floor; the least factor is the one the catalog floored the rule by."""
+    rng = random.Random(613)
+    checked = unsteady = 0
+    for _ in range(300):
+        start = datetime(2027, 3, 8, tzinfo=ZoneInfo("Asia/Shanghai")) + timedelta(
+            hours=rng.randint(-24 * 100, 24 * 10)
+        )
+        days, windows, rule = rng.randint(1, 5), rng.choice(WINDOWS), rng.choice(RULES)
+        options = block_options(start, days, windows)
+        least = rule_floors([rule], start, options.deadline, windows)[rule]
+        floors = SummaryFloors(options, most_runs_of(options), {rule: least})
+        curve = floors.curve(rule)
+        if curve is None:
+            continue
+        assert curve.least == least
+        fewest = rng.randint(1, 24 * days)
+        cap = rng.choice([math.inf, curve.most * rng.random() * 1.2])
+        mean = floors.capped_mean(rule, fewest, cap, curve)
+        zone = ZoneInfo(rng.choice(ZONES))
+        grid = slot_grid(start, options.deadline, zone)
+        if not floors.steady_zone(zone):  # its offset changes in the widened window
+            wide = slot_grid(start - timedelta(days=1), options.deadline + timedelta(days=1), zone)
+            assert len({wide.at(t).utcoffset() for t in range(wide.deadline_slot)}) > 1
+            unsteady += 1
+            continue
+        own = factor_array(rule, grid, windows)
+        if mean is None or own is None:
+            continue
+        capped = np.minimum(own, cap)
+        for i in range(len(own)):
+            for j in range(i + fewest, len(own) + 1):
+                if np.isfinite(own[i:j]).all():
+                    assert mean <= capped[i:j].mean() * (1 + 1e-12)
+                    checked += 1
+    assert checked > 1000 and unsteady > 0
+
+
+def most_runs_of(options: CandidateOptions) -> int:
+    return math.ceil((options.deadline - options.earliest).total_seconds() / 3600) + 2
+
+
+def test_offers_of_one_machine_with_two_rules_are_floored_by_their_cheapest_slots() -> None:
+    """A weekend job that may not pause on one machine with a night rule and a weekend rule:
+    the DP switches between them without a pause (nights on one, days on the other), so the
+    optimum is below each offer's own least block mean; the streamed and pruned planners
+    still find it (the floors take the cheaper offer slot by slot, and a summary of two rules
+    gets no block floor)."""
+    saturday = datetime(2026, 12, 5, tzinfo=ZoneInfo("Asia/Shanghai"))
+    offers = [
+        make_offer("1", "hourly", "10", provider="m", country="SG", time_of_use="00:00-08:00*0.5"),
+        make_offer("2", "hourly", "10", provider="m", country="SG", time_of_use="sat-sun*0.7"),
+        make_offer("3", "hourly", "9", provider="n", country="SG", region="s"),
+    ]
+    job = Job(
+        name="weekend",
+        schedule=Schedule(saturday, saturday + timedelta(days=2), False, 0),
+        workload=Workload(D(48), "A100-SXM4-80GB", 1),
+        requirements=Requirements(spot=True),
+        source="weekend.toml",
+    )
+    context = PlanContext(today=TODAY, fx=CONTEXT.fx, top=1)
+    unpruned = plan_job(job, offers, {}, context, prune=False)
+    assert unpruned.best is not None and unpruned.best.total_cost == D("304.00")
+    each_own_mean = min(10 * (16 * 0.5 + 32) / 48, 10 * 0.7) * 48  # 336: not a floor
+    assert each_own_mean > 304
+    pruned = plan_job(job, offers, {}, context)
+    got = stream_planned(job, offers, context)
+    assert got is not None
+    for result in (pruned, got[0]):
+        assert answer(result) == answer(unpruned)
