@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from comparator.compliance.verdicts import ProviderReport
 from comparator.domain.billing import CONTRACT_MODES, PERIOD_HOURS
 from comparator.domain.calendar import HolidaySupplement
 from comparator.domain.job import Job
@@ -233,6 +234,8 @@ class _Reading:
         self.workable: list[OfferView] = []
         self.phases: list[list[ExcludedOffer]] = [[], [], [], []]
         self.lazy: LazyCandidates | None = None
+        self.reports: dict[str, ProviderReport] = {}  # each provider checked once
+        self.batches: dict[str, int] = {}  # provider → how many batches held its offers
 
     def __call__(self, batch: list[Entry]) -> list[tuple[GroupInput, int, Key]]:
         assert self.lazy is not None
@@ -255,8 +258,10 @@ class _Reading:
     def _checked(self, offers: list[OfferView]) -> list[OfferView]:
         """The job's checks in the unpruned planner's order; exclusions kept by phase."""
         checks, basis, table = self.checks, self.basis, self.table
+        for provider in {o.provider for o in offers}:
+            self.batches[provider] = self.batches.get(provider, 0) + 1
         steps: list[Callable[[Sequence[OfferView]], list[OfferView]]] = [
-            lambda o: checks.compliant(o, self._profiles_of(o)),
+            lambda o: checks.compliant(o, self._profiles_of(o), self.reports),
             checks.allowed,
             lambda o: checks.affordable(o, basis),
             lambda o: checks.workable(o, table),
@@ -273,9 +278,12 @@ class _Reading:
         return {p: self.profiles[p] for p in providers if p in self.profiles}
 
     def close(self, built: CandidateSet, used: set[str]) -> None:
-        """Exclusions in the unpruned order of phases, each by offer id, then the notes."""
+        """Exclusions in the unpruned order of phases, each by offer id, then the notes; the
+        compliance reports on every offer read (a provider read in one batch keeps that
+        batch's report, made on the same offers; the others are checked again on all)."""
         checks = self.checks
-        checks.compliant(self.offers, self._profiles_of(self.offers))  # reports on all read
+        once = {p: r for p, r in self.reports.items() if self.batches.get(p) == 1}
+        checks.compliant(self.offers, self._profiles_of(self.offers), once)  # all read
         checks.excluded = [
             e for phase in self.phases for e in sorted(phase, key=lambda e: int(e.offer_id))
         ]
