@@ -30,7 +30,7 @@ from comparator.catalog.queries import load_profiles
 from comparator.catalog.queries_groups import CatalogGroups
 from comparator.config import load_settings
 from comparator.domain.job import Job, Requirements, Schedule, Workload, load_job
-from comparator.plan import PlanContext, PlanResult, plan_job
+from comparator.plan import PlanContext, PlanResult, plan_job, screening
 from comparator.plan.candidates import CandidateOptions
 from comparator.plan.dp.dp_solver import solve_schedule
 from comparator.plan.dp.grid import PriceBasis, slot_grid
@@ -299,3 +299,39 @@ def test_offers_of_one_machine_with_two_rules_are_floored_by_their_cheapest_slot
     assert got is not None
     for result in (pruned, got[0]):
         assert answer(result) == answer(unpruned)
+
+
+@pytest.mark.slow
+def test_each_provider_checked_once_reports_what_checking_every_batch_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 13B job streamed from 4,000 offers of 150 providers, whose offers are read over
+    several batches: checking each provider once for the walk gives the same compliance
+    reports, warnings and exclusions as checking every batch afresh."""
+    engine = generated(tmp_path, "other shape", 4_000, 150)
+    context = context_from_settings(load_settings({}), today=TODAY)
+    job = load_job(ROOT / "examples" / "seeds-13b-full-8xa100.toml")
+    batches: list[set[str]] = []
+    source = CatalogGroups(engine)
+    read = source.read
+
+    def recorded(wanted: Any, groups: Any) -> Any:
+        offers = read(wanted, groups)
+        batches.append({o.provider for o in offers})
+        return offers
+
+    monkeypatch.setattr(source, "read", recorded)
+    once, _ = plan_job_read(job, source, None, context)
+    assert "groups_not_read" in once.stats
+    seen = [p for batch in batches for p in batch]
+    assert len(seen) > len(set(seen))  # some provider's offers came in several batches
+    compliant = screening.OfferScreen.compliant
+    monkeypatch.setattr(
+        screening.OfferScreen,
+        "compliant",
+        lambda self, offers, profiles, known=None: compliant(self, offers, profiles),
+    )
+    every, _ = plan_job_read(job, source, None, context)
+    assert answer(once) == answer(every)
+    assert once.compliance == every.compliance and once.warnings == every.warnings
+    assert once.excluded == every.excluded
