@@ -86,6 +86,9 @@ class CatalogGroups:
         hourly = OFFER.c.billing.in_(HOURLY_MODES)
         priced = cast(OFFER.c.price, Float) * tax * rate / OFFER.c.cards
         least_minimum = priced * cast(OFFER.c.min_units, Float)  # a contract's fewest periods
+        rule: ColumnElement[Any] = OFFER.c.time_of_use  # MIN/MAX in code-point order
+        if self.engine.dialect.name == "postgresql":
+            rule = rule.collate("C")
         keys = (
             OFFER.c.provider,
             OFFER.c.region,
@@ -111,8 +114,8 @@ class CatalogGroups:
             func.max(of_job(per_card)),
             func.max(of_job(OFFER.c.free_trial_hours)),
             func.count(OFFER.c.id),
-            func.min(of_job(case((hourly, OFFER.c.time_of_use)))),
-            func.max(of_job(case((hourly, OFFER.c.time_of_use)))),
+            func.min(of_job(case((hourly, rule)))),
+            func.max(of_job(case((hourly, rule)))),
             func.min(of_job(case((hourly, priced * factor)))),
             func.min(of_job(case((hourly, None), else_=least_minimum))),
         )
@@ -132,7 +135,7 @@ class CatalogGroups:
                 r[8],
                 r[9] or 0.0,
                 bool(r[10]),
-                r[12] if r[12] == r[13] else None,  # its hourly offers' one rule
+                None if r[12] is None else (r[12], r[13]),  # its hourly offers' rules
                 r[14],
                 r[15],
             )

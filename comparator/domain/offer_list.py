@@ -104,7 +104,7 @@ def _parts(
     ]
     known = [v for v in minima if v is not None]
     return {
-        "hourly_rule": rules.pop() if len(rules) == 1 else None,
+        "hourly_rules": (min(rules), max(rules)) if rules else None,
         "least_hourly_per_card": min(floors) if floors else None,
         "least_minimum_per_card": min(known) if known else None,
     }

@@ -79,7 +79,7 @@ def summaries_of(
                 least_per_card=min(floors),
                 most_factor_per_card=max(factors_per_card),
                 free_trial=any(o.free_trial_hours for o in group),
-                hourly_rule=rules.pop() if len(rules) == 1 else None,
+                hourly_rules=(min(rules), max(rules)) if rules else None,
                 least_hourly_per_card=min((v for _, v in hourly), default=None),
                 least_minimum_per_card=min(minima, default=None),
             )

@@ -225,28 +225,30 @@ def block_options(start: datetime, days: int, windows: tuple[str, ...]) -> Candi
 
 
 def test_the_summaries_block_floor_never_exceeds_an_uninterrupted_blocks_mean() -> None:
-    """300 random rules, windows, run windows, zones and block lengths: the summaries' least
-    mean of ``min(cap, factor)`` over the widened window (read in one zone) never exceeds
-    that mean over any block of at least ``fewest`` consecutive allowed slots of a provider's
-    own grid in a zone without daylight saving; a zone that changes its offset in the window
-    gets no block floor; the least factor is the one the catalog floored the rule by."""
+    """300 random sets of rules, windows, run windows, zones and block lengths: the summaries'
+    least mean of ``min(cap, ψ)`` over the widened window (read in one zone; ``ψ`` the least
+    factor over its floor of the rules between the set's least and greatest) never exceeds the
+    mean of ``min(cap, f_r/m_r)`` for the cheapest rule of the set, slot by slot, over any
+    block of at least ``fewest`` consecutive allowed slots of a provider's own grid in a zone
+    without daylight saving; a zone that changes its offset in the window gets none."""
     rng = random.Random(613)
     checked = unsteady = 0
     for _ in range(300):
         start = datetime(2027, 3, 8, tzinfo=ZoneInfo("Asia/Shanghai")) + timedelta(
             hours=rng.randint(-24 * 100, 24 * 10)
         )
-        days, windows, rule = rng.randint(1, 5), rng.choice(WINDOWS), rng.choice(RULES)
+        days, windows = rng.randint(1, 5), rng.choice(WINDOWS)
+        rules = sorted(set(rng.sample(RULES, rng.randint(1, 3))))
         options = block_options(start, days, windows)
-        least = rule_floors([rule], start, options.deadline, windows)[rule]
-        floors = SummaryFloors(options, most_runs_of(options), {rule: least})
-        curve = floors.curve(rule)
+        floored = rule_floors(sorted(RULES), start, options.deadline, windows)
+        floors = SummaryFloors(options, most_runs_of(options), floored)
+        span = (rules[0], rules[-1])
+        curve = floors.curve(span)
         if curve is None:
             continue
-        assert curve.least == least
         fewest = rng.randint(1, 24 * days)
         cap = rng.choice([math.inf, curve.most * rng.random() * 1.2])
-        mean = floors.capped_mean(rule, fewest, cap, curve)
+        mean = floors.capped_mean(span, fewest, cap, curve)
         zone = ZoneInfo(rng.choice(ZONES))
         grid = slot_grid(start, options.deadline, zone)
         if not floors.steady_zone(zone):  # its offset changes in the widened window
@@ -254,13 +256,14 @@ def test_the_summaries_block_floor_never_exceeds_an_uninterrupted_blocks_mean() 
             assert len({wide.at(t).utcoffset() for t in range(wide.deadline_slot)}) > 1
             unsteady += 1
             continue
-        own = factor_array(rule, grid, windows)
-        if mean is None or own is None:
+        own = [factor_array(r, grid, windows) for r in rules]
+        if mean is None or any(f is None for f in own):
             continue
-        capped = np.minimum(own, cap)
-        for i in range(len(own)):
-            for j in range(i + fewest, len(own) + 1):
-                if np.isfinite(own[i:j]).all():
+        cheapest = np.min([f / floored[r] for f, r in zip(own, rules, strict=True)], axis=0)
+        capped = np.minimum(cheapest, cap)
+        for i in range(len(capped)):
+            for j in range(i + fewest, len(capped) + 1):
+                if np.isfinite(capped[i:j]).all():
                     assert mean <= capped[i:j].mean() * (1 + 1e-12)
                     checked += 1
     assert checked > 1000 and unsteady > 0

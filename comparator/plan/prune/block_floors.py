@@ -34,6 +34,7 @@ from comparator.plan.dp.grid import PRICE_PLACES, SlotGrid, slot_grid
 from comparator.plan.dp.slot_prices import shared_factors
 from comparator.plan.dp.windows import rentable
 
+MAX_RULES = 200  # time-of-use rules priced in SQL; any other gets the factor 0 (still a bound)
 MARGIN = 1 - 1e-9  # the prefix sums' float error is far below this
 CELLS = 1 << 18  # (start, length) pairs read at once
 
@@ -116,12 +117,14 @@ def group_block_floor(
 
 
 class RuleCurve(NamedTuple):
-    """A time-of-use rule over the summaries' widened window: its factor in every slot the
-    run windows allow (inf elsewhere), its least and its greatest there."""
+    """Time-of-use rules over the summaries' widened window: the least of their factors over
+    the factor each was floored by, in every slot the run windows allow (inf elsewhere), its
+    least and greatest there, and the greatest of any one rule's factor over its floor."""
 
     factors: NDArray[np.float64]
     least: float
     most: float
+    widest: float
 
 
 class SummaryFloors:
@@ -139,8 +142,9 @@ class SummaryFloors:
         day = timedelta(days=1)
         self.widened = (options.earliest - day, options.deadline + day)
         self.grid = slot_grid(*self.widened, DEFAULT_TIMEZONE, options.holidays)
-        self.curves: dict[str, RuleCurve | None] = {}
-        self.means: dict[tuple[str, int, float], float | None] = {}
+        self.complete = len(self.factors) < MAX_RULES  # every rule of the job was floored
+        self.curves: dict[tuple[str, str], RuleCurve | None] = {}
+        self.means: dict[tuple[tuple[str, str], int, float], float | None] = {}
         self.steady: dict[ZoneInfo, bool] = {}
         if self.binds and not self.steady_zone(DEFAULT_TIMEZONE):
             self.binds = False
@@ -186,42 +190,65 @@ class SummaryFloors:
     def _hourly(
         self, hourly: Sequence[GroupSummary], contract: float, zone: ZoneInfo, fewest: int
     ) -> tuple[float, float]:
-        """(the floor with the hourly offers, the rounding margin's scale)."""
+        """(the floor with the hourly offers, the rounding margin's scale). Each hourly offer
+        of rule ``r`` costs at least ``H·f_r(t)/m_r`` per card (``H`` its least floor,
+        ``m_r`` the factor the catalog floored ``r`` by), so the cheapest costs at least
+        ``H·ψ(t)``, ``ψ`` the least ``f_r/m_r`` over the rules between the group's least and
+        greatest (every rule of the group is among them)."""
         cheapest = min(s.least_hourly_per_card or 0.0 for s in hourly)
-        rules = {s.hourly_rule for s in hourly}
-        rule = rules.pop() if len(rules) == 1 else None
-        curve = self.curve(rule) if self.binds and rule and self.steady_zone(zone) else None
-        least = self.factors.get(rule or "", 0.0)  # the factor the catalog floored it by
-        if curve is None or least <= 0 or least != curve.least:
+        ranges = [s.hourly_rules for s in hourly if s.hourly_rules is not None]
+        if not (self.binds and len(ranges) == len(hourly) and self.steady_zone(zone)):
             return min(cheapest, contract), 1.0
-        price = cheapest / least  # the least price per card before its factor
-        cap = contract / price if math.isfinite(contract) else math.inf
-        mean = self.capped_mean(rule or "", fewest, cap, curve)
+        span = (min(r[0] for r in ranges), max(r[1] for r in ranges))
+        curve = self.curve(span)
+        if curve is None:
+            return min(cheapest, contract), 1.0
+        cap = contract / cheapest if cheapest > 0 else math.inf
+        mean = self.capped_mean(span, fewest, cap, curve)
         if mean is None:
             return min(cheapest, contract), 1.0
-        return price * mean, curve.most / curve.least
+        return cheapest * mean, curve.widest
 
-    def curve(self, rule: str) -> RuleCurve | None:
-        """The rule over the widened window (None: the calendar cannot read it, or the run
-        windows allow no slot of it)."""
-        if rule not in self.curves:
-            factors = factor_array(rule, self.grid, self.options.run_windows)
-            curve = None
-            if factors is not None and np.isfinite(factors).any():
-                finite = factors[np.isfinite(factors)]
-                curve = RuleCurve(factors, float(finite.min()), float(finite.max()))
-            self.curves[rule] = curve
-        return self.curves[rule]
+    def curve(self, span: tuple[str, str]) -> RuleCurve | None:
+        """``ψ`` over the widened window for the rules from ``span[0]`` to ``span[1]`` (None:
+        some rule among them the catalog did not floor, or no slot is allowed)."""
+        if span not in self.curves:
+            self.curves[span] = self._curve(span)
+        return self.curves[span]
 
-    def capped_mean(self, rule: str, fewest: int, cap: float, curve: RuleCurve) -> float | None:
-        """The least mean of ``min(cap, factor)`` over any block of ``W ≥ fewest`` allowed
-        slots, with ``cap`` rounded down to 1/256 of the rule's greatest factor (the mean only
-        grows with the cap: still a floor; one computation per rounded cap)."""
+    def _curve(self, span: tuple[str, str]) -> RuleCurve | None:
+        if span[0] != span[1] and not self.complete:
+            return None  # rules past MAX_RULES may lie between: not all are known
+        rules = [r for r in self.factors if span[0] <= r <= span[1]]
+        if span[0] not in self.factors or span[1] not in self.factors:
+            return None
+        least = np.full(max(self.grid.deadline_slot, 1), np.inf)
+        widest = 1.0
+        for rule in rules:
+            factors, floor = (
+                factor_array(rule, self.grid, self.options.run_windows),
+                self.factors[rule],
+            )
+            if factors is None or floor <= 0:
+                return None
+            np.minimum(least, factors / floor, out=least)
+            widest = max(widest, float(factors[np.isfinite(factors)].max(initial=floor)) / floor)
+        finite = least[np.isfinite(least)]
+        if not len(finite):
+            return None
+        return RuleCurve(least, float(finite.min()), float(finite.max()), widest)
+
+    def capped_mean(
+        self, span: tuple[str, str], fewest: int, cap: float, curve: RuleCurve
+    ) -> float | None:
+        """The least mean of ``min(cap, ψ)`` over any block of ``W ≥ fewest`` allowed slots,
+        with ``cap`` rounded down to 1/256 of ``ψ``'s greatest (the mean only grows with the
+        cap: still a floor; one computation per rounded cap)."""
         step = curve.most / 256
         cap = curve.most if cap >= curve.most else math.floor(cap / step) * step
         if cap <= curve.least:
             return cap
-        if (key := (rule, fewest, cap)) not in self.means:
+        if (key := (span, fewest, cap)) not in self.means:
             capped = np.where(np.isfinite(curve.factors), np.minimum(curve.factors, cap), np.inf)
             mean = least_block_mean(capped, fewest)
             self.means[key] = None if mean is None else mean * MARGIN

@@ -42,7 +42,7 @@ from comparator.plan.dp.slot_prices import least_factor_within
 from comparator.plan.dp.windows import rentable
 from comparator.plan.groups import GroupKey, _link_key, group_offers
 from comparator.plan.job_plan import Prepared, candidate_options, conclude, discounts
-from comparator.plan.prune.block_floors import Scale, SummaryFloors
+from comparator.plan.prune.block_floors import MAX_RULES, Scale, SummaryFloors
 from comparator.plan.prune.bounds import Key, KeyScale, count_span, key_scale, scaled_key
 from comparator.plan.prune.pruning import UNREAD, Entry, LazyCandidates, choose_lazy
 from comparator.plan.result import ExcludedOffer, PlanResult
@@ -53,7 +53,6 @@ from comparator.plan.work_hours import work_run_hours
 
 Reader = Callable[[Sequence[GroupSummary]], list[OfferView]]  # their offers, by offer id
 ProfileReader = Callable[[Collection[str]], dict[str, ProviderProfile]]  # parsed profiles
-MAX_RULES = 200  # time-of-use rules priced in SQL; any other gets the factor 0 (still a bound)
 
 
 def rule_floors(
