@@ -106,7 +106,7 @@ class CatalogGroups:
         def of_job(value: ColumnElement[Any]) -> ColumnElement[Any]:
             return case((job, value), else_=None)
 
-        columns = (
+        columns: tuple[ColumnElement[Any], ...] = (
             *keys,
             func.count(of_job(OFFER.c.id)),
             func.min(of_job(OFFER.c.id)),
@@ -114,11 +114,14 @@ class CatalogGroups:
             func.max(of_job(per_card)),
             func.max(of_job(OFFER.c.free_trial_hours)),
             func.count(OFFER.c.id),
-            func.min(of_job(case((hourly, rule)))),
-            func.max(of_job(case((hourly, rule)))),
-            func.min(of_job(case((hourly, priced * factor)))),
-            func.min(of_job(case((hourly, None), else_=least_minimum))),
         )
+        if pricing.own_runs:  # the floors on each group's own run slots (rule 7)
+            columns += (
+                func.min(of_job(case((hourly, rule)))),
+                func.max(of_job(case((hourly, rule)))),
+                func.min(of_job(case((hourly, priced * factor)))),
+                func.min(of_job(case((hourly, None), else_=least_minimum))),
+            )
         query = current_query(places, columns=columns).group_by(*keys)
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
@@ -135,9 +138,7 @@ class CatalogGroups:
                 r[8],
                 r[9] or 0.0,
                 bool(r[10]),
-                None if r[12] is None else (r[12], r[13]),  # its hourly offers' rules
-                r[14],
-                r[15],
+                *_own_runs(r),
             )
             for r in rows
             if r[6]
@@ -167,3 +168,11 @@ class CatalogGroups:
                 )
         out.sort(key=lambda o: int(o.offer_id))
         return out
+
+
+def _own_runs(row: Any) -> tuple[Any, ...]:
+    """A summary's hourly rules (least, greatest), least hourly floor and least contract
+    minimum, when the row has them."""
+    if len(row) < 16:
+        return (None, None, None)
+    return (None if row[12] is None else (row[12], row[13]), row[14], row[15])

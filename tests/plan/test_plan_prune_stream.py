@@ -188,13 +188,17 @@ def walked_offers(
     streamed)."""
     source, wanted = CatalogGroups(engine), job_offer_filter(job)
     factors = rule_floors(source.rules(wanted), job.schedule.earliest_start, job.schedule.deadline)
-    pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), contract_runs(job))
+    blocks = not job.schedule.interruptible  # the aggregates of rule 7 too, on both databases
+    runs, periods = most_runs(job), contract_runs(job)
+    pricing = GroupPricing(job.currency, context.fx, factors, runs, periods, blocks)
     summaries = source.summaries(wanted, pricing).groups
 
     def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
         return source.read(wanted, groups)
 
-    got = plan_streamed(job, summaries, read, profiles, lambda ps: _some(profiles, ps), context)
+    got = plan_streamed(
+        job, summaries, read, profiles, lambda ps: _some(profiles, ps), context, factors=factors
+    )
     return None if got is None else got[1]
 
 

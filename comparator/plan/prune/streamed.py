@@ -42,7 +42,7 @@ from comparator.plan.dp.slot_prices import least_factor_within
 from comparator.plan.dp.windows import rentable
 from comparator.plan.groups import GroupKey, _link_key, group_offers
 from comparator.plan.job_plan import Prepared, candidate_options, conclude, discounts
-from comparator.plan.prune.block_floors import MAX_RULES, Scale, SummaryFloors
+from comparator.plan.prune.block_floors import MAX_RULES, Scale, SummaryFloors, blocks_bind
 from comparator.plan.prune.bounds import Key, KeyScale, count_span, key_scale, scaled_key
 from comparator.plan.prune.pruning import UNREAD, Entry, LazyCandidates, choose_lazy
 from comparator.plan.result import ExcludedOffer, PlanResult
@@ -318,7 +318,9 @@ def plan_streamed(
     )
     reading = _Reading(read, checks, basis, table, profiles)
     reading.lazy = lazy
-    floors = SummaryFloors(lazy.builder.options, most_runs(job), factors)
+    floors = None
+    if blocks_bind(lazy.builder.options):  # the summaries carry what rule 7 reads
+        floors = SummaryFloors(lazy.builder.options, most_runs(job), factors)
     lazy.pending = summary_entries(summaries, table, lazy.builder, basis, context.objective, floors)
     lazy.read = reading
     options = PlanOptions(context.objective, job.max_cost, context.top)
