@@ -73,6 +73,24 @@ class CatalogGroups:
         contract = case((period >= per_runs, period), else_=per_runs)
         return case((OFFER.c.billing.in_(HOURLY_MODES), hourly), else_=contract)
 
+    def _own_runs(
+        self, priced: ColumnElement[Any], factor: ColumnElement[Any]
+    ) -> tuple[ColumnElement[Any], ...]:
+        """What rule 7 reads of a group (before the job's condition): the least and greatest
+        rule of its hourly offers (in code-point order on both databases), their least floor
+        per card, and its contracts' least price of their fewest periods per card."""
+        hourly = OFFER.c.billing.in_(HOURLY_MODES)
+        rule: ColumnElement[Any] = OFFER.c.time_of_use
+        if self.engine.dialect.name == "postgresql":
+            rule = rule.collate("C")
+        least_minimum = priced * cast(OFFER.c.min_units, Float)
+        return (
+            case((hourly, rule)),
+            case((hourly, rule)),
+            case((hourly, priced * factor)),
+            case((hourly, None), else_=least_minimum),
+        )
+
     def summaries(self, wanted: OfferFilter, pricing: GroupPricing) -> GroupSummaries:
         """One row per group of the job's offers (``wanted`` keeps them), floored by
         ``pricing``, and how many offers the filter's places hold (the job's or not: one scan
@@ -83,12 +101,6 @@ class CatalogGroups:
         tax = case((OFFER.c.tax_inclusive, 1.0), else_=1.0 + cast(OFFER.c.vat_rate, Float))
         factor = self._factor(pricing.factors, pricing.runs, pricing.periods)
         per_card = factor / OFFER.c.cards
-        hourly = OFFER.c.billing.in_(HOURLY_MODES)
-        priced = cast(OFFER.c.price, Float) * tax * rate / OFFER.c.cards
-        least_minimum = priced * cast(OFFER.c.min_units, Float)  # a contract's fewest periods
-        rule: ColumnElement[Any] = OFFER.c.time_of_use  # MIN/MAX in code-point order
-        if self.engine.dialect.name == "postgresql":
-            rule = rule.collate("C")
         keys = (
             OFFER.c.provider,
             OFFER.c.region,
@@ -116,11 +128,13 @@ class CatalogGroups:
             func.count(OFFER.c.id),
         )
         if pricing.own_runs:  # the floors on each group's own run slots (rule 7)
+            priced = cast(OFFER.c.price, Float) * tax * rate / OFFER.c.cards
+            least, greatest, hourly, minimum = self._own_runs(priced, factor)
             columns += (
-                func.min(of_job(case((hourly, rule)))),
-                func.max(of_job(case((hourly, rule)))),
-                func.min(of_job(case((hourly, priced * factor)))),
-                func.min(of_job(case((hourly, None), else_=least_minimum))),
+                func.min(of_job(least)),
+                func.max(of_job(greatest)),
+                func.min(of_job(hourly)),
+                func.min(of_job(minimum)),
             )
         query = current_query(places, columns=columns).group_by(*keys)
         with self.engine.connect() as conn:
