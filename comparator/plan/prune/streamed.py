@@ -144,7 +144,7 @@ def summary_entries(
             terms = providers[key[0]] = (zone, float(basis.discounts.get(key[0], 1)))
         shape = (key[2], key[3], key[4], rdma, terms[0].key)  # GPU, node size, links, RDMA, zone
         if (scale := scales.get(shape, _UNSEEN)) is _UNSEEN:
-            scale = scales[shape] = _scale(key, parts, table, builder)
+            scale = scales[shape] = _scale(key, parts, table, builder, floors is not None)
         if scale is None:  # no work on the GPU or no card count: nothing of it is built
             continue
         if len(parts) == 1:
@@ -196,8 +196,13 @@ def unusable_unread(summaries: Sequence[GroupSummary], table: WorkTable) -> list
 
 
 def _scale(
-    key: GroupKey, parts: list[GroupSummary], table: WorkTable, builder: CandidateBuilder
+    key: GroupKey,
+    parts: list[GroupSummary],
+    table: WorkTable,
+    builder: CandidateBuilder,
+    longest: bool,
 ) -> tuple[KeyScale, Scale] | None:
+    """The group's key scale, and (``longest``: for rule 7) its fewest and most work slots."""
     work = table.work.get(key[2])
     if work is None:
         return None
@@ -208,9 +213,11 @@ def _scale(
         return None
     span = count_span(key[3], on_link, counts, options)
     scale = key_scale(span, on_link, builder.grid_for(key[0]), options, counts)
+    if not longest:
+        return scale, Scale(scale.fewest_slots, 0)
     eff = options.multi_node_efficiency
-    longest = max(work_run_hours(on_link, n, key[3], eff) for n in counts)
-    return scale, Scale(scale.fewest_slots, longest)
+    most = max(work_run_hours(on_link, n, key[3], eff) for n in counts)
+    return scale, Scale(scale.fewest_slots, most)
 
 
 class _Reading:
