@@ -139,24 +139,7 @@ class CatalogGroups:
         query = current_query(places, columns=columns).group_by(*keys)
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
-        groups = [  # the drivers return the columns' types: ints, strs, floats
-            GroupSummary(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                r[4],
-                r[5],
-                r[6],
-                r[7],
-                r[8],
-                r[9] or 0.0,
-                bool(r[10]),
-                *_own_runs(r),
-            )
-            for r in rows
-            if r[6]
-        ]
+        groups = [_summary_of(r) for r in rows if r[6]]  # the drivers give ints, strs, floats
         in_places = sum(int(r[11]) for r in rows) if places is not wanted else None
         return GroupSummaries(groups, in_places)
 
@@ -182,6 +165,24 @@ class CatalogGroups:
                 )
         out.sort(key=lambda o: int(o.offer_id))
         return out
+
+
+def _summary_of(r: Any) -> GroupSummary:
+    """One row of :meth:`CatalogGroups.summaries`' query as a summary."""
+    return GroupSummary(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        r[6],
+        r[7],
+        r[8],
+        r[9] or 0.0,
+        bool(r[10]),
+        *_own_runs(r),
+    )
 
 
 def _own_runs(row: Any) -> tuple[Any, ...]:
