@@ -60,6 +60,10 @@ GROUPS = Table(
     Column("least", Float),
     Column("most", Float),
     Column("trial", Integer),
+    Column("rule_least", String),  # rule 7's (NULL unless the job may not pause)
+    Column("rule_greatest", String),
+    Column("least_hourly", Float),
+    Column("least_minimum", Float),
     prefixes=["TEMPORARY"],
 )
 SHAPES = Table(
@@ -172,7 +176,7 @@ class SqlGroupStream:
             for r in wanted:
                 if (key := (*r[3:7], r[2])) not in emitted:
                     emitted.add(key)
-                    group = found[key] if key in found else [_summary(r[3:])]
+                    group = found[key] if key in found else [summary_of_row(r[3:])]
                     yield OrderedGroup((int(r[0]), float(r[1])), group)
             if len(page) < size:
                 return
@@ -187,12 +191,12 @@ class SqlGroupStream:
         for at in range(0, len(machines), PART_CHUNK):
             query = parts.where(tuple_(*machine).in_(machines[at : at + PART_CHUNK]))
             for r in self.conn.execute(query.order_by(G.first_id)):
-                out.setdefault((*r[1:5], r[0]), []).append(_summary(r[1:]))
+                out.setdefault((*r[1:5], r[0]), []).append(summary_of_row(r[1:]))
         return out
 
     def at(self, provider: str, region: str, gpu: str) -> list[GroupSummary]:
         query = select(*G).where((G.provider == provider) & (G.region == region) & (G.gpu == gpu))
-        return [_summary(r) for r in self.conn.execute(query)]
+        return [summary_of_row(r) for r in self.conn.execute(query)]
 
     def close(self) -> None:
         if self.conn.closed:
@@ -218,10 +222,25 @@ def _aliased(order: Mapping[ShapeId, ShapeOrder]) -> set[ShapeId]:
     return {shape for shapes in by_link.values() if len(shapes) > 1 for shape in shapes}
 
 
-def _summary(r: Any) -> GroupSummary:
-    """A row of :data:`GROUPS` (its columns in order) as a summary."""
+def summary_of_row(r: Any) -> GroupSummary:
+    """A row of :data:`GROUPS` (or of the query behind it: its columns in order) as a
+    summary."""
+    rules = None if r[11] is None else (r[11], r[12])
     return GroupSummary(
-        r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9] or 0.0, bool(r[10])
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        r[6],
+        r[7],
+        r[8],
+        r[9] or 0.0,
+        bool(r[10]),
+        rules,
+        r[13],
+        r[14],
     )
 
 

@@ -189,9 +189,32 @@ def evaluate_offers(
     is judged on what the offer itself says (country, province, city): a mainland one then
     fails for want of a licence, an overseas one needs none.
     """
+    reports = provider_reports(
+        offers,
+        profiles,
+        requirements,
+        today=today,
+        last_day=last_day,
+        freshness_days=freshness_days,
+    )
+    return judge_offers(offers, reports, today=today, freshness_days=freshness_days, lang=lang)
+
+
+def provider_reports(
+    offers: Sequence[OfferView],
+    profiles: Mapping[str, ProviderProfile],
+    requirements: Requirements | None,
+    *,
+    today: date,
+    last_day: date | None = None,
+    freshness_days: int = DEFAULT_FRESHNESS_DAYS,
+) -> dict[str, ProviderReport]:
+    """:func:`check_provider` of every profile given, and of each provider of ``offers``
+    without one, each on its own offers (a data centre the profile lacks judged on what its
+    first offer says)."""
     by_provider = offers_by_provider(offers)
     full = _profiles_covering(by_provider, profiles)
-    reports = {
+    return {
         pid: check_provider(
             p,
             requirements,
@@ -202,6 +225,18 @@ def evaluate_offers(
         )
         for pid, p in full.items()
     }
+
+
+def judge_offers(
+    offers: Sequence[OfferView],
+    reports: Mapping[str, ProviderReport],
+    *,
+    today: date,
+    freshness_days: int = DEFAULT_FRESHNESS_DAYS,
+    lang: str = "zh",
+) -> Eligibility:
+    """Each offer by its data centre's verdict in its provider's report (``reports`` covers
+    every provider and data centre of ``offers``), with its own price age."""
     eligible: list[OfferView] = []
     excluded: list[Exclusion] = []
     warnings: dict[str, list[str]] = {}
@@ -224,7 +259,7 @@ def evaluate_offers(
         warned = [*warned, own] if own.status == WARN else warned
         if warned:
             warnings[offer.offer_id] = [c.reason(lang) for c in warned]
-    return Eligibility(eligible, excluded, warnings, reports)
+    return Eligibility(eligible, excluded, warnings, dict(reports))
 
 
 def offers_by_provider(offers: Iterable[OfferView]) -> dict[str, list[OfferView]]:

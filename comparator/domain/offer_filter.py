@@ -51,7 +51,12 @@ class GroupSummary(NamedTuple):
     cards`` in the job's currency before any discount, where ``m`` is the least factor of the
     offer's time-of-use rule (hourly) or ``max(1/period, min_units/runs)`` (contracts), as the
     planner passed them; ``most_factor_per_card`` the greatest ``m / cards``. None: no offer
-    has an FX rate into the job's currency. A tuple: one is built per group of the job."""
+    has an FX rate into the job's currency. Of its hourly offers: ``hourly_rules``, the least
+    and the greatest of their time-of-use rules in code-point order (None: no hourly offer)
+    and ``least_hourly_per_card``, the least ``price × tax × FX × m / cards``; of its
+    contracts, ``least_minimum_per_card``, the least ``price × tax × FX × min_units / cards``
+    (None: none): a group's floor on its own run slots (docs/planner-pruning.md, rule 7). A
+    tuple: one is built per group of the job."""
 
     provider: str
     region: str
@@ -64,3 +69,6 @@ class GroupSummary(NamedTuple):
     least_per_card: float | None
     most_factor_per_card: float
     free_trial: bool
+    hourly_rules: tuple[str, str] | None = None
+    least_hourly_per_card: float | None = None
+    least_minimum_per_card: float | None = None

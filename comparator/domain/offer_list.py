@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from decimal import Decimal
+from typing import Any
 
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.group_list import ListStream
@@ -86,7 +87,29 @@ def _summary(key: GroupKey, offers: list[OfferView], pricing: GroupPricing) -> G
         least_per_card=min(priced) if priced else None,
         most_factor_per_card=max(per_cards),
         free_trial=any(o.free_trial_hours for o in offers),
+        **_parts(offers, least, rates),
     )
+
+
+def _parts(
+    offers: list[OfferView], least: list[float | None], rates: Mapping[str, float]
+) -> dict[str, Any]:
+    """The hourly offers' one rule and least floor, the contracts' least price of their
+    fewest periods per card (as the catalog's ``MIN``/``MAX`` compute them)."""
+    hourly = [(o, v) for o, v in zip(offers, least, strict=True) if o.billing in HOURLY_MODES]
+    rules = {o.time_of_use for o, _ in hourly}
+    floors = [v for _, v in hourly if v is not None]
+    minima = [
+        _least_per_card(o, rates, o.min_units / o.cards)
+        for o in offers
+        if o.billing not in HOURLY_MODES
+    ]
+    known = [v for v in minima if v is not None]
+    return {
+        "hourly_rules": (min(rules), max(rules)) if rules else None,
+        "least_hourly_per_card": min(floors) if floors else None,
+        "least_minimum_per_card": min(known) if known else None,
+    }
 
 
 class OfferList:

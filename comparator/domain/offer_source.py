@@ -28,13 +28,17 @@ class GroupPricing(NamedTuple):
     """How to floor a group's prices (:class:`GroupSummary`): in ``currency`` through ``fx``,
     each hourly offer at its time-of-use rule's least factor (``factors``; 0 for a rule not
     given), each contract at ``max(1/M, min_units/runs)`` with ``M`` the run slots a period can
-    hold per billing mode (``periods``; the period itself when absent)."""
+    hold per billing mode (``periods``; the period itself when absent). With ``own_runs`` (a
+    job that may not pause) the summaries also carry what rule 7 of docs/planner-pruning.md
+    reads (:class:`GroupSummary`'s ``hourly_rules`` and the least floors of its hourly
+    offers and of its contracts' minimum periods)."""
 
     currency: str
     fx: FxTable
     factors: Mapping[str, float]
     runs: int
     periods: Mapping[str, int] | None = None
+    own_runs: bool = False  # also the aggregates of the floors on each group's own run slots
 
 
 class GroupSummaries(NamedTuple):

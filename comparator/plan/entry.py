@@ -140,7 +140,8 @@ def _streamed(
     window = (schedule.earliest_start, schedule.deadline, schedule.run_windows)
     factors = rule_floors(rules, *window, context.holidays)
     periods = contract_runs(job, context.holidays)
-    pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), periods)
+    blocks = not (schedule.interruptible or schedule.max_hours_per_day)
+    pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), periods, blocks)
     stream = source.group_stream(wanted, pricing)
     try:
         loaded = sum(s.offers for s in stream.shapes())
@@ -164,6 +165,7 @@ def _streamed(
             parsed,
             context,
             filtered=filtered,
+            factors=factors,
             discounts_by_provider=every,
         )
         if streamed is None:

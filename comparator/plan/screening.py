@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from comparator.compliance.engine import evaluate_offers
+from comparator.compliance.engine import evaluate_offers, judge_offers, provider_reports
 from comparator.compliance.verdicts import Check, ProviderReport
 from comparator.domain.job import Job
 from comparator.domain.offer_view import OfferView
@@ -78,17 +78,32 @@ class OfferScreen:
         self.reports: tuple[ProviderReport, ...] = ()
 
     def compliant(
-        self, offers: Sequence[OfferView], profiles: Mapping[str, ProviderProfile]
+        self,
+        offers: Sequence[OfferView],
+        profiles: Mapping[str, ProviderProfile],
+        known: dict[str, ProviderReport] | None = None,
     ) -> list[OfferView]:
-        eligibility = evaluate_offers(
-            offers,
-            profiles,
-            self.policy.requirements,
-            today=self.policy.today,
-            last_day=self.policy.last_day,
-            freshness_days=self.context.freshness_days,
-            lang=self.context.lang,
-        )
+        """The offers that pass compliance; ``known``: reports already made of providers (on
+        other offers), reused where they cover the offers' data centres and completed here
+        (the streamed walk checks each provider once, not once per batch it reads)."""
+        if known is None:
+            eligibility = evaluate_offers(
+                offers,
+                profiles,
+                self.policy.requirements,
+                today=self.policy.today,
+                last_day=self.policy.last_day,
+                freshness_days=self.context.freshness_days,
+                lang=self.context.lang,
+            )
+        else:
+            eligibility = judge_offers(
+                offers,
+                self._reports(offers, profiles, known),
+                today=self.policy.today,
+                freshness_days=self.context.freshness_days,
+                lang=self.context.lang,
+            )
         said: dict[int, list[Msg]] = {}  # offers of one data centre share their failures
         for e in eligibility.excluded:
             reasons = said.get(id(e.checks))
@@ -98,6 +113,33 @@ class OfferScreen:
         self.warnings = dict(eligibility.warnings)
         self.reports = tuple(eligibility.reports[pid] for pid in sorted(eligibility.reports))
         return list(eligibility.eligible)
+
+    def _reports(
+        self,
+        offers: Sequence[OfferView],
+        profiles: Mapping[str, ProviderProfile],
+        known: dict[str, ProviderReport],
+    ) -> dict[str, ProviderReport]:
+        """The reports of the providers of ``offers``: from ``known`` where its report lists
+        each of their data centres (a verdict reads only the profile, the job and the day:
+        a data centre's price age only warns), else made on these offers (into ``known``)."""
+        missing = {
+            o.provider
+            for o in offers
+            if (report := known.get(o.provider)) is None or report.datacenter(o.region) is None
+        }
+        if missing:
+            known.update(
+                provider_reports(
+                    [o for o in offers if o.provider in missing],
+                    {p: profiles[p] for p in missing if p in profiles},
+                    self.policy.requirements,
+                    today=self.policy.today,
+                    last_day=self.policy.last_day,
+                    freshness_days=self.context.freshness_days,
+                )
+            )
+        return {p: known[p] for p in {o.provider for o in offers}}
 
     def allowed(self, offers: Sequence[OfferView]) -> list[OfferView]:
         kept = []

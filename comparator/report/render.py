@@ -13,7 +13,7 @@ import functools
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -121,9 +121,18 @@ def format_tokens(value: object, pattern: re.Pattern[str] = TOKEN) -> Any:
 def format_token(value: object) -> Any:
     """An id, time, amount or place in a ``<span class="tok">`` that never breaks inside
     (``white-space: nowrap``): ``gd-sz-1``, ``广州`` and ``12-01 08:00`` stay whole."""
+    if type(value) is str:  # not Markup (not escaped again): the same text, the same span
+        return _text_token(value)
     import markupsafe
 
     return markupsafe.Markup('<span class="tok">{}</span>').format(value)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _text_token(text: str) -> Any:
+    import markupsafe
+
+    return markupsafe.Markup('<span class="tok">{}</span>').format(text)
 
 
 @functools.cache
@@ -173,8 +182,25 @@ def render_html(document: Mapping[str, Any], *, lang: str | None = None) -> str:
         check_label=functools.partial(check_label, report_lang),
         colors=charts.COLORS,
         svg_font=charts.SVG_FONT,
-        tokens=functools.partial(format_tokens, pattern=token_pattern(place_words(document))),
+        tokens=once_per_text(
+            functools.partial(format_tokens, pattern=token_pattern(place_words(document)))
+        ),
     )
+
+
+def once_per_text(render: Callable[[object], Any]) -> Callable[[object], Any]:
+    """``render`` (which reads only ``str(value)``) once per distinct text: a quote repeats
+    its exclusion reasons and findings thousands of times, and the pattern names every
+    provider read."""
+    done: dict[str, Any] = {}
+
+    def cached(value: object) -> Any:
+        text = str(value)
+        if (out := done.get(text)) is None:
+            out = done[text] = render(text)
+        return out
+
+    return cached
 
 
 def _weasyprint() -> Any:

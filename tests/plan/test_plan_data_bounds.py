@@ -27,6 +27,7 @@ from comparator.plan import PlanContext, plan_job
 from comparator.plan.dp.dp_solver import solve_schedule
 from comparator.plan.dp.problem import ContractRate, HourlyRate
 from comparator.plan.job_plan import prepare
+from comparator.plan.prune.block_floors import SummaryFloors
 from comparator.plan.prune.bounds import FIRST, count_key, floors_of, group_key
 from comparator.plan.prune.pruning import READ_BATCH, kept_counts
 from comparator.plan.prune.streamed import (
@@ -153,9 +154,10 @@ def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
     windows: tuple[str, ...],
     cap: int | None,
 ) -> None:
-    """summary key ≤ group key ≤ count key ≤ candidate bound ≤ candidate optimum, each with
-    the data centre's bill (rule 2's Claim 1, rule 5's Claim A, rule 6); a count is keyed
-    FIRST exactly when its candidate has no bound (its work cannot fit the rentable slots)."""
+    """summary key ≤ group key ≤ the walk's count key ≤ candidate bound ≤ candidate optimum,
+    each with the data centre's bill (rule 2's Claim 1, rule 5's Claim A, rule 6; a job that
+    may not pause floored by its least block mean); a count is keyed FIRST exactly when its
+    candidate has no bound (its work cannot fit the rentable slots)."""
     offers, known = catalog(rows), profiles(terms)
     job = data_job(card_hours, days, interruptible, data, windows, cap)
     lazy = prepare(job, offers, known, CONTEXT, prune=True).lazy
@@ -172,6 +174,7 @@ def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
             builder,
             options.prices,
             "cost",
+            SummaryFloors(options, most_runs(job), factors),
         )
     }
     for g in lazy.groups:
@@ -187,7 +190,8 @@ def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
             assert (count == FIRST) == (bound is None)  # FIRST: exactly the unbounded counts
             if bound is None:
                 continue
-            assert group <= count and count[1] <= bound
+            pushed = max(count, group)  # the walk's count key (the block floor may be above)
+            assert count[1] <= bound and pushed[1] <= bound
             solved = _evaluate(candidate, PlanOptions())
             if solved.cheapest_cents is not None:
                 assert bound <= solved.cheapest_cents

@@ -58,16 +58,19 @@ def summaries_of(
         rows.setdefault(key, []).append(o)
     out = []
     for key, group in rows.items():
-        floors, factors_per_card = [], []
+        floors, factors_per_card, hourly, minima = [], [], [], []
         for o in group:
             tax = 1.0 if o.tax_inclusive else 1.0 + float(o.vat_rate)
             if o.billing in HOURLY_MODES:
                 m = factors.get(o.time_of_use, 0.0)
+                hourly.append((o.time_of_use, float(o.price) * tax * m / o.cards))
             else:
                 held = (periods or {}).get(o.billing, o.period_hours)
                 m = max(1 / held, o.min_units / runs)
+                minima.append(float(o.price) * tax * o.min_units / o.cards)
             floors.append(float(o.price) * tax * m / o.cards)
             factors_per_card.append(m / o.cards)
+        rules = {rule for rule, _ in hourly}
         out.append(
             GroupSummary(
                 *key,
@@ -76,6 +79,9 @@ def summaries_of(
                 least_per_card=min(floors),
                 most_factor_per_card=max(factors_per_card),
                 free_trial=any(o.free_trial_hours for o in group),
+                hourly_rules=(min(rules), max(rules)) if rules else None,
+                least_hourly_per_card=min((v for _, v in hourly), default=None),
+                least_minimum_per_card=min(minima, default=None),
             )
         )
     return out
@@ -103,7 +109,9 @@ def streamed(
         ]
 
     given = profiles or {}
-    streamed = plan_streamed(job, summaries, read, given, lambda ps: _some(given, ps), context)
+    streamed = plan_streamed(
+        job, summaries, read, given, lambda ps: _some(given, ps), context, factors=factors
+    )
     return None if streamed is None else streamed[:2]
 
 
@@ -180,13 +188,17 @@ def walked_offers(
     streamed)."""
     source, wanted = CatalogGroups(engine), job_offer_filter(job)
     factors = rule_floors(source.rules(wanted), job.schedule.earliest_start, job.schedule.deadline)
-    pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), contract_runs(job))
+    blocks = not job.schedule.interruptible  # the aggregates of rule 7 too, on both databases
+    runs, periods = most_runs(job), contract_runs(job)
+    pricing = GroupPricing(job.currency, context.fx, factors, runs, periods, blocks)
     summaries = source.summaries(wanted, pricing).groups
 
     def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
         return source.read(wanted, groups)
 
-    got = plan_streamed(job, summaries, read, profiles, lambda ps: _some(profiles, ps), context)
+    got = plan_streamed(
+        job, summaries, read, profiles, lambda ps: _some(profiles, ps), context, factors=factors
+    )
     return None if got is None else got[1]
 
 

@@ -24,6 +24,7 @@ from comparator.plan.dp.pausing.dominated_contracts import most_runs_per_period
 from comparator.plan.dp.problem import ScheduleProblem
 from comparator.plan.dp.slot_prices import least_factor_within
 from comparator.plan.dp.windows import daily_cap, rentable
+from comparator.plan.prune.block_floors import blocks_bind, group_block_floor
 from comparator.plan.selection import _days, _fewest_run_slots, _within_daily_cap
 from comparator.plan.work_hours import work_run_hours
 
@@ -117,15 +118,32 @@ def group_key(
 ) -> Key:
     """A key no candidate of the group can beat, from its offers alone (no count is sketched):
     :func:`scaled_key` at the least floor per card of its offers, with its data centre's
-    ``bill``."""
-    runs = max(g.grid.deadline_slot, 1)
+    ``bill``; for a job that may not pause, at the least mean over one uninterrupted block
+    of the group's cheapest price per slot when higher (:mod:`.block_floors`)."""
+    runs = group_runs(g, options)
     floor = min(
         (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs)) / f.cards
         for f in floors
     )
     span = count_span(g.key[3], g.work, g.counts, options)
     scale = key_scale(span, g.work, g.grid, options, g.counts)
+    if blocks_bind(options):  # one uninterrupted block of at least its fewest slots
+        flat = min(
+            (max(f.per_period, f.per_runs / runs) / f.cards for f in floors if f.hourly is None),
+            default=math.inf,
+        )
+        block = group_block_floor(g, options, scale.fewest_slots, flat)
+        floor = floor if block is None else max(floor, block)
     return scaled_key(scale, floor, objective, bill)
+
+
+def group_runs(g: GroupInput, options: CandidateOptions) -> int:
+    """At least the run slots any candidate of the group pays (``lower_bound_cents``'s ``R``:
+    the window, or fewer when its longest count's work and restarts take fewer)."""
+    eff = options.multi_node_efficiency
+    longest = max(work_run_hours(g.work, n, g.key[3], eff) for n in g.counts)
+    overhead = options.restart_overhead_hours if options.interruptible else 0
+    return max(min(g.grid.deadline_slot, longest + overhead * (longest - 1)), 1)
 
 
 def count_span(

@@ -194,7 +194,7 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
         elif key != FIRST and walk.all_hopeless(key):
             walk.drop(item, index)
         elif stage == GROUP:
-            for entry in walk.counts(item, index):
+            for entry in walk.counts(item, index, key):
                 heapq.heappush(heap, entry)
         elif (built := walk.build(item[0], item[1], index, position)) is not None:
             heapq.heappush(heap, built)
@@ -245,9 +245,11 @@ class _Walk:
             key = group_key(g, floors, builder.options, objective, builder.bill(g.key))
             heapq.heappush(heap, (max(key, least), index, -1, GROUP, g))
 
-    def counts(self, g: GroupInput, index: int) -> list[Entry]:
+    def counts(self, g: GroupInput, index: int, least: Key) -> list[Entry]:
         """The group's card counts that the builder would keep, each with its own key, over
-        its undominated offers."""
+        its undominated offers, never below the group's key ``least`` (a bound of every
+        candidate of the group, above the count's own where a job that may not pause gets
+        the block floor) unless FIRST (a count that may not fit is built at once)."""
         options, bill = self.lazy.builder.options, self.lazy.builder.bill(g.key)
         g = self.lazy.undominated(g)
         floors = floors_of(g, options)
@@ -255,6 +257,7 @@ class _Walk:
         for position, cards in enumerate(kept_counts(g, options)):
             key = count_key(g, floors, cards, options, self.options.objective, bill)
             assert key is not None
+            key = key if key == FIRST else max(key, least)
             entries.append((key, index, position, COUNT, (g, cards)))
         return entries
 

@@ -20,9 +20,11 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from comparator.compliance.verdicts import ProviderReport
 from comparator.domain.billing import CONTRACT_MODES, PERIOD_HOURS
 from comparator.domain.calendar import HolidaySupplement
 from comparator.domain.group_list import ListStream
@@ -44,6 +46,7 @@ from comparator.plan.dp.slot_prices import least_factor_within
 from comparator.plan.dp.windows import rentable
 from comparator.plan.groups import GroupKey, _link_key, group_offers
 from comparator.plan.job_plan import Prepared, candidate_options, conclude, discounts
+from comparator.plan.prune.block_floors import MAX_RULES, Scale, SummaryFloors, blocks_bind
 from comparator.plan.prune.bounds import Key, KeyScale, count_span, key_scale, scaled_key
 from comparator.plan.prune.group_order import (
     LazyTerms,
@@ -57,10 +60,10 @@ from comparator.plan.result import ExcludedOffer, PlanResult
 from comparator.plan.screening import OfferScreen
 from comparator.plan.selection import PlanOptions
 from comparator.plan.work import WorkTable, work_table
+from comparator.plan.work_hours import work_run_hours
 
 Reader = Callable[[Sequence[GroupSummary]], list[OfferView]]  # their offers, by offer id
 ProfileReader = Callable[[Collection[str]], dict[str, ProviderProfile]]  # parsed profiles
-MAX_RULES = 200  # time-of-use rules priced in SQL; any other gets the factor 0 (still a bound)
 
 
 def rule_floors(
@@ -130,26 +133,34 @@ def _summary_floor(s: GroupSummary, discount: float) -> float:
 
 class SummaryKeyer:
     """Unread entries of groups: each keyed by :func:`~comparator.plan.prune.bounds.scaled_key`
-    at its summaries' floor with its data centre's bill (the providers' terms must be in the
-    builder's options and ``basis`` first)."""
+    at its summaries' floor (on the group's own run slots with ``floors``:
+    :class:`~.block_floors.SummaryFloors`, rule 7) with its data centre's bill (the providers'
+    terms must be in the builder's options and ``basis`` first)."""
 
     def __init__(
-        self, table: WorkTable, builder: CandidateBuilder, basis: PriceBasis, objective: str
+        self,
+        table: WorkTable,
+        builder: CandidateBuilder,
+        basis: PriceBasis,
+        objective: str,
+        floors: SummaryFloors | None = None,
     ) -> None:
         self.table, self.builder, self.basis, self.objective = table, builder, basis, objective
-        self.scales: dict[tuple[str, int, str, bool, str], KeyScale | None] = {}
+        self.floors = floors
+        self.scales: dict[tuple[str, int, str, bool, str], tuple[KeyScale, Scale] | None] = {}
         self.bills: dict[tuple[str, str], DataBill] = {}  # per (provider, data centre)
-        self.providers: dict[str, tuple[str, float]] = {}  # provider → (zone, discount)
+        self.providers: dict[str, tuple[ZoneInfo, float]] = {}  # provider → (zone, discount)
 
     def entry(self, key: GroupKey, parts: list[GroupSummary]) -> Entry | None:
         """The unread entry of one group (None: its GPU cannot take the job, or no count)."""
         rdma = any(is_rdma(s.network) for s in parts)
         if (terms := self.providers.get(key[0])) is None:
-            zone = self.builder.options.timezones.get(key[0], DEFAULT_TIMEZONE).key
+            zone = self.builder.options.timezones.get(key[0], DEFAULT_TIMEZONE)
             terms = self.providers[key[0]] = (zone, float(self.basis.discounts.get(key[0], 1)))
-        shape = (key[2], key[3], key[4], rdma, terms[0])  # GPU, node size, links, RDMA, zone
+        shape = (key[2], key[3], key[4], rdma, terms[0].key)  # GPU, node size, links, RDMA, zone
         if (scale := self.scales.get(shape, _UNSEEN)) is _UNSEEN:
-            scale = self.scales[shape] = _scale(key, parts, self.table, self.builder)
+            longest = self.floors is not None
+            scale = self.scales[shape] = _scale(key, parts, self.table, self.builder, longest)
         if scale is None:  # no work on the GPU or no card count: nothing of it is built
             return None
         if len(parts) == 1:
@@ -157,9 +168,11 @@ class SummaryKeyer:
         else:
             floor = min(_summary_floor(s, terms[1]) for s in parts)
             first = min(s.first_offer_id for s in parts)
+        if self.floors is not None:
+            floor = max(floor, self.floors.floor(parts, terms[1], terms[0], scale[1]))
         if (bill := self.bills.get(key[:2])) is None:
             bill = self.bills[key[:2]] = self.builder.bill(key)
-        entry_key = scaled_key(scale, floor, self.objective, bill)
+        entry_key = scaled_key(scale[0], floor, self.objective, bill)
         return (entry_key, first, -2, UNREAD, (key, parts))
 
 
@@ -169,10 +182,11 @@ def summary_entries(
     builder: CandidateBuilder,
     basis: PriceBasis,
     objective: str,
+    floors: SummaryFloors | None = None,
 ) -> list[Entry]:
     """One unread entry per group of ``summaries`` whose GPU can take the job
     (:class:`SummaryKeyer`), as a heap (popped in key order)."""
-    keyer = SummaryKeyer(table, builder, basis, objective)
+    keyer = SummaryKeyer(table, builder, basis, objective, floors)
     entries = [
         entry
         for key, parts in _by_group(summaries).items()
@@ -216,8 +230,13 @@ def unusable_unread(summaries: Iterable[GroupShape], table: WorkTable) -> list[F
 
 
 def _scale(
-    key: GroupKey, parts: list[GroupSummary], table: WorkTable, builder: CandidateBuilder
-) -> KeyScale | None:
+    key: GroupKey,
+    parts: list[GroupSummary],
+    table: WorkTable,
+    builder: CandidateBuilder,
+    longest: bool,
+) -> tuple[KeyScale, Scale] | None:
+    """The group's key scale, and (``longest``: for rule 7) its fewest and most work slots."""
     work = table.work.get(key[2])
     if work is None:
         return None
@@ -227,7 +246,12 @@ def _scale(
     if not counts:
         return None
     span = count_span(key[3], on_link, counts, options)
-    return key_scale(span, on_link, builder.grid_for(key[0]), options, counts)
+    scale = key_scale(span, on_link, builder.grid_for(key[0]), options, counts)
+    if not longest:
+        return scale, Scale(scale.fewest_slots, 0)
+    eff = options.multi_node_efficiency
+    most = max(work_run_hours(on_link, n, key[3], eff) for n in counts)
+    return scale, Scale(scale.fewest_slots, most)
 
 
 class _Reading:
@@ -250,6 +274,8 @@ class _Reading:
         self.workable: list[OfferView] = []
         self.phases: list[list[ExcludedOffer]] = [[], [], [], []]
         self.lazy: LazyCandidates | None = None
+        self.reports: dict[str, ProviderReport] = {}  # each provider checked once
+        self.batches: dict[str, int] = {}  # provider → how many batches held its offers
 
     def __call__(self, batch: list[Entry]) -> list[tuple[GroupInput, int, Key]]:
         assert self.lazy is not None
@@ -272,8 +298,10 @@ class _Reading:
     def _checked(self, offers: list[OfferView]) -> list[OfferView]:
         """The job's checks in the unpruned planner's order; exclusions kept by phase."""
         checks, basis, table = self.checks, self.basis, self.table
+        for provider in {o.provider for o in offers}:
+            self.batches[provider] = self.batches.get(provider, 0) + 1
         steps: list[Callable[[Sequence[OfferView]], list[OfferView]]] = [
-            lambda o: checks.compliant(o, self._profiles_of(o)),
+            lambda o: checks.compliant(o, self._profiles_of(o), self.reports),
             checks.allowed,
             lambda o: checks.affordable(o, basis),
             lambda o: checks.workable(o, table),
@@ -290,9 +318,12 @@ class _Reading:
         return {p: self.profiles[p] for p in providers if p in self.profiles}
 
     def close(self, built: CandidateSet, used: set[str]) -> None:
-        """Exclusions in the unpruned order of phases, each by offer id, then the notes."""
+        """Exclusions in the unpruned order of phases, each by offer id, then the notes; the
+        compliance reports on every offer read (a provider read in one batch keeps that
+        batch's report, made on the same offers; the others are checked again on all)."""
         checks = self.checks
-        checks.compliant(self.offers, self._profiles_of(self.offers))  # reports on all read
+        once = {p: r for p, r in self.reports.items() if self.batches.get(p) == 1}
+        checks.compliant(self.offers, self._profiles_of(self.offers), once)  # all read
         checks.excluded = [
             e for phase in self.phases for e in sorted(phase, key=lambda e: int(e.offer_id))
         ]
@@ -308,6 +339,7 @@ def plan_streamed(
     context: PlanContext,
     *,
     filtered: Sequence[FilteredOffers] = (),
+    factors: Mapping[str, float] | None = None,
     discounts_by_provider: Mapping[str, Decimal] | None = None,
 ) -> tuple[PlanResult, list[OfferView], dict[str, ProviderProfile]] | None:
     """The plan of ``job`` reading only the groups the walk reaches, with the offers read and
@@ -337,8 +369,11 @@ def plan_streamed(
     lazy = LazyCandidates(CandidateBuilder(options, built), [], built)
     reading = _Reading(read, checks, basis, table, profiles)
     reading.lazy = lazy
+    floors = None
+    if blocks_bind(lazy.builder.options):  # the summaries carry what rule 7 reads
+        floors = SummaryFloors(lazy.builder.options, most_runs(job), factors)
     lazy.pending = _pending(
-        stream, shapes, table, lazy.builder, basis, LazyTerms(terms, lazy.builder)
+        stream, shapes, table, lazy.builder, basis, LazyTerms(terms, lazy.builder), floors
     )
     lazy.read = reading
     selection = choose_lazy(lazy, PlanOptions(context.objective, job.max_cost, context.top))
@@ -363,10 +398,11 @@ def _pending(
     builder: CandidateBuilder,
     basis: PriceBasis,
     terms: LazyTerms,
+    floors: SummaryFloors | None,
 ) -> PendingGroups:
     """The stream's groups in the order of their keys' lower bound (rule 5, Claim C), keyed
     as the walk reaches them, their providers' terms read then."""
-    keyer = SummaryKeyer(table, builder, basis, "cost")
+    keyer = SummaryKeyer(table, builder, basis, "cost", floors)
     least = float(min([*basis.discounts.values(), Decimal(1)]))
     count, ordered = stream.ordered(
         shape_orders(shapes, table, builder.options), least, float(PRICE_PLACES) / 2
