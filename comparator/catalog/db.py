@@ -236,3 +236,14 @@ def schema_is_current(engine: Engine) -> bool:
         return inspect(engine).has_table("alembic_version")
     except DatabaseError as exc:
         raise _cannot_open(engine, exc) from None
+
+
+def analytic_session(conn: Connection) -> None:
+    """PostgreSQL settings for a few large queries (the market report's, the quote's group
+    summaries), for this transaction only: sorts and hashes in memory rather than on disk, no
+    JIT (compiling cost more than it saved), and hash joins (a merge join sorted the week's
+    diff of a million offers on the nine columns of the offer key first: most of its time)."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("SET LOCAL work_mem = '256MB'")
+        conn.exec_driver_sql("SET LOCAL jit = off")
+        conn.exec_driver_sql("SET LOCAL enable_mergejoin = off")

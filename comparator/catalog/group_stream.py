@@ -36,6 +36,7 @@ from sqlalchemy import (
     tuple_,
 )
 
+from comparator.catalog.db import analytic_session
 from comparator.catalog.queries import PROVIDER
 from comparator.domain.offer_filter import GroupSummary
 from comparator.domain.offer_source import GroupShape, OrderedGroup, ShapeId, ShapeOrder
@@ -92,12 +93,13 @@ class SqlGroupStream:
     def __init__(self, engine: Engine, query: Select[Any]) -> None:
         self.conn: Connection = engine.connect()
         self.known: list[GroupShape] | None = None
+        self.indexed = False  # MACHINES built (only where parts are read by machine)
         try:
+            analytic_session(self.conn)  # the GROUP BY in memory, no JIT (PostgreSQL)
             for table in (GROUPS, SHAPES):
                 table.drop(self.conn, checkfirst=True)
                 table.create(self.conn)
             self.conn.execute(insert(GROUPS).from_select([c.name for c in G], query))
-            self.conn.exec_driver_sql(MACHINES)
         except BaseException:
             self.close()
             raise
@@ -187,6 +189,9 @@ class SqlGroupStream:
     ) -> dict[tuple[Any, ...], list[GroupSummary]]:
         """The summaries of ``machines``, per (machine, link key), by first offer id."""
         out: dict[tuple[Any, ...], list[GroupSummary]] = {}
+        if not self.indexed:  # 0.5-0.8 s over 200,000 groups: built only when needed
+            self.conn.exec_driver_sql(MACHINES)
+            self.indexed = True
         machine = (G.provider, G.region, G.gpu, G.node_cards)
         for at in range(0, len(machines), PART_CHUNK):
             query = parts.where(tuple_(*machine).in_(machines[at : at + PART_CHUNK]))

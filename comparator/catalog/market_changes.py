@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, text
 
 from comparator.catalog.changes import KEY_FIELDS
-from comparator.catalog.market_queries import analytic_session
+from comparator.catalog.db import analytic_session
 from comparator.catalog.snapshot_summary import SUMMARY
 
 MOVES_SHOWN = 10

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select, text
 
+from comparator.catalog.db import analytic_session
 from comparator.catalog.models import PriceSnapshot, table_of
 from comparator.catalog.snapshot_summary import SUMMARY
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
@@ -180,17 +181,6 @@ def market_index(
         stats = _index(conn, weeks, pricing, stale_providers)
         cheapest = _cheapest_offers(conn, weeks.get(last, {}), pricing, excluded)
     return MarketIndex(stats, cheapest)
-
-
-def analytic_session(conn: Connection) -> None:
-    """PostgreSQL settings for the report's few large queries, for this transaction only:
-    sorts and hashes in memory rather than on disk, no JIT (compiling cost more than it
-    saved), and hash joins for the week's diff (a merge join sorted a million offers on the
-    nine columns of the offer key first: most of the diff's time)."""
-    if conn.dialect.name == "postgresql":
-        conn.exec_driver_sql("SET LOCAL work_mem = '256MB'")
-        conn.exec_driver_sql("SET LOCAL jit = off")
-        conn.exec_driver_sql("SET LOCAL enable_mergejoin = off")
 
 
 def _cheapest(row: Any, price: Decimal) -> CheapestOffer:
