@@ -15,7 +15,7 @@ claim made outside these locks), the batch is rolled back and each source is cla
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 
 from comparator.catalog.db import advisory_key, write_transaction
 from comparator.errors import Msg
+from comparator.refresh.batched import Batched
 from comparator.refresh.runs import (
     GOOD,
     RUN,
@@ -173,7 +174,7 @@ def _validators_of(
     return {key: validators for key, (_, validators) in found.items()}
 
 
-class ClaimBatch:
+class ClaimBatch(Batched[ClaimRequest, Claimed]):
     """Gathers the claims asked for at about the same moment into one :func:`claim_runs`."""
 
     def __init__(
@@ -186,37 +187,15 @@ class ClaimBatch:
         wait_s: float = CLAIM_WAIT_S,
         max_claims: int = MAX_CLAIMS,
     ) -> None:
+        super().__init__(wait_s, max_claims)
         self.engine, self.period, self.only_if_due, self.now = engine, period, only_if_due, now
-        self.wait_s, self.max_claims = wait_s, max_claims
-        self._pending: list[tuple[ClaimRequest, asyncio.Future[Claimed]]] = []
-        self._tasks: set[asyncio.Task[None]] = set()
 
     async def claim(self, source: SourceSpec) -> Claimed:
         """The source's claim (or the reason to skip it) and its last good run's validators."""
-        done: asyncio.Future[Claimed] = asyncio.get_running_loop().create_future()
         request = ClaimRequest(source.provider, source.shown, source.policy.deadline_s)
-        self._pending.append((request, done))
-        if len(self._pending) >= self.max_claims:
-            self._start(self._flush(self._take()))
-        elif len(self._pending) == 1:
-            self._start(self._after_wait())
-        return await asyncio.shield(done)  # a claim made is a run to finish: see run.py
+        return await asyncio.shield(self.submit(request))  # a claim made is a run: see run.py
 
-    def _take(self) -> list[tuple[ClaimRequest, asyncio.Future[Claimed]]]:
-        taken, self._pending = self._pending, []
-        return taken
-
-    def _start(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)  # held until done: the loop keeps only weak references
-        task.add_done_callback(self._tasks.discard)
-
-    async def _after_wait(self) -> None:
-        await asyncio.sleep(self.wait_s)
-        if self._pending:
-            await self._flush(self._take())
-
-    async def _flush(self, batch: list[tuple[ClaimRequest, asyncio.Future[Claimed]]]) -> None:
+    async def flush(self, batch: list[tuple[ClaimRequest, asyncio.Future[Claimed]]]) -> None:
         requests = [request for request, _ in batch]
         try:
             if len({r.provider for r in requests}) < len(requests):  # one provider twice
