@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, TypeVar
 
 from sqlalchemy import (
     Connection,
@@ -64,7 +64,7 @@ CONTENT_FIELDS: tuple[str, ...] = tuple(
     f for f in OFFER_FIELDS if f not in ("observed_at", "source")
 )
 VIEW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(OfferView))
-
+T = TypeVar("T")  # what one stored profile is read as (a profile, its terms)
 
 ProfileStatus = Literal["created", "updated", "unchanged"]
 
@@ -207,15 +207,7 @@ def load_profiles(
 ) -> dict[str, ProviderProfile]:
     """Every stored provider profile (or those of ``providers`` only), by provider id: as
     parsed at import (its record), or parsed now where the record is missing or outdated."""
-    profiles: dict[str, ProviderProfile] = {}
-    documents = _profile_documents(engine, providers)
-    with collector_paused():
-        for pid, text, record in documents:
-            profile = profile_from_record(record)
-            if profile is None:
-                profile = parse_profile(json.loads(str(text)), f"catalog:{pid}")
-            profiles[pid] = profile
-    return profiles
+    return _read_profiles(engine, providers, profile_from_record, parse_profile)
 
 
 def load_provider_terms(
@@ -223,14 +215,25 @@ def load_provider_terms(
 ) -> dict[str, ProviderTerms]:
     """What the planner's bounds read of the stored profiles (of ``providers`` only), by
     provider id, without parsing the whole profiles (:mod:`comparator.domain.profile_plan`)."""
-    found: dict[str, ProviderTerms] = {}
+    return _read_profiles(engine, providers, terms_from_record, parse_provider_terms)
+
+
+def _read_profiles(
+    engine: Engine,
+    providers: Collection[str] | None,
+    from_record: Callable[[Any], T | None],
+    parse: Callable[[Any, str], T],
+) -> dict[str, T]:
+    """Each stored profile read by ``from_record``, or parsed by ``parse`` where its record is
+    missing or outdated (looked up at call time: tests count the calls)."""
+    found: dict[str, T] = {}
     documents = _profile_documents(engine, providers)
     with collector_paused():
         for pid, text, record in documents:
-            terms = terms_from_record(record)
-            if terms is None:
-                terms = parse_provider_terms(json.loads(str(text)), f"catalog:{pid}")
-            found[pid] = terms
+            value = from_record(record)
+            if value is None:
+                value = parse(json.loads(str(text)), f"catalog:{pid}")
+            found[pid] = value
     return found
 
 
