@@ -178,16 +178,19 @@ def measure_screens(page: Path, folder: Path, words: list[str]) -> dict[int, dic
     """The page at each of SCREEN_WIDTHS: vw, height, charts and tokens seen, problems."""
     harness = _harness(page, folder, words, None)
     total = sum(SCREEN_WIDTHS) + GAP_PX * len(SCREEN_WIDTHS)
-    result = chromium(
-        folder / "profile-measure",
-        f"--window-size={total},2400",
-        "--virtual-time-budget=10000",
-        "--dump-dom",
-        harness.as_uri(),
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert console_messages(result.stderr) == []
-    match = re.search(r"<pre id=\"result\"[^>]*>(.*?)</pre>", result.stdout, re.S)
+    for budget_ms in (10_000, 40_000):  # a loaded CI machine may not finish in the first
+        result = chromium(
+            folder / "profile-measure",
+            f"--window-size={total},2400",
+            f"--virtual-time-budget={budget_ms}",
+            "--dump-dom",
+            harness.as_uri(),
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert console_messages(result.stderr) == []
+        match = re.search(r"<pre id=\"result\"[^>]*>(.*?)</pre>", result.stdout, re.S)
+        if match:
+            break
     assert match, result.stdout[-2000:]
     raw = match.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
     found: dict[str, dict[str, Any]] = json.loads(raw.replace("&amp;", "&"))
