@@ -15,8 +15,8 @@ rows/s it prints (target on PostgreSQL: ≥ 100,000 rows/s).
 
     python benchmarks/import_offers.py --catalog 1000000:10000 [--db sqlite,postgres]
 
-``--from DIR`` imports a catalog written before (its ``sheets/`` and ``profiles/``, e.g.
-/work/scratch-shape/bench-1000000) instead of generating one; ``--no-breakdown`` prints only
+``--from DIR`` imports a catalog written before (its ``sheets/`` and ``profiles/``, e.g. a
+folder kept by ``benchmarks/scale.py --keep``) instead of generating one; ``--no-breakdown`` prints only
 the import, the baseline and the import by phase (:mod:`import_phases`: each step's wall,
 thread CPU and PostgreSQL backend CPU).
 

@@ -7,7 +7,7 @@ profiles per CPU second, and how fast the catalog's record of each parsed profil
 and the record's reading are timed.
 ``--repo`` points at another checkout (say main) to measure its parser in the same run:
 
-    .venv/bin/python benchmarks/parse_profile.py --generated 3000 --repo /work/main
+    .venv/bin/python benchmarks/parse_profile.py --generated 3000 --repo OTHER_CHECKOUT
 """
 
 from __future__ import annotations

@@ -34,6 +34,8 @@ from providers.sheet.sheet_limits import (
     MAX_COLUMNS,
     MAX_ROWS,
     MAX_SHEET_BYTES,
+    SHEET_FORMATS,
+    SPLIT_SHEET,
     DeadlineReader,
     csv_width,
     sheet_object,
@@ -106,19 +108,13 @@ def read_table(content: bytes, filename: str) -> Table:
         raise InputError(
             "{path}: too large to read",
             path=filename,
-            hint=Msg(
-                "split the price list into smaller sheets (by provider or region) and import "
-                "them together: suanli import a.csv b.csv"
-            ),
+            hint=SPLIT_SHEET,
         ) from None
     except RecursionError:  # the C JSON parser stops at the interpreter's recursion limit
         raise InputError(
             "{path}: nested too deeply; expected a list of flat objects (one per offer)",
             path=filename,
-            hint=Msg(
-                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
-                "(README, section Price sheets)"
-            ),
+            hint=SHEET_FORMATS,
         ) from None
     except _READ_ERRORS as exc:
         raise InputError(
@@ -126,10 +122,7 @@ def read_table(content: bytes, filename: str) -> Table:
             path=filename,
             kind=kind.upper(),
             reason=f"{type(exc).__name__}: {short(exc)}",
-            hint=Msg(
-                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
-                "(README, section Price sheets)"
-            ),
+            hint=SHEET_FORMATS,
         ) from None
     check_parse_deadline()
     _check_size(table, filename)
@@ -143,10 +136,7 @@ def _check_size(table: Table, filename: str) -> None:
             path=filename,
             count=len(table.headers),
             limit=MAX_COLUMNS,
-            hint=Msg(
-                "split the price list into smaller sheets (by provider or region) and import "
-                "them together: suanli import a.csv b.csv"
-            ),
+            hint=SPLIT_SHEET,
         )
     if len(table.rows) > MAX_ROWS:
         raise InputError(
@@ -154,10 +144,7 @@ def _check_size(table: Table, filename: str) -> None:
             path=filename,
             count=len(table.rows),
             limit=MAX_ROWS,
-            hint=Msg(
-                "split the price list into smaller sheets (by provider or region) and import "
-                "them together: suanli import a.csv b.csv"
-            ),
+            hint=SPLIT_SHEET,
         )
 
 
@@ -248,18 +235,12 @@ def _too_wide(count: int) -> InputError:
             "{count} columns; expected at most {limit}",
             count=count,
             limit=MAX_COLUMNS,
-            hint=Msg(
-                "split the price list into smaller sheets (by provider or region) and import "
-                "them together: suanli import a.csv b.csv"
-            ),
+            hint=SPLIT_SHEET,
         )
     return InputError(
         "more than {limit} columns; expected at most {limit}",
         limit=MAX_COLUMNS,
-        hint=Msg(
-            "split the price list into smaller sheets (by provider or region) and import them "
-            "together: suanli import a.csv b.csv"
-        ),
+        hint=SPLIT_SHEET,
     )
 
 
@@ -281,10 +262,7 @@ def _json_table(content: bytes, filename: str) -> Table:
         raise InputError(
             "{path}: expected a JSON list of objects (one per offer)",
             path=filename,
-            hint=Msg(
-                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
-                "(README, section Price sheets)"
-            ),
+            hint=SHEET_FORMATS,
         )
     _unique_keys_per_row(document, filename)
     headers: list[str] = []
@@ -305,10 +283,7 @@ def _unique_keys_at_top(document: dict[str, Any], filename: str) -> None:
             "once (JSON would keep only the last value)",
             path=filename,
             key=short(key),
-            hint=Msg(
-                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
-                "(README, section Price sheets)"
-            ),
+            hint=SHEET_FORMATS,
         )
 
 
@@ -357,10 +332,7 @@ def _xlsx_table(content: bytes, filename: str) -> Table:
             "save it), got {what}; save it as .xlsx again, or rename a CSV to .csv",
             path=filename,
             what=what,
-            hint=Msg(
-                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
-                "(README, section Price sheets)"
-            ),
+            hint=SHEET_FORMATS,
         )
     try:
         headers, numbered = _read_workbook(content, filename)
@@ -372,10 +344,7 @@ def _xlsx_table(content: bytes, filename: str) -> Table:
             "file ({reason}); save it as .xlsx again",
             path=filename,
             reason=f"{type(exc).__name__}: {short(exc)}",
-            hint=Msg(
-                "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
-                "(README, section Price sheets)"
-            ),
+            hint=SHEET_FORMATS,
         ) from None
     return _from_rows(headers, numbered)
 
@@ -405,10 +374,7 @@ def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple
                 path=filename,
                 size=unpacked,
                 limit=MAX_SHEET_BYTES,
-                hint=Msg(
-                    "split the price list into smaller sheets (by provider or region) and "
-                    "import them together: suanli import a.csv b.csv"
-                ),
+                hint=SPLIT_SHEET,
             )
         book = load_workbook(DeadlineReader(content), read_only=True, data_only=True)
         try:
@@ -416,10 +382,7 @@ def _read_workbook(content: bytes, filename: str) -> tuple[list[str], list[tuple
                 raise InputError(
                     "{path}: the workbook has no sheet",
                     path=filename,
-                    hint=Msg(
-                        "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per "
-                        "offer (README, section Price sheets)"
-                    ),
+                    hint=SHEET_FORMATS,
                 )
             sheet = book.worksheets[0]
             blocks = merged_blocks(archive, sheet._worksheet_path)
@@ -449,10 +412,7 @@ def _xlsx_rows(
                 "{path}: more than {limit} rows; expected at most {limit}",
                 path=filename,
                 limit=MAX_ROWS,
-                hint=Msg(
-                    "split the price list into smaller sheets (by provider or region) and "
-                    "import them together: suanli import a.csv b.csv"
-                ),
+                hint=SPLIT_SHEET,
             )
         if not values or values.count(None) == len(values):
             continue  # a blank row (openpyxl pads gaps up to the last used row with them)
@@ -463,10 +423,7 @@ def _xlsx_rows(
                 path=filename,
                 row=number,
                 limit=MAX_COLUMNS,
-                hint=Msg(
-                    "split the price list into smaller sheets (by provider or region) and "
-                    "import them together: suanli import a.csv b.csv"
-                ),
+                hint=SPLIT_SHEET,
             )
         if headers is None and number == 1:
             headers = [c.strip() for c in cells[:MAX_COLUMNS]]

@@ -25,6 +25,15 @@ from providers.parse_deadline import check_parse_deadline
 MAX_SHEET_BYTES = 256 * 2**20  # a sheet file or body, and an XLSX once uncompressed
 MAX_ROWS = 2_000_000  # data rows
 MAX_COLUMNS = 256
+# the hints of a sheet too big to read, and of one in no format a sheet may have
+SPLIT_SHEET = Msg(
+    "split the price list into smaller sheets (by provider or region) and import them "
+    "together: suanli import a.csv b.csv"
+)
+SHEET_FORMATS = Msg(
+    "save the sheet as CSV (UTF-8), XLSX or a JSON list of objects, one per offer "
+    "(README, section Price sheets)"
+)
 # one field of a CSV record: a quoted field (quotes doubled inside) is skipped whole
 _QUOTED_OR_BREAK = {
     sep: re.compile(rb'"(?:[^"]|"")*"|[\r\n' + sep + rb"]") for sep in (b",", b"\t")
@@ -48,19 +57,13 @@ def too_big(filename: str, size: int | None = None) -> InputError:
             path=filename,
             size=size,
             limit=MAX_SHEET_BYTES,
-            hint=Msg(
-                "split the price list into smaller sheets (by provider or region) and import "
-                "them together: suanli import a.csv b.csv"
-            ),
+            hint=SPLIT_SHEET,
         )
     return InputError(
         "{path}: more than {limit} bytes; expected a sheet of at most {limit} bytes",
         path=filename,
         limit=MAX_SHEET_BYTES,
-        hint=Msg(
-            "split the price list into smaller sheets (by provider or region) and import them "
-            "together: suanli import a.csv b.csv"
-        ),
+        hint=SPLIT_SHEET,
     )
 
 
@@ -73,10 +76,7 @@ def sheet_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             "an object with {count} keys; expected at most {limit} (one key per column)",
             count=len(pairs),
             limit=MAX_COLUMNS,
-            hint=Msg(
-                "split the price list into smaller sheets (by provider or region) and import "
-                "them together: suanli import a.csv b.csv"
-            ),
+            hint=SPLIT_SHEET,
         )
     return json_object(pairs)
 
