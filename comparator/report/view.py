@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from comparator.i18n import LABELS, is_en, label, normalize_lang, stored_text, stored_texts
-from comparator.quote.report_bounds import (
+from comparator.domain.report_bounds import (
     EXCLUDED_PER_KIND,
     SNAPSHOT_RANGES,
     id_ranges,
     listed_exclusions,
 )
+from comparator.i18n import LABELS, is_en, label, normalize_lang, stored_text, stored_texts
 from comparator.report import charts, cost_bars
 from comparator.report.facts_view import (
     FACT_IDS,
@@ -306,7 +306,7 @@ def shown_ages(
 def snapshot_runs(ids: Sequence[str]) -> dict[str, Any]:
     """The quote's snapshot ids as runs of consecutive ids (``snapshot_runs``), at most
     :data:`SNAPSHOT_RANGES`, and how many ids the runs not shown hold (``snapshots_unlisted``)."""
-    runs = id_ranges(str(i) for i in ids)
+    runs = id_ranges([str(i) for i in ids])
     unlisted = runs[SNAPSHOT_RANGES:]
     return {
         "snapshot_count": len(set(ids)),
@@ -366,7 +366,8 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
     segments = best["segments"] if best else []
     offers = {str(entry["offer_id"]): entry for entry in document.get("price_ages") or []}
     excluded = plan.get("excluded") or []
-    listed = listed_exclusions(excluded, lambda item: str(item.get("kind") or ""))
+    kinds = [str(item.get("kind") or "") for item in excluded]
+    listed = [excluded[i] for i in listed_exclusions(kinds)]
     return {
         "names": names,
         "offers": offers,

@@ -139,7 +139,7 @@ def test_referenced_offers_keep_plan_order_once_each() -> None:
 def test_referenced_offers_are_the_plans_and_the_exclusions_the_report_lists() -> None:
     """Thousands of exclusions keep a bounded document: the price ages of the plans' offers
     and of the first exclusions of each kind (the ones the report lists)."""
-    from comparator.quote.report_bounds import EXCLUDED_PER_KIND
+    from comparator.domain.report_bounds import EXCLUDED_PER_KIND
 
     stock = [excluded(str(100 + i)) for i in range(3 * EXCLUDED_PER_KIND)]
     network = [dataclasses.replace(excluded(str(900 + i)), kind="network") for i in range(3)]

@@ -308,7 +308,7 @@ def test_a_national_scale_quote_lists_the_first_exclusions_of_each_kind(
 ) -> None:
     """6,801 exclusions made a 4.8 MB page: every one is counted by why, the first 20 of each
     kind are listed, the rest are named by the command whose JSON holds them all."""
-    from comparator.quote.report_bounds import EXCLUDED_PER_KIND
+    from comparator.domain.report_bounds import EXCLUDED_PER_KIND
 
     item = document["plan"]["excluded"][0]
 

@@ -11,26 +11,23 @@ report shows the snapshot ids as ranges, at most :data:`SNAPSHOT_RANGES` of them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Iterable
 
 EXCLUDED_PER_KIND = 20  # exclusions listed per kind (compliance, stock, network …)
 SNAPSHOT_RANGES = 40  # runs of consecutive snapshot ids shown; the rest are counted
 
-Item = TypeVar("Item")
 
-
-def listed_exclusions(items: Sequence[Item], kind_of: Callable[[Item], str]) -> list[Item]:
-    """The exclusions a report lists: the first :data:`EXCLUDED_PER_KIND` of each kind, in
-    the plan's order (items without a kind, from older quotes, count as one kind)."""
+def listed_exclusions(kinds: Iterable[str]) -> list[int]:
+    """The positions of the exclusions a report lists, given each exclusion's kind in the
+    plan's order: the first :data:`EXCLUDED_PER_KIND` of each kind (exclusions without a kind,
+    from older quotes, count as one kind)."""
     shown: dict[str, int] = {}
-    listed: list[Item] = []
-    for item in items:
-        kind = kind_of(item)
+    listed: list[int] = []
+    for position, kind in enumerate(kinds):
         count = shown.get(kind, 0)
         if count < EXCLUDED_PER_KIND:
             shown[kind] = count + 1
-            listed.append(item)
+            listed.append(position)
     return listed
 
 
