@@ -199,10 +199,11 @@ def run() -> NoReturn:
 
 
 def _alone() -> bool:
-    """Whether only this thread runs: no other thread, no child process of multiprocessing."""
+    """Whether only this thread runs: no other thread, no child process of multiprocessing,
+    no profiler or tracer (cProfile, coverage) that writes what it saw at exit."""
     import threading
 
-    if threading.active_count() > 1:
+    if threading.active_count() > 1 or sys.getprofile() or sys.gettrace():
         return False
     children = sys.modules.get("multiprocessing")
     return children is None or not children.active_children()

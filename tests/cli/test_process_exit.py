@@ -62,3 +62,18 @@ def test_the_process_waits_for_other_threads() -> None:
         release.set()
         other.join()
     assert cli._alone()
+
+
+def test_a_profiled_run_still_writes_its_profile(tmp_path: Path) -> None:
+    """`python -m cProfile -o FILE -m comparator …` writes FILE at exit: the ordinary exit."""
+    profile = tmp_path / "suanli.prof"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "comparator", "--version"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert profile.stat().st_size > 0
