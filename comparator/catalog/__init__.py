@@ -13,11 +13,12 @@ queries it runs, not the listings, history and change detection.
 
 from typing import TYPE_CHECKING
 
+# a function named as its module: bound here, or importing the module would shadow it
+from comparator.catalog.current_offers import current_offers, current_snapshot_ids
 from comparator.domain.lazy import lazy_names
 
 if TYPE_CHECKING:
     from comparator.catalog.changes import PriceChange, count_changes, diff_offers
-    from comparator.catalog.current_offers import current_offers, current_snapshot_ids
     from comparator.catalog.db import (
         dispose_engines,
         make_engine,
@@ -51,10 +52,6 @@ _HOME: dict[str, tuple[str, ...]] = {
         "PriceChange",
         "count_changes",
         "diff_offers",
-    ),
-    "current_offers": (
-        "current_offers",
-        "current_snapshot_ids",
     ),
     "db": (
         "dispose_engines",
