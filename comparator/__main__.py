@@ -1,7 +1,5 @@
 """``python -m comparator`` runs the ``suanli`` CLI."""
 
-import sys
+from comparator.cli import run
 
-from comparator.cli import main
-
-sys.exit(main())
+run()

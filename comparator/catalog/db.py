@@ -124,6 +124,13 @@ def advisory_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(f"suanli:{name}".encode()).digest()[:8], signed=True)
 
 
+def dispose_engines() -> None:
+    """Close the pooled connections of every engine :func:`make_engine` made and that is still
+    alive (a SQLite file checkpoints its WAL, a PostgreSQL session ends with a goodbye)."""
+    for engine in list(_LOCK_TIMEOUTS):
+        engine.dispose()
+
+
 def make_engine(url: str, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S) -> Engine:
     """An engine for a SQLite or PostgreSQL URL; a SQLite file's folder is created if missing."""
     try:

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from comparator.cli.indented_json import indented_json
 from comparator.config import Settings
 
 if TYPE_CHECKING:  # the database stack loads only when a command needs it
@@ -66,7 +67,7 @@ def json_list(st: State, key: str, items: list[Any]) -> Any:
 
 def emit_json(document: Any) -> None:
     """Print one JSON document on stdout and nothing else."""
-    sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2, default=_json_default))
+    sys.stdout.write(indented_json(document, _json_default))
     sys.stdout.write("\n")
 
 
@@ -80,7 +81,7 @@ def emit_json_list(st: State, key: str, items: Iterable[Any]) -> None:
     write(head)
     count = 0
     for item in items:
-        text = json.dumps(item, ensure_ascii=False, indent=2, default=_json_default)
+        text = indented_json(item, _json_default)
         write(("\n" if count == 0 else ",\n") + indent + text.replace("\n", "\n" + indent))
         count += 1
     if count:

@@ -21,6 +21,7 @@ from comparator.cli._common import (
 )
 from comparator.cli.helptext import HelpCommand
 from comparator.cli.plan_extras import print_warnings
+from comparator.domain import collector_paused
 from comparator.errors import InputError, Interrupted, Msg, RenderError
 from comparator.i18n import normalize_lang, say, stored_text
 
@@ -59,6 +60,22 @@ def quote(
 
     Example:  suanli quote examples/lora-7b-guangdong.toml -o quote.html --pdf quote.pdf
     """
+    with collector_paused():  # the planner's heap, the document: no collection walks them
+        _quote(ctx, job, output, pdf, show, objective, top, today, calibration, json_out)
+
+
+def _quote(
+    ctx: typer.Context,
+    job: Path | None,
+    output: Path | None,
+    pdf: Path | None,
+    show: str | None,
+    objective: str,
+    top: int | None,
+    today: str | None,
+    calibration: Path | None,
+    json_out: bool,
+) -> None:
     from comparator.quote import load_quote  # the store only: --show loads no planner
 
     st = state(ctx)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         slot_factors,
     )
     from comparator.domain.calibration import Calibration, load_calibration
+    from comparator.domain.collector import collector_paused
     from comparator.domain.credentials import (
         LicenceNumber,
         identify_number,
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
     from comparator.domain.zones import DEFAULT_TIMEZONE, DEFAULT_TIMEZONE_NAME
 
 _HOME: dict[str, tuple[str, ...]] = {
+    "collector": ("collector_paused",),
     "billing": (
         "BILLING_MODES",
         "CONTRACT_MODES",
@@ -182,6 +184,7 @@ __all__ = [
     "Requirements",
     "canonical_city",
     "canonical_province",
+    "collector_paused",
     "factor_at",
     "find_gpu",
     "identify_number",

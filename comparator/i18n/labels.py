@@ -209,6 +209,12 @@ LABELS: dict[str, tuple[str, str]] = {
     # excluded
     "reasons": ("原因", "Reasons"),
     "no_excluded": ("没有报价被排除。", "No offer was excluded."),
+    "excluded_unlisted": (
+        "条被排除的报价已计入上方各类数目，未逐一列出（每类只列出前 ",
+        "more excluded offers are counted above but not listed (the first ",
+    ),
+    "excluded_unlisted_each": (" 条）；完整清单见 ", " of each kind are); every one is in "),
+    "excluded_unlisted_key": ("（plan.excluded）。", " (plan.excluded)."),
     "not_loaded": ("未载入的报价", "Offers not loaded"),
     # compliance
     "status": ("结论", "Status"),
@@ -275,6 +281,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "age_days": ("距今天数", "Age (days)"),
     "stale": ("已过期", "stale"),
     "snapshot_ids": ("价格快照", "Price snapshots"),
+    "snapshot_count": ("个快照", "snapshots"),
+    "snapshots_unlisted": ("另有未列出的快照", "further snapshots not listed"),
     "software_version": ("软件版本", "Software version"),
     "input_sha256": ("任务文件 SHA-256", "Job file SHA-256"),
     "rounding_note": (

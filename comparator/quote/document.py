@@ -14,7 +14,8 @@ Shape (keys are stable; reports render from this alone)::
     assumptions {mfu, throughput_table[], fx{rates, date}, multi_node_efficiency, headroom,
                  price_freshness_days},
     price_ages [{offer_id, provider, region, gpu, cards, billing, price, currency,
-                 observed_at, age_days, stale, snapshot_id}],
+                 observed_at, age_days, stale, snapshot_id}]   # the offers the report names:
+                 # the plans', then the exclusions it lists (domain.report_bounds)
     price_curve_offer: offer id | null,
     price_curve [{hour_start, price}]   # card-hour price in the quote currency, time-of-use
                                         # applied; each point holds until the next one
@@ -40,6 +41,7 @@ from comparator.domain.calendar import HolidaySupplement, slot_factors
 from comparator.domain.job import Job, Requirements
 from comparator.domain.money import FxTable
 from comparator.domain.offer_view import OfferView
+from comparator.domain.report_bounds import listed_exclusions
 from comparator.plan import Plan, PlanResult
 
 MAX_CURVE_HOURS = 24 * 400
@@ -191,9 +193,12 @@ def _plans(result: PlanResult) -> list[Plan]:
 
 
 def referenced_offer_ids(result: PlanResult) -> list[str]:
-    """Offer ids the plan names: best, alternatives, then excluded; each once."""
+    """Offer ids the report names: best, alternatives, then the exclusions it lists
+    (:func:`~comparator.domain.report_bounds.listed_exclusions`); each once."""
     ids = [s.offer_id for p in _plans(result) for s in p.segments]
-    ids += [e.offer_id for e in result.excluded if e.offer_id]
+    excluded = result.excluded
+    listed = [excluded[i] for i in listed_exclusions([e.kind for e in excluded])]
+    ids += [e.offer_id for e in listed if e.offer_id]
     return list(dict.fromkeys(ids))
 
 

@@ -11,6 +11,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from comparator.domain.report_bounds import (
+    EXCLUDED_PER_KIND,
+    SNAPSHOT_RANGES,
+    id_ranges,
+    listed_exclusions,
+)
 from comparator.i18n import LABELS, is_en, label, normalize_lang, stored_text, stored_texts
 from comparator.report import charts, cost_bars
 from comparator.report.facts_view import (
@@ -285,6 +291,34 @@ def best_warnings(document: Mapping[str, Any], lang: str = "zh-CN") -> list[Find
     return sorted(found, key=lambda f: -STATUS_RANK.get(f.status, 0))
 
 
+def shown_ages(
+    document: Mapping[str, Any], listed: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The price ages the report shows: of the plans' offers and the listed exclusions' (a
+    quote stored before the bound kept every excluded offer's age too)."""
+    plan = document["plan"]
+    plans = [p for p in [plan.get("best"), *(plan.get("alternatives") or [])] if p]
+    named = {str(s["offer_id"]) for p in plans for s in p.get("segments") or []}
+    named |= {str(item.get("offer_id") or "") for item in listed}
+    return [age for age in document.get("price_ages") or [] if str(age["offer_id"]) in named]
+
+
+def snapshot_runs(ids: Sequence[str]) -> dict[str, Any]:
+    """The quote's snapshot ids as runs of consecutive ids (``snapshot_runs``), at most
+    :data:`SNAPSHOT_RANGES`, and how many ids the runs not shown hold (``snapshots_unlisted``)."""
+    runs = id_ranges([str(i) for i in ids])
+    unlisted = runs[SNAPSHOT_RANGES:]
+    return {
+        "snapshot_count": len(set(ids)),
+        "snapshot_runs": runs[:SNAPSHOT_RANGES],
+        "snapshots_unlisted": sum(_run_length(first, last) for first, last in unlisted),
+    }
+
+
+def _run_length(first: str, last: str) -> int:
+    return int(last) - int(first) + 1 if first != last else 1
+
+
 def _memory_chart(document: Mapping[str, Any]) -> charts.Sized[charts.MemoryChart] | None:
     estimate = document.get("estimate")
     if not estimate or not estimate.get("memory_gib"):
@@ -331,14 +365,19 @@ def build_view(document: Mapping[str, Any], lang: str = "zh-CN") -> dict[str, An
     ranked = ranked_plans(best, alternatives)
     segments = best["segments"] if best else []
     offers = {str(entry["offer_id"]): entry for entry in document.get("price_ages") or []}
+    excluded = plan.get("excluded") or []
+    kinds = [str(item.get("kind") or "") for item in excluded]
+    listed = [excluded[i] for i in listed_exclusions(kinds)]
     return {
         "names": names,
         "offers": offers,
         "refs": {offer_id: offer_ref(offer_id, entry) for offer_id, entry in offers.items()},
-        "excluded": excluded_groups(
-            plan.get("excluded") or [], offers, names, lang, str(document.get("lang") or "zh")
-        ),
-        "excluded_kinds": excluded_kinds(plan.get("excluded") or [], lang),
+        "excluded": excluded_groups(listed, offers, names, lang, str(document.get("lang") or "zh")),
+        "excluded_unlisted": len(excluded) - len(listed),
+        "excluded_per_kind": EXCLUDED_PER_KIND,
+        "excluded_kinds": excluded_kinds(excluded, lang),
+        "ages": shown_ages(document, listed),
+        **snapshot_runs(document.get("snapshot_ids") or []),
         "not_loaded": not_loaded(plan, lang),
         "best": best,
         "machines": stored_text((best or {}).get("machines") or {}, "text", lang),

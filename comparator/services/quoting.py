@@ -57,21 +57,26 @@ def make_quote(
         settings, objective=objective, top=top, today=day, lang=check_lang
     )
     job = sane_job(job, context)
-    with collector_paused(), within_range([job]):
-        result, read = plan_job_read(job, source, None, context)
-        parts = QuoteParts(
-            job=job,
-            input_sha256=hashlib.sha256(job_bytes).hexdigest(),
-            result=result,
-            offers=read.offers,
-            provider_names={pid: p.name for pid, p in read.profiles.items()},
-            objective=objective,
-            check_lang=check_lang,
-            snapshot_ids=snapshot_ids,
-            holidays=context.holidays,
-        )
-    with within_range([job]):
-        document = assemble_document(
-            parts, settings, created_at=created_at, today=day, lang=lang, software_version=version
-        )
-    return freeze_quote(engine, document)
+    with collector_paused():  # no collection walks the planner's heap until it is stored
+        with within_range([job]):
+            result, read = plan_job_read(job, source, None, context)
+            parts = QuoteParts(
+                job=job,
+                input_sha256=hashlib.sha256(job_bytes).hexdigest(),
+                result=result,
+                offers=read.offers,
+                provider_names={pid: p.name for pid, p in read.profiles.items()},
+                objective=objective,
+                check_lang=check_lang,
+                snapshot_ids=snapshot_ids,
+                holidays=context.holidays,
+            )
+            document = assemble_document(
+                parts,
+                settings,
+                created_at=created_at,
+                today=day,
+                lang=lang,
+                software_version=version,
+            )
+        return freeze_quote(engine, document)

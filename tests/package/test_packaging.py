@@ -36,7 +36,7 @@ def test_wheel_contents(tmp_path: Path) -> None:
     for extra in ("pdf", "postgres", "xlsx", "test"):
         assert f"Provides-Extra: {extra}" in text
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "suanli = comparator.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "suanli = comparator.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_public_api_is_what_we_meant() -> None:

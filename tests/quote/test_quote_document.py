@@ -136,6 +136,18 @@ def test_referenced_offers_keep_plan_order_once_each() -> None:
     assert referenced_offer_ids(result) == ["5", "2", "9", "1"]
 
 
+def test_referenced_offers_are_the_plans_and_the_exclusions_the_report_lists() -> None:
+    """Thousands of exclusions keep a bounded document: the price ages of the plans' offers
+    and of the first exclusions of each kind (the ones the report lists)."""
+    from comparator.domain.report_bounds import EXCLUDED_PER_KIND
+
+    stock = [excluded(str(100 + i)) for i in range(3 * EXCLUDED_PER_KIND)]
+    network = [dataclasses.replace(excluded(str(900 + i)), kind="network") for i in range(3)]
+    result = a_result(a_plan("5"), a_plan("2"), excluded=[*stock, *network])
+    expected = ["5", "2", *(str(100 + i) for i in range(EXCLUDED_PER_KIND)), "900", "901", "902"]
+    assert referenced_offer_ids(result) == expected
+
+
 def test_price_age_counts_local_days_and_flags_stale_prices() -> None:
     late_evening = offer(observed_at=datetime(2026, 10, 30, 15, 30, tzinfo=ZoneInfo("UTC")))
     fresh = price_age(late_evening, date(2026, 11, 29), SHANGHAI, 30)

@@ -301,3 +301,44 @@ def test_the_compliance_grid_shows_a_providers_status_in_this_quote(
     matrix = root.by_id("compliance").find_all("table", "matrix")[0]
     row = next(r for r in matrix.find_all("tr") if r.find_all("td"))
     assert "status-fail" in row.find_all("td")[1].attrs["class"]
+
+
+def test_a_national_scale_quote_lists_the_first_exclusions_of_each_kind(
+    document: dict[str, Any],
+) -> None:
+    """6,801 exclusions made a 4.8 MB page: every one is counted by why, the first 20 of each
+    kind are listed, the rest are named by the command whose JSON holds them all."""
+    from comparator.domain.report_bounds import EXCLUDED_PER_KIND
+
+    item = document["plan"]["excluded"][0]
+
+    def page_of(count: int) -> tuple[str, Element]:
+        copied = copy.deepcopy(document)
+        copied["plan"]["excluded"] = [
+            {**item, "offer_id": str(90_000 + i), "kind": "stock" if i % 3 else "network"}
+            for i in range(count)
+        ]
+        return render(copied, "en")
+
+    small, _ = page_of(30)
+    html, root = page_of(6_000)
+    larger, _ = page_of(60_000)
+    assert len(larger) - len(html) < 20 and len(html) < len(small) + 4_000  # only counts grow
+    text = root.by_id("excluded").text()
+    assert "6000 offers were excluded: short of stock 4000; no network across machines 2000" in text
+    listed = {e.attrs.get("class") and e.text() for e in root.by_id("excluded").iter()}
+    assert sum(1 for t in listed if t and t.startswith("#9")) == 2 * EXCLUDED_PER_KIND
+    unlisted = 6_000 - 2 * EXCLUDED_PER_KIND
+    assert f"{unlisted:,} more excluded offers are counted above but not listed" in text
+    assert f"suanli quote --show {document['number']} --json (plan.excluded)" in text
+
+
+def test_snapshot_ids_show_as_runs_and_a_count(document: dict[str, Any]) -> None:
+    document["snapshot_ids"] = [str(i) for i in range(1, 10_001) if i != 5000] + ["x-7"]
+    _, root = render(document, "en")
+    text = root.by_id("assumptions").text()
+    assert "10,000 snapshots: 1–4999, 5001–10000, x-7" in text
+    document["snapshot_ids"] = [str(i) for i in range(1, 400, 2)]  # 200 runs of one
+    _, root = render(document, "en")
+    text = root.by_id("assumptions").text()
+    assert "200 snapshots: 1, 3, 5" in text and ", 79, further snapshots not listed 160" in text

@@ -1,0 +1,23 @@
+"""What a quote report lists in full: the first exclusions of each kind, snapshot id runs."""
+
+from __future__ import annotations
+
+from comparator.domain.report_bounds import EXCLUDED_PER_KIND, id_ranges, listed_exclusions
+
+
+def test_the_first_exclusions_of_each_kind_are_listed_in_the_plans_order() -> None:
+    items = [("stock", i) for i in range(50)] + [("network", i) for i in range(3)]
+    items += [("stock", 99), ("", 1), ("", 2)]
+    listed = [items[i] for i in listed_exclusions(kind for kind, _ in items)]
+    stock = [i for i in listed if i[0] == "stock"]
+    assert stock == [("stock", i) for i in range(EXCLUDED_PER_KIND)]
+    assert [i for i in listed if i[0] != "stock"] == [*items[50:53], ("", 1), ("", 2)]
+    assert listed == [i for i in items if i in listed]  # the plan's order, each once
+    assert listed_exclusions([]) == []
+
+
+def test_snapshot_ids_become_runs_of_consecutive_integers() -> None:
+    ids = ["10", "2", "3", "1", "7", "9", "8", "x-1", "042", "3"]
+    assert id_ranges(ids) == [("1", "3"), ("7", "10"), ("042", "042"), ("x-1", "x-1")]
+    assert id_ranges([str(i) for i in range(1, 10_001)]) == [("1", "10000")]
+    assert id_ranges([]) == []
