@@ -11,7 +11,19 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Float, Select, and_, case, cast, func, select, true
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Float,
+    Select,
+    and_,
+    case,
+    cast,
+    func,
+    or_,
+    select,
+    true,
+)
 from sqlalchemy.sql.elements import ColumnElement
 
 from comparator.catalog.queries import (
@@ -47,6 +59,31 @@ def offer_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:
     if offer_filter.exclude_spot:
         condition = and_(condition, OFFER.c.billing != "spot")
     return condition
+
+
+def unfit_columns(
+    offer_filter: OfferFilter,
+) -> tuple[ColumnElement[bool], ColumnElement[bool]] | None:
+    """Whether an offer fits no placement by the filter's card floors: for stock, and (its
+    stock enough) for a network its node size needs — :func:`~comparator.domain.offer_filter.
+    unfit_kind` in SQL (docs/planner-pruning.md, rule 8). None: the filter has no floors."""
+    floors = offer_filter.card_floors
+    if not floors:
+        return None
+    least = case({f.gpu: f.cards for f in floors}, value=OFFER.c.gpu, else_=0)
+    held: ColumnElement[bool] = true()
+    if groups := {f.gpu: f.node_group for f in floors if f.node_group > 1}:
+        held = OFFER.c.node_cards >= case(groups, value=OFFER.c.gpu, else_=0)
+    stock = and_(held, OFFER.c.stock.is_not(None), OFFER.c.stock * OFFER.c.cards < least)
+    no_network = or_(OFFER.c.network.is_(None), OFFER.c.network == "")
+    network = and_(held, ~stock, least > OFFER.c.node_cards, no_network)
+    return stock, network
+
+
+def fit_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:
+    """The offers the filter's card floors keep (every offer without floors)."""
+    unfit = unfit_columns(offer_filter)
+    return true() if unfit is None else ~or_(*unfit)
 
 
 def current_query(
