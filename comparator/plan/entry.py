@@ -16,27 +16,24 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from comparator.domain.gpus import GPUS
 from comparator.domain.job import Job
-from comparator.domain.offer_filter import CardFloor, FilteredOffers, GroupSummary, OfferFilter
+from comparator.domain.offer_filter import FilteredOffers, GroupSummary, OfferFilter
 from comparator.domain.offer_source import GroupPricing, OfferSource, ProfileSource
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.domain.profile_plan import PlanTerms
-from comparator.errors import JobFileError
 from comparator.plan.context import PlanContext
 from comparator.plan.job_plan import plan_offers
 from comparator.plan.joint.joint_plan import SharedPlan
 from comparator.plan.joint.joint_plan import plan_jobs as plan_shared
 from comparator.plan.prune.sql_prefilter import (
-    card_floors,
     filtered_reasons,
+    job_card_floors,
     job_offer_filter,
     unfit_reasons,
 )
 from comparator.plan.prune.streamed import contract_runs, most_runs, plan_streamed, rule_floors
 from comparator.plan.result import PlanResult
-from comparator.plan.work import work_table
 
 Offers = OfferSource | Sequence[OfferView]
 Profiles = Mapping[str, ProviderProfile] | ProfileSource
@@ -151,7 +148,7 @@ def _streamed(
     periods = contract_runs(job, context.holidays)
     blocks = not (schedule.interruptible or schedule.max_hours_per_day)
     pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), periods, blocks)
-    wanted = dataclasses.replace(wanted, card_floors=_card_floors(job, context))
+    wanted = dataclasses.replace(wanted, card_floors=job_card_floors(job, context.headroom))
     stream = source.group_stream(wanted, pricing)
     try:
         unfit = stream.unfit()
@@ -189,17 +186,6 @@ def _streamed(
     finally:
         stream.close()
     return result, OffersRead(offers, given, filtered)
-
-
-def _card_floors(job: Job, context: PlanContext) -> tuple[CardFloor, ...]:
-    """The job's card floor per GPU (rule 8) over the GPUs it may use: those of
-    ``[requirements] gpus``, else every GPU of the registry (none when the estimator refuses
-    the job: the planner then says why)."""
-    try:
-        table = work_table(job, job.requirements.gpus or GPUS, headroom=context.headroom)
-    except JobFileError:
-        return ()
-    return card_floors(table)
 
 
 def discounts_of(profiles: Profiles, providers: Collection[str]) -> dict[str, Decimal]:

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from comparator.domain.gpus import GPUS
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import CardFloor, FilteredOffers, OfferFilter
 from comparator.domain.provinces import canonical_city
-from comparator.errors import Msg
+from comparator.errors import JobFileError, Msg
 from comparator.plan.candidates import least_cards
-from comparator.plan.work import WorkTable
+from comparator.plan.work import WorkTable, work_table
 from comparator.plan.work_hours import node_group
 
 UNFIT_REASONS = {
@@ -74,6 +75,17 @@ def card_floors(table: WorkTable) -> tuple[CardFloor, ...]:
         for gpu, work in sorted(table.work.items())
         if (least := least_cards(work)) > 1
     )
+
+
+def job_card_floors(job: Job, headroom: float) -> tuple[CardFloor, ...]:
+    """The job's card floor per GPU (rule 8) over the GPUs it may use: those of
+    ``[requirements] gpus``, else every GPU of the registry (none when the estimator refuses
+    the job: the planner then says why)."""
+    try:
+        table = work_table(job, job.requirements.gpus or GPUS, headroom=headroom)
+    except JobFileError:
+        return ()
+    return card_floors(table)
 
 
 def unfit_reasons(counts: Mapping[str, int]) -> list[FilteredOffers]:
