@@ -77,15 +77,20 @@ def card_floors(table: WorkTable) -> tuple[CardFloor, ...]:
     )
 
 
-def job_card_floors(job: Job, headroom: float) -> tuple[CardFloor, ...]:
-    """The job's card floor per GPU (rule 8) over the GPUs it may use: those of
-    ``[requirements] gpus``, else every GPU of the registry (none when the estimator refuses
-    the job: the planner then says why)."""
+def job_works(job: Job, headroom: float) -> WorkTable | None:
+    """The job's work on every GPU it may use: those of ``[requirements] gpus``, else every
+    GPU of the registry (None when the estimator refuses the job: the planner then says why,
+    on the catalog's GPUs)."""
     try:
-        table = work_table(job, job.requirements.gpus or GPUS, headroom=headroom)
+        return work_table(job, job.requirements.gpus or GPUS, headroom=headroom)
     except JobFileError:
-        return ()
-    return card_floors(table)
+        return None
+
+
+def job_card_floors(job: Job, headroom: float) -> tuple[CardFloor, ...]:
+    """The job's card floor per GPU it may use (rule 8)."""
+    works = job_works(job, headroom)
+    return () if works is None else card_floors(works)
 
 
 def unfit_reasons(counts: Mapping[str, int]) -> list[FilteredOffers]:
