@@ -64,20 +64,29 @@ def offer_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:
 def unfit_columns(
     offer_filter: OfferFilter,
 ) -> tuple[ColumnElement[bool], ColumnElement[bool]] | None:
-    """Whether an offer fits no placement by the filter's card floors: for stock, and (its
-    stock enough) for a network its node size needs — :func:`~comparator.domain.offer_filter.
-    unfit_kind` in SQL (docs/planner-pruning.md, rule 8). None: the filter has no floors."""
+    """Whether an offer fits no placement by the filter's card floors: for stock, and for a
+    network its node size needs (an offer may be both: stock comes first) —
+    :func:`~comparator.domain.offer_filter.unfit_kind` in SQL (docs/planner-pruning.md,
+    rule 8). None: the filter has no floors. GPUs of one floor share one test (no GPU test at
+    all when they are every GPU the filter allows)."""
     floors = offer_filter.card_floors
     if not floors:
         return None
-    least = case({f.gpu: f.cards for f in floors}, value=OFFER.c.gpu, else_=0)
-    held: ColumnElement[bool] = true()
-    if groups := {f.gpu: f.node_group for f in floors if f.node_group > 1}:
-        held = OFFER.c.node_cards >= case(groups, value=OFFER.c.gpu, else_=0)
-    stock = and_(held, OFFER.c.stock.is_not(None), OFFER.c.stock * OFFER.c.cards < least)
+    classes: dict[tuple[int, int], list[str]] = {}
+    for f in floors:
+        classes.setdefault((f.cards, f.node_group), []).append(f.gpu)
     no_network = or_(OFFER.c.network.is_(None), OFFER.c.network == "")
-    network = and_(held, ~stock, least > OFFER.c.node_cards, no_network)
-    return stock, network
+    stock, network = [], []
+    for (least, group), gpus in sorted(classes.items()):
+        held: ColumnElement[bool] = true()
+        if not (offer_filter.gpus and set(offer_filter.gpus) <= set(gpus)):
+            held = OFFER.c.gpu.in_(sorted(gpus))
+        if group > 1:
+            held = and_(held, OFFER.c.node_cards >= group)
+        short = and_(OFFER.c.stock.is_not(None), OFFER.c.stock * OFFER.c.cards < least)
+        stock.append(and_(held, short))
+        network.append(and_(held, OFFER.c.node_cards < least, no_network))
+    return or_(*stock), or_(*network)
 
 
 def fit_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:

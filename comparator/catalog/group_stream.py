@@ -68,7 +68,6 @@ GROUPS = Table(
     Column("rule_greatest", String),
     Column("least_hourly", Float),
     Column("least_minimum", Float),
-    Column("unfit", Integer),  # 0, or why rule 8 leaves the row's offers out (1 + kind)
     prefixes=["TEMPORARY"],
 )
 SHAPES = Table(
@@ -94,7 +93,12 @@ class SqlGroupStream:
     :func:`comparator.catalog.queries_groups.summary_columns`) behind one connection, which
     :meth:`close` gives back."""
 
-    def __init__(self, engine: Engine, query: Select[Any], kinds: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        query: Select[Any],
+        unfit: tuple[Sequence[str], Select[Any]] | None = None,
+    ) -> None:
         self.conn: Connection = engine.connect()
         self.known: list[GroupShape] | None = None
         self.indexed = False  # MACHINES built (only where parts are read by machine)
@@ -108,19 +112,12 @@ class SqlGroupStream:
                 *(c.label(t.name) for c, t in zip(query.selected_columns, G, strict=True))
             )
             self.conn.execute(CreateTableAs(GROUPS.name, labelled))  # planned in parallel (PG)
-            if kinds:
-                self._drop_unfit(kinds)
+            if unfit is not None:  # (kinds, counts by 1 + the kind's index)
+                counted = self.conn.execute(unfit[1])
+                self.left_out = {unfit[0][int(k) - 1]: int(n) for k, n in counted}
         except BaseException:
             self.close()
             raise
-
-    def _drop_unfit(self, kinds: Sequence[str]) -> None:
-        """Count the offers rule 8 left out, by why (``kinds[unfit - 1]``), and drop their
-        rows."""
-        sums = select(G.unfit, func.sum(G.offers)).where(G.unfit > 0).group_by(G.unfit)
-        self.left_out = {kinds[int(k) - 1]: int(n) for k, n in self.conn.execute(sums)}
-        if self.left_out:
-            self.conn.execute(GROUPS.delete().where(G.unfit > 0))
 
     def unfit(self) -> dict[str, int]:
         return self.left_out

@@ -17,14 +17,13 @@ from typing import Any
 from sqlalchemy import (
     Engine,
     Float,
-    Integer,
     String,
     and_,
     case,
     cast,
     func,
-    literal,
     null,
+    or_,
     true,
     tuple_,
 )
@@ -193,16 +192,16 @@ class CatalogGroups:
 
     def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> SqlGroupStream:
         """The job's summaries in a temporary table, read in the walk's order; the offers its
-        card floors leave out are grouped apart by why (rule 8: a seventh key, computed once
-        per offer), counted and dropped."""
+        card floors leave out are not grouped but counted by why (rule 8)."""
         columns = summary_columns(pricing, true(), self.engine.dialect.name)
+        query = current_query(wanted, columns=columns)
         unfit = unfit_columns(wanted)
         if unfit is None:
-            query = current_query(wanted, columns=(*columns, cast(literal(0), Integer)))
             return SqlGroupStream(self.engine, query.group_by(*GROUP_COLUMNS))
-        why = case((unfit[0], 1), (unfit[1], 2), else_=0)
-        query = current_query(wanted, columns=(*columns, why)).group_by(*GROUP_COLUMNS, why)
-        return SqlGroupStream(self.engine, query, UNFIT_KINDS)
+        why = case((unfit[0], 1), else_=2)
+        counts = current_query(wanted, columns=(why, func.count())).where(or_(*unfit))
+        query = query.where(~or_(*unfit)).group_by(*GROUP_COLUMNS)
+        return SqlGroupStream(self.engine, query, (UNFIT_KINDS, counts.group_by(why)))
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:
         """The job's offers of ``groups``, by offer id."""
