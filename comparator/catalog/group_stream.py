@@ -68,6 +68,7 @@ GROUPS = Table(
     Column("rule_greatest", String),
     Column("least_hourly", Float),
     Column("least_minimum", Float),
+    Column("unfit", Integer),  # 0, or 1 + the index of why rule 8 leaves the row's offers out
     prefixes=["TEMPORARY"],
 )
 SHAPES = Table(
@@ -97,7 +98,7 @@ class SqlGroupStream:
         self,
         engine: Engine,
         query: Select[Any],
-        unfit: tuple[Sequence[str], Select[Any]] | None = None,
+        unfit: tuple[Sequence[str], Select[Any] | None] | None = None,
     ) -> None:
         self.conn: Connection = engine.connect()
         self.known: list[GroupShape] | None = None
@@ -112,12 +113,22 @@ class SqlGroupStream:
                 *(c.label(t.name) for c, t in zip(query.selected_columns, G, strict=True))
             )
             self.conn.execute(CreateTableAs(GROUPS.name, labelled))  # planned in parallel (PG)
-            if unfit is not None:  # (kinds, counts by 1 + the kind's index)
-                counted = self.conn.execute(unfit[1])
-                self.left_out = {unfit[0][int(k) - 1]: int(n) for k, n in counted}
+            if unfit is not None:  # (kinds, their counts by 1 + the kind's index)
+                self._count_unfit(*unfit)
         except BaseException:
             self.close()
             raise
+
+    def _count_unfit(self, kinds: Sequence[str], counts: Select[Any] | None) -> None:
+        """The offers rule 8 leaves out, by why: counted by ``counts``, or (None) grouped
+        apart in the table, summed from there and dropped."""
+        apart = counts is None
+        if counts is None:
+            counts = select(G.unfit, func.sum(G.offers)).where(G.unfit > 0).group_by(G.unfit)
+        rows: list[Any] = list(self.conn.execute(counts))
+        self.left_out = {kinds[int(k) - 1]: int(n) for k, n in rows}
+        if apart and self.left_out:
+            self.conn.execute(GROUPS.delete().where(G.unfit > 0))
 
     def unfit(self) -> dict[str, int]:
         return self.left_out

@@ -17,13 +17,14 @@ from typing import Any
 from sqlalchemy import (
     Engine,
     Float,
+    Integer,
     String,
     and_,
     case,
     cast,
     func,
+    literal,
     null,
-    or_,
     true,
     tuple_,
 )
@@ -36,7 +37,7 @@ from comparator.catalog.current_offers import (
     job_offers,
     offer_condition,
     stream_offers,
-    unfit_columns,
+    unfit_kind_column,
 )
 from comparator.catalog.group_stream import (
     SqlGroupStream,
@@ -192,15 +193,22 @@ class CatalogGroups:
 
     def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> SqlGroupStream:
         """The job's summaries in a temporary table, read in the walk's order; the offers its
-        card floors leave out are not grouped but counted by why (rule 8)."""
+        card floors leave out (rule 8) are not grouped but counted by why — on SQLite, for a
+        job that names places, grouped apart by why and dropped after (a ``WHERE`` on them
+        made SQLite scan every current offer instead of the places' ones)."""
         columns = summary_columns(pricing, true(), self.engine.dialect.name)
-        query = current_query(wanted, columns=columns)
-        unfit = unfit_columns(wanted)
-        if unfit is None:
+        why = unfit_kind_column(wanted)
+        if why is None:
+            query = current_query(wanted, columns=(*columns, literal(0, Integer)))
             return SqlGroupStream(self.engine, query.group_by(*GROUP_COLUMNS))
-        why = case((unfit[0], 1), else_=2)
-        counts = current_query(wanted, columns=(why, func.count())).where(or_(*unfit))
-        query = query.where(~or_(*unfit)).group_by(*GROUP_COLUMNS)
+        if self.engine.dialect.name == "sqlite" and wanted.by_place:
+            query = current_query(wanted, columns=(*columns, why))
+            return SqlGroupStream(
+                self.engine, query.group_by(*GROUP_COLUMNS, why), (UNFIT_KINDS, None)
+            )
+        query = current_query(wanted, columns=(*columns, literal(0, Integer)))
+        counts = current_query(wanted, columns=(why, func.count())).where(why > 0)
+        query = query.where(why == 0).group_by(*GROUP_COLUMNS)
         return SqlGroupStream(self.engine, query, (UNFIT_KINDS, counts.group_by(why)))
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:

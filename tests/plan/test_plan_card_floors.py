@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -22,7 +23,7 @@ from comparator.catalog.current_offers import current_query, job_offers, unfit_c
 from comparator.catalog.queries import OFFER, load_profiles
 from comparator.catalog.queries_groups import CatalogGroups
 from comparator.config import load_settings
-from comparator.domain.job import load_job
+from comparator.domain.job import Job, load_job
 from comparator.domain.offer_filter import CardFloor, OfferFilter, unfit_kind
 from comparator.domain.offer_list import OfferList
 from comparator.plan import plan_job
@@ -35,7 +36,20 @@ from tests.plan.test_plan_prune import CONTEXT, answer
 from tests.support.factories import make_offer
 
 NETWORKS = [None, "", "ib-200g", "roce-100g", "eth-25g"]
-JOBS = ["seeds-13b-full-8xa100", "70b-full-multinode"]
+JOBS = ["seeds-13b-full-8xa100", "70b-full-multinode", "70b-in-guangdong"]
+
+
+def _job(name: str, tmp_path: Path) -> Job:
+    """An example job, or the 70B one limited to 广东 (a job that names places: on SQLite its
+    unfit offers are grouped apart, not filtered)."""
+    if name != "70b-in-guangdong":
+        return load_job(f"examples/{name}.toml")
+    text = Path("examples/70b-full-multinode.toml").read_text(encoding="utf-8")
+    path = tmp_path / "job.toml"
+    path.write_text(text.replace("[requirements]\n", '[requirements]\nprovinces = ["广东"]\n'))
+    job = load_job(path)
+    assert job.requirements.provinces == ("广东",)
+    return job
 
 
 @settings(max_examples=300, deadline=None)
@@ -95,12 +109,16 @@ def test_the_sql_floors_agree_with_python_row_for_row(demo_engine: Engine) -> No
 @pytest.mark.slow
 @pytest.mark.postgres
 @pytest.mark.parametrize("name", JOBS)
-def test_unfit_offers_are_counted_not_read(demo_engine: Engine, name: str) -> None:  # noqa: F811
+def test_unfit_offers_are_counted_not_read(
+    demo_engine: Engine,  # noqa: F811
+    name: str,
+    tmp_path: Path,
+) -> None:
     """Both databases: the streamed quote's plans are the unpruned planner's; the offers the
     floors leave out are counted by why, as many as the unpruned planner excludes for stock
     and network among those the SQL can tell (a NULL or empty network), and none is listed."""
     _short_of_stock_and_network(demo_engine)
-    job = load_job(f"examples/{name}.toml")
+    job = _job(name, tmp_path)
     wanted = job_offer_filter(job)
     offers = job_offers(demo_engine, wanted)
     profiles = load_profiles(demo_engine, {o.provider for o in offers})
