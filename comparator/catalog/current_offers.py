@@ -95,7 +95,13 @@ def unfit_kind_column(offer_filter: OfferFilter) -> ColumnElement[int] | None:
     plan SQLite picks for the job's other conditions (as an ``OR`` of ``IN`` lists they made
     it scan every current offer for the README's job)."""
     unfit = unfit_columns(offer_filter)
-    return None if unfit is None else case((unfit[0], 1), (unfit[1], 2), else_=0)
+    if unfit is None:
+        return None
+    kind = case((unfit[0], 1), (unfit[1], 2), else_=0)
+    gpus = sorted({f.gpu for f in offer_filter.card_floors})
+    if offer_filter.gpus and set(offer_filter.gpus) <= set(gpus):
+        return kind
+    return case((OFFER.c.gpu.in_(gpus), kind), else_=0)  # one test for the other GPUs' offers
 
 
 def fit_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:
