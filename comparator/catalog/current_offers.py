@@ -11,7 +11,19 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Float, Select, and_, case, cast, func, select, true
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Float,
+    Select,
+    and_,
+    case,
+    cast,
+    func,
+    or_,
+    select,
+    true,
+)
 from sqlalchemy.sql.elements import ColumnElement
 
 from comparator.catalog.queries import (
@@ -47,6 +59,55 @@ def offer_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:
     if offer_filter.exclude_spot:
         condition = and_(condition, OFFER.c.billing != "spot")
     return condition
+
+
+def unfit_columns(
+    offer_filter: OfferFilter,
+) -> tuple[ColumnElement[bool], ColumnElement[bool]] | None:
+    """Whether an offer fits no placement by the filter's card floors: for stock, and for a
+    network its node size needs (an offer may be both: stock comes first) —
+    :func:`~comparator.domain.offer_filter.unfit_kind` in SQL (docs/planner-pruning.md,
+    rule 8). None: the filter has no floors. GPUs of one floor share one test (no GPU test at
+    all when they are every GPU the filter allows)."""
+    floors = offer_filter.card_floors
+    if not floors:
+        return None
+    classes: dict[tuple[int, int], list[str]] = {}
+    for f in floors:
+        classes.setdefault((f.cards, f.node_group), []).append(f.gpu)
+    no_network = or_(OFFER.c.network.is_(None), OFFER.c.network == "")
+    stock, network = [], []
+    for (least, group), gpus in sorted(classes.items()):
+        held: ColumnElement[bool] = true()
+        if not (offer_filter.gpus and set(offer_filter.gpus) <= set(gpus)):
+            held = OFFER.c.gpu.in_(sorted(gpus))
+        if group > 1:
+            held = and_(held, OFFER.c.node_cards >= group)
+        short = and_(OFFER.c.stock.is_not(None), OFFER.c.stock * OFFER.c.cards < least)
+        stock.append(and_(held, short))
+        network.append(and_(held, OFFER.c.node_cards < least, no_network))
+    return or_(*stock), or_(*network)
+
+
+def unfit_kind_column(offer_filter: OfferFilter) -> ColumnElement[int] | None:
+    """0 for an offer the filter's card floors keep, 1 unfit for stock, 2 for network (None:
+    no floors). A ``CASE``, which no index can answer: the tests inside it do not change the
+    plan SQLite picks for the job's other conditions (as an ``OR`` of ``IN`` lists they made
+    it scan every current offer for the README's job)."""
+    unfit = unfit_columns(offer_filter)
+    if unfit is None:
+        return None
+    kind = case((unfit[0], 1), (unfit[1], 2), else_=0)
+    gpus = sorted({f.gpu for f in offer_filter.card_floors})
+    if offer_filter.gpus and set(offer_filter.gpus) <= set(gpus):
+        return kind
+    return case((OFFER.c.gpu.in_(gpus), kind), else_=0)  # one test for the other GPUs' offers
+
+
+def fit_condition(offer_filter: OfferFilter) -> ColumnElement[bool]:
+    """The offers the filter's card floors keep (every offer without floors)."""
+    kind = unfit_kind_column(offer_filter)
+    return true() if kind is None else kind == 0
 
 
 def current_query(

@@ -12,7 +12,7 @@ stored profiles without parsing anything else of them.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -35,6 +35,9 @@ from sqlalchemy import (
     select,
     tuple_,
 )
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.base import Executable
+from sqlalchemy.sql.elements import ClauseElement
 
 from comparator.catalog.db import analytic_session
 from comparator.catalog.queries import PROVIDER
@@ -65,6 +68,7 @@ GROUPS = Table(
     Column("rule_greatest", String),
     Column("least_hourly", Float),
     Column("least_minimum", Float),
+    Column("unfit", Integer),  # 0, or 1 + the index of why rule 8 leaves the row's offers out
     prefixes=["TEMPORARY"],
 )
 SHAPES = Table(
@@ -90,19 +94,44 @@ class SqlGroupStream:
     :func:`comparator.catalog.queries_groups.summary_columns`) behind one connection, which
     :meth:`close` gives back."""
 
-    def __init__(self, engine: Engine, query: Select[Any]) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        query: Select[Any],
+        unfit: tuple[Sequence[str], Select[Any] | None] | None = None,
+    ) -> None:
         self.conn: Connection = engine.connect()
         self.known: list[GroupShape] | None = None
         self.indexed = False  # MACHINES built (only where parts are read by machine)
+        self.left_out: dict[str, int] = {}
         try:
             analytic_session(self.conn)  # the GROUP BY in memory, no JIT (PostgreSQL)
             for table in (GROUPS, SHAPES):
                 table.drop(self.conn, checkfirst=True)
-                table.create(self.conn)
-            self.conn.execute(insert(GROUPS).from_select([c.name for c in G], query))
+            SHAPES.create(self.conn)
+            labelled = query.with_only_columns(
+                *(c.label(t.name) for c, t in zip(query.selected_columns, G, strict=True))
+            )
+            self.conn.execute(CreateTableAs(GROUPS.name, labelled))  # planned in parallel (PG)
+            if unfit is not None:  # (kinds, their counts by 1 + the kind's index)
+                self._count_unfit(*unfit)
         except BaseException:
             self.close()
             raise
+
+    def _count_unfit(self, kinds: Sequence[str], counts: Select[Any] | None) -> None:
+        """The offers rule 8 leaves out, by why: counted by ``counts``, or (None) grouped
+        apart in the table, summed from there and dropped."""
+        apart = counts is None
+        if counts is None:
+            counts = select(G.unfit, func.sum(G.offers)).where(G.unfit > 0).group_by(G.unfit)
+        rows: list[Any] = list(self.conn.execute(counts))
+        self.left_out = {kinds[int(k) - 1]: int(n) for k, n in rows}
+        if apart and self.left_out:
+            self.conn.execute(GROUPS.delete().where(G.unfit > 0))
+
+    def unfit(self) -> dict[str, int]:
+        return self.left_out
 
     def shapes(self) -> list[GroupShape]:
         if self.known is None:
@@ -212,6 +241,22 @@ class SqlGroupStream:
             self.conn.rollback()
         finally:
             self.conn.close()
+
+
+class CreateTableAs(Executable, ClauseElement):
+    """``CREATE TEMPORARY TABLE name AS query``: PostgreSQL plans parallel workers for it
+    (not for ``INSERT … SELECT``); the columns are the query's labels."""
+
+    inherit_cache = False
+
+    def __init__(self, name: str, query: Select[Any]) -> None:
+        self.name, self.query = name, query
+
+
+@compiles(CreateTableAs)
+def _create_table_as(element: CreateTableAs, compiler: Any, **kw: Any) -> str:
+    name = compiler.preparer.quote(element.name)
+    return f"CREATE TEMPORARY TABLE {name} AS {compiler.process(element.query, **kw)}"
 
 
 def _shape(s: GroupShape) -> ShapeId:

@@ -14,15 +14,30 @@ from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Engine, Float, String, case, cast, func, null, true, tuple_
+from sqlalchemy import (
+    Engine,
+    Float,
+    Integer,
+    String,
+    and_,
+    case,
+    cast,
+    func,
+    literal,
+    null,
+    true,
+    tuple_,
+)
 from sqlalchemy.sql.elements import ColumnElement
 
 from comparator.catalog.current_offers import (
     count_current,
     current_query,
+    fit_condition,
     job_offers,
     offer_condition,
     stream_offers,
+    unfit_kind_column,
 )
 from comparator.catalog.group_stream import (
     SqlGroupStream,
@@ -31,7 +46,7 @@ from comparator.catalog.group_stream import (
 )
 from comparator.catalog.queries import OFFER, load_profiles, load_provider_terms
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
-from comparator.domain.offer_filter import GroupSummary, OfferFilter
+from comparator.domain.offer_filter import UNFIT_KINDS, GroupSummary, OfferFilter
 from comparator.domain.offer_source import GroupPricing, GroupSummaries
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
@@ -118,6 +133,17 @@ def _own_runs(
     )
 
 
+NO_LINK = "\x1f"  # NULL's stand-in in the read's row values (the rows are checked after)
+
+
+def _keys_in(keys: Collection[tuple[Any, ...]]) -> ColumnElement[bool]:
+    """The offers whose six group keys are among ``keys``, NULL matching NULL (besides the
+    machines' index scan: a machine's other raw groups are not fetched)."""
+    six = (*GROUP_COLUMNS[:4], *(func.coalesce(c, NO_LINK) for c in GROUP_COLUMNS[4:]))
+    wanted = sorted({(*k[:4], *(NO_LINK if v is None else v for v in k[4:])) for k in keys})
+    return tuple_(*six).in_(wanted)
+
+
 class CatalogGroups:
     """The current offers and provider profiles behind ``engine``, as the planner asks for them
     (:class:`~comparator.domain.offer_source.OfferSource`)."""
@@ -148,13 +174,13 @@ class CatalogGroups:
             return sorted(str(r) for r in conn.execute(query).scalars())
 
     def summaries(self, wanted: OfferFilter, pricing: GroupPricing) -> GroupSummaries:
-        """One row per group of the job's offers (``wanted`` keeps them), floored by
-        ``pricing``, and how many offers the filter's places hold (the job's or not: one scan
-        for both)."""
+        """One row per group of the job's offers (``wanted`` keeps them, its card floors
+        included), floored by ``pricing``, and how many offers the filter's places hold (the
+        job's or not: one scan for both)."""
         places = wanted
-        job: ColumnElement[bool] = true()
+        job: ColumnElement[bool] = fit_condition(wanted)
         if places.by_place:  # the places' other offers too (NULL in the job's aggregates)
-            job = offer_condition(places)
+            job = and_(offer_condition(places), job)
             places = dataclasses.replace(places, gpus=(), exclude_spot=False)
         dialect = self.engine.dialect.name
         columns = (*summary_columns(pricing, job, dialect), func.count(OFFER.c.id))
@@ -166,11 +192,24 @@ class CatalogGroups:
         return GroupSummaries(groups, in_places)
 
     def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> SqlGroupStream:
-        """The job's summaries in a temporary table, read in the walk's order."""
-        query = current_query(
-            wanted, columns=summary_columns(pricing, true(), self.engine.dialect.name)
-        )
-        return SqlGroupStream(self.engine, query.group_by(*GROUP_COLUMNS))
+        """The job's summaries in a temporary table, read in the walk's order; the offers its
+        card floors leave out (rule 8) are not grouped but counted by why — on SQLite, for a
+        job that names places, grouped apart by why and dropped after (a ``WHERE`` on them
+        made SQLite scan every current offer instead of the places' ones)."""
+        columns = summary_columns(pricing, true(), self.engine.dialect.name)
+        why = unfit_kind_column(wanted)
+        if why is None:
+            query = current_query(wanted, columns=(*columns, literal(0, Integer)))
+            return SqlGroupStream(self.engine, query.group_by(*GROUP_COLUMNS))
+        if self.engine.dialect.name == "sqlite" and wanted.by_place:
+            query = current_query(wanted, columns=(*columns, why))
+            return SqlGroupStream(
+                self.engine, query.group_by(*GROUP_COLUMNS, why), (UNFIT_KINDS, None)
+            )
+        query = current_query(wanted, columns=(*columns, literal(0, Integer)))
+        counts = current_query(wanted, columns=(why, func.count())).where(why > 0)
+        query = query.where(why == 0).group_by(*GROUP_COLUMNS)
+        return SqlGroupStream(self.engine, query, (UNFIT_KINDS, counts.group_by(why)))
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:
         """The job's offers of ``groups``, by offer id."""
@@ -185,7 +224,8 @@ class CatalogGroups:
                 chunk = machines[start : start + READ_CHUNK]
                 providers = sorted({m[0] for m in chunk})  # their current snapshots only
                 query = current_query(wanted, providers=providers)
-                query = query.where(tuple_(*columns).in_(chunk))
+                query = query.where(tuple_(*columns).in_(chunk), fit_condition(wanted))
+                query = query.where(_keys_in([key for key in keys if key[:4] in chunk]))
                 out += (
                     o
                     for o in stream_offers(conn, query)

@@ -36,8 +36,14 @@ def part_order(
 class ListStream:
     """``summaries`` (one per raw group of a job's offers) as a group stream."""
 
-    def __init__(self, summaries: Sequence[GroupSummary]) -> None:
+    def __init__(
+        self, summaries: Sequence[GroupSummary], unfit: Mapping[str, int] | None = None
+    ) -> None:
         self.summaries = list(summaries)
+        self.left_out = dict(unfit or {})
+
+    def unfit(self) -> dict[str, int]:
+        return self.left_out
 
     def shapes(self) -> list[GroupShape]:
         shapes: dict[ShapeId, GroupShape] = {}

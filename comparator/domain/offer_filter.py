@@ -13,14 +13,29 @@ from typing import NamedTuple
 from comparator.errors import Msg
 
 
+class CardFloor(NamedTuple):
+    """The fewest cards any placement of a job takes on ``gpu`` (its fixed card count, else
+    the fewest its memory allows), for the offers whose machines hold the job's model-parallel
+    group (``node_cards ≥ node_group``): such an offer whose stock cannot give ``cards``
+    cards, or whose node is smaller with no network (NULL or empty), fits no placement
+    (docs/planner-pruning.md, rule 8)."""
+
+    gpu: str
+    cards: int
+    node_group: int
+
+
 @dataclass(frozen=True)
 class OfferFilter:
-    """Empty tuples mean "any"; ``exclude_spot`` drops spot offers."""
+    """Empty tuples mean "any"; ``exclude_spot`` drops spot offers; ``card_floors`` (read by
+    the grouped reads only: summaries, group streams, group reads) leave out the offers that
+    fit no placement, counted by why (:func:`unfit_kind`)."""
 
     gpus: tuple[str, ...] = ()
     provinces: tuple[str, ...] = ()  # mainland data centres in these provinces only
     cities: tuple[str, ...] = ()  # mainland data centres in these (canonical) cities only
     exclude_spot: bool = False
+    card_floors: tuple[CardFloor, ...] = ()
 
     @property
     def by_place(self) -> bool:
@@ -31,6 +46,30 @@ class OfferFilter:
     def by_offer(self) -> bool:
         """Whether the filter restricts the offer itself (GPU model, spot): requirements."""
         return bool(self.gpus or self.exclude_spot)
+
+
+UNFIT_KINDS = ("stock", "network")
+
+
+def unfit_kind(
+    floors: tuple[CardFloor, ...],
+    gpu: str,
+    node_cards: int,
+    cards: int,
+    stock: int | None,
+    network: str | None,
+) -> str | None:
+    """Why an offer fits no placement by ``floors`` (``"stock"``, ``"network"``), or None:
+    what the catalog's SQL computes (:func:`comparator.catalog.current_offers.unfit_columns`),
+    in Python."""
+    for floor in floors:
+        if floor.gpu != gpu or node_cards < floor.node_group:
+            continue
+        if stock is not None and stock * cards < floor.cards:
+            return "stock"
+        if floor.cards > node_cards and (network is None or network == ""):
+            return "network"
+    return None
 
 
 @dataclass(frozen=True)

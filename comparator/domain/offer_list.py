@@ -15,7 +15,7 @@ from typing import Any
 
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.group_list import ListStream
-from comparator.domain.offer_filter import GroupSummary, OfferFilter
+from comparator.domain.offer_filter import GroupSummary, OfferFilter, unfit_kind
 from comparator.domain.offer_source import GroupPricing, GroupSummaries
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
@@ -42,6 +42,14 @@ def kept(offer: OfferView, wanted: OfferFilter) -> bool:
     if wanted.exclude_spot and offer.billing == "spot":
         return False
     return in_places(offer, wanted)
+
+
+def _unfit(offer: OfferView, wanted: OfferFilter) -> str | None:
+    """Why ``wanted``'s card floors leave ``offer`` out (rule 8), or None."""
+    if not wanted.card_floors:
+        return None
+    o = offer
+    return unfit_kind(wanted.card_floors, o.gpu, o.node_cards, o.cards, o.stock, o.network)
 
 
 def group_key(offer: OfferView) -> GroupKey:
@@ -136,7 +144,12 @@ class OfferList:
         return {p: d for p, profile in profiles.items() if (d := profile.discount) is not None}
 
     def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> ListStream:
-        return ListStream(self.summaries(wanted, pricing).groups)
+        unfit: dict[str, int] = {}
+        if wanted.card_floors:
+            for offer in self.offers(wanted):
+                if (kind := _unfit(offer, wanted)) is not None:
+                    unfit[kind] = unfit.get(kind, 0) + 1
+        return ListStream(self.summaries(wanted, pricing).groups, unfit)
 
     def rules(self, wanted: OfferFilter) -> list[str]:
         hourly = {o.time_of_use for o in self.offers(wanted) if o.billing in HOURLY_MODES}
@@ -145,14 +158,17 @@ class OfferList:
     def summaries(self, wanted: OfferFilter, pricing: GroupPricing) -> GroupSummaries:
         groups: dict[GroupKey, list[OfferView]] = {}
         for offer in self.offers(wanted):
-            groups.setdefault(group_key(offer), []).append(offer)
+            if _unfit(offer, wanted) is None:
+                groups.setdefault(group_key(offer), []).append(offer)
         summaries = [_summary(key, offers, pricing) for key, offers in groups.items()]
         places = self.count(wanted) if wanted.by_place else None
         return GroupSummaries(summaries, places)
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:
         keys = {tuple(g[:6]) for g in groups}
-        return [o for o in self.offers(wanted) if group_key(o) in keys]
+        return [
+            o for o in self.offers(wanted) if group_key(o) in keys and _unfit(o, wanted) is None
+        ]
 
     def offers(self, wanted: OfferFilter) -> list[OfferView]:
         return [o for o in self._offers if kept(o, wanted)]

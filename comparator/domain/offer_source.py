@@ -103,6 +103,11 @@ class GroupStream(Protocol):
         """The raw summaries of one data centre's GPU (the quote reads its offers)."""
         ...
 
+    def unfit(self) -> dict[str, int]:
+        """How many offers the filter's card floors left out, by why (``"stock"``,
+        ``"network"``; docs/planner-pruning.md, rule 8): in no summary."""
+        ...
+
     def close(self) -> None: ...
 
 

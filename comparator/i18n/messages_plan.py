@@ -81,6 +81,13 @@ _REASONS_ZH: dict[str, str] = {
     ),
     "requirements: GPU not among [requirements] gpus, or a spot offer the job does not "
     "allow": "requirements: 卡型不在 [requirements] gpus 之内，或为任务不允许的竞价实例",
+    "stock: its stock cannot give the fewest cards the job takes on its GPU": (
+        "stock: 库存不足以提供任务在该卡型上所需的最少卡数"
+    ),
+    "network: the job takes more cards on its GPU than one of its nodes holds, and it states "
+    "no network (IB/RoCE needed)": (
+        "network: 任务在该卡型上所需卡数超过单台节点，且该报价未注明组网（需要 IB/RoCE）"
+    ),
     "deadline: no schedule on this offer finishes by {deadline}": (
         "deadline: 该报价无法在 {deadline} 之前完成"
     ),

@@ -135,20 +135,25 @@ class CandidateOptions:
     holidays: HolidaySupplement | None = None  # the calendar of workday/holiday rules
 
 
+def least_cards(work: GpuWork) -> int:
+    """The fewest cards of any count :func:`card_counts` gives, whatever the group."""
+    return work.fixed_cards if work.fixed_cards is not None else max(1, work.min_cards)
+
+
 def card_counts(
     work: GpuWork, node_cards: int, networks: Iterable[str | None], max_nodes: int
 ) -> list[int]:
     """Card counts worth trying on one group (``networks``): in a node, then nodes over RDMA."""
     if work.fixed_cards is not None:
         return [work.fixed_cards]
-    low = max(1, work.min_cards)
+    low = least_cards(work)
     counts = list(range(low, node_cards + 1))
     if any(is_rdma(network) for network in networks):
         counts += [k * node_cards for k in range(2, max_nodes + 1) if k * node_cards >= low]
     return layout_counts(work.layout, node_cards, counts)
 
 
-def _fits(offer: OfferView, cards: int) -> Msg | None:
+def fits(offer: OfferView, cards: int) -> Msg | None:
     """Why ``offer`` cannot rent ``cards`` cards, or None when it can."""
     units = -(-cards // offer.cards)
     if offer.stock is not None and units > offer.stock:
@@ -254,7 +259,7 @@ class CandidateBuilder:
     ) -> Candidate | None:
         usable, units = [], {}
         for offer in offers:
-            why = _fits(offer, cards)
+            why = fits(offer, cards)
             if why is None:
                 usable.append(offer)
                 units[offer.offer_id] = -(-cards // offer.cards)
@@ -320,7 +325,7 @@ class CandidateBuilder:
 
     def sketch(self, g: GroupInput, cards: int) -> Candidate | None:
         """The ``cards``-card candidate without its rates (enough for :func:`undominated`)."""
-        usable = {o.offer_id: o for o in g.offers if _fits(o, cards) is None}
+        usable = {o.offer_id: o for o in g.offers if fits(o, cards) is None}
         if not usable:
             return None
         units = {k: -(-cards // o.cards) for k, o in usable.items()}
@@ -367,7 +372,7 @@ class CandidateBuilder:
             if offer.offer_id in used:
                 continue
             # the smallest placement tried says the most (its text would sort 104 before 24)
-            reason = next((r for n in sorted(counts) if (r := _fits(offer, n))), None)
+            reason = next((r for n in sorted(counts) if (r := fits(offer, n))), None)
             if reason is not None:
                 self.result.note(offer, reason)
 

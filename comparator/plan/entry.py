@@ -11,6 +11,7 @@ plan). Offers already loaded (a sequence) are planned as they are (:func:`.job_p
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -25,7 +26,13 @@ from comparator.plan.context import PlanContext
 from comparator.plan.job_plan import plan_offers
 from comparator.plan.joint.joint_plan import SharedPlan
 from comparator.plan.joint.joint_plan import plan_jobs as plan_shared
-from comparator.plan.prune.sql_prefilter import filtered_reasons, job_offer_filter
+from comparator.plan.prune.sql_prefilter import (
+    card_floors,
+    filtered_reasons,
+    job_offer_filter,
+    job_works,
+    unfit_reasons,
+)
 from comparator.plan.prune.streamed import contract_runs, most_runs, plan_streamed, rule_floors
 from comparator.plan.result import PlanResult
 
@@ -136,16 +143,20 @@ def _streamed(
     (the quote's price curve may show one); None when streaming cannot decide (the caller
     then plans on every offer of the job)."""
     schedule = job.schedule
+    works = job_works(job, context.headroom)  # rule 8's floors; the walk's work table
+    floors = () if works is None else card_floors(works)
     rules = source.rules(wanted)
     window = (schedule.earliest_start, schedule.deadline, schedule.run_windows)
     factors = rule_floors(rules, *window, context.holidays)
     periods = contract_runs(job, context.holidays)
     blocks = not (schedule.interruptible or schedule.max_hours_per_day)
     pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), periods, blocks)
+    wanted = dataclasses.replace(wanted, card_floors=floors)
     stream = source.group_stream(wanted, pricing)
     try:
-        loaded = sum(s.offers for s in stream.shapes())
-        filtered = left_out(source, wanted, loaded)
+        unfit = stream.unfit()
+        loaded = sum(s.offers for s in stream.shapes()) + sum(unfit.values())
+        filtered = [*left_out(source, wanted, loaded), *unfit_reasons(unfit)]
 
         def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
             return source.read(wanted, groups)
@@ -167,6 +178,7 @@ def _streamed(
             filtered=filtered,
             factors=factors,
             discounts_by_provider=every,
+            works=works,
         )
         if streamed is None:
             return None

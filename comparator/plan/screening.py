@@ -17,6 +17,8 @@ from comparator.i18n import Bilingual
 from comparator.plan.candidates import (
     CandidateSet,
     GpuWork,
+    fits,
+    least_cards,
 )
 from comparator.plan.context import PlanContext
 from comparator.plan.dp.grid import PriceBasis
@@ -181,6 +183,9 @@ class OfferScreen:
             work = table.work.get(offer.gpu)
             if work is not None and offer.node_cards < node_group(work.layout):
                 self.excluded.append(exclusion(offer, "memory", [_layout_reason(offer, work)]))
+            elif work is not None and (why := fits(offer, least_cards(work))) is not None:
+                # it fits no card count of any group (rule 8): stock or network
+                self.excluded.append(exclusion(offer, _kind_of(why), [why]))
             elif work is not None:
                 kept.append(offer)
             elif offer.gpu in table.unusable:

@@ -8,6 +8,7 @@ demo catalog in SQLite and PostgreSQL the catalog's own summaries (GROUP BY) giv
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 
 import pytest
@@ -28,7 +29,7 @@ from comparator.domain.profile import ProviderProfile
 from comparator.plan import PlanContext, plan_job
 from comparator.plan.job_plan import prepare
 from comparator.plan.prune.pruning import READ_BATCH
-from comparator.plan.prune.sql_prefilter import job_offer_filter
+from comparator.plan.prune.sql_prefilter import job_card_floors, job_offer_filter
 from comparator.plan.prune.streamed import (
     contract_runs,
     most_runs,
@@ -187,6 +188,7 @@ def walked_offers(
     """The offers the walk read from the catalog's own summaries and reads (None: not
     streamed)."""
     source, wanted = CatalogGroups(engine), job_offer_filter(job)
+    wanted = dataclasses.replace(wanted, card_floors=job_card_floors(job, context.headroom))
     factors = rule_floors(source.rules(wanted), job.schedule.earliest_start, job.schedule.deadline)
     blocks = not job.schedule.interruptible  # the aggregates of rule 7 too, on both databases
     runs, periods = most_runs(job), contract_runs(job)

@@ -341,6 +341,7 @@ def plan_streamed(
     filtered: Sequence[FilteredOffers] = (),
     factors: Mapping[str, float] | None = None,
     discounts_by_provider: Mapping[str, Decimal] | None = None,
+    works: WorkTable | None = None,
 ) -> tuple[PlanResult, list[OfferView], dict[str, ProviderProfile]] | None:
     """The plan of ``job`` reading only the groups the walk reaches, with the offers read and
     their providers' profiles.
@@ -349,7 +350,8 @@ def plan_streamed(
     (rule 5, Claim C: only the head the walk reaches is keyed); ``terms`` the providers'
     terms the bounds read (or what reads them, as the groups are keyed), with every
     provider's discount in ``discounts_by_provider`` (default: ``terms``'s); ``profiles``
-    parses the profiles of the providers whose offers are read (compliance reads them). None
+    parses the profiles of the providers whose offers are read (compliance reads them);
+    ``works`` the job's work on GPUs already estimated (those of the summaries are used). None
     when streaming cannot decide: the time objective (finishes, not prices, order the walk),
     free trial hours in play, or no feasible plan (the diagnosis needs every offer)."""
     stream = ListStream(summaries) if isinstance(summaries, Sequence) else summaries
@@ -363,7 +365,7 @@ def plan_streamed(
         terms = lambda ps: {p: given[p] for p in ps if p in given}  # noqa: E731
     checks = OfferScreen(job, context)
     basis = PriceBasis(job.currency, context.fx, dict(discounts_by_provider or {}))
-    table = work_table(job, {s.gpu for s in shapes}, headroom=context.headroom)
+    table = _work_of(job, {s.gpu for s in shapes}, context.headroom, works)
     built = CandidateSet()
     options = dataclasses.replace(candidate_options(job, context, {}), prices=basis)
     lazy = LazyCandidates(CandidateBuilder(options, built), [], built)
@@ -389,6 +391,18 @@ def plan_streamed(
     result.stats["groups_not_read"] = lazy.unread if lazy.pending is None else lazy.pending.left()
     result.stats["offers_not_read"] = sum(s.offers for s in shapes) - len(reading.offers)
     return result, reading.offers, reading.profiles
+
+
+def _work_of(job: Job, gpus: set[str], headroom: float, works: WorkTable | None) -> WorkTable:
+    """The job's work on ``gpus``: taken from ``works`` when it covers them, else estimated."""
+    if works is None or not gpus <= {*works.work, *works.unusable}:
+        return work_table(job, gpus, headroom=headroom)
+    return WorkTable(
+        {g: w for g, w in works.work.items() if g in gpus},
+        {g: u for g, u in works.unusable.items() if g in gpus},
+        {g: e for g, e in works.estimates.items() if g in gpus},
+        {g: r for g, r in works.card_hours_range.items() if g in gpus},
+    )
 
 
 def _pending(
