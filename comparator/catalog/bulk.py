@@ -86,8 +86,9 @@ def for_the_writer(groups: SheetGroups) -> SheetGroups:
     """``groups`` as few bytes to pickle: each column as codes into its distinct values
     (:class:`~comparator.catalog.coded.CodedList`), not a value per row. What a sheet parsed
     in a child process sends the import's writer (:mod:`comparator.refresh.parse_process`)."""
-    values = coded_lists(groups.columns.values, groups.coded)
-    return dataclasses.replace(groups, columns=OfferColumns(values))
+    narrow = {name: Coded(c.codes.astype(np.int32), c.firsts) for name, c in groups.coded.items()}
+    values = coded_lists(groups.columns.values, narrow)  # its codes are those of narrow
+    return dataclasses.replace(groups, columns=OfferColumns(values), coded=narrow)
 
 
 def group_sheet(columns: OfferColumns) -> SheetGroups:

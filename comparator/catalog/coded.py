@@ -112,7 +112,7 @@ def joined_rows(columns: Sequence[tuple[np.ndarray, np.ndarray]], sep: str) -> n
     codes, texts = columns[0]
     for next_codes, next_texts in columns[1:]:
         width = len(next_texts)
-        pairs, keys = pd.factorize(codes * width + next_codes)
+        pairs, keys = pd.factorize(codes.astype(np.int64, copy=False) * width + next_codes)
         if len(keys) <= limit:
             codes, texts = pairs, texts[keys // width] + (sep + next_texts)[keys % width]
         else:
