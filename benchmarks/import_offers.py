@@ -20,6 +20,22 @@ folder kept by ``benchmarks/scale.py --keep``) instead of generating one; ``--no
 the import, the baseline and the import by phase (:mod:`import_phases`: each step's wall,
 thread CPU and PostgreSQL backend CPU).
 
+Third round (issue #26, item 3: a parsing child process, SQLite's page cache and its indexes
+after the rows), 2026-12-03 with ``--from /work/scratch-shape/bench-1000000 --no-breakdown``,
+under the measurement lock (docs/import.md, "Third round"):
+
+    before (main a33f3f3, 15:56 UTC, load 2.1-3.0):
+      postgres 80,912 rows/s (12.4 s); baseline 160,066 (6.2 s): 0.51 by wall, 0.78 by CPU
+      sqlite   40,908 rows/s (24.4 s); baseline 133,421 (7.5 s): 0.31 by wall, 0.29 by CPU
+    after (17:03 UTC, load 2.6-4.1):
+      postgres 60,408 rows/s (16.6 s; writer 2.3, child 6.6, backend 7.1 s CPU);
+        baseline 189,145 (5.3 s): 0.32 by wall, 0.65 by CPU
+      sqlite   56,732 rows/s (17.6 s; writer 14.2, child 7.8 s CPU); baseline 105,142
+        (9.5 s): 0.54 by wall, 0.65 by CPU
+
+The CPU line adds the parsing child's CPU (``RUSAGE_CHILDREN``), and the phases list its
+steps as ``parse (child process)``.
+
 Measured 2026-12-03, 13:42-13:56 UTC, both databases in one run, load average 11-14 (the CPU
 figures are the ones to read; docs/import.md has the phases):
 
