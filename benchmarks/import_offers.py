@@ -20,6 +20,22 @@ folder kept by ``benchmarks/scale.py --keep``) instead of generating one; ``--no
 the import, the baseline and the import by phase (:mod:`import_phases`: each step's wall,
 thread CPU and PostgreSQL backend CPU).
 
+Third round (issue #26, item 3: a parsing child process, SQLite's page cache and its indexes
+after the rows), 2026-12-03 with ``--from /work/scratch-shape/bench-1000000 --no-breakdown``,
+under the measurement lock (docs/import.md, "Third round"):
+
+    before (main a33f3f3, 15:56 UTC, load 2.1-3.0):
+      postgres 80,912 rows/s (12.4 s); baseline 160,066 (6.2 s): 0.51 by wall, 0.78 by CPU
+      sqlite   40,908 rows/s (24.4 s); baseline 133,421 (7.5 s): 0.31 by wall, 0.29 by CPU
+    after (17:03 UTC, load 2.6-4.1):
+      postgres 60,408 rows/s (16.6 s; writer 2.3, child 6.6, backend 7.1 s CPU);
+        baseline 189,145 (5.3 s): 0.32 by wall, 0.65 by CPU
+      sqlite   56,732 rows/s (17.6 s; writer 14.2, child 7.8 s CPU); baseline 105,142
+        (9.5 s): 0.54 by wall, 0.65 by CPU
+
+The CPU line adds the parsing child's CPU (``RUSAGE_CHILDREN``), and the phases list its
+steps as ``parse (child process)``.
+
 Measured 2026-12-03, 13:42-13:56 UTC, both databases in one run, load average 11-14 (the CPU
 figures are the ones to read; docs/import.md has the phases):
 
@@ -60,6 +76,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import sqlite3
 import statistics
 import sys
@@ -327,8 +344,10 @@ def catalog_import(
                 backend = backend_cpu_s(engine) if kind == "postgres" else 0.0
                 with phases_timed() as clock:
                     started, cpu = time.perf_counter(), time.process_time()
+                    child = _children_cpu_s()
                     result = import_files(engine, sheets, [], timezone=zone)
                     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+                    child = _children_cpu_s() - child
                 if kind == "postgres":
                     backend = backend_cpu_s(engine) - backend
                 engine.dispose()
@@ -337,7 +356,7 @@ def catalog_import(
             print(
                 f"{kind:8} {rows:,} rows / {providers:,} providers in {len(sheets)} sheets: "
                 f"{rows / wall:9,.0f} rows/s  (wall {wall:.1f} s; CPU: Python {cpu:.1f} s"
-                f"{server}; profiles {profile_s:.1f} s apart)"
+                f" + parsing child {child:.1f} s{server}; profiles {profile_s:.1f} s apart)"
             )
             bare = bare_rows / bare_s
             print(
@@ -347,7 +366,7 @@ def catalog_import(
             print(
                 f"    {'import / bare baseline, wall (target >= 0.7)':44} {rows / wall / bare:10.2f}"
             )
-            busier = max(cpu, backend) if kind == "postgres" else cpu
+            busier = max(cpu, child, backend)
             print(
                 f"    {'… by CPU of the busier process':44} {bare_cpu / busier:10.2f}  "
                 f"(import {busier:.1f} s, baseline {bare_cpu:.1f} s)"
@@ -355,13 +374,19 @@ def catalog_import(
             if kind == "postgres":  # the two processes overlap: the busier one bounds the wall
                 print(
                     f"    {'bound on two free cores: rows / max(CPU)':44} "
-                    f"{rows / max(cpu, backend):10,.0f} rows/s"
+                    f"{rows / max(cpu, child, backend):10,.0f} rows/s"
                 )
             for name, figures in breakdown:
                 print(f"    {name:44} {figures}")
             print("    the import by phase:")
             for name, figures in clock.lines(rows):
                 print(f"    {name:44} {figures}")
+
+
+def _children_cpu_s() -> float:
+    """CPU seconds of this process's ended children (the import's parsing child)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _load() -> str:

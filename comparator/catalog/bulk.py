@@ -21,7 +21,7 @@ import numpy as np
 from sqlalchemy import Connection, Dialect, Engine, insert, select
 
 from comparator.catalog.changes import KEY_FIELDS
-from comparator.catalog.coded import Coded, coded, copy_text, joined_rows
+from comparator.catalog.coded import Coded, coded, coded_lists, copy_text, joined_rows
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.offer_ids import reserve_offer_ids
 from comparator.catalog.queries import (
@@ -80,6 +80,15 @@ class SheetGroups:
         """(codes, ``convert`` of each distinct value) of column ``name``."""
         column = self.coded[name]
         return column.codes, column.render(self.columns.values[name], convert)
+
+
+def for_the_writer(groups: SheetGroups) -> SheetGroups:
+    """``groups`` as few bytes to pickle: each column as codes into its distinct values
+    (:class:`~comparator.catalog.coded.CodedList`), not a value per row. What a sheet parsed
+    in a child process sends the import's writer (:mod:`comparator.refresh.parse_process`)."""
+    narrow = {name: Coded(c.codes.astype(np.int32), c.firsts) for name, c in groups.coded.items()}
+    values = coded_lists(groups.columns.values, narrow)  # its codes are those of narrow
+    return dataclasses.replace(groups, columns=OfferColumns(values), coded=narrow)
 
 
 def group_sheet(columns: OfferColumns) -> SheetGroups:

@@ -9,11 +9,11 @@ combinations stay few are joined once per combination, not once per row.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,45 @@ class Coded:
     def take(self, rows: np.ndarray) -> Coded:
         """The column's codes at ``rows`` (the distinct values stay those of the whole)."""
         return Coded(self.codes[rows], self.firsts)
+
+
+class CodedList(Sequence[Any]):
+    """A column as the codes of its rows into its distinct values (``distinct[code]``): what
+    a sheet parsed in a child process sends the writer, instead of a value per row."""
+
+    __slots__ = ("codes", "distinct")
+
+    def __init__(self, codes: np.ndarray, distinct: Sequence[Any]) -> None:
+        self.codes = codes
+        self.distinct = distinct
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            distinct = self.distinct
+            return [distinct[code] for code in self.codes[index].tolist()]
+        return self.distinct[int(self.codes[index])]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self[:])
+
+
+def coded_lists(
+    columns: Mapping[str, Sequence[Any]], codes: Mapping[str, Coded]
+) -> dict[str, CodedList]:
+    """Each column as a :class:`CodedList` of its :class:`Coded` codes (its distinct value
+    objects taken at each code's first row; a code no row holds gets None)."""
+    found: dict[str, CodedList] = {}
+    for name, values in columns.items():
+        firsts = codes[name].firsts.tolist()
+        found[name] = CodedList(codes[name].codes, [values[i] if i >= 0 else None for i in firsts])
+    return found
 
 
 def coded(values: Sequence[Any], codes: np.ndarray | None = None) -> Coded:
@@ -73,7 +112,7 @@ def joined_rows(columns: Sequence[tuple[np.ndarray, np.ndarray]], sep: str) -> n
     codes, texts = columns[0]
     for next_codes, next_texts in columns[1:]:
         width = len(next_texts)
-        pairs, keys = pd.factorize(codes * width + next_codes)
+        pairs, keys = pd.factorize(codes.astype(np.int64, copy=False) * width + next_codes)
         if len(keys) <= limit:
             codes, texts = pairs, texts[keys // width] + (sep + next_texts)[keys % width]
         else:

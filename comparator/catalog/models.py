@@ -207,11 +207,13 @@ class OfferColumns:
     FIELDS: tuple[str, ...] = tuple(OfferIn.model_fields)
 
     def __init__(
-        self, values: Mapping[str, list[Any]], codes: Mapping[str, Any] | None = None
+        self, values: Mapping[str, Sequence[Any]], codes: Mapping[str, Any] | None = None
     ) -> None:
         """``codes``, where known (a sheet's parser knows them): a column's NumPy integer
         array whose rows of one code hold one value object, so bulk writes turn each distinct
-        value into text once without looking for the distinct values again."""
+        value into text once without looking for the distinct values again. ``values``: a
+        list per column, or any sequence (a parsed sheet sent to the import's writer holds
+        codes into each column's distinct values: :class:`~comparator.catalog.coded.CodedList`)."""
         missing = set(self.FIELDS) - set(values)
         if missing:
             raise ValueError(f"OfferColumns lacks {sorted(missing)}")

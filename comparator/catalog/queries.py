@@ -375,7 +375,7 @@ def store_snapshot_in(
     return SnapshotResult(provider_id, snapshot_id, "succeeded", columns.count)
 
 
-def bulk_insert(conn: Connection, table: Table, columns: Mapping[str, list[Any]]) -> None:
+def bulk_insert(conn: Connection, table: Table, columns: Mapping[str, Sequence[Any]]) -> None:
     """Whole columns in one statement, each bound by its column type's own processor:
     PostgreSQL ``COPY … FROM STDIN``, else one executemany — inside the caller's transaction,
     so an interrupted import leaves all the rows or none.
@@ -384,7 +384,7 @@ def bulk_insert(conn: Connection, table: Table, columns: Mapping[str, list[Any]]
     by row; converting a column at a time keeps a 200k-row snapshot near the driver's speed.
     """
     dialect = conn.dialect
-    processed: list[list[Any]] = []
+    processed: list[Sequence[Any]] = []
     for name, values in columns.items():
         process = table.c[name].type.bind_processor(dialect)
         processed.append([process(v) for v in values] if process else values)

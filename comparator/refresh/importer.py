@@ -136,13 +136,13 @@ def import_files(
     warnings: list[Msg] = []
     known = KnownCatalog(_with_profiles(known_regions(engine), parsed_profiles))
 
-    def parse(path: Path) -> SheetGroups:  # on this thread, while the writer's stores
+    def parse(path: Path) -> SheetGroups:  # beside the writer (a thread or a child process)
         groups = group_sheet(_parse(path, known, timezone, decimal, warnings))
         return with_copy_lines(engine.dialect, groups)
 
     try:
         written = store_while_parsing(
-            SheetStore(engine, parsed_profiles, replace), sheet_paths, parse
+            SheetStore(engine, parsed_profiles, replace), sheet_paths, parse, warnings
         )
     except (DataError, StatementError) as exc:  # a value the checks let through: still a message
         if isinstance(exc, OperationalError):

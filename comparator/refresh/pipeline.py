@@ -1,9 +1,11 @@
-"""An import's sheets parsed on this thread while a writer thread stores the ones before.
+"""An import's sheets parsed while a writer stores the ones before.
 
-The database works in its own process (PostgreSQL's backend) or with the GIL released
-(SQLite's steps), so parsing sheet *k + 1* overlaps storing sheet *k* and an import uses both
-cores. Everything is written in the writer's one transaction: a sheet that fails its checks,
-a refused removal, an error of the database or a killed process leaves the catalog as it was.
+Parsing sheet *k + 1* overlaps storing sheet *k*. Sheets large enough are parsed in a child
+process (:mod:`comparator.refresh.parse_process`) and this thread writes: the parser and the
+writer then do not share the GIL (SQLite's writer holds it between its steps). Smaller
+imports, and systems without ``fork``, parse on this thread while a writer thread stores.
+Everything is written in the writer's one transaction: a sheet that fails its checks, a
+refused removal, an error of the database or a killed process leaves the catalog as it was.
 """
 
 from __future__ import annotations
@@ -15,14 +17,22 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from queue import Empty, Full, Queue
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine
 
-from comparator.catalog.bulk import SheetGroups, removed_offers_in, store_groups_in
+from comparator.catalog.bulk import (
+    SheetGroups,
+    for_the_writer,
+    removed_offers_in,
+    store_groups_in,
+)
 from comparator.catalog.db import write_transaction
 from comparator.catalog.index_rebuild import indexes_built_after
+from comparator.catalog.page_cache import bulk_page_cache
 from comparator.catalog.queries import SnapshotResult, store_profiles_in, utc_now
 from comparator.domain.profile import ProviderProfile
+from comparator.refresh.parse_process import ParsedInChild, worth_a_process
 
 _POLL_S = 0.1  # how often a blocked hand-over looks whether the other side has stopped
 Removal = tuple[str, str, int, int, int]  # (file, provider, before, after, gone)
@@ -33,6 +43,12 @@ class _Stop:
 
     def __init__(self, abort: bool) -> None:
         self.abort = abort
+
+
+class _Handed(Protocol):
+    """Where the writer takes each parsed sheet, then a :class:`_Stop`."""
+
+    def get(self) -> tuple[Path, SheetGroups] | _Stop: ...
 
 
 class _Aborted(Exception):
@@ -58,7 +74,7 @@ class SheetStore:
     profiles: Sequence[ProviderProfile]
     replace: bool
 
-    def run(self, handed: Queue[tuple[Path, SheetGroups] | _Stop]) -> Written:
+    def run(self, handed: _Handed) -> Written:
         first = handed.get()  # the write lock is taken once the first sheet is parsed
         if isinstance(first, _Stop) and first.abort:
             raise _Aborted
@@ -72,9 +88,13 @@ class SheetStore:
                 statuses = store_profiles_in(conn, self.profiles)  # a few statements for all
                 written.profiles += list(zip([p.id for p in self.profiles], statuses, strict=True))
                 item, fetched_at = first, utc_now()
-                # an empty offer table gets its secondary indexes built after the rows
+                # an empty offer table gets its secondary indexes built after the rows;
+                # a bulk import on SQLite a larger page cache
                 rows = 0 if isinstance(first, _Stop) else first[1].columns.count
-                with indexes_built_after(conn, rows) if writes_sheets else nullcontext():
+                with (
+                    bulk_page_cache(conn, rows),
+                    indexes_built_after(conn, rows) if writes_sheets else nullcontext(),
+                ):
                     while not isinstance(item, _Stop):
                         self._store(conn, *item, written, fetched_at)
                         item = handed.get()
@@ -101,10 +121,32 @@ class SheetStore:
             written.snapshots += [(path.name, r) for r in stored]
 
 
+class _FromChild:
+    """The sheets as :class:`ParsedInChild` gives them, then a :class:`_Stop`."""
+
+    def __init__(self, parsed: ParsedInChild[SheetGroups]) -> None:
+        self.parsed = parsed
+
+    def get(self) -> tuple[Path, SheetGroups] | _Stop:
+        item = self.parsed.next_sheet()
+        return _Stop(abort=False) if item is None else item
+
+
 def store_while_parsing(
-    store: SheetStore, paths: Sequence[Path], parse: Callable[[Path], SheetGroups]
+    store: SheetStore,
+    paths: Sequence[Path],
+    parse: Callable[[Path], SheetGroups],
+    warnings: list[Any] | None = None,
 ) -> Written:
-    """``parse`` each sheet here and hand it to ``store``'s writer thread (one at a time)."""
+    """``parse`` each sheet and hand it to ``store``'s writer (one sheet ahead at most): in a
+    child process where :func:`worth_a_process` and ``warnings`` is the list ``parse``
+    appends its warnings to (they are brought back), else here, beside a writer thread."""
+    if warnings is not None and worth_a_process(paths):
+        parsed = ParsedInChild(paths, parse, warnings, for_the_writer)
+        try:
+            return store.run(_FromChild(parsed))
+        finally:
+            parsed.close()
     handed: Queue[tuple[Path, SheetGroups] | _Stop] = Queue(maxsize=1)
     with ThreadPoolExecutor(1, thread_name_prefix="suanli-import") as pool:
         writer = pool.submit(store.run, handed)

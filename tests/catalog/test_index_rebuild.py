@@ -122,3 +122,41 @@ def test_an_import_beside_a_reader_of_offers_keeps_the_indexes(pg_url: str, tmp_
     with engine.connect() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM offer")).scalar_one() == BULK_ROWS + 50
     engine.dispose()
+
+
+def _sqlite_indexes(engine: Engine) -> dict[str, tuple[str, int]]:
+    """Each index of offer: (its definition, its root page; a rebuilt index gets another)."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text("SELECT name, sql, rootpage FROM sqlite_master WHERE type = 'index'")
+        ).all()
+    return {str(name): (str(sql), int(page)) for name, sql, page in rows}
+
+
+def test_an_import_into_an_empty_sqlite_catalog_builds_the_same_indexes(
+    tmp_path: Path,
+) -> None:
+    """SQLite drops offer's secondary indexes of an empty table and builds them again from
+    their own definitions; a refused import leaves them as they were."""
+    engine, sheets = _catalog(f"sqlite:///{tmp_path / 'catalog.db'}", tmp_path)
+    before = _sqlite_indexes(engine)
+    broken = tmp_path / "broken.csv"
+    broken.write_text(
+        "provider,region,gpu,cards,billing,price,currency\na,sg-1,H100,1,hourly,-1,USD\n"
+    )
+    with pytest.raises(InputError):
+        _import(engine, [sheets[0], broken])
+    assert _sqlite_indexes(engine) == before
+    _import(engine, sheets)
+    after = _sqlite_indexes(engine)
+    assert {name: sql for name, (sql, _) in after.items()} == {
+        name: sql for name, (sql, _) in before.items()
+    }
+    rebuilt = {name for name, (_, page) in after.items() if before[name][1] != page}
+    assert rebuilt == set(SECONDARY_INDEXES)
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA integrity_check")).scalar_one() == "ok"
+        offers = conn.execute(text("SELECT COUNT(*) FROM offer")).scalar_one()
+        summary = conn.execute(text("SELECT SUM(offers) FROM snapshotsummary")).scalar_one()
+    assert offers == summary == BULK_ROWS + 50
+    engine.dispose()
