@@ -194,6 +194,8 @@ def run() -> NoReturn:
             from comparator.catalog import dispose_engines
 
             dispose_engines()
+        if "logging" in sys.modules:  # its atexit hook flushes and closes log files
+            sys.modules["logging"].shutdown()
         os._exit(code)
     sys.exit(code)
 
