@@ -214,7 +214,8 @@ LABELS: dict[str, tuple[str, str]] = {
         "more excluded offers are counted above but not listed (the first ",
     ),
     "excluded_unlisted_each": (" 条）；完整清单见 ", " of each kind are); every one is in "),
-    "excluded_unlisted_key": ("（plan.excluded）。", " (plan.excluded)."),
+    "excluded_unlisted_key": ("，键 ", ", key "),
+    "excluded_unlisted_end": ("。", "."),
     "not_loaded": ("未载入的报价", "Offers not loaded"),
     # compliance
     "status": ("结论", "Status"),

@@ -68,10 +68,14 @@ JOBS = {
 }
 # What each reason says, in each language (whitespace aside: PDF lines break anywhere)
 SAID = {
-    "stock": ("16 cards need 2 units, 1 available", "16 卡需要 2 个单位，库存仅 1"),
+    # stock and network: offers that fit no card count are counted by why (rule 8)
+    "stock": (
+        "its stock cannot give the fewest cards the job takes on its GPU",
+        "库存不足以提供任务在该卡型上所需的最少卡数",
+    ),
     "network": (
-        "which needs an IB/RoCE network (offer has none)",
-        "需要 IB/RoCE 组网（该报价为 无）",
+        "and it states no network (IB/RoCE needed)",
+        "且该报价未注明组网（需要 IB/RoCE）",
     ),
     "budget": ("per card-hour, above [budget] max_price_per_card_hour 20", "高于 [budget]"),
     "currency": ("no FX rate for GBP → CNY", "没有 GBP → CNY 的汇率"),

@@ -330,7 +330,7 @@ def test_a_national_scale_quote_lists_the_first_exclusions_of_each_kind(
     assert sum(1 for t in listed if t and t.startswith("#9")) == 2 * EXCLUDED_PER_KIND
     unlisted = 6_000 - 2 * EXCLUDED_PER_KIND
     assert f"{unlisted:,} more excluded offers are counted above but not listed" in text
-    assert f"suanli quote --show {document['number']} --json (plan.excluded)" in text
+    assert f"suanli quote --show {document['number']} --json, key plan.excluded." in text
 
 
 def test_snapshot_ids_show_as_runs_and_a_count(document: dict[str, Any]) -> None:
