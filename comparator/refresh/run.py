@@ -2,15 +2,17 @@
 
 At most ``[worker] max_in_flight`` sources fetch at a time (default 32), each slot with an
 :class:`httpx.AsyncClient` of one connection (:mod:`comparator.refresh.slots`). A source
-waits for a slot first; then it claims its (provider, period, attempt) run, together with the
-sources that got a slot about the same moment (:mod:`comparator.refresh.claims`), fetches
-within its own deadline — which starts only now, so 10,000 queued sources do not time out
-waiting — and hands what it fetched to the store batch, which writes its snapshot and the
-run's outcome together, several sources per transaction, set-based
-(:mod:`comparator.refresh.batch`). The report's ``timings`` say where the sources' time went
-(:mod:`providers.phase_clock`). A failing source is recorded with its error and keeps its
-last good snapshot current; the others are unaffected. Parsing and database work run in
-threads so a slow parse never starves another source's deadline.
+claims its (provider, period, attempt) run ahead of its slot, together with the sources whose
+turn came about the same moment (:mod:`comparator.refresh.claims`; at most ``max_in_flight``
+claimed sources wait for a slot), then waits for a slot, fetches within its own deadline —
+which starts only now, so 10,000 queued sources do not time out waiting — and hands what it
+fetched to the store batch, which writes its snapshot and the run's outcome together, several
+sources per transaction, set-based (:mod:`comparator.refresh.batch`). The report's
+``timings`` say where the sources' time went (:mod:`providers.phase_clock`). A failing source
+is recorded with its error and keeps its last good snapshot current; the others are
+unaffected. Database work and the parse of a large sheet (or any XLSX) run in threads so a
+slow parse never starves another source's deadline; a small sheet is parsed on the event loop
+(:meth:`providers.base.Adapter.parse_within`).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from comparator.refresh.runs import (
     RunRecord,
 )
 from comparator.refresh.schedule import Period, current_period, parse_cron
-from comparator.refresh.slots import Slot, Slots
+from comparator.refresh.slots import Slots, Turn
 from comparator.refresh.source_store import Stored, finish_failed
 from comparator.refresh.sources import SourcesFile
 from providers import PhaseClock, SourceSpec, Validators, adapter_class, clock_in_use
@@ -276,12 +278,13 @@ def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> Sourc
 
 async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
     waiting = time.perf_counter()
-    async with context.slots.turn() as slot:
-        context.took("slot_wait", waiting)
-        return await _refresh_in_slot(context, source, slot)
+    async with context.slots.ahead() as ahead:
+        context.took("claim_wait", waiting)
+        return await _refresh_ahead(context, source, ahead)
 
 
-async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: Slot) -> SourceOutcome:
+async def _refresh_ahead(context: _Context, source: SourceSpec, ahead: Turn) -> SourceOutcome:
+    """The source's claim, made while the fetches of others run; its fetch when a slot frees."""
     started = time.perf_counter()
     claim: Claim | Msg | None = None
     since: Validators | None = None
@@ -289,13 +292,14 @@ async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: Slot) ->
         known, claim = context.good.cached(source.provider)
         if not known:
             claim = await asyncio.to_thread(context.good.reason, source.provider)
-    if claim is None:  # with the claims of the sources that got a slot about now
+    if claim is None:  # with the claims of the sources whose turn came about now
         claim, since = await context.claims.claim(source)
     context.took("claim", started)
     if isinstance(claim, Msg):
+        ahead.release()  # a skipped source holds no turn while its snapshot is read
         outcome = await _skipped(context, source, claim)
     else:
-        outcome = await _run_claimed(context, source, (claim, since), started, slot)
+        outcome = await _run_claimed(context, source, (claim, since), started, ahead)
     _log(outcome, context.period.label)
     if context.progress is not None:
         context.progress(outcome)
@@ -315,14 +319,15 @@ async def _run_claimed(
     source: SourceSpec,
     claimed: tuple[Claim, Validators | None],
     started: float,
-    slot: Slot,
+    ahead: Turn,
 ) -> SourceOutcome:
     message = None
     claim = claimed[0]
+    handed = _Handed()
     try:
-        stored, notes = await _fetch_and_store(context, source, claimed, slot)
+        stored, notes = await _fetch_and_store(context, source, claimed, ahead, handed)
     except asyncio.CancelledError:
-        if slot.held:  # not yet handed to the store batch, which else finishes the run
+        if not handed.done:  # not yet handed to the store batch, which else finishes the run
             reason = "interrupted: the worker was stopped before this source finished"
             finish_failed(context.engine, claim, reason, context.now())
         raise
@@ -338,17 +343,29 @@ async def _run_claimed(
     return dataclasses.replace(outcome, error_msg=message) if message else outcome
 
 
+@dataclass
+class _Handed:
+    done: bool = False  # the fetch went to the store batch, which finishes the run
+
+
 async def _fetch_and_store(
-    context: _Context, source: SourceSpec, claimed: tuple[Claim, Validators | None], slot: Slot
+    context: _Context,
+    source: SourceSpec,
+    claimed: tuple[Claim, Validators | None],
+    ahead: Turn,
+    handed: _Handed,
 ) -> tuple[Stored, tuple[str, ...]]:
     claim, since = claimed
-    started = time.perf_counter()
-    client = slot.client
-    assert client is not None  # held: see _refresh_source
-    adapter = adapter_class(source.adapter, source.where)(source, client, context.profiles)
-    result = await adapter.fetch(since)
-    started = context.took("fetch_parse", started)  # wall, from the claim to the parsed offers
-    slot.release()
+    waiting = time.perf_counter()
+    async with context.slots.turn() as slot:
+        ahead.release()  # the next source's claim may go ahead
+        started = context.took("slot_wait", waiting)
+        client = slot.client
+        assert client is not None  # held
+        adapter = adapter_class(source.adapter, source.where)(source, client, context.profiles)
+        result = await adapter.fetch(since)
+        started = context.took("fetch_parse", started)  # wall, from the slot to parsed offers
+    handed.done = True
     stored = await context.batch.store(claim, source, result, context.now())
     context.took("store_wait", started)
     return stored, result.notes
