@@ -75,6 +75,7 @@ def _in_daemon_thread(function: Callable[..., T], *args: Any) -> asyncio.Future[
 
 
 INLINE_PARSE_MAX_BYTES = 64 * 1024
+PARSE_ON_LOOP = "parse_on_loop"  # the phase of the parses made on the event loop
 _ZIP = b"PK\x03\x04"
 
 
@@ -197,8 +198,9 @@ class Adapter(ABC):
         limit = self.source.policy.parse_timeout_s
         stop = threading.Event()
         if args and _small_plain(args[0]):
-            try:
-                return _timed_parse(limit, stop, parse, *args)
+            try:  # the loop thread's CPU: the refresh counts it as parse, not as event_loop
+                with phase(PARSE_ON_LOOP):
+                    return _timed_parse(limit, stop, parse, *args)
             except ParseCancelled:
                 raise self._parse_too_long(limit) from None
         work = _in_daemon_thread(_timed_parse, limit, stop, parse, *args)
