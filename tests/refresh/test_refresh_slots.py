@@ -65,7 +65,9 @@ def test_a_stop_fails_the_sources_claimed_ahead_and_leaves_no_run_running(
                 f"/{provider}.csv", Reply(body=sheet_csv(provider, ["2.00"]), delay_s=5.0)
             )
             entries.append(source_entry(provider, url, profile=f"{provider}.toml", timeout_s=30))
-        config = write_sources(tmp_path, entries, worker_extra="max_in_flight = 1\nstop_grace_s = 0\n")
+        config = write_sources(
+            tmp_path, entries, worker_extra="max_in_flight = 1\nstop_grace_s = 0\n"
+        )
         stop = threading.Event()
         threading.Timer(1.0, stop.set).start()
         report = run_refresh(engine, load_sources(config), stop=stop)
