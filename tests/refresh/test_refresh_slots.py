@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from comparator.refresh.run import run_refresh
+from comparator.refresh.run import START_BLOCK, _start_order, run_refresh
 from comparator.refresh.sources import load_sources
 from tests.support.httpserver import Reply, fault_server
 from tests.support.refresh_helpers import (
@@ -76,3 +76,16 @@ def test_a_stop_fails_the_sources_claimed_ahead_and_leaves_no_run_running(
     assert len(runs) == 2  # the one fetching and the one claimed ahead of its slot
     assert all("interrupted" in (rs[0]["error"] or "") for rs in runs.values())
     assert [r.status for r in report.runs] == ["failed"] * 4
+
+
+def test_workers_walk_the_sources_in_blocks_of_their_own_order() -> None:
+    """Two workers (two holders) walk every source once each, in blocks of START_BLOCK, and
+    start in different blocks; a plain refresh walks the file's order."""
+    first = _start_order(1234, True, "host:41")
+    second = _start_order(1234, True, "host:42")
+    assert sorted(first) == sorted(second) == list(range(1234))
+    assert first[0] // START_BLOCK != second[0] // START_BLOCK
+    for order in (first, second):
+        starts = [i for n, i in enumerate(order) if n == 0 or order[n - 1] != i - 1]
+        assert all(i % START_BLOCK == 0 for i in starts)  # each block walked in a row
+    assert _start_order(1234, False) == list(range(1234))
