@@ -49,8 +49,14 @@ from comparator.refresh.schedule import Period, current_period, parse_cron
 from comparator.refresh.slots import Slots, Turn
 from comparator.refresh.source_store import Stored, finish_failed
 from comparator.refresh.sources import SourcesFile
-from providers import PhaseClock, SourceSpec, Validators, adapter_class, clock_in_use
-from providers.base import PARSE_ON_LOOP
+from providers import (
+    PARSE_ON_LOOP,
+    PhaseClock,
+    SourceSpec,
+    Validators,
+    adapter_class,
+    clock_in_use,
+)
 
 log = logging.getLogger("suanli.refresh")
 SKIPPED = "skipped"
