@@ -8,13 +8,15 @@
 
     python benchmarks/refresh.py [--sources 50] [--rows 1000000] [--db URL]
 
-3. ``--fleet N``: national scale instead. N small sheet sources on a loopback server that
-   answers each after 50–300 ms, 1 % of them faulty (a third each: past the deadline, HTTP
-   500 on every attempt, a body cut short), refreshed by ``--workers`` processes
-   (``[worker] shared = true`` when more than one) in one pass each, as ``suanli worker``
-   runs it. Prints wall, CPU (workers + server), sources/s, failures by kind, and from the
-   run table: duplicates (a source refreshed twice) and lost runs (a source with no finished
-   run), both expected 0, and sources whose outcome is not the one its fault calls for.
+3. ``--fleet N``: national scale instead. N small sheet sources on a light loopback server
+   (:mod:`tests.support.light_httpserver`: one event loop, as cheap as a server can be, since
+   a remote one costs the refreshing machine nothing) that answers each after 50–300 ms, 1 %
+   of them faulty (a third each: past the deadline, HTTP 500 on every attempt, a body cut
+   short), refreshed by ``--workers`` processes (``[worker] shared = true`` when more than
+   one) in one pass each, as ``suanli worker`` runs it. Prints wall, CPU (workers + server),
+   sources/s, failures by kind, and from the run table: duplicates (a source refreshed twice)
+   and lost runs (a source with no finished run), both expected 0, and sources whose outcome
+   is not the one its fault calls for.
 
     python benchmarks/refresh.py --fleet 10000 --workers 4 --db postgresql+psycopg://…
 
@@ -44,6 +46,7 @@ from comparator.catalog.db import make_engine, upgrade_schema  # noqa: E402
 from comparator.refresh.run import RefreshReport, run_refresh  # noqa: E402
 from comparator.refresh.sources import load_sources  # noqa: E402
 from tests.support.httpserver import FaultServer, Reply, fault_server  # noqa: E402
+from tests.support.light_httpserver import LightServer, light_server  # noqa: E402
 from tests.support.refresh_fleet import (  # noqa: E402
     WorkerResult,
     publish_fleet,
@@ -116,7 +119,7 @@ def one_big_sheet(engine: Engine, server: FaultServer, folder: Path, rows: int) 
 
 
 def fleet(
-    server: FaultServer, folder: Path, url: str, count: int, workers: int, args: argparse.Namespace
+    server: LightServer, folder: Path, url: str, count: int, workers: int, args: argparse.Namespace
 ) -> None:
     engine = make_engine(url)
     upgrade_schema(engine)
@@ -156,11 +159,19 @@ def fleet(
 
 
 def _emptied(engine: Engine) -> None:
-    """Every table of the catalog emptied: the fleet's sources are all due again."""
+    """Every table of the catalog emptied: the fleet's sources are all due again. PostgreSQL:
+    ``TRUNCATE``, as a fresh database would be: a ``DELETE`` of the last run's million offers
+    left as many dead rows, which autovacuum then cleaned up on the same two cores while the
+    next run was measured."""
     from sqlmodel import SQLModel
 
+    tables = list(reversed(SQLModel.metadata.sorted_tables))
     with engine.begin() as conn:
-        for table in reversed(SQLModel.metadata.sorted_tables):
+        if engine.dialect.name == "postgresql":
+            names = ", ".join(conn.dialect.identifier_preparer.format_table(t) for t in tables)
+            conn.exec_driver_sql(f"TRUNCATE {names} RESTART IDENTITY")
+            return
+        for table in tables:
             conn.execute(table.delete())
 
 
@@ -196,12 +207,14 @@ def _passes(results: Sequence[WorkerResult]) -> str:
 
 # (phase, what it is), in a source's order; CPU where the phase's own thread measured it
 PHASES = (
-    ("slot_wait", "waiting for a max_in_flight slot"),
-    ("claim", "from the slot to its claim (the claim batch's wait and transaction)"),
+    ("claim_wait", "waiting for one of max_in_flight turns to be claimed ahead"),
+    ("claim", "from the turn to its claim (the claim batch's wait and transaction)"),
+    ("slot_wait", "claimed, waiting for one of max_in_flight fetch slots"),
     ("claim_db", "claim transactions (runs, locks, validators), per source"),
     ("good_runs_db", "reads of the sources other workers refreshed (500 a query)"),
     ("skip_db", "skipped sources' current snapshots (gathered, one query)"),
     ("fetch", "HTTP: the profile and the sheet, retries included"),
+    ("fetch_parse", "from the slot to the parsed offers (the slot's hold)"),
     ("parse", "in the parse thread: read + check"),
     ("read", "  bytes to a table of text cells"),
     ("check", "  validation and conversion of the cells"),
@@ -262,7 +275,7 @@ def main() -> None:
     parser.add_argument("--max-in-flight", type=int, default=32, help="per worker (--fleet)")
     args = parser.parse_args()
     if args.fleet:
-        with tempfile.TemporaryDirectory() as tmp, fault_server() as server:
+        with tempfile.TemporaryDirectory() as tmp, light_server() as server:
             fleet(
                 server,
                 Path(tmp),

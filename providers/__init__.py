@@ -11,7 +11,7 @@ and give it a ``tests/test_adapters_<name>.py`` (a test checks both).
 from __future__ import annotations
 
 from comparator.errors import InputError, Msg
-from providers.base import Adapter, AdapterResult, SourceSpec
+from providers.base import PARSE_ON_LOOP, Adapter, AdapterResult, SourceSpec
 from providers.fetch import FetchPolicy, Validators
 from providers.http_json import HttpJsonAdapter
 from providers.phase_clock import PhaseClock, clock_in_use, phase
@@ -44,6 +44,7 @@ def adapter_class(name: str, where: str = "source") -> type[Adapter]:
 
 __all__ = [
     "ADAPTERS",
+    "PARSE_ON_LOOP",
     "Adapter",
     "AdapterResult",
     "FetchPolicy",

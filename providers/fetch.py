@@ -27,6 +27,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -280,8 +281,10 @@ async def _get_once(
                 continue
             if response.status_code == 304 and since is not None:
                 return Document(url, b"", since, not_modified=True)
-            _raise_for_status(policy.shown(url), response)
-            content = await _read_body(policy.shown(url), response, policy.max_body_bytes, progress)
+            if response.status_code >= 300:  # (the masked URL is made only when needed)
+                _raise_for_status(policy.shown(url), response)
+            shown = partial(policy.shown, url)
+            content = await _read_body(shown, response, policy.max_body_bytes, progress)
         finally:
             await response.aclose()
         etag, modified = response.headers.get("etag"), response.headers.get("last-modified")
@@ -292,32 +295,32 @@ async def _get_once(
 
 
 async def _read_body(
-    shown: str, response: httpx.Response, limit: int, progress: _Progress
+    shown: Callable[[], str], response: httpx.Response, limit: int, progress: _Progress
 ) -> bytes:
     """The body, decompressed, stopped as soon as it passes ``limit`` bytes either way.
 
     The raw bytes are decompressed here, never more than one byte past the limit
     (``max_length``): httpx would inflate each network read whole, and 64 KiB of a gzip bomb
     are 64 MiB (of a brotli bomb, far more), whatever the limit. Only the encodings asked for
-    (:data:`ACCEPT_ENCODING`) are read.
+    (:data:`ACCEPT_ENCODING`) are read. ``shown()``: the URL as messages show it.
     """
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise _too_big(shown, Msg("Content-Length says {size} bytes", size=declared), limit)
+        raise _too_big(shown(), Msg("Content-Length says {size} bytes", size=declared), limit)
     if response.is_stream_consumed:  # read already (a transport that answers from memory)
         if len(response.content) > limit:
-            raise _too_big(shown, Msg("more than {limit} bytes arrived", limit=limit), limit)
+            raise _too_big(shown(), Msg("more than {limit} bytes arrived", limit=limit), limit)
         return response.content
     decoder = _decoder(shown, response.headers.get("content-encoding", ""))
     buffer = bytearray()
     async for chunk in response.aiter_raw():
         progress.body_bytes = response.num_bytes_downloaded
         if response.num_bytes_downloaded > limit:
-            raise _too_big(shown, Msg("more than {limit} bytes arrived", limit=limit), limit)
+            raise _too_big(shown(), Msg("more than {limit} bytes arrived", limit=limit), limit)
         buffer += decoder.decompress(chunk, limit + 1 - len(buffer)) if decoder else chunk
         if len(buffer) > limit or (decoder is not None and decoder.unconsumed_tail):
             raise _too_big(
-                shown, Msg("more than {limit} bytes once decompressed", limit=limit), limit
+                shown(), Msg("more than {limit} bytes once decompressed", limit=limit), limit
             )
     if decoder is not None:
         buffer += decoder.flush()
@@ -328,7 +331,7 @@ ACCEPT_ENCODING = "gzip, deflate"  # what _read_body decompresses within the lim
 _WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
 
-def _decoder(shown: str, encoding: str) -> _Inflater | None:
+def _decoder(shown: Callable[[], str], encoding: str) -> _Inflater | None:
     """A decompressor for the body's ``Content-Encoding`` (None: the bytes as they are)."""
     name = encoding.strip().lower()
     if name in ("", "identity"):
@@ -337,7 +340,7 @@ def _decoder(shown: str, encoding: str) -> _Inflater | None:
         raise SourceError(
             "{url}: the server sent Content-Encoding {encoding}, which was not asked for; "
             "expected {accepted} or none",
-            url=shown,
+            url=shown(),
             encoding=encoding[:40],
             accepted=ACCEPT_ENCODING,
         )

@@ -2,15 +2,17 @@
 
 At most ``[worker] max_in_flight`` sources fetch at a time (default 32), each slot with an
 :class:`httpx.AsyncClient` of one connection (:mod:`comparator.refresh.slots`). A source
-waits for a slot first; then it claims its (provider, period, attempt) run, together with the
-sources that got a slot about the same moment (:mod:`comparator.refresh.claims`), fetches
-within its own deadline — which starts only now, so 10,000 queued sources do not time out
-waiting — and hands what it fetched to the store batch, which writes its snapshot and the
-run's outcome together, several sources per transaction, set-based
-(:mod:`comparator.refresh.batch`). The report's ``timings`` say where the sources' time went
-(:mod:`providers.phase_clock`). A failing source is recorded with its error and keeps its
-last good snapshot current; the others are unaffected. Parsing and database work run in
-threads so a slow parse never starves another source's deadline.
+claims its (provider, period, attempt) run ahead of its slot, together with the sources whose
+turn came about the same moment (:mod:`comparator.refresh.claims`; at most ``max_in_flight``
+claimed sources wait for a slot), then waits for a slot, fetches within its own deadline —
+which starts only now, so 10,000 queued sources do not time out waiting — and hands what it
+fetched to the store batch, which writes its snapshot and the run's outcome together, several
+sources per transaction, set-based (:mod:`comparator.refresh.batch`). The report's
+``timings`` say where the sources' time went (:mod:`providers.phase_clock`). A failing source
+is recorded with its error and keeps its last good snapshot current; the others are
+unaffected. Database work and the parse of a large sheet (or any XLSX) run in threads so a
+slow parse never starves another source's deadline; a small sheet is parsed on the event loop
+(:meth:`providers.base.Adapter.parse_within`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import os
+import random
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -41,12 +43,20 @@ from comparator.refresh.runs import (
     Claim,
     GoodRuns,
     RunRecord,
+    this_holder,
 )
 from comparator.refresh.schedule import Period, current_period, parse_cron
-from comparator.refresh.slots import Slot, Slots
+from comparator.refresh.slots import Slots, Turn
 from comparator.refresh.source_store import Stored, finish_failed
 from comparator.refresh.sources import SourcesFile
-from providers import PhaseClock, SourceSpec, Validators, adapter_class, clock_in_use
+from providers import (
+    PARSE_ON_LOOP,
+    PhaseClock,
+    SourceSpec,
+    Validators,
+    adapter_class,
+    clock_in_use,
+)
 
 log = logging.getLogger("suanli.refresh")
 SKIPPED = "skipped"
@@ -229,17 +239,28 @@ async def refresh_sources(
     finally:
         await slots.aclose()
     outcomes = [_result_of(task, source) for task, source in zip(tasks, sources, strict=True)]
-    clock.add("event_loop", 0.0, time.thread_time() - loop_cpu)
+    loop_cpu = time.thread_time() - loop_cpu - clock.cpu_s.get(PARSE_ON_LOOP, 0.0)
+    clock.add("event_loop", 0.0, loop_cpu)  # its parses are counted as parse
     timings = clock.timings() | batch.timings()
     return RefreshReport(period.label, outcomes, time.monotonic() - started, timings)
 
 
-def _start_order(count: int, only_if_due: bool) -> list[int]:
-    """The order sources get their slots in: the file's, or for a worker (``only_if_due``)
-    the file's from a point of its own, so that workers sharing the sources start on
-    different ones instead of all trying to claim the same ones first."""
-    start = os.getpid() % count if only_if_due and count else 0
-    return [*range(start, count), *range(start)]
+START_BLOCK = 100  # sources a worker walks in a row (a claim batch's worth)
+
+
+def _start_order(count: int, only_if_due: bool, holder: str | None = None) -> list[int]:
+    """The order sources get their turns in: the file's, or for a worker (``only_if_due``)
+    the file's blocks of :data:`START_BLOCK` in an order of its own (shuffled by its host
+    and process id), so that workers sharing the sources seldom walk the same block at the
+    same moment, and a worker reaching a block another one has done skips it from the
+    run table's answer, not by losing a race for each claim. (Each worker began at
+    ``pid % count`` before: workers started together have consecutive process ids, so they
+    began one source apart and raced for every claim along the way.)"""
+    if not only_if_due or count == 0:
+        return list(range(count))
+    blocks = [range(i, min(i + START_BLOCK, count)) for i in range(0, count, START_BLOCK)]
+    random.Random(holder or this_holder()).shuffle(blocks)
+    return [i for block in blocks for i in block]
 
 
 async def _until_done_or_stopped(
@@ -276,12 +297,13 @@ def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> Sourc
 
 async def _refresh_source(context: _Context, source: SourceSpec) -> SourceOutcome:
     waiting = time.perf_counter()
-    async with context.slots.turn() as slot:
-        context.took("slot_wait", waiting)
-        return await _refresh_in_slot(context, source, slot)
+    async with context.slots.ahead() as ahead:
+        context.took("claim_wait", waiting)
+        return await _refresh_ahead(context, source, ahead)
 
 
-async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: Slot) -> SourceOutcome:
+async def _refresh_ahead(context: _Context, source: SourceSpec, ahead: Turn) -> SourceOutcome:
+    """The source's claim, made while the fetches of others run; its fetch when a slot frees."""
     started = time.perf_counter()
     claim: Claim | Msg | None = None
     since: Validators | None = None
@@ -289,13 +311,14 @@ async def _refresh_in_slot(context: _Context, source: SourceSpec, slot: Slot) ->
         known, claim = context.good.cached(source.provider)
         if not known:
             claim = await asyncio.to_thread(context.good.reason, source.provider)
-    if claim is None:  # with the claims of the sources that got a slot about now
+    if claim is None:  # with the claims of the sources whose turn came about now
         claim, since = await context.claims.claim(source)
     context.took("claim", started)
     if isinstance(claim, Msg):
+        ahead.release()  # a skipped source holds no turn while its snapshot is read
         outcome = await _skipped(context, source, claim)
     else:
-        outcome = await _run_claimed(context, source, (claim, since), started, slot)
+        outcome = await _run_claimed(context, source, (claim, since), started, ahead)
     _log(outcome, context.period.label)
     if context.progress is not None:
         context.progress(outcome)
@@ -315,14 +338,15 @@ async def _run_claimed(
     source: SourceSpec,
     claimed: tuple[Claim, Validators | None],
     started: float,
-    slot: Slot,
+    ahead: Turn,
 ) -> SourceOutcome:
     message = None
     claim = claimed[0]
+    handed = _Handed()
     try:
-        stored, notes = await _fetch_and_store(context, source, claimed, slot)
+        stored, notes = await _fetch_and_store(context, source, claimed, ahead, handed)
     except asyncio.CancelledError:
-        if slot.held:  # not yet handed to the store batch, which else finishes the run
+        if not handed.done:  # not yet handed to the store batch, which else finishes the run
             reason = "interrupted: the worker was stopped before this source finished"
             finish_failed(context.engine, claim, reason, context.now())
         raise
@@ -338,17 +362,29 @@ async def _run_claimed(
     return dataclasses.replace(outcome, error_msg=message) if message else outcome
 
 
+@dataclass
+class _Handed:
+    done: bool = False  # the fetch went to the store batch, which finishes the run
+
+
 async def _fetch_and_store(
-    context: _Context, source: SourceSpec, claimed: tuple[Claim, Validators | None], slot: Slot
+    context: _Context,
+    source: SourceSpec,
+    claimed: tuple[Claim, Validators | None],
+    ahead: Turn,
+    handed: _Handed,
 ) -> tuple[Stored, tuple[str, ...]]:
     claim, since = claimed
-    started = time.perf_counter()
-    client = slot.client
-    assert client is not None  # held: see _refresh_source
-    adapter = adapter_class(source.adapter, source.where)(source, client, context.profiles)
-    result = await adapter.fetch(since)
-    started = context.took("fetch_parse", started)  # wall, from the claim to the parsed offers
-    slot.release()
+    waiting = time.perf_counter()
+    async with context.slots.turn() as slot:
+        ahead.release()  # the next source's claim may go ahead
+        started = context.took("slot_wait", waiting)
+        client = slot.client
+        assert client is not None  # held
+        adapter = adapter_class(source.adapter, source.where)(source, client, context.profiles)
+        result = await adapter.fetch(since)
+        started = context.took("fetch_parse", started)  # wall, from the slot to parsed offers
+    handed.done = True
     stored = await context.batch.store(claim, source, result, context.now())
     context.took("store_wait", started)
     return stored, result.notes

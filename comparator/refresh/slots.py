@@ -7,6 +7,14 @@ socket), which with 64 sources in flight was a third of the event loop's CPU. A 
 has one connection: a source fetches its documents one after the other on it, and the next
 source of the slot reuses it when it goes to the same host. The clients share one SSL
 context (loading the certificates per client cost tens of milliseconds each).
+
+Claims go ahead of the slots: a source takes one of ``max_in_flight`` turns to be claimed
+(:meth:`Slots.ahead`) and gives it back once it has its slot, or once it is skipped. So while
+the slots fetch, the next sources' claims are made (at most ``max_in_flight`` claimed sources
+wait for a slot), and a slot goes from one fetch to the next without waiting for a claim
+transaction; a skipped source never takes a slot. Before, a slot was held from the claim on:
+with two workers sharing 10,000 sources, the claims (about 0.2 s each, in batches) and the
+skipped sources' reads held the slots a third of their time.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ class Slots:
 
     def __init__(self, count: int) -> None:
         self._free = asyncio.Semaphore(count)
+        self._ahead = asyncio.Semaphore(max(1, count))
         tls = httpx.create_ssl_context()
         one = httpx.Limits(max_connections=1, max_keepalive_connections=1)
         self._clients = [
@@ -38,6 +47,10 @@ class Slots:
 
     def turn(self) -> Slot:
         return Slot(self)
+
+    def ahead(self) -> Turn:
+        """A turn to be claimed (and skipped, or wait for a slot) ahead of the fetches."""
+        return Turn(self._ahead)
 
     async def aclose(self) -> None:
         for client in self._clients:
@@ -68,3 +81,24 @@ class Slot:
             self.held = False
             self.slots._idle.append(self.client)
             self.slots._free.release()
+
+
+class Turn:
+    """One of a semaphore's places, given back by :meth:`release` (once) or at the block's end."""
+
+    def __init__(self, free: asyncio.Semaphore) -> None:
+        self.free = free
+        self.held = False
+
+    async def __aenter__(self) -> Turn:
+        await self.free.acquire()
+        self.held = True
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        self.release()
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.free.release()

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # a worker process loads neither: tests.conftest imports Weas
     from sqlalchemy import Engine
 
     from tests.support.httpserver import FaultServer
+    from tests.support.light_httpserver import LightServer
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULT_KINDS = ("timeout", "http_500", "truncated")
@@ -42,7 +43,7 @@ class Fleet:
 
 
 def publish_fleet(
-    server: FaultServer,
+    server: FaultServer | LightServer,
     folder: Path,
     count: int,
     *,
