@@ -40,13 +40,13 @@ from comparator.catalog.models import (
     table_of,
 )
 from comparator.catalog.snapshot_summary import summarise_snapshots
+from comparator.domain.collector import collector_paused
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile, parse_profile, profile_to_dict
 from comparator.domain.profile_plan import ProviderTerms, parse_provider_terms
 from comparator.domain.profile_record import (
     RECORD_PREFIX,
     RECORD_PREFIX_CHARS,
-    collector_paused,
     profile_from_record,
     profile_record,
     record_is_current,

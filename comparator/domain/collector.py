@@ -14,8 +14,11 @@ def collector_paused() -> Iterator[None]:
     After a quote is planned at 1M offers the heap holds some millions of objects, and each
     full collection walks them all: the seeds' 13B quote spent 0.33 of its 0.39 CPU s of
     assembling the document in the collector, and more rendering it and writing its JSON
-    (SQLite, other shape, 2026-12-03). What the quote allocates holds almost no cycles, and
-    reference counting still frees what is dropped."""
+    (SQLite, other shape, 2026-12-03). Building 10,000 stored profiles allocates some 300,000
+    lists, tuples and objects: they load in 0.51 CPU s with the collector paused, 0.61–0.66 s
+    with it. What either allocates holds almost no cycles, and reference counting still frees
+    what is dropped. Loading and planning a job at 1M offers: a collection afterwards finds
+    ~300 unreachable objects, yet the collector's passes took a third of the planner's time."""
     running = gc.isenabled()
     gc.disable()
     try:

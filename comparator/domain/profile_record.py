@@ -22,13 +22,11 @@ the fast path (migration ``0010``).
 from __future__ import annotations
 
 import dataclasses
-import gc
 import hashlib
 import json
 import types
 import typing
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -181,22 +179,3 @@ def terms_from_record(record: str | None) -> ProviderTerms | None:
             for dc in values[_FIELDS["datacenters"]]
         ),
     )
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while profiles are built by the thousand.
-
-    Building 10,000 profiles allocates some 300,000 lists, tuples and objects, none in a
-    cycle, and the collections they trigger walk every live object of the command: all 10,000
-    profiles of the 1M-offer catalog load in 0.51 CPU s with the collector paused, 0.61–0.66 s
-    with it (2,000: no difference). Reference counting still frees what is dropped; the
-    collector resumes (if it ran before) when the block ends.
-    """
-    running = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if running:
-            gc.enable()

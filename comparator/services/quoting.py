@@ -16,13 +16,13 @@ from sqlalchemy import Engine
 
 from comparator.catalog import CatalogGroups, current_snapshot_ids
 from comparator.config import Settings, software_version
+from comparator.domain.collector import collector_paused
 from comparator.domain.job import read_job_file
 from comparator.i18n import is_en
 from comparator.plan import plan_job_read
 from comparator.quote.document import QuoteParts, assemble_document
 from comparator.quote.quote_store import StoredQuote, freeze_quote
 from comparator.services.planning import (
-    collector_paused,
     context_from_settings,
     sane_job,
     with_calibration,
