@@ -188,13 +188,10 @@ class ChunkedServer:
 
 
 REFRESH_IN_A_CHILD = """
-import runpy, sys, time
-sys.argv = ["suanli", *sys.argv[1:]]
+import sys, time
+from comparator.cli import main
 started = time.monotonic()
-try:
-    runpy.run_module("comparator", run_name="__main__")
-except SystemExit:
-    pass
+main(sys.argv[1:])  # not the console script's run(): it may end the process at once
 print("elapsed_s", round(time.monotonic() - started, 2))
 # VmHWM is this process's own peak (ru_maxrss keeps the forking parent's across exec)
 hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
