@@ -136,12 +136,12 @@ def store_while_parsing(
     store: SheetStore,
     paths: Sequence[Path],
     parse: Callable[[Path], SheetGroups],
-    warnings: list[Any] | None = None,
+    warnings: list[Any],
 ) -> Written:
     """``parse`` each sheet and hand it to ``store``'s writer (one sheet ahead at most): in a
-    child process where :func:`worth_a_process` and ``warnings`` is the list ``parse``
-    appends its warnings to (they are brought back), else here, beside a writer thread."""
-    if warnings is not None and worth_a_process(paths):
+    child process where :func:`worth_a_process` (the ``warnings`` ``parse`` appends to there
+    are brought back into the list), else here, beside a writer thread."""
+    if worth_a_process(paths):
         parsed = ParsedInChild(paths, parse, warnings, for_the_writer)
         try:
             return store.run(_FromChild(parsed))
