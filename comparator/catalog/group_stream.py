@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter
 from sqlalchemy import (
@@ -84,6 +84,17 @@ SHAPES = Table(
     prefixes=["TEMPORARY"],
 )
 G, S = GROUPS.c, SHAPES.c
+
+
+class Census(NamedTuple):
+    """What one scan of the job's offers (and its places' others) found before the group
+    table: the factors its rules were floored by, the places' offers, rule 8's counts."""
+
+    factors: Mapping[str, float]
+    in_places: int
+    unfit: Mapping[str, int]
+
+
 MACHINES = (
     "CREATE INDEX suanli_job_machines ON suanli_job_groups (provider, region, gpu, node_cards)"
 )
@@ -98,12 +109,14 @@ class SqlGroupStream:
         self,
         engine: Engine,
         query: Select[Any],
-        unfit: tuple[Sequence[str], Select[Any] | None] | None = None,
+        census: Census,
+        apart: Sequence[str] | None = None,
     ) -> None:
         self.conn: Connection = engine.connect()
         self.known: list[GroupShape] | None = None
         self.indexed = False  # MACHINES built (only where parts are read by machine)
-        self.left_out: dict[str, int] = {}
+        self.census = census
+        self.left_out: dict[str, int] = dict(census.unfit)
         try:
             analytic_session(self.conn)  # the GROUP BY in memory, no JIT (PostgreSQL)
             for table in (GROUPS, SHAPES):
@@ -113,25 +126,29 @@ class SqlGroupStream:
                 *(c.label(t.name) for c, t in zip(query.selected_columns, G, strict=True))
             )
             self.conn.execute(CreateTableAs(GROUPS.name, labelled))  # planned in parallel (PG)
-            if unfit is not None:  # (kinds, their counts by 1 + the kind's index)
-                self._count_unfit(*unfit)
+            if apart is not None:  # rule 8's kinds, grouped apart by 1 + the kind's index
+                self._count_unfit(apart)
         except BaseException:
             self.close()
             raise
 
-    def _count_unfit(self, kinds: Sequence[str], counts: Select[Any] | None) -> None:
-        """The offers rule 8 leaves out, by why: counted by ``counts``, or (None) grouped
-        apart in the table, summed from there and dropped."""
-        apart = counts is None
-        if counts is None:
-            counts = select(G.unfit, func.sum(G.offers)).where(G.unfit > 0).group_by(G.unfit)
+    def _count_unfit(self, kinds: Sequence[str]) -> None:
+        """The offers rule 8 leaves out, grouped apart in the table by why: summed from there
+        and dropped."""
+        counts = select(G.unfit, func.sum(G.offers)).where(G.unfit > 0).group_by(G.unfit)
         rows: list[Any] = list(self.conn.execute(counts))
         self.left_out = {kinds[int(k) - 1]: int(n) for k, n in rows}
-        if apart and self.left_out:
+        if self.left_out:
             self.conn.execute(GROUPS.delete().where(G.unfit > 0))
 
     def unfit(self) -> dict[str, int]:
         return self.left_out
+
+    def factors(self) -> Mapping[str, float]:
+        return self.census.factors
+
+    def in_places(self) -> int:
+        return self.census.in_places
 
     def shapes(self) -> list[GroupShape]:
         if self.known is None:

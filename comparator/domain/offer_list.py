@@ -149,7 +149,11 @@ class OfferList:
             for offer in self.offers(wanted):
                 if (kind := _unfit(offer, wanted)) is not None:
                     unfit[kind] = unfit.get(kind, 0) + 1
-        return ListStream(self.summaries(wanted, pricing).groups, unfit)
+        if pricing.floors_of is not None:
+            pricing = pricing._replace(factors=pricing.floors_of(self.rules(wanted)))
+        found = self.summaries(wanted, pricing)
+        places = found.in_places or 0
+        return ListStream(found.groups, unfit, pricing.factors, places)
 
     def rules(self, wanted: OfferFilter) -> list[str]:
         hourly = {o.time_of_use for o in self.offers(wanted) if o.billing in HOURLY_MODES}

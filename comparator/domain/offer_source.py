@@ -13,7 +13,7 @@ out is only what the planner would exclude anyway (docs/planner-pruning.md, rule
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import NamedTuple, Protocol
 
@@ -31,7 +31,9 @@ class GroupPricing(NamedTuple):
     hold per billing mode (``periods``; the period itself when absent). With ``own_runs`` (a
     job that may not pause) the summaries also carry what rule 7 of docs/planner-pruning.md
     reads (:class:`GroupSummary`'s ``hourly_rules`` and the least floors of its hourly
-    offers and of its contracts' minimum periods)."""
+    offers and of its contracts' minimum periods). With ``floors_of`` a group stream finds
+    the factors itself: ``floors_of`` of the distinct rules of the hourly offers the filter
+    keeps (its card floors aside), sorted, instead of ``factors`` (one scan finds both)."""
 
     currency: str
     fx: FxTable
@@ -39,6 +41,7 @@ class GroupPricing(NamedTuple):
     runs: int
     periods: Mapping[str, int] | None = None
     own_runs: bool = False  # also the aggregates of the floors on each group's own run slots
+    floors_of: Callable[[list[str]], Mapping[str, float]] | None = None
 
 
 class GroupSummaries(NamedTuple):
@@ -106,6 +109,15 @@ class GroupStream(Protocol):
     def unfit(self) -> dict[str, int]:
         """How many offers the filter's card floors left out, by why (``"stock"``,
         ``"network"``; docs/planner-pruning.md, rule 8): in no summary."""
+        ...
+
+    def factors(self) -> Mapping[str, float]:
+        """The factors the summaries were floored by (:class:`GroupPricing`)."""
+        ...
+
+    def in_places(self) -> int:
+        """How many current offers (the job's or not) stand in the filter's places (read
+        only when the filter names places)."""
         ...
 
     def close(self) -> None: ...
