@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import TypeAdapter
 from sqlalchemy import (
@@ -86,15 +86,6 @@ SHAPES = Table(
 G, S = GROUPS.c, SHAPES.c
 
 
-class Census(NamedTuple):
-    """What one scan of the job's offers (and its places' others) found before the group
-    table: the factors its rules were floored by, the places' offers, rule 8's counts."""
-
-    factors: Mapping[str, float]
-    in_places: int
-    unfit: Mapping[str, int]
-
-
 MACHINES = (
     "CREATE INDEX suanli_job_machines ON suanli_job_groups (provider, region, gpu, node_cards)"
 )
@@ -103,20 +94,20 @@ MACHINES = (
 class SqlGroupStream:
     """The summaries of ``query`` (grouped by the raw group's six keys, with the columns of
     :func:`comparator.catalog.queries_groups.summary_columns`) behind one connection, which
-    :meth:`close` gives back."""
+    :meth:`close` gives back; rule 8's unfit offers ``counted`` by why, or grouped ``apart``
+    in the table (by 1 + the index of their kind in ``apart``)."""
 
     def __init__(
         self,
         engine: Engine,
         query: Select[Any],
-        census: Census,
         apart: Sequence[str] | None = None,
+        counted: Mapping[str, int] | None = None,
     ) -> None:
         self.conn: Connection = engine.connect()
         self.known: list[GroupShape] | None = None
         self.indexed = False  # MACHINES built (only where parts are read by machine)
-        self.census = census
-        self.left_out: dict[str, int] = dict(census.unfit)
+        self.left_out: dict[str, int] = dict(counted or {})
         try:
             analytic_session(self.conn)  # the GROUP BY in memory, no JIT (PostgreSQL)
             for table in (GROUPS, SHAPES):
@@ -143,12 +134,6 @@ class SqlGroupStream:
 
     def unfit(self) -> dict[str, int]:
         return self.left_out
-
-    def factors(self) -> Mapping[str, float]:
-        return self.census.factors
-
-    def in_places(self) -> int:
-        return self.census.in_places
 
     def shapes(self) -> list[GroupShape]:
         if self.known is None:

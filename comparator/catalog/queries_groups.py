@@ -47,7 +47,6 @@ from comparator.catalog.current_offers import (
 )
 from comparator.catalog.db import analytic_session
 from comparator.catalog.group_stream import (
-    Census,
     SqlGroupStream,
     load_provider_discounts,
     summary_of_row,
@@ -55,7 +54,7 @@ from comparator.catalog.group_stream import (
 from comparator.catalog.queries import OFFER, load_profiles, load_provider_terms
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.offer_filter import UNFIT_KINDS, GroupSummary, OfferFilter
-from comparator.domain.offer_source import GroupPricing, GroupSummaries
+from comparator.domain.offer_source import GroupPricing, GroupSummaries, OfferCensus
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.domain.profile_plan import ProviderTerms
@@ -153,11 +152,6 @@ def _keys_in(keys: Collection[tuple[Any, ...]]) -> ColumnElement[bool]:
     return tuple_(*six).in_(wanted)
 
 
-def _floors(pricing: GroupPricing, rules: list[str]) -> Mapping[str, float]:
-    """The factors of ``rules`` (sorted): ``pricing``'s own, or found by its ``floors_of``."""
-    return pricing.factors if pricing.floors_of is None else pricing.floors_of(rules)
-
-
 def _census(
     conn: Connection, places: OfferFilter, rule: Any, reason: Any
 ) -> list[tuple[list[str], int, int]]:
@@ -230,40 +224,44 @@ class CatalogGroups:
         in_places = sum(int(r[15]) for r in rows) if places is not wanted else None
         return GroupSummaries(groups, in_places)
 
-    def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> SqlGroupStream:
-        """The job's summaries in a temporary table, read in the walk's order, after one
-        counting scan (:meth:`census`: the rules, the places' offers, rule 8's counts). The
-        offers the card floors leave out (rule 8) are not grouped — on SQLite, for a job that
-        names places, they are grouped apart by why and dropped after (a ``WHERE`` on them
-        made SQLite scan every current offer instead of the places' ones; the census then
-        reads the index alone)."""
-        why = unfit_kind_column(wanted)
-        apart = why is not None and self.engine.dialect.name == "sqlite" and wanted.by_place
-        census = self.census(wanted, pricing, None if apart else why)
-        pricing = pricing._replace(factors=census.factors)
+    def group_stream(
+        self, wanted: OfferFilter, pricing: GroupPricing, census: OfferCensus | None = None
+    ) -> SqlGroupStream:
+        """The job's summaries in a temporary table, read in the walk's order. The offers
+        the card floors leave out (rule 8) are not grouped but counted by why (by
+        :meth:`census`, asked here unless given) — on SQLite, for a job that names places,
+        grouped apart by why and dropped after (a ``WHERE`` on them made SQLite scan every
+        current offer instead of the places' ones)."""
         columns = summary_columns(pricing, true(), self.engine.dialect.name)
+        why = unfit_kind_column(wanted)
         if why is None:
             query = current_query(wanted, columns=(*columns, literal(0, Integer)))
-            return SqlGroupStream(self.engine, query.group_by(*GROUP_COLUMNS), census)
-        if apart:
+            return SqlGroupStream(self.engine, query.group_by(*GROUP_COLUMNS))
+        if self._apart(wanted):
             query = current_query(wanted, columns=(*columns, why))
             query = query.group_by(*GROUP_COLUMNS, why)
-            return SqlGroupStream(self.engine, query, census, UNFIT_KINDS)
+            return SqlGroupStream(self.engine, query, UNFIT_KINDS)
+        found = self.census(wanted) if census is None else census
         query = current_query(wanted, columns=(*columns, literal(0, Integer)))
         query = query.where(why == 0).group_by(*GROUP_COLUMNS)
-        return SqlGroupStream(self.engine, query, census)
+        return SqlGroupStream(self.engine, query, counted=found.unfit)
 
-    def census(
-        self, wanted: OfferFilter, pricing: GroupPricing, why: ColumnElement[Any] | None
-    ) -> Census:
+    def _apart(self, wanted: OfferFilter) -> bool:
+        """Whether the group table groups rule 8's unfit offers apart (see
+        :meth:`group_stream`)."""
+        return bool(wanted.card_floors) and self.engine.dialect.name == "sqlite" and wanted.by_place
+
+    def census(self, wanted: OfferFilter) -> OfferCensus:
         """One scan for what the group table needs first or beside it (docs/planner-pruning.md,
         "Fourth round"): the distinct rules of the hourly offers ``wanted`` keeps (its card
-        floors aside) floored by ``pricing.floors_of`` (else its factors as given), how many
-        offers stand in its places (every offer there, the job's or not), and, by ``why``
-        (rule 8's kind, 0: fit), the offers its card floors leave out."""
+        floors aside), how many offers stand in its places (every offer there, the job's or
+        not), and the offers its card floors leave out, by why (unless the group table
+        counts them: :meth:`_apart`). On SQLite, where there is nothing of rule 8's to count
+        here, the two index-only scans it replaces (one ``GROUP BY`` cost more than both)."""
+        why = None if self._apart(wanted) else unfit_kind_column(wanted)
         if self.engine.dialect.name == "sqlite" and why is None:  # two index-only scans
             counted = self.count(wanted) if wanted.by_place else 0
-            return Census(_floors(pricing, self.rules(wanted)), counted, {})
+            return OfferCensus(self.rules(wanted), counted, {})
         places = wanted
         job: ColumnElement[bool] = true()
         if places.by_place and places.by_offer:  # the places' other offers: counted only
@@ -282,7 +280,7 @@ class CatalogGroups:
                 if 0 < kind < NOT_THE_JOBS and offers:  # kinds found (SQLite's 0s too)
                     name = UNFIT_KINDS[int(kind) - 1]
                     unfit[name] = unfit.get(name, 0) + int(offers)
-        return Census(_floors(pricing, sorted(rules)), in_places, unfit)
+        return OfferCensus(sorted(rules), in_places if wanted.by_place else 0, unfit)
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:
         """The job's offers of ``groups``, by offer id."""

@@ -37,25 +37,13 @@ class ListStream:
     """``summaries`` (one per raw group of a job's offers) as a group stream."""
 
     def __init__(
-        self,
-        summaries: Sequence[GroupSummary],
-        unfit: Mapping[str, int] | None = None,
-        factors: Mapping[str, float] | None = None,
-        in_places: int = 0,
+        self, summaries: Sequence[GroupSummary], unfit: Mapping[str, int] | None = None
     ) -> None:
         self.summaries = list(summaries)
         self.left_out = dict(unfit or {})
-        self.floors = dict(factors or {})
-        self.places = in_places
 
     def unfit(self) -> dict[str, int]:
         return self.left_out
-
-    def factors(self) -> Mapping[str, float]:
-        return self.floors
-
-    def in_places(self) -> int:
-        return self.places
 
     def shapes(self) -> list[GroupShape]:
         shapes: dict[ShapeId, GroupShape] = {}

@@ -13,7 +13,7 @@ out is only what the planner would exclude anyway (docs/planner-pruning.md, rule
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import NamedTuple, Protocol
 
@@ -31,9 +31,7 @@ class GroupPricing(NamedTuple):
     hold per billing mode (``periods``; the period itself when absent). With ``own_runs`` (a
     job that may not pause) the summaries also carry what rule 7 of docs/planner-pruning.md
     reads (:class:`GroupSummary`'s ``hourly_rules`` and the least floors of its hourly
-    offers and of its contracts' minimum periods). With ``floors_of`` a group stream finds
-    the factors itself: ``floors_of`` of the distinct rules of the hourly offers the filter
-    keeps (its card floors aside), sorted, instead of ``factors`` (one scan finds both)."""
+    offers and of its contracts' minimum periods)."""
 
     currency: str
     fx: FxTable
@@ -41,7 +39,18 @@ class GroupPricing(NamedTuple):
     runs: int
     periods: Mapping[str, int] | None = None
     own_runs: bool = False  # also the aggregates of the floors on each group's own run slots
-    floors_of: Callable[[list[str]], Mapping[str, float]] | None = None
+
+
+class OfferCensus(NamedTuple):
+    """What one scan of a filter's offers finds before their groups are summarised
+    (docs/planner-pruning.md, "Fourth round"): the distinct time-of-use rules of the hourly
+    offers it keeps (its card floors aside), sorted; how many current offers (the job's or
+    not) stand in its places (0 when it names none); and the offers its card floors leave
+    out, by why (empty where the group stream counts them itself)."""
+
+    rules: list[str]
+    in_places: int
+    unfit: Mapping[str, int]
 
 
 class GroupSummaries(NamedTuple):
@@ -111,15 +120,6 @@ class GroupStream(Protocol):
         ``"network"``; docs/planner-pruning.md, rule 8): in no summary."""
         ...
 
-    def factors(self) -> Mapping[str, float]:
-        """The factors the summaries were floored by (:class:`GroupPricing`)."""
-        ...
-
-    def in_places(self) -> int:
-        """How many current offers (the job's or not) stand in the filter's places (read
-        only when the filter names places)."""
-        ...
-
     def close(self) -> None: ...
 
 
@@ -153,9 +153,16 @@ class OfferSource(ProfileSource, Protocol):
         (the job's or not) stand in ``wanted``'s places."""
         ...
 
-    def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> GroupStream:
+    def census(self, wanted: OfferFilter) -> OfferCensus:
+        """The rules, the places' count and the unfit offers of ``wanted`` (one scan)."""
+        ...
+
+    def group_stream(
+        self, wanted: OfferFilter, pricing: GroupPricing, census: OfferCensus | None = None
+    ) -> GroupStream:
         """The groups of the offers ``wanted`` keeps, as :meth:`summaries` floors them, to be
-        read in order (:class:`GroupStream`; the caller closes it)."""
+        read in order (:class:`GroupStream`; the caller closes it); ``census``: what
+        :meth:`census` found of ``wanted`` (its counts of unfit offers are the stream's)."""
         ...
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:

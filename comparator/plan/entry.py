@@ -145,21 +145,18 @@ def _streamed(
     schedule = job.schedule
     works = job_works(job, context.headroom)  # rule 8's floors; the walk's work table
     floors = () if works is None else card_floors(works)
+    wanted = dataclasses.replace(wanted, card_floors=floors)
+    census = source.census(wanted)  # one scan: the rules, the places' count, the unfit
     window = (schedule.earliest_start, schedule.deadline, schedule.run_windows)
-
-    def floors_of(rules: list[str]) -> dict[str, float]:
-        return rule_floors(rules, *window, context.holidays)
-
+    factors = rule_floors(census.rules, *window, context.holidays)
     periods = contract_runs(job, context.holidays)
     blocks = not (schedule.interruptible or schedule.max_hours_per_day)
-    pricing = GroupPricing(job.currency, context.fx, {}, most_runs(job), periods, blocks, floors_of)
-    wanted = dataclasses.replace(wanted, card_floors=floors)
-    stream = source.group_stream(wanted, pricing)  # one scan: rules, counts and groups
+    pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), periods, blocks)
+    stream = source.group_stream(wanted, pricing, census)
     try:
-        factors = stream.factors()
         unfit = stream.unfit()
         loaded = sum(s.offers for s in stream.shapes()) + sum(unfit.values())
-        in_places = stream.in_places() if wanted.by_place else None
+        in_places = census.in_places if wanted.by_place else None
         filtered = [*left_out(source, wanted, loaded, in_places), *unfit_reasons(unfit)]
 
         def read(groups: Sequence[GroupSummary]) -> list[OfferView]:

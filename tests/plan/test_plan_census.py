@@ -45,8 +45,9 @@ def test_the_census_answers_as_the_separate_questions(
     tmp_path: Path,
 ) -> None:
     """The rules (of the job's hourly offers, unfit ones included) as ``rules`` gives them,
-    the places' offers as ``count``, rule 8's counts as the list's; the summaries floored by
-    the census's factors are those of the factors given."""
+    the places' offers as ``count``, rule 8's counts as the list's (the census's, or the
+    group table's where it groups them apart); a stream given the census is the stream
+    that asks for it."""
     _short_of_stock_and_network(demo_engine)
     job = load_job(f"examples/{name}.toml") if name != "70b-in-guangdong" else _job(name, tmp_path)
     catalog = CatalogGroups(demo_engine)
@@ -54,30 +55,28 @@ def test_the_census_answers_as_the_separate_questions(
     floors = job_card_floors(job, CONTEXT.headroom)
     wanted = dataclasses.replace(job_offer_filter(job), card_floors=floors)
     s = job.schedule
-    seen: list[list[str]] = []
-
-    def floors_of(rules: list[str]) -> dict[str, float]:
-        seen.append(rules)
-        return rule_floors(rules, s.earliest_start, s.deadline, s.run_windows)
-
-    runs, periods = most_runs(job), contract_runs(job)
-    asked = GroupPricing(job.currency, CONTEXT.fx, {}, runs, periods, floors_of=floors_of)
     rules = catalog.rules(wanted)
-    given = GroupPricing(job.currency, CONTEXT.fx, floors_of(rules), runs, periods)
+    factors = rule_floors(rules, s.earliest_start, s.deadline, s.run_windows)
+    pricing = GroupPricing(job.currency, CONTEXT.fx, factors, most_runs(job), contract_runs(job))
+    expected = memory.group_stream(wanted, pricing).unfit()
     for source in (catalog, memory):
-        stream, plain = source.group_stream(wanted, asked), source.group_stream(wanted, given)
+        census = source.census(wanted)
+        assert census.rules == rules == memory.rules(wanted)
+        places = catalog.count(wanted) if wanted.by_place else 0
+        assert census.in_places == places == (memory.count(wanted) if wanted.by_place else 0)
+        assert set(census.unfit.items()) <= set(expected.items())
+        stream, plain = (
+            source.group_stream(wanted, pricing, census),
+            source.group_stream(wanted, pricing),
+        )
         try:
-            assert seen[-1] == rules == memory.rules(wanted)
-            assert stream.factors() == given.factors
-            if wanted.by_place:
-                assert stream.in_places() == catalog.count(wanted) == memory.count(wanted)
-            assert stream.unfit() == plain.unfit() == memory.group_stream(wanted, given).unfit()
+            assert stream.unfit() == plain.unfit() == expected
             assert set(stream.shapes()) == set(plain.shapes())
-            at = [(g.provider, g.region, g.gpu) for g in memory.summaries(wanted, given).groups]
+            at = [(g.provider, g.region, g.gpu) for g in memory.summaries(wanted, pricing).groups]
             for place in sorted(set(at))[:5]:
                 assert set(stream.at(*place)) == set(plain.at(*place))
         finally:
             stream.close()
             plain.close()
     if name not in ("lora-7b-guangdong", "storage-upload-windows"):  # none short there
-        assert any(memory.group_stream(wanted, given).unfit().values())
+        assert any(expected.values())
