@@ -84,6 +84,8 @@ SHAPES = Table(
     prefixes=["TEMPORARY"],
 )
 G, S = GROUPS.c, SHAPES.c
+
+
 MACHINES = (
     "CREATE INDEX suanli_job_machines ON suanli_job_groups (provider, region, gpu, node_cards)"
 )
@@ -92,18 +94,20 @@ MACHINES = (
 class SqlGroupStream:
     """The summaries of ``query`` (grouped by the raw group's six keys, with the columns of
     :func:`comparator.catalog.queries_groups.summary_columns`) behind one connection, which
-    :meth:`close` gives back."""
+    :meth:`close` gives back; rule 8's unfit offers ``counted`` by why, or grouped ``apart``
+    in the table (by 1 + the index of their kind in ``apart``)."""
 
     def __init__(
         self,
         engine: Engine,
         query: Select[Any],
-        unfit: tuple[Sequence[str], Select[Any] | None] | None = None,
+        apart: Sequence[str] | None = None,
+        counted: Mapping[str, int] | None = None,
     ) -> None:
         self.conn: Connection = engine.connect()
         self.known: list[GroupShape] | None = None
         self.indexed = False  # MACHINES built (only where parts are read by machine)
-        self.left_out: dict[str, int] = {}
+        self.left_out: dict[str, int] = dict(counted or {})
         try:
             analytic_session(self.conn)  # the GROUP BY in memory, no JIT (PostgreSQL)
             for table in (GROUPS, SHAPES):
@@ -113,21 +117,19 @@ class SqlGroupStream:
                 *(c.label(t.name) for c, t in zip(query.selected_columns, G, strict=True))
             )
             self.conn.execute(CreateTableAs(GROUPS.name, labelled))  # planned in parallel (PG)
-            if unfit is not None:  # (kinds, their counts by 1 + the kind's index)
-                self._count_unfit(*unfit)
+            if apart is not None:  # rule 8's kinds, grouped apart by 1 + the kind's index
+                self._count_unfit(apart)
         except BaseException:
             self.close()
             raise
 
-    def _count_unfit(self, kinds: Sequence[str], counts: Select[Any] | None) -> None:
-        """The offers rule 8 leaves out, by why: counted by ``counts``, or (None) grouped
-        apart in the table, summed from there and dropped."""
-        apart = counts is None
-        if counts is None:
-            counts = select(G.unfit, func.sum(G.offers)).where(G.unfit > 0).group_by(G.unfit)
+    def _count_unfit(self, kinds: Sequence[str]) -> None:
+        """The offers rule 8 leaves out, grouped apart in the table by why: summed from there
+        and dropped."""
+        counts = select(G.unfit, func.sum(G.offers)).where(G.unfit > 0).group_by(G.unfit)
         rows: list[Any] = list(self.conn.execute(counts))
         self.left_out = {kinds[int(k) - 1]: int(n) for k, n in rows}
-        if apart and self.left_out:
+        if self.left_out:
             self.conn.execute(GROUPS.delete().where(G.unfit > 0))
 
     def unfit(self) -> dict[str, int]:

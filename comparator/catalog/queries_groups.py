@@ -10,11 +10,13 @@ reads the offers of the groups it reaches (docs/planner-pruning.md, rule 5).
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
+    Connection,
     Engine,
     Float,
     Integer,
@@ -22,9 +24,13 @@ from sqlalchemy import (
     and_,
     case,
     cast,
+    distinct,
     func,
     literal,
+    literal_column,
+    not_,
     null,
+    select,
     true,
     tuple_,
 )
@@ -39,6 +45,7 @@ from comparator.catalog.current_offers import (
     stream_offers,
     unfit_kind_column,
 )
+from comparator.catalog.db import analytic_session
 from comparator.catalog.group_stream import (
     SqlGroupStream,
     load_provider_discounts,
@@ -47,12 +54,13 @@ from comparator.catalog.group_stream import (
 from comparator.catalog.queries import OFFER, load_profiles, load_provider_terms
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.offer_filter import UNFIT_KINDS, GroupSummary, OfferFilter
-from comparator.domain.offer_source import GroupPricing, GroupSummaries
+from comparator.domain.offer_source import GroupPricing, GroupSummaries, OfferCensus
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.domain.profile_plan import ProviderTerms
 
 READ_CHUNK = 200  # groups per IN list
+NOT_THE_JOBS = 3  # the census's why of a place's offer the job does not keep
 GROUP_COLUMNS = (
     OFFER.c.provider,
     OFFER.c.region,
@@ -144,6 +152,31 @@ def _keys_in(keys: Collection[tuple[Any, ...]]) -> ColumnElement[bool]:
     return tuple_(*six).in_(wanted)
 
 
+def _census(
+    conn: Connection, places: OfferFilter, rule: Any, reason: Any
+) -> list[tuple[list[str], int, int]]:
+    """(rules, why, offers) of the census's scan: on PostgreSQL grouped by rule and why (a
+    hash aggregate, in parallel); on SQLite one row of aggregates over a subquery that it
+    does not flatten (each offer's why computed once), the rules as a JSON array (a ``GROUP
+    BY`` sorted every offer: 2-3x the time of the two scans it replaces)."""
+    if conn.dialect.name != "sqlite":
+        query = current_query(places, columns=(rule, reason, func.count()))
+        rows = conn.execute(query.group_by(literal_column("1"), literal_column("2")))
+        return [([] if r is None else [str(r)], int(k), int(n)) for r, k, n in rows]
+    inner = current_query(places, columns=(rule.label("rule"), reason.label("why")))
+    each = inner.limit(-1).subquery("census")  # LIMIT: a co-routine, not flattened
+    kinds = range(1, NOT_THE_JOBS + 1)
+    columns = (
+        func.json_group_array(distinct(each.c.rule)),
+        func.count(),
+        *(func.total(case((each.c.why == k, 1), else_=0)) for k in kinds),
+    )
+    found, offers, *counts = conn.execute(select(*columns)).one()
+    rules = [str(r) for r in json.loads(found) if r is not None]
+    fit = int(offers) - sum(int(n) for n in counts)
+    return [(rules, 0, fit), *(([], k, int(n)) for k, n in zip(kinds, counts, strict=True))]
+
+
 class CatalogGroups:
     """The current offers and provider profiles behind ``engine``, as the planner asks for them
     (:class:`~comparator.domain.offer_source.OfferSource`)."""
@@ -191,25 +224,64 @@ class CatalogGroups:
         in_places = sum(int(r[15]) for r in rows) if places is not wanted else None
         return GroupSummaries(groups, in_places)
 
-    def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> SqlGroupStream:
-        """The job's summaries in a temporary table, read in the walk's order; the offers its
-        card floors leave out (rule 8) are not grouped but counted by why — on SQLite, for a
-        job that names places, grouped apart by why and dropped after (a ``WHERE`` on them
-        made SQLite scan every current offer instead of the places' ones)."""
+    def group_stream(
+        self, wanted: OfferFilter, pricing: GroupPricing, census: OfferCensus | None = None
+    ) -> SqlGroupStream:
+        """The job's summaries in a temporary table, read in the walk's order. The offers
+        the card floors leave out (rule 8) are not grouped but counted by why (by
+        :meth:`census`, asked here unless given) — for a job that names places, grouped
+        apart by why and dropped after (a ``WHERE`` on them made SQLite scan every current
+        offer instead of the places' ones; on PostgreSQL it spares the census their test)."""
         columns = summary_columns(pricing, true(), self.engine.dialect.name)
         why = unfit_kind_column(wanted)
         if why is None:
             query = current_query(wanted, columns=(*columns, literal(0, Integer)))
             return SqlGroupStream(self.engine, query.group_by(*GROUP_COLUMNS))
-        if self.engine.dialect.name == "sqlite" and wanted.by_place:
+        if self._apart(wanted):
             query = current_query(wanted, columns=(*columns, why))
-            return SqlGroupStream(
-                self.engine, query.group_by(*GROUP_COLUMNS, why), (UNFIT_KINDS, None)
-            )
+            query = query.group_by(*GROUP_COLUMNS, why)
+            return SqlGroupStream(self.engine, query, UNFIT_KINDS)
+        found = self.census(wanted) if census is None else census
         query = current_query(wanted, columns=(*columns, literal(0, Integer)))
-        counts = current_query(wanted, columns=(why, func.count())).where(why > 0)
         query = query.where(why == 0).group_by(*GROUP_COLUMNS)
-        return SqlGroupStream(self.engine, query, (UNFIT_KINDS, counts.group_by(why)))
+        return SqlGroupStream(self.engine, query, counted=found.unfit)
+
+    def _apart(self, wanted: OfferFilter) -> bool:
+        """Whether the group table groups rule 8's unfit offers apart (see
+        :meth:`group_stream`; grouping apart everywhere was slower for the 70B job, whose
+        unfit offers on the other shape made 371,237 rows of groups against 134,000 fit)."""
+        return bool(wanted.card_floors) and wanted.by_place
+
+    def census(self, wanted: OfferFilter) -> OfferCensus:
+        """One scan for what the group table needs first or beside it (docs/planner-pruning.md,
+        "Fourth round"): the distinct rules of the hourly offers ``wanted`` keeps (its card
+        floors aside), how many offers stand in its places (every offer there, the job's or
+        not), and the offers its card floors leave out, by why (unless the group table
+        counts them: :meth:`_apart`). On SQLite, where there is nothing of rule 8's to count
+        here, the two index-only scans it replaces (one ``GROUP BY`` cost more than both)."""
+        why = None if self._apart(wanted) else unfit_kind_column(wanted)
+        if self.engine.dialect.name == "sqlite" and why is None:  # two index-only scans
+            counted = self.count(wanted) if wanted.by_place else 0
+            return OfferCensus(self.rules(wanted), counted, {})
+        places = wanted
+        job: ColumnElement[bool] = true()
+        if places.by_place and places.by_offer:  # the places' other offers: counted only
+            job = offer_condition(places)
+            places = dataclasses.replace(places, gpus=(), exclude_spot=False)
+        rule = case((and_(job, OFFER.c.billing.in_(HOURLY_MODES)), OFFER.c.time_of_use))
+        reason = case((not_(job), NOT_THE_JOBS), else_=literal(0) if why is None else why)
+        rules: set[str] = set()
+        unfit: dict[str, int] = {}
+        in_places = 0
+        with self.engine.connect() as conn:
+            analytic_session(conn)  # its sort in memory (PostgreSQL)
+            for found, kind, offers in _census(conn, places, rule, reason):
+                in_places += int(offers)
+                rules.update(found)
+                if 0 < kind < NOT_THE_JOBS and offers:  # kinds found (SQLite's 0s too)
+                    name = UNFIT_KINDS[int(kind) - 1]
+                    unfit[name] = unfit.get(name, 0) + int(offers)
+        return OfferCensus(sorted(rules), in_places if wanted.by_place else 0, unfit)
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:
         """The job's offers of ``groups``, by offer id."""

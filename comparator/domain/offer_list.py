@@ -16,7 +16,7 @@ from typing import Any
 from comparator.domain.billing import HOURLY_MODES, PERIOD_HOURS
 from comparator.domain.group_list import ListStream
 from comparator.domain.offer_filter import GroupSummary, OfferFilter, unfit_kind
-from comparator.domain.offer_source import GroupPricing, GroupSummaries
+from comparator.domain.offer_source import GroupPricing, GroupSummaries, OfferCensus
 from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.domain.profile_plan import ProviderTerms, terms_of
@@ -143,12 +143,19 @@ class OfferList:
         profiles = self.profiles(providers)
         return {p: d for p, profile in profiles.items() if (d := profile.discount) is not None}
 
-    def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> ListStream:
+    def census(self, wanted: OfferFilter) -> OfferCensus:
         unfit: dict[str, int] = {}
         if wanted.card_floors:
             for offer in self.offers(wanted):
                 if (kind := _unfit(offer, wanted)) is not None:
                     unfit[kind] = unfit.get(kind, 0) + 1
+        places = self.count(wanted) if wanted.by_place else 0
+        return OfferCensus(self.rules(wanted), places, unfit)
+
+    def group_stream(
+        self, wanted: OfferFilter, pricing: GroupPricing, census: OfferCensus | None = None
+    ) -> ListStream:
+        unfit = (self.census(wanted) if census is None else census).unfit
         return ListStream(self.summaries(wanted, pricing).groups, unfit)
 
     def rules(self, wanted: OfferFilter) -> list[str]:

@@ -41,6 +41,18 @@ class GroupPricing(NamedTuple):
     own_runs: bool = False  # also the aggregates of the floors on each group's own run slots
 
 
+class OfferCensus(NamedTuple):
+    """What one scan of a filter's offers finds before their groups are summarised
+    (docs/planner-pruning.md, "Fourth round"): the distinct time-of-use rules of the hourly
+    offers it keeps (its card floors aside), sorted; how many current offers (the job's or
+    not) stand in its places (0 when it names none); and the offers its card floors leave
+    out, by why (empty where the group stream counts them itself)."""
+
+    rules: list[str]
+    in_places: int
+    unfit: Mapping[str, int]
+
+
 class GroupSummaries(NamedTuple):
     groups: list[GroupSummary]
     in_places: int | None  # current offers in the filter's places (None: it names none)
@@ -141,9 +153,16 @@ class OfferSource(ProfileSource, Protocol):
         (the job's or not) stand in ``wanted``'s places."""
         ...
 
-    def group_stream(self, wanted: OfferFilter, pricing: GroupPricing) -> GroupStream:
+    def census(self, wanted: OfferFilter) -> OfferCensus:
+        """The rules, the places' count and the unfit offers of ``wanted`` (one scan)."""
+        ...
+
+    def group_stream(
+        self, wanted: OfferFilter, pricing: GroupPricing, census: OfferCensus | None = None
+    ) -> GroupStream:
         """The groups of the offers ``wanted`` keeps, as :meth:`summaries` floors them, to be
-        read in order (:class:`GroupStream`; the caller closes it)."""
+        read in order (:class:`GroupStream`; the caller closes it); ``census``: what
+        :meth:`census` found of ``wanted`` (its counts of unfit offers are the stream's)."""
         ...
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:

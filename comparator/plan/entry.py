@@ -145,18 +145,19 @@ def _streamed(
     schedule = job.schedule
     works = job_works(job, context.headroom)  # rule 8's floors; the walk's work table
     floors = () if works is None else card_floors(works)
-    rules = source.rules(wanted)
+    wanted = dataclasses.replace(wanted, card_floors=floors)
+    census = source.census(wanted)  # one scan: the rules, the places' count, the unfit
     window = (schedule.earliest_start, schedule.deadline, schedule.run_windows)
-    factors = rule_floors(rules, *window, context.holidays)
+    factors = rule_floors(census.rules, *window, context.holidays)
     periods = contract_runs(job, context.holidays)
     blocks = not (schedule.interruptible or schedule.max_hours_per_day)
     pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), periods, blocks)
-    wanted = dataclasses.replace(wanted, card_floors=floors)
-    stream = source.group_stream(wanted, pricing)
+    stream = source.group_stream(wanted, pricing, census)
     try:
         unfit = stream.unfit()
         loaded = sum(s.offers for s in stream.shapes()) + sum(unfit.values())
-        filtered = [*left_out(source, wanted, loaded), *unfit_reasons(unfit)]
+        in_places = census.in_places if wanted.by_place else None
+        filtered = [*left_out(source, wanted, loaded, in_places), *unfit_reasons(unfit)]
 
         def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
             return source.read(wanted, groups)
