@@ -35,6 +35,7 @@ from comparator.catalog.queries import (
     lines_sha256,
 )
 from comparator.catalog.sheet_summary import SheetSummary, insert_summaries, summarise_sheet
+from comparator.catalog.staged_insert import insert_columns
 from comparator.errors import CatalogError
 
 ANALYZE_AFTER_ROWS = 10_000
@@ -222,23 +223,37 @@ def insert_offers(
 ) -> None:
     """The offers of the spans ``(span index, snapshot id)``, with ``offer_ids`` (in the
     order of the spans, then of their rows): PostgreSQL ``COPY … FROM STDIN`` fed text in
-    chunks, else one ``executemany``; each column's values are bound (its type's bind
-    processor) once per distinct value."""
+    chunks, SQLite with few bound parameters per row (:mod:`comparator.catalog.staged_insert`),
+    else one ``executemany``; each column's values are bound (its type's bind processor) once
+    per distinct value."""
     dialect = conn.dialect
     if dialect.name == "postgresql" and dialect.driver == "psycopg":
         chunks, count = copy_payload(dialect, groups, snapshots, offer_ids)
         copy_offers(conn.connection.driver_connection, chunks, count, columns=WITH_IDS)
         return
     rows, snapshot_codes = _rows_of(groups.spans, snapshots)
-    columns = [_bound(dialect, groups, name, rows) for name in OFFER_FIELDS]
-    bound = [texts[codes].tolist() for codes, texts in columns]
-    ids = [snapshots[i][1] for i in snapshot_codes.tolist()]
+    columns = [
+        ("id", np.arange(len(rows)), _objects(offer_ids.tolist())),
+        ("snapshot_id", snapshot_codes, _objects([sid for _, sid in snapshots])),
+        *((name, *_bound(dialect, groups, name, rows)) for name in OFFER_FIELDS),
+    ]
+    if dialect.name == "sqlite":  # few bound parameters per row (catalog/staged_insert.py)
+        insert_columns(conn, OFFER.name, columns)
+        return
     marker = "?" if dialect.paramstyle == "qmark" else "%s"
     sql = (
         f"INSERT INTO {OFFER.name} ({_quoted(dialect)}) "
         f"VALUES ({', '.join([marker] * len(WITH_IDS))})"
     )
-    conn.exec_driver_sql(sql, list(zip(offer_ids.tolist(), ids, *bound, strict=True)))
+    bound = [values[codes].tolist() for _, codes, values in columns]
+    conn.exec_driver_sql(sql, list(zip(*bound, strict=True)))
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """``values`` as a NumPy array of Python objects."""
+    found = np.empty(len(values), dtype=object)
+    found[:] = values
+    return found
 
 
 def _quoted(dialect: Dialect) -> str:
