@@ -68,6 +68,8 @@ class SheetGroups:
     lines: np.ndarray | None = None
     # each group's cheapest offer and count, where found ahead (:func:`with_copy_lines`)
     summary: SheetSummary | None = None
+    # elsewhere than PostgreSQL, each column's distinct values bound (by code), made ahead
+    bound: Mapping[str, np.ndarray] | None = None
 
     @property
     def providers(self) -> list[str]:
@@ -263,9 +265,11 @@ def _quoted(dialect: Dialect) -> str:
 def with_copy_lines(dialect: Dialect, groups: SheetGroups) -> SheetGroups:
     """``groups`` prepared for the writer now (on the import's parsing thread): each group's
     summary (:func:`~comparator.catalog.sheet_summary.summarise_sheet`), and on PostgreSQL
-    each offer's COPY line but its ids, so that the writer only puts the ids in front."""
+    each offer's COPY line but its ids, so that the writer only puts the ids in front;
+    elsewhere each column's distinct values bound, so that the writer only stages them."""
     if not (dialect.name == "postgresql" and dialect.driver == "psycopg"):
-        return dataclasses.replace(groups, summary=summarise_sheet(dialect, groups))
+        bound = {name: _processed(dialect, groups, name)[1] for name in OFFER_FIELDS}
+        return dataclasses.replace(groups, summary=summarise_sheet(dialect, groups), bound=bound)
     rows = np.arange(groups.columns.count)
     cells = [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
     lines = joined_rows(cells, "\t") if cells and len(rows) else np.empty(0, dtype=object)
@@ -383,10 +387,19 @@ def _bound(
     then: Callable[[Any], Any] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(codes at ``rows``, each distinct value as the driver takes it, then ``then``'d)."""
+    if then is None and groups.bound is not None:  # bound ahead (:func:`with_copy_lines`)
+        return groups.coded[name].codes[rows], groups.bound[name]
+    codes, texts = _processed(dialect, groups, name, then)
+    return codes[rows], texts
+
+
+def _processed(
+    dialect: Dialect, groups: SheetGroups, name: str, then: Callable[[Any], Any] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, each distinct value as the driver takes it, then ``then``'d) of ``name``."""
     process = OFFER.c[name].type.bind_processor(dialect)
     bind: Callable[[Any], Any] = process or _same
-    codes, texts = groups.texts(name, (lambda v: then(bind(v))) if then else bind)
-    return codes[rows], texts
+    return groups.texts(name, (lambda v: then(bind(v))) if then else bind)
 
 
 def _same(value: Any) -> Any:

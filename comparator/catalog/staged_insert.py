@@ -79,12 +79,13 @@ def insert_columns(conn: Connection, table: str, columns: Sequence[Column]) -> N
 
 
 def few_combinations(codes: Sequence[np.ndarray], limit: int) -> list[tuple[list[int], np.ndarray]]:
-    """Neighbouring columns (by their ``codes``) grouped while their combinations number at
-    most ``limit``: (the group's column positions, each row's combination key 0..k-1)."""
+    """Neighbouring columns (by their ``codes``, each ``0 <= code < `` its values' count)
+    grouped while their combinations number at most ``limit``: (the group's column
+    positions, each row's combination key 0..k-1 where the group has two columns or more)."""
     found: list[tuple[list[int], np.ndarray]] = []
-    members, key = [0], _dense(codes[0])
+    members, key = [0], codes[0].astype(np.int64, copy=False)
     for index in range(1, len(codes)):
-        column = _dense(codes[index])
+        column = codes[index].astype(np.int64, copy=False)  # codes: 0 <= code < their values
         width = int(column.max()) + 1
         merged, combinations = pd.factorize(key * width + column)
         if len(combinations) <= limit:
@@ -96,17 +97,13 @@ def few_combinations(codes: Sequence[np.ndarray], limit: int) -> list[tuple[list
     return found
 
 
-def _dense(codes: np.ndarray) -> np.ndarray:
-    dense, _ = pd.factorize(codes)
-    found: np.ndarray = dense.astype(np.int64)
-    return found
-
-
 def _write_combinations(
     conn: Connection, name: str, members: Sequence[Column], key: np.ndarray
 ) -> None:
     """The temporary table ``name`` (k, v0, v1, …): each combination's values, once."""
-    keys, firsts = np.unique(key, return_index=True)
+    firsts = np.zeros(int(key.max()) + 1, dtype=np.int64)  # each key's first row
+    firsts[key[::-1]] = np.arange(len(key) - 1, -1, -1)
+    keys = np.arange(len(firsts))
     values = [member_values[codes[firsts]].tolist() for _, codes, member_values in members]
     _create(conn, name, ["k INTEGER PRIMARY KEY", *(f"v{i}" for i in range(len(members)))])
     marks = ", ".join(["?"] * (len(members) + 1))
