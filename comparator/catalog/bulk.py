@@ -160,13 +160,16 @@ def store_groups_in(
     *,
     source: str | Mapping[str, str],
     fetched_at: datetime | Mapping[str, datetime],
+    alone: bool = False,
 ) -> list[SnapshotResult]:
     """:func:`store_snapshot_in` for every provider of a sheet at once: their current
     snapshots read in one query, the new snapshots inserted in one statement and all their
     offers in one bulk insert — the same rows, inside the caller's one transaction.
 
     ``source`` and ``fetched_at`` are the sheet's, or each provider's (a refresh batch of
-    several sources: :mod:`comparator.refresh.batch_store`)."""
+    several sources: :mod:`comparator.refresh.batch_store`). ``alone``: the caller holds every
+    provider's lock (an import of sheets), so no other session writes offers meanwhile
+    (:func:`~comparator.catalog.offer_ids.reserve_offer_ids`)."""
     current = current_snapshots_of(conn, groups.providers)
     results: list[SnapshotResult | None] = []
     new: list[int] = []
@@ -191,9 +194,8 @@ def store_groups_in(
             pid, start, end = groups.spans[index]
             results[index] = SnapshotResult(pid, snapshot_id, "succeeded", end - start)
         written = list(zip(new, ids, strict=True))
-        offer_ids = reserve_offer_ids(
-            conn, sum(groups.spans[i][2] - groups.spans[i][1] for i in new)
-        )
+        count = sum(groups.spans[i][2] - groups.spans[i][1] for i in new)
+        offer_ids = reserve_offer_ids(conn, count, alone=alone)
         insert_offers(conn, groups, written, offer_ids)
         insert_summaries(conn, groups, written, offer_ids)
     return [r for r in results if r is not None]
