@@ -105,3 +105,16 @@ def test_neighbouring_columns_with_few_combinations_are_grouped() -> None:
     assert len(np.unique(key)) == 4 and key.max() == 3
     first = {(int(x), int(y)): int(k) for x, y, k in zip(a, b, key, strict=True)}
     assert len(set(first.values())) == len(first)  # one key per combination
+
+
+def test_a_summary_row_whose_cheapest_offer_is_not_stored_fails_the_write(
+    tmp_path: Path,
+) -> None:
+    from comparator.catalog.sheet_summary import _copied_from_offers
+    from comparator.errors import CatalogError
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    upgrade_schema(engine)
+    with engine.connect() as conn, pytest.raises(CatalogError, match="found 0 of 1"):
+        _copied_from_offers(conn, [12345], [3])  # no offer 12345
+    engine.dispose()
