@@ -59,12 +59,12 @@ class SheetSummary:
     """Per group of the sheet, in the order of the summary's primary key within a span (so
     that its index is appended to, not searched): its span (provider), its cheapest row, its
     offer count, and its row's cells but the ids (a COPY line's middle on PostgreSQL, else a
-    tuple of bound values; see :func:`summary_rows`)."""
+    tuple of bound values, made when a write binds them; see :func:`summary_rows`)."""
 
     span: np.ndarray
     cheapest: np.ndarray
     offers: np.ndarray
-    cells: list[Any]
+    cells: list[Any] | None  # None: not made yet (SQLite: see :func:`summarise_sheet`)
 
 
 def summarise_sheet(
@@ -92,7 +92,8 @@ def summarise_sheet(
     for group in _needs_exact(groups, order, firsts, offers, ratio):
         block = order[firsts[group] : firsts[group] + offers[group]]
         cheapest[group] = _exact_cheapest(groups, block, ratio)
-    cells = _cells(dialect, groups, cheapest, rendered or {})
+    # SQLite's bulk write copies a row's cells from its offer: made there only if needed
+    cells = _cells(dialect, groups, cheapest, rendered or {}) if copy_text_of(dialect) else None
     return SheetSummary(span_of_row[cheapest], cheapest, offers, cells)
 
 
@@ -191,7 +192,10 @@ def summary_rows(
     summary, keep, snapshot_ids, counts, offer_id = _written_groups(
         dialect, groups, snapshots, offer_ids
     )
-    cells = [summary.cells[i] for i in keep.tolist()]
+    made = summary.cells
+    if made is None:
+        made = _cells(dialect, groups, summary.cheapest, {})
+    cells = [made[i] for i in keep.tolist()]
     rows = zip(snapshot_ids, cells, counts, offer_id, strict=True)
     if copy_text_of(dialect) is not None:
         return [f"{sid}\t{middle}\t{n}\t{oid}" for sid, middle, n, oid in rows]
