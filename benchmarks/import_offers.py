@@ -20,6 +20,25 @@ folder kept by ``benchmarks/scale.py --keep``) instead of generating one; ``--no
 the import, the baseline and the import by phase (:mod:`import_phases`: each step's wall,
 thread CPU and PostgreSQL backend CPU).
 
+Fourth round (issue #26, item 3: SQLite's offers staged with few bound values a row, its
+summary copied from the cheapest offers, offer ids by one setval, prices pickled as text),
+2026-12-03 with ``--from /work/scratch-shape/bench-1000000 --no-breakdown`` under the
+measurement lock, main and the branch one after the other (docs/import.md, "Fourth round"):
+
+    main 61b696c (18:38 UTC, load 3.5-5.2):
+      postgres 67,342 rows/s (14.8 s); baseline 142,149 (7.0 s): 0.47 by wall, 0.74 by CPU
+      sqlite   64,862 rows/s (15.4 s); baseline 118,017 (8.5 s): 0.55 by wall, 0.61 by CPU
+    branch (18:41 UTC, load 2.1-4.2):
+      postgres 76,569 rows/s (13.1 s; writer 3.1, child 7.0, backend 7.6 s CPU);
+        baseline 177,131 (5.6 s): 0.43 by wall, 0.75 by CPU
+      sqlite   74,008 rows/s (13.5 s; writer 11.5, child 7.3 s CPU); baseline 116,442
+        (8.6 s): 0.64 by wall, 0.75 by CPU
+    branch's last commit (18:56-19:00 UTC, load 3.1-5.6):
+      postgres 79,229 rows/s (12.6 s; writer 2.4, child 5.9, backend 6.5 s CPU);
+        baseline 158,539 (6.3 s): 0.50 by wall, 0.81 by CPU
+      sqlite   83,572 rows/s (12.0 s; writer 10.7, child 5.7 s CPU); baseline 142,774
+        (7.0 s): 0.59 by wall, 0.65 by CPU (alone at 18:54: 11.2 s against 7.5 s, 0.67)
+
 Third round (issue #26, item 3: a parsing child process, SQLite's page cache and its indexes
 after the rows), 2026-12-03 with ``--from /work/scratch-shape/bench-1000000 --no-breakdown``,
 under the measurement lock (docs/import.md, "Third round"):

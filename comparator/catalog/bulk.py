@@ -35,6 +35,7 @@ from comparator.catalog.queries import (
     lines_sha256,
 )
 from comparator.catalog.sheet_summary import SheetSummary, insert_summaries, summarise_sheet
+from comparator.catalog.staged_insert import insert_columns
 from comparator.errors import CatalogError
 
 ANALYZE_AFTER_ROWS = 10_000
@@ -67,6 +68,8 @@ class SheetGroups:
     lines: np.ndarray | None = None
     # each group's cheapest offer and count, where found ahead (:func:`with_copy_lines`)
     summary: SheetSummary | None = None
+    # elsewhere than PostgreSQL, each column's distinct values bound (by code), made ahead
+    bound: Mapping[str, np.ndarray] | None = None
 
     @property
     def providers(self) -> list[str]:
@@ -157,13 +160,16 @@ def store_groups_in(
     *,
     source: str | Mapping[str, str],
     fetched_at: datetime | Mapping[str, datetime],
+    alone: bool = False,
 ) -> list[SnapshotResult]:
     """:func:`store_snapshot_in` for every provider of a sheet at once: their current
     snapshots read in one query, the new snapshots inserted in one statement and all their
     offers in one bulk insert — the same rows, inside the caller's one transaction.
 
     ``source`` and ``fetched_at`` are the sheet's, or each provider's (a refresh batch of
-    several sources: :mod:`comparator.refresh.batch_store`)."""
+    several sources: :mod:`comparator.refresh.batch_store`). ``alone``: the caller holds every
+    provider's lock (an import of sheets), so no other session writes offers meanwhile
+    (:func:`~comparator.catalog.offer_ids.reserve_offer_ids`)."""
     current = current_snapshots_of(conn, groups.providers)
     results: list[SnapshotResult | None] = []
     new: list[int] = []
@@ -188,9 +194,8 @@ def store_groups_in(
             pid, start, end = groups.spans[index]
             results[index] = SnapshotResult(pid, snapshot_id, "succeeded", end - start)
         written = list(zip(new, ids, strict=True))
-        offer_ids = reserve_offer_ids(
-            conn, sum(groups.spans[i][2] - groups.spans[i][1] for i in new)
-        )
+        count = sum(groups.spans[i][2] - groups.spans[i][1] for i in new)
+        offer_ids = reserve_offer_ids(conn, count, alone=alone)
         insert_offers(conn, groups, written, offer_ids)
         insert_summaries(conn, groups, written, offer_ids)
     return [r for r in results if r is not None]
@@ -222,23 +227,37 @@ def insert_offers(
 ) -> None:
     """The offers of the spans ``(span index, snapshot id)``, with ``offer_ids`` (in the
     order of the spans, then of their rows): PostgreSQL ``COPY … FROM STDIN`` fed text in
-    chunks, else one ``executemany``; each column's values are bound (its type's bind
-    processor) once per distinct value."""
+    chunks, SQLite with few bound parameters per row (:mod:`comparator.catalog.staged_insert`),
+    else one ``executemany``; each column's values are bound (its type's bind processor) once
+    per distinct value."""
     dialect = conn.dialect
     if dialect.name == "postgresql" and dialect.driver == "psycopg":
         chunks, count = copy_payload(dialect, groups, snapshots, offer_ids)
         copy_offers(conn.connection.driver_connection, chunks, count, columns=WITH_IDS)
         return
     rows, snapshot_codes = _rows_of(groups.spans, snapshots)
-    columns = [_bound(dialect, groups, name, rows) for name in OFFER_FIELDS]
-    bound = [texts[codes].tolist() for codes, texts in columns]
-    ids = [snapshots[i][1] for i in snapshot_codes.tolist()]
+    columns = [
+        ("id", np.arange(len(rows)), _objects(offer_ids.tolist())),
+        ("snapshot_id", snapshot_codes, _objects([sid for _, sid in snapshots])),
+        *((name, *_bound(dialect, groups, name, rows)) for name in OFFER_FIELDS),
+    ]
+    if dialect.name == "sqlite":  # few bound parameters per row (catalog/staged_insert.py)
+        insert_columns(conn, OFFER.name, columns)
+        return
     marker = "?" if dialect.paramstyle == "qmark" else "%s"
     sql = (
         f"INSERT INTO {OFFER.name} ({_quoted(dialect)}) "
         f"VALUES ({', '.join([marker] * len(WITH_IDS))})"
     )
-    conn.exec_driver_sql(sql, list(zip(offer_ids.tolist(), ids, *bound, strict=True)))
+    bound = [values[codes].tolist() for _, codes, values in columns]
+    conn.exec_driver_sql(sql, list(zip(*bound, strict=True)))
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """``values`` as a NumPy array of Python objects."""
+    found = np.empty(len(values), dtype=object)
+    found[:] = values
+    return found
 
 
 def _quoted(dialect: Dialect) -> str:
@@ -248,9 +267,11 @@ def _quoted(dialect: Dialect) -> str:
 def with_copy_lines(dialect: Dialect, groups: SheetGroups) -> SheetGroups:
     """``groups`` prepared for the writer now (on the import's parsing thread): each group's
     summary (:func:`~comparator.catalog.sheet_summary.summarise_sheet`), and on PostgreSQL
-    each offer's COPY line but its ids, so that the writer only puts the ids in front."""
+    each offer's COPY line but its ids, so that the writer only puts the ids in front;
+    elsewhere each column's distinct values bound, so that the writer only stages them."""
     if not (dialect.name == "postgresql" and dialect.driver == "psycopg"):
-        return dataclasses.replace(groups, summary=summarise_sheet(dialect, groups))
+        bound = {name: _processed(dialect, groups, name)[1] for name in OFFER_FIELDS}
+        return dataclasses.replace(groups, summary=summarise_sheet(dialect, groups), bound=bound)
     rows = np.arange(groups.columns.count)
     cells = [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
     lines = joined_rows(cells, "\t") if cells and len(rows) else np.empty(0, dtype=object)
@@ -368,10 +389,19 @@ def _bound(
     then: Callable[[Any], Any] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(codes at ``rows``, each distinct value as the driver takes it, then ``then``'d)."""
+    if then is None and groups.bound is not None:  # bound ahead (:func:`with_copy_lines`)
+        return groups.coded[name].codes[rows], groups.bound[name]
+    codes, texts = _processed(dialect, groups, name, then)
+    return codes[rows], texts
+
+
+def _processed(
+    dialect: Dialect, groups: SheetGroups, name: str, then: Callable[[Any], Any] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, each distinct value as the driver takes it, then ``then``'d) of ``name``."""
     process = OFFER.c[name].type.bind_processor(dialect)
     bind: Callable[[Any], Any] = process or _same
-    codes, texts = groups.texts(name, (lambda v: then(bind(v))) if then else bind)
-    return codes[rows], texts
+    return groups.texts(name, (lambda v: then(bind(v))) if then else bind)
 
 
 def _same(value: Any) -> Any:

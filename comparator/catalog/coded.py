@@ -68,6 +68,22 @@ class CodedList(Sequence[Any]):
     def __iter__(self) -> Iterator[Any]:
         return iter(self[:])
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with a column of Decimals (prices) as their texts: ``str`` gives a
+        Decimal's exact digits and exponent back (``Decimal("3.10")`` stays ``3.10``), and
+        a sheet's 59,000 distinct prices pickled and unpickled in about 0.04 s of CPU instead
+        of 0.09 s as Decimal objects (2026-12-03, docs/import.md, "Fourth round")."""
+        kinds = {type(value) for value in self.distinct}
+        if Decimal in kinds and kinds <= {Decimal, type(None)}:
+            texts = [None if value is None else str(value) for value in self.distinct]
+            return (_with_decimals, (self.codes, texts))
+        return (CodedList, (self.codes, self.distinct))
+
+
+def _with_decimals(codes: np.ndarray, texts: list[str | None]) -> CodedList:
+    """A :class:`CodedList` of Decimals pickled as texts (:meth:`CodedList.__reduce__`)."""
+    return CodedList(codes, [None if text is None else Decimal(text) for text in texts])
+
 
 def coded_lists(
     columns: Mapping[str, Sequence[Any]], codes: Mapping[str, Coded]

@@ -147,6 +147,9 @@ _IMPORT_ZH: dict[str, str] = {
     "COPY stored {copied} offers of {expected}; nothing imported": (
         "COPY 只写入了 {expected} 条报价中的 {copied} 条；未导入任何内容"
     ),
+    "the summary found {copied} of {expected} cheapest offers; nothing imported": (
+        "汇总只找到了 {expected} 条最低价报价中的 {copied} 条；未导入任何内容"
+    ),
     "{path}: cannot read the sheet ({reason})": "{path}：无法读取价格表（{reason}）",
     "{path}: no such file": "{path}：没有这个文件",
     "{sheet}: expected a price sheet (.csv, .xlsx, .json) or a profile (.toml)": (

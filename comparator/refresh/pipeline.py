@@ -117,7 +117,9 @@ class SheetStore:
         if not self.replace:
             written.removals += [(path.name, *r) for r in removed_offers_in(conn, groups)]
         if not written.removals:  # once one is refused, the rest is only checked
-            stored = store_groups_in(conn, groups, source=path.name, fetched_at=fetched_at)
+            stored = store_groups_in(  # under the lock of all providers: alone
+                conn, groups, source=path.name, fetched_at=fetched_at, alone=True
+            )
             written.snapshots += [(path.name, r) for r in stored]
 
 

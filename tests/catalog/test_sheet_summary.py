@@ -126,6 +126,24 @@ def test_offer_ids_from_the_sequence_are_no_session_s_else(pg_url: str) -> None:
     engine.dispose()
 
 
+def test_offer_ids_reserved_alone_move_the_sequence_past_them(pg_url: str) -> None:
+    """An import of sheets (every provider's lock held) reserves its ids with one setval:
+    a range no nextval after it hands out again."""
+    from comparator.catalog.offer_ids import reserve_offer_ids
+
+    engine = make_engine(pg_url)
+    upgrade_schema(engine)
+    given = "SELECT nextval(pg_get_serial_sequence('offer', 'id')) FROM generate_series(1, 3)"
+    with engine.begin() as conn:
+        before = conn.exec_driver_sql(given).scalars().all()
+        ids = reserve_offer_ids(conn, 100_000, alone=True).tolist()
+    with engine.begin() as conn:
+        after = conn.exec_driver_sql(given).scalars().all()
+    assert ids == list(range(max(before) + 1, max(before) + 100_001))
+    assert after == [ids[-1] + 1, ids[-1] + 2, ids[-1] + 3]
+    engine.dispose()
+
+
 def test_offer_ids_are_listed_where_another_session_took_some_between(pg_url: str) -> None:
     from comparator.catalog.offer_ids import listed_ids
 
