@@ -40,6 +40,7 @@ from comparator.refresh.gather import Gathered, current_snapshots
 from comparator.refresh.runs import (
     FAILED,
     GOOD,
+    INTERRUPTED,
     Claim,
     GoodRuns,
     RunRecord,
@@ -235,6 +236,7 @@ async def refresh_sources(
         try:
             await _until_done_or_stopped(tasks, stop, grace_s)
         finally:
+            await context.claims.drain()  # claims of cancelled sources finished as failed
             await asyncio.to_thread(batch.close)  # what was handed over is committed
     finally:
         await slots.aclose()
@@ -290,8 +292,7 @@ async def _until_done_or_stopped(
 
 def _result_of(task: asyncio.Future[SourceOutcome], source: SourceSpec) -> SourceOutcome:
     if task.cancelled():
-        reason = "interrupted: the worker was stopped before this source finished"
-        return SourceOutcome(source.provider, source.shown, FAILED, error=reason)
+        return SourceOutcome(source.provider, source.shown, FAILED, error=INTERRUPTED)
     return task.result()
 
 
@@ -347,8 +348,7 @@ async def _run_claimed(
         stored, notes = await _fetch_and_store(context, source, claimed, ahead, handed)
     except asyncio.CancelledError:
         if not handed.done:  # not yet handed to the store batch, which else finishes the run
-            reason = "interrupted: the worker was stopped before this source finished"
-            finish_failed(context.engine, claim, reason, context.now())
+            finish_failed(context.engine, claim, INTERRUPTED, context.now())
         raise
     except Exception as exc:  # every failure is recorded on the run, never raised past it
         error = _error_text(source, exc)

@@ -33,6 +33,8 @@ RUNNING, SUCCEEDED, UNCHANGED, FAILED = "running", "succeeded", "unchanged", "fa
 GOOD = (SUCCEEDED, UNCHANGED)
 STALE_AFTER = timedelta(minutes=15)  # beyond the deadline, for runs of other hosts
 ERROR_LIMIT = 20_000
+# the error of a run whose source was cancelled (the worker stopped) once claimed
+INTERRUPTED = "interrupted: the worker was stopped before this source finished"
 
 
 def this_holder() -> str:
