@@ -5,8 +5,11 @@ its pool looks through all of its connections at every request and every respons
 (``httpcore``'s ``_assign_requests_to_connections``, a readability check of each idle
 socket), which with 64 sources in flight was a third of the event loop's CPU. A slot's client
 has one connection: a source fetches its documents one after the other on it, and the next
-source of the slot reuses it when it goes to the same host. The clients share one SSL
-context (loading the certificates per client cost tens of milliseconds each).
+source of the slot reuses it when it goes to the same host. Its transport is
+:class:`providers.H11Transport` (``h11`` over an asyncio protocol, no ``httpcore`` pool or
+``anyio`` cancel scopes per read: 10,000 sources, two workers, the event loop's CPU per
+source 2.2 → 1.8 ms). The clients share one SSL context (loading the certificates per client
+cost tens of milliseconds each).
 
 Claims go ahead of the slots: a source takes one of ``max_in_flight`` turns to be claimed
 (:meth:`Slots.ahead`) and gives it back once it has its slot, or once it is skipped. So while
@@ -23,6 +26,8 @@ import asyncio
 
 import httpx
 
+from providers import H11Transport
+
 USER_AGENT = "suanli-refresh (+https://github.com/suanli/suanli)"
 
 
@@ -33,11 +38,10 @@ class Slots:
         self._free = asyncio.Semaphore(count)
         self._ahead = asyncio.Semaphore(max(1, count))
         tls = httpx.create_ssl_context()
-        one = httpx.Limits(max_connections=1, max_keepalive_connections=1)
         self._clients = [
             httpx.AsyncClient(
-                limits=one,
-                verify=tls,
+                transport=H11Transport(tls),
+                verify=tls,  # (for the transports of proxies from the environment)
                 follow_redirects=False,  # providers.fetch follows them itself, checking each
                 headers={"User-Agent": USER_AGENT},
             )
