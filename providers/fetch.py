@@ -158,7 +158,10 @@ async def fetch_document(
 ) -> Document:
     """The document at ``location``; ``deadline`` is an event-loop time shared by a source."""
     if not is_url(location):
-        document = await asyncio.to_thread(_read_file, location, policy.max_body_bytes)
+        if _small_file(location):  # on the loop: a thread hop costs more than the read
+            document = _read_file(location, policy.max_body_bytes)
+        else:
+            document = await asyncio.to_thread(_read_file, location, policy.max_body_bytes)
         return _unless_same(document, since)
     loop_deadline = deadline if deadline is not None else _loop_time() + policy.deadline_s
     progress = _Progress()
@@ -191,6 +194,20 @@ def _unless_same(document: Document, since: Validators | None) -> Document:
 
 def _loop_time() -> float:
     return asyncio.get_running_loop().time()
+
+
+SMALL_FILE_BYTES = 64 * 1024  # as a sheet parsed on the event loop (providers.base)
+
+
+def _small_file(location: str) -> bool:
+    """A regular file of at most :data:`SMALL_FILE_BYTES` (a source's profile, a small sheet):
+    read on the event loop (about 25 µs of CPU, against 45–150 µs for the hop to a thread and
+    back). Anything else, or a path that cannot be looked at, is read in a thread."""
+    try:
+        info = os.stat(location)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size <= SMALL_FILE_BYTES
 
 
 def _read_file(location: str, max_bytes: int) -> Document:
