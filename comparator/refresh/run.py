@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -179,19 +181,35 @@ def run_refresh(
     zone = sources.worker.timezone
     period = current_period(parse_cron(sources.worker.cron, zone), now or datetime.now(zone))
     selected = sources.select(providers)
-    return asyncio.run(
-        refresh_sources(
-            engine,
-            selected,
-            period=period,
-            timezone=zone,
-            only_if_due=only_if_due,
-            progress=progress,
-            stop=stop,
-            grace_s=sources.worker.stop_grace_s,
-            max_in_flight=sources.worker.max_in_flight,
+    with _older_objects_frozen():
+        return asyncio.run(
+            refresh_sources(
+                engine,
+                selected,
+                period=period,
+                timezone=zone,
+                only_if_due=only_if_due,
+                progress=progress,
+                stop=stop,
+                grace_s=sources.worker.stop_grace_s,
+                max_in_flight=sources.worker.max_in_flight,
+            )
         )
-    )
+
+
+@contextmanager
+def _older_objects_frozen() -> Iterator[None]:
+    """The objects the process holds already (modules, the sources, the catalog's profiles)
+    left out of the collector's full passes while the refresh runs (``gc.freeze``, put back
+    by ``gc.unfreeze`` at its end: https://docs.python.org/3/library/gc.html). A refresh
+    allocates a lot (fetches, parses, results), so the collector runs full passes during
+    it, each walking every object of the process: 3,000 sources, one process, 0.28 ms of
+    CPU per source in full passes with them, 0.05 without."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 async def refresh_sources(
