@@ -328,8 +328,8 @@ async def _refresh_ahead(context: _Context, source: SourceSpec, ahead: Turn) -> 
     since: Validators | None = None
     if context.good is not None:  # a source another worker refreshed: no claim needed
         known, claim = context.good.cached(source.provider)
-        if not known:
-            claim = await asyncio.to_thread(context.good.reason, source.provider)
+        if not known:  # one read of its chunk, shared by the sources asking meanwhile
+            claim = await context.good.ask(source.provider)
     if claim is None:  # with the claims of the sources whose turn came about now
         claim, since = await context.claims.claim(source)
     context.took("claim", started)
