@@ -27,6 +27,7 @@ fleet empties its tables first: use a throwaway database).
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
@@ -35,6 +36,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -134,7 +136,7 @@ def fleet(
         max_in_flight=args.max_in_flight,
     )
     own_cpu = resource.getrusage(resource.RUSAGE_SELF)
-    with peak_connections(engine) as peak:
+    with database_load(engine) as load:
         wall, results = run_workers(published.config, url, workers)
     server_cpu = _cpu(resource.getrusage(resource.RUSAGE_SELF)) - _cpu(own_cpu)
     found = tally(engine, published)
@@ -148,8 +150,14 @@ def fleet(
     )
     print(f"rate {count / wall:8.1f} sources/s, {count * args.source_rows / wall:,.0f} offers/s")
     _per_source(results, count)
-    if peak:
-        print(f"database connections at most {peak[0]} (all workers; sampled every 0.2 s)")
+    if load.peak:
+        print(f"database connections at most {load.peak} (all workers; sampled every 0.2 s)")
+    if load.server_cpu_s is not None:
+        print(
+            f"database server CPU {load.server_cpu_s:.1f} s, "
+            f"{load.server_cpu_s / count * 1000:.2f} ms/source (its backends, from /proc); "
+            f"workers + server {(cpu + load.server_cpu_s) / count * 1000:.2f} ms/source"
+        )
     print(f"refreshed {found.good}, failed by kind {dict(sorted(found.failed_kinds.items()))}")
     print(f"per worker: {[r.statuses for r in results]}")
     print(
@@ -175,27 +183,60 @@ def _emptied(engine: Engine) -> None:
             conn.execute(table.delete())
 
 
+@dataclass
+class DatabaseLoad:
+    """What the workers' database connections did (PostgreSQL): the most at once, and the CPU
+    of their server backends (read from ``/proc`` when the server runs on this machine)."""
+
+    peak: int = 0
+    backend_cpu_s: dict[int, float] = field(default_factory=dict)  # pid → CPU seen
+
+    @property
+    def server_cpu_s(self) -> float | None:
+        return sum(self.backend_cpu_s.values()) if self.backend_cpu_s else None
+
+
+_TICKS_PER_S = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _backend_cpu_s(pid: int) -> float | None:
+    """utime + stime of a process (``/proc/PID/stat`` fields 14 and 15), None if not here."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICKS_PER_S
+
+
 @contextmanager
-def peak_connections(engine: Engine) -> Iterator[list[int]]:
-    """The most connections to the database seen while the block ran (PostgreSQL)."""
-    peak: list[int] = []
+def database_load(engine: Engine) -> Iterator[DatabaseLoad]:
+    """The database's load while the block ran (PostgreSQL; sampled every 0.2 s): a backend
+    that ends between two samples loses at most 0.2 s of its CPU."""
+    load = DatabaseLoad()
     if engine.dialect.name != "postgresql":
-        yield peak
+        yield load
         return
     done = threading.Event()
-    query = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+    query = (
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+        "AND pid <> pg_backend_pid()"
+    )
 
     def sample() -> None:
         with engine.connect() as conn:
             while not done.wait(0.2):
-                seen = int(conn.exec_driver_sql(query).scalar() or 0) - 1  # this one aside
+                pids = [int(pid) for pid in conn.exec_driver_sql(query).scalars()]
                 conn.rollback()  # pg_stat_activity is read once per transaction
-                peak[:] = [max(peak[0] if peak else 0, seen)]
+                load.peak = max(load.peak, len(pids))
+                for pid in pids:
+                    cpu = _backend_cpu_s(pid)
+                    if cpu is not None:
+                        load.backend_cpu_s[pid] = max(cpu, load.backend_cpu_s.get(pid, 0.0))
 
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
     try:
-        yield peak
+        yield load
     finally:
         done.set()
         thread.join()

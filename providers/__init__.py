@@ -13,6 +13,7 @@ from __future__ import annotations
 from comparator.errors import InputError, Msg
 from providers.base import PARSE_ON_LOOP, Adapter, AdapterResult, SourceSpec
 from providers.fetch import FetchPolicy, Validators
+from providers.h11_transport import H11Transport
 from providers.http_json import HttpJsonAdapter
 from providers.phase_clock import PhaseClock, clock_in_use, phase
 from providers.sheet import KnownCatalog, parse_sheet_columns, read_sheet_file
@@ -48,6 +49,7 @@ __all__ = [
     "Adapter",
     "AdapterResult",
     "FetchPolicy",
+    "H11Transport",
     "KnownCatalog",
     "PhaseClock",
     "SourceSpec",

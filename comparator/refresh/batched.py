@@ -39,6 +39,21 @@ class Batched(Generic[R, A]):
         """Answer every request of ``batch`` (each future's result or exception)."""
         raise NotImplementedError
 
+    def withdraw(self, answer: asyncio.Future[A]) -> bool:
+        """Take back a request not yet handed to :meth:`flush` (its future cancelled); False
+        when its batch is already under way (its answer will come)."""
+        for n, (_, pending) in enumerate(self._pending):
+            if pending is answer:
+                del self._pending[n]
+                answer.cancel()
+                return True
+        return False
+
+    async def drain(self) -> None:
+        """Wait for every batch under way and every task they started (:meth:`_start`)."""
+        while self._tasks:
+            await asyncio.wait(set(self._tasks))
+
     def _take(self) -> list[tuple[R, asyncio.Future[A]]]:
         taken, self._pending = self._pending, []
         return taken

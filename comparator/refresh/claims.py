@@ -28,6 +28,7 @@ from comparator.errors import Msg
 from comparator.refresh.batched import Batched
 from comparator.refresh.runs import (
     GOOD,
+    INTERRUPTED,
     RUN,
     RUNNING,
     SNAPSHOT,
@@ -37,6 +38,7 @@ from comparator.refresh.runs import (
     reason_to_skip,
     this_holder,
 )
+from comparator.refresh.source_store import finish_failed
 from providers import SourceSpec, Validators, phase
 
 CLAIM_WAIT_S = 0.02  # after the first claim asked for, how long a batch gathers more
@@ -191,9 +193,32 @@ class ClaimBatch(Batched[ClaimRequest, Claimed]):
         self.engine, self.period, self.only_if_due, self.now = engine, period, only_if_due, now
 
     async def claim(self, source: SourceSpec) -> Claimed:
-        """The source's claim (or the reason to skip it) and its last good run's validators."""
+        """The source's claim (or the reason to skip it) and its last good run's validators.
+
+        A source cancelled while it waits (the worker stopped) takes its request back when
+        its batch has not started; else the batch's transaction still makes its claim (it is
+        shielded: one source's cancel must not roll back the others'), and the run it made is
+        finished as failed, ``interrupted``, as soon as it commits (:meth:`_release_lost`):
+        no run is left ``running`` by a live worker. :meth:`drain` waits for those writes."""
         request = ClaimRequest(source.provider, source.shown, source.policy.deadline_s)
-        return await asyncio.shield(self.submit(request))  # a claim made is a run: see run.py
+        answer = self.submit(request)
+        try:
+            return await asyncio.shield(answer)  # a claim made is a run: see run.py
+        except asyncio.CancelledError:
+            if not self.withdraw(answer):
+                answer.add_done_callback(self._release_lost)
+            raise
+
+    def _release_lost(self, answer: asyncio.Future[Claimed]) -> None:
+        """The run claimed for a source cancelled meanwhile, finished as failed."""
+        if answer.cancelled() or answer.exception() is not None:
+            return
+        claim, _ = answer.result()
+        if isinstance(claim, Claim):
+            self._start(self._finish_lost(claim, self.now()))
+
+    async def _finish_lost(self, claim: Claim, now: datetime) -> None:
+        await asyncio.to_thread(finish_failed, self.engine, claim, INTERRUPTED, now)
 
     async def flush(self, batch: list[tuple[ClaimRequest, asyncio.Future[Claimed]]]) -> None:
         requests = [request for request, _ in batch]

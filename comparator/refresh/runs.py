@@ -8,6 +8,7 @@ next claim finds it, so it never blocks a source for the rest of the period.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import socket
@@ -33,6 +34,8 @@ RUNNING, SUCCEEDED, UNCHANGED, FAILED = "running", "succeeded", "unchanged", "fa
 GOOD = (SUCCEEDED, UNCHANGED)
 STALE_AFTER = timedelta(minutes=15)  # beyond the deadline, for runs of other hosts
 ERROR_LIMIT = 20_000
+# the error of a run whose source was cancelled (the worker stopped) once claimed
+INTERRUPTED = "interrupted: the worker was stopped before this source finished"
 
 
 def this_holder() -> str:
@@ -175,6 +178,7 @@ class GoodRuns:
         self._good: dict[str, tuple[int, str]] = {}
         self._read_at: dict[int, float] = {}
         self._lock = threading.Lock()
+        self._reading: dict[int, asyncio.Future[Msg | None]] = {}  # chunk → its read (ask)
 
     def cached(self, provider: str) -> tuple[bool, Msg | None]:
         """(True, :meth:`reason`) when the answer is at hand (read less than ``max_age_s``
@@ -192,6 +196,25 @@ class GoodRuns:
         finally:
             self._lock.release()
         return True, None if found is None else already_refreshed(self.period, *found)
+
+    async def ask(self, provider: str) -> Msg | None:
+        """:meth:`reason` on the event loop: :meth:`cached` when it can answer, else one read
+        of the provider's chunk in a thread, which every source of the chunk asking meanwhile
+        awaits. (A thread per asker before: while a read held the lock, each of up to
+        ``max_in_flight`` askers took one of the event loop's few threads to wait for it,
+        and the claims' transactions queued behind them.)"""
+        known, reason = self.cached(provider)
+        if known:
+            return reason
+        chunk = self._chunk_of[provider]
+        reading = self._reading.get(chunk)
+        if reading is None:
+            reading = asyncio.ensure_future(asyncio.to_thread(self.reason, provider))
+            self._reading[chunk] = reading
+            reading.add_done_callback(lambda _: self._reading.pop(chunk, None))
+        await asyncio.shield(reading)  # one asker's cancel leaves the read to the others
+        found = self._good.get(provider)
+        return None if found is None else already_refreshed(self.period, *found)
 
     def reason(self, provider: str) -> Msg | None:
         """Why ``provider`` needs no claim (blocking: call it in a thread), or None."""

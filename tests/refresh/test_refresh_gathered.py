@@ -156,3 +156,31 @@ def test_event_loop_phases_leave_cpu_out(cpu: bool) -> None:
     with clock.measure("fetch", cpu=cpu):
         pass
     assert ("fetch_cpu" in clock.timings()) == cpu
+
+
+def test_good_runs_asked_together_share_one_read_of_their_chunk(engine: Engine) -> None:
+    """Sources asking about one chunk while it is read await that one read: no thread per
+    asker. The answers are each provider's own."""
+    providers = [f"p{n}" for n in range(40)]
+    claim = claim_run(engine, "p7", "p7.csv", "w", only_if_due=True, now=NOW, deadline_s=60)
+    assert not isinstance(claim, str)
+    with engine.begin() as conn:
+        conn.execute(RUN.update().values(status="succeeded"))
+    reads: list[int] = []
+
+    class Counted(GoodRuns):
+        def _read(self, chunk: list[str]) -> dict[str, tuple[int, str]]:
+            reads.append(len(chunk))
+            return super()._read(chunk)
+
+    good = Counted(engine, "w", providers, max_age_s=3600)
+
+    async def ask_all() -> list[object]:
+        return await asyncio.gather(*(good.ask(p) for p in providers))
+
+    answers = asyncio.run(ask_all())
+    assert reads == [40]  # one read for the 40 askers
+    assert [str(a) for a in answers if a is not None] == [
+        "already refreshed in period w (attempt 1, succeeded)"
+    ]
+    assert answers[7] is not None
