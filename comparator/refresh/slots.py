@@ -23,7 +23,6 @@ skipped sources' reads held the slots a third of their time.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import httpx
 
@@ -39,8 +38,8 @@ class Slots:
         self._free = asyncio.Semaphore(count)
         self._ahead = asyncio.Semaphore(max(1, count))
         tls = httpx.create_ssl_context()
-        self._clients: list[SlotClient] = [
-            SlotClient(
+        self._clients = [
+            httpx.AsyncClient(
                 transport=H11Transport(tls),
                 verify=tls,  # (for the transports of proxies from the environment)
                 follow_redirects=False,  # providers.fetch follows them itself, checking each
@@ -62,32 +61,6 @@ class Slots:
             await client.aclose()
 
 
-class _NoCookies(httpx.Cookies):
-    """A cookie jar that keeps none of the cookies answers set."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        return None
-
-
-class SlotClient(httpx.AsyncClient):
-    """A slot's client, which keeps no cookies: a refresh source's requests carry none, and a
-    source's cookies never reach the next source of its slot. httpx's jar wrapped every
-    answer in a ``urllib`` request to look for ``Set-Cookie`` (about a tenth of the event
-    loop's CPU per fetch)."""
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self._none = _NoCookies()
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return self._none
-
-    @cookies.setter
-    def cookies(self, cookies: Any) -> None:
-        raise AttributeError("a refresh slot's client keeps no cookies")
-
-
 class Slot:
     """A source's turn to fetch, with its slot's client: held from its claim to the end of its
     fetch, given back before its result waits for the store batch (the slots bound fetches,
@@ -96,7 +69,7 @@ class Slot:
     def __init__(self, slots: Slots) -> None:
         self.slots = slots
         self.held = False
-        self.client: SlotClient | None = None
+        self.client: httpx.AsyncClient | None = None
 
     async def __aenter__(self) -> Slot:
         await self.slots._free.acquire()
