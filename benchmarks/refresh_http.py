@@ -1,5 +1,5 @@
 """The refresh's HTTP client alone: event-loop CPU per request, a slot's client against httpx's
-own transport and cookie jar, alternating in one run.
+own transport, alternating in one run.
 
 A light loopback server (:mod:`tests.support.light_httpserver`, in a process of its own so its
 CPU is not counted) serves ``--requests`` sheets of 100 offers; ``--slots`` tasks fetch them
@@ -7,9 +7,9 @@ with :func:`providers.fetch.fetch_document`, each on its slot's client, as the r
 Printed per round: the event loop thread's CPU per request (``time.thread_time``) with
 
 - ``slot``: the refresh's clients (:class:`comparator.refresh.slots.Slots`: an
-  :class:`providers.H11Transport` each, no cookie jar);
+  :class:`providers.H11Transport` each, httpx's cookie jar emptied per source);
 - ``httpx``: ``httpx.AsyncClient`` of one connection with httpx's own transport
-  (``httpcore`` + ``anyio``) and cookie jar, as the slots were before.
+  (``httpcore`` + ``anyio``), as the slots were before.
 
     python benchmarks/refresh_http.py [--requests 4000] [--slots 64] [--rounds 3]
 """

@@ -74,6 +74,7 @@ class Slot:
     async def __aenter__(self) -> Slot:
         await self.slots._free.acquire()
         self.client = self.slots._idle.pop()  # a free slot always has its client idle
+        self.client.cookies.clear()  # cookies stay with their source (kept over its redirects)
         self.held = True
         return self
 

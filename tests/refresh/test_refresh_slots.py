@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from sqlalchemy import Engine
 
 from comparator.refresh.run import START_BLOCK, _start_order, run_refresh
+from comparator.refresh.slots import Slots
 from comparator.refresh.sources import load_sources
 from tests.support.httpserver import Reply, fault_server
 from tests.support.refresh_helpers import (
@@ -89,3 +91,35 @@ def test_workers_walk_the_sources_in_blocks_of_their_own_order() -> None:
         starts = [i for n, i in enumerate(order) if n == 0 or order[n - 1] != i - 1]
         assert all(i % START_BLOCK == 0 for i in starts)  # each block walked in a row
     assert _start_order(1234, False) == list(range(1234))
+
+
+def test_a_sources_cookies_stay_within_its_turn() -> None:
+    """A cookie an answer sets goes back on the same source's next request (a redirect that
+    sets a session), never to the next source of the slot, even on the same host."""
+    seen: list[bytes] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            seen.append(head.lower())
+            writer.write(b"HTTP/1.1 200 OK\r\nSet-Cookie: session=abc; Path=/\r\n")
+            writer.write(b"Content-Length: 2\r\n\r\nok")
+            await writer.drain()
+
+    async def scenario() -> None:
+        server = await asyncio.start_server(handler, "127.0.0.1", 0)
+        url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
+        slots = Slots(1)
+        try:
+            for _ in range(2):  # two sources, one after the other, on the one slot
+                async with slots.turn() as slot:
+                    assert slot.client is not None
+                    assert (await slot.client.get(url)).text == "ok"
+                    assert (await slot.client.get(url)).text == "ok"
+        finally:
+            await slots.aclose()
+            server.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), timeout=20))
+    carried = [b"cookie: session=abc" in head for head in seen]
+    assert carried == [False, True, False, True], seen
