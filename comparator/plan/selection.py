@@ -161,7 +161,7 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         capped = _within_daily_cap(problem, per_slot, days)
         least = _least_slots(capped, needed)
         if least is not None and needed == work and overhead:
-            least = _one_block_or_restarts(problem, per_slot, capped, least)
+            least = _one_block_or_restarts(problem, per_slot, least)
     if least is None or needed is None:
         return None
     total_cents = least * 100 * (1 - 1e-9)
@@ -177,19 +177,17 @@ def _least_slots(per_slot: NDArray[np.float64], needed: int | None) -> float | N
 
 
 def _one_block_or_restarts(
-    problem: ScheduleProblem,
-    per_slot: NDArray[np.float64],
-    capped: NDArray[np.float64],
-    cheapest: float,
+    problem: ScheduleProblem, per_slot: NDArray[np.float64], cheapest: float
 ) -> float:
     """An interruptible job with restart overhead ``o`` runs either one block of ``W``
     consecutive slots (:func:`_least_block`), or more blocks and then at least ``W + o`` run
     slots (a restart's overhead slots are run slots, all paid): the least of the two bounds
-    it, never below the ``W`` cheapest (``cheapest``, kept where neither exists: no plan).
-    ``capped``: the slot prices under the daily cap (:func:`_within_daily_cap`)."""
+    it, never below the ``W`` cheapest (``cheapest``, kept where neither exists: no plan)."""
     work = problem.work_slots
     block = _least_block(per_slot, work)
-    restarted = _least_slots(capped, work + problem.restart_overhead_slots)
+    restarted = _least_slots(
+        _within_daily_cap(problem, per_slot), work + problem.restart_overhead_slots
+    )
     bounds = [b for b in (block, restarted) if b is not None]
     return max(cheapest, min(bounds)) if bounds else cheapest
 
