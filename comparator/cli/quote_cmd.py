@@ -60,7 +60,8 @@ def quote(
 
     Example:  suanli quote examples/lora-7b-guangdong.toml -o quote.html --pdf quote.pdf
     """
-    with collector_paused():  # the planner's heap, the document: no collection walks them
+    # the planner's heap, the document: no collection walks them, nor after (the command ends)
+    with collector_paused(examine=False):
         _quote(ctx, job, output, pdf, show, objective, top, today, calibration, json_out)
 
 

@@ -14,24 +14,21 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from comparator.domain.input_model import render_errors
-from comparator.domain.profile_model import (
-    PROFILE_FILE,
-    CertificationTable,
-    DataCenterTable,
-    FilingTable,
-    LicenseTable,
-    ProfileFile,
-)
 from comparator.domain.profile_terms import DatacenterNetwork, ServiceTerms
 from comparator.domain.storage import StorageTerms
 from comparator.domain.toml_input import loads_toml, read_toml
 from comparator.domain.zones import DEFAULT_TIMEZONE_NAME
 from comparator.errors import Msg, ProfileError
+
+if TYPE_CHECKING:  # the profile's pydantic models load where a document is parsed
+    from comparator.domain.profile_model import (
+        CertificationTable,
+        DataCenterTable,
+        FilingTable,
+        LicenseTable,
+    )
 
 
 @dataclass(frozen=True)
@@ -113,7 +110,13 @@ class ProviderProfile:
 
 def parse_profile(data: Mapping[str, Any], source: str) -> ProviderProfile:
     """A provider profile from a TOML/JSON mapping; ProfileError names ``source``, the table
-    (row) and the key (the checks: :mod:`comparator.domain.profile_model`)."""
+    (row) and the key (the checks: :mod:`comparator.domain.profile_model`, loaded here: a
+    catalog's stored profiles are read from their records, without it)."""
+    from pydantic import ValidationError
+
+    from comparator.domain.input_model import render_errors
+    from comparator.domain.profile_model import PROFILE_FILE, ProfileFile
+
     try:
         file = PROFILE_FILE.validate_python(data if isinstance(data, dict) else dict(data))
     except ValidationError as exc:

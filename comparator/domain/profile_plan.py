@@ -16,16 +16,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Protocol
+from functools import cache
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import TypeAdapter, ValidationError
-
-from comparator.domain.input_model import render_errors
 from comparator.domain.profile import storage_terms
-from comparator.domain.profile_model import DataCenterTable, ProfileFile, ProviderTable
 from comparator.domain.storage import StorageTerms
 from comparator.domain.zones import DEFAULT_TIMEZONE_NAME
 from comparator.errors import ProfileError
+
+if TYPE_CHECKING:  # the profile's pydantic models load where a document is parsed
+    from pydantic import TypeAdapter
+
+    from comparator.domain.profile_model import DataCenterTable, ProviderTable
 
 
 class DataCenterStorage(Protocol):
@@ -79,17 +81,30 @@ def terms_of(profile: PlanTerms, provider_id: str) -> ProviderTerms:
     )
 
 
-_PROVIDER: TypeAdapter[ProviderTable] = TypeAdapter(ProviderTable)
-_DATACENTERS: TypeAdapter[list[DataCenterTable]] = TypeAdapter(list[DataCenterTable])
+@cache
+def _adapters() -> tuple[TypeAdapter[ProviderTable], TypeAdapter[list[DataCenterTable]]]:
+    """The provider table's and the data centres' validators, built on first use (a catalog's
+    stored profiles are read from their records, without them)."""
+    from pydantic import TypeAdapter
+
+    from comparator.domain.profile_model import DataCenterTable, ProviderTable
+
+    return TypeAdapter(ProviderTable), TypeAdapter(list[DataCenterTable])
 
 
 def parse_provider_terms(data: Mapping[str, Any], source: str) -> ProviderTerms:
     """The planning terms of a stored profile document (one :func:`parse_profile` accepted):
     its time zone, discount, ``converts_billing`` and data centres' storage, validated by the
     profile's own table models (its credentials are not read)."""
+    from pydantic import ValidationError
+
+    from comparator.domain.input_model import render_errors
+    from comparator.domain.profile_model import ProfileFile
+
+    provider_table, datacenter_tables = _adapters()
     try:
-        provider = _PROVIDER.validate_python(data.get("provider"))
-        centres = _DATACENTERS.validate_python(list(data.get("datacenters") or ()))
+        provider = provider_table.validate_python(data.get("provider"))
+        centres = datacenter_tables.validate_python(list(data.get("datacenters") or ()))
     except ValidationError as exc:
         raise render_errors(exc, ProfileFile, source, ProfileError) from None
     return ProviderTerms(

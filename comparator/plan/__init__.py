@@ -9,18 +9,25 @@ Several jobs sharing stock: :func:`plan_jobs` (:mod:`.joint`, the DP per job, a 
 HiGHS MILP in :mod:`.joint.milp`). No database, no HTTP.
 """
 
+from typing import TYPE_CHECKING
+
+from comparator.domain.lazy import lazy_names
 from comparator.plan.calibrate import CalibrationFit, measured_fit
 from comparator.plan.context import DEFAULT_TOP, PlanContext
 from comparator.plan.entry import OffersRead, plan_job, plan_job_read, plan_jobs
 from comparator.plan.explain.mix import mix_text
 from comparator.plan.explain.timeline import timeline_lines
 from comparator.plan.figures import figure_texts
-from comparator.plan.joint.joint_plan import SharedPlan
 from comparator.plan.plan_notes import best_latency, plan_notes
 from comparator.plan.prune.sql_prefilter import job_offer_filter
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult, PlanSegment, machines_msg
 from comparator.plan.screening import requirement_reason
 from comparator.plan.selection import OBJECTIVES
+
+if TYPE_CHECKING:  # several jobs' shared plan (HiGHS, the job-order search): loaded when asked
+    from comparator.plan.joint.joint_plan import SharedPlan
+
+__getattr__ = lazy_names(__name__, {"joint.joint_plan": ("SharedPlan",)})
 
 __all__ = [
     "DEFAULT_TOP",

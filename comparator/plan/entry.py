@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, GroupSummary, OfferFilter
@@ -24,8 +25,6 @@ from comparator.domain.profile import ProviderProfile
 from comparator.domain.profile_plan import PlanTerms
 from comparator.plan.context import PlanContext
 from comparator.plan.job_plan import plan_offers
-from comparator.plan.joint.joint_plan import SharedPlan
-from comparator.plan.joint.joint_plan import plan_jobs as plan_shared
 from comparator.plan.prune.sql_prefilter import (
     card_floors,
     filtered_reasons,
@@ -35,6 +34,9 @@ from comparator.plan.prune.sql_prefilter import (
 )
 from comparator.plan.prune.streamed import contract_runs, most_runs, plan_streamed, rule_floors
 from comparator.plan.result import PlanResult
+
+if TYPE_CHECKING:  # the shared planner loads when several jobs are planned together
+    from comparator.plan.joint.joint_plan import SharedPlan
 
 Offers = OfferSource | Sequence[OfferView]
 Profiles = Mapping[str, ProviderProfile] | ProfileSource
@@ -214,6 +216,8 @@ def plan_jobs(
 ) -> SharedPlan:
     """Plan ``jobs`` together under the offers' stock (:mod:`.joint.joint_plan`); from an offer
     source, each job reads its own offers through its filter, as it would alone."""
+    from comparator.plan.joint.joint_plan import plan_jobs as plan_shared
+
     if isinstance(source, Sequence):
         if profiles is None:
             raise TypeError("plan_jobs: offers given as a list need their providers' profiles")

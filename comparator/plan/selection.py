@@ -141,7 +141,7 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         known = min(slots, len(rate.slot_costs))
         costs[:known] = float_costs(rate.slot_costs)[:known]
         np.minimum(per_slot, np.where(_usable(rate, slots), costs, np.inf), out=per_slot)
-    days = _days(problem, slots)
+    days = _days(problem, slots)  # computed once: the cap's tests below all need them
     runnable = _may_run(problem, slots)
     for contract in problem.contracts:
         cost, usable = float(contract.cost), _usable(contract, slots) & runnable
@@ -153,12 +153,13 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         per_run_slot = max(cost / most, contract.min_periods * cost / runs)
         np.minimum(per_slot, np.where(usable, per_run_slot, np.inf), out=per_slot)
     per_slot[~runnable] = np.inf  # the job runs only inside its windows
-    needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead)
+    needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead, days)
     least = None
     if not problem.interruptible and not problem.max_run_slots_per_day:
         least = _least_block(per_slot, work)  # one uninterrupted block of ``work`` slots
     if least is None:  # pausing allowed, or no such block (then nothing runs: any bound holds)
-        least = _least_slots(_within_daily_cap(problem, per_slot), needed)
+        capped = _within_daily_cap(problem, per_slot, days)
+        least = _least_slots(capped, needed)
         if least is not None and needed == work and overhead:
             least = _one_block_or_restarts(problem, per_slot, least)
     if least is None or needed is None:
@@ -230,13 +231,17 @@ def _days(problem: ScheduleProblem, slots: int) -> NDArray[np.int64] | None:
 
 
 def _fewest_run_slots(
-    problem: ScheduleProblem, runnable: NDArray[np.bool_], overhead: int
+    problem: ScheduleProblem,
+    runnable: NDArray[np.bool_],
+    overhead: int,
+    days: NDArray[np.int64] | None = None,
 ) -> int | None:
     """The fewest run slots (overhead included) any plan needs; None when none can do the work.
 
     A run block lies in one stretch of consecutive runnable slots and runs at most ``cap`` slots
     of each day it touches, so no block is longer than ``L``, the largest such sum over the
-    stretches. The first block does at most ``L`` slots of work, each later one ``L − overhead``."""
+    stretches. The first block does at most ``L`` slots of work, each later one ``L − overhead``.
+    ``days``: each slot's day under the cap (:func:`_days`; computed when not given)."""
     work = problem.work_slots
     if not overhead:
         return work
@@ -246,9 +251,9 @@ def _fewest_run_slots(
         return None
     cap = problem.max_run_slots_per_day
     if cap:
-        days = np.array(problem.day_indices(len(runnable)), dtype=np.int64)[runnable]
-        pairs, portions = np.unique(np.stack([stretch, days]), axis=1, return_counts=True)
-        longest = int(np.bincount(pairs[0], weights=np.minimum(portions, cap)).max())
+        days = _days(problem, len(runnable)) if days is None else days
+        assert days is not None
+        longest = _longest_capped_block(stretch, days[runnable], cap)
     else:
         longest = int(np.bincount(stretch).max())
     if work <= longest:
@@ -259,16 +264,31 @@ def _fewest_run_slots(
     return work + overhead * (blocks - 1)
 
 
+def _longest_capped_block(stretch: NDArray[Any], days: NDArray[np.int64], cap: int) -> int:
+    """The largest, over the stretches, of the sum over the days a stretch touches of
+    ``min(its slots that day, cap)``. ``stretch`` and ``days`` (one entry per runnable slot,
+    in slot order) never decrease, so each (stretch, day) pair is one run of equal entries."""
+    starts = np.flatnonzero(
+        np.concatenate(([True], (stretch[1:] != stretch[:-1]) | (days[1:] != days[:-1])))
+    )
+    portions = np.diff(np.append(starts, len(stretch)))
+    return int(np.bincount(stretch[starts], weights=np.minimum(portions, cap)).max())
+
+
 def _within_daily_cap(
-    problem: ScheduleProblem, per_slot: NDArray[np.float64]
+    problem: ScheduleProblem,
+    per_slot: NDArray[np.float64],
+    days: NDArray[np.int64] | None = None,
 ) -> NDArray[np.float64]:
     """The slot prices of each day's ``cap`` cheapest slots (all slots without a cap): any
     capped plan's run slots are at most ``cap`` a day, so their prices sum to at least the
-    ``W`` cheapest of these (a partition matroid: the greedy choice is the cheapest)."""
+    ``W`` cheapest of these (a partition matroid: the greedy choice is the cheapest).
+    ``days``: each slot's day under the cap (:func:`_days`; computed when not given)."""
     cap = problem.max_run_slots_per_day
     if not cap:
         return per_slot
-    days = np.array(problem.day_indices(len(per_slot)), dtype=np.int64)
+    days = _days(problem, len(per_slot)) if days is None else days
+    assert days is not None
     order = np.lexsort((per_slot, days))  # by day, then price
     ordered_days = days[order]
     first = np.searchsorted(ordered_days, ordered_days, side="left")

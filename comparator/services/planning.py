@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
@@ -37,10 +38,12 @@ from comparator.plan import (
     OBJECTIVES,
     PlanContext,
     PlanResult,
-    SharedPlan,
     plan_job_read,
     plan_jobs,
 )
+
+if TYPE_CHECKING:  # the shared planner loads when several jobs are planned together
+    from comparator.plan import SharedPlan
 
 
 @dataclass(frozen=True)

@@ -161,6 +161,20 @@ def test_showing_a_stored_quote_loads_no_planner(demo_db_url: str, tmp_path: Pat
     assert (tmp_path / "q.html").read_text(encoding="utf-8").count(number) >= 1
 
 
+def test_a_quote_loads_neither_the_profile_models_nor_the_shared_planner(
+    demo_db_url: str, tmp_path: Path
+) -> None:
+    """The catalog's profiles are read from their records: a quote (and `offers
+    --compliant-for`) builds no pydantic model of the profile file; only a document without a
+    current record is parsed with them. The planner of several jobs together (the job-order
+    search, HiGHS) loads only for them (docs/commands-at-scale.md, fourth round)."""
+    heavy = ("comparator.domain.profile_model", "comparator.plan.joint")
+    argv = ["--db", demo_db_url, "quote", str(JOB), "--json", "-o", str(tmp_path / "q.html")]
+    assert loaded_heavy(argv, heavy) == []
+    argv = ["--db", demo_db_url, "offers", "--compliant-for", str(JOB)]
+    assert loaded_heavy(argv, heavy) == []
+
+
 @pytest.mark.parametrize("package", ["domain", "estimate", "compliance", "services"])
 def test_names_loaded_on_first_use_are_exactly_the_public_ones(package: str) -> None:
     """A lazy package's ``_HOME`` names every name of ``__all__`` once, each where it lives (a

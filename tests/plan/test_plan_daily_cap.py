@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pytest
 
 from comparator.domain.job import Job, Schedule, Workload
@@ -24,7 +25,7 @@ from comparator.plan import PlanContext, plan_job
 from comparator.plan.candidates import PriceBasis
 from comparator.plan.dp.dp_solver import solve_schedule
 from comparator.plan.dp.problem import HourlyRate, ScheduleProblem
-from comparator.plan.selection import lower_bound_cents
+from comparator.plan.selection import _fewest_run_slots, lower_bound_cents
 from tests.plan.test_plan_machines import (
     _by_finish,
     assert_agrees_with_oracle,
@@ -125,6 +126,44 @@ def test_the_restarts_that_short_windows_force_are_in_the_bound() -> None:
         problem, max_run_slots_per_day=2, day_of_slot=tuple(t // 6 for t in range(24))
     )
     assert best_of(capped) is None and lower_bound_cents(capped) is None  # 2 + 1 + 1 + 1 < 7
+
+
+def _longest_block_by_hand(runnable: list[bool], days: list[int], cap: int) -> int:
+    """Per stretch of consecutive runnable slots, the sum over its days of min(slots, cap)."""
+    longest, stretch = 0, []
+    for t, run in enumerate([*runnable, False]):
+        if run:
+            stretch.append(days[t])
+        elif stretch:
+            longest = max(longest, sum(min(n, cap) for n in Counter(stretch).values()))
+            stretch = []
+    return longest
+
+
+def test_the_longest_capped_block_is_counted_by_stretch_and_day() -> None:
+    """The fewest run slots under a cap and windows (``_fewest_run_slots``): the longest block
+    counted with runs of equal (stretch, day) pairs equals counting each stretch by hand."""
+    rng = random.Random(1700)
+    for _ in range(400):
+        slots = rng.randint(1, 60)
+        runnable = [rng.random() < 0.7 for _ in range(slots)]
+        days = list(random_days(rng, slots))
+        cap, overhead = rng.randint(1, 6), rng.randint(1, 3)
+        rate = HourlyRate("h", (D(1),) * slots, 1, tuple(runnable))
+        problem = ScheduleProblem(
+            slots, rng.randint(1, slots), True, overhead, (rate,), (), D(0), cap, tuple(days)
+        )
+        mask = np.array(runnable, dtype=bool)
+        got = _fewest_run_slots(problem, mask, overhead, np.array(days, dtype=np.int64))
+        longest = _longest_block_by_hand(runnable, days, cap)
+        work = problem.work_slots
+        if not any(runnable) or (work > longest and longest <= overhead):
+            assert got is None
+        elif work <= longest:
+            assert got == work
+        else:
+            blocks = 1 + -(-(work - longest) // (longest - overhead))
+            assert got == work + overhead * (blocks - 1)
 
 
 def _windowed(rng: random.Random, problem: ScheduleProblem) -> ScheduleProblem:
