@@ -285,6 +285,9 @@ _FETCH_ZH: dict[str, str] = {
     "cannot connect ({detail})": "无法连接（{detail}）",
     "connection closed mid-answer ({detail})": "应答中途连接被关闭（{detail}）",
     "connection reset while reading ({detail})": "读取时连接被重置（{detail}）",
+    # the refresh slots' transport (providers/h11_transport.py), the detail of the two above
+    "Server disconnected without sending a response.": "服务器未发送应答即断开了连接。",
+    "the connection is closed": "连接已关闭",
     "{shown}: not an http(s) URL": "{shown}：不是 http(s) 网址",
     "{shown}: from https to plain http": "{shown}：从 https 降到了明文 http",
     "{shown}: another host or port than the source's; list it in redirect_hosts to allow it": (
