@@ -124,7 +124,7 @@ def left_out(
     source: OfferSource, wanted: OfferFilter, loaded: int, in_places: int | None = None
 ) -> list[FilteredOffers]:
     """The current offers of ``source`` beyond the ``loaded`` offers of ``wanted``, counted by
-    why (``in_places``: the count :meth:`OfferSource.summaries` returned, when known)."""
+    why (``in_places``: the count of its places' offers, when known: :meth:`OfferSource.census`)."""
     total = source.count()
     in_place = total if not wanted.by_place else in_places
     if in_place is None:
@@ -158,8 +158,7 @@ def _streamed(
     try:
         unfit = stream.unfit()
         loaded = sum(s.offers for s in stream.shapes()) + sum(unfit.values())
-        in_places = census.in_places if wanted.by_place else None
-        filtered = [*left_out(source, wanted, loaded, in_places), *unfit_reasons(unfit)]
+        filtered = [*left_out(source, wanted, loaded, census.in_places), *unfit_reasons(unfit)]
 
         def read(groups: Sequence[GroupSummary]) -> list[OfferView]:
             return source.read(wanted, groups)
