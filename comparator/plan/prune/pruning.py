@@ -50,6 +50,7 @@ from comparator.plan.selection import (
     _lower_key,
     _Ranking,
     candidate_bound_cents,
+    stretch_hopeless,
 )
 from comparator.plan.work_hours import work_run_hours
 
@@ -314,7 +315,9 @@ class _Walk:
 
     def solve(self, key: Key, candidate: Candidate) -> None:
         ranking, selection = self.ranking, self.selection
-        if self.hopeless(candidate, key):
+        if self.hopeless(candidate, key) or stretch_hopeless(
+            ranking, candidate, key[1:], lambda c, k: self.hopeless(c, (1, *k))
+        ):
             selection.skipped.append(candidate)
             return
         evaluated = _evaluate(candidate, self.options)
