@@ -24,7 +24,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-LEVELS = 4  # the cheapest price levels tried (each gives a floor; the largest is kept)
+LEVELS = 2  # the cheapest price levels tried (each gives a floor; the largest is kept)
 
 
 def least_over_blocks(
