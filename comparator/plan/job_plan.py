@@ -31,6 +31,7 @@ from comparator.plan.candidates import (
     build_candidates,
 )
 from comparator.plan.context import PlanContext
+from comparator.plan.dated_plan import realise
 from comparator.plan.dp.grid import PriceBasis
 from comparator.plan.explain.card_supply import check_card_supply
 from comparator.plan.explain.diagnose import budget_diagnosis, diagnose
@@ -38,7 +39,7 @@ from comparator.plan.priced import figure_rows, fit_advice, plan_link, with_figu
 from comparator.plan.prune.pruning import LazyCandidates, choose_lazy, lazy_candidates
 from comparator.plan.result import ExcludedOffer, Plan, PlanResult
 from comparator.plan.screening import OfferScreen, exclusion
-from comparator.plan.selection import PlanOptions, Selection, choose, realise
+from comparator.plan.selection import PlanOptions, Selection, choose
 from comparator.plan.work import WorkTable, calibration_fit, placement_estimate, work_table
 
 

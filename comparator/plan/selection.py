@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -28,16 +28,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from comparator.domain.links import parse_network
-from comparator.domain.offer_view import OfferView
-from comparator.errors import AmountsTooLargeError, Msg, PlanError
-from comparator.plan.bill import bill_lines
+from comparator.errors import AmountsTooLargeError, Msg
 from comparator.plan.candidates import Candidate
 from comparator.plan.dp.dp_solver import ScheduleProfile, solve_schedule
 from comparator.plan.dp.pausing.dominated_contracts import most_runs_per_period
 from comparator.plan.dp.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
 from comparator.plan.dp.slot_prices import float_costs
-from comparator.plan.result import Plan, PlanSegment, RunBlock
+from comparator.plan.prune.stretch_bound import least_over_blocks
 
 OBJECTIVES = ("cost", "time")
 Key = tuple[Any, ...]
@@ -135,24 +132,8 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
         return None
     overhead = problem.restart_overhead_slots if problem.interruptible else 0
     runs = min(slots, work + overhead * (work - 1))
-    per_slot = np.full(slots, np.inf)
-    for rate in problem.hourly:
-        costs = np.full(slots, np.inf)
-        known = min(slots, len(rate.slot_costs))
-        costs[:known] = float_costs(rate.slot_costs)[:known]
-        np.minimum(per_slot, np.where(_usable(rate, slots), costs, np.inf), out=per_slot)
     days = _days(problem, slots)  # computed once: the cap's tests below all need them
-    runnable = _may_run(problem, slots)
-    for contract in problem.contracts:
-        cost, usable = float(contract.cost), _usable(contract, slots) & runnable
-        most = most_runs_per_period(
-            usable, contract.period_slots, problem.max_run_slots_per_day, days
-        )
-        if not most:
-            continue
-        per_run_slot = max(cost / most, contract.min_periods * cost / runs)
-        np.minimum(per_slot, np.where(usable, per_run_slot, np.inf), out=per_slot)
-    per_slot[~runnable] = np.inf  # the job runs only inside its windows
+    per_slot = _per_slot(problem, runs, days)
     needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead, days)
     least = None
     if not problem.interruptible and not problem.max_run_slots_per_day:
@@ -164,8 +145,39 @@ def lower_bound_cents(problem: ScheduleProblem) -> int | None:
             least = _one_block_or_restarts(problem, per_slot, least)
     if least is None or needed is None:
         return None
-    total_cents = least * 100 * (1 - 1e-9)
-    return int(np.floor(total_cents)) - (runs + 1) // 2 + problem.storage_cents * needed
+    return _cents(least, runs) + problem.storage_cents * needed
+
+
+def _cents(least: float, runs: int) -> int:
+    """A float sum of slot prices as a bound in cents: its float error and the rounding of up
+    to ``runs`` segments (half a cent each, at most) taken off."""
+    return int(np.floor(least * 100 * (1 - 1e-9))) - (runs + 1) // 2
+
+
+def _per_slot(
+    problem: ScheduleProblem, runs: int, days: NDArray[np.int64] | None
+) -> NDArray[np.float64]:
+    """The least price of any rate in each run slot (``inf`` where the job cannot run): an
+    hourly rate's slot price, a contract's price per run slot."""
+    slots = problem.deadline_slot
+    per_slot = np.full(slots, np.inf)
+    for rate in problem.hourly:
+        costs = np.full(slots, np.inf)
+        known = min(slots, len(rate.slot_costs))
+        costs[:known] = float_costs(rate.slot_costs)[:known]
+        np.minimum(per_slot, np.where(_usable(rate, slots), costs, np.inf), out=per_slot)
+    runnable = _may_run(problem, slots)
+    for contract in problem.contracts:
+        cost, usable = float(contract.cost), _usable(contract, slots) & runnable
+        most = most_runs_per_period(
+            usable, contract.period_slots, problem.max_run_slots_per_day, days
+        )
+        if not most:
+            continue
+        per_run_slot = max(cost / most, contract.min_periods * cost / runs)
+        np.minimum(per_slot, np.where(usable, per_run_slot, np.inf), out=per_slot)
+    per_slot[~runnable] = np.inf  # the job runs only inside its windows
+    return per_slot
 
 
 def _least_slots(per_slot: NDArray[np.float64], needed: int | None) -> float | None:
@@ -202,6 +214,25 @@ def _least_block(per_slot: NDArray[np.float64], work: int) -> float | None:
     sums = np.lib.stride_tricks.sliding_window_view(per_slot, work).sum(axis=1)
     least = float(sums.min())
     return least if math.isfinite(least) else None
+
+
+def stretch_bound_cents(problem: ScheduleProblem) -> int | None:
+    """A bound on ``problem``'s schedules for an interruptible job with restart overhead,
+    from the stretches of its cheap slots (:mod:`~comparator.plan.prune.stretch_bound`), with
+    the storage of :func:`lower_bound_cents`; None without overhead or without a finite floor.
+    The walks test it only before solving a candidate, never to order (the order, hence every
+    tie, stays that of :func:`candidate_bound_cents`)."""
+    overhead, work = problem.restart_overhead_slots, problem.work_slots
+    if not (problem.interruptible and overhead) or work > problem.deadline_slot:
+        return None
+    runs = min(problem.deadline_slot, work + overhead * (work - 1))
+    days = _days(problem, problem.deadline_slot)
+    per_slot = _per_slot(problem, runs, days)
+    needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead, days)
+    least = least_over_blocks(per_slot, work, overhead)
+    if least is None or needed is None:
+        return None
+    return _cents(least, runs) + problem.storage_cents * needed
 
 
 def candidate_bound_cents(candidate: Candidate) -> int | None:
@@ -375,6 +406,14 @@ class _Ranking:
         shown = self.options.top + 1
         return self._sorted[shown - 1][0] if len(self._sorted) >= shown else None
 
+    def reserve(self, candidate: Candidate, bound: int) -> None:
+        """A candidate skipped by :func:`stretch_hopeless` keeps its pair's place among equal
+        keys, as solving it would have (its plan ranked, if one fits the budget)."""
+        budget = self.options.budget_cents
+        pair = self.group(candidate)
+        if pair not in self._seq and (budget is None or bound <= budget):
+            self._seq[pair] = len(self._seq)
+
     def hopeless(self, candidate: Candidate, lower: Key) -> bool:
         """True when the bound proves ``candidate`` neither its pair's best nor shown."""
         objective = self.options.objective
@@ -383,6 +422,30 @@ class _Ranking:
             return True
         shown = self.options.top + 1
         return len(self._sorted) >= shown and lower > self._sorted[shown - 1][0]
+
+
+def stretch_hopeless(
+    ranking: _Ranking,
+    candidate: Candidate,
+    lower: Key,
+    hopeless: Callable[[Candidate, Key], bool] | None = None,
+) -> bool:
+    """Whether :func:`stretch_bound_cents` proves a candidate that its key did not prove
+    hopeless so (the ``cost`` objective; ``hopeless``: the walk's test of a key, default
+    ``ranking.hopeless``); then its pair keeps its place (:meth:`_Ranking.reserve`)."""
+    if ranking.options.objective != "cost":
+        return False
+    bound = stretch_bound_cents(candidate.problem)
+    if bound is None:
+        return False
+    bound += candidate.bill.fixed_cents
+    if bound <= lower[0]:
+        return False
+    test = hopeless or ranking.hopeless
+    if not test(candidate, (bound, *lower[1:])):
+        return False
+    ranking.reserve(candidate, bound)
+    return True
 
 
 def choose(
@@ -405,7 +468,7 @@ def choose(
     bounded.sort(key=lambda item: item[0])
     ranking = _Ranking(options, by_candidate)
     for lower, candidate in bounded:
-        if ranking.hopeless(candidate, lower):
+        if ranking.hopeless(candidate, lower) or stretch_hopeless(ranking, candidate, lower):
             selection.skipped.append(candidate)
             continue
         evaluated = _evaluate(candidate, options)
@@ -418,69 +481,3 @@ def choose(
         selection.best = ranked[0]
         selection.alternatives = ranked[1 : 1 + options.top]
     return selection
-
-
-# --- from a solved candidate to a dated plan --------------------------------------------------
-def solved_schedule(evaluated: Evaluated) -> ScheduleResult:
-    """The optimal schedule behind ``evaluated`` (its kept layers, or solved again)."""
-    assert evaluated.diagonal is not None
-    if evaluated.schedule is not None:
-        return evaluated.schedule
-    profile = evaluated.profile or solve_schedule(evaluated.candidate.problem)
-    return profile.schedule(evaluated.diagonal)
-
-
-def to_plan(candidate: Candidate, schedule: ScheduleResult, currency: str) -> Plan:
-    """Dated segments of ``schedule`` on ``candidate``'s slot grid."""
-    grid = candidate.grid
-    segments = tuple(
-        PlanSegment(
-            offer_id=(offer_id := candidate.trials.get(s.key, s.key)),
-            billing=candidate.offers[offer_id].billing,
-            start=grid.at(s.start),
-            end=grid.at(s.end),
-            units=candidate.units[offer_id],
-            periods=s.periods,
-            unit_price=candidate.unit_prices[offer_id],
-            cost=s.cost,
-            run_end=grid.at(s.run_end),
-            overhead_hours=s.overhead_slots,
-            free_trial=s.key in candidate.trials,
-            runs=tuple(RunBlock(grid.at(a), grid.at(b), o) for a, b, o in s.blocks),
-        )
-        for s in schedule.segments
-    )
-    sample: OfferView = next(iter(candidate.offers.values()))
-    network = parse_network(sample.network)
-    start, finish = grid.at(schedule.start), grid.at(schedule.finish)
-    bill = bill_lines(candidate.bill, start, finish)
-    total = sum((s.cost for s in segments), Decimal(0)) + sum((b.cost for b in bill), Decimal(0))
-    if total != schedule.cost + Decimal(candidate.bill.fixed_cents) / 100:
-        raise PlanError("internal error: the bill does not add up to the plan's cost")
-    return Plan(
-        provider=candidate.provider,
-        provider_name=sample.provider_name,
-        region=candidate.region,
-        region_name=sample.region_name,
-        province=sample.province,
-        city=sample.city,
-        gpu=candidate.gpu,
-        cards=candidate.cards,
-        node_cards=candidate.node_cards,
-        currency=currency,
-        total_cost=total,
-        start=start,
-        finish=finish,
-        run_hours=schedule.run_slots,
-        work_hours=candidate.run_hours,
-        card_hours=candidate.priced_card_hours or candidate.work.card_hours_on(candidate.cards),
-        segments=segments,
-        bill=bill,
-        hours_range=candidate.work.hours_range,
-        network_kind=network.kind if network else None,
-        network_gbps=network.gbps if network else None,
-    )
-
-
-def realise(evaluated: Evaluated, currency: str) -> Plan:
-    return to_plan(evaluated.candidate, solved_schedule(evaluated), currency)

@@ -29,7 +29,14 @@ class SlotGrid:
     holidays: HolidaySupplement | None = None  # the calendar its workday/holiday rules read
 
     def at(self, slot: int) -> datetime:
-        return (self.first.astimezone(UTC) + timedelta(hours=slot)).astimezone(self.timezone)
+        return _slot_time(self.first, self.timezone, slot)
+
+
+@lru_cache(maxsize=16384)
+def _slot_time(first: datetime, timezone: ZoneInfo, slot: int) -> datetime:
+    """The start of ``slot`` on a grid from ``first`` in ``timezone`` (asked for every card
+    count's earliest finish as the walk keys it: each grid's few hundred slots once)."""
+    return (first.astimezone(UTC) + timedelta(hours=slot)).astimezone(timezone)
 
 
 @lru_cache(maxsize=256)

@@ -53,6 +53,7 @@ from comparator.domain.offer_view import OfferView
 from comparator.domain.profile import ProviderProfile
 from comparator.plan.candidates import Candidate
 from comparator.plan.context import PlanContext
+from comparator.plan.dated_plan import solved_schedule, to_plan
 from comparator.plan.dp.problem import ScheduleResult
 from comparator.plan.job_plan import finish, prepare
 from comparator.plan.joint.joint_search import (
@@ -71,7 +72,7 @@ from comparator.plan.joint.milp.milp_model import MilpOutcome
 from comparator.plan.joint.stock import fits, trials_once
 from comparator.plan.joint.trials import trial_bound
 from comparator.plan.result import PlanResult
-from comparator.plan.selection import PlanOptions, choose, solved_schedule, to_plan
+from comparator.plan.selection import PlanOptions, choose
 
 MILP_CANDIDATES = 3
 RELAXED_SHARE = 0.6  # of the time limit for the first MILP when jobs fall back

@@ -50,6 +50,7 @@ from comparator.plan.selection import (
     _lower_key,
     _Ranking,
     candidate_bound_cents,
+    stretch_hopeless,
 )
 from comparator.plan.work_hours import work_run_hours
 
@@ -196,7 +197,7 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
         elif stage == GROUP:
             for entry in walk.counts(item, index, key):
                 heapq.heappush(heap, entry)
-        elif (built := walk.build(item[0], item[1], index, position)) is not None:
+        elif (built := walk.build(item[0], item[1], index, position, key)) is not None:
             heapq.heappush(heap, built)
     return walk.finish()
 
@@ -293,13 +294,23 @@ class _Walk:
             else:
                 self.selection.skipped.append(sketch)
 
-    def build(self, g: GroupInput, cards: int, index: int, position: int) -> Entry | None:
+    def build(
+        self, g: GroupInput, cards: int, index: int, position: int, key: Key = ()
+    ) -> Entry | None:
+        """The count's candidate, pushed with its bound; a count whose work may not fit
+        (``key`` FIRST: ``bounds.may_not_fit``, so its candidate has no bound) is recorded as
+        unsolvable from its sketch (its offers, units and run hours: all that is read of an
+        unsolved candidate), without its rates."""
         builder = self.lazy.builder
-        candidate = builder.candidate(g.key, g.offers, g.prices, g.work, cards, g.grid)
+        first = key == FIRST
+        if first:
+            candidate = builder.sketch(g, cards)
+        else:
+            candidate = builder.candidate(g.key, g.offers, g.prices, g.work, cards, g.grid)
         assert candidate is not None
         self.lazy.built.candidates.append(candidate)
         self.places[id(candidate)] = (index, position)
-        bound = candidate_bound_cents(candidate)
+        bound = None if first else candidate_bound_cents(candidate)
         self.selection.bounds[id(candidate)] = bound
         if bound is None:
             self.unbounded.append((index, position, candidate))
@@ -314,7 +325,9 @@ class _Walk:
 
     def solve(self, key: Key, candidate: Candidate) -> None:
         ranking, selection = self.ranking, self.selection
-        if self.hopeless(candidate, key):
+        if self.hopeless(candidate, key) or stretch_hopeless(
+            ranking, candidate, key[1:], lambda c, k: self.hopeless(c, (1, *k))
+        ):
             selection.skipped.append(candidate)
             return
         evaluated = _evaluate(candidate, self.options)
