@@ -124,10 +124,14 @@ def _sorted_by_provider(columns: OfferColumns) -> OfferColumns:
     return OfferColumns({n: [col[i] for i in order] for n, col in columns.values.items()}, codes)
 
 
-def removed_offers_in(conn: Connection, groups: SheetGroups) -> list[tuple[str, int, int, int]]:
+def removed_offers_in(
+    conn: Connection, groups: SheetGroups, current: Mapping[str, SnapshotInfo] | None = None
+) -> list[tuple[str, int, int, int]]:
     """(provider, offers before, offers in the sheet, offers gone) of each provider whose
-    current snapshot has offers the sheet lacks (by :data:`KEY_FIELDS`)."""
-    current = current_snapshots_of(conn, groups.providers)
+    current snapshot has offers the sheet lacks (by :data:`KEY_FIELDS`). ``current``: the
+    providers' current snapshots where the caller read them (:func:`current_snapshots_of`)."""
+    if current is None:
+        current = current_snapshots_of(conn, groups.providers)
     changed = {
         pid: i
         for i, pid in enumerate(groups.providers)
@@ -164,6 +168,7 @@ def store_groups_in(
     source: str | Mapping[str, str],
     fetched_at: datetime | Mapping[str, datetime],
     alone: bool = False,
+    current: Mapping[str, SnapshotInfo] | None = None,
 ) -> list[SnapshotResult]:
     """:func:`store_snapshot_in` for every provider of a sheet at once: their current
     snapshots read in one query, the new snapshots inserted in one statement and all their
@@ -172,8 +177,11 @@ def store_groups_in(
     ``source`` and ``fetched_at`` are the sheet's, or each provider's (a refresh batch of
     several sources: :mod:`comparator.refresh.batch_store`). ``alone``: the caller holds every
     provider's lock (an import of sheets), so no other session writes offers meanwhile
-    (:func:`~comparator.catalog.offer_ids.reserve_offer_ids`)."""
-    current = current_snapshots_of(conn, groups.providers)
+    (:func:`~comparator.catalog.offer_ids.reserve_offer_ids`). ``current``: the providers'
+    current snapshots where the caller read them in this transaction (an import's check of
+    removals did), else read here."""
+    if current is None:
+        current = current_snapshots_of(conn, groups.providers)
     results: list[SnapshotResult | None] = []
     new: list[int] = []
     for index, (pid, _, _) in enumerate(groups.spans):

@@ -23,6 +23,7 @@ from sqlalchemy import Connection, Engine
 
 from comparator.catalog.bulk import (
     SheetGroups,
+    current_snapshots_of,
     for_the_writer,
     removed_offers_in,
     store_groups_in,
@@ -114,11 +115,13 @@ class SheetStore:
         written: Written,
         fetched_at: datetime,
     ) -> None:
+        current = current_snapshots_of(conn, groups.providers)  # read once for both
         if not self.replace:
-            written.removals += [(path.name, *r) for r in removed_offers_in(conn, groups)]
+            found = removed_offers_in(conn, groups, current)
+            written.removals += [(path.name, *r) for r in found]
         if not written.removals:  # once one is refused, the rest is only checked
             stored = store_groups_in(  # under the lock of all providers: alone
-                conn, groups, source=path.name, fetched_at=fetched_at, alone=True
+                conn, groups, source=path.name, fetched_at=fetched_at, alone=True, current=current
             )
             written.snapshots += [(path.name, r) for r in stored]
 
