@@ -4,15 +4,18 @@ An import into an empty catalog builds offer's secondary indexes after the rows
 (:mod:`comparator.catalog.index_rebuild`); each build sorts the whole table by the index's
 key. ``ix_offer_snapshot_region_gpu`` is the widest (nine columns): where two rows share a
 snapshot, each comparison reads both index tuples (a text first), and its sort was the
-larger part of its build. PostgreSQL's sort first checks whether its input is already in
-order (its quicksort returns after one pass over sorted input), and the input is the table
-in the order the rows were stored. So each provider's offers are COPYed in this index's
-order (snapshots are stored in ascending ids, one after the other), while their ids stay
-those of the sheet's row order (the summary's cheapest offer, the lowest id of a tie: all as
-before). Measured on the million-offer catalog (2026-12-03, a copy of its offer table
-sorted so against the table as imported, load 2.0; docs/import.md, "Fifth round"): this
-index's build took 1.08 s instead of 1.86 s, and ``ix_offer_snapshot_gpu_place``'s 0.86 s
-instead of 1.05 s (its rows of one GPU come together within a snapshot).
+larger part of its build. PostgreSQL's quicksort first checks whether its input (and each
+part it splits off) is already in order, and returns after that one pass where it is
+(PostgreSQL's ``src/include/lib/sort_template.h``: "a check for already-sorted input");
+its input is the table in the order the rows were stored. So each provider's offers are
+COPYed in this index's order (snapshots are stored in ascending ids, one after the other),
+while their ids stay those of the sheet's rows (the summary's cheapest offer, the lowest id
+of a tie: all as before). The table is then almost in the index's order: the server puts a
+few rows into an earlier page's free space (8 neighbours out of order in 200,000 offers).
+Measured on the million-offer catalog (2026-12-03, copies of its offer table in id order
+and in this order, serial builds, load 2.0; docs/import.md, "Fifth round"): this index's
+build took 1.08 s instead of 1.86 s, and ``ix_offer_snapshot_gpu_place``'s 0.86 s instead
+of 1.05 s (a snapshot's rows of one GPU come closer together).
 
 Values are ordered as bound, as Python compares them: a text column by code points, which is
 the order of the test server's collation (``C.UTF-8``) and of ``C``. Under a collation that
