@@ -20,6 +20,23 @@ folder kept by ``benchmarks/scale.py --keep``) instead of generating one; ``--no
 the import, the baseline and the import by phase (:mod:`import_phases`: each step's wall,
 thread CPU and PostgreSQL backend CPU).
 
+Fifth round (issue #26, item 3: each provider's offers COPYed in the order of
+ix_offer_snapshot_region_gpu, the first sheet parsed in the writer's process beside the child,
+current snapshots read once a sheet), 2026-12-03 with ``--from
+/work/scratch-shape/bench-1000000 --db postgres,sqlite --no-breakdown`` under the measurement
+lock, main and the branch one after the other (docs/import.md, "Fifth round"):
+
+    main c2f9d7f (22:09 UTC, load 2.0-2.5):
+      postgres 71,989 rows/s (13.9 s; writer 2.6, child 6.9, backend 7.5 s CPU);
+        baseline 151,327 (6.6 s): 0.48 by wall, 0.77 by CPU
+      sqlite   64,624 rows/s (15.5 s; writer 13.0, child 7.5 s CPU); baseline 108,971
+        (9.2 s): 0.59 by wall, 0.69 by CPU
+    branch (22:14 UTC, load 1.2-1.4):
+      postgres 69,030 rows/s (14.5 s; writer 3.7, child 7.7, backend 8.4 s CPU);
+        baseline 136,772 (7.3 s): 0.50 by wall, 0.85 by CPU
+      sqlite   81,373 rows/s (12.3 s; writer 11.3, child 5.8 s CPU); baseline 103,320
+        (9.7 s): 0.79 by wall, 0.85 by CPU
+
 Fourth round (issue #26, item 3: SQLite's offers staged with few bound values a row, its
 summary copied from the cheapest offers, offer ids by one setval, prices pickled as text),
 2026-12-03 with ``--from /work/scratch-shape/bench-1000000 --no-breakdown`` under the

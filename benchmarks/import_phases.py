@@ -28,6 +28,7 @@ PHASES = [
     ("comparator.refresh.importer", "with_copy_lines", "parse: COPY lines (PostgreSQL)"),
     ("comparator.refresh.pipeline", "store_profiles_in", "write: profiles (none here)"),
     ("comparator.refresh.pipeline", "removed_offers_in", "write: change detection (removals)"),
+    ("comparator.refresh.pipeline", "current_snapshots_of", "write: current snapshots"),
     ("comparator.catalog.bulk", "current_snapshots_of", "write: current snapshots"),
     ("comparator.catalog.bulk", "reserve_offer_ids", "write: offer ids"),
     ("comparator.catalog.bulk", "insert_offers", "write: COPY/insert offers + indexes"),

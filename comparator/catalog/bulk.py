@@ -22,6 +22,7 @@ from sqlalchemy import Connection, Dialect, Engine, insert, select
 
 from comparator.catalog.changes import KEY_FIELDS
 from comparator.catalog.coded import Coded, coded, coded_lists, copy_text, joined_rows
+from comparator.catalog.copy_order import in_index_order
 from comparator.catalog.models import OfferColumns
 from comparator.catalog.offer_ids import reserve_offer_ids
 from comparator.catalog.queries import (
@@ -70,6 +71,8 @@ class SheetGroups:
     summary: SheetSummary | None = None
     # elsewhere than PostgreSQL, each column's distinct values bound (by code), made ahead
     bound: Mapping[str, np.ndarray] | None = None
+    # the row of each of ``lines``, where they are in COPY's order (:mod:`.copy_order`)
+    line_rows: np.ndarray | None = None
 
     @property
     def providers(self) -> list[str]:
@@ -121,10 +124,14 @@ def _sorted_by_provider(columns: OfferColumns) -> OfferColumns:
     return OfferColumns({n: [col[i] for i in order] for n, col in columns.values.items()}, codes)
 
 
-def removed_offers_in(conn: Connection, groups: SheetGroups) -> list[tuple[str, int, int, int]]:
+def removed_offers_in(
+    conn: Connection, groups: SheetGroups, current: Mapping[str, SnapshotInfo] | None = None
+) -> list[tuple[str, int, int, int]]:
     """(provider, offers before, offers in the sheet, offers gone) of each provider whose
-    current snapshot has offers the sheet lacks (by :data:`KEY_FIELDS`)."""
-    current = current_snapshots_of(conn, groups.providers)
+    current snapshot has offers the sheet lacks (by :data:`KEY_FIELDS`). ``current``: the
+    providers' current snapshots where the caller read them (:func:`current_snapshots_of`)."""
+    if current is None:
+        current = current_snapshots_of(conn, groups.providers)
     changed = {
         pid: i
         for i, pid in enumerate(groups.providers)
@@ -161,6 +168,7 @@ def store_groups_in(
     source: str | Mapping[str, str],
     fetched_at: datetime | Mapping[str, datetime],
     alone: bool = False,
+    current: Mapping[str, SnapshotInfo] | None = None,
 ) -> list[SnapshotResult]:
     """:func:`store_snapshot_in` for every provider of a sheet at once: their current
     snapshots read in one query, the new snapshots inserted in one statement and all their
@@ -169,8 +177,11 @@ def store_groups_in(
     ``source`` and ``fetched_at`` are the sheet's, or each provider's (a refresh batch of
     several sources: :mod:`comparator.refresh.batch_store`). ``alone``: the caller holds every
     provider's lock (an import of sheets), so no other session writes offers meanwhile
-    (:func:`~comparator.catalog.offer_ids.reserve_offer_ids`)."""
-    current = current_snapshots_of(conn, groups.providers)
+    (:func:`~comparator.catalog.offer_ids.reserve_offer_ids`). ``current``: the providers'
+    current snapshots where the caller read them in this transaction (an import's check of
+    removals did), else read here."""
+    if current is None:
+        current = current_snapshots_of(conn, groups.providers)
     results: list[SnapshotResult | None] = []
     new: list[int] = []
     for index, (pid, _, _) in enumerate(groups.spans):
@@ -276,7 +287,9 @@ def with_copy_lines(dialect: Dialect, groups: SheetGroups) -> SheetGroups:
     cells = [_bound(dialect, groups, name, rows, copy_text) for name in OFFER_FIELDS]
     lines = joined_rows(cells, "\t") if cells and len(rows) else np.empty(0, dtype=object)
     summary = summarise_sheet(dialect, groups, dict(zip(OFFER_FIELDS, cells, strict=True)))
-    return dataclasses.replace(groups, lines=lines, summary=summary)
+    order = in_index_order(dialect, groups)  # the rows in COPY's order; their ids stay
+    line_rows = order.astype(np.int32)
+    return dataclasses.replace(groups, lines=lines[order], summary=summary, line_rows=line_rows)
 
 
 def copy_payload(
@@ -290,7 +303,7 @@ def copy_payload(
     in chunks of :data:`COPY_CHUNK_ROWS` lines made as they are read (the server ingests one
     while the next is made); and the count of offers."""
     if groups.lines is not None:
-        return _prefixed_chunks(groups.lines, groups.spans, snapshots, offer_ids)
+        return _prefixed_chunks(groups.lines, groups, snapshots, offer_ids)
     rows, snapshot_codes = _rows_of(groups.spans, snapshots)
     snapshot_ids = np.array([str(sid) for _, sid in snapshots], dtype=object)
     cells = [(snapshot_codes, snapshot_ids)]
@@ -309,10 +322,15 @@ def copy_payload(
 
 def _prefixed_chunks(
     lines: np.ndarray,
-    spans: Sequence[tuple[str, int, int]],
+    groups: SheetGroups,
     snapshots: Sequence[tuple[int, int]],
     offer_ids: np.ndarray | None,
 ) -> tuple[Iterator[str], int]:
+    """The ``lines`` made ahead, each with its snapshot id (and offer id) in front; a line's
+    offer id is its row's (``line_rows``): the ids follow the rows, whatever the lines' order."""
+    spans = groups.spans
+    rows = np.arange(len(lines)) if groups.line_rows is None else groups.line_rows
+
     def chunks() -> Iterator[str]:
         parts: list[str] = []
         size = written = 0
@@ -323,7 +341,7 @@ def _prefixed_chunks(
                     f"{snapshot_id}\t" + f"\n{snapshot_id}\t".join(lines[start:end].tolist())
                 )
             else:
-                ids = offer_ids[written : written + end - start].tolist()
+                ids = offer_ids[rows[start:end] - start + written].tolist()
                 tail = f"\t{snapshot_id}\t"
                 parts.append(
                     "\n".join(

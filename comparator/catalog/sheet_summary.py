@@ -81,7 +81,7 @@ def summarise_sheet(
         return SheetSummary(empty, empty, empty, [])
     key = span_of_row
     for name in GROUP_COLUMNS[1:]:  # lexicographic: each code keeps the order of its values
-        ranks = _value_ranks(dialect, groups, name)
+        ranks = value_ranks(dialect, groups, name)
         key, _ = pd.factorize(key * (int(ranks.max()) + 1) + ranks, sort=True)
     ratio = _price_per_card(groups)
     order = np.lexsort((np.arange(len(key)), ratio, key))
@@ -97,7 +97,7 @@ def summarise_sheet(
     return SheetSummary(span_of_row[cheapest], cheapest, offers, cells)
 
 
-def _value_ranks(dialect: Dialect, groups: GroupedSheet, name: str) -> np.ndarray:
+def value_ranks(dialect: Dialect, groups: GroupedSheet, name: str) -> np.ndarray:
     """Each row's rank of its value as the database compares it (bound values: equal ones
     share a rank, ranks in the values' order)."""
     bind = OFFER.c[name].type.bind_processor(dialect)

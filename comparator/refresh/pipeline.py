@@ -2,7 +2,9 @@
 
 Parsing sheet *k + 1* overlaps storing sheet *k*. Sheets large enough are parsed in a child
 process (:mod:`comparator.refresh.parse_process`) and this thread writes: the parser and the
-writer then do not share the GIL (SQLite's writer holds it between its steps). Smaller
+writer then do not share the GIL (SQLite's writer holds it between its steps); the first sheet
+is parsed in this process while the child parses the second, so that the writer does not
+wait a whole sheet's parse with one core idle (docs/import.md, "Fifth round"). Smaller
 imports, and systems without ``fork``, parse on this thread while a writer thread stores.
 Everything is written in the writer's one transaction: a sheet that fails its checks, a
 refused removal, an error of the database or a killed process leaves the catalog as it was.
@@ -23,6 +25,7 @@ from sqlalchemy import Connection, Engine
 
 from comparator.catalog.bulk import (
     SheetGroups,
+    current_snapshots_of,
     for_the_writer,
     removed_offers_in,
     store_groups_in,
@@ -114,22 +117,31 @@ class SheetStore:
         written: Written,
         fetched_at: datetime,
     ) -> None:
+        current = current_snapshots_of(conn, groups.providers)  # read once for both
         if not self.replace:
-            written.removals += [(path.name, *r) for r in removed_offers_in(conn, groups)]
+            found = removed_offers_in(conn, groups, current)
+            written.removals += [(path.name, *r) for r in found]
         if not written.removals:  # once one is refused, the rest is only checked
             stored = store_groups_in(  # under the lock of all providers: alone
-                conn, groups, source=path.name, fetched_at=fetched_at, alone=True
+                conn, groups, source=path.name, fetched_at=fetched_at, alone=True, current=current
             )
             written.snapshots += [(path.name, r) for r in stored]
 
 
 class _FromChild:
-    """The sheets as :class:`ParsedInChild` gives them, then a :class:`_Stop`."""
+    """The first sheet parsed here, then the others as :class:`ParsedInChild` gives them
+    (the child parses them from the start), then a :class:`_Stop`."""
 
-    def __init__(self, parsed: ParsedInChild[SheetGroups]) -> None:
-        self.parsed = parsed
+    def __init__(
+        self, first: Path, parse: Callable[[Path], SheetGroups], parsed: ParsedInChild[SheetGroups]
+    ) -> None:
+        self.first: Path | None = first
+        self.parse, self.parsed = parse, parsed
 
     def get(self) -> tuple[Path, SheetGroups] | _Stop:
+        if self.first is not None:  # its error is raised here, before any write
+            path, self.first = self.first, None
+            return path, self.parse(path)
         item = self.parsed.next_sheet()
         return _Stop(abort=False) if item is None else item
 
@@ -144,9 +156,11 @@ def store_while_parsing(
     child process where :func:`worth_a_process` (the ``warnings`` ``parse`` appends to there
     are brought back into the list), else here, beside a writer thread."""
     if worth_a_process(paths):
-        parsed = ParsedInChild(paths, parse, warnings, for_the_writer)
+        # the first sheet is parsed here while the child parses the second: both cores parse
+        # from the start, and the writer does not wait for the child's first sheet
+        parsed = ParsedInChild(paths[1:], parse, warnings, for_the_writer)
         try:
-            return store.run(_FromChild(parsed))
+            return store.run(_FromChild(paths[0], parse, parsed))
         finally:
             parsed.close()
     handed: Queue[tuple[Path, SheetGroups] | _Stop] = Queue(maxsize=1)

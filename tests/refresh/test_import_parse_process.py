@@ -168,15 +168,16 @@ def test_an_import_parsed_in_the_child_stores_what_a_thread_stores(
     assert any("ignored column" in str(w) for w in in_child.warnings)
 
 
+@pytest.mark.parametrize("bad_first", [False, True])  # the first sheet is parsed here
 def test_a_bad_sheet_parsed_in_the_child_leaves_nothing(
-    any_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    any_db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad_first: bool
 ) -> None:
     engine, profiles = _catalog(any_db_url, tmp_path)
     good = _sheet(tmp_path / "good.csv", "a", ["2.5", "3"])
     bad = _sheet(tmp_path / "bad.csv", "b", ["7", "seven"])
     monkeypatch.setattr(parse_process, "PROCESS_MIN_BYTES", 0)
     with pytest.raises(SheetError) as raised:
-        import_files(engine, [good, bad], profiles, timezone=ZONE)
+        import_files(engine, [bad, good] if bad_first else [good, bad], profiles, timezone=ZONE)
     assert "bad.csv: 1 bad row(s), nothing imported" in str(raised.value)
     assert "row 3, column price" in str(raised.value)
     with engine.connect() as conn:
