@@ -75,8 +75,13 @@ def emit_json(document: Any) -> None:
 def emit_json_list(st: State, key: str, items: Iterable[Any]) -> None:
     """:func:`emit_json` of :func:`json_list` with the items written as they come: the same
     bytes, without holding every item (``offers --json`` of 100,000s of offers)."""
+    emit_json_items(key, items, bare=st.settings.json_compat)
+
+
+def emit_json_items(key: str, items: Iterable[Any], *, bare: bool = False) -> None:
+    """:func:`emit_json` of ``{key: items}`` (or of the bare list) with the items written as
+    they come."""
     write = sys.stdout.write
-    bare = st.settings.json_compat
     indent = "  " if bare else "    "
     head, tail = ("[", "]") if bare else (f"{{\n  {json.dumps(key)}: [", "]\n}")
     write(head)
