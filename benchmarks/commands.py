@@ -40,6 +40,7 @@ JOB = ROOT / "examples" / "lora-7b-guangdong.toml"
 TODAY = "2026-11-29"
 PG_NAME = "suanli_commands"
 TIMEOUT_S = 180.0
+LAYOUT_COLUMNS = "200"  # "": plain lines, as to a pipe (--piped)
 
 # (label, arguments after `suanli --db URL --lang en`)
 COMMANDS: list[tuple[str, list[str]]] = [
@@ -122,7 +123,10 @@ def measured(
     """(wall s, peak RSS MiB, exit status, CPU s) of ``argv`` run from ``tree`` (None: this one);
     stdout goes to ``out``. The peak is the child's own ``ru_maxrss`` from ``wait4``; a child
     still running after ``timeout_s`` is killed (exit status -9, wall = the timeout)."""
-    env = dict(os.environ, COLUMNS="200")
+    env = dict(os.environ)
+    env.pop("COLUMNS", None)
+    if LAYOUT_COLUMNS:  # the terminal layout at that width; --piped: plain lines
+        env["COLUMNS"] = LAYOUT_COLUMNS
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
     with out.open("wb") as sink, tempfile.TemporaryFile() as errors:
@@ -206,6 +210,9 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="Check both trees' stdout.")
     parser.add_argument("--runs", type=int, default=1, help="Runs per command (best wall).")
     parser.add_argument("--only", help="Run only commands whose label contains this text.")
+    parser.add_argument(
+        "--piped", action="store_true", help="No COLUMNS: output as to a pipe (plain lines)."
+    )
     parser.add_argument("--pg-database", default=PG_NAME, help="The PostgreSQL catalog's name.")
     parser.add_argument("--baseline-folder", type=Path, help="The baseline's SQLite catalog.")
     parser.add_argument("--baseline-pg-database", help="The baseline's PostgreSQL catalog.")
@@ -217,6 +224,9 @@ def main() -> None:
         return
     if args.only:
         COMMANDS[:] = [c for c in COMMANDS if args.only in c[0]]
+    if args.piped:
+        global LAYOUT_COLUMNS
+        LAYOUT_COLUMNS = ""
     catalogs = Catalogs(
         args.folder, args.pg_database, args.baseline_folder, args.baseline_pg_database
     )

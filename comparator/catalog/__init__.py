@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         upgrade_if_needed,
         upgrade_schema,
     )
-    from comparator.catalog.history import OfferHistory, price_history
+    from comparator.catalog.history import OfferHistory, iter_price_history, price_history
     from comparator.catalog.listing import OfferRow, TopOffers, rank_offers
     from comparator.catalog.models import OfferColumns, OfferIn
     from comparator.catalog.queries import (
@@ -62,6 +62,7 @@ _HOME: dict[str, tuple[str, ...]] = {
     ),
     "history": (
         "OfferHistory",
+        "iter_price_history",
         "price_history",
     ),
     "listing": (
@@ -112,6 +113,7 @@ __all__ = [
     "dispose_engines",
     "get_offer",
     "has_any_provider",
+    "iter_price_history",
     "listing_filter",
     "load_profiles",
     "make_engine",

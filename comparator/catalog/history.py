@@ -8,14 +8,14 @@ When one snapshot holds the same offer twice, its lowest price is the point.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, Select, select
 
 from comparator.catalog.changes import KEY_FIELDS, OfferKey
 from comparator.catalog.models import Offer, PriceSnapshot, table_of
@@ -77,40 +77,55 @@ def price_history(
     engine: Engine, *, provider: str | None = None, gpu: str | None = None
 ) -> list[OfferHistory]:
     """Every offer ever stored (filtered by provider id and canonical GPU), oldest point first."""
+    return list(iter_price_history(engine, provider=provider, gpu=gpu))
+
+
+def iter_price_history(
+    engine: Engine, *, provider: str | None = None, gpu: str | None = None
+) -> Iterator[OfferHistory]:
+    """:func:`price_history` one offer at a time, its rows streamed from the database (an
+    unfiltered history of 1M offers held 1 GiB as a list): the snapshots' times are read
+    apart, once per snapshot instead of once per offer."""
     columns = [OFFER.c.provider, *(OFFER.c[name] for name in KEY_FIELDS)]
-    query = (
-        select(*columns, SNAPSHOT.c.id, SNAPSHOT.c.fetched_at, OFFER.c.price)
-        .join(SNAPSHOT, SNAPSHOT.c.id == OFFER.c.snapshot_id)
-        .order_by(*columns, SNAPSHOT.c.id)
+    query = select(*columns, OFFER.c.snapshot_id, OFFER.c.price).order_by(
+        *columns, OFFER.c.snapshot_id
     )
     if provider is not None:
         query = query.where(OFFER.c.provider == provider)
     if gpu is not None:
         query = query.where(OFFER.c.gpu == gpu)
-    latest = current_snapshots()
     with engine.connect() as conn:
-        rows = [tuple(row) for row in conn.execute(query)]
-        current = {str(pid): int(sid) for pid, sid in conn.execute(latest)}
-    return _group(rows, current)
+        current = {str(pid): int(sid) for pid, sid in conn.execute(current_snapshots())}
+        fetched = {int(sid): at for sid, at in conn.execute(_snapshot_times(provider))}
+        rows = conn.execution_options(yield_per=STREAM_ROWS).execute(query)
+        yield from _group(rows, fetched, current)
 
 
-def _group(rows: Iterable[tuple[Any, ...]], current: dict[str, int]) -> list[OfferHistory]:
-    histories: list[OfferHistory] = []
+STREAM_ROWS = 5_000
+
+
+def _snapshot_times(provider: str | None) -> Select[Any]:
+    query = select(SNAPSHOT.c.id, SNAPSHOT.c.fetched_at)
+    return query if provider is None else query.where(SNAPSHOT.c.provider_id == provider)
+
+
+def _group(
+    rows: Iterable[Any], fetched: dict[int, datetime], current: dict[str, int]
+) -> Iterator[OfferHistory]:
     points: list[PricePoint] = []
     last: tuple[str, OfferKey] | None = None
     for row in rows:
-        identity: tuple[str, OfferKey] = (row[0], row[1:9])
+        identity: tuple[str, OfferKey] = (row[0], tuple(row[1:9]))
         if last is not None and identity != last:
-            histories.append(_history(last, points, current))
+            yield _history(last, points, current)
             points = []
         last = identity
-        point = PricePoint(row[9], row[10], row[11])
+        point = PricePoint(row[9], fetched[row[9]], row[10])
         if points and points[-1].snapshot_id == point.snapshot_id:  # a duplicate: keep the lowest
             point = min(points.pop(), point, key=lambda p: p.price)
         points.append(point)
     if last is not None:
-        histories.append(_history(last, points, current))
-    return histories
+        yield _history(last, points, current)
 
 
 def _history(

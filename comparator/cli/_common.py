@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape, render
 
 from comparator.cli.indented_json import indented_json
 from comparator.config import Settings
@@ -74,8 +75,13 @@ def emit_json(document: Any) -> None:
 def emit_json_list(st: State, key: str, items: Iterable[Any]) -> None:
     """:func:`emit_json` of :func:`json_list` with the items written as they come: the same
     bytes, without holding every item (``offers --json`` of 100,000s of offers)."""
+    emit_json_items(key, items, bare=st.settings.json_compat)
+
+
+def emit_json_items(key: str, items: Iterable[Any], *, bare: bool = False) -> None:
+    """:func:`emit_json` of ``{key: items}`` (or of the bare list) with the items written as
+    they come."""
     write = sys.stdout.write
-    bare = st.settings.json_compat
     indent = "  " if bare else "    "
     head, tail = ("[", "]") if bare else (f"{{\n  {json.dumps(key)}: [", "]\n}")
     write(head)
@@ -95,6 +101,34 @@ def console() -> Console:
 
 def err_console() -> Console:
     return Console(stderr=True, highlight=False)
+
+
+PRINT_CHUNK_LINES = 1_000
+
+
+def plain_output(out: Console) -> bool:
+    """Whether ``out`` gets plain lines (a pipe or a file, and no ``COLUMNS`` set): nothing
+    is padded or wrapped there, as ``gh`` does."""
+    return not out.is_terminal and "COLUMNS" not in os.environ
+
+
+def print_lines(out: Console, lines: Iterable[str]) -> None:
+    """Print markup ``lines``: to a pipe or a file (no ``COLUMNS`` set) as plain lines, one
+    per line, never wrapped (as the tables are, :func:`comparator.cli.tables.print_plain`);
+    to a terminal as ``out.print`` prints each, wrapped at its width, a thousand to a call (a
+    call costs ~0.3 ms, and `check` of 10,000 providers prints 50,000 lines:
+    docs/commands-at-scale.md, "Fifth round")."""
+    if plain_output(out):
+        out.file.write("".join(f"{render(line).plain}\n" for line in lines))
+        return
+    chunk: list[str] = []
+    for line in lines:
+        chunk.append(line)
+        if len(chunk) == PRINT_CHUNK_LINES:
+            out.print("\n".join(chunk))
+            chunk.clear()
+    if chunk:
+        out.print("\n".join(chunk))
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout.")

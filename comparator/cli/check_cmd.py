@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from comparator.cli._common import (
     emit_json,
     open_catalog,
     parse_today,
+    print_lines,
     state,
     working,
 )
@@ -159,15 +161,17 @@ def _verdict(status: str, lang: str) -> str:
 
 def _print_findings(reports: list[ProviderReport], lang: str) -> None:
     """Every warn/fail check with its reason and evidence, under the matrix."""
-    out = console()
-    for report in reports:
-        scoped = [("", c) for c in report.checks]
-        scoped += [(f"{d.id} ", c) for d in report.datacenters for c in d.checks]
-        for scope, item in scoped:
-            if item.status == PASS:
-                continue
-            evidence = f" [dim]({escape(item.evidence)})[/]" if item.evidence else ""
-            out.print(
-                f"{_CELL[item.status]} {escape(report.provider)} {escape(scope)}{item.id}: "
-                f"{escape(item.message(lang))}{evidence}"
-            )
+    print_lines(console(), (line for report in reports for line in _findings(report, lang)))
+
+
+def _findings(report: ProviderReport, lang: str) -> Iterator[str]:
+    scoped = [("", c) for c in report.checks]
+    scoped += [(f"{d.id} ", c) for d in report.datacenters for c in d.checks]
+    for scope, item in scoped:
+        if item.status == PASS:
+            continue
+        evidence = f" [dim]({escape(item.evidence)})[/]" if item.evidence else ""
+        yield (
+            f"{_CELL[item.status]} {escape(report.provider)} {escape(scope)}{item.id}: "
+            f"{escape(item.message(lang))}{evidence}"
+        )

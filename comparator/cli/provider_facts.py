@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.markup import escape
 
-from comparator.cli._common import err_console
+from comparator.cli._common import err_console, print_lines
 from comparator.i18n import check_label, label
 
 if TYPE_CHECKING:
@@ -85,15 +85,17 @@ def print_facts(out: Console, reports: list[ProviderReport], lang: str) -> None:
     from comparator.compliance import FACT_CHECKS, PASS
 
     out.print(f"[bold]{escape(label(lang, 'service_facts'))}[/]")
-    for report in reports:
-        for item in report.checks:
-            if item.id not in FACT_CHECKS:
-                continue
-            mark = VERDICT_MARK[item.status] if item.status != PASS else "·"
-            out.print(
-                f"{mark} {escape(report.provider)} {escape(check_label(lang, item.id))}: "
-                f"{escape(item.message(lang))} [dim]({escape(item.evidence)})[/]"
-            )
+    print_lines(
+        out,
+        (
+            f"{VERDICT_MARK[item.status] if item.status != PASS else '·'} "
+            f"{escape(report.provider)} {escape(check_label(lang, item.id))}: "
+            f"{escape(item.message(lang))} [dim]({escape(item.evidence)})[/]"
+            for report in reports
+            for item in report.checks
+            if item.id in FACT_CHECKS
+        ),
+    )
 
 
 def verdict_cell(status: str | None) -> str:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import functools
+import heapq
 import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -18,6 +20,7 @@ from comparator.cli._common import (
     JSON_OPTION,
     console,
     emit_json,
+    emit_json_items,
     err_console,
     open_catalog,
     state,
@@ -32,6 +35,7 @@ if TYPE_CHECKING:  # adapters (pandas) and the catalog load when a command runs
     from comparator.catalog import OfferHistory, PriceChange
     from comparator.refresh import RefreshReport, SourceOutcome
 
+T = TypeVar("T")
 CONFIG_OPTION = typer.Option(
     Path("sources.toml"),
     "--config",
@@ -209,24 +213,39 @@ def history(
     """
     st = state(ctx)
     canonical = resolve_gpu(gpu).name if gpu else None
-    from comparator.catalog import price_history
+    from comparator.catalog import iter_price_history
 
-    with working(say(st.lang, "Reading price history…"), quiet=json_out):
-        engine = open_catalog(st)
-        offers = price_history(engine, provider=provider, gpu=canonical)
-    if not offers:
+    engine = open_catalog(st)
+    offers = _Counted(iter_price_history(engine, provider=provider, gpu=canonical))
+    if json_out:  # written as they are read: 1M offers are never held at once
+        zone = st.settings.timezone
+        emit_json_items("offers", (offer.to_json(zone) for offer in islice(offers, limit)))
+    else:
+        with working(say(st.lang, "Reading price history…")):
+            shown = heapq.nsmallest(limit or 30, offers, key=_biggest_drop_first)
+        _print_history(shown, offers.count, st.lang)
+    if offers.count == 0:
         from comparator.cli.hints import empty_offers_hint
 
         filters: dict[str, str | None] = {"gpu": canonical, "province": None, "billing": None}
         hint = empty_offers_hint(engine, st.lang, gpu=gpu, provider=provider, filters=filters)
         err_console().print(f"[bold]hint:[/] {hint}", soft_wrap=True)
-    if json_out:
-        zone = st.settings.timezone
-        emit_json({"offers": [offer.to_json(zone) for offer in offers[:limit]]})
-        return
-    _print_history(
-        sorted(offers, key=lambda o: (o.change_pct, o.provider, o.key)), limit or 30, st.lang
-    )
+
+
+def _biggest_drop_first(offer: OfferHistory) -> tuple[Any, ...]:
+    return (offer.change_pct, offer.provider, offer.key)
+
+
+class _Counted(Iterator[T]):
+    """``items`` as they come, counted."""
+
+    def __init__(self, items: Iterator[T]) -> None:
+        self.items, self.count = items, 0
+
+    def __next__(self) -> T:
+        item = next(self.items)
+        self.count += 1
+        return item
 
 
 _HISTORY_COLUMNS = (
@@ -239,13 +258,14 @@ _HISTORY_COLUMNS = (
 )
 
 
-def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
+def _print_history(offers: list[OfferHistory], total: int, lang: str) -> None:
+    """The table of ``offers`` (the biggest drops of ``total``)."""
     if not offers:
         console().print(say(lang, "No price history matches."))
         return
     table = CliTable(title=say(lang, "Price history (biggest drops first)"))
     table.add_columns(lang, _HISTORY_COLUMNS)
-    for offer in offers[:limit]:
+    for offer in offers:
         region, gpu, cards, billing, sku, _, _, currency = offer.key
         table.add_row(
             offer.provider,
@@ -257,8 +277,8 @@ def _print_history(offers: list[OfferHistory], limit: int, lang: str) -> None:
         )
     out = console()
     print_table(out, table)
-    if len(offers) > limit:
-        out.print(say(lang, "{value} more (--limit / --json)", value=len(offers) - limit))
+    if total > len(offers):
+        out.print(say(lang, "{value} more (--limit / --json)", value=total - len(offers)))
 
 
 def worker(ctx: typer.Context, config: Path = CONFIG_OPTION) -> None:

@@ -29,7 +29,6 @@ Only rich's public API is used: the table keeps its own columns and rows and bui
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -41,6 +40,7 @@ from rich.style import StyleType
 from rich.table import Table
 from rich.text import Text
 
+from comparator.cli._common import plain_output
 from comparator.i18n import say
 
 _HUGE = 100_000
@@ -124,6 +124,22 @@ def _natural_width(out: Console, renderable: RenderableType) -> int:
     return Measurement.get(out, out.options.update_width(_HUGE), renderable).maximum
 
 
+def _widest(out: Console, cells: list[RenderableType]) -> int:
+    """The widest natural width of ``cells``, each distinct text measured once (a column of
+    10,000 rows holds a few hundred distinct texts: marks, verdicts, ids)."""
+    measured: dict[str, int] = {}
+    widest = 1
+    for cell in cells:
+        if isinstance(cell, str):
+            width = measured.get(cell)
+            if width is None:
+                width = measured[cell] = _natural_width(out, cell)
+        else:
+            width = _natural_width(out, cell)
+        widest = max(widest, width)
+    return widest
+
+
 _BREAK = re.compile(r"(?<=[ /-])")
 
 
@@ -134,20 +150,26 @@ def _header_words(out: Console, header: RenderableType) -> int:
     return max((cell_len(w.strip()) for w in _BREAK.split(header)), default=1)
 
 
-def _widths(out: Console, table: CliTable, *, break_headers: bool = False) -> list[int]:
+def _widths(
+    out: Console, table: CliTable, *, break_headers: bool = False, whole_text: bool = False
+) -> list[int]:
     """Each column's width in the narrowest layout that shows every value whole.
 
     Value columns count at their widest cell or header (its widest word with
     ``break_headers``), text columns at ``TEXT_MIN`` (or their widest cell when narrower):
-    text folds, CJK text has no spaces to break at anyway.
+    text folds, CJK text has no spaces to break at anyway. With ``whole_text`` text columns
+    count at their widest cell or header too: every column on one line.
     """
     widths = []
     for index, column in enumerate(table.columns):
-        widest = max((_natural_width(out, c) for c in table.cells(index)), default=1)
+        widest = _widest(out, table.cells(index))
         header = column.header
         if column.kind == TEXT:
             header_width = _natural_width(out, header)
-            widths.append(max(min(widest, TEXT_MIN), min(header_width, TEXT_MIN)))
+            if whole_text:
+                widths.append(max(widest, header_width, 1))
+            else:
+                widths.append(max(min(widest, TEXT_MIN), min(header_width, TEXT_MIN)))
         else:
             words = _header_words(out, header) if break_headers else _natural_width(out, header)
             widths.append(max(widest, words, 1))
@@ -176,7 +198,8 @@ def _rich(table: CliTable, keep: list[int], widths: list[int]) -> Table:
             shown.add_column(column.header, justify=column.justify, overflow="fold")
         else:
             header = _wrapped_header(column.header, widths[index])
-            shown.add_column(header, justify=column.justify, no_wrap=True, min_width=widths[index])
+            width = widths[index]  # its widest cell: rich need not measure the cells again
+            shown.add_column(header, justify=column.justify, no_wrap=True, width=width)
     for row, style in zip(table.rows, table.row_styles, strict=True):
         shown.add_row(*(row[index] for index in keep), style=style)
     return shown
@@ -196,16 +219,16 @@ def minimum_width(out: Console, table: CliTable, keep: list[int], widths: list[i
 
 
 def natural_width(out: Console, table: CliTable) -> int:
-    """The width of ``table`` with every column shown on one line."""
+    """The width of ``table`` with every column shown on one line (its columns at their
+    widest cell or header, rich's edges and padding counted by :func:`minimum_width`)."""
     keep = list(range(len(table.columns)))
-    return _natural_width(out, _rich(table, keep, _widths(out, table)))
+    return minimum_width(out, table, keep, _widths(out, table, whole_text=True))
 
 
-def _pipe_width() -> bool:
-    return "COLUMNS" not in os.environ
+Fitted = tuple[list[int], list[int]]  # the columns kept, every column's width
 
 
-def _fitting(out: Console, table: CliTable, width: int) -> Table | None:
+def _fitting(out: Console, table: CliTable, width: int) -> Fitted | None:
     """``table`` in ``width``, headers whole or else broken at their spaces, once droppable
     columns go; None when it cannot fit."""
     for break_headers in (False, True):
@@ -216,8 +239,41 @@ def _fitting(out: Console, table: CliTable, width: int) -> Table | None:
                 break
             keep.remove(index)
         if minimum_width(out, table, keep, widths) <= width:
-            return _rich(table, keep, widths)
+            return keep, widths
     return None
+
+
+CHUNK_ROWS = 1_000
+_ACROSS_ROWS = ("show_lines", "row_styles", "show_footer", "expand", "width")
+
+
+def _print_fitted(out: Console, table: CliTable, fitted: Fitted) -> None:
+    """Print the columns kept at their widths; a long table of values only and without edges
+    in chunks of rows, which print as the whole table would (rich renders every cell of a
+    table before its first line: 30,000 rows of `check` took ~45 s), so its lines come as
+    they are made."""
+    keep, widths = fitted
+    chunked = (
+        table.row_count > CHUNK_ROWS
+        and all(table.columns[i].kind != TEXT for i in keep)
+        and table.options.get("show_edge") is False
+        and not any(table.options.get(option) for option in _ACROSS_ROWS)
+    )
+    if not chunked:
+        out.print(_rich(table, keep, widths))
+        return
+    shows_header = table.options.get("show_header", True)
+    for start in range(0, table.row_count, CHUNK_ROWS):
+        end = min(start + CHUNK_ROWS, table.row_count)
+        part = CliTable(
+            title=table.title if start == 0 else None,
+            caption=table.caption if end == table.row_count else None,
+            **{**table.options, "show_header": start == 0 and shows_header},
+        )
+        part.columns = table.columns
+        part.rows = table.rows[start:end]
+        part.row_styles = table.row_styles[start:end]
+        out.print(_rich(part, keep, widths))
 
 
 def keyed(table: CliTable) -> tuple[CliTable, list[tuple[RenderableType, list[tuple[str, str]]]]]:
@@ -244,18 +300,18 @@ def keyed(table: CliTable) -> tuple[CliTable, list[tuple[RenderableType, list[tu
 def print_table(out: Console, table: CliTable) -> None:
     """Print ``table`` without cutting any value: drop droppable columns, key long rules,
     then stack rows; plain tab-separated lines when piped."""
-    if not out.is_terminal and _pipe_width():
+    if plain_output(out):
         print_plain(out, table)
         return
     fitted = _fitting(out, table, out.width)
     if fitted is not None:
-        out.print(fitted)
+        _print_fitted(out, table, fitted)
         return
     if any(column.key for column in table.columns):
         shown, legends = keyed(table)
         fitted = _fitting(out, shown, out.width)
         if fitted is not None:
-            out.print(fitted)
+            _print_fitted(out, shown, fitted)
             _print_legends(out, legends)
             return
     print_stacked(out, table)
@@ -276,17 +332,27 @@ def _print_legends(
         out.print(grid)
 
 
-def _line(cells: list[RenderableType]) -> str:
-    texts = (" ".join(_plain(c).plain.split()) for c in cells)
-    return "\t".join(texts).rstrip()
+def _line(cells: list[RenderableType], texts: dict[str, str]) -> str:
+    """The cells as one tab-separated line; ``texts`` keeps each distinct markup's plain
+    text (a 10,000-row table repeats its marks and verdicts)."""
+    shown = []
+    for cell in cells:
+        text = texts.get(cell) if isinstance(cell, str) else None
+        if text is None:
+            text = " ".join(_plain(cell).plain.split())
+            if isinstance(cell, str):
+                texts[cell] = text
+        shown.append(text)
+    return "\t".join(shown).rstrip()
 
 
 def print_plain(out: Console, table: CliTable) -> None:
     """The table as plain lines for a pipe: the title, the header and one tab-separated line
     per row, no padding, no trailing spaces; nothing wraps, whatever the console's width."""
+    texts: dict[str, str] = {}
     lines = [] if not table.title else [_plain(table.title).plain]
-    lines.append(_line([c.header for c in table.columns]))
-    lines += [_line(row) for row in table.rows]
+    lines.append(_line([c.header for c in table.columns], texts))
+    lines += [_line(row, texts) for row in table.rows]
     if table.caption:
         lines.append(_plain(table.caption).plain)
     out.file.write("".join(f"{line}\n" for line in lines))  # rich would expand the tabs

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import CliResult, run_cli
 from tests.support.httpserver import FaultServer, Reply, fault_server
 from tests.support.refresh_helpers import profile_toml, source_entry, write_sources
 
@@ -25,8 +26,15 @@ def publish(server: FaultServer, *rows: str) -> str:
 
 
 @pytest.fixture()
-def three_weeks(cli: Any, server: FaultServer, tmp_path: Path) -> Any:
-    """Three refreshes: an H100 gets cheaper, an L40S gets dearer then goes, an A100 arrives."""
+def three_weeks(
+    capsys: pytest.CaptureFixture[str], any_db_url: str, server: FaultServer, tmp_path: Path
+) -> Any:
+    """Three refreshes: an H100 gets cheaper, an L40S gets dearer then goes, an A100 arrives;
+    on SQLite and on PostgreSQL (the history is streamed from a server-side cursor there)."""
+
+    def cli(*args: str, lang: str | None = None) -> CliResult:
+        return run_cli(capsys, any_db_url, *args, lang=lang)
+
     (tmp_path / "acme.toml").write_text(profile_toml("acme"), encoding="utf-8")
     h100 = "acme,sg-1,H100,8,hourly,{},USD,h100x8\n"
     l40s = "acme,sg-1,L40S,1,monthly,{},USD,l40s\n"
@@ -90,3 +98,16 @@ def test_history_table_shows_the_biggest_drop_first(three_weeks: Any) -> None:
     assert "Price history" in result.out
     assert result.out.index("-7.5") < result.out.index("6.7")
     assert "20.00 →" in result.out
+
+
+@pytest.mark.slow
+def test_history_limit_keeps_the_biggest_drops_and_counts_the_rest(three_weeks: Any) -> None:
+    """The table keeps the biggest drops of every offer read, and says how many are left; the
+    JSON keeps the first offers in their order."""
+    table = three_weeks("history", "--limit", "1", lang="en")
+    assert table.code == 0, table.err
+    assert "-7.5" in table.out and "6.7" not in table.out
+    assert "2 more (--limit / --json)" in table.out
+    every = three_weeks("history", "--json").json()["offers"]
+    first = three_weeks("history", "--json", "--limit", "2").json()["offers"]
+    assert len(every) == 3 and first == every[:2]
