@@ -45,7 +45,7 @@ from comparator.catalog.current_offers import (
     stream_offers,
     unfit_kind_column,
 )
-from comparator.catalog.db import analytic_session
+from comparator.catalog.db import analytic_session, hash_aggregates
 from comparator.catalog.group_stream import (
     SqlGroupStream,
     load_provider_discounts,
@@ -274,7 +274,8 @@ class CatalogGroups:
         unfit: dict[str, int] = {}
         in_places = 0
         with self.engine.connect() as conn:
-            analytic_session(conn)  # its sort in memory (PostgreSQL)
+            analytic_session(conn)  # in memory (PostgreSQL)
+            hash_aggregates(conn)  # ten rows of a few hundred thousand: nothing to sort
             for found, kind, offers in _census(conn, places, rule, reason):
                 in_places += int(offers)
                 rules.update(found)
