@@ -165,7 +165,7 @@ class SqlGroupStream:
         ]
         if rows:
             self.conn.execute(insert(SHAPES), rows)
-        joined = GROUPS.join(SHAPES, _same_shape())
+        joined = GROUPS.join(SHAPES, _same_shape(self.conn.dialect.name))
         aliased = _aliased(order)
         if aliased:  # raw groups of one machine may merge: count the groups
             keys = (G.provider, G.region, G.gpu, G.node_cards, S.link)
@@ -253,15 +253,16 @@ def _create_table_as(element: CreateTableAs, compiler: Any, **kw: Any) -> str:
     return f"CREATE TEMPORARY TABLE {name} AS {compiler.process(element.query, **kw)}"
 
 
-def _same_shape() -> ColumnElement[bool]:
-    """A group's row joined to its shape's: the links also as equalities on a stand-in for
-    NULL, so that PostgreSQL hashes all four keys (on ``IS NOT DISTINCT FROM`` alone it
-    hashed GPU and node size and filtered 581,104 of 761,700 pairs after: the LoRA job,
-    other shape), besides the exact test."""
+def _same_shape(dialect: str) -> ColumnElement[bool]:
+    """A group's row joined to its shape's; on PostgreSQL the links also as equalities on a
+    stand-in for NULL, so that it hashes all four keys (on ``IS NOT DISTINCT FROM`` alone it
+    hashed GPU and node size and filtered 581,104 of 761,700 pairs after: the LoRA job, other
+    shape), besides the exact test (SQLite probes an index on the shapes it builds itself)."""
     links = [(G.interconnect, S.interconnect), (G.network, S.network)]
-    stand_in = [func.coalesce(g, NO_LINK) == func.coalesce(s, NO_LINK) for g, s in links]
     exact = [g.is_not_distinct_from(s) for g, s in links]
-    return and_(G.gpu == S.gpu, G.node_cards == S.node_cards, *stand_in, *exact)
+    if dialect == "postgresql":
+        exact += [func.coalesce(g, NO_LINK) == func.coalesce(s, NO_LINK) for g, s in links]
+    return and_(G.gpu == S.gpu, G.node_cards == S.node_cards, *exact)
 
 
 def _shape(s: GroupShape) -> ShapeId:
