@@ -254,3 +254,13 @@ def analytic_session(conn: Connection) -> None:
         conn.exec_driver_sql("SET LOCAL work_mem = '256MB'")
         conn.exec_driver_sql("SET LOCAL jit = off")
         conn.exec_driver_sql("SET LOCAL enable_mergejoin = off")
+
+
+def hash_aggregates(conn: Connection, on: bool = True) -> None:
+    """On PostgreSQL, for this transaction, group by hashing rather than sorting (``on``), or
+    plan as usual again. The quote's scans join each current snapshot's offers to their data
+    centres on two correlated columns (snapshot and data centre), which the planner takes for
+    independent: it expects 16-43 rows where a province holds 379,000 and sorts them all
+    (docs/planner-pruning.md, "Fifth round"); a hash aggregate has nothing to sort."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(f"SET LOCAL enable_sort = {'off' if on else 'on'}")

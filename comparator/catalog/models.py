@@ -45,6 +45,8 @@ class Provider(SQLModel, table=True):
     profile_sha256: str = Field(max_length=64)
     # the profile as parsed at import (comparator.domain.profile_record); NULL: parse the JSON
     profile_record: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    # its [provider] discount as the document states it (a Decimal's text); NULL: none stated
+    discount: str | None = Field(default=None, nullable=True)
     updated_at: datetime = Field(sa_type=AwareDateTime)
 
 

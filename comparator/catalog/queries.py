@@ -52,6 +52,7 @@ from comparator.domain.profile_record import (
     record_is_current,
     terms_from_record,
 )
+from comparator.domain.profile_values import stored_discount
 from comparator.errors import CatalogError
 
 OFFER = table_of(Offer)
@@ -179,6 +180,7 @@ def _provider_row(profile: ProviderProfile, text: str, sha: str) -> dict[str, An
         "profile_json": text,
         "profile_sha256": sha,
         "profile_record": profile_record(profile),
+        "discount": stored_discount(None if profile.discount is None else str(profile.discount)),
         "updated_at": utc_now(),
     }
 

@@ -8,6 +8,7 @@ types, and :func:`~comparator.domain.input_model.render_errors` names the file, 
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from datetime import date, datetime
@@ -15,7 +16,7 @@ from decimal import Decimal
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BeforeValidator, WithJsonSchema
+from pydantic import BeforeValidator, TypeAdapter, WithJsonSchema
 
 from comparator.domain.credentials import identify_number
 from comparator.domain.ids import id_problem
@@ -278,3 +279,19 @@ Discount = Annotated[Decimal | None, BeforeValidator(_discount), WithJsonSchema(
 Upload = Annotated[Decimal | None, BeforeValidator(_upload), WithJsonSchema(_NUMBER)]
 Sla = Annotated[Decimal | None, BeforeValidator(_sla), WithJsonSchema(_NUMBER)]
 Currency = Annotated[str | None, BeforeValidator(_currency)]
+
+
+def stored_discount(value: object) -> str | None:
+    """A profile's ``[provider] discount`` (as its document states it) as the catalog keeps it
+    beside the document (``provider.discount``): the field's value as text, which
+    ``Decimal`` reads back unchanged; None when none is stated or the value is refused."""
+    try:
+        found = _discount_adapter().validate_python(value)
+    except ValueError:
+        return None
+    return None if found is None else str(found)
+
+
+@functools.cache
+def _discount_adapter() -> TypeAdapter[Decimal | None]:
+    return TypeAdapter(Discount)
