@@ -72,7 +72,9 @@ def store_results_in(conn: Connection, items: Sequence[Fetched]) -> list[Stored]
         sources = {i.source.provider: i.source.shown for i, _ in fresh}
         fetched_at = {i.source.provider: i.now for i, _ in fresh}
         with phase("store_write"):
-            results = store_groups_in(conn, groups, source=sources, fetched_at=fetched_at)
+            results = store_groups_in(  # the current snapshots as read above: once
+                conn, groups, source=sources, fetched_at=fetched_at, current=previous
+            )
         stored = {r.provider: r for r in results}
     with phase("store_detect"):
         outcomes = [
