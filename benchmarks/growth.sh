@@ -1,10 +1,10 @@
 #!/bin/bash
-# Growth of the README's LoRA quote from 100k to 1M offers (issue #26, item 2), as
-# /work/bench1m/growth.sh: three quotes on a 100k-offer catalog, then three on a 1M one, by the
-# code of TREE (`python -m comparator` run from it, its bytecode compiled first).
+# Growth of the README's LoRA quote from 100k to 1M offers (issue #26, item 2): three quotes on
+# a 100k-offer catalog, then three on a 1M one, by the code of TREE (`python -m comparator` run
+# from it, its bytecode compiled first).
 #   benchmarks/growth.sh TREE LABEL sqlite:////PATH/100k-copy.db sqlite:////PATH/1m-copy.db
-# Run it under the measurement lock, on copies (a quote stores itself):
-#   flock /work/notes/measure.lock benchmarks/growth.sh ../main main URL100K URL1M
+# Run it on copies (a quote stores itself), alone on the machine or under a lock shared with
+# other measurements:  flock /tmp/measure.lock benchmarks/growth.sh ../main main URL100K URL1M
 set -u
 TREE=$1 LABEL=$2 SMALL=$3 LARGE=$4
 PY=${PYTHON:-$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python}

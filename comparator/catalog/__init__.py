@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         upgrade_if_needed,
         upgrade_schema,
     )
-    from comparator.catalog.history import OfferHistory, iter_price_history, price_history
+    from comparator.catalog.history import OfferHistory, iter_price_history
     from comparator.catalog.listing import OfferRow, TopOffers, rank_offers
     from comparator.catalog.models import OfferColumns, OfferIn
     from comparator.catalog.queries import (
@@ -63,7 +63,6 @@ _HOME: dict[str, tuple[str, ...]] = {
     "history": (
         "OfferHistory",
         "iter_price_history",
-        "price_history",
     ),
     "listing": (
         "OfferRow",
@@ -117,7 +116,6 @@ __all__ = [
     "listing_filter",
     "load_profiles",
     "make_engine",
-    "price_history",
     "provider_ids",
     "rank_offers",
     "ranked_rows",

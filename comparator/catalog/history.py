@@ -73,19 +73,13 @@ class OfferHistory:
         }
 
 
-def price_history(
-    engine: Engine, *, provider: str | None = None, gpu: str | None = None
-) -> list[OfferHistory]:
-    """Every offer ever stored (filtered by provider id and canonical GPU), oldest point first."""
-    return list(iter_price_history(engine, provider=provider, gpu=gpu))
-
-
 def iter_price_history(
     engine: Engine, *, provider: str | None = None, gpu: str | None = None
 ) -> Iterator[OfferHistory]:
-    """:func:`price_history` one offer at a time, its rows streamed from the database (an
-    unfiltered history of 1M offers held 1 GiB as a list): the snapshots' times are read
-    apart, once per snapshot instead of once per offer."""
+    """Every offer ever stored (filtered by provider id and canonical GPU), oldest point first,
+    one offer at a time, its rows streamed from the database (an unfiltered history of 1M
+    offers held 1 GiB as a list): the snapshots' times are read apart, once per snapshot
+    instead of once per offer."""
     columns = [OFFER.c.provider, *(OFFER.c[name] for name in KEY_FIELDS)]
     query = select(*columns, OFFER.c.snapshot_id, OFFER.c.price).order_by(
         *columns, OFFER.c.snapshot_id

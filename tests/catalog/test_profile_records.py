@@ -23,21 +23,14 @@ from comparator.domain.profile import ProviderProfile, load_profile, parse_profi
 from comparator.domain.profile_plan import parse_provider_terms, terms_of
 from comparator.domain.profile_record import RECORD_VERSION, profile_record, record_is_current
 from comparator.errors import ProfileError
-from tests.support.fuzz_profiles import profile_document
+from tests.support.fuzz_profiles import parsed_profiles, profile_document
 from tests.support.old_catalog import store_profile_without_record
 
 DEMO = Path(__file__).resolve().parents[2] / "providers" / "demo"
 
 
 def _profiles() -> list[ProviderProfile]:
-    found = [load_profile(p) for p in sorted(DEMO.glob("*.toml"))]
-    rng = random.Random(290)
-    for n in range(80):
-        try:
-            found.append(parse_profile(profile_document(rng, n), f"random-{n}"))
-        except ProfileError:
-            continue
-    return found
+    return [load_profile(p) for p in sorted(DEMO.glob("*.toml"))] + parsed_profiles(80, 290)
 
 
 def _parsed_documents(engine: Engine) -> dict[str, dict[str, object]]:

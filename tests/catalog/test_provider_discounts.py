@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import random
 from decimal import Decimal
 from pathlib import Path
 
@@ -17,10 +16,9 @@ from sqlalchemy import Engine, text
 from comparator.catalog.db import make_engine, upgrade_schema, write_transaction
 from comparator.catalog.group_stream import load_provider_discounts
 from comparator.catalog.queries import store_profiles_in
-from comparator.domain.profile import ProviderProfile, load_profile, parse_profile
+from comparator.domain.profile import ProviderProfile, load_profile
 from comparator.domain.profile_values import Discount
-from comparator.errors import ProfileError
-from tests.support.fuzz_profiles import profile_document
+from tests.support.fuzz_profiles import parsed_profiles
 from tests.support.old_catalog import store_profile_without_record
 
 DEMO = Path(__file__).resolve().parents[2] / "providers" / "demo"
@@ -28,13 +26,7 @@ STATED = ("0.9", "0.90", "0.875", "1", "1.0", "0.5E+0", "0.05")
 
 
 def _profiles() -> list[ProviderProfile]:
-    found = [load_profile(p) for p in sorted(DEMO.glob("*.toml"))]
-    rng = random.Random(26)
-    for n in range(40):
-        try:
-            found.append(parse_profile(profile_document(rng, n), f"random-{n}"))
-        except ProfileError:
-            continue
+    found = [load_profile(p) for p in sorted(DEMO.glob("*.toml"))] + parsed_profiles(40, 26)
     stated = [
         dataclasses.replace(found[i % len(found)], id=f"stated-{i}", discount=Decimal(d))
         for i, d in enumerate(STATED)

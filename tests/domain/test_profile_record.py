@@ -26,7 +26,7 @@ from comparator.domain.profile_record import (
 )
 from comparator.errors import ProfileError
 from tests.support.fuzz_inputs import toml_case
-from tests.support.fuzz_profiles import profile_document
+from tests.support.fuzz_profiles import parsed_profiles
 
 ROOT = Path(__file__).resolve().parents[2]
 PATHS = sorted(
@@ -43,17 +43,6 @@ def _profiles_of_repository() -> list[ProviderProfile]:
             found.append(load_profile(path))
         except ProfileError:
             continue  # the malformed profiles of the error tests
-    return found
-
-
-def _random_profiles(count: int, seed: int) -> list[ProviderProfile]:
-    rng = random.Random(seed)
-    found = []
-    for n in range(count):
-        try:
-            found.append(parse_profile(profile_document(rng, n), f"random-{n}"))
-        except ProfileError:
-            continue
     return found
 
 
@@ -92,7 +81,7 @@ def test_every_profile_of_the_repository_reads_back_as_parsed() -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_random_profiles_read_back_as_parsed(seed: int) -> None:
-    profiles = _random_profiles(150, seed)
+    profiles = parsed_profiles(150, seed)
     assert len(profiles) > 100  # most random documents parse
     assert any(p.discount is not None and p.datacenters for p in profiles)
     assert any(dc.network.latency_ms for p in profiles for dc in p.datacenters)

@@ -12,6 +12,9 @@ import random
 from datetime import date
 from typing import Any
 
+from comparator.domain.profile import ProviderProfile, parse_profile
+from comparator.errors import ProfileError
+
 AMOUNTS: list[object] = [0, 1, 0.5, "0.10", "1.50", "1E+3", 1000000, "12345.6789", 3.0, "0"]
 FLAGS: list[object] = [True, False, None]
 ZONES = ["Asia/Shanghai", "Asia/Singapore", "America/Los_Angeles", "UTC", None]
@@ -117,3 +120,15 @@ def profile_document(rng: random.Random, n: int) -> dict[str, Any]:
             for i in range(rng.choice((0, 1, 2, 3)))
         ],
     }
+
+
+def parsed_profiles(count: int, seed: int) -> list[ProviderProfile]:
+    """The profiles of ``count`` random documents (drawn with ``seed``) that parse."""
+    rng = random.Random(seed)
+    found = []
+    for n in range(count):
+        try:
+            found.append(parse_profile(profile_document(rng, n), f"random-{n}"))
+        except ProfileError:
+            continue
+    return found
