@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -35,6 +36,8 @@ from sqlalchemy import (
     tuple_,
 )
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.selectable import FromClause, Select, Subquery
+from sqlalchemy.sql.util import find_tables
 
 from comparator.catalog.current_offers import (
     count_current,
@@ -52,6 +55,7 @@ from comparator.catalog.group_stream import (
 )
 from comparator.catalog.queries import (
     OFFER,
+    PROVIDER,
     load_profiles,
     load_provider_terms,
     offer_view_of,
@@ -64,6 +68,7 @@ from comparator.domain.profile import ProviderProfile
 from comparator.domain.profile_plan import ProviderTerms
 
 READ_CHUNK = 200  # groups per IN list
+SPLIT_PROVIDERS = 100  # the group table is built in two halves from this many providers
 NOT_THE_JOBS = 3  # the census's why of a place's offer the job does not keep
 GROUP_COLUMNS = (
     OFFER.c.provider,
@@ -156,6 +161,18 @@ def _keys_in(keys: Collection[tuple[Any, ...]]) -> ColumnElement[bool]:
     return tuple_(*six).in_(wanted)
 
 
+def _current_of(query: Select[Any]) -> FromClause:
+    """The current snapshots' subquery of a :func:`current_query` (a condition on its
+    provider is taken into the subquery: SQLite then reads only those providers' offers)."""
+    found = [
+        t
+        for t in find_tables(query.get_final_froms()[0], include_aliases=True)
+        if isinstance(t, Subquery) and t.name == "current"
+    ]
+    assert len(found) == 1, "current_query reads the current snapshots once"
+    return found[0]
+
+
 def _census(
     conn: Connection, places: OfferFilter, rule: Any, reason: Any
 ) -> list[tuple[list[str], int, int]]:
@@ -240,15 +257,36 @@ class CatalogGroups:
         why = unfit_kind_column(wanted)
         if why is None:
             query = current_query(wanted, columns=(*columns, literal(0, Integer)))
-            return SqlGroupStream(self.engine, query.group_by(*GROUP_COLUMNS))
+            query = query.group_by(*GROUP_COLUMNS)
+            return SqlGroupStream(self.engine, query, halves=self._halves(query))
         if self._apart(wanted):
             query = current_query(wanted, columns=(*columns, why))
             query = query.group_by(*GROUP_COLUMNS, why)
-            return SqlGroupStream(self.engine, query, UNFIT_KINDS)
+            return SqlGroupStream(self.engine, query, UNFIT_KINDS, halves=self._halves(query))
         found = self.census(wanted) if census is None else census
         query = current_query(wanted, columns=(*columns, literal(0, Integer)))
         query = query.where(why == 0).group_by(*GROUP_COLUMNS)
-        return SqlGroupStream(self.engine, query, counted=found.unfit)
+        halves = self._halves(query)
+        return SqlGroupStream(self.engine, query, counted=found.unfit, halves=halves)
+
+    def _halves(self, query: Select[Any]) -> tuple[Select[Any], Select[Any]] | None:
+        """On SQLite, ``query`` (a ``GROUP BY`` of :func:`current_query`'s, whose groups are
+        of one provider each) as two queries of the providers before the middle provider
+        and from it on, for a table built on both cores (:class:`SqlGroupStream`); None on
+        PostgreSQL (it plans parallel workers itself), where processes do not fork, and
+        below :data:`SPLIT_PROVIDERS`."""
+        if self.engine.dialect.name != "sqlite" or not hasattr(os, "fork"):
+            return None
+        with self.engine.connect() as conn:
+            providers = int(conn.execute(select(func.count()).select_from(PROVIDER)).scalar_one())
+            if providers < SPLIT_PROVIDERS:
+                return None
+            middle = select(PROVIDER.c.id).order_by(PROVIDER.c.id).offset(providers // 2)
+            split = conn.execute(middle.limit(1)).scalar_one()
+        current = _current_of(query)
+        return query.where(current.c.provider_id < split), query.where(
+            current.c.provider_id >= split
+        )
 
     def _apart(self, wanted: OfferFilter) -> bool:
         """Whether the group table groups rule 8's unfit offers apart (see
