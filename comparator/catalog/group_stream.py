@@ -434,8 +434,11 @@ def load_provider_discounts(engine: Engine, providers: Collection[str]) -> dict[
     import writes beside the document (its field parser's value as text), read only where it
     is set (most providers state none; parsing each document's ``provider`` table for it took
     0.2-0.4 s of PostgreSQL at 10,000 providers: docs/planner-pruning.md, "Fifth round")."""
-    wanted = set(providers)
     stated = PROVIDER.c.discount.is_not(None)
     query = select(PROVIDER.c.id, PROVIDER.c.discount).where(stated).order_by(PROVIDER.c.id)
     with engine.connect() as conn:
-        return {str(pid): Decimal(text) for pid, text in conn.execute(query) if pid in wanted}
+        rows = conn.execute(query).all()
+    if not rows:  # ``providers`` not even asked (it may be read only when iterated)
+        return {}
+    wanted = set(providers)
+    return {str(pid): Decimal(text) for pid, text in rows if pid in wanted}
