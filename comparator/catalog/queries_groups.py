@@ -161,6 +161,15 @@ def _key_values(keys: Collection[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return sorted({(*k[:4], *(NO_LINK if v is None else v for v in k[4:])) for k in keys})
 
 
+def a_core_idle() -> bool:
+    """Whether the machine has a core to spare: the last minute's load average below the
+    cores. The halves cost 0.25-0.5 CPU s more than the whole table (the fork's copied pages,
+    the file, the appended rows); on a machine whose cores are all busy they only add that
+    (the 70B job on the other shape at a load of 5: 1.54-1.69 s whole, 1.92-2.27 s in
+    halves; docs/planner-pruning.md, "Sixth round")."""
+    return os.getloadavg()[0] < (os.cpu_count() or 1)
+
+
 def _current_of(query: Select[Any]) -> FromClause:
     """The current snapshots' subquery of a :func:`current_query` (a condition on its
     provider is taken into the subquery: SQLite then reads only those providers' offers)."""
@@ -282,9 +291,9 @@ class CatalogGroups:
         """On SQLite, ``query`` (a ``GROUP BY`` of :func:`current_query`'s, whose groups are
         of one provider each) as two queries of the providers before the middle provider
         and from it on, for a table built on both cores (:class:`SqlGroupStream`); None on
-        PostgreSQL (it plans parallel workers itself), where processes do not fork, and
-        below :data:`SPLIT_PROVIDERS`."""
-        if self.engine.dialect.name != "sqlite" or not hasattr(os, "fork"):
+        PostgreSQL (it plans parallel workers itself), where processes do not fork, when no
+        core is idle (:func:`a_core_idle`) and below :data:`SPLIT_PROVIDERS`."""
+        if self.engine.dialect.name != "sqlite" or not hasattr(os, "fork") or not a_core_idle():
             return None
         with self.engine.connect() as conn:
             providers = int(conn.execute(select(func.count()).select_from(PROVIDER)).scalar_one())

@@ -45,6 +45,7 @@ def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "tmp"
     folder.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    monkeypatch.setattr(queries_groups, "a_core_idle", lambda: True)  # whatever the load
     return folder
 
 
@@ -144,6 +145,7 @@ def test_an_error_of_the_child_reaches_the_user_as_in_the_parent(
     code, _, whole = _quote(capsys, demo_db_url, JOBS[0])
     monkeypatch.undo()
     monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
+    monkeypatch.setattr(queries_groups, "a_core_idle", lambda: True)
     monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 2)
     monkeypatch.setattr(group_stream._Half, "_build", _locked)  # in the child
     code_halves, _, halves = _quote(capsys, demo_db_url, JOBS[0])
@@ -176,6 +178,17 @@ def test_an_error_of_the_parent_stops_the_child(
     assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
     _nothing_left(private_tmp)
     engine.dispose()
+
+
+def test_a_busy_machine_builds_the_table_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every core busy: no halves (they would only add their CPU)."""
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.0, 2.0, 2.0))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert not queries_groups.a_core_idle()
+    engine = make_engine("sqlite://")
+    assert CatalogGroups(engine)._halves(None) is None  # type: ignore[arg-type]
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.2, 2.0, 2.0))
+    assert queries_groups.a_core_idle()
 
 
 def test_postgresql_builds_the_table_whole() -> None:
