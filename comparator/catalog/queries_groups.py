@@ -312,11 +312,6 @@ class CatalogGroups:
         unfit offers on the other shape made 371,237 rows of groups against 134,000 fit)."""
         return bool(wanted.card_floors) and wanted.by_place
 
-    def census_reads_floors(self, wanted: OfferFilter) -> bool:
-        """For a job that names places the census counts no unfit offer (the group table
-        groups them apart, or there are no floors): its scan does not depend on the floors."""
-        return not wanted.by_place
-
     def census(self, wanted: OfferFilter) -> OfferCensus:
         """One scan for what the group table needs first or beside it (docs/planner-pruning.md,
         "Fourth round"): the distinct rules of the hourly offers ``wanted`` keeps (its card

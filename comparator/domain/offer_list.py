@@ -152,9 +152,6 @@ class OfferList:
         places = self.count(wanted) if wanted.by_place else 0
         return OfferCensus(self.rules(wanted), places, unfit)
 
-    def census_reads_floors(self, wanted: OfferFilter) -> bool:
-        return True  # the unfit offers are counted here
-
     def group_stream(
         self, wanted: OfferFilter, pricing: GroupPricing, census: OfferCensus | None = None
     ) -> ListStream:

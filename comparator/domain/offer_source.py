@@ -157,11 +157,6 @@ class OfferSource(ProfileSource, Protocol):
         """The rules, the places' count and the unfit offers of ``wanted`` (one scan)."""
         ...
 
-    def census_reads_floors(self, wanted: OfferFilter) -> bool:
-        """Whether :meth:`census` of ``wanted`` depends on its card floors (False: it is the
-        census of ``wanted`` without them, which may be taken before they are known)."""
-        ...
-
     def group_stream(
         self, wanted: OfferFilter, pricing: GroupPricing, census: OfferCensus | None = None
     ) -> GroupStream:

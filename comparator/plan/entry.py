@@ -12,11 +12,10 @@ plan). Offers already loaded (a sequence) are planned as they are (:func:`.job_p
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING
 
 from comparator.domain.job import Job
 from comparator.domain.offer_filter import FilteredOffers, GroupSummary, OfferFilter
@@ -39,7 +38,6 @@ from comparator.plan.result import PlanResult
 if TYPE_CHECKING:  # the shared planner loads when several jobs are planned together
     from comparator.plan.joint.joint_plan import SharedPlan
 
-T = TypeVar("T")
 Offers = OfferSource | Sequence[OfferView]
 Profiles = Mapping[str, ProviderProfile] | ProfileSource
 
@@ -147,17 +145,10 @@ def _streamed(
     (the quote's price curve may show one); None when streaming cannot decide (the caller
     then plans on every offer of the job)."""
     schedule = job.schedule
-    early = None if source.census_reads_floors(wanted) else Beside(source.census, wanted)
-    try:
-        works = job_works(job, context.headroom)  # rule 8's floors; the walk's work table
-    except BaseException:
-        if early is not None:
-            early.wait()
-        raise
+    works = job_works(job, context.headroom)  # rule 8's floors; the walk's work table
     floors = () if works is None else card_floors(works)
     wanted = dataclasses.replace(wanted, card_floors=floors)
-    # one scan: the rules, the places' count, the unfit (beside the estimate when it can)
-    census = source.census(wanted) if early is None else early.result()
+    census = source.census(wanted)  # one scan: the rules, the places' count, the unfit
     window = (schedule.earliest_start, schedule.deadline, schedule.run_windows)
     factors = rule_floors(census.rules, *window, context.holidays)
     periods = contract_runs(job, context.holidays)
@@ -201,35 +192,6 @@ def _streamed(
     finally:
         stream.close()
     return result, OffersRead(offers, given, filtered)
-
-
-class Beside(Generic[T]):
-    """``work(wanted)`` on a thread of its own, started at once (the catalog's census scan,
-    while this thread estimates the job: docs/planner-pruning.md, "Sixth round"); its result
-    or its error, in the caller's thread, by :meth:`result`."""
-
-    def __init__(self, work: Callable[[OfferFilter], T], wanted: OfferFilter) -> None:
-        self.work, self.wanted = work, wanted
-        self.found: T | None = None
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, name="suanli-census", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.found = self.work(self.wanted)
-        except BaseException as exc:  # raised again in the caller's thread
-            self.error = exc
-
-    def wait(self) -> None:
-        self.thread.join()
-
-    def result(self) -> T:
-        self.wait()
-        if self.error is not None:
-            raise self.error
-        assert self.found is not None
-        return self.found
 
 
 class Later(Collection[str]):

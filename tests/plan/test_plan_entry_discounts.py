@@ -1,31 +1,21 @@
 """The planner asks the group table for its providers only when some provider states a
-discount, and takes the census beside the estimate where it does not depend on the card
-floors (docs/planner-pruning.md, "Sixth round: the quote's wall"): the same plan either way,
-a stated discount still read and applied, the census's error raised in the caller's thread."""
+discount (docs/planner-pruning.md, "Sixth round: the quote's wall"): the same plan either way,
+and a stated discount still read and applied."""
 
 from __future__ import annotations
 
-import dataclasses
-import sqlite3
-import threading
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, update
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import update
 
 from comparator.catalog.db import make_engine
 from comparator.catalog.group_stream import SqlGroupStream
 from comparator.catalog.queries import PROVIDER
-from comparator.catalog.queries_groups import CatalogGroups
 from comparator.config import load_settings
 from comparator.domain.job import load_job
-from comparator.domain.offer_filter import OfferFilter
-from comparator.domain.offer_list import OfferList
 from comparator.plan.entry import Later
-from comparator.plan.prune.sql_prefilter import card_floors, job_offer_filter, job_works
 from comparator.services.planning import context_from_settings, plan_for_job
-from tests.catalog.test_scale_queries import demo_engine  # noqa: F401 (a fixture: both databases)
 from tests.plan.test_plan_prune import CONTEXT, answer
 
 JOB = "examples/lora-7b-guangdong.toml"
@@ -73,42 +63,4 @@ def test_providers_are_read_only_where_a_discount_is_stated(
         conn.execute(update(PROVIDER).values(discount=None))
     again, _ = plan_for_job(engine, job, context)
     assert answer(again) == answer(plain)
-    engine.dispose()
-
-
-@pytest.mark.slow
-def test_the_early_census_is_the_census_with_floors(demo_engine: Engine) -> None:  # noqa: F811
-    """Both databases: for a job that names places the census taken before the card floors
-    are known (beside the estimate) is the census with them; the in-memory source says its
-    census reads them."""
-    source = CatalogGroups(demo_engine)
-    context = context_from_settings(load_settings({}), today=CONTEXT.today)
-    for name in ("lora-7b-guangdong", "seeds-13b-full-8xa100", "70b-full-multinode"):
-        job = load_job(f"examples/{name}.toml")
-        wanted = job_offer_filter(job)
-        works = job_works(job, context.headroom)
-        assert works is not None
-        floored = dataclasses.replace(wanted, card_floors=card_floors(works))
-        assert source.census_reads_floors(wanted) == (not wanted.by_place)
-        if not source.census_reads_floors(wanted):
-            assert floored.card_floors and source.census(wanted) == source.census(floored)
-    assert OfferList([], {}).census_reads_floors(OfferFilter(provinces=("广东",)))
-
-
-@pytest.mark.slow
-def test_an_error_of_the_early_census_reaches_the_caller(
-    demo_db_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The census's thread fails: the plan fails with its error, in the caller's thread, and
-    no thread is left."""
-
-    def locked(self: CatalogGroups, wanted: OfferFilter) -> Any:
-        raise OperationalError("SELECT", {}, sqlite3.OperationalError("database is locked"))
-
-    monkeypatch.setattr(CatalogGroups, "census", locked)
-    engine = make_engine(demo_db_url)
-    context = context_from_settings(load_settings({}), today=CONTEXT.today)
-    with pytest.raises(OperationalError, match="database is locked"):
-        plan_for_job(engine, load_job(JOB), context)
-    assert threading.active_count() == 1
     engine.dispose()
