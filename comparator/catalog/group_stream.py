@@ -11,8 +11,15 @@ stored profiles without parsing anything else of them.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pickle
+import shutil
+import signal
+import tempfile
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -36,7 +43,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.base import Executable
 from sqlalchemy.sql.elements import ClauseElement, ColumnElement
 
-from comparator.catalog.db import analytic_session, hash_aggregates
+from comparator.catalog.db import analytic_session, hash_aggregates, lock_timeout_s, make_engine
 from comparator.catalog.queries import PROVIDER
 from comparator.domain.offer_filter import GroupSummary
 from comparator.domain.offer_source import GroupShape, OrderedGroup, ShapeId, ShapeOrder
@@ -99,7 +106,10 @@ class SqlGroupStream:
         query: Select[Any],
         apart: Sequence[str] | None = None,
         counted: Mapping[str, int] | None = None,
+        halves: tuple[Select[Any], Select[Any]] | None = None,
     ) -> None:
+        """``halves``: ``query`` as two queries of disjoint groups (SQLite: the table is built
+        from both at once, one on a thread of its own: :func:`_build_halves`)."""
         self.conn: Connection = engine.connect()
         self.known: list[GroupShape] | None = None
         self.indexed = False  # MACHINES built (only where parts are read by machine)
@@ -109,12 +119,12 @@ class SqlGroupStream:
             for table in (GROUPS, SHAPES):
                 table.drop(self.conn, checkfirst=True)
             SHAPES.create(self.conn)
-            labelled = query.with_only_columns(
-                *(c.label(t.name) for c, t in zip(query.selected_columns, G, strict=True))
-            )
-            hash_aggregates(self.conn)  # the join's estimate is far too low (PostgreSQL)
-            self.conn.execute(CreateTableAs(GROUPS.name, labelled))  # planned in parallel (PG)
-            hash_aggregates(self.conn, on=False)
+            if halves is not None:
+                _build_halves(engine, self.conn, _labelled(halves[0]), _labelled(halves[1]))
+            else:
+                hash_aggregates(self.conn)  # the join's estimate is far too low (PostgreSQL)
+                self.conn.execute(CreateTableAs(GROUPS.name, _labelled(query)))  # in parallel (PG)
+                hash_aggregates(self.conn, on=False)
             if apart is not None:  # rule 8's kinds, grouped apart by 1 + the kind's index
                 self._count_unfit(apart)
         except BaseException:
@@ -237,20 +247,139 @@ class SqlGroupStream:
             self.conn.close()
 
 
+def _labelled(query: Select[Any]) -> Select[Any]:
+    """``query``'s columns named as :data:`GROUPS`'s."""
+    return query.with_only_columns(
+        *(c.label(t.name) for c, t in zip(query.selected_columns, G, strict=True))
+    )
+
+
+PART_SCHEMA = "suanli_part"  # the second half's database, attached while it is built and read
+
+
+class _Half:
+    """The second half of the group table, built by a child process (``fork``) into a
+    database file of its own (a temporary table is its connection's only). A process, not a
+    thread: two of SQLite's threads in one process contend for its global mutexes (the two
+    halves on two threads took 1.46-1.52 s and 1.9-2.6 CPU s, one after the other 1.46-1.61 s,
+    in two processes 0.82-0.84 s). The child's error comes back pickled through a pipe."""
+
+    def __init__(self, engine: Engine, query: Select[Any], path: Path) -> None:
+        self.url = engine.url.render_as_string(hide_password=False)
+        self.timeout_s = lock_timeout_s(engine)
+        self.query, self.path = query, path
+        self.pid = 0
+        self.pipe = -1
+
+    def start(self) -> None:
+        reading, writing = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: builds its half, reports, and leaves at once
+            os.close(reading)
+            code = 0
+            try:
+                self._build()
+            except BaseException as exc:
+                code = 1
+                _send(writing, exc)
+            finally:
+                os._exit(code)
+        os.close(writing)
+        self.pid, self.pipe = pid, reading
+
+    def _build(self) -> None:
+        engine = make_engine(self.url, self.timeout_s)
+        with engine.connect() as conn:
+            raw: Any = conn.connection.dbapi_connection
+            _attach(raw, self.path)
+            raw.execute(f"PRAGMA {PART_SCHEMA}.journal_mode = OFF")
+            raw.execute(f"PRAGMA {PART_SCHEMA}.synchronous = OFF")
+            conn.execute(CreateTableAs(GROUPS.name, self.query, schema=PART_SCHEMA))
+            conn.commit()
+
+    def stop(self) -> None:
+        """End the child (the caller failed)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGTERM)
+
+    def finish(self) -> BaseException | None:
+        """Wait for the child: its error, or None once its half is written."""
+        with os.fdopen(self.pipe, "rb") as pipe:
+            sent = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        if sent:
+            error: BaseException = pickle.loads(sent)
+            return error
+        if status != 0:
+            return RuntimeError(f"the group table's second half failed (status {status})")
+        return None
+
+
+def _send(pipe: int, exc: BaseException) -> None:
+    """``exc`` pickled into ``pipe`` (its text in a RuntimeError if it does not pickle)."""
+    try:
+        data = pickle.dumps(exc)
+    except Exception:
+        data = pickle.dumps(RuntimeError(str(exc)))
+    with os.fdopen(pipe, "wb") as out:
+        out.write(data)
+
+
+def _attach(raw: Any, path: Path) -> None:
+    raw.execute(f"ATTACH DATABASE ? AS {PART_SCHEMA}", (str(path),))
+
+
+def _build_halves(
+    engine: Engine, conn: Connection, first: Select[Any], second: Select[Any]
+) -> None:
+    """The group table from two queries of disjoint groups at once (SQLite): the first into
+    the table on ``conn``, the second by a child process into a file, appended after (the
+    ``GROUP BY`` of the LoRA job on the other shape: 1.5-1.6 s on one core, 0.8-0.9 s on two,
+    docs/planner-pruning.md, "Sixth round"). The child's error is raised here; nothing of it
+    is left running or on disk."""
+    folder = Path(tempfile.mkdtemp(prefix="suanli-groups-"))
+    try:
+        half = _Half(engine, second, folder / "half.db")
+        half.start()
+        failed = True
+        try:
+            conn.execute(CreateTableAs(GROUPS.name, first))
+            failed = False
+        finally:
+            if failed:
+                half.stop()
+            error = half.finish()
+        if error is not None:
+            raise error
+        conn.commit()  # ATTACH needs no transaction open
+        raw: Any = conn.connection.dbapi_connection
+        _attach(raw, half.path)
+        try:
+            raw.execute(f"INSERT INTO temp.{GROUPS.name} SELECT * FROM {PART_SCHEMA}.{GROUPS.name}")
+        finally:
+            raw.execute(f"DETACH DATABASE {PART_SCHEMA}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 class CreateTableAs(Executable, ClauseElement):
-    """``CREATE TEMPORARY TABLE name AS query``: PostgreSQL plans parallel workers for it
-    (not for ``INSERT … SELECT``); the columns are the query's labels."""
+    """``CREATE TEMPORARY TABLE name AS query`` (or ``CREATE TABLE schema.name AS query``):
+    PostgreSQL plans parallel workers for it (not for ``INSERT … SELECT``); the columns are
+    the query's labels."""
 
     inherit_cache = False
 
-    def __init__(self, name: str, query: Select[Any]) -> None:
-        self.name, self.query = name, query
+    def __init__(self, name: str, query: Select[Any], schema: str | None = None) -> None:
+        self.name, self.query, self.schema = name, query, schema
 
 
 @compiles(CreateTableAs)
 def _create_table_as(element: CreateTableAs, compiler: Any, **kw: Any) -> str:
     name = compiler.preparer.quote(element.name)
-    return f"CREATE TEMPORARY TABLE {name} AS {compiler.process(element.query, **kw)}"
+    query = compiler.process(element.query, **kw)
+    if element.schema is not None:
+        return f"CREATE TABLE {compiler.preparer.quote(element.schema)}.{name} AS {query}"
+    return f"CREATE TEMPORARY TABLE {name} AS {query}"
 
 
 def _same_shape(dialect: str) -> ColumnElement[bool]:
@@ -305,8 +434,11 @@ def load_provider_discounts(engine: Engine, providers: Collection[str]) -> dict[
     import writes beside the document (its field parser's value as text), read only where it
     is set (most providers state none; parsing each document's ``provider`` table for it took
     0.2-0.4 s of PostgreSQL at 10,000 providers: docs/planner-pruning.md, "Fifth round")."""
-    wanted = set(providers)
     stated = PROVIDER.c.discount.is_not(None)
     query = select(PROVIDER.c.id, PROVIDER.c.discount).where(stated).order_by(PROVIDER.c.id)
     with engine.connect() as conn:
-        return {str(pid): Decimal(text) for pid, text in conn.execute(query) if pid in wanted}
+        rows = conn.execute(query).all()
+    if not rows:  # ``providers`` not even asked (it may be read only when iterated)
+        return {}
+    wanted = set(providers)
+    return {str(pid): Decimal(text) for pid, text in rows if pid in wanted}

@@ -9,9 +9,11 @@ reads the offers of the groups it reaches (docs/planner-pruning.md, rule 5).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
-from collections.abc import Collection, Mapping, Sequence
+import os
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -22,6 +24,7 @@ from sqlalchemy import (
     Integer,
     String,
     and_,
+    bindparam,
     case,
     cast,
     distinct,
@@ -35,6 +38,8 @@ from sqlalchemy import (
     tuple_,
 )
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.selectable import FromClause, Select, Subquery
+from sqlalchemy.sql.util import find_tables
 
 from comparator.catalog.current_offers import (
     count_current,
@@ -52,6 +57,7 @@ from comparator.catalog.group_stream import (
 )
 from comparator.catalog.queries import (
     OFFER,
+    PROVIDER,
     load_profiles,
     load_provider_terms,
     offer_view_of,
@@ -64,6 +70,7 @@ from comparator.domain.profile import ProviderProfile
 from comparator.domain.profile_plan import ProviderTerms
 
 READ_CHUNK = 200  # groups per IN list
+SPLIT_PROVIDERS = 100  # the group table is built in two halves from this many providers
 NOT_THE_JOBS = 3  # the census's why of a place's offer the job does not keep
 GROUP_COLUMNS = (
     OFFER.c.provider,
@@ -148,12 +155,31 @@ def _own_runs(
 NO_LINK = "\x1f"  # NULL's stand-in in the read's row values (the rows are checked after)
 
 
-def _keys_in(keys: Collection[tuple[Any, ...]]) -> ColumnElement[bool]:
-    """The offers whose six group keys are among ``keys``, NULL matching NULL (besides the
-    machines' index scan: a machine's other raw groups are not fetched)."""
-    six = (*GROUP_COLUMNS[:4], *(func.coalesce(c, NO_LINK) for c in GROUP_COLUMNS[4:]))
-    wanted = sorted({(*k[:4], *(NO_LINK if v is None else v for v in k[4:])) for k in keys})
-    return tuple_(*six).in_(wanted)
+def _key_values(keys: Collection[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The six group keys of ``keys`` as the read binds them: NULL links as :data:`NO_LINK`
+    (besides the machines' index scan: a machine's other raw groups are not fetched)."""
+    return sorted({(*k[:4], *(NO_LINK if v is None else v for v in k[4:])) for k in keys})
+
+
+def a_core_idle() -> bool:
+    """Whether the machine has a core to spare: the last minute's load average below the
+    cores. The halves cost 0.25-0.5 CPU s more than the whole table (the fork's copied pages,
+    the file, the appended rows); on a machine whose cores are all busy they only add that
+    (the 70B job on the other shape at a load of 5: 1.54-1.69 s whole, 1.92-2.27 s in
+    halves; docs/planner-pruning.md, "Sixth round")."""
+    return os.getloadavg()[0] < (os.cpu_count() or 1)
+
+
+def _current_of(query: Select[Any]) -> FromClause:
+    """The current snapshots' subquery of a :func:`current_query` (a condition on its
+    provider is taken into the subquery: SQLite then reads only those providers' offers)."""
+    found = [
+        t
+        for t in find_tables(query.get_final_froms()[0], include_aliases=True)
+        if isinstance(t, Subquery) and t.name == "current"
+    ]
+    assert len(found) == 1, "current_query reads the current snapshots once"
+    return found[0]
 
 
 def _census(
@@ -187,6 +213,8 @@ class CatalogGroups:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self.stream: SqlGroupStream | None = None  # the last group stream (reads use it)
+        self.read_queries: dict[OfferFilter, Select[Any]] = {}
 
     def profiles(self, providers: Collection[str] | None = None) -> dict[str, ProviderProfile]:
         return load_profiles(self.engine, providers)
@@ -236,19 +264,47 @@ class CatalogGroups:
         :meth:`census`, asked here unless given) — for a job that names places, grouped
         apart by why and dropped after (a ``WHERE`` on them made SQLite scan every current
         offer instead of the places' ones; on PostgreSQL it spares the census their test)."""
+        stream = self._group_stream(wanted, pricing, census)
+        self.stream = stream
+        return stream
+
+    def _group_stream(
+        self, wanted: OfferFilter, pricing: GroupPricing, census: OfferCensus | None
+    ) -> SqlGroupStream:
         columns = summary_columns(pricing, true(), self.engine.dialect.name)
         why = unfit_kind_column(wanted)
         if why is None:
             query = current_query(wanted, columns=(*columns, literal(0, Integer)))
-            return SqlGroupStream(self.engine, query.group_by(*GROUP_COLUMNS))
+            query = query.group_by(*GROUP_COLUMNS)
+            return SqlGroupStream(self.engine, query, halves=self._halves(query))
         if self._apart(wanted):
             query = current_query(wanted, columns=(*columns, why))
             query = query.group_by(*GROUP_COLUMNS, why)
-            return SqlGroupStream(self.engine, query, UNFIT_KINDS)
+            return SqlGroupStream(self.engine, query, UNFIT_KINDS, halves=self._halves(query))
         found = self.census(wanted) if census is None else census
         query = current_query(wanted, columns=(*columns, literal(0, Integer)))
         query = query.where(why == 0).group_by(*GROUP_COLUMNS)
-        return SqlGroupStream(self.engine, query, counted=found.unfit)
+        halves = self._halves(query)
+        return SqlGroupStream(self.engine, query, counted=found.unfit, halves=halves)
+
+    def _halves(self, query: Select[Any]) -> tuple[Select[Any], Select[Any]] | None:
+        """On SQLite, ``query`` (a ``GROUP BY`` of :func:`current_query`'s, whose groups are
+        of one provider each) as two queries of the providers before the middle provider
+        and from it on, for a table built on both cores (:class:`SqlGroupStream`); None on
+        PostgreSQL (it plans parallel workers itself), where processes do not fork, when no
+        core is idle (:func:`a_core_idle`) and below :data:`SPLIT_PROVIDERS`."""
+        if self.engine.dialect.name != "sqlite" or not hasattr(os, "fork") or not a_core_idle():
+            return None
+        with self.engine.connect() as conn:
+            providers = int(conn.execute(select(func.count()).select_from(PROVIDER)).scalar_one())
+            if providers < SPLIT_PROVIDERS:
+                return None
+            middle = select(PROVIDER.c.id).order_by(PROVIDER.c.id).offset(providers // 2)
+            split = conn.execute(middle.limit(1)).scalar_one()
+        current = _current_of(query)
+        return query.where(current.c.provider_id < split), query.where(
+            current.c.provider_id >= split
+        )
 
     def _apart(self, wanted: OfferFilter) -> bool:
         """Whether the group table groups rule 8's unfit offers apart (see
@@ -291,25 +347,57 @@ class CatalogGroups:
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:
         """The job's offers of ``groups``, by offer id, through a client-side cursor (a
         server-side one costs two more round trips a read on PostgreSQL: 0.53-0.70 s against
-        0.52-0.56 s for the 13B quote's 97 reads, docs/planner-pruning.md, "Fifth round")."""
+        0.52-0.56 s for the 13B quote's 97 reads, docs/planner-pruning.md, "Fifth round"); on
+        the open group stream's connection (no connection checked out, pinged, given back
+        per read), by one statement per filter whose lists are bound at each read (building
+        and compiling it took 3-4 ms a read: "Sixth round")."""
         keys = {
             (g.provider, g.region, g.gpu, g.node_cards, g.interconnect, g.network) for g in groups
         }
         machines = sorted({key[:4] for key in keys})
-        columns = (OFFER.c.provider, OFFER.c.region, OFFER.c.gpu, OFFER.c.node_cards)
+        query = self._read_query(wanted)
         out: list[OfferView] = []
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             for start in range(0, len(machines), READ_CHUNK):
                 chunk = machines[start : start + READ_CHUNK]
-                providers = sorted({m[0] for m in chunk})  # their current snapshots only
-                query = current_query(wanted, providers=providers)
-                query = query.where(tuple_(*columns).in_(chunk), fit_condition(wanted))
-                query = query.where(_keys_in([key for key in keys if key[:4] in chunk]))
+                bound = {
+                    "read_providers": sorted({m[0] for m in chunk}),  # their current snapshots
+                    "read_machines": chunk,
+                    "read_keys": _key_values([key for key in keys if key[:4] in chunk]),
+                }
                 out += (
                     o
-                    for o in map(offer_view_of, conn.execute(query))  # a few hundred rows
+                    for o in map(offer_view_of, conn.execute(query, bound))  # a few hundred rows
                     if (o.provider, o.region, o.gpu, o.node_cards, o.interconnect, o.network)
                     in keys
                 )
         out.sort(key=lambda o: int(o.offer_id))
         return out
+
+    def _read_query(self, wanted: OfferFilter) -> Select[Any]:
+        """The read's statement for ``wanted``: the offers of the bound providers' current
+        snapshots (a condition taken into the snapshots' subquery), machines and group keys
+        (NULL links matching through :data:`NO_LINK`: the rows are checked after)."""
+        if (query := self.read_queries.get(wanted)) is not None:
+            return query
+        columns = (OFFER.c.provider, OFFER.c.region, OFFER.c.gpu, OFFER.c.node_cards)
+        six = (*GROUP_COLUMNS[:4], *(func.coalesce(c, NO_LINK) for c in GROUP_COLUMNS[4:]))
+        query = current_query(wanted)
+        current = _current_of(query)
+        query = query.where(
+            current.c.provider_id.in_(bindparam("read_providers", expanding=True)),
+            tuple_(*columns).in_(bindparam("read_machines", expanding=True)),
+            fit_condition(wanted),
+            tuple_(*six).in_(bindparam("read_keys", expanding=True)),
+        )
+        self.read_queries[wanted] = query
+        return query
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        """The open group stream's connection, else one of the engine's."""
+        if self.stream is not None and not self.stream.conn.closed:
+            yield self.stream.conn
+            return
+        with self.engine.connect() as conn:
+            yield conn

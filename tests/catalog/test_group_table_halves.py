@@ -1,0 +1,198 @@
+"""SQLite's group table built in two halves, the second by a child process
+(docs/planner-pruning.md, "Sixth round: the quote's wall").
+
+The quotes are those of the table built whole (the same ``--json`` output but the quote
+number); an error of the child reaches the user as the same error in the parent would; and
+nothing is left behind: no child process, no file, no thread, no connection checked out.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import literal_column
+from sqlalchemy.exc import OperationalError
+
+import comparator.catalog.group_stream as group_stream
+import comparator.catalog.queries_groups as queries_groups
+from comparator.catalog.db import make_engine
+from comparator.catalog.queries_groups import CatalogGroups
+from comparator.domain.job import load_job
+from comparator.domain.offer_source import GroupPricing
+from comparator.plan.prune.sql_prefilter import job_offer_filter
+from comparator.plan.prune.streamed import contract_runs, most_runs, rule_floors
+from tests.conftest import run_cli
+from tests.plan.test_plan_prune import CONTEXT
+
+JOBS = [
+    "lora-7b-guangdong",
+    "storage-upload-windows",
+    "seeds-13b-full-8xa100",
+    "70b-full-multinode",
+]
+QUOTE = ("--today", "2026-11-29", "--json")
+
+
+@pytest.fixture
+def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temporary folder the halves' files go to, watched by the test."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    monkeypatch.setattr(queries_groups, "a_core_idle", lambda: True)  # whatever the load
+    return folder
+
+
+def _quote(capsys: pytest.CaptureFixture[str], url: str, job: str) -> tuple[int, Any, str]:
+    result = run_cli(capsys, url, "--lang", "en", "quote", f"examples/{job}.toml", *QUOTE)
+    if result.code != 0:
+        return result.code, None, result.err
+    out = result.json()
+    out.pop("quote")
+    return result.code, out, result.err
+
+
+def _nothing_left(folder: Path) -> None:
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+    assert list(folder.iterdir()) == []
+    assert threading.active_count() == 1
+
+
+@pytest.mark.slow
+def test_quotes_from_halves_equal_quotes_from_the_whole_table(
+    capsys: pytest.CaptureFixture[str],
+    demo_db_url: str,
+    private_tmp: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The four example jobs: the same ``--json`` output (but the quote number) with the
+    table built whole and in halves, and nothing of the halves left after."""
+    for job in JOBS:
+        monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 10**9)
+        whole = _quote(capsys, demo_db_url, job)
+        monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 2)
+        halves = _quote(capsys, demo_db_url, job)
+        assert halves == whole, job
+        _nothing_left(private_tmp)
+
+
+@pytest.mark.slow
+def test_the_halves_hold_the_rows_of_the_whole_table(
+    demo_db_url: str, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Row for row (in the table's order per provider, which ``at`` reads), shapes,
+    providers and rule 8's counts; the connection given back on close."""
+    engine = make_engine(demo_db_url)
+    source = CatalogGroups(engine)
+    built_halves = group_stream._build_halves
+    calls: list[int] = []
+
+    def counted(*args: Any) -> None:
+        calls.append(1)
+        built_halves(*args)
+
+    monkeypatch.setattr(group_stream, "_build_halves", counted)
+    for name in JOBS:
+        job = load_job(f"examples/{name}.toml")
+        wanted = job_offer_filter(job)
+        s = job.schedule
+        factors = rule_floors(source.rules(wanted), s.earliest_start, s.deadline, s.run_windows)
+        pricing = GroupPricing(
+            job.currency, CONTEXT.fx, factors, most_runs(job), contract_runs(job)
+        )
+        built = []
+        for split in (10**9, 2):
+            monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", split)
+            stream = source.group_stream(wanted, pricing)
+            try:
+                rows = stream.conn.execute(group_stream.GROUPS.select()).all()
+                by_provider: dict[str, list[Any]] = {}
+                for row in rows:
+                    by_provider.setdefault(row[0], []).append(tuple(row))
+                built.append((by_provider, stream.shapes(), stream.providers(), stream.unfit()))
+            finally:
+                stream.close()
+        assert built[0] == built[1], name
+        assert len(calls) == JOBS.index(name) + 1, "the second was built in halves"
+        assert len(built[0][2]) >= 2, "both halves hold providers"
+        assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+        _nothing_left(private_tmp)
+    engine.dispose()
+
+
+def _locked(*_: Any, **__: Any) -> None:
+    raise OperationalError("CREATE TABLE", {}, sqlite3.OperationalError("database is locked"))
+
+
+@pytest.mark.slow
+def test_an_error_of_the_child_reaches_the_user_as_in_the_parent(
+    capsys: pytest.CaptureFixture[str],
+    demo_db_url: str,
+    private_tmp: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The child's error is raised in the parent: the command fails with the same message
+    and status as when the same error stops the whole table's statement."""
+    monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 10**9)
+    monkeypatch.setattr(group_stream, "hash_aggregates", _locked)  # before the whole table
+    code, _, whole = _quote(capsys, demo_db_url, JOBS[0])
+    monkeypatch.undo()
+    monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
+    monkeypatch.setattr(queries_groups, "a_core_idle", lambda: True)
+    monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 2)
+    monkeypatch.setattr(group_stream._Half, "_build", _locked)  # in the child
+    code_halves, _, halves = _quote(capsys, demo_db_url, JOBS[0])
+    assert code != 0 and "locked" in whole, whole
+    assert (code_halves, halves) == (code, whole)
+    _nothing_left(private_tmp)
+
+
+@pytest.mark.slow
+def test_an_error_of_the_parent_stops_the_child(
+    demo_db_url: str, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first half fails: its error is raised, the child is ended and waited for, its
+    file removed, the connection given back."""
+    halves = CatalogGroups._halves
+
+    def broken(self: CatalogGroups, query: Any) -> Any:
+        found = halves(self, query)
+        assert found is not None
+        return found[0].where(literal_column("no_such_column") == 1), found[1]
+
+    monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 2)
+    monkeypatch.setattr(CatalogGroups, "_halves", broken)
+    engine = make_engine(demo_db_url)
+    job = load_job(f"examples/{JOBS[0]}.toml")
+    wanted = job_offer_filter(job)
+    pricing = GroupPricing(job.currency, CONTEXT.fx, {}, most_runs(job), contract_runs(job))
+    with pytest.raises(OperationalError, match="no_such_column"):
+        CatalogGroups(engine).group_stream(wanted, pricing)
+    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    _nothing_left(private_tmp)
+    engine.dispose()
+
+
+def test_a_busy_machine_builds_the_table_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every core busy: no halves (they would only add their CPU)."""
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.0, 2.0, 2.0))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert not queries_groups.a_core_idle()
+    engine = make_engine("sqlite://")
+    assert CatalogGroups(engine)._halves(None) is None  # type: ignore[arg-type]
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.2, 2.0, 2.0))
+    assert queries_groups.a_core_idle()
+
+
+def test_postgresql_builds_the_table_whole() -> None:
+    """PostgreSQL plans parallel workers itself: no halves there."""
+    engine = make_engine("postgresql+psycopg://nobody@127.0.0.1:1/none")
+    query = CatalogGroups(engine)._halves
+    assert query(None) is None  # type: ignore[arg-type]
