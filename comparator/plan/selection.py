@@ -34,6 +34,7 @@ from comparator.plan.dp.dp_solver import ScheduleProfile, solve_schedule
 from comparator.plan.dp.pausing.dominated_contracts import most_runs_per_period
 from comparator.plan.dp.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
 from comparator.plan.dp.slot_prices import float_costs
+from comparator.plan.prune.block_lengths import least_over_lengths
 from comparator.plan.prune.stretch_bound import least_over_blocks
 
 OBJECTIVES = ("cost", "time")
@@ -235,11 +236,37 @@ def stretch_bound_cents(problem: ScheduleProblem) -> int | None:
     return _cents(least, runs) + problem.storage_cents * needed
 
 
+def block_lengths_cents(problem: ScheduleProblem) -> int | None:
+    """A bound on ``problem``'s schedules for an interruptible job with restart overhead,
+    from the least sums of its per-slot minima over blocks of each length
+    (:mod:`~comparator.plan.prune.block_lengths`: monotone in the prices, so the group and
+    summary keys can take it too), with the storage of :func:`lower_bound_cents`; None without
+    overhead or without a finite floor."""
+    overhead, work = problem.restart_overhead_slots, problem.work_slots
+    if not (problem.interruptible and overhead) or work > problem.deadline_slot:
+        return None
+    runs = min(problem.deadline_slot, work + overhead * (work - 1))
+    days = _days(problem, problem.deadline_slot)
+    per_slot = _per_slot(problem, runs, days)
+    needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead, days)
+    least = least_over_lengths(per_slot, work, overhead, runs)
+    if least is None or needed is None:
+        return None
+    return _cents(least, runs) + problem.storage_cents * needed
+
+
 def candidate_bound_cents(candidate: Candidate) -> int | None:
     """The bound both walks key a built candidate by: :func:`lower_bound_cents` of its
-    problem plus its data bill's fixed part (upload storage, egress), which every plan pays."""
+    problem, or :func:`block_lengths_cents` where larger, plus its data bill's fixed part
+    (upload storage, egress), which every plan pays. None exactly when
+    :func:`lower_bound_cents` is (no plan: ``bounds.may_not_fit``)."""
     bound = lower_bound_cents(candidate.problem)
-    return None if bound is None else bound + candidate.bill.fixed_cents
+    if bound is None:
+        return None
+    blocks = block_lengths_cents(candidate.problem)
+    if blocks is not None and blocks > bound:
+        bound = blocks
+    return bound + candidate.bill.fixed_cents
 
 
 def _may_run(problem: ScheduleProblem, slots: int) -> NDArray[np.bool_]:

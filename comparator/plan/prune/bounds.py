@@ -24,7 +24,8 @@ from comparator.plan.dp.pausing.dominated_contracts import most_runs_per_period
 from comparator.plan.dp.problem import ScheduleProblem
 from comparator.plan.dp.slot_prices import least_factor_within
 from comparator.plan.dp.windows import daily_cap, rentable
-from comparator.plan.prune.block_floors import blocks_bind, group_block_floor
+from comparator.plan.prune.block_floors import blocks_bind, factor_array, group_block_floor
+from comparator.plan.prune.block_lengths import Envelope, envelope
 from comparator.plan.selection import _days, _fewest_run_slots, _within_daily_cap
 from comparator.plan.work_hours import work_run_hours
 
@@ -86,9 +87,13 @@ def count_key(
     options: CandidateOptions,
     objective: str,
     bill: DataBill,
+    lengths: Envelope | None = None,
 ) -> Key | None:
     """The smallest key the group's ``cards``-card candidate can have (None: no such
-    candidate; FIRST: its work cannot fit the window); ``bill`` is its data centre's."""
+    candidate; FIRST: its work cannot fit the window); ``bill`` is its data centre's;
+    ``lengths``: the group's :func:`lengths_envelope` (its offers' price per card), whose
+    floor for ``cards`` cards bounds the candidate's where higher (an interruptible job with
+    restart overhead; docs/planner-pruning.md, "Sixth round: growth")."""
     usable = [f for f in floors if f.max_cards >= cards]
     if not usable:
         return None
@@ -103,7 +108,10 @@ def count_key(
         * (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs))
         for f in usable
     )
-    bound = math.floor(work * floor * 100 * (1 - 1e-6)) - (runs + 1) // 2 - 1
+    least = work * floor
+    if lengths is not None and (blocks := lengths.floor(work, overhead)) is not None:
+        least = max(least, cards * blocks)
+    bound = math.floor(least * 100 * (1 - 1e-6)) - (runs + 1) // 2 - 1
     bound += bill.least_cents(work)
     earliest = g.grid.at(work)
     return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
@@ -134,7 +142,96 @@ def group_key(
         )
         block = group_block_floor(g, options, scale.fewest_slots, flat)
         floor = floor if block is None else max(floor, block)
-    return scaled_key(scale, floor, objective, bill)
+    key = scaled_key(scale, floor, objective, bill)
+    lengths = lengths_envelope(g, options, runs)
+    if lengths is None or key == FIRST:
+        return key
+    return max(key, lengths_key(scale, lengths_floor(g, options, lengths), objective, bill))
+
+
+def restarts(options: CandidateOptions) -> int:
+    """The restart overhead the block-length floor reads (0: it does not apply)."""
+    return options.restart_overhead_hours if options.interruptible else 0
+
+
+def lengths_envelope(g: GroupInput, options: CandidateOptions, runs: int) -> Envelope | None:
+    """The block-length envelope (:mod:`.block_lengths`) of the group's cheapest price per card
+    and run slot on its grid, for blocks of at most ``runs`` slots (at least any of its
+    candidates' ``R``): an hourly offer's price × the slot's factor / cards, its contracts'
+    least floor per card (``max(per_period, per_runs / runs)``), ``inf`` outside the run
+    windows. Every candidate's per-slot minimum for ``n`` cards is at least ``n`` times it
+    (``units ≥ n / cards``), slot by slot. None: no overhead, or a rule the calendar cannot
+    read."""
+    if not restarts(options):
+        return None
+    cheapest: dict[str, float] = {}  # per rule, the least price per card
+    flat = math.inf
+    for offer in g.offers:
+        price = float(g.prices[offer.offer_id])
+        if offer.billing in HOURLY_MODES:
+            rule = offer.time_of_use
+            cheapest[rule] = min(price / offer.cards, cheapest.get(rule, math.inf))
+        else:
+            period = offer.period_hours
+            windows, hours = options.run_windows, options.max_hours_per_day
+            most = period_runs(g.grid, windows, hours, options.day_zone, period) or period
+            flat = min(flat, max(price / most, offer.min_units * price / runs) / offer.cards)
+    if len(cheapest) == 1:  # one rule: its envelope, scaled (shared by the groups of a grid)
+        ((rule, price),) = cheapest.items()
+        cap = flat / price if price > 0 else math.inf
+        return _scaled_envelope(rule, g.grid, options.run_windows, runs, _rounded_cap(cap), price)
+    per_slot = np.full(max(g.grid.deadline_slot, 1), flat)
+    for rule, price in cheapest.items():
+        factors = factor_array(rule, g.grid, options.run_windows)
+        if factors is None:
+            return None
+        np.minimum(per_slot, price * factors, out=per_slot)
+    allowed = rentable(g.grid, 0, options.run_windows)
+    if allowed is not None:
+        per_slot[~np.array(allowed + (False,) * (len(per_slot) - len(allowed)), bool)] = np.inf
+    return envelope(per_slot, runs)
+
+
+def _rounded_cap(cap: float) -> float:
+    """``cap`` rounded down to 1/256 (a lower curve: still a floor; fewer envelopes)."""
+    return cap if math.isinf(cap) else math.floor(cap * 256) / 256
+
+
+def _scaled_envelope(
+    rule: str, grid: SlotGrid, windows: tuple[str, ...], runs: int, cap: float, price: float
+) -> Envelope | None:
+    unit = _rule_envelope(rule, grid, windows, runs, cap)
+    return None if unit is None else Envelope(unit.lengths, unit.sums * price)
+
+
+@lru_cache(maxsize=4096)
+def _rule_envelope(
+    rule: str, grid: SlotGrid, windows: tuple[str, ...], runs: int, cap: float
+) -> Envelope | None:
+    """The envelope of ``min(cap, f_r(t))`` on ``grid`` (``inf`` outside the run windows)."""
+    factors = factor_array(rule, grid, windows)
+    if factors is None:
+        return None
+    return envelope(np.where(np.isfinite(factors), np.minimum(factors, cap), np.inf), runs)
+
+
+def lengths_floor(g: GroupInput, options: CandidateOptions, lengths: Envelope) -> float:
+    """The least, over the group's card counts ``n``, of ``n`` times the envelope's floor for
+    ``W(n)`` work slots: no candidate's block-length floor is below it (0: none fits)."""
+    overhead, eff = restarts(options), options.multi_node_efficiency
+    least = math.inf
+    for n in g.counts:
+        floor = lengths.floor(work_run_hours(g.work, n, g.key[3], eff), overhead)
+        if floor is None:
+            return 0.0  # a count that may not fit: no floor (it is keyed FIRST anyway)
+        least = min(least, n * floor)
+    return least if math.isfinite(least) else 0.0
+
+
+def lengths_key(scale: KeyScale, least: float, objective: str, bill: DataBill) -> Key:
+    """:func:`scaled_key` of a group whose candidates all pay at least ``least`` over their run
+    slots (a block-length floor)."""
+    return scaled_key(scale, least / scale.card_slots, objective, bill)
 
 
 def group_runs(g: GroupInput, options: CandidateOptions) -> int:

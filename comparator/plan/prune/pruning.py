@@ -38,6 +38,8 @@ from comparator.plan.prune.bounds import (
     count_span,
     floors_of,
     group_key,
+    group_runs,
+    lengths_envelope,
     max_cards,
     may_not_fit,
 )
@@ -254,9 +256,10 @@ class _Walk:
         options, bill = self.lazy.builder.options, self.lazy.builder.bill(g.key)
         g = self.lazy.undominated(g)
         floors = floors_of(g, options)
+        lengths = lengths_envelope(g, options, group_runs(g, options))
         entries = []
         for position, cards in enumerate(kept_counts(g, options)):
-            key = count_key(g, floors, cards, options, self.options.objective, bill)
+            key = count_key(g, floors, cards, options, self.options.objective, bill, lengths)
             assert key is not None
             key = key if key == FIRST else max(key, least)
             entries.append((key, index, position, COUNT, (g, cards)))
