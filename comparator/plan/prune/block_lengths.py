@@ -20,12 +20,10 @@ every candidate's slot by slot, keys the walk with a floor no candidate's key go
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-
-CELLS = 1 << 20  # (start, length) pairs read at once
 
 
 class Envelope:
@@ -39,59 +37,60 @@ class Envelope:
     def floor(self, work: int, overhead: int) -> float | None:
         """The least ``b·ȟ(N_b / b)`` over ``1 ≤ b ≤ work`` blocks whose mean length is at
         most the longest block read (None: no number of blocks fits)."""
-        if work < 1 or not len(self.lengths):
+        floors = self.floors([work], overhead)
+        return None if floors is None else float(floors[0])
+
+    def floors(self, works: Sequence[int], overhead: int) -> NDArray[np.float64] | None:
+        """:meth:`floor` of each of ``works`` (None: one of them fits no number of blocks)."""
+        if not len(self.lengths) or min(works) < 1:
             return None
-        blocks = np.arange(1, work + 1, dtype=np.float64)
+        work = np.asarray(works, dtype=np.float64)[:, None]
+        blocks = np.arange(1, max(works) + 1, dtype=np.float64)[None, :]
         mean = (work + overhead * (blocks - 1)) / blocks
-        fits = mean <= self.lengths[-1]
-        if not fits.any():
+        fits = (mean <= self.lengths[-1]) & (blocks <= work)
+        if not fits.any(axis=1).all():
             return None
-        values = blocks[fits] * np.interp(mean[fits], self.lengths, self.sums)
-        least = float(values.min())
-        return least if math.isfinite(least) else None
+        at = np.interp(np.where(fits, mean, 1.0), self.lengths, self.sums)
+        values = np.where(fits, blocks * at, np.inf)
+        least: NDArray[np.float64] = values.min(axis=1)
+        return least
 
 
 def least_sums(per_slot: NDArray[np.float64], longest: int) -> NDArray[np.float64]:
     """``h(ℓ)`` for ``ℓ = 1 … longest``: the least sum of ``per_slot`` over ``ℓ`` consecutive
-    finite slots (``inf`` where there is no such run)."""
-    slots = len(per_slot)
-    longest = min(longest, slots)
+    finite slots (``inf`` where there is no such run), run by run of finite slots."""
+    longest = min(longest, len(per_slot))
     out = np.full(max(longest, 0), np.inf)
     if longest < 1:
         return out
-    finite = np.isfinite(per_slot)
-    sums = np.concatenate(([0.0], np.cumsum(np.where(finite, per_slot, 0.0))))
-    gaps = np.concatenate(([0], np.cumsum(~finite)))
-    starts = np.arange(slots)
-    step = max(1, CELLS // slots)
-    for low in range(1, longest + 1, step):
-        lengths = np.arange(low, min(low + step, longest + 1))
-        ends = starts[:, None] + lengths[None, :]
-        inside = ends <= slots
-        ends = np.minimum(ends, slots)
-        whole = inside & (gaps[ends] == gaps[starts][:, None])
-        window = np.where(whole, sums[ends] - sums[starts][:, None], np.inf)
-        out[low - 1 : low - 1 + len(lengths)] = window.min(axis=0)
+    finite = np.concatenate(([False], np.isfinite(per_slot), [False]))
+    edges = np.diff(finite.astype(np.int8))
+    for start, end in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1), strict=True):
+        run = per_slot[start:end]
+        reach = min(longest, len(run))
+        sums = np.concatenate(([0.0], np.cumsum(run), np.full(reach, np.inf)))
+        windows = np.lib.stride_tricks.sliding_window_view(sums, reach + 1)[: len(run)]
+        least = (windows[:, 1:] - windows[:, :1]).min(axis=0)
+        np.minimum(out[:reach], least, out=out[:reach])
     return out
 
 
 def envelope(per_slot: NDArray[np.float64], longest: int) -> Envelope:
     """The lower convex envelope of ``h`` on ``[1, longest']``, ``longest'`` the longest run
-    of finite slots if shorter (no block is longer)."""
+    of finite slots if shorter (no block is longer): a point above the chord of its
+    neighbours is on no lower envelope, so all such are dropped until none is left."""
     h = least_sums(per_slot, longest)
-    finite = np.flatnonzero(np.isfinite(h))
-    if not len(finite):
-        return Envelope(np.zeros(0), np.zeros(0))
-    top = int(finite[-1]) + 1  # h is finite exactly up to the longest run
-    xs: list[float] = []
-    ys: list[float] = []
-    for x, y in zip(range(1, top + 1), h[:top].tolist(), strict=True):
-        while len(xs) >= 2 and (ys[-1] - ys[-2]) * (x - xs[-2]) >= (y - ys[-2]) * (xs[-1] - xs[-2]):
-            xs.pop()
-            ys.pop()
-        xs.append(float(x))
-        ys.append(y)
-    return Envelope(np.array(xs), np.array(ys))
+    top = int(np.isfinite(h).sum())  # h is finite exactly up to the longest run
+    xs = np.arange(1, top + 1, dtype=np.float64)
+    ys = h[:top]
+    while len(xs) > 2:
+        dx, dy = np.diff(xs), np.diff(ys)
+        above = dy[:-1] * dx[1:] >= dy[1:] * dx[:-1]  # slope in ≥ slope out: not convex there
+        if not above.any():
+            break
+        keep = np.concatenate(([True], ~above, [True]))
+        xs, ys = xs[keep], ys[keep]
+    return Envelope(xs, ys)
 
 
 def least_over_lengths(

@@ -128,7 +128,8 @@ def group_key(
     :func:`scaled_key` at the least floor per card of its offers, with its data centre's
     ``bill``; for a job that may not pause, at the least mean over one uninterrupted block
     of the group's cheapest price per slot when higher (:mod:`.block_floors`)."""
-    runs = group_runs(g, options)
+    hours = count_hours(g, options)
+    runs = group_runs(g, options, hours)
     floor = min(
         (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs)) / f.cards
         for f in floors
@@ -146,7 +147,14 @@ def group_key(
     lengths = lengths_envelope(g, options, runs)
     if lengths is None or key == FIRST:
         return key
-    return max(key, lengths_key(scale, lengths_floor(g, options, lengths), objective, bill))
+    least = lengths_floor(lengths, hours, g.counts, restarts(options))
+    return max(key, lengths_key(scale, least, objective, bill))
+
+
+def count_hours(g: GroupInput, options: CandidateOptions) -> list[int]:
+    """``W(n)``, the run slots of each of the group's card counts ``g.counts``, in order."""
+    eff = options.multi_node_efficiency
+    return [work_run_hours(g.work, n, g.key[3], eff) for n in g.counts]
 
 
 def restarts(options: CandidateOptions) -> int:
@@ -215,16 +223,16 @@ def _rule_envelope(
     return envelope(np.where(np.isfinite(factors), np.minimum(factors, cap), np.inf), runs)
 
 
-def lengths_floor(g: GroupInput, options: CandidateOptions, lengths: Envelope) -> float:
-    """The least, over the group's card counts ``n``, of ``n`` times the envelope's floor for
-    ``W(n)`` work slots: no candidate's block-length floor is below it (0: none fits)."""
-    overhead, eff = restarts(options), options.multi_node_efficiency
-    least = math.inf
-    for n in g.counts:
-        floor = lengths.floor(work_run_hours(g.work, n, g.key[3], eff), overhead)
-        if floor is None:
-            return 0.0  # a count that may not fit: no floor (it is keyed FIRST anyway)
-        least = min(least, n * floor)
+def lengths_floor(
+    lengths: Envelope, hours: Sequence[int], counts: Sequence[int], overhead: int
+) -> float:
+    """The least, over card counts ``n`` of ``W(n)`` work slots (``hours``), of ``n`` times the
+    envelope's floor: no candidate's block-length floor is below it (0: some count fits no
+    number of blocks, or none is given)."""
+    floors = lengths.floors(hours, overhead)
+    if floors is None:
+        return 0.0
+    least = float((np.asarray(counts, dtype=np.float64) * floors).min())
     return least if math.isfinite(least) else 0.0
 
 
@@ -234,11 +242,11 @@ def lengths_key(scale: KeyScale, least: float, objective: str, bill: DataBill) -
     return scaled_key(scale, least / scale.card_slots, objective, bill)
 
 
-def group_runs(g: GroupInput, options: CandidateOptions) -> int:
+def group_runs(g: GroupInput, options: CandidateOptions, hours: Sequence[int] = ()) -> int:
     """At least the run slots any candidate of the group pays (``lower_bound_cents``'s ``R``:
-    the window, or fewer when its longest count's work and restarts take fewer)."""
-    eff = options.multi_node_efficiency
-    longest = max(work_run_hours(g.work, n, g.key[3], eff) for n in g.counts)
+    the window, or fewer when its longest count's work and restarts take fewer); ``hours``:
+    :func:`count_hours`, when known."""
+    longest = max(hours or count_hours(g, options))
     overhead = options.restart_overhead_hours if options.interruptible else 0
     return max(min(g.grid.deadline_slot, longest + overhead * (longest - 1)), 1)
 

@@ -47,7 +47,16 @@ from comparator.plan.dp.windows import rentable
 from comparator.plan.groups import GroupKey, _link_key, group_offers
 from comparator.plan.job_plan import Prepared, candidate_options, conclude, discounts
 from comparator.plan.prune.block_floors import MAX_RULES, Scale, SummaryFloors, blocks_bind
-from comparator.plan.prune.bounds import Key, KeyScale, count_span, key_scale, scaled_key
+from comparator.plan.prune.bounds import (
+    FIRST,
+    Key,
+    KeyScale,
+    count_span,
+    key_scale,
+    lengths_key,
+    restarts,
+    scaled_key,
+)
 from comparator.plan.prune.group_order import (
     LazyTerms,
     PendingGroups,
@@ -173,6 +182,10 @@ class SummaryKeyer:
         if (bill := self.bills.get(key[:2])) is None:
             bill = self.bills[key[:2]] = self.builder.bill(key)
         entry_key = scaled_key(scale[0], floor, self.objective, bill)
+        if self.floors is not None and entry_key != FIRST:
+            least = self.floors.lengths(parts, terms[1], terms[0], scale[1])
+            if least > 0:  # the block-length floor ("Sixth round: growth")
+                entry_key = max(entry_key, lengths_key(scale[0], least, self.objective, bill))
         return (entry_key, first, -2, UNREAD, (key, parts))
 
 
@@ -250,8 +263,8 @@ def _scale(
     if not longest:
         return scale, Scale(scale.fewest_slots, 0)
     eff = options.multi_node_efficiency
-    most = max(work_run_hours(on_link, n, key[3], eff) for n in counts)
-    return scale, Scale(scale.fewest_slots, most)
+    hours = tuple(work_run_hours(on_link, n, key[3], eff) for n in counts)
+    return scale, Scale(scale.fewest_slots, max(hours), tuple(counts), hours)
 
 
 class _Reading:
@@ -372,7 +385,7 @@ def plan_streamed(
     reading = _Reading(read, checks, basis, table, profiles)
     reading.lazy = lazy
     floors = None
-    if blocks_bind(lazy.builder.options):  # the summaries carry what rule 7 reads
+    if blocks_bind(lazy.builder.options) or restarts(lazy.builder.options):  # rule 7, round 6
         floors = SummaryFloors(lazy.builder.options, most_runs(job), factors)
     lazy.pending = _pending(
         stream, shapes, table, lazy.builder, basis, LazyTerms(terms, lazy.builder), floors
