@@ -148,6 +148,10 @@ class SummaryFloors:
         self.means: dict[tuple[tuple[str, str], int, float], float | None] = {}
         self.steady: dict[ZoneInfo, bool] = {}
         self.envelopes: dict[tuple[int, float, int], Envelope] = {}
+        self.floors_by_counts: dict[
+            tuple[int, float, int, tuple[int, ...], tuple[int, ...]],
+            tuple[NDArray[np.float64], NDArray[np.float64]] | None,
+        ] = {}
         if self.binds and not self.steady_zone(DEFAULT_TIMEZONE):
             self.binds = False
 
@@ -184,22 +188,31 @@ class SummaryFloors:
         step = curve.most / 256
         cap = contract / cheapest
         cap = math.inf if cap >= curve.most else math.floor(cap / step) * step
-        envelope = self.envelope(curve, cap, runs)
-        floors = envelope.floors(scale.hours, self.overhead)
+        floors = self.count_floors(curve, cap, runs, scale)
         if floors is None:
             return 0.0
-        paid = discount * cheapest * floors * MARGIN - margin * scale_up * runs
-        return max(float((np.asarray(scale.counts, dtype=np.float64) * paid).min()), 0.0)
+        paid = floors[1] * (discount * cheapest * MARGIN) - floors[0] * (margin * scale_up * runs)
+        return max(float(paid.min()), 0.0)
 
-    def envelope(self, curve: RuleCurve, cap: float, runs: int) -> Envelope:
-        """The block-length envelope of ``min(cap, ψ)`` for blocks of at most ``runs`` slots
-        (cached: one per rule range, rounded cap and length)."""
-        key = (id(curve), cap, runs)
-        if (known := self.envelopes.get(key)) is None:
+    def count_floors(
+        self, curve: RuleCurve, cap: float, runs: int, scale: Scale
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+        """(the counts ``n``, ``n·Λ(min(cap, ψ), W(n))``) for blocks of at most ``runs`` slots
+        (None: some count fits no number of blocks); cached per rule range, rounded cap, length
+        and counts, as is the envelope per rule range, rounded cap and length."""
+        key = (id(curve), cap, runs, scale.counts, scale.hours)
+        if key in self.floors_by_counts:
+            return self.floors_by_counts[key]
+        shape = (id(curve), cap, runs)
+        if (known := self.envelopes.get(shape)) is None:
             factors = curve.factors
             capped = np.where(np.isfinite(factors), np.minimum(factors, cap), np.inf)
-            known = self.envelopes[key] = envelope(capped, runs)
-        return known
+            known = self.envelopes[shape] = envelope(capped, runs)
+        floors = known.floors(scale.hours, self.overhead)
+        counts = np.asarray(scale.counts, dtype=np.float64)
+        out = None if floors is None else (counts, counts * floors)
+        self.floors_by_counts[key] = out
+        return out
 
     def steady_zone(self, zone: ZoneInfo) -> bool:
         """Whether ``zone``'s offset from UTC is the same in every hour of the widened window
