@@ -87,13 +87,14 @@ def count_key(
     options: CandidateOptions,
     objective: str,
     bill: DataBill,
-    lengths: Envelope | None = None,
+    lengths: Envelope | float | None = None,
 ) -> Key | None:
     """The smallest key the group's ``cards``-card candidate can have (None: no such
     candidate; FIRST: its work cannot fit the window); ``bill`` is its data centre's;
     ``lengths``: the group's :func:`lengths_envelope` (its offers' price per card), whose
     floor for ``cards`` cards bounds the candidate's where higher (an interruptible job with
-    restart overhead; docs/planner-pruning.md, "Sixth round: growth")."""
+    restart overhead; docs/planner-pruning.md, "Sixth round: growth"), or that floor per card
+    already read (:func:`count_floors`)."""
     usable = [f for f in floors if f.max_cards >= cards]
     if not usable:
         return None
@@ -109,8 +110,10 @@ def count_key(
         for f in usable
     )
     least = work * floor
-    if lengths is not None and (blocks := lengths.floor(work, overhead)) is not None:
-        least = max(least, cards * blocks)
+    if isinstance(lengths, Envelope):
+        lengths = lengths.floor(work, overhead)
+    if lengths is not None:
+        least = max(least, cards * lengths)
     bound = math.floor(least * 100 * (1 - 1e-6)) - (runs + 1) // 2 - 1
     bound += bill.least_cents(work)
     earliest = g.grid.at(work)
@@ -149,6 +152,20 @@ def group_key(
         return key
     least = lengths_floor(lengths, hours, g.counts, restarts(options))
     return max(key, lengths_key(scale, least, objective, bill))
+
+
+def count_floors(
+    g: GroupInput, cards: Sequence[int], options: CandidateOptions, lengths: Envelope | None
+) -> list[float | None]:
+    """The envelope's floor for each of ``cards`` (:func:`count_key`'s, read at once)."""
+    if lengths is None or not cards:
+        return [None] * len(cards)
+    eff, overhead = options.multi_node_efficiency, restarts(options)
+    works = [work_run_hours(g.work, n, g.key[3], eff) for n in cards]
+    floors = lengths.floors(works, overhead)
+    if floors is None:  # some count fits no number of blocks: each apart
+        return [lengths.floor(w, overhead) for w in works]
+    return [float(f) for f in floors]
 
 
 def count_hours(g: GroupInput, options: CandidateOptions) -> list[int]:

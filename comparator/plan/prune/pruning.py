@@ -34,6 +34,7 @@ from comparator.plan.prune.bounds import (
     FIRST,
     Floor,
     Key,
+    count_floors,
     count_key,
     count_span,
     floors_of,
@@ -257,9 +258,12 @@ class _Walk:
         g = self.lazy.undominated(g)
         floors = floors_of(g, options)
         lengths = lengths_envelope(g, options, group_runs(g, options))
+        kept = kept_counts(g, options)
         entries = []
-        for position, cards in enumerate(kept_counts(g, options)):
-            key = count_key(g, floors, cards, options, self.options.objective, bill, lengths)
+        for position, (cards, blocks) in enumerate(
+            zip(kept, count_floors(g, kept, options, lengths), strict=True)
+        ):
+            key = count_key(g, floors, cards, options, self.options.objective, bill, blocks)
             assert key is not None
             key = key if key == FIRST else max(key, least)
             entries.append((key, index, position, COUNT, (g, cards)))
