@@ -147,7 +147,7 @@ class SummaryFloors:
         self.curves: dict[tuple[str, str], RuleCurve | None] = {}
         self.means: dict[tuple[tuple[str, str], int, float], float | None] = {}
         self.steady: dict[ZoneInfo, bool] = {}
-        self.envelopes: dict[tuple[int, float, int], Envelope] = {}
+        self.envelopes: dict[tuple[int, float], Envelope] = {}
         self.floors_by_counts: dict[
             tuple[int, float, int, tuple[int, ...], tuple[int, ...]],
             tuple[NDArray[np.float64], NDArray[np.float64]] | None,
@@ -203,11 +203,11 @@ class SummaryFloors:
         key = (id(curve), cap, runs, scale.counts, scale.hours)
         if key in self.floors_by_counts:
             return self.floors_by_counts[key]
-        shape = (id(curve), cap, runs)
+        shape = (id(curve), cap)  # blocks up to the widened window's slots (≥ every R)
         if (known := self.envelopes.get(shape)) is None:
             factors = curve.factors
             capped = np.where(np.isfinite(factors), np.minimum(factors, cap), np.inf)
-            known = self.envelopes[shape] = envelope(capped, runs)
+            known = self.envelopes[shape] = envelope(capped, len(factors))
         floors = known.floors(scale.hours, self.overhead)
         counts = np.asarray(scale.counts, dtype=np.float64)
         out = None if floors is None else (counts, counts * floors)

@@ -181,10 +181,10 @@ def restarts(options: CandidateOptions) -> int:
 
 def lengths_envelope(g: GroupInput, options: CandidateOptions, runs: int) -> Envelope | None:
     """The block-length envelope (:mod:`.block_lengths`) of the group's cheapest price per card
-    and run slot on its grid, for blocks of at most ``runs`` slots (at least any of its
-    candidates' ``R``): an hourly offer's price × the slot's factor / cards, its contracts'
-    least floor per card (``max(per_period, per_runs / runs)``), ``inf`` outside the run
-    windows. Every candidate's per-slot minimum for ``n`` cards is at least ``n`` times it
+    and run slot on its grid, for blocks of up to the grid's slots (at least any candidate's
+    ``R``; one envelope serves every GPU): an hourly offer's price × the slot's factor / cards,
+    its contracts' least floor per card (``max(per_period, per_runs / runs)``, ``runs`` at
+    least any candidate's ``R``), ``inf`` outside the run windows. Every candidate's per-slot minimum for ``n`` cards is at least ``n`` times it
     (``units ≥ n / cards``), slot by slot. None: no overhead, or a rule the calendar cannot
     read."""
     if not restarts(options):
@@ -201,10 +201,13 @@ def lengths_envelope(g: GroupInput, options: CandidateOptions, runs: int) -> Env
             windows, hours = options.run_windows, options.max_hours_per_day
             most = period_runs(g.grid, windows, hours, options.day_zone, period) or period
             flat = min(flat, max(price / most, offer.min_units * price / runs) / offer.cards)
+    longest = max(g.grid.deadline_slot, 1)  # ≥ every candidate's R: one envelope per grid
     if len(cheapest) == 1:  # one rule: its envelope, scaled (shared by the groups of a grid)
         ((rule, price),) = cheapest.items()
         cap = flat / price if price > 0 else math.inf
-        return _scaled_envelope(rule, g.grid, options.run_windows, runs, _rounded_cap(cap), price)
+        return _scaled_envelope(
+            rule, g.grid, options.run_windows, longest, _rounded_cap(cap), price
+        )
     per_slot = np.full(max(g.grid.deadline_slot, 1), flat)
     for rule, price in cheapest.items():
         factors = factor_array(rule, g.grid, options.run_windows)
@@ -214,7 +217,7 @@ def lengths_envelope(g: GroupInput, options: CandidateOptions, runs: int) -> Env
     allowed = rentable(g.grid, 0, options.run_windows)
     if allowed is not None:
         per_slot[~np.array(allowed + (False,) * (len(per_slot) - len(allowed)), bool)] = np.inf
-    return envelope(per_slot, runs)
+    return envelope(per_slot, longest)
 
 
 def _rounded_cap(cap: float) -> float:
@@ -223,21 +226,21 @@ def _rounded_cap(cap: float) -> float:
 
 
 def _scaled_envelope(
-    rule: str, grid: SlotGrid, windows: tuple[str, ...], runs: int, cap: float, price: float
+    rule: str, grid: SlotGrid, windows: tuple[str, ...], longest: int, cap: float, price: float
 ) -> Envelope | None:
-    unit = _rule_envelope(rule, grid, windows, runs, cap)
+    unit = _rule_envelope(rule, grid, windows, longest, cap)
     return None if unit is None else Envelope(unit.lengths, unit.sums * price)
 
 
 @lru_cache(maxsize=4096)
 def _rule_envelope(
-    rule: str, grid: SlotGrid, windows: tuple[str, ...], runs: int, cap: float
+    rule: str, grid: SlotGrid, windows: tuple[str, ...], longest: int, cap: float
 ) -> Envelope | None:
     """The envelope of ``min(cap, f_r(t))`` on ``grid`` (``inf`` outside the run windows)."""
     factors = factor_array(rule, grid, windows)
     if factors is None:
         return None
-    return envelope(np.where(np.isfinite(factors), np.minimum(factors, cap), np.inf), runs)
+    return envelope(np.where(np.isfinite(factors), np.minimum(factors, cap), np.inf), longest)
 
 
 def lengths_floor(
