@@ -126,11 +126,13 @@ def group_key(
     options: CandidateOptions,
     objective: str,
     bill: DataBill,
+    lengths: bool = True,
 ) -> Key:
     """A key no candidate of the group can beat, from its offers alone (no count is sketched):
     :func:`scaled_key` at the least floor per card of its offers, with its data centre's
     ``bill``; for a job that may not pause, at the least mean over one uninterrupted block
-    of the group's cheapest price per slot when higher (:mod:`.block_floors`)."""
+    of the group's cheapest price per slot when higher (:mod:`.block_floors`); with
+    ``lengths``, at the block-length floor when higher (:func:`lengths_key_of`)."""
     hours = count_hours(g, options)
     runs = group_runs(g, options, hours)
     floor = min(
@@ -147,11 +149,35 @@ def group_key(
         block = group_block_floor(g, options, scale.fewest_slots, flat)
         floor = floor if block is None else max(floor, block)
     key = scaled_key(scale, floor, objective, bill)
-    lengths = lengths_envelope(g, options, runs)
-    if lengths is None or key == FIRST:
+    if not lengths or key == FIRST:
         return key
+    raised = lengths_key_of(g, options, objective, bill, (hours, runs, scale))
+    return key if raised is None else max(key, raised)
+
+
+def lengths_key_of(
+    g: GroupInput,
+    options: CandidateOptions,
+    objective: str,
+    bill: DataBill,
+    known: tuple[list[int], int, KeyScale] | None = None,
+) -> Key | None:
+    """The group's key at its block-length floor (the least over its counts of ``n`` times
+    the envelope's floor for ``W(n)``; None: the floor does not apply); ``known``: its counts'
+    work slots, ``group_runs`` and key scale, when read."""
+    if not restarts(options):
+        return None
+    if known is None:
+        hours = count_hours(g, options)
+        runs = group_runs(g, options, hours)
+        span = count_span(g.key[3], g.work, g.counts, options)
+        known = (hours, runs, key_scale(span, g.work, g.grid, options, g.counts))
+    hours, runs, scale = known
+    lengths = lengths_envelope(g, options, runs)
+    if lengths is None:
+        return None
     least = lengths_floor(lengths, hours, g.counts, restarts(options))
-    return max(key, lengths_key(scale, least, objective, bill))
+    return lengths_key(scale, least, objective, bill)
 
 
 def count_floors(
@@ -184,9 +210,9 @@ def lengths_envelope(g: GroupInput, options: CandidateOptions, runs: int) -> Env
     and run slot on its grid, for blocks of up to the grid's slots (at least any candidate's
     ``R``; one envelope serves every GPU): an hourly offer's price × the slot's factor / cards,
     its contracts' least floor per card (``max(per_period, per_runs / runs)``, ``runs`` at
-    least any candidate's ``R``), ``inf`` outside the run windows. Every candidate's per-slot minimum for ``n`` cards is at least ``n`` times it
-    (``units ≥ n / cards``), slot by slot. None: no overhead, or a rule the calendar cannot
-    read."""
+    least any candidate's ``R``), ``inf`` outside the run windows. Every candidate's per-slot
+    minimum for ``n`` cards is at least ``n`` times it (``units ≥ n / cards``), slot by slot.
+    None: no overhead, or a rule the calendar cannot read."""
     if not restarts(options):
         return None
     cheapest: dict[str, float] = {}  # per rule, the least price per card
