@@ -16,13 +16,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from comparator.catalog.db import make_engine
-from comparator.config import load_settings
-from comparator.plan.prune import pruning
-from comparator.plan.selection import candidate_bound_cents, stretch_bound_cents
-from comparator.services.quoting import make_quote
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this tree's code, not the installed one
+
+from comparator.catalog.db import make_engine  # noqa: E402
+from comparator.config import load_settings  # noqa: E402
+from comparator.plan.prune import pruning  # noqa: E402
+from comparator.plan.selection import candidate_bound_cents, stretch_bound_cents  # noqa: E402
+from comparator.services.quoting import make_quote  # noqa: E402
 
 
 def main(url: str, job: Path) -> None:

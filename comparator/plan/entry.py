@@ -153,6 +153,7 @@ def _streamed(
     factors = rule_floors(census.rules, *window, context.holidays)
     periods = contract_runs(job, context.holidays)
     blocks = not (schedule.interruptible or schedule.max_hours_per_day)
+    blocks |= bool(schedule.interruptible and schedule.restart_overhead_hours)  # round 6
     pricing = GroupPricing(job.currency, context.fx, factors, most_runs(job), periods, blocks)
     stream = source.group_stream(wanted, pricing, census)
     try:

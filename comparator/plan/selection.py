@@ -7,12 +7,9 @@ picks one plan per candidate — ``cost``: the cheapest within the budget, ties 
 finish; ``time``: the earliest finish within the budget, ties to the cheaper — and the best
 candidate of each (provider, GPU) pair is reported, best pair first.
 
-A candidate is skipped without solving only when a lower bound proves it cannot be the best of
-its pair nor among the pairs shown: the ``W`` cheapest slot prices of its window (a contract
-counted at its price per run slot when each period holds as many run slots as it can), less
-half a cent per possible segment, plus the data bill every plan there pays (storage of each
-run slot, the upload's storage, the egress), and a finish no earlier than ``W`` hours after
-slot 0.
+A candidate is skipped without solving only when a lower bound (:func:`candidate_bound_cents`,
+docs/planner-pruning.md) proves it cannot be the best of its pair nor among the pairs shown,
+with a finish no earlier than ``W`` hours after slot 0.
 """
 
 from __future__ import annotations
@@ -34,6 +31,7 @@ from comparator.plan.dp.dp_solver import ScheduleProfile, solve_schedule
 from comparator.plan.dp.pausing.dominated_contracts import most_runs_per_period
 from comparator.plan.dp.problem import ContractRate, HourlyRate, ScheduleProblem, ScheduleResult
 from comparator.plan.dp.slot_prices import float_costs
+from comparator.plan.prune.block_lengths import least_over_lengths
 from comparator.plan.prune.stretch_bound import least_over_blocks
 
 OBJECTIVES = ("cost", "time")
@@ -217,11 +215,23 @@ def _least_block(per_slot: NDArray[np.float64], work: int) -> float | None:
 
 
 def stretch_bound_cents(problem: ScheduleProblem) -> int | None:
-    """A bound on ``problem``'s schedules for an interruptible job with restart overhead,
-    from the stretches of its cheap slots (:mod:`~comparator.plan.prune.stretch_bound`), with
-    the storage of :func:`lower_bound_cents`; None without overhead or without a finite floor.
-    The walks test it only before solving a candidate, never to order (the order, hence every
-    tie, stays that of :func:`candidate_bound_cents`)."""
+    """A bound for an interruptible job with restart overhead from the stretches of its cheap
+    slots (:mod:`~comparator.plan.prune.stretch_bound`; :func:`_restart_bound`). Tested only
+    before a solve, never to order: not monotone in the prices (planner-pruning.md, round 6)."""
+    return _restart_bound(problem, lambda p, w, o, _r: least_over_blocks(p, w, o))
+
+
+def block_lengths_cents(problem: ScheduleProblem) -> int | None:
+    """As :func:`stretch_bound_cents`, from blocks of each length (monotone in the prices:
+    every key takes it; :mod:`~comparator.plan.prune.block_lengths`)."""
+    return _restart_bound(problem, least_over_lengths)
+
+
+def _restart_bound(
+    problem: ScheduleProblem, least_of: Callable[[NDArray[np.float64], int, int, int], float | None]
+) -> int | None:
+    """``least_of(per_slot, W, overhead, R)`` in cents with the storage of the fewest run slots
+    (:func:`lower_bound_cents`'s terms); None without overhead or a floor."""
     overhead, work = problem.restart_overhead_slots, problem.work_slots
     if not (problem.interruptible and overhead) or work > problem.deadline_slot:
         return None
@@ -229,17 +239,23 @@ def stretch_bound_cents(problem: ScheduleProblem) -> int | None:
     days = _days(problem, problem.deadline_slot)
     per_slot = _per_slot(problem, runs, days)
     needed = _fewest_run_slots(problem, np.isfinite(per_slot), overhead, days)
-    least = least_over_blocks(per_slot, work, overhead)
+    least = least_of(per_slot, work, overhead, runs)
     if least is None or needed is None:
         return None
     return _cents(least, runs) + problem.storage_cents * needed
 
 
 def candidate_bound_cents(candidate: Candidate) -> int | None:
-    """The bound both walks key a built candidate by: :func:`lower_bound_cents` of its
-    problem plus its data bill's fixed part (upload storage, egress), which every plan pays."""
+    """The bound both walks key a built candidate by: :func:`lower_bound_cents` of its problem
+    (None: no plan, ``bounds.may_not_fit``), or :func:`block_lengths_cents` where larger, plus
+    its data bill's fixed part (upload storage, egress), which every plan pays."""
     bound = lower_bound_cents(candidate.problem)
-    return None if bound is None else bound + candidate.bill.fixed_cents
+    if bound is None:
+        return None
+    blocks = block_lengths_cents(candidate.problem)
+    if blocks is not None and blocks > bound:
+        bound = blocks
+    return bound + candidate.bill.fixed_cents
 
 
 def _may_run(problem: ScheduleProblem, slots: int) -> NDArray[np.bool_]:

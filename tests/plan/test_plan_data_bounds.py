@@ -28,7 +28,14 @@ from comparator.plan.dp.dp_solver import solve_schedule
 from comparator.plan.dp.problem import ContractRate, HourlyRate
 from comparator.plan.job_plan import prepare
 from comparator.plan.prune.block_floors import SummaryFloors
-from comparator.plan.prune.bounds import FIRST, count_key, floors_of, group_key
+from comparator.plan.prune.bounds import (
+    FIRST,
+    count_key,
+    floors_of,
+    group_key,
+    group_runs,
+    lengths_envelope,
+)
 from comparator.plan.prune.pruning import READ_BATCH, kept_counts
 from comparator.plan.prune.streamed import (
     contract_runs,
@@ -182,8 +189,9 @@ def test_every_key_of_the_walk_is_below_the_next_and_below_the_optimum(
         floors = floors_of(g, options)
         group = group_key(g, floors, options, "cost", bill)
         assert unread[g.key] <= group
+        lengths = lengths_envelope(g, options, group_runs(g, options))
         for cards in kept_counts(g, options):
-            count = count_key(g, floors, cards, options, "cost", bill)
+            count = count_key(g, floors, cards, options, "cost", bill, lengths)
             candidate = builder.candidate(g.key, g.offers, g.prices, g.work, cards, g.grid)
             assert count is not None and candidate is not None
             bound = candidate_bound_cents(candidate)

@@ -190,7 +190,8 @@ def walked_offers(
     source, wanted = CatalogGroups(engine), job_offer_filter(job)
     wanted = dataclasses.replace(wanted, card_floors=job_card_floors(job, context.headroom))
     factors = rule_floors(source.rules(wanted), job.schedule.earliest_start, job.schedule.deadline)
-    blocks = not job.schedule.interruptible  # the aggregates of rule 7 too, on both databases
+    # the aggregates of rule 7 too, on both databases (and of the block-length floor)
+    blocks = not job.schedule.interruptible or job.schedule.restart_overhead_hours > 0
     runs, periods = most_runs(job), contract_runs(job)
     pricing = GroupPricing(job.currency, context.fx, factors, runs, periods, blocks)
     summaries = source.summaries(wanted, pricing).groups

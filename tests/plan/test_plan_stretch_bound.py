@@ -203,6 +203,7 @@ def test_a_night_rated_catalog_solves_fewer_candidates_for_the_same_answer() -> 
     pruned = plan_job(job, offers, {}, context)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(selection, "stretch_hopeless", lambda *_args, **_kw: False)
+        patch.setattr(selection, "block_lengths_cents", lambda *_args, **_kw: None)
         solved = plan_job(job, offers, {}, context, prune=False)
     assert answer(pruned) == answer(solved)
     assert [p.total_cost for p in (pruned.best, *pruned.alternatives)] == [60, 60, 60]

@@ -33,6 +33,7 @@ from comparator.plan.candidates import CandidateOptions, GroupInput
 from comparator.plan.dp.grid import PRICE_PLACES, SlotGrid, slot_grid
 from comparator.plan.dp.slot_prices import shared_factors
 from comparator.plan.dp.windows import rentable
+from comparator.plan.prune.block_lengths import Envelope, envelope
 
 MAX_RULES = 200  # time-of-use rules priced in SQL; any other gets the factor 0 (still a bound)
 MARGIN = 1 - 1e-9  # the prefix sums' float error is far below this
@@ -146,8 +147,72 @@ class SummaryFloors:
         self.curves: dict[tuple[str, str], RuleCurve | None] = {}
         self.means: dict[tuple[tuple[str, str], int, float], float | None] = {}
         self.steady: dict[ZoneInfo, bool] = {}
+        self.envelopes: dict[tuple[int, float], Envelope] = {}
+        self.floors_by_counts: dict[
+            tuple[int, float, int, tuple[int, ...], tuple[int, ...]],
+            tuple[NDArray[np.float64], NDArray[np.float64]] | None,
+        ] = {}
         if self.binds and not self.steady_zone(DEFAULT_TIMEZONE):
             self.binds = False
+
+    def lengths(
+        self, parts: Sequence[GroupSummary], discount: float, zone: ZoneInfo, scale: Scale
+    ) -> float:
+        """A floor on what any candidate of the group pays over its run slots, by the
+        block-length floor (:mod:`.block_lengths`; docs/planner-pruning.md, "Sixth round:
+        growth"); 0 where it does not apply. Per card and run slot, every offer's price is at
+        least ``c(t) = d·H·x(t) − μ``: ``x = min(F/H, ψ)`` (``H`` the least hourly floor per
+        card, ``F`` the contracts' ``max(A, B / R_g)``, ``ψ`` the rules' curve) and ``μ = h·M·κ``
+        the rounding of each price read, as in :meth:`floor`. A plan of count ``n`` on the
+        provider's grid is a plan of the same blocks on the widened one (a steady zone), so it
+        pays at least ``n·(d·H·Λ(x, W(n)) − μ·R)``, ``Λ`` the block-length floor (monotone:
+        ``x`` is below ``c``'s share slot by slot) and ``R ≥`` its run slots."""
+        hourly = [s for s in parts if s.least_hourly_per_card is not None]
+        ranges = [s.hourly_rules for s in hourly if s.hourly_rules is not None]
+        if not (self.overhead and scale.counts and hourly and len(ranges) == len(hourly)):
+            return 0.0
+        if not (self.steady_zone(DEFAULT_TIMEZONE) and self.steady_zone(zone)):
+            return 0.0
+        cheapest = min(s.least_hourly_per_card or 0.0 for s in hourly)
+        curve = self.curve((min(r[0] for r in ranges), max(r[1] for r in ranges)))
+        if curve is None or cheapest <= 0:
+            return 0.0
+        least = min((s.least_per_card for s in parts if s.least_per_card is not None), default=0)
+        minima = [s.least_minimum_per_card for s in parts if s.least_minimum_per_card is not None]
+        runs = self.runs(scale.longest)
+        contract, scale_up = math.inf, curve.widest
+        if minima:
+            contract = max(least, min(minima) / runs)
+            scale_up = max(scale_up, self.most_runs / runs)
+        margin = float(PRICE_PLACES) / 2 * max(s.most_factor_per_card for s in parts)
+        step = curve.most / 256
+        cap = contract / cheapest
+        cap = math.inf if cap >= curve.most else math.floor(cap / step) * step
+        floors = self.count_floors(curve, cap, runs, scale)
+        if floors is None:
+            return 0.0
+        paid = floors[1] * (discount * cheapest * MARGIN) - floors[0] * (margin * scale_up * runs)
+        return max(float(paid.min()), 0.0)
+
+    def count_floors(
+        self, curve: RuleCurve, cap: float, runs: int, scale: Scale
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+        """(the counts ``n``, ``n·Λ(min(cap, ψ), W(n))``) for blocks of at most ``runs`` slots
+        (None: some count fits no number of blocks); cached per rule range, rounded cap, length
+        and counts, as is the envelope per rule range, rounded cap and length."""
+        key = (id(curve), cap, runs, scale.counts, scale.hours)
+        if key in self.floors_by_counts:
+            return self.floors_by_counts[key]
+        shape = (id(curve), cap)  # blocks up to the widened window's slots (≥ every R)
+        if (known := self.envelopes.get(shape)) is None:
+            factors = curve.factors
+            capped = np.where(np.isfinite(factors), np.minimum(factors, cap), np.inf)
+            known = self.envelopes[shape] = envelope(capped, len(factors))
+        floors = known.floors(scale.hours, self.overhead)
+        counts = np.asarray(scale.counts, dtype=np.float64)
+        out = None if floors is None else (counts, counts * floors)
+        self.floors_by_counts[key] = out
+        return out
 
     def steady_zone(self, zone: ZoneInfo) -> bool:
         """Whether ``zone``'s offset from UTC is the same in every hour of the widened window
@@ -257,7 +322,9 @@ class SummaryFloors:
 
 class Scale(NamedTuple):
     """What a summary's floor reads of its group's counts: the fewest and the most work
-    slots of any of them."""
+    slots of any of them, and (for the block-length floor) the counts and their work slots."""
 
     fewest: int
     longest: int
+    counts: tuple[int, ...] = ()
+    hours: tuple[int, ...] = ()

@@ -24,7 +24,8 @@ from comparator.plan.dp.pausing.dominated_contracts import most_runs_per_period
 from comparator.plan.dp.problem import ScheduleProblem
 from comparator.plan.dp.slot_prices import least_factor_within
 from comparator.plan.dp.windows import daily_cap, rentable
-from comparator.plan.prune.block_floors import blocks_bind, group_block_floor
+from comparator.plan.prune.block_floors import blocks_bind, factor_array, group_block_floor
+from comparator.plan.prune.block_lengths import Envelope, envelope
 from comparator.plan.selection import _days, _fewest_run_slots, _within_daily_cap
 from comparator.plan.work_hours import work_run_hours
 
@@ -86,9 +87,14 @@ def count_key(
     options: CandidateOptions,
     objective: str,
     bill: DataBill,
+    lengths: Envelope | float | None = None,
 ) -> Key | None:
     """The smallest key the group's ``cards``-card candidate can have (None: no such
-    candidate; FIRST: its work cannot fit the window); ``bill`` is its data centre's."""
+    candidate; FIRST: its work cannot fit the window); ``bill`` is its data centre's;
+    ``lengths``: the group's :func:`lengths_envelope` (its offers' price per card), whose
+    floor for ``cards`` cards bounds the candidate's where higher (an interruptible job with
+    restart overhead; docs/planner-pruning.md, "Sixth round: growth"), or that floor per card
+    already read (:func:`count_floors`)."""
     usable = [f for f in floors if f.max_cards >= cards]
     if not usable:
         return None
@@ -103,7 +109,12 @@ def count_key(
         * (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs))
         for f in usable
     )
-    bound = math.floor(work * floor * 100 * (1 - 1e-6)) - (runs + 1) // 2 - 1
+    least = work * floor
+    if isinstance(lengths, Envelope):
+        lengths = lengths.floor(work, overhead)
+    if lengths is not None:
+        least = max(least, cards * lengths)
+    bound = math.floor(least * 100 * (1 - 1e-6)) - (runs + 1) // 2 - 1
     bound += bill.least_cents(work)
     earliest = g.grid.at(work)
     return (1, earliest, bound) if objective == "time" else (1, bound, earliest)
@@ -115,12 +126,15 @@ def group_key(
     options: CandidateOptions,
     objective: str,
     bill: DataBill,
+    lengths: bool = True,
 ) -> Key:
     """A key no candidate of the group can beat, from its offers alone (no count is sketched):
     :func:`scaled_key` at the least floor per card of its offers, with its data centre's
     ``bill``; for a job that may not pause, at the least mean over one uninterrupted block
-    of the group's cheapest price per slot when higher (:mod:`.block_floors`)."""
-    runs = group_runs(g, options)
+    of the group's cheapest price per slot when higher (:mod:`.block_floors`); with
+    ``lengths``, at the block-length floor when higher (:func:`lengths_key_of`)."""
+    hours = count_hours(g, options)
+    runs = group_runs(g, options, hours)
     floor = min(
         (f.hourly if f.hourly is not None else max(f.per_period, f.per_runs / runs)) / f.cards
         for f in floors
@@ -134,14 +148,151 @@ def group_key(
         )
         block = group_block_floor(g, options, scale.fewest_slots, flat)
         floor = floor if block is None else max(floor, block)
-    return scaled_key(scale, floor, objective, bill)
+    key = scaled_key(scale, floor, objective, bill)
+    if not lengths or key == FIRST:
+        return key
+    raised = lengths_key_of(g, options, objective, bill, (hours, runs, scale))
+    return key if raised is None else max(key, raised)
 
 
-def group_runs(g: GroupInput, options: CandidateOptions) -> int:
-    """At least the run slots any candidate of the group pays (``lower_bound_cents``'s ``R``:
-    the window, or fewer when its longest count's work and restarts take fewer)."""
+def lengths_key_of(
+    g: GroupInput,
+    options: CandidateOptions,
+    objective: str,
+    bill: DataBill,
+    known: tuple[list[int], int, KeyScale] | None = None,
+) -> Key | None:
+    """The group's key at its block-length floor (the least over its counts of ``n`` times
+    the envelope's floor for ``W(n)``; None: the floor does not apply); ``known``: its counts'
+    work slots, ``group_runs`` and key scale, when read."""
+    if not restarts(options):
+        return None
+    if known is None:
+        hours = count_hours(g, options)
+        runs = group_runs(g, options, hours)
+        span = count_span(g.key[3], g.work, g.counts, options)
+        known = (hours, runs, key_scale(span, g.work, g.grid, options, g.counts))
+    hours, runs, scale = known
+    lengths = lengths_envelope(g, options, runs)
+    if lengths is None:
+        return None
+    least = lengths_floor(lengths, hours, g.counts, restarts(options))
+    return lengths_key(scale, least, objective, bill)
+
+
+def count_floors(
+    g: GroupInput, cards: Sequence[int], options: CandidateOptions, lengths: Envelope | None
+) -> list[float | None]:
+    """The envelope's floor for each of ``cards`` (:func:`count_key`'s, read at once)."""
+    if lengths is None or not cards:
+        return [None] * len(cards)
+    eff, overhead = options.multi_node_efficiency, restarts(options)
+    works = [work_run_hours(g.work, n, g.key[3], eff) for n in cards]
+    floors = lengths.floors(works, overhead)
+    if floors is None:  # some count fits no number of blocks: each apart
+        return [lengths.floor(w, overhead) for w in works]
+    return [float(f) for f in floors]
+
+
+def count_hours(g: GroupInput, options: CandidateOptions) -> list[int]:
+    """``W(n)``, the run slots of each of the group's card counts ``g.counts``, in order."""
     eff = options.multi_node_efficiency
-    longest = max(work_run_hours(g.work, n, g.key[3], eff) for n in g.counts)
+    return [work_run_hours(g.work, n, g.key[3], eff) for n in g.counts]
+
+
+def restarts(options: CandidateOptions) -> int:
+    """The restart overhead the block-length floor reads (0: it does not apply)."""
+    return options.restart_overhead_hours if options.interruptible else 0
+
+
+def lengths_envelope(g: GroupInput, options: CandidateOptions, runs: int) -> Envelope | None:
+    """The block-length envelope (:mod:`.block_lengths`) of the group's cheapest price per card
+    and run slot on its grid, for blocks of up to the grid's slots (at least any candidate's
+    ``R``; one envelope serves every GPU): an hourly offer's price × the slot's factor / cards,
+    its contracts' least floor per card (``max(per_period, per_runs / runs)``, ``runs`` at
+    least any candidate's ``R``), ``inf`` outside the run windows. Every candidate's per-slot
+    minimum for ``n`` cards is at least ``n`` times it (``units ≥ n / cards``), slot by slot.
+    None: no overhead, or a rule the calendar cannot read."""
+    if not restarts(options):
+        return None
+    cheapest: dict[str, float] = {}  # per rule, the least price per card
+    flat = math.inf
+    for offer in g.offers:
+        price = float(g.prices[offer.offer_id])
+        if offer.billing in HOURLY_MODES:
+            rule = offer.time_of_use
+            cheapest[rule] = min(price / offer.cards, cheapest.get(rule, math.inf))
+        else:
+            period = offer.period_hours
+            windows, hours = options.run_windows, options.max_hours_per_day
+            most = period_runs(g.grid, windows, hours, options.day_zone, period) or period
+            flat = min(flat, max(price / most, offer.min_units * price / runs) / offer.cards)
+    longest = max(g.grid.deadline_slot, 1)  # ≥ every candidate's R: one envelope per grid
+    if len(cheapest) == 1:  # one rule: its envelope, scaled (shared by the groups of a grid)
+        ((rule, price),) = cheapest.items()
+        cap = flat / price if price > 0 else math.inf
+        return _scaled_envelope(
+            rule, g.grid, options.run_windows, longest, _rounded_cap(cap), price
+        )
+    per_slot = np.full(max(g.grid.deadline_slot, 1), flat)
+    for rule, price in cheapest.items():
+        factors = factor_array(rule, g.grid, options.run_windows)
+        if factors is None:
+            return None
+        np.minimum(per_slot, price * factors, out=per_slot)
+    allowed = rentable(g.grid, 0, options.run_windows)
+    if allowed is not None:
+        per_slot[~np.array(allowed + (False,) * (len(per_slot) - len(allowed)), bool)] = np.inf
+    return envelope(per_slot, longest)
+
+
+def _rounded_cap(cap: float) -> float:
+    """``cap`` rounded down to 1/256 (a lower curve: still a floor; fewer envelopes)."""
+    return cap if math.isinf(cap) else math.floor(cap * 256) / 256
+
+
+def _scaled_envelope(
+    rule: str, grid: SlotGrid, windows: tuple[str, ...], longest: int, cap: float, price: float
+) -> Envelope | None:
+    unit = _rule_envelope(rule, grid, windows, longest, cap)
+    return None if unit is None else Envelope(unit.lengths, unit.sums * price)
+
+
+@lru_cache(maxsize=4096)
+def _rule_envelope(
+    rule: str, grid: SlotGrid, windows: tuple[str, ...], longest: int, cap: float
+) -> Envelope | None:
+    """The envelope of ``min(cap, f_r(t))`` on ``grid`` (``inf`` outside the run windows)."""
+    factors = factor_array(rule, grid, windows)
+    if factors is None:
+        return None
+    return envelope(np.where(np.isfinite(factors), np.minimum(factors, cap), np.inf), longest)
+
+
+def lengths_floor(
+    lengths: Envelope, hours: Sequence[int], counts: Sequence[int], overhead: int
+) -> float:
+    """The least, over card counts ``n`` of ``W(n)`` work slots (``hours``), of ``n`` times the
+    envelope's floor: no candidate's block-length floor is below it (0: some count fits no
+    number of blocks, or none is given)."""
+    floors = lengths.floors(hours, overhead)
+    if floors is None:
+        return 0.0
+    least = float((np.asarray(counts, dtype=np.float64) * floors).min())
+    return least if math.isfinite(least) else 0.0
+
+
+def lengths_key(scale: KeyScale, least: float, objective: str, bill: DataBill) -> Key:
+    """:func:`scaled_key` of a group whose candidates all pay at least ``least`` over their run
+    slots (a block-length floor)."""
+    return scaled_key(scale, least / scale.card_slots, objective, bill)
+
+
+def group_runs(g: GroupInput, options: CandidateOptions, hours: Sequence[int] = ()) -> int:
+    """At least the run slots any candidate of the group pays (``lower_bound_cents``'s ``R``:
+    the window, or fewer when its longest count's work and restarts take fewer); ``hours``:
+    :func:`count_hours`, when known."""
+    longest = max(hours or count_hours(g, options))
     overhead = options.restart_overhead_hours if options.interruptible else 0
     return max(min(g.grid.deadline_slot, longest + overhead * (longest - 1)), 1)
 

@@ -34,10 +34,14 @@ from comparator.plan.prune.bounds import (
     FIRST,
     Floor,
     Key,
+    count_floors,
     count_key,
     count_span,
     floors_of,
     group_key,
+    group_runs,
+    lengths_envelope,
+    lengths_key_of,
     max_cards,
     may_not_fit,
 )
@@ -177,8 +181,8 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
     """
     objective, builder = options.objective, lazy.builder
     heap: list[Entry] = [
-        (group_key(g, floors, builder.options, objective, builder.bill(g.key)), i, -1, GROUP, g)
-        for i, (g, floors) in enumerate(zip(lazy.groups, lazy.floors, strict=True))
+        (group_key(g, fl, builder.options, objective, builder.bill(g.key), False), i, -1, GROUP, g)
+        for i, (g, fl) in enumerate(zip(lazy.groups, lazy.floors, strict=True))
     ]
     heapq.heapify(heap)
     walk = _Walk(lazy, options)
@@ -194,6 +198,8 @@ def choose_lazy(lazy: LazyCandidates, options: PlanOptions) -> Selection:
             walk.solve(key, item)
         elif key != FIRST and walk.all_hopeless(key):
             walk.drop(item, index)
+        elif stage == GROUP and (raised := walk.raised(item, key)) is not None:
+            heapq.heappush(heap, (raised, index, position, stage, item))
         elif stage == GROUP:
             for entry in walk.counts(item, index, key):
                 heapq.heappush(heap, entry)
@@ -212,6 +218,7 @@ class _Walk:
         self.places: dict[int, tuple[int, int]] = {}  # id(candidate) → (group, position)
         self.threshold: Key | None = None  # the (top+1)-th ranked key, once there is one
         self.dropped: dict[int, tuple[GroupInput, int]] = {}  # group → its fewest cards dropped
+        self.refined: set[int] = set()  # groups whose block-length floor was read
 
     def all_hopeless(self, key: Key) -> bool:
         """Whether ``key`` proves every candidate at or above it out of the shown plans
@@ -243,8 +250,21 @@ class _Walk:
         objective, builder = self.options.objective, self.lazy.builder
         for g, index, least in self.lazy.read(batch):
             floors = floors_of(g, builder.options)
-            key = group_key(g, floors, builder.options, objective, builder.bill(g.key))
+            key = group_key(g, floors, builder.options, objective, builder.bill(g.key), False)
             heapq.heappush(heap, (max(key, least), index, -1, GROUP, g))
+
+    def raised(self, g: GroupInput, key: Key) -> Key | None:
+        """The group's key at its block-length floor, read the first time the group is due
+        and not hopeless (most groups read in a batch never are); None when not above
+        ``key`` (or read before): the group is expanded now. A raised key is still at most
+        every candidate's (Claim M), so pushing it back keeps Claim 1's order."""
+        if key == FIRST or id(g) in self.refined:
+            return None
+        self.refined.add(id(g))
+        builder = self.lazy.builder
+        objective = self.options.objective
+        raised = lengths_key_of(g, builder.options, objective, builder.bill(g.key))
+        return raised if raised is not None and raised > key else None
 
     def counts(self, g: GroupInput, index: int, least: Key) -> list[Entry]:
         """The group's card counts that the builder would keep, each with its own key, over
@@ -254,9 +274,13 @@ class _Walk:
         options, bill = self.lazy.builder.options, self.lazy.builder.bill(g.key)
         g = self.lazy.undominated(g)
         floors = floors_of(g, options)
+        lengths = lengths_envelope(g, options, group_runs(g, options))
+        kept = kept_counts(g, options)
         entries = []
-        for position, cards in enumerate(kept_counts(g, options)):
-            key = count_key(g, floors, cards, options, self.options.objective, bill)
+        for position, (cards, blocks) in enumerate(
+            zip(kept, count_floors(g, kept, options, lengths), strict=True)
+        ):
+            key = count_key(g, floors, cards, options, self.options.objective, bill, blocks)
             assert key is not None
             key = key if key == FIRST else max(key, least)
             entries.append((key, index, position, COUNT, (g, cards)))

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -38,16 +38,32 @@ from comparator.domain.zones import DEFAULT_TIMEZONE
 from comparator.errors import CalendarError
 from comparator.estimate.throughput import is_rdma
 from comparator.plan.bill import DataBill
-from comparator.plan.candidates import CandidateBuilder, CandidateSet, GroupInput, card_counts
+from comparator.plan.candidates import (
+    CandidateBuilder,
+    CandidateOptions,
+    CandidateSet,
+    GpuWork,
+    GroupInput,
+    card_counts,
+)
 from comparator.plan.context import PlanContext
-from comparator.plan.dp.grid import PRICE_PLACES, PriceBasis, slot_grid
+from comparator.plan.dp.grid import PRICE_PLACES, PriceBasis, SlotGrid, slot_grid
 from comparator.plan.dp.pausing.dominated_contracts import most_runs_per_period
 from comparator.plan.dp.slot_prices import least_factor_within
 from comparator.plan.dp.windows import rentable
 from comparator.plan.groups import GroupKey, _link_key, group_offers
 from comparator.plan.job_plan import Prepared, candidate_options, conclude, discounts
 from comparator.plan.prune.block_floors import MAX_RULES, Scale, SummaryFloors, blocks_bind
-from comparator.plan.prune.bounds import Key, KeyScale, count_span, key_scale, scaled_key
+from comparator.plan.prune.bounds import (
+    FIRST,
+    Key,
+    KeyScale,
+    count_span,
+    key_scale,
+    lengths_key,
+    restarts,
+    scaled_key,
+)
 from comparator.plan.prune.group_order import (
     LazyTerms,
     PendingGroups,
@@ -148,6 +164,7 @@ class SummaryKeyer:
         self.table, self.builder, self.basis, self.objective = table, builder, basis, objective
         self.floors = floors
         self.scales: dict[tuple[str, int, str, bool, str], tuple[KeyScale, Scale] | None] = {}
+        self.counts: dict[tuple[str, int, str, bool], _Counts | None] = {}  # zone apart
         self.bills: dict[tuple[str, str], DataBill] = {}  # per (provider, data centre)
         self.providers: dict[str, tuple[ZoneInfo, float]] = {}  # provider → (zone, discount)
 
@@ -159,8 +176,13 @@ class SummaryKeyer:
             terms = self.providers[key[0]] = (zone, float(self.basis.discounts.get(key[0], 1)))
         shape = (key[2], key[3], key[4], rdma, terms[0].key)  # GPU, node size, links, RDMA, zone
         if (scale := self.scales.get(shape, _UNSEEN)) is _UNSEEN:
-            longest = self.floors is not None
-            scale = self.scales[shape] = _scale(key, parts, self.table, self.builder, longest)
+            if (found := self.counts.get(shape[:4], _UNSEEN)) is _UNSEEN:
+                every, options = self.floors is not None, self.builder.options
+                found = self.counts[shape[:4]] = _counts(key, parts, self.table, options, every)
+            scale = None
+            if found is not None:
+                scale = _scale(found, self.builder.grid_for(key[0]), self.builder.options)
+            self.scales[shape] = scale
         if scale is None:  # no work on the GPU or no card count: nothing of it is built
             return None
         if len(parts) == 1:
@@ -173,6 +195,10 @@ class SummaryKeyer:
         if (bill := self.bills.get(key[:2])) is None:
             bill = self.bills[key[:2]] = self.builder.bill(key)
         entry_key = scaled_key(scale[0], floor, self.objective, bill)
+        if self.floors is not None and entry_key != FIRST:
+            least = self.floors.lengths(parts, terms[1], terms[0], scale[1])
+            if least > 0:  # the block-length floor ("Sixth round: growth")
+                entry_key = max(entry_key, lengths_key(scale[0], least, self.objective, bill))
         return (entry_key, first, -2, UNREAD, (key, parts))
 
 
@@ -229,29 +255,49 @@ def unusable_unread(summaries: Iterable[GroupShape], table: WorkTable) -> list[F
     ]
 
 
-def _scale(
+class _Counts(NamedTuple):
+    """What a group's key reads of its GPU, node size, links and RDMA (not of its zone): its
+    work on those links, card counts, count span and (for rule 7 and the block-length floor)
+    every count's work slots."""
+
+    work: GpuWork
+    counts: list[int]
+    span: tuple[int, int]
+    hours: tuple[int, ...]
+
+
+def _counts(
     key: GroupKey,
     parts: list[GroupSummary],
     table: WorkTable,
-    builder: CandidateBuilder,
-    longest: bool,
-) -> tuple[KeyScale, Scale] | None:
-    """The group's key scale, and (``longest``: for rule 7) its fewest and most work slots."""
+    options: CandidateOptions,
+    every: bool,
+) -> _Counts | None:
+    """The group's :class:`_Counts` (None: no work on its GPU or no card count); ``every``: the
+    work slots of every count, else none."""
     work = table.work.get(key[2])
     if work is None:
         return None
-    options = builder.options
     on_link = work.on_link(key[4])
     counts = card_counts(on_link, key[3], [s.network for s in parts], options.max_nodes)
     if not counts:
         return None
     span = count_span(key[3], on_link, counts, options)
-    scale = key_scale(span, on_link, builder.grid_for(key[0]), options, counts)
-    if not longest:
+    hours: tuple[int, ...] = ()
+    if every:
+        eff = options.multi_node_efficiency
+        hours = tuple(work_run_hours(on_link, n, key[3], eff) for n in counts)
+    return _Counts(on_link, counts, span, hours)
+
+
+def _scale(found: _Counts, grid: SlotGrid, options: CandidateOptions) -> tuple[KeyScale, Scale]:
+    """The group's key scale on its provider's ``grid``, and its fewest and most work slots,
+    counts and their work slots (rule 7, the block-length floor; 0 and none when not read)."""
+    scale = key_scale(found.span, found.work, grid, options, found.counts)
+    if not found.hours:
         return scale, Scale(scale.fewest_slots, 0)
-    eff = options.multi_node_efficiency
-    most = max(work_run_hours(on_link, n, key[3], eff) for n in counts)
-    return scale, Scale(scale.fewest_slots, most)
+    longest = max(found.hours)
+    return scale, Scale(scale.fewest_slots, longest, tuple(found.counts), found.hours)
 
 
 class _Reading:
@@ -372,7 +418,7 @@ def plan_streamed(
     reading = _Reading(read, checks, basis, table, profiles)
     reading.lazy = lazy
     floors = None
-    if blocks_bind(lazy.builder.options):  # the summaries carry what rule 7 reads
+    if blocks_bind(lazy.builder.options) or restarts(lazy.builder.options):  # rule 7, round 6
         floors = SummaryFloors(lazy.builder.options, most_runs(job), factors)
     lazy.pending = _pending(
         stream, shapes, table, lazy.builder, basis, LazyTerms(terms, lazy.builder), floors
