@@ -17,12 +17,10 @@ import numpy as np
 import pytest
 
 from comparator.plan import PlanContext, plan_job
-from comparator.plan.dp.dp_solver import solve_schedule
 from comparator.plan.prune.block_floors import SummaryFloors
 from comparator.plan.prune.block_lengths import envelope, least_over_lengths, least_sums
 from comparator.plan.prune.pruning import READ_BATCH
-from comparator.plan.selection import block_lengths_cents, lower_bound_cents
-from tests.plan.test_plan_dp_reference import random_problem
+from comparator.plan.selection import block_lengths_cents
 from tests.plan.test_plan_prune import CONTEXT, a_job, answer
 from tests.plan.test_plan_prune_stream import streamed
 from tests.plan.test_plan_stretch_bound import night_problem, nights, relaxed_optimum
@@ -109,28 +107,6 @@ def test_the_floor_never_grows_when_prices_fall() -> None:
             assert below is not None and below <= floor * (1 + 1e-12) + 1e-12
             tripled = least_over_lengths(3 * prices, work, overhead, longest)
             assert tripled is not None and math.isclose(tripled, 3 * floor, rel_tol=1e-12)
-
-
-def test_the_bound_never_exceeds_the_dp_optimum() -> None:
-    """300 random problems of the DP's reference test with 1–3 slots of overhead and 200 with
-    cheap stretches: never above the cheapest schedule, above the former bound on many."""
-    rng = random.Random(2609)
-    problems = [
-        dataclasses.replace(
-            random_problem(rng), interruptible=True, restart_overhead_slots=rng.randint(1, 3)
-        )
-        for _ in range(300)
-    ]
-    problems += [night_problem(rng) for _ in range(200)]
-    raised = 0
-    for problem in problems:
-        bound, former = block_lengths_cents(problem), lower_bound_cents(problem)
-        profile = solve_schedule(problem, keep_trace=False)
-        diagonal = profile.cheapest()
-        if diagonal is not None and bound is not None:
-            assert bound <= profile.cost_cents(diagonal), problem
-        raised += bound is not None and former is not None and bound > former
-    assert raised > 25
 
 
 def test_jobs_that_may_not_pause_or_restart_for_free_get_no_block_length_bound() -> None:

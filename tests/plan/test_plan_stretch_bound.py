@@ -13,6 +13,7 @@ import dataclasses
 import itertools
 import math
 import random
+from collections.abc import Callable
 from decimal import Decimal
 
 import numpy as np
@@ -24,7 +25,7 @@ from comparator.plan import PlanContext, plan_job, selection
 from comparator.plan.dp.dp_solver import solve_schedule
 from comparator.plan.dp.problem import ContractRate, HourlyRate, ScheduleProblem
 from comparator.plan.prune.stretch_bound import least_over_blocks
-from comparator.plan.selection import lower_bound_cents, stretch_bound_cents
+from comparator.plan.selection import block_lengths_cents, lower_bound_cents, stretch_bound_cents
 from tests.plan.test_plan_dp_reference import random_problem
 from tests.plan.test_plan_prune import (
     CONTEXT,
@@ -117,11 +118,17 @@ def night_problem(rng: random.Random) -> ScheduleProblem:
     return problem
 
 
-def test_the_bound_never_exceeds_the_dp_optimum() -> None:
+@pytest.mark.parametrize(
+    ("bound_cents", "seed"), [(stretch_bound_cents, 2626), (block_lengths_cents, 2609)]
+)
+def test_the_bound_never_exceeds_the_dp_optimum(
+    bound_cents: Callable[[ScheduleProblem], int | None], seed: int
+) -> None:
     """300 random problems of the DP's reference test (restart overhead 1–3; contracts, trials,
     run windows, daily caps, storage, several machines) and 200 with cheap stretches: the
-    bound is never above the cheapest schedule, and above the former bound on many."""
-    rng = random.Random(2626)
+    stretch bound and the block-length floor are never above the cheapest schedule, and above
+    the former bound on many."""
+    rng = random.Random(seed)
     problems = [
         dataclasses.replace(
             random_problem(rng), interruptible=True, restart_overhead_slots=rng.randint(1, 3)
@@ -131,7 +138,7 @@ def test_the_bound_never_exceeds_the_dp_optimum() -> None:
     problems += [night_problem(rng) for _ in range(200)]
     raised = 0
     for problem in problems:
-        bound, former = stretch_bound_cents(problem), lower_bound_cents(problem)
+        bound, former = bound_cents(problem), lower_bound_cents(problem)
         profile = solve_schedule(problem, keep_trace=False)
         diagonal = profile.cheapest()
         if diagonal is not None and bound is not None:
