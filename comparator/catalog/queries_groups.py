@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import threading
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -167,7 +168,8 @@ def a_core_idle() -> bool:
     the file, the appended rows); on a machine whose cores are all busy they only add that
     (the 70B job on the other shape at a load of 5: 1.54-1.69 s whole, 1.92-2.27 s in
     halves; docs/planner-pruning.md, "Sixth round")."""
-    return os.getloadavg()[0] < (os.cpu_count() or 1)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return os.getloadavg()[0] < (cores or 1)
 
 
 def _current_of(query: Select[Any]) -> FromClause:
@@ -293,7 +295,12 @@ class CatalogGroups:
         and from it on, for a table built on both cores (:class:`SqlGroupStream`); None on
         PostgreSQL (it plans parallel workers itself), where processes do not fork, when no
         core is idle (:func:`a_core_idle`) and below :data:`SPLIT_PROVIDERS`."""
-        if self.engine.dialect.name != "sqlite" or not hasattr(os, "fork") or not a_core_idle():
+        if (
+            self.engine.dialect.name != "sqlite"
+            or not hasattr(os, "fork")
+            or threading.active_count() > 1  # a fork copies no other thread, only its locks
+            or not a_core_idle()
+        ):
             return None
         with self.engine.connect() as conn:
             providers = int(conn.execute(select(func.count()).select_from(PROVIDER)).scalar_one())
