@@ -26,8 +26,9 @@ from comparator.catalog.queries_groups import CatalogGroups
 from comparator.domain.job import load_job
 from comparator.domain.offer_source import GroupPricing
 from comparator.plan.prune.sql_prefilter import job_offer_filter
-from comparator.plan.prune.streamed import contract_runs, most_runs, rule_floors
+from comparator.plan.prune.streamed import contract_runs, most_runs
 from tests.conftest import run_cli
+from tests.plan.test_plan_group_stream import group_pricing
 from tests.plan.test_plan_prune import CONTEXT
 
 JOBS = [
@@ -102,11 +103,7 @@ def test_the_halves_hold_the_rows_of_the_whole_table(
     for name in JOBS:
         job = load_job(f"examples/{name}.toml")
         wanted = job_offer_filter(job)
-        s = job.schedule
-        factors = rule_floors(source.rules(wanted), s.earliest_start, s.deadline, s.run_windows)
-        pricing = GroupPricing(
-            job.currency, CONTEXT.fx, factors, most_runs(job), contract_runs(job)
-        )
+        pricing = group_pricing(source, job, wanted)
         built = []
         for split in (10**9, 2):
             monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", split)

@@ -23,8 +23,12 @@ from comparator.plan.prune.pruning import READ_BATCH
 from comparator.plan.selection import block_lengths_cents
 from tests.plan.test_plan_prune import CONTEXT, a_job, answer
 from tests.plan.test_plan_prune_stream import streamed
-from tests.plan.test_plan_stretch_bound import night_problem, nights, relaxed_optimum
-from tests.support.factories import make_offer
+from tests.plan.test_plan_stretch_bound import (
+    night_problem,
+    night_rated_catalog,
+    nights,
+    relaxed_optimum,
+)
 
 
 def runs(work: int, overhead: int, slots: int) -> int:
@@ -122,27 +126,7 @@ def test_a_night_rated_catalog_leaves_its_one_card_groups_unread() -> None:
     units, 66.26): the summaries' keys now hold the block-length floor, so the walk reads no
     group past its first batch, and finds what the unpruned planner finds; without it, it
     reads all 43."""
-    night = "00:00-08:00*0.5"
-    offers = [
-        make_offer(
-            str(p + 1), "hourly", "24", provider=f"p{p}", cards=8, time_of_use=night, country="SG"
-        )
-        for p in range(3)
-    ]
-    offers += [
-        make_offer(
-            str(p + 1),
-            "hourly",
-            "2.945",
-            provider=f"p{p}",
-            stock=1,
-            node_cards=1,
-            network=None,
-            time_of_use=night,
-            country="SG",
-        )
-        for p in range(3, 43)
-    ]
+    offers = night_rated_catalog(40, node_cards=1, network=None)
     job = a_job(40, 7, True, None)
     context = PlanContext(today=CONTEXT.today, fx=CONTEXT.fx, top=2)
     unpruned = plan_job(job, offers, {}, context, prune=False)

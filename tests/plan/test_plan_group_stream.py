@@ -24,7 +24,8 @@ from comparator.catalog.queries import load_profiles
 from comparator.catalog.queries_groups import CatalogGroups
 from comparator.config import load_settings
 from comparator.domain.group_list import ListStream
-from comparator.domain.job import load_job
+from comparator.domain.job import Job, load_job
+from comparator.domain.offer_filter import OfferFilter
 from comparator.domain.offer_source import GroupPricing, OrderedGroup
 from comparator.plan import plan_job
 from comparator.plan.candidates import CandidateBuilder, CandidateSet
@@ -49,6 +50,14 @@ EXAMPLES = ["lora-7b-guangdong", "storage-upload-windows", "70b-full-multinode"]
 HALF = float(PRICE_PLACES) / 2
 
 
+def group_pricing(source: CatalogGroups, job: Job, wanted: OfferFilter) -> GroupPricing:
+    """The job's group pricing as a streamed plan prices it: the catalog's time-of-use rules
+    of ``wanted`` as floors over the job's window, at the tests' exchange rates."""
+    s = job.schedule
+    factors = rule_floors(source.rules(wanted), s.earliest_start, s.deadline, s.run_windows)
+    return GroupPricing(job.currency, CONTEXT.fx, factors, most_runs(job), contract_runs(job))
+
+
 def _canonical(groups: list[OrderedGroup]) -> dict[str, tuple[int, float]]:
     """Each group (its parts, by first offer id) with its order value."""
     return {repr(sorted((tuple(p) for p in g.parts), key=lambda p: p[7])): g.order for g in groups}
@@ -68,11 +77,7 @@ def test_the_catalog_stream_answers_as_the_list(
     for name in EXAMPLES:
         job = load_job(f"examples/{name}.toml")
         wanted = job_offer_filter(job)
-        s = job.schedule
-        factors = rule_floors(source.rules(wanted), s.earliest_start, s.deadline, s.run_windows)
-        pricing = GroupPricing(
-            job.currency, context.fx, factors, most_runs(job), contract_runs(job)
-        )
+        pricing = group_pricing(source, job, wanted)
         memory = ListStream(source.summaries(wanted, pricing).groups)
         sql = source.group_stream(wanted, pricing)
         try:

@@ -15,12 +15,14 @@ import math
 import random
 from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from comparator.domain.offer_view import OfferView
 from comparator.plan import PlanContext, plan_job, selection
 from comparator.plan.dp.dp_solver import solve_schedule
 from comparator.plan.dp.problem import ContractRate, HourlyRate, ScheduleProblem
@@ -180,12 +182,10 @@ def test_skipping_by_the_bound_finds_what_solving_finds(
     assert pruned.stats["solved"] <= solved.stats["solved"]
 
 
-def test_a_night_rated_catalog_solves_fewer_candidates_for_the_same_answer() -> None:
-    """Three providers renting 8-card machines (24.00 an hour, 12.00 at night: 60.00 for the
-    job's 5 night hours) and three renting one card only (2.945 an hour): a week holds the
-    card's 40 work slots in its 56 night slots, so its key (41 of them, 60.37 less the
-    rounding margin) is not above the third plan's 60.00, yet 6 blocks cost 66.26. The stretch
-    bound skips those candidates instead of solving them, and the answer is the same."""
+def night_rated_catalog(one_card_providers: int, **one_card: Any) -> list[OfferView]:
+    """Three providers renting 8-card machines (24.00 an hour, half price 00:00-08:00) and
+    ``one_card_providers`` renting one card only (2.945 an hour, the same night rate;
+    ``one_card``: more of their fields)."""
     night = "00:00-08:00*0.5"
     offers = [
         make_offer(
@@ -193,7 +193,7 @@ def test_a_night_rated_catalog_solves_fewer_candidates_for_the_same_answer() -> 
         )
         for p in range(3)
     ]
-    offers += [
+    return offers + [
         make_offer(
             str(p + 1),
             "hourly",
@@ -202,9 +202,19 @@ def test_a_night_rated_catalog_solves_fewer_candidates_for_the_same_answer() -> 
             stock=1,
             time_of_use=night,
             country="SG",
+            **one_card,
         )
-        for p in range(3, 6)
+        for p in range(3, 3 + one_card_providers)
     ]
+
+
+def test_a_night_rated_catalog_solves_fewer_candidates_for_the_same_answer() -> None:
+    """Three providers renting 8-card machines (24.00 an hour, 12.00 at night: 60.00 for the
+    job's 5 night hours) and three renting one card only (2.945 an hour): a week holds the
+    card's 40 work slots in its 56 night slots, so its key (41 of them, 60.37 less the
+    rounding margin) is not above the third plan's 60.00, yet 6 blocks cost 66.26. The stretch
+    bound skips those candidates instead of solving them, and the answer is the same."""
+    offers = night_rated_catalog(3)
     job = a_job(40, 7, True, None)
     context = PlanContext(today=CONTEXT.today, fx=CONTEXT.fx, top=2)
     pruned = plan_job(job, offers, {}, context)
