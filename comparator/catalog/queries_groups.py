@@ -50,7 +50,7 @@ from comparator.catalog.current_offers import (
     offer_condition,
     unfit_kind_column,
 )
-from comparator.catalog.db import analytic_session, hash_aggregates
+from comparator.catalog.db import analytic_session, hash_aggregates, usable_cores
 from comparator.catalog.group_stream import (
     SqlGroupStream,
     load_provider_discounts,
@@ -190,8 +190,7 @@ def a_core_idle() -> bool:
     the file, the appended rows); on a machine whose cores are all busy they only add that
     (the 70B job on the other shape at a load of 5: 1.54-1.69 s whole, 1.92-2.27 s in
     halves; docs/planner-pruning.md, "Sixth round")."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return os.getloadavg()[0] < (cores or 1)
+    return os.getloadavg()[0] < usable_cores()
 
 
 def _current_of(query: Select[Any]) -> FromClause:
