@@ -254,8 +254,16 @@ def baseline_seconds(sheet: Path, db_path: Path) -> float:
         for r in frame.itertuples(index=False)
     ]
     conn = sqlite3.connect(db_path)
-    conn.execute("insert into provider values ('bench','b','','','CN','',0,'{}','x',?)", (now,))
-    conn.execute("insert into pricesnapshot values (1,'bench','b','x',?,0)", (now,))
+    conn.execute(  # the columns named: migrations add nullable ones (profile_record, discount)
+        "insert into provider (id, name, legal_name, uscc, country, website, demo, profile_json,"
+        " profile_sha256, updated_at) values ('bench','b','','','CN','',0,'{}','x',?)",
+        (now,),
+    )
+    conn.execute(
+        "insert into pricesnapshot (id, provider_id, source, content_sha256, fetched_at, offers)"
+        " values (1,'bench','b','x',?,0)",
+        (now,),
+    )
     conn.executemany(
         "insert into offer (provider, region, gpu, cards, node_cards, billing, price, currency,"
         " time_of_use, stock, min_units, interconnect, network, tax_inclusive, vat_rate,"

@@ -222,7 +222,7 @@ def current_snapshot_ids(engine: Engine) -> list[str]:
         SNAPSHOT.c.id.in_(select(current.c.id)), SNAPSHOT.c.offers > 0
     )
     with engine.connect() as conn:
-        return [str(i) for i in conn.execute(query).scalars()]
+        return [str(i) for i in conn.execute(query).scalars().all()]  # one fetch
 
 
 def count_current(engine: Engine, offer_filter: OfferFilter | None = None) -> int:

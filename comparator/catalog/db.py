@@ -8,6 +8,7 @@ its first statement (SQLite ``BEGIN IMMEDIATE``) and waits for it at most the lo
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import weakref
 from collections.abc import Iterator
@@ -264,3 +265,10 @@ def hash_aggregates(conn: Connection, on: bool = True) -> None:
     (docs/planner-pruning.md, "Fifth round"); a hash aggregate has nothing to sort."""
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql(f"SET LOCAL enable_sort = {'off' if on else 'on'}")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the system tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1

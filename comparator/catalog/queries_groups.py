@@ -50,7 +50,7 @@ from comparator.catalog.current_offers import (
     offer_condition,
     unfit_kind_column,
 )
-from comparator.catalog.db import analytic_session, hash_aggregates
+from comparator.catalog.db import analytic_session, hash_aggregates, usable_cores
 from comparator.catalog.group_stream import (
     SqlGroupStream,
     load_provider_discounts,
@@ -97,60 +97,82 @@ def _factor(
     return case((OFFER.c.billing.in_(HOURLY_MODES), hourly), else_=contract)
 
 
-def summary_columns(
-    pricing: GroupPricing, job: ColumnElement[bool], dialect: str
-) -> tuple[Any, ...]:
-    """A group's keys and its job offers' (``job``) count, first id, ``A``, ``M``, free trial
-    hours and what rule 7 reads (NULL unless ``pricing.own_runs``) — :class:`GroupSummary`'s
-    fields in order — to be grouped by :data:`GROUP_COLUMNS`."""
+def offer_values(pricing: GroupPricing, dialect: str) -> tuple[Any, ...]:
+    """What a group's aggregates read of each offer, each computed once (labelled): its group
+    keys, id, card count and free trial hours, its machine-hour price in ``pricing.currency``
+    (``money``: price, tax and exchange rate) and ``m`` (``factor``, :func:`_factor`); for a
+    job that may not pause (``pricing.own_runs``) also whether it bills by the hour, its rule
+    and its minimum units (rule 7)."""
     fx, currency = pricing.fx, pricing.currency
     rates = {code: float(fx.rate(code, currency)) for code in fx.rates_cny}
     rate = case(rates, value=func.upper(OFFER.c.currency), else_=None)
     tax = case((OFFER.c.tax_inclusive, 1.0), else_=1.0 + cast(OFFER.c.vat_rate, Float))
+    money = cast(OFFER.c.price, Float) * tax * rate
     factor = _factor(pricing.factors, pricing.runs, pricing.periods)
-    per_card = factor / OFFER.c.cards
-
-    def of_job(value: ColumnElement[Any]) -> ColumnElement[Any]:
-        return case((job, value), else_=None)
-
-    columns: tuple[Any, ...] = (
+    values = (
         *GROUP_COLUMNS,
-        func.count(of_job(OFFER.c.id)),
-        func.min(of_job(OFFER.c.id)),
-        func.min(of_job(cast(OFFER.c.price, Float) * tax * rate * per_card)),
-        func.max(of_job(per_card)),
-        func.max(of_job(OFFER.c.free_trial_hours)),
+        OFFER.c.id,
+        OFFER.c.cards,
+        OFFER.c.free_trial_hours,
+        money.label("money"),
+        factor.label("factor"),
     )
-    if not pricing.own_runs:  # fetched only for jobs that may not pause (0.75 s of the 70B's)
-        return (*columns, *(cast(null(), t) for t in (String, String, Float, Float)))
-    priced = cast(OFFER.c.price, Float) * tax * rate / OFFER.c.cards
-    least, greatest, hourly, minimum = _own_runs(priced, factor, dialect)
-    return (
-        *columns,
-        func.min(of_job(least)),
-        func.max(of_job(greatest)),
-        func.min(of_job(hourly)),
-        func.min(of_job(minimum)),
-    )
-
-
-def _own_runs(
-    priced: ColumnElement[Any], factor: ColumnElement[Any], dialect: str
-) -> tuple[Any, ...]:
-    """What rule 7 reads of a group (before the job's condition): the least and greatest rule
-    of its hourly offers (in code-point order on both databases), their least floor per card,
-    and its contracts' least price of their fewest periods per card."""
-    hourly = OFFER.c.billing.in_(HOURLY_MODES)
+    if not pricing.own_runs:
+        return values
     rule: ColumnElement[Any] = OFFER.c.time_of_use
     if dialect == "postgresql":  # SQLite's default (BINARY) is code-point order already
         rule = rule.collate("C")
-    least_minimum = priced * cast(OFFER.c.min_units, Float)
-    return (
-        case((hourly, rule)),
-        case((hourly, rule)),
-        case((hourly, priced * factor)),
-        case((hourly, None), else_=least_minimum),
+    hourly = OFFER.c.billing.in_(HOURLY_MODES)
+    return (*values, hourly.label("hourly"), rule.label("rule"), OFFER.c.min_units)
+
+
+def offer_rows(query: Select[Any]) -> Subquery:
+    """``query`` (of :func:`offer_values`' columns) as the subquery its groups are summarised
+    from, behind ``OFFSET 0``, which neither database flattens into the ``GROUP BY``: each
+    offer's price and factor are computed once, not in every aggregate that reads them (on
+    SQLite two thirds of the group table's time went to the aggregates), and PostgreSQL's
+    parallel workers compute them while one hash aggregate groups the rows (it aggregated in
+    each worker and again in the leader, nearly as many groups: 764 → 577 ms for the LoRA
+    job on the other shape; docs/planner-pruning.md, "Seventh round")."""
+    return query.offset(0).subquery("each")
+
+
+def summary_columns(
+    each: Subquery, own_runs: bool, job: ColumnElement[bool] | None = None
+) -> tuple[Any, ...]:
+    """A group's keys and its job offers' (``job``, a condition on ``each``; all without it)
+    count, first id, ``A``, ``M``, free trial hours and what rule 7 reads (NULL unless
+    ``own_runs``) — :class:`GroupSummary`'s fields in order — over ``each`` (rows of
+    :func:`offer_values`, by :func:`offer_rows`), to be grouped by its six group keys."""
+    e = each.c
+
+    def of_job(value: ColumnElement[Any]) -> ColumnElement[Any]:
+        return value if job is None else case((job, value), else_=None)
+
+    per_card = e.factor / e.cards
+    columns: tuple[Any, ...] = (
+        *group_keys(each),
+        func.count(of_job(e.id)),
+        func.min(of_job(e.id)),
+        func.min(of_job(e.money * per_card)),
+        func.max(of_job(per_card)),
+        func.max(of_job(e.free_trial_hours)),
     )
+    if not own_runs:  # fetched only for jobs that may not pause (0.75 s of the 70B's)
+        return (*columns, *(cast(null(), t) for t in (String, String, Float, Float)))
+    priced = e.money / e.cards
+    return (
+        *columns,
+        func.min(of_job(case((e.hourly, e.rule)))),
+        func.max(of_job(case((e.hourly, e.rule)))),
+        func.min(of_job(case((e.hourly, priced * e.factor)))),
+        func.min(of_job(case((e.hourly, None), else_=priced * cast(e.min_units, Float)))),
+    )
+
+
+def group_keys(each: Subquery) -> tuple[Any, ...]:
+    """The six group keys of ``each`` (:data:`GROUP_COLUMNS`' names)."""
+    return tuple(each.c[c.name] for c in GROUP_COLUMNS)
 
 
 NO_LINK = "\x1f"  # NULL's stand-in in the read's row values (the rows are checked after)
@@ -168,8 +190,7 @@ def a_core_idle() -> bool:
     the file, the appended rows); on a machine whose cores are all busy they only add that
     (the 70B job on the other shape at a load of 5: 1.54-1.69 s whole, 1.92-2.27 s in
     halves; docs/planner-pruning.md, "Sixth round")."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return os.getloadavg()[0] < (cores or 1)
+    return os.getloadavg()[0] < usable_cores()
 
 
 def _current_of(query: Select[Any]) -> FromClause:
@@ -250,8 +271,10 @@ class CatalogGroups:
             job = and_(offer_condition(places), job)
             places = dataclasses.replace(places, gpus=(), exclude_spot=False)
         dialect = self.engine.dialect.name
-        columns = (*summary_columns(pricing, job, dialect), func.count(OFFER.c.id))
-        query = current_query(places, columns=columns).group_by(*GROUP_COLUMNS)
+        values = (*offer_values(pricing, dialect), job.label("job"))
+        each = offer_rows(current_query(places, columns=values))
+        columns = (*summary_columns(each, pricing.own_runs, each.c.job), func.count())
+        query = select(*columns).group_by(*group_keys(each))
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
         groups = [summary_of_row(r) for r in rows if r[6]]  # drivers give ints, strs, floats
@@ -273,25 +296,42 @@ class CatalogGroups:
     def _group_stream(
         self, wanted: OfferFilter, pricing: GroupPricing, census: OfferCensus | None
     ) -> SqlGroupStream:
-        columns = summary_columns(pricing, true(), self.engine.dialect.name)
+        values = offer_values(pricing, self.engine.dialect.name)
         why = unfit_kind_column(wanted)
         if why is None:
-            query = current_query(wanted, columns=(*columns, literal(0, Integer)))
-            query = query.group_by(*GROUP_COLUMNS)
-            return SqlGroupStream(self.engine, query, halves=self._halves(query))
+            offers = current_query(wanted, columns=values)
+            return self._grouped(offers, pricing)
         if self._apart(wanted):
-            query = current_query(wanted, columns=(*columns, why))
-            query = query.group_by(*GROUP_COLUMNS, why)
-            return SqlGroupStream(self.engine, query, UNFIT_KINDS, halves=self._halves(query))
+            offers = current_query(wanted, columns=(*values, why.label("why")))
+            return self._grouped(offers, pricing, apart=UNFIT_KINDS)
         found = self.census(wanted) if census is None else census
-        query = current_query(wanted, columns=(*columns, literal(0, Integer)))
-        query = query.where(why == 0).group_by(*GROUP_COLUMNS)
-        halves = self._halves(query)
-        return SqlGroupStream(self.engine, query, counted=found.unfit, halves=halves)
+        offers = current_query(wanted, columns=values).where(why == 0)
+        return self._grouped(offers, pricing, counted=found.unfit)
+
+    def _grouped(
+        self,
+        offers: Select[Any],
+        pricing: GroupPricing,
+        apart: Sequence[str] | None = None,
+        counted: Mapping[str, int] | None = None,
+    ) -> SqlGroupStream:
+        """The group stream of ``offers`` (rows of :func:`offer_values`, and rule 8's why
+        where ``apart`` names its kinds), in halves where :meth:`_halves` splits them."""
+
+        def grouped(query: Select[Any]) -> Select[Any]:
+            each = offer_rows(query)
+            unfit = each.c.why if apart is not None else literal(0, Integer)
+            columns = (*summary_columns(each, pricing.own_runs), unfit)
+            by = (*group_keys(each), each.c.why) if apart is not None else group_keys(each)
+            return select(*columns).group_by(*by)
+
+        split = self._halves(offers)
+        halves = None if split is None else (grouped(split[0]), grouped(split[1]))
+        return SqlGroupStream(self.engine, grouped(offers), apart, counted, halves=halves)
 
     def _halves(self, query: Select[Any]) -> tuple[Select[Any], Select[Any]] | None:
-        """On SQLite, ``query`` (a ``GROUP BY`` of :func:`current_query`'s, whose groups are
-        of one provider each) as two queries of the providers before the middle provider
+        """On SQLite, ``query`` (offers of :func:`current_query`, to be grouped by groups of
+        one provider each) as two queries of the providers before the middle provider
         and from it on, for a table built on both cores (:class:`SqlGroupStream`); None on
         PostgreSQL (it plans parallel workers itself), where processes do not fork, when no
         core is idle (:func:`a_core_idle`) and below :data:`SPLIT_PROVIDERS`."""

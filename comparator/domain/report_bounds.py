@@ -34,9 +34,12 @@ def listed_exclusions(kinds: Iterable[str]) -> list[int]:
 def id_ranges(ids: Iterable[str]) -> list[tuple[str, str]]:
     """Snapshot ids as (first, last) runs of consecutive integers, in numeric order (ids that are
     not integers follow, each its own run): ``1, 2, 3, 7`` → ``(1, 3), (7, 7)``."""
-    given = set(ids)
-    numbers = sorted({int(i) for i in given if _integer(i)})
-    others = sorted(i for i in given if not _integer(i))
+    texts: list[str] = []
+    others: list[str] = []
+    for text in set(ids):
+        (texts if _integer(text) else others).append(text)
+    numbers = sorted(map(int, texts))
+    others.sort()
     runs: list[tuple[str, str]] = []
     start = previous = None
     for number in numbers:
@@ -53,4 +56,4 @@ def id_ranges(ids: Iterable[str]) -> list[tuple[str, str]]:
 
 def _integer(text: str) -> bool:
     """``"42"``, not ``"042"``, ``"4a"`` or ``"²"``: the id reads back as the same text."""
-    return text.isascii() and text.isdigit() and str(int(text)) == text
+    return text.isascii() and text.isdigit() and (text == "0" or text[0] != "0")

@@ -12,6 +12,7 @@ import codecs
 import csv
 import io
 import json
+import sys
 import zipfile
 import zlib
 from collections.abc import Callable, Mapping, Sequence
@@ -416,7 +417,10 @@ def _xlsx_rows(
             )
         if not values or values.count(None) == len(values):
             continue  # a blank row (openpyxl pads gaps up to the last used row with them)
-        cells = ["" if v is None else _xlsx_cell(v) for v in values]
+        # interned: a sheet repeats its providers, regions, GPUs, modes and currencies on
+        # every row, and a row held as its own strings took ~0.6 KiB (a 500,000-row sheet
+        # read in 10 s went past 500 MB; tests/refresh/test_refresh_parse_timeout.py)
+        cells = ["" if v is None else sys.intern(_xlsx_cell(v)) for v in values]
         if len(cells) > MAX_COLUMNS and cells[MAX_COLUMNS]:
             raise InputError(
                 "{path}: row {row} has a cell past column {limit}; expected at most {limit} columns",

@@ -5,12 +5,13 @@ as before, a refused import leaves them as they were, and a reader of offers kee
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, event, text
 
-from comparator.catalog.db import make_engine, upgrade_schema
-from comparator.catalog.index_rebuild import BULK_ROWS, SECONDARY_INDEXES
+from comparator.catalog.db import make_engine, upgrade_schema, usable_cores
+from comparator.catalog.index_rebuild import BULK_ROWS, SECONDARY_INDEXES, SQLITE_DEFAULT_CACHE
 from comparator.catalog.queries import store_profile
 from comparator.config import load_settings
 from comparator.domain.profile import load_profile
@@ -159,4 +160,30 @@ def test_an_import_into_an_empty_sqlite_catalog_builds_the_same_indexes(
         offers = conn.execute(text("SELECT COUNT(*) FROM offer")).scalar_one()
         summary = conn.execute(text("SELECT SUM(offers) FROM snapshotsummary")).scalar_one()
     assert offers == summary == BULK_ROWS + 50
+    engine.dispose()
+
+
+def test_sqlite_sorts_the_rebuilt_indexes_on_worker_threads(tmp_path: Path) -> None:
+    """The builds run with ``PRAGMA threads`` at the usable cores and SQLite's default page
+    cache (the bulk import's large one sorted in one piece on one thread); the connection
+    gets both pragmas back before the pool has it again."""
+    engine, sheets = _catalog(f"sqlite:///{tmp_path / 'catalog.db'}", tmp_path)
+    seen: list[tuple[str, int, int]] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def pragmas_at_each_build(conn: Any, cursor: Any, statement: str, *_: Any) -> None:
+        if statement.startswith("CREATE INDEX"):
+            threads = cursor.connection.execute("PRAGMA threads").fetchone()[0]
+            cache = cursor.connection.execute("PRAGMA cache_size").fetchone()[0]
+            seen.append((statement.split()[2].strip('"'), threads, cache))
+
+    _import(engine, sheets)
+    assert {name for name, _, _ in seen} == set(SECONDARY_INDEXES)
+    assert {(threads, cache) for _, threads, cache in seen} == {
+        (usable_cores(), SQLITE_DEFAULT_CACHE)
+    }
+    event.remove(engine, "before_cursor_execute", pragmas_at_each_build)
+    with engine.connect() as conn:  # the pool's connection, as the import left it
+        assert conn.execute(text("PRAGMA threads")).scalar_one() == 0
+        assert conn.execute(text("PRAGMA cache_size")).scalar_one() == SQLITE_DEFAULT_CACHE
     engine.dispose()

@@ -21,3 +21,12 @@ def test_snapshot_ids_become_runs_of_consecutive_integers() -> None:
     assert id_ranges(ids) == [("1", "3"), ("7", "10"), ("042", "042"), ("x-1", "x-1")]
     assert id_ranges([str(i) for i in range(1, 10_001)]) == [("1", "10000")]
     assert id_ranges([]) == []
+
+
+def test_an_id_is_a_number_only_when_it_reads_back_as_the_same_text() -> None:
+    texts = ["0", "00", "7", "07", "10", "²", "٣", "1²", "-1", "+1", " 1", "1_000", ""]
+    numbers = [t for t in texts if t.isdigit() and t.isascii() and str(int(t)) == t]
+    assert numbers == ["0", "7", "10"]
+    assert id_ranges(texts) == [("0", "0"), ("7", "7"), ("10", "10")] + [
+        (t, t) for t in sorted(set(texts) - set(numbers))
+    ]

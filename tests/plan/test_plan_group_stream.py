@@ -15,7 +15,7 @@ from decimal import Decimal
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
 import comparator.catalog.group_stream as sql_stream
 import comparator.plan.prune.group_order as group_order
@@ -104,6 +104,36 @@ def test_the_catalog_stream_answers_as_the_list(
                 sql = source.group_stream(wanted, pricing)
         finally:
             sql.close()
+
+
+def _temporary_tables(conn: Connection) -> set[str]:
+    """The temporary tables ``conn`` sees."""
+    if conn.dialect.name == "sqlite":
+        query = "SELECT name FROM sqlite_temp_master WHERE type = 'table'"
+    else:
+        query = "SELECT tablename FROM pg_tables WHERE left(schemaname, 7) = 'pg_temp'"
+    return {str(name) for name in conn.exec_driver_sql(query).scalars()}
+
+
+def test_a_closed_stream_leaves_no_temporary_table(demo_engine: Engine) -> None:  # noqa: F811
+    """Closing a stream gives its connection back to the pool without the group and shape
+    tables (dropped on PostgreSQL; on SQLite the connection is closed instead), and the next
+    stream builds them again."""
+    source = CatalogGroups(demo_engine)
+    job = load_job("examples/lora-7b-guangdong.toml")
+    wanted = job_offer_filter(job)
+    pricing = group_pricing(source, job, wanted)
+    tables = {sql_stream.GROUPS.name, sql_stream.SHAPES.name}
+    for _ in range(2):
+        stream = source.group_stream(wanted, pricing)
+        try:
+            assert stream.shapes()
+            assert tables <= _temporary_tables(stream.conn)
+        finally:
+            stream.close()
+        assert stream.conn.closed
+        with demo_engine.connect() as conn:
+            assert not tables & _temporary_tables(conn)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
