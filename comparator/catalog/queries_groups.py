@@ -129,11 +129,11 @@ def offer_values(pricing: GroupPricing, dialect: str) -> tuple[Any, ...]:
 def offer_rows(query: Select[Any]) -> Subquery:
     """``query`` (of :func:`offer_values`' columns) as the subquery its groups are summarised
     from, behind ``OFFSET 0``, which neither database flattens into the ``GROUP BY``: each
-    offer's price and factor are computed once, not in every aggregate that reads them (on
-    SQLite two thirds of the group table's time went to the aggregates), and PostgreSQL's
-    parallel workers compute them while one hash aggregate groups the rows (it aggregated in
-    each worker and again in the leader, nearly as many groups: 764 → 577 ms for the LoRA
-    job on the other shape; docs/planner-pruning.md, "Seventh round")."""
+    offer's price and factor are computed once, not in every aggregate that reads them.
+    PostgreSQL's parallel workers compute them while one hash aggregate groups the rows (it
+    aggregated in each worker and again in the leader, over nearly as many partial rows as
+    groups: 764 → 577 ms for the LoRA job on the other shape); SQLite gains little (its time
+    is the ``GROUP BY``'s sort; docs/planner-pruning.md, "Seventh round")."""
     return query.offset(0).subquery("each")
 
 

@@ -9,50 +9,37 @@ from pathlib import Path
 
 import pytest
 
+from comparator.catalog.db import make_engine, upgrade_schema
+from comparator.config import load_settings
+from comparator.refresh.importer import load_demo
+
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _benchmark(*args: str) -> str:
+    """The standard output of ``benchmarks/ARGS…``, which must exit 0."""
+    done = subprocess.run(
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
 
 
 @pytest.mark.slow
 def test_the_import_benchmark_runs_on_a_small_sheet() -> None:
-    done = subprocess.run(
-        [sys.executable, "benchmarks/import_offers.py", "--rows", "2000"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "baseline read_csv+executemany" in done.stdout
-    assert "of 2000 offers" in done.stdout
+    printed = _benchmark("benchmarks/import_offers.py", "--rows", "2000")
+    assert "baseline read_csv+executemany" in printed
+    assert "of 2000 offers" in printed
 
 
 @pytest.mark.slow
 def test_the_growth_benchmark_compares_two_catalogs(tmp_path: Path) -> None:
-    """Two quotes a round on copies of two small catalogs, with the growth printed."""
-    from comparator.catalog.db import make_engine, upgrade_schema
-    from comparator.config import load_settings
-    from comparator.refresh.importer import load_demo
-
+    """One round of quotes on copies of two demo catalogs, with the growth printed."""
     for name in ("small", "large"):
         engine = make_engine(f"sqlite:///{tmp_path / name}.db")
         upgrade_schema(engine)
         load_demo(engine, timezone=load_settings({}).timezone)
         engine.dispose()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "benchmarks/growth.py",
-            str(tmp_path / "small.db"),
-            str(tmp_path / "large.db"),
-            "--rounds",
-            "1",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "growth by medians" in done.stdout
+    small, large = str(tmp_path / "small.db"), str(tmp_path / "large.db")
+    printed = _benchmark("benchmarks/growth.py", small, large, "--rounds", "1")
+    assert "growth by medians" in printed
