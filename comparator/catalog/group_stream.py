@@ -74,6 +74,7 @@ GROUPS = Table(
     Column("rule_greatest", String),
     Column("least_hourly", Float),
     Column("least_minimum", Float),
+    Column("least_contract", Float),
     Column("unfit", Integer),  # 0, or 1 + the index of why rule 8 leaves the row's offers out
     prefixes=["TEMPORARY"],
 )
@@ -435,6 +436,7 @@ def summary_of_row(r: Any) -> GroupSummary:
         rules,
         r[13],
         r[14],
+        r[15],
     )
 
 

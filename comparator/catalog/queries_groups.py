@@ -159,7 +159,7 @@ def summary_columns(
         func.max(of_job(e.free_trial_hours)),
     )
     if not own_runs:  # fetched only for jobs that may not pause (0.75 s of the 70B's)
-        return (*columns, *(cast(null(), t) for t in (String, String, Float, Float)))
+        return (*columns, *(cast(null(), t) for t in (String, String, Float, Float, Float)))
     priced = e.money / e.cards
     return (
         *columns,
@@ -167,6 +167,7 @@ def summary_columns(
         func.max(of_job(case((e.hourly, e.rule)))),
         func.min(of_job(case((e.hourly, priced * e.factor)))),
         func.min(of_job(case((e.hourly, None), else_=priced * cast(e.min_units, Float)))),
+        func.min(of_job(case((e.hourly, None), else_=e.money * per_card))),
     )
 
 
@@ -278,7 +279,7 @@ class CatalogGroups:
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
         groups = [summary_of_row(r) for r in rows if r[6]]  # drivers give ints, strs, floats
-        in_places = sum(int(r[15]) for r in rows) if places is not wanted else None
+        in_places = sum(int(r[16]) for r in rows) if places is not wanted else None
         return GroupSummaries(groups, in_places)
 
     def group_stream(

@@ -93,9 +93,10 @@ class GroupSummary(NamedTuple):
     has an FX rate into the job's currency. Of its hourly offers: ``hourly_rules``, the least
     and the greatest of their time-of-use rules in code-point order (None: no hourly offer)
     and ``least_hourly_per_card``, the least ``price × tax × FX × m / cards``; of its
-    contracts, ``least_minimum_per_card``, the least ``price × tax × FX × min_units / cards``
-    (None: none): a group's floor on its own run slots (docs/planner-pruning.md, rule 7). A
-    tuple: one is built per group of the job."""
+    contracts, ``least_minimum_per_card``, the least ``price × tax × FX × min_units / cards``,
+    and ``least_contract_per_card``, the least ``price × tax × FX × m / cards`` (None: none):
+    a group's floor on its own run slots (docs/planner-pruning.md, rule 7, and "Seventh
+    round"). A tuple: one is built per group of the job."""
 
     provider: str
     region: str
@@ -111,3 +112,4 @@ class GroupSummary(NamedTuple):
     hourly_rules: tuple[str, str] | None = None
     least_hourly_per_card: float | None = None
     least_minimum_per_card: float | None = None
+    least_contract_per_card: float | None = None

@@ -103,7 +103,8 @@ def _parts(
     offers: list[OfferView], least: list[float | None], rates: Mapping[str, float]
 ) -> dict[str, Any]:
     """The hourly offers' one rule and least floor, the contracts' least price of their
-    fewest periods per card (as the catalog's ``MIN``/``MAX`` compute them)."""
+    fewest periods per card and their least floor (as the catalog's ``MIN``/``MAX`` compute
+    them)."""
     hourly = [(o, v) for o, v in zip(offers, least, strict=True) if o.billing in HOURLY_MODES]
     rules = {o.time_of_use for o, _ in hourly}
     floors = [v for _, v in hourly if v is not None]
@@ -113,10 +114,13 @@ def _parts(
         if o.billing not in HOURLY_MODES
     ]
     known = [v for v in minima if v is not None]
+    contracts = [v for o, v in zip(offers, least, strict=True) if o.billing not in HOURLY_MODES]
+    priced = [v for v in contracts if v is not None]
     return {
         "hourly_rules": (min(rules), max(rules)) if rules else None,
         "least_hourly_per_card": min(floors) if floors else None,
         "least_minimum_per_card": min(known) if known else None,
+        "least_contract_per_card": min(priced) if priced else None,
     }
 
 

@@ -59,7 +59,7 @@ def summaries_of(
         rows.setdefault(key, []).append(o)
     out = []
     for key, group in rows.items():
-        floors, factors_per_card, hourly, minima = [], [], [], []
+        floors, factors_per_card, hourly, minima, contracts = [], [], [], [], []
         for o in group:
             tax = 1.0 if o.tax_inclusive else 1.0 + float(o.vat_rate)
             if o.billing in HOURLY_MODES:
@@ -69,6 +69,7 @@ def summaries_of(
                 held = (periods or {}).get(o.billing, o.period_hours)
                 m = max(1 / held, o.min_units / runs)
                 minima.append(float(o.price) * tax * o.min_units / o.cards)
+                contracts.append(float(o.price) * tax * m / o.cards)
             floors.append(float(o.price) * tax * m / o.cards)
             factors_per_card.append(m / o.cards)
         rules = {rule for rule, _ in hourly}
@@ -83,6 +84,7 @@ def summaries_of(
                 hourly_rules=(min(rules), max(rules)) if rules else None,
                 least_hourly_per_card=min((v for _, v in hourly), default=None),
                 least_minimum_per_card=min(minima, default=None),
+                least_contract_per_card=min(contracts, default=None),
             )
         )
     return out

@@ -177,12 +177,11 @@ class SummaryFloors:
         curve = self.curve((min(r[0] for r in ranges), max(r[1] for r in ranges)))
         if curve is None or cheapest <= 0:
             return 0.0
-        least = min((s.least_per_card for s in parts if s.least_per_card is not None), default=0)
         minima = [s.least_minimum_per_card for s in parts if s.least_minimum_per_card is not None]
         runs = self.runs(scale.longest)
         contract, scale_up = math.inf, curve.widest
         if minima:
-            contract = max(least, min(minima) / runs)
+            contract = max(contract_floor(parts), min(minima) / runs)
             scale_up = max(scale_up, self.most_runs / runs)
         margin = float(PRICE_PLACES) / 2 * max(s.most_factor_per_card for s in parts)
         step = curve.most / 256
@@ -242,7 +241,8 @@ class SummaryFloors:
         contract, scale_up = math.inf, 1.0
         if minima:
             runs = self.runs(scale.longest)
-            contract, scale_up = max(least, min(minima) / runs), self.most_runs / runs
+            contract = max(contract_floor(parts), min(minima) / runs)
+            scale_up = self.most_runs / runs
         if not hourly:
             per_slot = contract
         else:
@@ -328,3 +328,18 @@ class Scale(NamedTuple):
     longest: int
     counts: tuple[int, ...] = ()
     hours: tuple[int, ...] = ()
+
+
+def contract_floor(parts: Sequence[GroupSummary]) -> float:
+    """``A`` of the parts' contracts: the least ``price × tax × FX × m / cards`` of their
+    contracts where the catalog summed it (``least_contract_per_card``), else of all their
+    offers (``least_per_card``, the hourly ones too). Every contract offer pays at least its
+    own ``A_o`` and ``B_o / R`` per card and run slot (rule 6), so their least pays at least
+    ``max(min A_o, min B_o / R)``; the hourly offers' floor is no floor of a contract's
+    (docs/planner-pruning.md, "Seventh round")."""
+    known = [s.least_contract_per_card for s in parts if s.least_contract_per_card is not None]
+    if known and all(
+        s.least_contract_per_card is not None for s in parts if s.least_minimum_per_card
+    ):
+        return min(known)
+    return min((s.least_per_card for s in parts if s.least_per_card is not None), default=0)
