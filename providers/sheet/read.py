@@ -401,6 +401,7 @@ def _xlsx_rows(
     block's cells all read its top-left value."""
     headers: list[str] | None = None
     numbered: list[tuple[int, list[str]]] = []
+    widest = 0  # the most cells of a data row (past the headers: columns no header names)
     rows = sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS + 1)
     fill = merged.fill if merged.blocks else None
     for number, values in enumerate(rows, 1):
@@ -408,6 +409,7 @@ def _xlsx_rows(
             check_parse_deadline()  # a refresh's parse_timeout_s stops a long sheet here
         if fill is not None:
             values = fill(number, values)
+        values = _unpadded(values)
         if number > MAX_ROWS + 1:
             raise InputError(
                 "{path}: more than {limit} rows; expected at most {limit}",
@@ -418,8 +420,7 @@ def _xlsx_rows(
         if not values or values.count(None) == len(values):
             continue  # a blank row (openpyxl pads gaps up to the last used row with them)
         # interned: a sheet repeats its providers, regions, GPUs, modes and currencies on
-        # every row, and a row held as its own strings took ~0.6 KiB (a 500,000-row sheet
-        # read in 10 s went past 500 MB; tests/refresh/test_refresh_parse_timeout.py)
+        # every row; each is held once
         cells = ["" if v is None else sys.intern(_xlsx_cell(v)) for v in values]
         if len(cells) > MAX_COLUMNS and cells[MAX_COLUMNS]:
             raise InputError(
@@ -433,7 +434,19 @@ def _xlsx_rows(
             headers = [c.strip() for c in cells[:MAX_COLUMNS]]
         elif not _blank(cells):
             numbered.append((number, cells[:MAX_COLUMNS]))
-    return headers or [], numbered
+            widest = max(widest, min(len(cells), MAX_COLUMNS))
+    headers = headers or []
+    return headers + [""] * (widest - len(headers)), numbered
+
+
+def _unpadded(values: tuple[object, ...]) -> tuple[object, ...]:
+    """A row without the empty cells openpyxl pads it with up to ``max_col`` (every row came
+    257 cells wide: a 500,000-row sheet's refresh held 2.3 KiB a row and peaked at 4.2 GB,
+    and each import warned of 248 columns with no header)."""
+    end = len(values)
+    while end and values[end - 1] is None:
+        end -= 1
+    return values if end == len(values) else values[:end]
 
 
 def _xlsx_cell(value: object) -> str:

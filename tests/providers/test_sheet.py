@@ -9,8 +9,9 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 
-from comparator.errors import SheetError
-from providers.sheet.parse import KnownCatalog, parse_sheet
+from comparator.errors import Msg, SheetError
+from providers.sheet.parse import KnownCatalog, parse_sheet, parse_sheet_columns
+from providers.sheet.read import read_table
 from tests.conftest import DATA
 
 KNOWN = KnownCatalog(
@@ -144,3 +145,43 @@ def test_xlsx_sheet() -> None:
 def test_usd_rows_default_to_tax_exclusive() -> None:
     [offer] = parse(HEADER + "acme,gd-sz-1,H100,8,hourly,23.92,usd,,\n")
     assert offer.currency == "USD" and offer.tax_inclusive is False and offer.vat_rate == 0
+
+
+def _workbook(rows: list[list[object]]) -> bytes:
+    """An XLSX as openpyxl writes it (a workbook saved by Excel reads alike)."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    for row in rows:
+        sheet.append(row)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def test_an_xlsx_sheet_has_only_its_own_columns() -> None:
+    """openpyxl pads each row it reads with empty cells up to the widest it is asked for:
+    the sheet keeps only the cells up to the last one filled (every import warned of 248
+    columns with no header, and each row held 257 cells)."""
+    header = ["provider", "region", "gpu", "cards", "billing", "price", "currency"]
+    row: list[object] = ["acme", "gd-sz-1", "A800", 8, "hourly", 12.5, "CNY"]
+    content = _workbook([header, row, [*row[:6], None]])
+    table = read_table(content, "p.xlsx")
+    assert table.headers == header
+    warnings: list[Msg] = []
+    offers = parse_sheet_columns(content, "p.xlsx", KNOWN, warnings=warnings).offers()
+    assert len(offers) == 2 and not warnings
+    stray = _workbook([header, [*row, None, "a note"]])  # a value under no header
+    warnings = []
+    parse_sheet_columns(stray, "p.xlsx", KNOWN, warnings=warnings)
+    assert read_table(stray, "p.xlsx").headers == [*header, "", ""]
+    assert [str(w) for w in warnings] == [
+        str(
+            Msg(
+                "{path}: ignored column(s) no header matches: {names}",
+                path="p.xlsx",
+                names="'', ''",
+            )
+        )
+    ]
