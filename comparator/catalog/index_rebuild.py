@@ -24,7 +24,7 @@ offers the import's writer, which bounds SQLite's wall, spent 14.3-15.3 CPU s ag
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import OperationalError
@@ -60,10 +60,8 @@ def indexes_built_after(conn: Connection, first_rows: int) -> Iterator[bool]:
     yield True
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
-        for statement in builds:
-            conn.exec_driver_sql(statement)
-        return
-    with _sorting_on_threads(conn):
+    sorting = _sorting_on_threads(conn) if conn.dialect.name == "sqlite" else nullcontext()
+    with sorting:
         for statement in builds:
             conn.exec_driver_sql(statement)
 

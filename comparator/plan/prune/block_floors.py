@@ -234,7 +234,7 @@ class SummaryFloors:
         least of the hourly offers' floor (or, for one rule and one block, the least block
         mean of the cheaper of them and the contracts) and the contracts' ``max(A,
         B / R_g)``, and ``κ ≥ 1`` covers the rounding of each price it read."""
-        least = min((s.least_per_card for s in parts if s.least_per_card is not None), default=0)
+        least = least_per_card(parts)
         margin = float(PRICE_PLACES) / 2 * max(s.most_factor_per_card for s in parts)
         hourly = [s for s in parts if s.least_hourly_per_card is not None]
         minima = [s.least_minimum_per_card for s in parts if s.least_minimum_per_card]
@@ -342,4 +342,9 @@ def contract_floor(parts: Sequence[GroupSummary]) -> float:
         s.least_contract_per_card is not None for s in parts if s.least_minimum_per_card
     ):
         return min(known)
+    return least_per_card(parts)
+
+
+def least_per_card(parts: Sequence[GroupSummary]) -> float:
+    """The least ``least_per_card`` of the parts (0 where none has an FX rate)."""
     return min((s.least_per_card for s in parts if s.least_per_card is not None), default=0)
