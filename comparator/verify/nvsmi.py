@@ -329,6 +329,8 @@ def parse_smi_xml(
 
 
 _GPU_LABEL = re.compile(r"GPU\d+")
+# nvidia-smi 580 underlines the header row with terminal escapes, even into a file or a pipe
+_TERMINAL_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _is_topo_header(tokens: Sequence[str]) -> bool:
@@ -338,7 +340,7 @@ def _is_topo_header(tokens: Sequence[str]) -> bool:
 
 def parse_topology(text: str, source: str = "nvidia-smi topo -m") -> Topology:
     """The GPU×GPU link matrix of ``nvidia-smi topo -m`` (tabs or spaces); NIC rows ignored."""
-    lines = [line.split() for line in text.splitlines()]
+    lines = [line.split() for line in _TERMINAL_ESCAPE.sub("", text).splitlines()]
     start = next((n for n, tokens in enumerate(lines) if _is_topo_header(tokens)), None)
     if start is None:
         raise InputError(

@@ -43,3 +43,12 @@ def test_the_growth_benchmark_compares_two_catalogs(tmp_path: Path) -> None:
     small, large = str(tmp_path / "small.db"), str(tmp_path / "large.db")
     printed = _benchmark("benchmarks/growth.py", small, large, "--rounds", "1")
     assert "growth by medians" in printed
+
+
+def test_the_training_step_benchmark_explains_itself_without_pytorch() -> None:
+    """`train_step.py` imports PyTorch only to measure: `--help` works on any machine, and the
+    GPU machine's driver script is valid shell."""
+    printed = _benchmark("benchmarks/train_step.py", "--help")
+    assert "--micro-batch" in printed and "--grad-ckpt" in printed
+    syntax = subprocess.run(["bash", "-n", str(ROOT / "benchmarks" / "gpu_machine.sh")])
+    assert syntax.returncode == 0

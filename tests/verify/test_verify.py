@@ -122,6 +122,17 @@ def test_the_same_rtx4090_machine_passes_against_a_4090_offer() -> None:
     assert "normal when idle" in message(result, "pcie_link")
 
 
+def test_a_captured_h200_passes_against_a_one_card_h200_offer() -> None:
+    """The lent H200's own `nvidia-smi` output (tests/data/nvidia-smi/README.md)."""
+    h200 = offer(gpu="H200-SXM-141GB", cards=1, node_cards=1)
+    result = evaluate(machine("h200-x1", "h200-x1"), h200, lang="en")
+    assert result.status == "pass", [c for c in result.checks if c.status != "pass"]
+    assert "1 × NVIDIA H200 (H200-SXM-141GB), as offered" in message(result, "gpu_model")
+    assert "gen 5 x16" in message(result, "pcie_link")
+    against_a100 = evaluate(machine("h200-x1", "h200-x1"), offer(), lang="en")
+    assert statuses(against_a100)["gpu_model"] == "fail"
+
+
 def test_legacy_v100_with_ecc_errors_and_retired_pages_fails_on_its_own() -> None:
     result = evaluate(machine("tesla-v100-sxm2-32gb-x2-legacy"), lang="en")
     assert statuses(result)["ecc"] == "fail"

@@ -176,6 +176,31 @@ def test_topology_with_spaces_bridged_pairs_and_one_gpu() -> None:
     assert (single.gpu_count, dict(single.links)) == (1, {})
 
 
+def test_captured_h200_reads_the_driver_580_layout() -> None:
+    """`nvidia-smi -q -x` as a lent H200 printed it (schema v13), not hand-built."""
+    report = read("h200-x1.xml")
+    assert (report.driver_version, report.cuda_version) == ("580.159.04", "13.0")
+    (gpu,) = report.gpus
+    assert gpu.name == "NVIDIA H200"
+    assert (gpu.memory_total_mib, gpu.memory_used_mib) == (143771, 0)
+    assert (gpu.pcie.max_gen, gpu.pcie.current_gen, gpu.pcie.current_width) == (5, 5, 16)
+    assert gpu.ecc.mode == "Enabled" and gpu.ecc.total == 0
+    assert (gpu.repairs.remapped_uncorrectable, gpu.repairs.remap_pending) == (0, False)
+    assert gpu.processes == ()
+
+
+def test_topology_header_underlined_by_terminal_escapes() -> None:
+    """nvidia-smi 580 writes ESC[4m … ESC[0m around the header, into a file too."""
+    captured = (SMI / "h200-x1.topo.txt").read_text()
+    assert "\x1b[4m" in captured
+    assert parse_topology(captured).gpu_count == 1
+    plain = (SMI / "a100-sxm4-80gb-x8.topo.txt").read_text()
+    header, rest = plain.split("\n", 1)
+    underlined = parse_topology(f"\x1b[4m{header}\x1b[0m\n{rest}")
+    assert underlined == parse_topology(plain)
+    assert underlined.gpu_count == 8 and set(underlined.links.values()) == {"NV12"}
+
+
 def test_topology_without_a_header_is_refused() -> None:
     with pytest.raises(InputError, match=r"topo\.txt: no GPU0 column header"):
         parse_topology("No devices were found\n", "topo.txt")
@@ -204,6 +229,13 @@ def test_collect_machine_runs_the_binary(tmp_path: Path, monkeypatch: pytest.Mon
     report = collect_machine(executable)
     assert len(report.gpus) == 8
     assert report.topology is not None and report.topology.gpu_count == 8
+
+
+def test_collect_machine_reads_a_captured_h200(tmp_path: Path) -> None:
+    script = fake_nvidia_smi(tmp_path, SMI / "h200-x1.xml", SMI / "h200-x1.topo.txt")
+    report = collect_machine(str(script))
+    assert len(report.gpus) == 1
+    assert report.topology is not None and report.topology.gpu_count == 1
 
 
 def test_collect_machine_without_topology_still_reports(tmp_path: Path) -> None:
