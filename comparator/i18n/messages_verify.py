@@ -76,6 +76,7 @@ VERIFY_ZH: dict[str, str] = {
     ),
     "GPU pairs without NVLink: {pairs}": "以下卡对之间没有 NVLink：{pairs}",
     "no topology given, not checked": "未提供拓扑，未检查",
+    "`nvidia-smi topo -m` could not be read: {reason}": "无法读取 `nvidia-smi topo -m`：{reason}",
     "GPU links: {links}": "卡间连接：{links}",
     "driver {driver}, CUDA {cuda}; persistence mode on {enabled}/{cards} cards": (
         "驱动 {driver}，CUDA {cuda}；{enabled}/{cards} 张卡开启持久模式"

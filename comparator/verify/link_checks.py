@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from comparator.i18n import say
+from comparator.errors import Msg
+from comparator.i18n import render, say
 from comparator.verify.checks import (
     _CARDS,
     _LISTED,
@@ -95,23 +96,29 @@ def _pairs_text(pairs: Sequence[tuple[int, int]]) -> str:
     return shown + (f", … (+{len(pairs) - _LISTED})" if len(pairs) > _LISTED else "")
 
 
+def _unread_topology(problem: Msg, lang: str) -> str:
+    """Why ``nvidia-smi topo -m``, run here, gave no topology."""
+    reason = render(problem, lang)
+    return say(lang, "`nvidia-smi topo -m` could not be read: {reason}", reason=reason)
+
+
 def _link_problems(report: MachineReport, expected: Expectation, lang: str) -> list[Problem]:
     topology = report.topology
     if topology is None:
-        return (
-            [
-                (
-                    "warn",
-                    say(
-                        lang,
-                        "the offer promises NVLink but there is no `nvidia-smi topo -m` output to "
-                        "check (pass --topo FILE)",
-                    ),
-                )
-            ]
-            if expected.nvlink
-            else []
-        )
+        if not expected.nvlink:
+            return []
+        if report.topology_problem is not None:
+            return [("warn", _unread_topology(report.topology_problem, lang))]
+        return [
+            (
+                "warn",
+                say(
+                    lang,
+                    "the offer promises NVLink but there is no `nvidia-smi topo -m` output to "
+                    "check (pass --topo FILE)",
+                ),
+            )
+        ]
     missing = topology.pairs(nvlink=False)
     if not expected.nvlink or not missing:
         return []
@@ -132,6 +139,8 @@ def _link_problems(report: MachineReport, expected: Expectation, lang: str) -> l
 
 def _links_summary(report: MachineReport, lang: str) -> str:
     if report.topology is None:
+        if report.topology_problem is not None:
+            return _unread_topology(report.topology_problem, lang)
         return say(lang, "no topology given, not checked")
     return say(
         lang, "GPU links: {links}", links="/".join(sorted(set(report.topology.links.values())))

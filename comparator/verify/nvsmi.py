@@ -12,6 +12,7 @@ are read:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -144,6 +145,8 @@ class MachineReport:
     gpus: tuple[GpuReading, ...]
     topology: Topology | None = None
     source: str = ""
+    #: why ``nvidia-smi topo -m`` gave no topology when it was run here (``topology`` is None)
+    topology_problem: Msg | None = None
 
 
 # --- small readers -------------------------------------------------------------------------
@@ -405,8 +408,9 @@ def run_nvidia_smi(executable: str, args: Sequence[str]) -> str:
 def collect_machine(executable: str) -> MachineReport:
     """Run ``nvidia-smi -q -x`` and (when it works) ``nvidia-smi topo -m`` on this machine."""
     xml_text = run_nvidia_smi(executable, ["-q", "-x"])
+    report = parse_smi_xml(xml_text, source=f"{executable} -q -x")
     try:
-        topology: Topology | None = parse_topology(run_nvidia_smi(executable, ["topo", "-m"]))
-    except InputError:
-        topology = None
-    return parse_smi_xml(xml_text, source=f"{executable} -q -x", topology=topology)
+        topology = parse_topology(run_nvidia_smi(executable, ["topo", "-m"]))
+    except InputError as unread:  # the cards are still checked; the links say why not
+        return dataclasses.replace(report, topology_problem=unread.msg)
+    return dataclasses.replace(report, topology=topology)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from comparator.catalog.models import OfferView
+from comparator.errors import Msg
 from comparator.verify.acceptance import VerifyResult, cards_per_machine, evaluate, gpu_json
 from comparator.verify.checks import gpu_list
 from comparator.verify.nvsmi import (
@@ -173,6 +174,32 @@ def test_nvlink_only_judged_when_promised() -> None:
     assert statuses(result)["nvlink"] == "warn"
     assert "--topo FILE" in message(result, "nvlink")
     assert statuses(evaluate(no_topology, offer(interconnect="pcie")))["nvlink"] == "pass"
+
+
+def test_an_unreadable_topology_says_why_instead_of_asking_for_one() -> None:
+    """Run live, `nvidia-smi topo -m` may fail or change its layout: the cards are still
+    checked and the NVLink check names the reason, in either language."""
+    unread = replace(
+        machine("a100-sxm4-80gb-x8"),
+        topology_problem=Msg(
+            "`{command}` failed (exit {returncode}): {value}",
+            command="nvidia-smi topo -m",
+            returncode=3,
+            value="not supported",
+        ),
+    )
+    promised = evaluate(unread, offer(), lang="en")
+    assert statuses(promised)["nvlink"] == "warn"
+    assert message(promised, "nvlink") == (
+        "`nvidia-smi topo -m` could not be read: `nvidia-smi topo -m` failed (exit 3): "
+        "not supported"
+    )
+    assert "无法读取 `nvidia-smi topo -m`" in message(
+        evaluate(unread, offer(), lang="zh"), "nvlink"
+    )
+    unpromised = evaluate(unread, offer(gpu="RTX4090", interconnect="pcie"), lang="en")
+    assert statuses(unpromised)["nvlink"] == "pass"
+    assert "could not be read" in message(unpromised, "nvlink")
 
 
 def test_partial_nvlink_warns_with_the_missing_pairs() -> None:

@@ -242,6 +242,10 @@ def test_collect_machine_without_topology_still_reports(tmp_path: Path) -> None:
     script = fake_nvidia_smi(tmp_path, SMI / "rtx4090-x8.xml", None)
     report = collect_machine(str(script))
     assert len(report.gpus) == 8 and report.topology is None
+    assert report.topology_problem is not None
+    assert "exit 3" in str(report.topology_problem) and "topo not supported" in str(
+        report.topology_problem
+    )
 
 
 def test_failing_binary_says_why(tmp_path: Path) -> None:
