@@ -41,6 +41,7 @@ from rich.table import Table
 from rich.text import Text
 
 from comparator.cli._common import plain_output
+from comparator.cli.table_rows import RowWriter, layouts
 from comparator.i18n import say
 
 _HUGE = 100_000
@@ -79,6 +80,7 @@ class CliTable:
         self.columns: list[Col] = []
         self.rows: list[list[RenderableType]] = []
         self.row_styles: list[StyleType | None] = []
+        self.measured: dict[str, int] = {}  # each distinct text's width, once per table
 
     def add_column(
         self,
@@ -124,20 +126,30 @@ def _natural_width(out: Console, renderable: RenderableType) -> int:
     return Measurement.get(out, out.options.update_width(_HUGE), renderable).maximum
 
 
-def _widest(out: Console, cells: list[RenderableType]) -> int:
+def _widest(out: Console, cells: list[RenderableType], measured: dict[str, int]) -> int:
     """The widest natural width of ``cells``, each distinct text measured once (a column of
-    10,000 rows holds a few hundred distinct texts: marks, verdicts, ids)."""
-    measured: dict[str, int] = {}
+    10,000 rows holds a few hundred distinct texts: marks, verdicts, ids) into ``measured``."""
     widest = 1
     for cell in cells:
         if isinstance(cell, str):
             width = measured.get(cell)
             if width is None:
-                width = measured[cell] = _natural_width(out, cell)
+                width = measured[cell] = _text_width(out, cell)
         else:
             width = _natural_width(out, cell)
         widest = max(widest, width)
     return widest
+
+
+_MARKED = frozenset("[:")  # markup, or an emoji code: rich must read the text
+
+
+def _text_width(out: Console, cell: str) -> int:
+    """rich's measure of a string: its widest line, when no markup or emoji code can change
+    it (``Text.__rich_measure__``); else rich's own measure."""
+    if _MARKED.intersection(cell):
+        return _natural_width(out, cell)
+    return max(map(cell_len, cell.splitlines()), default=0)
 
 
 _BREAK = re.compile(r"(?<=[ /-])")
@@ -162,7 +174,7 @@ def _widths(
     """
     widths = []
     for index, column in enumerate(table.columns):
-        widest = _widest(out, table.cells(index))
+        widest = _widest(out, table.cells(index), table.measured)
         header = column.header
         if column.kind == TEXT:
             header_width = _natural_width(out, header)
@@ -262,6 +274,8 @@ def _print_fitted(out: Console, table: CliTable, fitted: Fitted) -> None:
     if not chunked:
         out.print(_rich(table, keep, widths))
         return
+    if _print_rows_as_lines(out, table, keep, widths):
+        return
     shows_header = table.options.get("show_header", True)
     for start in range(0, table.row_count, CHUNK_ROWS):
         end = min(start + CHUNK_ROWS, table.row_count)
@@ -274,6 +288,42 @@ def _print_fitted(out: Console, table: CliTable, fitted: Fitted) -> None:
         part.rows = table.rows[start:end]
         part.row_styles = table.row_styles[start:end]
         out.print(_rich(part, keep, widths))
+
+
+def _print_rows_as_lines(out: Console, table: CliTable, keep: list[int], widths: list[int]) -> bool:
+    """Print a long table's rows as laid-out lines (:mod:`comparator.cli.table_rows`) between
+    rich's own title and header and its caption; False, having printed nothing, when its
+    options or cells need rich's table."""
+    justify = [table.columns[i].justify for i in keep]
+    laid_out = layouts(table.options, justify, [widths[i] for i in keep])
+    if laid_out is None:
+        return False
+    writer = RowWriter(out, *laid_out)
+    chunks = []
+    for start in range(0, table.row_count, CHUNK_ROWS):
+        lines = writer.lines(
+            [[row[i] for i in keep] for row in table.rows[start : start + CHUNK_ROWS]]
+        )
+        if lines is None:
+            return False
+        chunks.append(lines)
+    shows_header = table.options.get("show_header", True)
+    if table.title or shows_header:
+        out.print(_rich(_without_rows(table, title=table.title, header=shows_header), keep, widths))
+    for lines in chunks:
+        out.print(lines, crop=False)
+    if table.caption:
+        out.print(_rich(_without_rows(table, caption=table.caption, header=False), keep, widths))
+    return True
+
+
+def _without_rows(
+    table: CliTable, *, title: str | None = None, caption: str | None = None, header: bool
+) -> CliTable:
+    """``table``'s columns and options with no rows: its title and header, or its caption."""
+    empty = CliTable(title=title, caption=caption, **{**table.options, "show_header": header})
+    empty.columns = table.columns
+    return empty
 
 
 def keyed(table: CliTable) -> tuple[CliTable, list[tuple[RenderableType, list[tuple[str, str]]]]]:

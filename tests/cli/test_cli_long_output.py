@@ -110,3 +110,91 @@ def test_a_long_table_prints_in_chunks_as_the_whole_table(
     print_table(chunked, table)
     assert isinstance(whole.file, io.StringIO) and isinstance(chunked.file, io.StringIO)
     assert chunked.file.getvalue() == whole.file.getvalue()
+
+
+def _varied(rows: int, **options: Any) -> CliTable:
+    """Every alignment, CJK and styled text, Text cells and padded values."""
+    table = CliTable(title="标题", caption="[dim]说明[/]", **options)
+    table.add_column("Provider / DC")
+    table.add_column("数", justify="right")
+    table.add_column("Mark", justify="center")
+    table.add_column("Rule", justify="default")
+    for n in range(rows):
+        table.add_row(
+            f"[bold]服务商-{n:03d}[/]" if n % 2 else f"  └ dc{n}",
+            Text(f"{n * 1.5:,.2f}", style="cyan"),
+            ["[green]✓[/]", "[red]✗ [/]", "", "—"][n % 4],
+            f"{n % 24:02d}:00-08:00*0.5" if n % 3 else "",
+        )
+    return table
+
+
+SIMPLE_OPTIONS: list[dict[str, Any]] = [
+    {"box": box.SIMPLE_HEAD, "show_edge": False, "pad_edge": False, "collapse_padding": True},
+    {"box": box.SIMPLE, "show_edge": False, "show_header": False},
+    {"box": None, "show_edge": False, "padding": (0, 2)},
+    {"box": box.MINIMAL, "show_edge": False},  # a drawn divider: left to rich
+]
+
+
+@pytest.mark.parametrize("options", SIMPLE_OPTIONS)
+def test_long_rows_as_lines_print_the_bytes_of_rich_s_table(
+    options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The laid-out rows (table_rows.py) against rich's whole table, escape codes and all."""
+    monkeypatch.setattr(tables, "CHUNK_ROWS", 7)
+    table = _varied(30, **options)
+    whole, lines = _console(100), _console(100)
+    keep = list(range(len(table.columns)))
+    whole.print(_rich(table, keep, _widths(whole, table)))
+    used = tables._print_rows_as_lines(lines, table, keep, _widths(lines, table))
+    assert used is (options.get("box") is not box.MINIMAL)
+    if not used:
+        print_table(lines, table)
+    assert isinstance(whole.file, io.StringIO) and isinstance(lines.file, io.StringIO)
+    assert lines.file.getvalue() == whole.file.getvalue()
+
+
+def test_a_cell_of_two_lines_leaves_the_table_to_rich() -> None:
+    table = _varied(3, **SIMPLE_OPTIONS[0])
+    table.rows[1][3] = "one\ntwo"
+    out = _console(100)
+    keep = list(range(len(table.columns)))
+    assert not tables._print_rows_as_lines(out, table, keep, _widths(out, table))
+    assert isinstance(out.file, io.StringIO) and out.file.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "scale-00001",
+        "  └ dc1-0",
+        "数据中心 / 机房",
+        "two\nlines wider",
+        "[bold]x[/]",
+        "a:warning:b",
+        "tab\there",
+    ],
+)
+def test_a_text_s_width_is_rich_s_measure(text: str) -> None:
+    out = _console()
+    expected = Measurement.get(out, out.options.update_width(100_000), text).maximum
+    assert tables._text_width(out, text) == expected
+
+
+def test_lines_that_fold_expand_or_fit_print_as_out_print_would() -> None:
+    lines = [
+        "短句 ✓",
+        "[bold]一二三四五六七八九十[/]" * 8,  # CJK wider than the terminal: folded
+        "a\ttab",
+        "[yellow]![/] :warning: fits",
+        "",
+        "x" * 60,  # exactly the width
+    ]
+    one_by_one, chunked = _console(60), _console(60)
+    for line in lines:
+        one_by_one.print(line)
+    print_lines(chunked, lines)
+    assert isinstance(chunked.file, io.StringIO) and isinstance(one_by_one.file, io.StringIO)
+    assert chunked.file.getvalue() == one_by_one.file.getvalue()
