@@ -103,7 +103,23 @@ def list_offers(
         return OfferListing(top.rows, top.total, unpriced, _by_offer_id(verdicts))
     by_place = place_verdicts(engine, places, settings, today=today) if judged else {}
     if ask.compliant:
+        failing = {(p.provider, p.region) for p in places if by_place[_key_of(p)] == "fail"}
         places = [p for p in places if by_place[_key_of(p)] != "fail"]
+        cut = excluded | failing
+        mixed = failing & {(p.provider, p.region) for p in places}  # a stale price fails alone
+        if ask.shown is not None and wanted is not None and not mixed and len(cut) <= MAX_EXCLUDED:
+            # --compliant's first rows: cut by the database, without the failing places
+            top = top_offers(
+                engine,
+                settings,
+                ask.shown,
+                provider=ask.provider,
+                billing=ask.billing,
+                offer_filter=wanted,
+                excluded=cut,
+            )
+            total = sum(p.offers for p in places)
+            return OfferListing(top.rows, total, unpriced, _by_place(by_place))
     kept = {(p.provider, p.region, p.observed_at, p.currency) for p in places}
     rows: Iterable[OfferRow] = (
         ()
