@@ -178,12 +178,11 @@ def test_offers_compliant_for_a_job_without_filters_leaves_out_the_excluded(
 
 def test_offers_compliant_first_rows_are_the_full_listing_s_first(catalog: Any) -> None:
     """`--compliant --limit N` asks the database for the first rows without the failing
-    places; they must be the first N of the whole judged listing (`--json`, streamed)."""
+    places; they must be the first N of the whole judged listing (`--json` without a limit,
+    streamed and judged place by place)."""
     whole = catalog("offers", "--compliant", "--json").json()["offers"]
     assert whole and "demo-baiyun" not in {o["provider"] for o in whole}  # its licence fails
     for shown in (1, 3, len(whole)):
-        table = catalog("offers", "--compliant", "--limit", str(shown), lang="en")
-        assert table.code == 0, table.err
-        ids = [line.split("\t")[0] for line in table.out.splitlines()[2 : 2 + shown]]
-        assert ids == [str(o["offer_id"]) for o in whole[:shown]]
-        assert f"{len(whole)} offers, {shown} shown" in table.out or shown == len(whole)
+        first = catalog("offers", "--compliant", "--json", "--limit", str(shown))
+        assert first.code == 0, first.err
+        assert first.json()["offers"] == whole[:shown]
