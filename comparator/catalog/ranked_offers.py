@@ -166,8 +166,8 @@ def top_offers(
         current_query(wanted, columns=(OFFER.c.id, key), datacenter=False, **where), excluded
     )
     count = current_query(wanted, columns=(func.count(OFFER.c.id),), datacenter=False, **where)
-    if wanted == OfferFilter() and provider is None and billing is None:
-        walked = _walked(engine, settings, limit)
+    if wanted == OfferFilter() and provider is None and billing is None and not excluded:
+        walked = _walked(engine, settings, limit)  # the index walk knows no exclusions
         if walked is not None:
             return walked
     with engine.connect() as conn:

@@ -10,7 +10,7 @@ of the places that pass: no command holds every matching offer as an object.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import islice
@@ -21,6 +21,7 @@ from sqlalchemy import Engine
 from comparator.catalog import (
     OfferPlace,
     OfferRow,
+    TopOffers,
     current_places,
     listing_filter,
     ranked_rows,
@@ -89,21 +90,19 @@ def list_offers(
     unpriced = sorted({p.currency for p in places if not fx.knows(p.currency)})
     judged = ask.compliant or ask.shown is None
     if not judged and wanted is not None and places and len(excluded) <= MAX_EXCLUDED:
-        # --compliant-for's first rows: cut by the database, without the excluded places
-        top = top_offers(
-            engine,
-            settings,
-            ask.shown or 0,
-            provider=ask.provider,
-            billing=ask.billing,
-            offer_filter=wanted,
-            excluded=excluded,
-        )
+        top = _first_rows(engine, settings, ask, wanted, excluded)  # --compliant-for's
         verdicts = default_verdicts(engine, [row.offer for row in top.rows], settings, today=today)
         return OfferListing(top.rows, top.total, unpriced, _by_offer_id(verdicts))
     by_place = place_verdicts(engine, places, settings, today=today) if judged else {}
     if ask.compliant:
+        failing = {(p.provider, p.region) for p in places if by_place[_key_of(p)] == "fail"}
         places = [p for p in places if by_place[_key_of(p)] != "fail"]
+        cut = excluded | failing
+        mixed = failing & {(p.provider, p.region) for p in places}  # a stale price fails alone
+        if ask.shown is not None and wanted is not None and not mixed and len(cut) <= MAX_EXCLUDED:
+            top = _first_rows(engine, settings, ask, wanted, cut)  # --compliant's
+            total = sum(p.offers for p in places)
+            return OfferListing(top.rows, total, unpriced, _by_place(by_place))
     kept = {(p.provider, p.region, p.observed_at, p.currency) for p in places}
     rows: Iterable[OfferRow] = (
         ()
@@ -118,6 +117,26 @@ def list_offers(
         verdicts = default_verdicts(engine, [row.offer for row in listed], settings, today=today)
         return OfferListing(listed, total, unpriced, _by_offer_id(verdicts))
     return OfferListing(listed, total, unpriced, _by_place(by_place))
+
+
+def _first_rows(
+    engine: Engine,
+    settings: Settings,
+    ask: ListingQuery,
+    wanted: OfferFilter,
+    excluded: Collection[tuple[str, str]],
+) -> TopOffers:
+    """The first rows shown, cut by the database, without the ``excluded`` (provider, data
+    centre) pairs."""
+    return top_offers(
+        engine,
+        settings,
+        ask.shown or 0,
+        provider=ask.provider,
+        billing=ask.billing,
+        offer_filter=wanted,
+        excluded=excluded,
+    )
 
 
 def _wanted(ask: ListingQuery) -> OfferFilter | None:

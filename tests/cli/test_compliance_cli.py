@@ -142,3 +142,47 @@ def test_offers_compliant_for_shows_only_eligible_offers(catalog: Any, tmp_path:
     assert ("demo-merlion", "sg-1") in {
         (o["provider"], o["region"]) for o in allowed.json()["offers"]
     }
+
+
+ANY_GPU_SPOT_JOB = """name = "pi-job, any GPU, spot allowed"
+[model]
+name = "Qwen2.5-0.5B"  # fits every card: no GPU filter
+[training]
+method = "lora"
+tokens = "30M"
+[schedule]
+earliest_start = 2026-12-01T00:00:00+08:00
+deadline = 2026-12-08T00:00:00+08:00
+interruptible = true
+[requirements]
+contains_personal_info = true
+spot = true
+"""
+
+
+def test_offers_compliant_for_a_job_without_filters_leaves_out_the_excluded(
+    catalog: Any, tmp_path: Path
+) -> None:
+    """A job that filters no GPU, place or billing asks the database for no filter at all:
+    the excluded places must still be left out of the first rows and the count (the index
+    walk of the unfiltered listing used to ignore them)."""
+    job = tmp_path / "any.toml"
+    job.write_text(ANY_GPU_SPOT_JOB, encoding="utf-8")
+    listed = catalog("offers", "--json", "--compliant-for", str(job)).json()["offers"]
+    assert ("demo-merlion", "sg-1") not in {(o["provider"], o["region"]) for o in listed}
+    table = catalog("offers", "--compliant-for", str(job), "--limit", "3", lang="en")
+    assert table.code == 0, table.err
+    assert "demo-merlion" not in table.out  # its US$5,000 A100s rank first otherwise
+    assert f"{len(listed)} offers, 3 shown" in table.out
+
+
+def test_offers_compliant_first_rows_are_the_full_listing_s_first(catalog: Any) -> None:
+    """`--compliant --limit N` asks the database for the first rows without the failing
+    places; they must be the first N of the whole judged listing (`--json` without a limit,
+    streamed and judged place by place)."""
+    whole = catalog("offers", "--compliant", "--json").json()["offers"]
+    assert whole and "demo-baiyun" not in {o["provider"] for o in whole}  # its licence fails
+    for shown in (1, 3, len(whole)):
+        first = catalog("offers", "--compliant", "--json", "--limit", str(shown))
+        assert first.code == 0, first.err
+        assert first.json()["offers"] == whole[:shown]
