@@ -95,17 +95,24 @@ class RowWriter:
         self.divider = Segment(divider)
         self.made: dict[tuple[int, str], list[Segment]] = {}
 
-    def lines(self, rows: Sequence[Sequence[RenderableType]]) -> Segments | None:
-        """The rows' lines; None when a cell is not a one-line text that fits its column
-        (rich then renders the table)."""
+    def fits(self, rows: Sequence[Sequence[RenderableType]]) -> bool:
+        """Whether every cell is a one-line text that fits its column (else rich renders the
+        table); the cells are laid out on the way, once each."""
+        return all(
+            self._cell(index, column, cell) is not None
+            for row in rows
+            for index, (column, cell) in enumerate(zip(self.columns, row, strict=True))
+        )
+
+    def lines(self, rows: Sequence[Sequence[RenderableType]]) -> Segments:
+        """The rows' lines (after :meth:`fits`)."""
         segments: list[Segment] = []
         for row in rows:
             for index, (column, cell) in enumerate(zip(self.columns, row, strict=True)):
                 if index and self.divider.text:
                     segments.append(self.divider)
                 made = self._cell(index, column, cell)
-                if made is None:
-                    return None
+                assert made is not None, "lines() before fits()"
                 segments += made
             segments.append(_NEW_LINE)
         return Segments(segments)

@@ -299,19 +299,14 @@ def _print_rows_as_lines(out: Console, table: CliTable, keep: list[int], widths:
     if laid_out is None:
         return False
     writer = RowWriter(out, *laid_out)
-    chunks = []
-    for start in range(0, table.row_count, CHUNK_ROWS):
-        lines = writer.lines(
-            [[row[i] for i in keep] for row in table.rows[start : start + CHUNK_ROWS]]
-        )
-        if lines is None:
-            return False
-        chunks.append(lines)
+    rows = [[row[i] for i in keep] for row in table.rows]
+    if not writer.fits(rows):
+        return False
     shows_header = table.options.get("show_header", True)
     if table.title or shows_header:
         out.print(_rich(_without_rows(table, title=table.title, header=shows_header), keep, widths))
-    for lines in chunks:
-        out.print(lines, crop=False)
+    for start in range(0, len(rows), CHUNK_ROWS):  # the first lines show while the rest are made
+        out.print(writer.lines(rows[start : start + CHUNK_ROWS]), crop=False)
     if table.caption:
         out.print(_rich(_without_rows(table, caption=table.caption, header=False), keep, widths))
     return True
