@@ -132,8 +132,8 @@ class RowWriter:
         ``default`` leaves the padding to the line (unstyled), as the column's paddings are."""
         if isinstance(cell, str):
             text = self.out.render_str(cell, highlight=False)
-        elif isinstance(cell, Text):
-            text = cell.copy()
+        elif isinstance(cell, Text) and cell.justify is None and cell.overflow is None:
+            text = cell.copy()  # (a text's own justify or overflow overrides the column's)
         else:
             return None
         if "\n" in text.plain or text.cell_len > column.width:

@@ -296,7 +296,7 @@ def _print_rows_as_lines(out: Console, table: CliTable, keep: list[int], widths:
     options or cells need rich's table."""
     justify = [table.columns[i].justify for i in keep]
     laid_out = layouts(table.options, justify, [widths[i] for i in keep])
-    if laid_out is None:
+    if laid_out is None or any(table.row_styles):
         return False
     writer = RowWriter(out, *laid_out)
     rows = [[row[i] for i in keep] for row in table.rows]

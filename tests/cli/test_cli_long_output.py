@@ -198,3 +198,22 @@ def test_lines_that_fold_expand_or_fit_print_as_out_print_would() -> None:
     print_lines(chunked, lines)
     assert isinstance(chunked.file, io.StringIO) and isinstance(one_by_one.file, io.StringIO)
     assert chunked.file.getvalue() == one_by_one.file.getvalue()
+
+
+@pytest.mark.parametrize("change", ["row style", "text justify"])
+def test_row_styles_and_a_text_s_own_justify_stay_rich_s(
+    change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "CHUNK_ROWS", 7)
+    table = _varied(20, **SIMPLE_OPTIONS[0])
+    if change == "row style":
+        table.row_styles[3] = "on blue"
+    else:
+        table.rows[4][1] = Text("7.5", style="cyan", justify="left")
+    whole, printed = _console(100), _console(100)
+    keep = list(range(len(table.columns)))
+    whole.print(_rich(table, keep, _widths(whole, table)))
+    assert not tables._print_rows_as_lines(printed, table, keep, _widths(printed, table))
+    print_table(printed, table)
+    assert isinstance(whole.file, io.StringIO) and isinstance(printed.file, io.StringIO)
+    assert printed.file.getvalue() == whole.file.getvalue()
