@@ -42,6 +42,15 @@ VERIFY_ZH: dict[str, str] = {
         "{label} 本次开机后有 {count} 个不可纠正 ECC 错误"
     ),
     "{label}: row remapping failed": "{label} 行重映射失败",
+    "{label}: memory that no repair can fix (nvidia-smi: unrepairable memory)": (
+        "{label} 有无法修复的显存（nvidia-smi：unrepairable memory）"
+    ),
+    "{label}: SRAM errors past the threshold for field diagnostics": (
+        "{label} SRAM 错误已超过现场诊断阈值"
+    ),
+    "{label}: a TPC or memory-channel repair is pending, reset the GPU": (
+        "{label} 有待生效的 TPC 或显存通道修复：需重置 GPU"
+    ),
     "{label}: {count} uncorrectable ECC error(s) on record": (
         "{label} 历史上有 {count} 个不可纠正 ECC 错误"
     ),

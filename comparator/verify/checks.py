@@ -304,6 +304,18 @@ def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
         ),
         (bool(repairs.remap_failure), "fail", "{label}: row remapping failed", {}),
         (
+            bool(repairs.unrepairable_memory),
+            "fail",
+            "{label}: memory that no repair can fix (nvidia-smi: unrepairable memory)",
+            {},
+        ),
+        (
+            bool(repairs.sram_threshold_exceeded),
+            "fail",
+            "{label}: SRAM errors past the threshold for field diagnostics",
+            {},
+        ),
+        (
             volatile_unc == 0 < aggregate_unc,
             "warn",
             "{label}: {count} uncorrectable ECC error(s) on record",
@@ -316,6 +328,12 @@ def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
             {"volatile": correctable[0], "aggregate": correctable[1]},
         ),
         (bool(repairs.remap_pending), "warn", "{label}: a row remap is pending, reset the GPU", {}),
+        (
+            bool(repairs.repair_pending),
+            "warn",
+            "{label}: a TPC or memory-channel repair is pending, reset the GPU",
+            {},
+        ),
         (
             bool(repairs.retirement_pending),
             "warn",

@@ -76,6 +76,13 @@ class MemoryRepairs:
     remapped_uncorrectable: int | None = None
     remap_pending: bool | None = None
     remap_failure: bool | None = None
+    # as driver 580 prints them (schema v13; NVML's names in brackets): memory that no
+    # repair can fix (nvmlDeviceGetUnrepairableMemoryFlag), the field-diagnostics threshold of
+    # SRAM errors exceeded (nvmlEccSramErrorStatus bThresholdExceeded), a TPC or
+    # memory-channel repair waiting for a reset (nvmlDeviceGetRepairStatus)
+    unrepairable_memory: bool | None = None
+    sram_threshold_exceeded: bool | None = None
+    repair_pending: bool | None = None
 
     @property
     def retired_pages(self) -> int:
@@ -216,7 +223,8 @@ def _ecc(gpu: ET.Element) -> EccCounts:
 
 
 def _repairs(gpu: ET.Element) -> MemoryRepairs:
-    pages, rows = gpu.find("retired_pages"), gpu.find("remapped_rows")
+    pages, rows, ecc = gpu.find("retired_pages"), gpu.find("remapped_rows"), gpu.find("ecc_errors")
+    pending = [_flag(ecc, "channel_repair_pending"), _flag(ecc, "tpc_repair_pending")]
     return MemoryRepairs(
         retired_single_bit=_int(pages, "multiple_single_bit_retirement/retired_count"),
         retired_double_bit=_int(pages, "double_bit_retirement/retired_count"),
@@ -225,6 +233,9 @@ def _repairs(gpu: ET.Element) -> MemoryRepairs:
         remapped_uncorrectable=_int(rows, "remapped_row_unc"),
         remap_pending=_flag(rows, "remapped_row_pending"),
         remap_failure=_flag(rows, "remapped_row_failure"),
+        unrepairable_memory=_flag(ecc, "unrepairable_memory"),
+        sram_threshold_exceeded=_flag(ecc, "aggregate/sram_threshold_exceeded"),
+        repair_pending=None if pending == [None, None] else any(pending),
     )
 
 

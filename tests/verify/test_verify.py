@@ -176,6 +176,28 @@ def test_nvlink_only_judged_when_promised() -> None:
     assert statuses(evaluate(no_topology, offer(interconnect="pcie")))["nvlink"] == "pass"
 
 
+@pytest.mark.parametrize(
+    ("flag", "status", "words"),
+    [
+        ("<unrepairable_memory>", "fail", "memory that no repair can fix"),
+        ("<sram_threshold_exceeded>", "fail", "SRAM errors past the threshold"),
+        ("<tpc_repair_pending>", "warn", "repair is pending, reset the GPU"),
+        ("<channel_repair_pending>", "warn", "repair is pending, reset the GPU"),
+    ],
+)
+def test_driver_580_health_flags_grade_the_ecc_check(flag: str, status: str, words: str) -> None:
+    """The captured H200's flags (all "No") set to "Yes" one at a time."""
+    xml = (SMI / "h200-x1.xml").read_text()
+    start = xml.index(flag) + len(flag)
+    assert xml[start : start + 2] == "No"
+    broken = parse_smi_xml(xml[:start] + "Yes" + xml[start + 2 :], "h200.xml")
+    h200 = offer(gpu="H200-SXM-141GB", cards=1, node_cards=1)
+    result = evaluate(broken, h200, lang="en")
+    assert statuses(result)["ecc"] == status and result.status == status
+    assert words in message(result, "ecc")
+    assert statuses(evaluate(machine("h200-x1"), h200, lang="en"))["ecc"] == "pass"
+
+
 def test_an_unreadable_topology_says_why_instead_of_asking_for_one() -> None:
     """Run live, `nvidia-smi topo -m` may fail or change its layout: the cards are still
     checked and the NVLink check names the reason, in either language."""

@@ -186,6 +186,10 @@ def test_captured_h200_reads_the_driver_580_layout() -> None:
     assert (gpu.pcie.max_gen, gpu.pcie.current_gen, gpu.pcie.current_width) == (5, 5, 16)
     assert gpu.ecc.mode == "Enabled" and gpu.ecc.total == 0
     assert (gpu.repairs.remapped_uncorrectable, gpu.repairs.remap_pending) == (0, False)
+    repairs = gpu.repairs
+    assert (repairs.unrepairable_memory, repairs.sram_threshold_exceeded) == (False, False)
+    assert repairs.repair_pending is False
+    assert read("a100-sxm4-80gb-x8.xml").gpus[0].repairs.repair_pending is None  # driver 535
     assert gpu.processes == ()
 
 
