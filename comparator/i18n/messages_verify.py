@@ -45,6 +45,9 @@ VERIFY_ZH: dict[str, str] = {
     "{label}: memory that no repair can fix (nvidia-smi: unrepairable memory)": (
         "{label} 有无法修复的显存（nvidia-smi：unrepairable memory）"
     ),
+    "{label}: the driver asks for a recovery before use: {action}": (
+        "{label} 驱动要求先恢复才能使用：{action}"
+    ),
     "{label}: SRAM errors past the threshold for field diagnostics": (
         "{label} SRAM 错误已超过现场诊断阈值"
     ),

@@ -310,6 +310,12 @@ def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
             {},
         ),
         (
+            repairs.recovery_action is not None,
+            "fail",
+            "{label}: the driver asks for a recovery before use: {action}",
+            {"action": repairs.recovery_action},
+        ),
+        (
             bool(repairs.sram_threshold_exceeded),
             "fail",
             "{label}: SRAM errors past the threshold for field diagnostics",

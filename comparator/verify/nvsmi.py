@@ -83,6 +83,9 @@ class MemoryRepairs:
     unrepairable_memory: bool | None = None
     sram_threshold_exceeded: bool | None = None
     repair_pending: bool | None = None
+    # what the driver asks for before the card is used again after an uncorrectable error
+    # (gpu_recovery_action: Reset, Reboot, Drain P2P, Drain and Reset …); None: nothing
+    recovery_action: str | None = None
 
     @property
     def retired_pages(self) -> int:
@@ -236,7 +239,13 @@ def _repairs(gpu: ET.Element) -> MemoryRepairs:
         unrepairable_memory=_flag(ecc, "unrepairable_memory"),
         sram_threshold_exceeded=_flag(ecc, "aggregate/sram_threshold_exceeded"),
         repair_pending=None if pending == [None, None] else any(pending),
+        recovery_action=_recovery_action(gpu),
     )
+
+
+def _recovery_action(gpu: ET.Element) -> str | None:
+    action = _text(gpu, "gpu_recovery_action")
+    return None if action is None or action.lower() == "none" else action
 
 
 def _pcie(gpu: ET.Element) -> PcieLink:

@@ -183,14 +183,17 @@ def test_nvlink_only_judged_when_promised() -> None:
         ("<sram_threshold_exceeded>", "fail", "SRAM errors past the threshold"),
         ("<tpc_repair_pending>", "warn", "repair is pending, reset the GPU"),
         ("<channel_repair_pending>", "warn", "repair is pending, reset the GPU"),
+        ("<gpu_recovery_action>", "fail", "asks for a recovery before use: Reboot"),
     ],
 )
 def test_driver_580_health_flags_grade_the_ecc_check(flag: str, status: str, words: str) -> None:
-    """The captured H200's flags (all "No") set to "Yes" one at a time."""
+    """The captured H200's flags (all "No", its recovery action "None") raised one at a
+    time."""
     xml = (SMI / "h200-x1.xml").read_text()
     start = xml.index(flag) + len(flag)
-    assert xml[start : start + 2] == "No"
-    broken = parse_smi_xml(xml[:start] + "Yes" + xml[start + 2 :], "h200.xml")
+    healthy, raised = ("None", "Reboot") if flag == "<gpu_recovery_action>" else ("No", "Yes")
+    assert xml[start : start + len(healthy)] == healthy
+    broken = parse_smi_xml(xml[:start] + raised + xml[start + len(healthy) :], "h200.xml")
     h200 = offer(gpu="H200-SXM-141GB", cards=1, node_cards=1)
     result = evaluate(broken, h200, lang="en")
     assert statuses(result)["ecc"] == status and result.status == status
