@@ -301,7 +301,7 @@ def _broken_memory(repairs: MemoryRepairs) -> list[Finding]:
         (
             bool(repairs.unrepairable_memory),
             "fail",
-            "{label}: memory that no repair can fix (nvidia-smi: unrepairable memory)",
+            "{label}: memory that no repair can fix (nvidia-smi: unrepairable_memory)",
             {},
         ),
         (
