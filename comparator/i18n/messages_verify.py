@@ -42,8 +42,8 @@ VERIFY_ZH: dict[str, str] = {
         "{label} 本次开机后有 {count} 个不可纠正 ECC 错误"
     ),
     "{label}: row remapping failed": "{label} 行重映射失败",
-    "{label}: memory that no repair can fix (nvidia-smi: unrepairable memory)": (
-        "{label} 有无法修复的显存（nvidia-smi：unrepairable memory）"
+    "{label}: memory that no repair can fix (nvidia-smi: unrepairable_memory)": (
+        "{label} 有无法修复的显存（nvidia-smi：unrepairable_memory）"
     ),
     "{label}: the driver asks for a recovery before use: {action}": (
         "{label} 驱动要求先恢复才能使用：{action}"

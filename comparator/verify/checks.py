@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from comparator.domain.gpus import GpuSpec, find_gpu
 from comparator.i18n import is_en, say
-from comparator.verify.nvsmi import GpuReading, MachineReport
+from comparator.verify.nvsmi import GpuReading, MachineReport, MemoryRepairs
 
 STATUS_RANK = {"pass": 0, "warn": 1, "fail": 2}
 
@@ -291,22 +291,17 @@ def check_processes(report: MachineReport, expected: Expectation, lang: str) -> 
     )
 
 
-def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
-    ecc, repairs, label = gpu.ecc, gpu.repairs, _CARDS
-    volatile_unc, aggregate_unc = ecc.volatile_uncorrectable or 0, ecc.aggregate_uncorrectable or 0
-    correctable = (ecc.volatile_correctable or 0, ecc.aggregate_correctable or 0)
-    found: list[tuple[bool, str, str, dict[str, object]]] = [
-        (
-            volatile_unc > 0,
-            "fail",
-            "{label}: {count} uncorrectable ECC error(s) since the driver loaded",
-            {"count": volatile_unc},
-        ),
+Finding = tuple[bool, str, str, dict[str, object]]  # (found, status, message id, its values)
+
+
+def _broken_memory(repairs: MemoryRepairs) -> list[Finding]:
+    """What makes a card unfit to use until its provider acts (each a fail)."""
+    return [
         (bool(repairs.remap_failure), "fail", "{label}: row remapping failed", {}),
         (
             bool(repairs.unrepairable_memory),
             "fail",
-            "{label}: memory that no repair can fix (nvidia-smi: unrepairable memory)",
+            "{label}: memory that no repair can fix (nvidia-smi: unrepairable_memory)",
             {},
         ),
         (
@@ -321,18 +316,12 @@ def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
             "{label}: SRAM errors past the threshold for field diagnostics",
             {},
         ),
-        (
-            volatile_unc == 0 < aggregate_unc,
-            "warn",
-            "{label}: {count} uncorrectable ECC error(s) on record",
-            {"count": aggregate_unc},
-        ),
-        (
-            any(correctable),
-            "warn",
-            "{label}: correctable ECC errors ({volatile} volatile, {aggregate} aggregate)",
-            {"volatile": correctable[0], "aggregate": correctable[1]},
-        ),
+    ]
+
+
+def _pending_repairs(repairs: MemoryRepairs) -> list[Finding]:
+    """Repairs made or waiting for a reset (each a warning)."""
+    return [
         (bool(repairs.remap_pending), "warn", "{label}: a row remap is pending, reset the GPU", {}),
         (
             bool(repairs.repair_pending),
@@ -352,6 +341,34 @@ def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
             "{label}: {count} retired memory page(s)",
             {"count": repairs.retired_pages},
         ),
+    ]
+
+
+def _ecc_problems(gpu: GpuReading, lang: str) -> list[Problem]:
+    ecc, label = gpu.ecc, _CARDS
+    volatile_unc, aggregate_unc = ecc.volatile_uncorrectable or 0, ecc.aggregate_uncorrectable or 0
+    correctable = (ecc.volatile_correctable or 0, ecc.aggregate_correctable or 0)
+    found: list[Finding] = [
+        (
+            volatile_unc > 0,
+            "fail",
+            "{label}: {count} uncorrectable ECC error(s) since the driver loaded",
+            {"count": volatile_unc},
+        ),
+        *_broken_memory(gpu.repairs),
+        (
+            volatile_unc == 0 < aggregate_unc,
+            "warn",
+            "{label}: {count} uncorrectable ECC error(s) on record",
+            {"count": aggregate_unc},
+        ),
+        (
+            any(correctable),
+            "warn",
+            "{label}: correctable ECC errors ({volatile} volatile, {aggregate} aggregate)",
+            {"volatile": correctable[0], "aggregate": correctable[1]},
+        ),
+        *_pending_repairs(gpu.repairs),
         (ecc.mode == "Disabled", "warn", "{label}: ECC is disabled, errors go uncounted", {}),
     ]
     return [
