@@ -366,6 +366,7 @@ VERIFY_CHECKS: dict[str, tuple[str, str]] = {
     "ecc": ("ECC", "ECC"),
     "pcie_link": ("PCIe 链路", "PCIe link"),
     "nvlink": ("NVLink", "NVLink"),
+    "clocks": ("时钟", "Clocks"),
     "driver": ("驱动", "Driver"),
     "bf16_tflops": ("BF16 算力", "bf16 TFLOP/s"),
     "memory_bandwidth": ("显存带宽", "Memory bandwidth"),

@@ -88,6 +88,11 @@ VERIFY_ZH: dict[str, str] = {
     ),
     "GPU pairs without NVLink: {pairs}": "以下卡对之间没有 NVLink：{pairs}",
     "no topology given, not checked": "未提供拓扑，未检查",
+    "{label}: clocks held down now by {reasons}": "{label} 正在降频：{reasons}",
+    "{label}: {seconds} s of hardware slowdown since the driver loaded": (
+        "{label} 自驱动加载以来硬件降频 {seconds} 秒"
+    ),
+    "no thermal or power slowdown of the clocks": "没有因温度或供电降频",
     "`nvidia-smi topo -m` could not be read: {reason}": "无法读取 `nvidia-smi topo -m`：{reason}",
     "GPU links: {links}": "卡间连接：{links}",
     "driver {driver}, CUDA {cuda}; persistence mode on {enabled}/{cards} cards": (

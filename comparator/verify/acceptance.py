@@ -27,6 +27,7 @@ from comparator.verify.checks import (
     check_processes,
     worst,
 )
+from comparator.verify.clock_checks import check_clocks
 from comparator.verify.link_checks import check_nvlink, check_pcie_link
 from comparator.verify.measure import NOT_REQUESTED, Measurements, measurement_checks
 from comparator.verify.nvsmi import GpuReading, MachineReport, Topology
@@ -41,6 +42,7 @@ HARDWARE_CHECKS: tuple[Callable[[MachineReport, Expectation, str], AcceptanceChe
     check_ecc,
     check_pcie_link,
     check_nvlink,
+    check_clocks,
     check_driver,
 )
 
@@ -92,6 +94,8 @@ def gpu_json(gpu: GpuReading) -> dict[str, Any]:
         "repairs": asdict(gpu.repairs),
         "pcie": asdict(gpu.pcie),
         "process_list": [asdict(process) for process in gpu.processes],
+        "slowdowns": list(gpu.slowdowns),
+        "slowdown_us": gpu.slowdown_us,
     }
 
 

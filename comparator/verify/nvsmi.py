@@ -130,6 +130,8 @@ class GpuReading:
     repairs: MemoryRepairs = field(default_factory=MemoryRepairs)
     pcie: PcieLink = field(default_factory=PcieLink)
     processes: tuple[GpuProcess, ...] = ()
+    slowdowns: tuple[str, ...] = ()  # SLOWDOWNS active now (clocks held down)
+    slowdown_us: int | None = None  # µs of hardware thermal or power-brake slowdown on record
 
 
 @dataclass(frozen=True)
@@ -296,7 +298,33 @@ def _gpu(index: int, gpu: ET.Element) -> GpuReading:
         repairs=_repairs(gpu),
         pcie=_pcie(gpu),
         processes=_processes(gpu),
+        slowdowns=_slowdowns(gpu),
+        slowdown_us=_slowdown_us(gpu),
     )
+
+
+#: The clock event reasons that slow a card down for its health (temperature, power), not
+#: for an idle card, an application's clock setting or a software power cap.
+SLOWDOWNS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
+
+
+def _slowdowns(gpu: ET.Element) -> tuple[str, ...]:
+    """The ``SLOWDOWNS`` marked Active: ``clocks_event_reasons`` (newer drivers) or the older
+    ``clocks_throttle_reasons``."""
+    for section in ("event", "throttle"):
+        reasons = gpu.find(f"clocks_{section}_reasons")
+        if reasons is not None:
+            prefix = f"clocks_{section}_reason_"
+            return tuple(n for n in SLOWDOWNS if _text(reasons, prefix + n) == "Active")
+    return ()
+
+
+def _slowdown_us(gpu: ET.Element) -> int | None:
+    """Microseconds of hardware thermal and power-brake slowdown since the driver loaded."""
+    counters = gpu.find("clocks_event_reasons_counters")
+    names = ("hw_therm_slowdown", "hw_power_brake")
+    values = [_int(counters, f"clocks_event_reasons_counters_{name}") for name in names]
+    return None if values == [None, None] else sum(v or 0 for v in values)
 
 
 # --- documents -----------------------------------------------------------------------------

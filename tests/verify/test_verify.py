@@ -72,6 +72,7 @@ def test_healthy_8x_a100_passes_against_its_offer() -> None:
         "ecc",
         "pcie_link",
         "nvlink",
+        "clocks",
         "driver",
     ]
     assert "8 × NVIDIA A100-SXM4-80GB (A100-SXM4-80GB), as offered" in message(result, "gpu_model")
@@ -90,6 +91,7 @@ def test_card_used_by_another_process_with_ecc_errors_fails() -> None:
         "ecc": "fail",
         "pcie_link": "warn",
         "nvlink": "pass",
+        "clocks": "pass",
         "driver": "pass",
     }
     assert message(result, "memory_in_use") == "GPU 3: 20484 MiB already in use (25%)"
@@ -189,16 +191,61 @@ def test_nvlink_only_judged_when_promised() -> None:
 def test_driver_580_health_flags_grade_the_ecc_check(flag: str, status: str, words: str) -> None:
     """The captured H200's flags (all "No", its recovery action "None") raised one at a
     time."""
-    xml = (SMI / "h200-x1.xml").read_text()
-    start = xml.index(flag) + len(flag)
     healthy, raised = ("None", "Reboot") if flag == "<gpu_recovery_action>" else ("No", "Yes")
-    assert xml[start : start + len(healthy)] == healthy
-    broken = parse_smi_xml(xml[:start] + raised + xml[start + len(healthy) :], "h200.xml")
+    broken = _raised("h200-x1", flag, healthy, raised)
     h200 = offer(gpu="H200-SXM-141GB", cards=1, node_cards=1)
     result = evaluate(broken, h200, lang="en")
     assert statuses(result)["ecc"] == status and result.status == status
     assert words in message(result, "ecc")
     assert statuses(evaluate(machine("h200-x1"), h200, lang="en"))["ecc"] == "pass"
+
+
+def _raised(name: str, flag: str, healthy: str, raised: str) -> MachineReport:
+    """The captured fixture ``name`` with the first ``flag`` element's text set to ``raised``."""
+    xml = (SMI / f"{name}.xml").read_text()
+    start = xml.index(flag) + len(flag)
+    assert xml[start : start + len(healthy)] == healthy
+    return parse_smi_xml(xml[:start] + raised + xml[start + len(healthy) :], f"{name}.xml")
+
+
+@pytest.mark.parametrize(
+    ("reason", "status"),
+    [
+        ("hw_thermal_slowdown", "fail"),
+        ("hw_power_brake_slowdown", "fail"),
+        ("hw_slowdown", "warn"),  # also reported during a PState or clock change (DCGM)
+        ("sw_thermal_slowdown", "warn"),
+        ("sw_power_cap", "pass"),  # the power limit the provider set: not the card's fault
+    ],
+)
+def test_a_card_slowing_its_clocks_for_heat_or_power(reason: str, status: str) -> None:
+    h200 = offer(gpu="H200-SXM-141GB", cards=1, node_cards=1)
+    flag = f"<clocks_event_reason_{reason}>"
+    result = evaluate(_raised("h200-x1", flag, "Not Active", "Active"), h200, lang="en")
+    assert statuses(result)["clocks"] == status
+    if status != "pass":
+        assert message(result, "clocks") == f"GPU 0: clocks held down now by {reason}"
+    healthy = evaluate(machine("h200-x1"), h200, lang="zh")
+    assert statuses(healthy)["clocks"] == "pass"
+    assert message(healthy, "clocks") == "没有因温度或供电降频"
+
+
+def test_slowdown_on_record_and_the_older_throttle_layout() -> None:
+    h200 = offer(gpu="H200-SXM-141GB", cards=1, node_cards=1)
+    counter = "<clocks_event_reasons_counters_hw_power_brake>"
+    past = evaluate(_raised("h200-x1", counter, "0 us", "12500000 us"), h200, lang="en")
+    assert statuses(past)["clocks"] == "warn"
+    assert message(past, "clocks") == ("GPU 0: 12.5 s of hardware slowdown since the driver loaded")
+    legacy = _raised(
+        "tesla-v100-sxm2-32gb-x2-legacy",
+        "<clocks_throttle_reason_hw_thermal_slowdown>",
+        "Not Active",
+        "Active",
+    )
+    assert legacy.gpus[0].slowdowns == ("hw_thermal_slowdown",)
+    assert legacy.gpus[1].slowdowns == () and legacy.gpus[0].slowdown_us is None
+    document = evaluate(legacy, offer(gpu="V100-SXM2-32GB"), lang="en").to_json()
+    assert document["gpus"][0]["slowdowns"] == ["hw_thermal_slowdown"]
 
 
 def test_an_unreadable_topology_says_why_instead_of_asking_for_one() -> None:
