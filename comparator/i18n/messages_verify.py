@@ -92,7 +92,10 @@ VERIFY_ZH: dict[str, str] = {
     "{label}: {seconds} s of hardware slowdown since the driver loaded": (
         "{label} 自驱动加载以来硬件降频 {seconds} 秒"
     ),
-    "no thermal or power slowdown of the clocks": "没有因温度或供电降频",
+    "no thermal or power slowdown of the clocks, no power cap": "没有因温度或供电降频，功耗未受限",
+    "{label}: power limited to {limit} W of the board's {default} W": (
+        "{label} 功耗上限被设为 {limit} W（默认 {default} W）"
+    ),
     "`nvidia-smi topo -m` could not be read: {reason}": "无法读取 `nvidia-smi topo -m`：{reason}",
     "GPU links: {links}": "卡间连接：{links}",
     "driver {driver}, CUDA {cuda}; persistence mode on {enabled}/{cards} cards": (

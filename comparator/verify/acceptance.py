@@ -96,6 +96,8 @@ def gpu_json(gpu: GpuReading) -> dict[str, Any]:
         "process_list": [asdict(process) for process in gpu.processes],
         "slowdowns": list(gpu.slowdowns),
         "slowdown_us": gpu.slowdown_us,
+        "power_limit_w": gpu.power_limit_w,
+        "default_power_limit_w": gpu.default_power_limit_w,
     }
 
 

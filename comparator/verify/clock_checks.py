@@ -8,7 +8,9 @@ fails; the general *HW Slowdown* "may be also reported during PState or clock ch
 (DCGM's field constants), and *SW Thermal Slowdown* is the driver's own, so either active
 warns; hardware slowdown on record since the driver loaded warns (the cooling or the power
 supply has already failed to keep up). An idle card, an application's clock setting and the
-software power cap are not the card's fault and are not read.
+software power cap are not the card's fault and are not read; but a power limit set below
+90 % of the board's default warns: the provider has capped the card, which then runs slower
+under load (``--measure`` says by how much).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from comparator.verify.checks import (
 from comparator.verify.nvsmi import GpuReading, MachineReport
 
 US_PER_S = 1_000_000
+CAPPED_BELOW = 0.90  # of the default power limit
 FAILING = frozenset({"hw_thermal_slowdown", "hw_power_brake_slowdown"})
 
 
@@ -41,10 +44,16 @@ def _clock_problems(gpu: GpuReading, lang: str) -> list[Problem]:
         seconds = f"{gpu.slowdown_us / US_PER_S:,.1f}"
         text = "{label}: {seconds} s of hardware slowdown since the driver loaded"
         problems.append(("warn", say(lang, text, label=_CARDS, seconds=seconds)))
+    limit, default = gpu.power_limit_w, gpu.default_power_limit_w
+    if limit is not None and default and limit < CAPPED_BELOW * default:
+        text = "{label}: power limited to {limit} W of the board's {default} W"
+        problems.append(
+            ("warn", say(lang, text, label=_CARDS, limit=f"{limit:g}", default=f"{default:g}"))
+        )
     return problems
 
 
 def check_clocks(report: MachineReport, expected: Expectation, lang: str) -> AcceptanceCheck:
     problems = per_card(report, lambda gpu: _clock_problems(gpu, lang))
-    ok = say(lang, "no thermal or power slowdown of the clocks")
+    ok = say(lang, "no thermal or power slowdown of the clocks, no power cap")
     return from_problems("clocks", problems, ok, lang)

@@ -37,6 +37,7 @@ _ABSENT = frozenset(
 )
 _LEADING_INT = re.compile(r"^\s*(-?\d+)")
 _MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|MB|GB)?\s*$", re.IGNORECASE)
+_WATTS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*W\s*$")
 _MIB_PER_UNIT = {"kib": 1 / 1024, "mib": 1.0, "gib": 1024.0, "mb": 1.0, "gb": 1024.0}
 _NVSMI_TIMEOUT_S = 120
 
@@ -132,6 +133,8 @@ class GpuReading:
     processes: tuple[GpuProcess, ...] = ()
     slowdowns: tuple[str, ...] = ()  # SLOWDOWNS active now (clocks held down)
     slowdown_us: int | None = None  # µs of hardware thermal or power-brake slowdown on record
+    power_limit_w: float | None = None  # the power limit in force
+    default_power_limit_w: float | None = None  # the board's own
 
 
 @dataclass(frozen=True)
@@ -300,7 +303,30 @@ def _gpu(index: int, gpu: ET.Element) -> GpuReading:
         processes=_processes(gpu),
         slowdowns=_slowdowns(gpu),
         slowdown_us=_slowdown_us(gpu),
+        **_power_limits(gpu),
     )
+
+
+def _power_limits(gpu: ET.Element) -> dict[str, float | None]:
+    """The power limit in force and the default: ``gpu_power_readings`` (newer drivers) or
+    ``power_readings``; ``current_power_limit``, or the older ``enforced_power_limit``."""
+    readings = gpu.find("gpu_power_readings")
+    if readings is None:
+        readings = gpu.find("power_readings")
+    limit = _watts(readings, "current_power_limit")
+    if limit is None:
+        limit = _watts(readings, "enforced_power_limit")
+    return {
+        "power_limit_w": limit,
+        "default_power_limit_w": _watts(readings, "default_power_limit"),
+    }
+
+
+def _watts(node: ET.Element | None, path: str) -> float | None:
+    """``"700.00 W"`` → 700.0."""
+    value = _text(node, path)
+    match = _WATTS.match(value) if value else None
+    return float(match.group(1)) if match else None
 
 
 #: The clock event reasons that slow a card down for its health (temperature, power), not

@@ -227,7 +227,7 @@ def test_a_card_slowing_its_clocks_for_heat_or_power(reason: str, status: str) -
         assert message(result, "clocks") == f"GPU 0: clocks held down now by {reason}"
     healthy = evaluate(machine("h200-x1"), h200, lang="zh")
     assert statuses(healthy)["clocks"] == "pass"
-    assert message(healthy, "clocks") == "没有因温度或供电降频"
+    assert message(healthy, "clocks") == "没有因温度或供电降频，功耗未受限"
 
 
 def test_slowdown_on_record_and_the_older_throttle_layout() -> None:
@@ -246,6 +246,25 @@ def test_slowdown_on_record_and_the_older_throttle_layout() -> None:
     assert legacy.gpus[1].slowdowns == () and legacy.gpus[0].slowdown_us is None
     document = evaluate(legacy, offer(gpu="V100-SXM2-32GB"), lang="en").to_json()
     assert document["gpus"][0]["slowdowns"] == ["hw_thermal_slowdown"]
+
+
+def test_a_power_cap_below_90_percent_of_the_default_warns() -> None:
+    h200 = offer(gpu="H200-SXM-141GB", cards=1, node_cards=1)
+    flag = "<current_power_limit>"
+    capped = evaluate(_raised("h200-x1", flag, "700.00 W", "500.00 W"), h200, lang="en")
+    assert statuses(capped)["clocks"] == "warn"
+    assert message(capped, "clocks") == "GPU 0: power limited to 500 W of the board's 700 W"
+    slight = evaluate(_raised("h200-x1", flag, "700.00 W", "650.00 W"), h200, lang="en")
+    assert statuses(slight)["clocks"] == "pass"  # 93 % of the default: within the rule
+    old_layout = _raised(
+        "tesla-v100-sxm2-32gb-x2-legacy", "<current_power_limit>", "300.00 W", "250.00 W"
+    )
+    assert (old_layout.gpus[0].power_limit_w, old_layout.gpus[0].default_power_limit_w) == (
+        250.0,
+        300.0,
+    )
+    document = capped.to_json()["gpus"][0]
+    assert (document["power_limit_w"], document["default_power_limit_w"]) == (500.0, 700.0)
 
 
 def test_an_unreadable_topology_says_why_instead_of_asking_for_one() -> None:
