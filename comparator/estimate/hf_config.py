@@ -44,7 +44,7 @@ from typing import Any
 
 from comparator.errors import Msg, UnknownModelError
 from comparator.estimate.architecture import Mla, ModelShape
-from comparator.estimate.hf_families import dbrx, gptj, mpt, opt
+from comparator.estimate.hf_families import dbrx, gptj, mpt, opt, unfused_gelu
 from comparator.estimate.hf_reader import Reader, unread_count_keys
 
 #: model_type values whose MLP is fc1 → GELU → fc2 with biases and LayerNorm.
@@ -112,6 +112,7 @@ def _gpt2_style(read: Reader, name: str, model_type: str) -> ModelShape:
         vocab=read.first("vocab_size"),
         tied_embeddings=_tied(read, model_type or "gpt2"),
         gated_mlp=False,
+        unfused_gelu=unfused_gelu(read, model_type or "gpt2"),
         linear_bias=True,
         layer_norm=True,
         position_embeddings=0 if bloom else read.optional("n_positions", 1024),
@@ -279,6 +280,7 @@ def _llama_style(read: Reader, name: str, model_type: str) -> ModelShape:
         tied_embeddings=_tied(read, model_type),
         head_dim=read.optional("head_dim", 0) or None,
         gated_mlp=not gelu,
+        unfused_gelu=gelu and unfused_gelu(read, model_type),
         qkv_bias=read.flag("attention_bias", model_type in _QKV_BIAS_TYPES),
         linear_bias=gelu and read.flag("use_bias", True),
         layer_norm=gelu or model_type in ("phi3small", "phimoe"),

@@ -119,6 +119,24 @@ def opt(read: Reader, name: str) -> ModelShape:
     )
 
 
+#: Activations that Hugging Face's code writes as the tanh formula in plain PyTorch
+#: (``NewGELUActivation``, ``FastGELUActivation`` in transformers/activations.py, 5.x):
+#: without torch.compile autograd keeps the formula's intermediate tensors.
+_UNFUSED_GELU = frozenset({"gelu_new", "gelu_fast"})
+#: model_type values whose config class defaults to one of them (GPT2Config, PhiConfig,
+#: GPTJConfig: ``gelu_new``) when the file names no activation.
+_UNFUSED_BY_DEFAULT = frozenset({"gpt2", "phi", "gptj"})
+
+
+def unfused_gelu(read: Reader, model_type: str) -> bool:
+    """Whether the model runs one of ``_UNFUSED_GELU`` (the file's, or its config class's
+    default)."""
+    activation = read.raw("hidden_act") or read.raw("activation_function")
+    if activation is None:
+        return model_type in _UNFUSED_BY_DEFAULT
+    return isinstance(activation, str) and activation in _UNFUSED_GELU
+
+
 def gptj(read: Reader, name: str) -> ModelShape:
     hidden = read.first("n_embd", "hidden_size")
     heads = read.first("n_head", "num_attention_heads")
@@ -134,6 +152,7 @@ def gptj(read: Reader, name: str) -> ModelShape:
         vocab=read.first("vocab_size"),
         tied_embeddings=read.flag("tie_word_embeddings", False),
         gated_mlp=False,
+        unfused_gelu=unfused_gelu(read, "gptj"),
         mlp_bias=True,
         layer_norm=True,
         norms_per_layer=1,

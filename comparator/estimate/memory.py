@@ -24,7 +24,8 @@ dropout off as in LLM fine-tuning):
 * two norms, each keeping an fp32 copy of its input and its 16-bit output: 12·h bytes;
 * Q and the attention output 2·q_dim each, K and V 2·kv_dim each: 4·q_dim + 4·kv_dim;
 * MLP: SwiGLU keeps gate, up, SiLU(gate) and their product, 8·I per active expert;
-  a GELU MLP keeps fc1's output and the GELU output, 4·I;
+  a GELU MLP keeps fc1's output and the GELU output, 4·I, and 6·I more when a stack runs
+  Hugging Face's unfused tanh GELU (``gelu_new``, ``gelu_fast``) as written;
 * without FlashAttention the attention scores add 5·a·s (softmax, mask, dropout output).
 
 fp32 training doubles these. Full recomputation (gradient checkpointing) keeps only each
@@ -60,6 +61,11 @@ NF4_BYTES_PER_PARAM = (4 + 0.127) / 8
 #: contexts for Hugging Face + FlashAttention-2 (Llama 3.1 8B QLoRA, 12–80 GB cards) grow by
 #: ≈2.47 MB per token, which leaves ≈16 bytes per logit value beside the activations.
 LOGITS_BYTES_PER_VALUE = 16
+#: Bytes per token and MLP width that Hugging Face's unfused tanh GELU (gelu_new, gelu_fast)
+#: keeps beyond a fused GELU's 4: autograd saves three more 16-bit tensors of the formula
+#: (tanh's output, 1 + tanh, 0.5·x). On a lent H200 phi-2's full fine-tuning peaked 24.7 GiB
+#: above the estimate without them, 15 GiB of it this term (docs/estimation.md).
+UNFUSED_GELU_BYTES = 6
 #: The bf16 logits a chunked loss still materialises (torchtune's chunked output).
 CHUNKED_LOGITS_BYTES_PER_VALUE = 2
 
@@ -227,6 +233,8 @@ def _activation_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -
     norms = 12 * shape.hidden
     attention = 4 * shape.q_dim + 4 * shape.kv_dim
     mlp = (8 if shape.gated_mlp else 4) * shape.active_mlp_width
+    if shape.unfused_gelu and setup.stack.eager_activations:
+        mlp += UNFUSED_GELU_BYTES * shape.active_mlp_width
     scale = 2 if setup.precision == "fp32" else 1
     return scale * (norms + attention + mlp)
 

@@ -73,6 +73,7 @@ class Stack:
     methods: tuple[str, ...]
     live_params: int = 0  # ZeRO-3: parameters kept gathered beyond two layers (DeepSpeed)
     offloaded_checkpoints: bool = False  # full recomputation keeps layer inputs in CPU memory
+    eager_activations: bool = False  # runs Hugging Face's modeling code as written (no compile)
 
     @property
     def loss_bytes_per_value(self) -> float:
@@ -125,6 +126,7 @@ STACKS: tuple[Stack, ...] = (
         offload_min_zero=1,
         methods=("full", "lora", "qlora"),
         live_params=DEEPSPEED_MAX_LIVE_PARAMS,
+        eager_activations=True,
     ),
     Stack(
         id="hf",
@@ -147,6 +149,7 @@ STACKS: tuple[Stack, ...] = (
         offload_min_zero=1,
         methods=("full", "lora", "qlora"),
         live_params=DEEPSPEED_MAX_LIVE_PARAMS,  # multi-card runs go through DeepSpeed
+        eager_activations=True,
     ),
     Stack(
         id="unsloth",

@@ -117,6 +117,36 @@ def test_megatron_selective_recomputation_saves_nothing_with_flash_attention() -
     assert saved < estimate(replace(no_flash, grad_ckpt="none")).memory.layer_activations
 
 
+@pytest.mark.parametrize(
+    ("model", "unfused"),
+    [
+        ("Phi-2", True),  # PhiConfig's default gelu_new
+        ("GPT-2", True),
+        (str(DATA / "hf_configs" / "gpt-neox-20b.json"), True),  # gelu_fast
+        (str(DATA / "hf_configs" / "gpt-j-6b.json"), True),
+        (str(DATA / "hf_configs" / "starcoder.json"), False),  # gelu_pytorch_tanh: fused
+        (str(DATA / "hf_configs" / "bloom-7b1.json"), False),
+        ("Falcon-7B", False),
+        ("Llama-3.1-8B", False),
+    ],
+)
+def test_hugging_face_s_unfused_tanh_gelu_keeps_six_bytes_more_per_mlp_width(
+    model: str, unfused: bool
+) -> None:
+    """HF's gelu_new/gelu_fast are the tanh formula in Python: run as written (hf, deepspeed)
+    autograd keeps three more 16-bit tensors of the MLP width per token and layer than a fused
+    GELU (measured on a lent H200: phi-2, docs/estimation.md); compiled or fused stacks do not."""
+    base = EstimateRequest(
+        model=model, method="full", seq_len=2048, micro_batch=2, grad_ckpt="none"
+    )
+    eager = estimate(replace(base, stack="hf"))
+    fused = estimate(replace(base, stack="torchtitan"))
+    shape = eager.solution.shape
+    extra = 6 * shape.active_mlp_width * 2048 * 2 * shape.layers if unfused else 0
+    assert eager.memory.layer_activations - fused.memory.layer_activations == extra
+    assert shape.unfused_gelu is unfused
+
+
 def test_the_loss_is_held_as_the_stack_computes_it() -> None:
     """Full fp32 logits (16 B a value) under the HF Trainer, fused under Megatron, chunked
     under torchtune, never materialised under Unsloth's cut cross-entropy."""
