@@ -66,6 +66,9 @@ def test_upgrade_from_first_revision_keeps_data(
     engine.dispose()
 
 
+# alembic cannot reflect the expression index on the card-hour price from SQLite; the models
+# declare it, and tests/catalog/test_cheapest_offers.py checks the listing walks it
+@pytest.mark.filterwarnings("ignore:Skipped unsupported reflection of expression-based index")
 def test_schema_matches_models(sqlite_url: str) -> None:
     """The migrations produce exactly the tables the models declare (no drift)."""
     from alembic.autogenerate import compare_metadata
