@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -138,7 +139,6 @@ def verify(
 def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[MachineReport, bool]:
     """The report from saved files, or from running nvidia-smi here (``live`` is then True)."""
     from comparator.verify import (
-        MachineReport,
         collect_machine,
         find_nvidia_smi,
         parse_smi_xml,
@@ -159,10 +159,8 @@ def read_machine(xml_file: Path | None, topo_file: Path | None) -> tuple[Machine
             ),
         )
     report = collect_machine(executable)
-    if topology is not None:
-        report = MachineReport(
-            report.driver_version, report.cuda_version, report.gpus, topology, report.source
-        )
+    if topology is not None:  # the file given stands for whatever ran here
+        report = dataclasses.replace(report, topology=topology, topology_problem=None)
     return report, True
 
 

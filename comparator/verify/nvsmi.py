@@ -303,23 +303,18 @@ def _gpu(index: int, gpu: ET.Element) -> GpuReading:
         processes=_processes(gpu),
         slowdowns=_slowdowns(gpu),
         slowdown_us=_slowdown_us(gpu),
-        **_power_limits(gpu),
+        power_limit_w=_power_limit(gpu, "current_power_limit", "enforced_power_limit"),
+        default_power_limit_w=_power_limit(gpu, "default_power_limit"),
     )
 
 
-def _power_limits(gpu: ET.Element) -> dict[str, float | None]:
-    """The power limit in force and the default: ``gpu_power_readings`` (newer drivers) or
-    ``power_readings``; ``current_power_limit``, or the older ``enforced_power_limit``."""
+def _power_limit(gpu: ET.Element, *names: str) -> float | None:
+    """The first of ``names`` in ``gpu_power_readings`` (newer drivers) or ``power_readings``
+    (``current_power_limit`` was ``enforced_power_limit`` before)."""
     readings = gpu.find("gpu_power_readings")
     if readings is None:
         readings = gpu.find("power_readings")
-    limit = _watts(readings, "current_power_limit")
-    if limit is None:
-        limit = _watts(readings, "enforced_power_limit")
-    return {
-        "power_limit_w": limit,
-        "default_power_limit_w": _watts(readings, "default_power_limit"),
-    }
+    return next((w for w in (_watts(readings, name) for name in names) if w is not None), None)
 
 
 def _watts(node: ET.Element | None, path: str) -> float | None:
