@@ -146,7 +146,7 @@ def offer_rows(query: Select[Any]) -> Subquery:
 
 
 def summary_columns(
-    each: Subquery, own_runs: bool, job: ColumnElement[bool] | None = None
+    each: Subquery, own_runs: bool, dialect: str, job: ColumnElement[bool] | None = None
 ) -> tuple[Any, ...]:
     """A group's keys and its job offers' (``job``, a condition on ``each``; all without it)
     count, first id, ``A``, ``M``, free trial hours and what rule 7 reads (NULL unless
@@ -158,25 +158,36 @@ def summary_columns(
         return value if job is None else case((job, value), else_=None)
 
     per_card = e.factor / e.cards
-    columns: tuple[Any, ...] = (
-        *group_keys(each),
-        func.count(of_job(e.id)),
-        func.min(of_job(e.id)),
-        func.min(of_job(e.money * per_card)),
-        func.max(of_job(per_card)),
-        func.max(of_job(e.free_trial_hours)),
-    )
+    floor = e.money * per_card
+    keys = (*group_keys(each), func.count(of_job(e.id)), func.min(of_job(e.id)))
+    most = (func.max(of_job(per_card)), func.max(of_job(e.free_trial_hours)))
     if not own_runs:  # fetched only for jobs that may not pause (0.75 s of the 70B's)
-        return (*columns, *(cast(null(), t) for t in (String, String, Float, Float, Float)))
-    priced = e.money / e.cards
+        nulls = (cast(null(), t) for t in (String, String, Float, Float, Float))
+        return (*keys, func.min(of_job(floor)), *most, *nulls)
+    hourly = func.min(of_job(case((e.hourly, floor))))
+    contract = func.min(of_job(case((e.hourly, None), else_=floor)))
+    minimum = e.money / e.cards * cast(e.min_units, Float)
     return (
-        *columns,
+        *keys,
+        _lesser(hourly, contract, dialect),  # the least of all: one aggregate fewer to step
+        *most,
         func.min(of_job(case((e.hourly, e.rule)))),
         func.max(of_job(case((e.hourly, e.rule)))),
-        func.min(of_job(case((e.hourly, priced * e.factor)))),
-        func.min(of_job(case((e.hourly, None), else_=priced * cast(e.min_units, Float)))),
-        func.min(of_job(case((e.hourly, None), else_=e.money * per_card))),
+        hourly,
+        func.min(of_job(case((e.hourly, None), else_=minimum))),
+        contract,
     )
+
+
+def _lesser(a: ColumnElement[Any], b: ColumnElement[Any], dialect: str) -> ColumnElement[Any]:
+    """The smaller of two aggregates, NULL only where both are (``LEAST`` skips NULLs on
+    PostgreSQL; SQLite's two-argument ``min`` is NULL where either is). Each aggregate is
+    stepped once however often the statement names it (a group's floor over all offers as
+    the lesser of its hourly and its contract floors: 132 against 138 ms for half the
+    README job's table at 1M offers)."""
+    if dialect == "postgresql":
+        return func.least(a, b)
+    return func.min(func.coalesce(a, b), func.coalesce(b, a))
 
 
 def group_keys(each: Subquery) -> tuple[Any, ...]:
@@ -282,7 +293,7 @@ class CatalogGroups:
         dialect = self.engine.dialect.name
         values = (*offer_values(pricing, dialect), job.label("job"))
         each = offer_rows(current_query(places, columns=values))
-        columns = (*summary_columns(each, pricing.own_runs, each.c.job), func.count())
+        columns = (*summary_columns(each, pricing.own_runs, dialect, each.c.job), func.count())
         query = select(*columns).group_by(*group_keys(each))
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
@@ -326,11 +337,12 @@ class CatalogGroups:
     ) -> SqlGroupStream:
         """The group stream of ``offers`` (rows of :func:`offer_values`, and rule 8's why
         where ``apart`` names its kinds), in halves where :meth:`_halves` splits them."""
+        dialect = self.engine.dialect.name
 
         def grouped(query: Select[Any]) -> Select[Any]:
             each = offer_rows(query)
             unfit = each.c.why if apart is not None else literal(0, Integer)
-            columns = (*summary_columns(each, pricing.own_runs), unfit)
+            columns = (*summary_columns(each, pricing.own_runs, dialect), unfit)
             by = (*group_keys(each), each.c.why) if apart is not None else group_keys(each)
             return select(*columns).group_by(*by)
 
