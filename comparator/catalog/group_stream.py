@@ -17,7 +17,7 @@ import pickle
 import shutil
 import signal
 import tempfile
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -96,6 +96,43 @@ G, S = GROUPS.c, SHAPES.c
 MACHINES = (
     "CREATE INDEX suanli_job_machines ON suanli_job_groups (provider, region, gpu, node_cards)"
 )
+# (unfit, GPU, node size, interconnect, network, offers, most trial hours, groups)
+Tally = tuple[int, str, int, str | None, str | None, int, int, int]
+
+
+def _tally(table: Table) -> Select[Any]:
+    """The groups of ``table`` (:data:`GROUPS`' columns) per rule 8's why and shape: its
+    counts of unfit offers and its shapes in one small scan, run on each half where it is
+    built (at 1M offers the shapes and the counts took 20 + 4 ms after the build, one core
+    idle; docs/planner-pruning.md, "Ninth round")."""
+    c = table.c
+    keys = (c.unfit, c.gpu, c.node_cards, c.interconnect, c.network)
+    return select(*keys, func.sum(c.offers), func.max(c.trial), func.count()).group_by(*keys)
+
+
+def _tally_rows(rows: Iterable[Any]) -> list[Tally]:
+    """:func:`_tally`'s rows as plain tuples (pickled by the child process, merged after)."""
+    return [
+        (int(r[0]), str(r[1]), int(r[2]), r[3], r[4], int(r[5]), int(r[6] or 0), int(r[7]))
+        for r in rows
+    ]
+
+
+def _shapes_of(tally: Iterable[Tally]) -> list[GroupShape]:
+    """The shapes of the fit groups (unfit 0) from the tallies of the table's parts, in
+    SQL's order (NULL links first)."""
+    merged: dict[tuple[str, int, str | None, str | None], list[int]] = {}
+    for r in tally:
+        if r[0] == 0:
+            totals = merged.setdefault((r[1], r[2], r[3], r[4]), [0, 0, 0])
+            totals[0] += r[5]
+            totals[1] = max(totals[1], r[6])
+            totals[2] += r[7]
+    shapes = []
+    for key in sorted(merged, key=lambda k: tuple((v is not None, v) for v in k)):
+        offers, trial, groups = merged[key]
+        shapes.append(GroupShape(*key, offers, trial > 0, groups))
+    return shapes
 
 
 class SqlGroupStream:
@@ -124,23 +161,27 @@ class SqlGroupStream:
                 table.drop(self.conn, checkfirst=True)
             SHAPES.create(self.conn)
             if halves is not None:
-                _build_halves(engine, self.conn, _labelled(halves[0]), _labelled(halves[1]))
+                first, second = _labelled(halves[0]), _labelled(halves[1])
+                tally = _build_halves(engine, self.conn, first, second)
             else:
                 hash_aggregates(self.conn)  # the join's estimate is far too low (PostgreSQL)
                 self.conn.execute(CreateTableAs(GROUPS.name, _labelled(query)))  # in parallel (PG)
                 hash_aggregates(self.conn, on=False)
+                tally = _tally_rows(self.conn.execute(_tally(GROUPS)))
+            self.known = _shapes_of(tally)
             if apart is not None:  # rule 8's kinds, grouped apart by 1 + the kind's index
-                self._count_unfit(apart)
+                self._count_unfit(apart, tally)
         except BaseException:
             self.close()
             raise
 
-    def _count_unfit(self, kinds: Sequence[str]) -> None:
-        """The offers rule 8 leaves out, grouped apart in the table by why: summed from there
-        and dropped."""
-        counts = select(G.unfit, func.sum(G.offers)).where(G.unfit > 0).group_by(G.unfit)
-        rows: list[Any] = list(self.conn.execute(counts))
-        self.left_out = {kinds[int(k) - 1]: int(n) for k, n in rows}
+    def _count_unfit(self, kinds: Sequence[str], tally: Sequence[Tally]) -> None:
+        """The offers rule 8 leaves out, grouped apart in the table by why: summed from the
+        table's ``tally`` and dropped from the table."""
+        for r in tally:
+            if r[0] > 0:
+                kind = kinds[r[0] - 1]
+                self.left_out[kind] = self.left_out.get(kind, 0) + r[5]
         if self.left_out:
             self.conn.execute(GROUPS.delete().where(G.unfit > 0))
 
@@ -148,14 +189,7 @@ class SqlGroupStream:
         return self.left_out
 
     def shapes(self) -> list[GroupShape]:
-        if self.known is None:
-            keys = (G.gpu, G.node_cards, G.interconnect, G.network)
-            totals = (func.sum(G.offers), func.max(G.trial), func.count())
-            query = select(*keys, *totals).group_by(*keys)
-            self.known = [
-                GroupShape(r[0], r[1], r[2], r[3], int(r[4]), bool(r[5]), int(r[6]))
-                for r in self.conn.execute(query)
-            ]
+        assert self.known is not None, "the shapes are tallied as the table is built"
         return self.known
 
     def providers(self) -> list[str]:
@@ -272,7 +306,8 @@ class _Half:
     database file of its own (a temporary table is its connection's only). A process, not a
     thread: two of SQLite's threads in one process contend for its global mutexes (the two
     halves on two threads took 1.46-1.52 s and 1.9-2.6 CPU s, one after the other 1.46-1.61 s,
-    in two processes 0.82-0.84 s). The child's error comes back pickled through a pipe."""
+    in two processes 0.82-0.84 s). The child's tally of its half, or its error, comes back
+    pickled through a pipe."""
 
     def __init__(self, engine: Engine, query: Select[Any], path: Path) -> None:
         self.url = engine.url.render_as_string(hide_password=False)
@@ -288,7 +323,7 @@ class _Half:
             os.close(reading)
             code = 0
             try:
-                self._build()
+                _send(writing, self._build())
             except BaseException as exc:
                 code = 1
                 _send(writing, exc)
@@ -297,7 +332,7 @@ class _Half:
         os.close(writing)
         self.pid, self.pipe = pid, reading
 
-    def _build(self) -> None:
+    def _build(self) -> list[Tally]:
         engine = make_engine(self.url, self.timeout_s)
         with engine.connect() as conn:
             raw: Any = conn.connection.dbapi_connection
@@ -306,31 +341,34 @@ class _Half:
             raw.execute(f"PRAGMA {PART_SCHEMA}.synchronous = OFF")
             conn.execute(CreateTableAs(GROUPS.name, self.query, schema=PART_SCHEMA))
             conn.commit()
+            part = GROUPS.to_metadata(MetaData(), schema=PART_SCHEMA)
+            return _tally_rows(conn.execute(_tally(part)))
 
     def stop(self) -> None:
         """End the child (the caller failed)."""
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGTERM)
 
-    def finish(self) -> BaseException | None:
-        """Wait for the child: its error, or None once its half is written."""
+    def finish(self) -> list[Tally]:
+        """Wait for the child: the tally of its half, once written; its error raised."""
         with os.fdopen(self.pipe, "rb") as pipe:
             sent = pipe.read()
         _, status = os.waitpid(self.pid, 0)
-        if sent:
-            error: BaseException = pickle.loads(sent)
-            return error
-        if status != 0:
-            return RuntimeError(f"the group table's second half failed (status {status})")
-        return None
+        found: list[Tally] | BaseException | None = pickle.loads(sent) if sent else None
+        if isinstance(found, BaseException):
+            raise found
+        if status != 0 or found is None:
+            raise RuntimeError(f"the group table's second half failed (status {status})")
+        return found
 
 
-def _send(pipe: int, exc: BaseException) -> None:
-    """``exc`` pickled into ``pipe`` (its text in a RuntimeError if it does not pickle)."""
+def _send(pipe: int, found: list[Tally] | BaseException) -> None:
+    """``found`` pickled into ``pipe`` (an error's text in a RuntimeError if it does not
+    pickle)."""
     try:
-        data = pickle.dumps(exc)
+        data = pickle.dumps(found)
     except Exception:
-        data = pickle.dumps(RuntimeError(str(exc)))
+        data = pickle.dumps(RuntimeError(str(found)))
     with os.fdopen(pipe, "wb") as out:
         out.write(data)
 
@@ -341,26 +379,26 @@ def _attach(raw: Any, path: Path) -> None:
 
 def _build_halves(
     engine: Engine, conn: Connection, first: Select[Any], second: Select[Any]
-) -> None:
+) -> list[Tally]:
     """The group table from two queries of disjoint groups at once (SQLite): the first into
     the table on ``conn``, the second by a child process into a file, appended after (the
     ``GROUP BY`` of the LoRA job on the other shape: 1.5-1.6 s on one core, 0.8-0.9 s on two,
-    docs/planner-pruning.md, "Sixth round"). The child's error is raised here; nothing of it
-    is left running or on disk."""
+    docs/planner-pruning.md, "Sixth round"); the tallies of both halves, each taken where
+    it is built. The child's error is raised here; nothing of it is left running or on
+    disk."""
     folder = Path(tempfile.mkdtemp(prefix="suanli-groups-"))
     try:
         half = _Half(engine, second, folder / "half.db")
         half.start()
-        failed = True
         try:
             conn.execute(CreateTableAs(GROUPS.name, first))
-            failed = False
-        finally:
-            if failed:
-                half.stop()
-            error = half.finish()
-        if error is not None:
-            raise error
+            tally = _tally_rows(conn.execute(_tally(GROUPS)))
+        except BaseException:
+            half.stop()
+            with contextlib.suppress(Exception):  # the child's end: this error is the one
+                half.finish()
+            raise
+        tally += half.finish()
         conn.commit()  # ATTACH needs no transaction open
         raw: Any = conn.connection.dbapi_connection
         _attach(raw, half.path)
@@ -368,6 +406,7 @@ def _build_halves(
             raw.execute(f"INSERT INTO temp.{GROUPS.name} SELECT * FROM {PART_SCHEMA}.{GROUPS.name}")
         finally:
             raw.execute(f"DETACH DATABASE {PART_SCHEMA}")
+        return tally
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

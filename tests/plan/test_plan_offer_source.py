@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 from comparator.catalog import CatalogGroups
 from comparator.config import load_settings
 from comparator.domain import GroupPricing, OfferFilter, OfferList, load_job
+from comparator.domain.offer_filter import GroupSummary
 from comparator.plan import PlanResult, plan_job, plan_job_read, plan_jobs
 from comparator.plan.entry import left_out
 from comparator.plan.prune.sql_prefilter import job_offer_filter
@@ -44,6 +45,25 @@ def comparable(result: PlanResult) -> dict[str, Any]:
     return out
 
 
+FLOORS = ("least_per_card", "least_hourly_per_card", "least_minimum_per_card")
+
+
+def _same_summary(mine: GroupSummary, sql: GroupSummary, own_runs: bool) -> None:
+    """The list's summary of a group is the catalog's, its floats to 12 digits; with
+    ``own_runs`` rule 7's fields too (None for both without)."""
+    assert mine[6:8] == sql[6:8] and mine.free_trial == sql.free_trial
+    assert math.isclose(mine.most_factor_per_card, sql.most_factor_per_card)
+    floors = (*FLOORS, "least_contract_per_card") if own_runs else FLOORS[:1]
+    for name in floors:
+        a, b = getattr(mine, name), getattr(sql, name)
+        assert (a is None) == (b is None), name
+        assert a is None or math.isclose(a, b, rel_tol=1e-12), name
+    if own_runs:
+        assert mine.hourly_rules == sql.hourly_rules
+    else:
+        assert sql.hourly_rules is None and sql.least_contract_per_card is None
+
+
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_the_list_summarises_as_the_catalog_does(demo_engine: Engine, name: str) -> None:  # noqa: F811
     job = load_job(f"examples/{name}.toml")
@@ -52,18 +72,16 @@ def test_the_list_summarises_as_the_catalog_does(demo_engine: Engine, name: str)
         assert memory.rules(wanted) == catalog.rules(wanted)
         schedule = job.schedule
         floors = rule_floors(catalog.rules(wanted), schedule.earliest_start, schedule.deadline)
-        pricing = GroupPricing(job.currency, CONTEXT.fx, floors, most_runs(job), contract_runs(job))
-        sql, mine = catalog.summaries(wanted, pricing), memory.summaries(wanted, pricing)
-        assert mine.in_places == sql.in_places
-        assert len(mine.groups) == len(sql.groups) > 0
-        by_key = {tuple(g[:6]): g for g in sql.groups}
-        for group in mine.groups:
-            other = by_key[tuple(group[:6])]
-            assert group[6:8] == other[6:8] and group.free_trial == other.free_trial
-            assert math.isclose(group.most_factor_per_card, other.most_factor_per_card)
-            assert (group.least_per_card is None) == (other.least_per_card is None)
-            if group.least_per_card is not None and other.least_per_card is not None:
-                assert math.isclose(group.least_per_card, other.least_per_card, rel_tol=1e-12)
+        for own_runs in (False, True):  # rule 7's aggregates too (a job that may not pause)
+            pricing = GroupPricing(
+                job.currency, CONTEXT.fx, floors, most_runs(job), contract_runs(job), own_runs
+            )
+            sql, mine = catalog.summaries(wanted, pricing), memory.summaries(wanted, pricing)
+            assert mine.in_places == sql.in_places
+            assert len(mine.groups) == len(sql.groups) > 0
+            by_key = {tuple(g[:6]): g for g in sql.groups}
+            for group in mine.groups:
+                _same_summary(group, by_key[tuple(group[:6])], own_runs)
         some = sorted(sql.groups, key=lambda g: g.first_offer_id)[:3]
         assert memory.read(wanted, some) == catalog.read(wanted, some)
         assert memory.offers(wanted) == catalog.offers(wanted)
