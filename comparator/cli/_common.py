@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape, render
+from rich.markup import escape
 from rich.segment import Segment, Segments
 
 from comparator.cli.indented_json import indented_json
+from comparator.cli.markup_text import plain_text
 from comparator.config import Settings
 
 if TYPE_CHECKING:  # the database stack loads only when a command needs it
@@ -121,7 +122,7 @@ def print_lines(out: Console, lines: Iterable[str]) -> None:
     docs/commands-at-scale.md, "Fifth round"); a line that fits is not run through rich's
     wrapping (it would come out the same), which took most of the time."""
     if plain_output(out):
-        out.file.write("".join(f"{render(line).plain}\n" for line in lines))
+        out.file.write("".join(f"{plain_text(line)}\n" for line in lines))
         return
     options = out.options  # asked once: each ask reads the terminal's size
     segments: list[Segment] = []

@@ -41,6 +41,7 @@ from rich.table import Table
 from rich.text import Text
 
 from comparator.cli._common import plain_output
+from comparator.cli.markup_text import plain_text
 from comparator.cli.table_rows import RowWriter, layouts
 from comparator.i18n import say
 
@@ -384,7 +385,7 @@ def _line(cells: list[RenderableType], texts: dict[str, str]) -> str:
     for cell in cells:
         text = texts.get(cell) if isinstance(cell, str) else None
         if text is None:
-            text = " ".join(_plain(cell).plain.split())
+            text = " ".join(_plain_text(cell).split())
             if isinstance(cell, str):
                 texts[cell] = text
         shown.append(text)
@@ -395,11 +396,11 @@ def print_plain(out: Console, table: CliTable) -> None:
     """The table as plain lines for a pipe: the title, the header and one tab-separated line
     per row, no padding, no trailing spaces; nothing wraps, whatever the console's width."""
     texts: dict[str, str] = {}
-    lines = [] if not table.title else [_plain(table.title).plain]
+    lines = [] if not table.title else [_plain_text(table.title)]
     lines.append(_line([c.header for c in table.columns], texts))
     lines += [_line(row, texts) for row in table.rows]
     if table.caption:
-        lines.append(_plain(table.caption).plain)
+        lines.append(_plain_text(table.caption))
     out.file.write("".join(f"{line}\n" for line in lines))  # rich would expand the tabs
 
 
@@ -420,6 +421,11 @@ def print_stacked(out: Console, table: CliTable) -> None:
         out.print(grid)
     if table.caption:
         out.print(table.caption, style="dim")
+
+
+def _plain_text(renderable: RenderableType) -> str:
+    """What :func:`_plain` holds as text (markup without building its styles)."""
+    return plain_text(renderable) if isinstance(renderable, str) else _plain(renderable).plain
 
 
 def _plain(renderable: RenderableType) -> Text:
