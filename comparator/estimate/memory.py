@@ -149,6 +149,7 @@ class MemoryInputs:
     grad_bytes: float
     optimizer_bytes: float
     layer_activation_bytes: float
+    sharded_activation_bytes: float  # under a ZeRO stage (Hugging Face's: DeepSpeed's bf16)
     logits_bytes: float
     gather_bytes: float  # ZeRO-3 parameters in flight, before the (N-1)/N factor
     dequant_bytes: float
@@ -228,8 +229,67 @@ def _rounded_parts(detail: tuple[float, ...]) -> tuple[float, float, float, floa
     )
 
 
-def _activation_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> float:
-    """One layer's saved activations per token, without the attention scores."""
+#: What one Llama-family layer of Hugging Face's modeling code (RMSNorm, q/k/v, SDPA, SwiGLU)
+#: leaves for the backward pass, bytes per token: per (hidden, q width, kv width, MLP width,
+#: head), by how its weights are held. Read from autograd's saved tensors
+#: (``benchmarks/saved_activations.py``: transformers 5.17, torch 2.13, peft 0.21) on
+#: TinyLlama-1.1B, Llama-2-7B and Qwen2.5-7B, to the byte: each RMSNorm keeps its fp32
+#: input (4·h), its fp32 rsqrt (4 bytes) and, when its weight trains, its normalised output;
+#: under autocast an fp32 model's activations are fp32 between the matmuls, and each linear
+#: layer keeps its own bf16 cast of its input (q, k and v three, gate and up two); SDPA keeps
+#: q, k, v, its output and a log-sum-exp (4 bytes a head); the MLP its gate, SiLU and up
+#: outputs and the down projection's input. docs/estimation.md, "What autograd saves".
+EAGER_LLAMA_BYTES: dict[str, tuple[int, int, int, int, int]] = {
+    "autocast": (26, 4, 4, 8, 4),  # full fine-tuning, fp32 weights under bf16 autocast
+    "bf16": (16, 4, 4, 8, 4),  # full fine-tuning, bf16 weights
+    "adapters": (16, 8, 4, 8, 4),  # LoRA on every linear layer over frozen bf16 weights
+}
+#: LoRA's rank-r activations per adapted linear layer (its B projection's input, bf16) and
+#: the adapted layers of a Llama-family layer (q, k, v, o, gate, up, down).
+LORA_BYTES_PER_RANK = 2
+LLAMA_LINEAR_LAYERS = 7
+RSQRT_BYTES = 4  # an RMSNorm's fp32 1/rms per token
+
+
+def _eager_llama(shape: ModelShape) -> bool:
+    """Whether Hugging Face's code for ``shape`` is the Llama family's, as measured: RMSNorm,
+    a gated MLP, dense (no experts, no latent attention). Models that fuse q/k/v or gate/up
+    into one matmul (Baichuan, InternLM2, ChatGLM, Phi-3) make fewer bf16 casts under autocast
+    (4·h and 2·h fewer): counted as the Llama family, a little over."""
+    return shape.gated_mlp and not (shape.layer_norm or shape.is_moe or shape.mla)
+
+
+def _eager_llama_bytes_per_token_layer(
+    shape: ModelShape, setup: TrainingSetup, autocast: bool
+) -> float:
+    """:data:`EAGER_LLAMA_BYTES` for the setup: adapters, or full fine-tuning with fp32
+    weights under autocast (``autocast``) or bf16 weights; in fp32 (no autocast) twice the
+    bf16 figures, every saved tensor at 4 bytes (not measured)."""
+    regime = "adapters" if setup.adapters else "autocast" if autocast else "bf16"
+    per_h, per_q, per_kv, per_i, per_head = EAGER_LLAMA_BYTES[regime]
+    width = shape.active_mlp_width
+    saved = per_h * shape.hidden + per_q * shape.q_dim + per_kv * shape.kv_dim + per_i * width
+    saved += per_head * shape.heads + RSQRT_BYTES * shape.norms_per_layer
+    if setup.adapters:
+        saved += LORA_BYTES_PER_RANK * LLAMA_LINEAR_LAYERS * setup.lora_rank
+    return float(saved) * (2 if setup.precision == "fp32" else 1)
+
+
+def _autocast(setup: TrainingSetup, sharded: bool) -> bool:
+    """Whether full fine-tuning holds fp32 weights under bf16 autocast: Hugging Face's mixed
+    precision on one card or plain DDP; under a ZeRO stage its runs go through DeepSpeed,
+    whose bf16 engine holds bf16 weights (fp32 masters in the optimizer)."""
+    mixed = setup.regime == "mixed" and setup.stack.autocast_fp32_weights
+    return mixed and not setup.adapters and not sharded
+
+
+def _activation_bytes_per_token_layer(
+    shape: ModelShape, setup: TrainingSetup, sharded: bool = False
+) -> float:
+    """One layer's saved activations per token, without the attention scores (``sharded``:
+    under a ZeRO stage)."""
+    if setup.stack.eager_activations and _eager_llama(shape):
+        return _eager_llama_bytes_per_token_layer(shape, setup, _autocast(setup, sharded))
     norms = 12 * shape.hidden
     attention = 4 * shape.q_dim + 4 * shape.kv_dim
     mlp = (8 if shape.gated_mlp else 4) * shape.active_mlp_width
@@ -261,7 +321,7 @@ def _op_level_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> 
     return scale * (2 * h + 2 * q + matmul_outputs / 2)
 
 
-def layer_activation_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
+def layer_activation_bytes(shape: ModelShape, setup: TrainingSetup, sharded: bool = False) -> float:
     """Activations kept for the backward pass by all layers of one card's micro-batch.
 
     Without recomputation every layer keeps everything; selective recomputation keeps all but
@@ -271,7 +331,7 @@ def layer_activation_bytes(shape: ModelShape, setup: TrainingSetup) -> float:
     :func:`_op_level_bytes_per_token_layer` counts.
     """
     tokens = setup.seq_len * setup.micro_batch
-    body = tokens * _activation_bytes_per_token_layer(shape, setup)
+    body = tokens * _activation_bytes_per_token_layer(shape, setup, sharded)
     scores = tokens * _score_bytes_per_token_layer(shape, setup)
     scale = 2 if setup.precision == "fp32" else 1
     final_norm = tokens * 6 * shape.hidden * scale
@@ -345,6 +405,7 @@ def memory_inputs(shape: ModelShape, setup: TrainingSetup) -> MemoryInputs:
         grad_bytes=grad,
         optimizer_bytes=0.0 if setup.offload_optimizer else optimizer,
         layer_activation_bytes=layer_activation_bytes(shape, setup),
+        sharded_activation_bytes=layer_activation_bytes(shape, setup, sharded=True),
         logits_bytes=logits_bytes(shape, setup),
         gather_bytes=_gather_bytes(shape, setup, weights_total, weight),
         dequant_bytes=dequant,
@@ -366,7 +427,7 @@ def _detail_bytes(inputs: MemoryInputs, cards: int, zero: int) -> tuple[float, .
         trainable_weights if inputs.adapters else 0.0,
         grad_total / shards if zero >= 2 else grad_total,
         inputs.trainable_params * inputs.optimizer_bytes / (shards if zero >= 1 else 1.0),
-        inputs.layer_activation_bytes,
+        inputs.sharded_activation_bytes if zero >= 1 else inputs.layer_activation_bytes,
         inputs.logits_bytes,
         CUDA_CONTEXT_GIB * GIB,
         inputs.gather_bytes * (shards - 1) / shards if sharded else 0.0,

@@ -74,6 +74,7 @@ class Stack:
     live_params: int = 0  # ZeRO-3: parameters kept gathered beyond two layers (DeepSpeed)
     offloaded_checkpoints: bool = False  # full recomputation keeps layer inputs in CPU memory
     eager_activations: bool = False  # runs Hugging Face's modeling code as written (no compile)
+    autocast_fp32_weights: bool = False  # mixed precision: fp32 weights under bf16 autocast
 
     @property
     def loss_bytes_per_value(self) -> float:
@@ -150,6 +151,7 @@ STACKS: tuple[Stack, ...] = (
         methods=("full", "lora", "qlora"),
         live_params=DEEPSPEED_MAX_LIVE_PARAMS,  # multi-card runs go through DeepSpeed
         eager_activations=True,
+        autocast_fp32_weights=True,  # Trainer's bf16=True autocasts the model as loaded
     ),
     Stack(
         id="unsloth",

@@ -80,8 +80,9 @@ def test_every_measured_step_lies_in_the_estimated_range(job: dict[str, Any]) ->
 
 def test_tokens_per_s_within_15_percent_at_the_median_and_memory_within_20() -> None:
     """Figures of 2026-12-04: tokens/s 0.72–0.98 × estimated (median 0.90); the estimated
-    memory 0.83–1.11 × the peak PyTorch reserved (median 0.95; phi-2 0.87 since its unfused
-    tanh GELU is counted, 0.72 before)."""
+    memory 0.86–1.12 × the peak PyTorch reserved (median 1.01, since Hugging Face's Llama
+    layers keep what autograd was measured to save; 0.83–1.11, median 0.95, before; phi-2
+    0.86 since its unfused tanh GELU is counted, 0.72 before)."""
     speed, memory = [], []
     for job in JOBS:
         document = _estimated(job)

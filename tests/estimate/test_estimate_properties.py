@@ -16,7 +16,15 @@ from hypothesis import strategies as st
 
 from comparator.estimate.estimator import Estimate, EstimateRequest
 from comparator.estimate.estimator import estimate as _estimate
-from comparator.estimate.memory import fits_gib, memory_inputs, total_gib
+from comparator.estimate.memory import (
+    EAGER_LLAMA_BYTES,
+    LLAMA_LINEAR_LAYERS,
+    LORA_BYTES_PER_RANK,
+    _eager_llama,
+    fits_gib,
+    memory_inputs,
+    total_gib,
+)
 
 MODELS = [
     "Qwen2.5-0.5B",
@@ -117,6 +125,21 @@ def test_higher_zero_stage_never_more_memory_per_card(
     assert high.memory_gib["total"] <= low.memory_gib["total"] + 2.5 * MIB
 
 
+def _adapter_inputs(lora: Estimate) -> float:
+    """What PEFT's adapters keep beyond a bf16 full fine-tuning of a Llama-family model under
+    Hugging Face's code, all layers' worth (measured: ``EAGER_LLAMA_BYTES``): with little
+    to store per parameter and long micro-batches, LoRA may then need more than full
+    fine-tuning does."""
+    shape, setup = lora.solution.shape, lora.solution.setup
+    if not (setup.stack.eager_activations and _eager_llama(shape)):
+        return 0.0
+    adapters, bf16 = EAGER_LLAMA_BYTES["adapters"], EAGER_LLAMA_BYTES["bf16"]
+    per_q = adapters[1] - bf16[1]
+    per_token = per_q * shape.q_dim + LORA_BYTES_PER_RANK * LLAMA_LINEAR_LAYERS * setup.lora_rank
+    tokens = setup.seq_len * setup.micro_batch
+    return (2 if setup.precision == "fp32" else 1) * per_token * tokens * shape.layers
+
+
 @settings(max_examples=300, deadline=None)
 @given(requests(fixed_cards=True), st.integers(0, 3))
 def test_lora_never_more_than_full_and_qlora_never_more_than_lora(
@@ -126,7 +149,7 @@ def test_lora_never_more_than_full_and_qlora_never_more_than_lora(
     full = estimate(replace(base, method="full"))
     lora = estimate(replace(base, method="lora"))
     qlora = estimate(replace(base, method="qlora"))
-    assert _bytes(lora) <= _bytes(full)
+    assert _bytes(lora) <= _bytes(full) + _adapter_inputs(lora)
     if zero < 3:  # under ZeRO-3 QLoRA's dequantisation buffer may outweigh a tiny weight shard
         assert _bytes(qlora) <= _bytes(lora)
 
@@ -138,6 +161,12 @@ def test_lora_never_needs_more_cards_than_full(request: EstimateRequest) -> None
     # ZeRO-2 its gradients shard away, while LoRA's adapter sits beside the same unsharded frozen
     # weights: then LoRA may need more cards (hypothesis found GLM-4-9B, fp32, 200 × L40S).
     base = replace(request, offload_optimizer=False)
+    # PEFT's adapters keep their inputs (see _adapter_inputs): where full recomputation may
+    # not shrink the activations, LoRA can need more cards than full fine-tuning, or a count
+    # no card holds (hypothesis found Qwen2.5-0.5B at 5 x 2,073 tokens on 4090s without
+    # recomputation, full fine-tuning on 16 under ZeRO-3; Qwen3-8B at 3 x 1,447 tokens on
+    # L40S with selective recomputation only, 64 cards against 56)
+    assume(base.grad_ckpt in (None, True, "full"))
 
     def least(method: str) -> float:
         found = estimate(replace(base, method=method, cards=None)).min_cards

@@ -109,7 +109,9 @@ def test_zero_paper_model_states_per_card(ref: Reference) -> None:
 
 _LORA_WHY = (
     "LitGPT adapts q and v only with dropout 0.05 and a fused QKV; we model adapters "
-    "on every linear layer without dropout. The saved tensors differ by a few %; 10 %"
+    "on every linear layer without dropout. The saved tensors differ by a few %; 10 %. "
+    "Estimated as in-house code: Hugging Face's layers and PEFT's adapters keep more "
+    "(docs/estimation.md, 'What autograd saves'), LitGPT's are its own"
 )
 _QLORA_WHY = (
     "LitGPT's bitsandbytes 4-bit path peaks 15-23 % above NF4 storage plus the "
@@ -135,6 +137,7 @@ def _litgpt(
         "grad_ckpt": False,
         "gpu": gpu,
         "cards": 1,
+        "stack": "other",  # LitGPT's own code, not Hugging Face's modeling code and PEFT
     }
 
 

@@ -127,7 +127,6 @@ def test_megatron_selective_recomputation_saves_nothing_with_flash_attention() -
         (str(DATA / "hf_configs" / "starcoder.json"), False),  # gelu_pytorch_tanh: fused
         (str(DATA / "hf_configs" / "bloom-7b1.json"), False),
         ("Falcon-7B", False),
-        ("Llama-3.1-8B", False),
     ],
 )
 def test_hugging_face_s_unfused_tanh_gelu_keeps_six_bytes_more_per_mlp_width(
