@@ -46,6 +46,7 @@ the headroom is for.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from comparator.estimate.architecture import ModelShape
 from comparator.estimate.request import EstimateRequest
@@ -229,20 +230,34 @@ def _rounded_parts(detail: tuple[float, ...]) -> tuple[float, float, float, floa
     )
 
 
-#: What one Llama-family layer of Hugging Face's modeling code (RMSNorm, q/k/v, SDPA, SwiGLU)
-#: leaves for the backward pass, bytes per token: per (hidden, q width, kv width, MLP width,
-#: head), by how its weights are held. Read from autograd's saved tensors
-#: (``benchmarks/saved_activations.py``: transformers 5.17, torch 2.13, peft 0.21) on
-#: TinyLlama-1.1B, Llama-2-7B and Qwen2.5-7B, to the byte: each RMSNorm keeps its fp32
-#: input (4·h), its fp32 rsqrt (4 bytes) and, when its weight trains, its normalised output;
-#: under autocast an fp32 model's activations are fp32 between the matmuls, and each linear
-#: layer keeps its own bf16 cast of its input (q, k and v three, gate and up two); SDPA keeps
-#: q, k, v, its output and a log-sum-exp (4 bytes a head); the MLP its gate, SiLU and up
-#: outputs and the down projection's input. docs/estimation.md, "What autograd saves".
-EAGER_LLAMA_BYTES: dict[str, tuple[int, int, int, int, int]] = {
-    "autocast": (26, 4, 4, 8, 4),  # full fine-tuning, fp32 weights under bf16 autocast
-    "bf16": (16, 4, 4, 8, 4),  # full fine-tuning, bf16 weights
-    "adapters": (16, 8, 4, 8, 4),  # LoRA on every linear layer over frozen bf16 weights
+class EagerBytes(NamedTuple):
+    """Bytes per token one Llama-family layer of Hugging Face's code keeps, per element of:
+    each norm's width (``norm``: per h, and per q + kv for q/k norms), the linear layers'
+    inputs (``inputs``: per h), q, kv, the MLP width and the heads."""
+
+    norm: int
+    inputs: int
+    q: int
+    kv: int
+    mlp: int
+    head: int
+
+
+#: What one Llama-family layer of Hugging Face's modeling code (RMSNorm, q/k/v, SDPA, a gated
+#: MLP) leaves for the backward pass, by how its weights are held. Read from autograd's saved
+#: tensors (``benchmarks/saved_activations.py``: transformers 5.17, torch 2.13, peft 0.21) on
+#: TinyLlama-1.1B, Llama-2-7B and Qwen2.5-7B (to the byte), Gemma 1, 2 and 3 (within 0.4 %:
+#: four norms a layer, q/k norms). Each RMSNorm keeps its fp32 input (4 bytes an element),
+#: its fp32 rsqrt (4 bytes a token) and, when its weight trains, its normalised input (4 more
+#: under autocast, 2 in bf16); under autocast an fp32 model's activations are fp32 between
+#: the matmuls and each linear layer keeps its own bf16 cast of its input (q, k and v three,
+#: gate and up two: 10·h); SDPA keeps q, k, v, its output and a log-sum-exp (4 bytes a head);
+#: the MLP its gate, activation and up outputs and the down projection's input; PEFT's LoRA
+#: bf16 copies of its adapted layers' inputs. docs/estimation.md, "What autograd saves".
+EAGER_LLAMA_BYTES: dict[str, EagerBytes] = {
+    "autocast": EagerBytes(norm=8, inputs=10, q=4, kv=4, mlp=8, head=4),  # fp32 weights
+    "bf16": EagerBytes(norm=6, inputs=4, q=4, kv=4, mlp=8, head=4),  # bf16 weights
+    "adapters": EagerBytes(norm=4, inputs=8, q=8, kv=4, mlp=8, head=4),  # LoRA, frozen bf16
 }
 #: LoRA's rank-r activations per adapted linear layer (its B projection's input, bf16) and
 #: the adapted layers of a Llama-family layer (q, k, v, o, gate, up, down).
@@ -252,8 +267,9 @@ RSQRT_BYTES = 4  # an RMSNorm's fp32 1/rms per token
 
 
 def _eager_llama(shape: ModelShape) -> bool:
-    """Whether Hugging Face's code for ``shape`` is the Llama family's, as measured: RMSNorm,
-    a gated MLP, dense (no experts, no latent attention). Models that fuse q/k/v or gate/up
+    """Whether Hugging Face's code for ``shape`` is the Llama family's, as measured: RMSNorm
+    (two a layer, or Gemma's four; q/k norms), a gated MLP, dense (no experts, no latent
+    attention). Models that fuse q/k/v or gate/up
     into one matmul (Baichuan, InternLM2, ChatGLM, Phi-3) make fewer bf16 casts under autocast
     (4·h and 2·h fewer): counted as the Llama family, a little over."""
     return shape.gated_mlp and not (shape.layer_norm or shape.is_moe or shape.mla)
@@ -266,13 +282,16 @@ def _eager_llama_bytes_per_token_layer(
     weights under autocast (``autocast``) or bf16 weights; in fp32 (no autocast) twice the
     bf16 figures, every saved tensor at 4 bytes (not measured)."""
     regime = "adapters" if setup.adapters else "autocast" if autocast else "bf16"
-    per_h, per_q, per_kv, per_i, per_head = EAGER_LLAMA_BYTES[regime]
-    width = shape.active_mlp_width
-    saved = per_h * shape.hidden + per_q * shape.q_dim + per_kv * shape.kv_dim + per_i * width
-    saved += per_head * shape.heads + RSQRT_BYTES * shape.norms_per_layer
+    kept = EAGER_LLAMA_BYTES[regime]
+    norms = shape.norms_per_layer
+    saved = float((norms * kept.norm + kept.inputs) * shape.hidden + kept.q * shape.q_dim)
+    saved += kept.kv * shape.kv_dim + kept.mlp * shape.active_mlp_width + kept.head * shape.heads
+    saved += RSQRT_BYTES * norms
+    if shape.qk_norm:  # q and k normalised per head, in fp32 as the layer's norms
+        saved += kept.norm * (shape.q_dim + shape.kv_dim)
     if setup.adapters:
         saved += LORA_BYTES_PER_RANK * LLAMA_LINEAR_LAYERS * setup.lora_rank
-    return float(saved) * (2 if setup.precision == "fp32" else 1)
+    return saved * (2 if setup.precision == "fp32" else 1)
 
 
 def _autocast(setup: TrainingSetup, sharded: bool) -> bool:

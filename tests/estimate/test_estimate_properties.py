@@ -17,10 +17,8 @@ from hypothesis import strategies as st
 from comparator.estimate.estimator import Estimate, EstimateRequest
 from comparator.estimate.estimator import estimate as _estimate
 from comparator.estimate.memory import (
-    EAGER_LLAMA_BYTES,
-    LLAMA_LINEAR_LAYERS,
-    LORA_BYTES_PER_RANK,
     _eager_llama,
+    _eager_llama_bytes_per_token_layer,
     fits_gib,
     memory_inputs,
     total_gib,
@@ -133,11 +131,11 @@ def _adapter_inputs(lora: Estimate) -> float:
     shape, setup = lora.solution.shape, lora.solution.setup
     if not (setup.stack.eager_activations and _eager_llama(shape)):
         return 0.0
-    adapters, bf16 = EAGER_LLAMA_BYTES["adapters"], EAGER_LLAMA_BYTES["bf16"]
-    per_q = adapters[1] - bf16[1]
-    per_token = per_q * shape.q_dim + LORA_BYTES_PER_RANK * LLAMA_LINEAR_LAYERS * setup.lora_rank
-    tokens = setup.seq_len * setup.micro_batch
-    return (2 if setup.precision == "fp32" else 1) * per_token * tokens * shape.layers
+    full = replace(setup, request=replace(setup.request, method="full"))
+    extra = _eager_llama_bytes_per_token_layer(
+        shape, setup, False
+    ) - _eager_llama_bytes_per_token_layer(shape, full, False)
+    return max(extra, 0.0) * setup.seq_len * setup.micro_batch * shape.layers
 
 
 @settings(max_examples=300, deadline=None)
