@@ -11,7 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Column, Index, Table, Text, UniqueConstraint
+from sqlalchemy import Column, Index, Table, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from comparator.catalog.dbtypes import AwareDateTime, ExactDecimal
@@ -33,7 +33,22 @@ __all__ = [
 ]
 
 
+#: The providers that state a discount, by id: a quote reads them for every job (a scan of
+#: 10,000 providers' rows, profiles and all, took 4 ms on SQLite and 6.5 ms on PostgreSQL;
+#: most providers state none). docs/planner-pruning.md, "Ninth round".
+STATED_DISCOUNT = text("discount IS NOT NULL")
+
+
 class Provider(SQLModel, table=True):
+    __table_args__ = (
+        Index(
+            "ix_provider_discount",
+            "id",
+            sqlite_where=STATED_DISCOUNT,
+            postgresql_where=STATED_DISCOUNT,
+        ),
+    )
+
     id: str = Field(primary_key=True, max_length=64)
     name: str
     legal_name: str = ""
