@@ -388,10 +388,10 @@ class CatalogGroups:
         counts them: :meth:`_apart`). On SQLite, where there is nothing of rule 8's to count
         here, one index-only scan without a ``GROUP BY`` (:meth:`_rules_in_places`)."""
         why = None if self._apart(wanted) else unfit_kind_column(wanted)
-        if self.engine.dialect.name == "sqlite" and why is None:  # one index-only scan
-            if not wanted.by_place:
-                return OfferCensus(self.rules(wanted), 0, {})
+        if why is None and wanted.by_place:  # one scan of plain aggregates, no GROUP BY
             return self._rules_in_places(wanted)
+        if self.engine.dialect.name == "sqlite" and why is None:  # one index-only scan
+            return OfferCensus(self.rules(wanted), 0, {})
         places = wanted
         job: ColumnElement[bool] = true()
         if places.by_place and places.by_offer:  # the places' other offers: counted only
@@ -414,18 +414,22 @@ class CatalogGroups:
         return OfferCensus(sorted(rules), in_places if wanted.by_place else 0, unfit)
 
     def _rules_in_places(self, wanted: OfferFilter) -> OfferCensus:
-        """The census of a job that names places, on SQLite, in one index-only scan of the
-        places' offers: their count, and the distinct rules of the hourly ones ``wanted``
-        keeps as plain aggregates (the two scans it replaces took 14 + 17 ms at 1M offers,
-        this one 20 ms; a ``GROUP BY`` sorted every offer: docs/planner-pruning.md, "Ninth
+        """The census of a job that names places (with nothing of rule 8's to count) in one
+        scan of the places' offers: their count, and the distinct rules of the hourly ones
+        ``wanted`` keeps, as plain aggregates (at 1M offers: on SQLite 20 ms against 14 + 17
+        ms for two index-only scans, a ``GROUP BY`` sorted every offer; on PostgreSQL 23-27
+        ms against 37 ms for the hash ``GROUP BY``: docs/planner-pruning.md, "Ninth
         round")."""
         places = OfferFilter(provinces=wanted.provinces, cities=wanted.cities)
         hourly = and_(offer_condition(wanted), OFFER.c.billing.in_(HOURLY_MODES))
-        rules = func.json_group_array(distinct(case((hourly, OFFER.c.time_of_use))))
+        rule = distinct(case((hourly, OFFER.c.time_of_use)))
+        sqlite = self.engine.dialect.name == "sqlite"
+        rules = func.json_group_array(rule) if sqlite else func.array_agg(rule)
         query = current_query(places, columns=(rules, func.count()))
         with self.engine.connect() as conn:
             found, offers = conn.execute(query).one()
-        listed = sorted({str(r) for r in json.loads(found) if r is not None})
+        values = json.loads(found) if sqlite else found or []
+        listed = sorted({str(r) for r in values if r is not None})
         return OfferCensus(listed, int(offers), {})
 
     def read(self, wanted: OfferFilter, groups: Sequence[GroupSummary]) -> list[OfferView]:
