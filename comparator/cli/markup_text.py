@@ -53,8 +53,11 @@ def _follows(name: str, opened: list[str]) -> bool:
         opened.append(Style.normalize(name))
         return True
     closing = name[1:].strip()
-    if not closing:
-        return bool(opened) and bool([opened.pop()])
+    if not closing:  # [/] closes the last tag opened
+        if not opened:
+            return False
+        opened.pop()
+        return True
     wanted = Style.normalize(closing)
     for index in range(len(opened) - 1, -1, -1):
         if opened[index] == wanted:
