@@ -11,27 +11,14 @@ stored profiles without parsing anything else of them.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import pickle
-import shutil
-import signal
-import tempfile
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
-    Column,
     Connection,
     Engine,
-    Float,
-    Integer,
-    MetaData,
     Select,
-    String,
-    Table,
     and_,
     case,
     func,
@@ -39,11 +26,20 @@ from sqlalchemy import (
     select,
     tuple_,
 )
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.base import Executable
-from sqlalchemy.sql.elements import ClauseElement, ColumnElement
+from sqlalchemy.sql.elements import ColumnElement
 
-from comparator.catalog.db import analytic_session, hash_aggregates, lock_timeout_s, make_engine
+from comparator.catalog import group_halves
+from comparator.catalog.db import analytic_session, hash_aggregates
+from comparator.catalog.group_table import (
+    GROUPS,
+    SHAPES,
+    CreateTableAs,
+    G,
+    S,
+    Tally,
+    tally_of,
+    tally_rows,
+)
 from comparator.catalog.queries import PROVIDER
 from comparator.domain.offer_filter import GroupSummary
 from comparator.domain.offer_source import GroupShape, OrderedGroup, ShapeId, ShapeOrder
@@ -55,67 +51,10 @@ FIRST_PAGE = 1024
 PART_CHUNK = 200  # machines per IN list
 NO_LINK = "\x1f"  # a stand-in for NULL links (the join tests them exactly too)
 
-_META = MetaData()
-GROUPS = Table(
-    "suanli_job_groups",
-    _META,
-    Column("provider", String),
-    Column("region", String),
-    Column("gpu", String),
-    Column("node_cards", Integer),
-    Column("interconnect", String),
-    Column("network", String),
-    Column("offers", Integer),
-    Column("first_id", Integer),
-    Column("least", Float),
-    Column("most", Float),
-    Column("trial", Integer),
-    Column("rule_least", String),  # rule 7's (NULL unless the job may not pause)
-    Column("rule_greatest", String),
-    Column("least_hourly", Float),
-    Column("least_minimum", Float),
-    Column("least_contract", Float),
-    Column("unfit", Integer),  # 0, or 1 + the index of why rule 8 leaves the row's offers out
-    prefixes=["TEMPORARY"],
-)
-SHAPES = Table(
-    "suanli_job_shapes",
-    _META,
-    Column("gpu", String),
-    Column("node_cards", Integer),
-    Column("interconnect", String),
-    Column("network", String),
-    Column("link", String),
-    Column("stage", Integer),
-    Column("card_hours", Float),
-    prefixes=["TEMPORARY"],
-)
-G, S = GROUPS.c, SHAPES.c
-
 
 MACHINES = (
     "CREATE INDEX suanli_job_machines ON suanli_job_groups (provider, region, gpu, node_cards)"
 )
-# (unfit, GPU, node size, interconnect, network, offers, most trial hours, groups)
-Tally = tuple[int, str, int, str | None, str | None, int, int, int]
-
-
-def _tally(table: Table) -> Select[Any]:
-    """The groups of ``table`` (:data:`GROUPS`' columns) per rule 8's why and shape: its
-    counts of unfit offers and its shapes in one small scan, run on each half where it is
-    built (at 1M offers the shapes and the counts took 20 + 4 ms after the build, one core
-    idle; docs/planner-pruning.md, "Ninth round")."""
-    c = table.c
-    keys = (c.unfit, c.gpu, c.node_cards, c.interconnect, c.network)
-    return select(*keys, func.sum(c.offers), func.max(c.trial), func.count()).group_by(*keys)
-
-
-def _tally_rows(rows: Iterable[Any]) -> list[Tally]:
-    """:func:`_tally`'s rows as plain tuples (pickled by the child process, merged after)."""
-    return [
-        (int(r[0]), str(r[1]), int(r[2]), r[3], r[4], int(r[5]), int(r[6] or 0), int(r[7]))
-        for r in rows
-    ]
 
 
 def _shapes_of(tally: Iterable[Tally]) -> list[GroupShape]:
@@ -149,8 +88,9 @@ class SqlGroupStream:
         counted: Mapping[str, int] | None = None,
         halves: tuple[Select[Any], Select[Any]] | None = None,
     ) -> None:
-        """``halves``: ``query`` as two queries of disjoint groups (SQLite: the table is built
-        from both at once, one on a thread of its own: :func:`_build_halves`)."""
+        """``halves``: ``query`` as two queries of disjoint groups, built at once: on SQLite
+        the second by a child process (:func:`~comparator.catalog.group_halves.build_halves`), on PostgreSQL on a
+        second connection (:func:`~comparator.catalog.group_halves.copied_halves`)."""
         self.conn: Connection = engine.connect()
         self.known: list[GroupShape] | None = None
         self.indexed = False  # MACHINES built (only where parts are read by machine)
@@ -162,12 +102,14 @@ class SqlGroupStream:
             SHAPES.create(self.conn)
             if halves is not None:
                 first, second = _labelled(halves[0]), _labelled(halves[1])
-                tally = _build_halves(engine, self.conn, first, second)
+                postgres = engine.dialect.name == "postgresql"
+                build = group_halves.copied_halves if postgres else group_halves.build_halves
+                tally = build(engine, self.conn, first, second)
             else:
                 hash_aggregates(self.conn)  # the join's estimate is far too low (PostgreSQL)
-                self.conn.execute(CreateTableAs(GROUPS.name, _labelled(query)))  # in parallel (PG)
+                self.conn.execute(CreateTableAs(GROUPS.name, _labelled(query)))
                 hash_aggregates(self.conn, on=False)
-                tally = _tally_rows(self.conn.execute(_tally(GROUPS)))
+                tally = tally_rows(self.conn.execute(tally_of(GROUPS)))
             self.known = _shapes_of(tally)
             if apart is not None:  # rule 8's kinds, grouped apart by 1 + the kind's index
                 self._count_unfit(apart, tally)
@@ -275,17 +217,17 @@ class SqlGroupStream:
         return [summary_of_row(r) for r in self.conn.execute(query)]
 
     def close(self) -> None:
-        """Give the connection back without the temporary tables: on PostgreSQL dropped; on
-        SQLite the connection is closed instead, which discards them at once (dropping the
-        LoRA job's 180,000 groups on the other shape freed them page by page: 44 ms)."""
+        """Give the connection back without the temporary tables: on PostgreSQL rolled back
+        (they were made in its one transaction, never committed; a failed statement leaves
+        nothing else to do there); on SQLite the connection is closed instead, which discards
+        them at once (dropping the LoRA job's 180,000 groups on the other shape freed them
+        page by page: 44 ms)."""
         if self.conn.closed:
             return
         try:
             if self.conn.dialect.name == "sqlite":
                 self.conn.invalidate()  # the pool opens a new one when next asked
                 return
-            for table in (SHAPES, GROUPS):
-                table.drop(self.conn, checkfirst=True)
             self.conn.rollback()
         finally:
             self.conn.close()
@@ -296,139 +238,6 @@ def _labelled(query: Select[Any]) -> Select[Any]:
     return query.with_only_columns(
         *(c.label(t.name) for c, t in zip(query.selected_columns, G, strict=True))
     )
-
-
-PART_SCHEMA = "suanli_part"  # the second half's database, attached while it is built and read
-
-
-class _Half:
-    """The second half of the group table, built by a child process (``fork``) into a
-    database file of its own (a temporary table is its connection's only). A process, not a
-    thread: two of SQLite's threads in one process contend for its global mutexes (the two
-    halves on two threads took 1.46-1.52 s and 1.9-2.6 CPU s, one after the other 1.46-1.61 s,
-    in two processes 0.82-0.84 s). The child's tally of its half, or its error, comes back
-    pickled through a pipe."""
-
-    def __init__(self, engine: Engine, query: Select[Any], path: Path) -> None:
-        self.url = engine.url.render_as_string(hide_password=False)
-        self.timeout_s = lock_timeout_s(engine)
-        self.query, self.path = query, path
-        self.pid = 0
-        self.pipe = -1
-
-    def start(self) -> None:
-        reading, writing = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: builds its half, reports, and leaves at once
-            os.close(reading)
-            code = 0
-            try:
-                _send(writing, self._build())
-            except BaseException as exc:
-                code = 1
-                _send(writing, exc)
-            finally:
-                os._exit(code)
-        os.close(writing)
-        self.pid, self.pipe = pid, reading
-
-    def _build(self) -> list[Tally]:
-        engine = make_engine(self.url, self.timeout_s)
-        with engine.connect() as conn:
-            raw: Any = conn.connection.dbapi_connection
-            _attach(raw, self.path)
-            raw.execute(f"PRAGMA {PART_SCHEMA}.journal_mode = OFF")
-            raw.execute(f"PRAGMA {PART_SCHEMA}.synchronous = OFF")
-            conn.execute(CreateTableAs(GROUPS.name, self.query, schema=PART_SCHEMA))
-            conn.commit()
-            part = GROUPS.to_metadata(MetaData(), schema=PART_SCHEMA)
-            return _tally_rows(conn.execute(_tally(part)))
-
-    def stop(self) -> None:
-        """End the child (the caller failed)."""
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGTERM)
-
-    def finish(self) -> list[Tally]:
-        """Wait for the child: the tally of its half, once written; its error raised."""
-        with os.fdopen(self.pipe, "rb") as pipe:
-            sent = pipe.read()
-        _, status = os.waitpid(self.pid, 0)
-        found: list[Tally] | BaseException | None = pickle.loads(sent) if sent else None
-        if isinstance(found, BaseException):
-            raise found
-        if status != 0 or found is None:
-            raise RuntimeError(f"the group table's second half failed (status {status})")
-        return found
-
-
-def _send(pipe: int, found: list[Tally] | BaseException) -> None:
-    """``found`` pickled into ``pipe`` (an error's text in a RuntimeError if it does not
-    pickle)."""
-    try:
-        data = pickle.dumps(found)
-    except Exception:
-        data = pickle.dumps(RuntimeError(str(found)))
-    with os.fdopen(pipe, "wb") as out:
-        out.write(data)
-
-
-def _attach(raw: Any, path: Path) -> None:
-    raw.execute(f"ATTACH DATABASE ? AS {PART_SCHEMA}", (str(path),))
-
-
-def _build_halves(
-    engine: Engine, conn: Connection, first: Select[Any], second: Select[Any]
-) -> list[Tally]:
-    """The group table from two queries of disjoint groups at once (SQLite): the first into
-    the table on ``conn``, the second by a child process into a file, appended after (the
-    ``GROUP BY`` of the LoRA job on the other shape: 1.5-1.6 s on one core, 0.8-0.9 s on two,
-    docs/planner-pruning.md, "Sixth round"); the tallies of both halves, each taken where
-    it is built. The child's error is raised here; nothing of it is left running or on
-    disk."""
-    folder = Path(tempfile.mkdtemp(prefix="suanli-groups-"))
-    try:
-        half = _Half(engine, second, folder / "half.db")
-        half.start()
-        try:
-            conn.execute(CreateTableAs(GROUPS.name, first))
-            tally = _tally_rows(conn.execute(_tally(GROUPS)))
-        except BaseException:
-            half.stop()
-            with contextlib.suppress(Exception):  # the child's end: this error is the one
-                half.finish()
-            raise
-        tally += half.finish()
-        conn.commit()  # ATTACH needs no transaction open
-        raw: Any = conn.connection.dbapi_connection
-        _attach(raw, half.path)
-        try:
-            raw.execute(f"INSERT INTO temp.{GROUPS.name} SELECT * FROM {PART_SCHEMA}.{GROUPS.name}")
-        finally:
-            raw.execute(f"DETACH DATABASE {PART_SCHEMA}")
-        return tally
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-class CreateTableAs(Executable, ClauseElement):
-    """``CREATE TEMPORARY TABLE name AS query`` (or ``CREATE TABLE schema.name AS query``):
-    PostgreSQL plans parallel workers for it (not for ``INSERT … SELECT``); the columns are
-    the query's labels."""
-
-    inherit_cache = False
-
-    def __init__(self, name: str, query: Select[Any], schema: str | None = None) -> None:
-        self.name, self.query, self.schema = name, query, schema
-
-
-@compiles(CreateTableAs)
-def _create_table_as(element: CreateTableAs, compiler: Any, **kw: Any) -> str:
-    name = compiler.preparer.quote(element.name)
-    query = compiler.process(element.query, **kw)
-    if element.schema is not None:
-        return f"CREATE TABLE {compiler.preparer.quote(element.schema)}.{name} AS {query}"
-    return f"CREATE TEMPORARY TABLE {name} AS {query}"
 
 
 def _same_shape(dialect: str) -> ColumnElement[bool]:

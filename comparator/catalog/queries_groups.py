@@ -204,6 +204,15 @@ def _key_values(keys: Collection[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return sorted({(*k[:4], *(NO_LINK if v is None else v for v in k[4:])) for k in keys})
 
 
+def _may_split(dialect: str) -> bool:
+    """Whether the group table may be built in halves: on PostgreSQL on a second
+    connection; on SQLite by a child process, where ``fork`` is and this process runs no
+    other thread (a fork copies no other thread, only its locks)."""
+    if dialect == "postgresql":
+        return True
+    return dialect == "sqlite" and hasattr(os, "fork") and threading.active_count() == 1
+
+
 def a_core_idle() -> bool:
     """Whether the machine has a core to spare: the last minute's load average below the
     cores. The halves cost 0.25-0.5 CPU s more than the whole table (the fork's copied pages,
@@ -351,17 +360,13 @@ class CatalogGroups:
         return SqlGroupStream(self.engine, grouped(offers), apart, counted, halves=halves)
 
     def _halves(self, query: Select[Any]) -> tuple[Select[Any], Select[Any]] | None:
-        """On SQLite, ``query`` (offers of :func:`current_query`, to be grouped by groups of
-        one provider each) as two queries of the providers before the middle provider
-        and from it on, for a table built on both cores (:class:`SqlGroupStream`); None on
-        PostgreSQL (it plans parallel workers itself), where processes do not fork, when no
-        core is idle (:func:`a_core_idle`) and below :data:`SPLIT_PROVIDERS`."""
-        if (
-            self.engine.dialect.name != "sqlite"
-            or not hasattr(os, "fork")
-            or threading.active_count() > 1  # a fork copies no other thread, only its locks
-            or not a_core_idle()
-        ):
+        """``query`` (offers of :func:`current_query`, to be grouped by groups of one
+        provider each) as two queries of the providers before the middle provider and from
+        it on, for a table built on both cores (:class:`SqlGroupStream`; PostgreSQL plans no
+        parallel workers for the job's join, which it expects to give a few rows); None on
+        SQLite where processes do not fork, when no core is idle (:func:`a_core_idle`) and
+        below :data:`SPLIT_PROVIDERS`."""
+        if not (_may_split(self.engine.dialect.name) and a_core_idle()):
             return None
         with self.engine.connect() as conn:
             providers = int(conn.execute(select(func.count()).select_from(PROVIDER)).scalar_one())

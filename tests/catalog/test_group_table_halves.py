@@ -1,5 +1,6 @@
-"""SQLite's group table built in two halves, the second by a child process
-(docs/planner-pruning.md, "Sixth round: the quote's wall").
+"""The group table built in two halves: on SQLite the second by a child process
+(docs/planner-pruning.md, "Sixth round: the quote's wall"), on PostgreSQL on a second
+connection, copied in ("Tenth round").
 
 The quotes are those of the table built whole (the same ``--json`` output but the quote
 number); an error of the child reaches the user as the same error in the parent would; and
@@ -17,11 +18,13 @@ from typing import Any
 
 import pytest
 from sqlalchemy import literal_column
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, ProgrammingError
 
+import comparator.catalog.group_halves as group_halves
 import comparator.catalog.group_stream as group_stream
 import comparator.catalog.queries_groups as queries_groups
 from comparator.catalog.db import make_engine
+from comparator.catalog.group_table import GROUPS
 from comparator.catalog.queries_groups import CatalogGroups
 from comparator.domain.job import load_job
 from comparator.domain.offer_source import GroupPricing
@@ -92,14 +95,14 @@ def test_the_halves_hold_the_rows_of_the_whole_table(
     providers and rule 8's counts; the connection given back on close."""
     engine = make_engine(demo_db_url)
     source = CatalogGroups(engine)
-    built_halves = group_stream._build_halves
+    built_halves = group_halves.build_halves
     calls: list[int] = []
 
     def counted(*args: Any) -> list[Any]:
         calls.append(1)
         return built_halves(*args)
 
-    monkeypatch.setattr(group_stream, "_build_halves", counted)
+    monkeypatch.setattr(group_halves, "build_halves", counted)
     for name in JOBS:
         job = load_job(f"examples/{name}.toml")
         wanted = job_offer_filter(job)
@@ -109,7 +112,7 @@ def test_the_halves_hold_the_rows_of_the_whole_table(
             monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", split)
             stream = source.group_stream(wanted, pricing)
             try:
-                rows = stream.conn.execute(group_stream.GROUPS.select()).all()
+                rows = stream.conn.execute(GROUPS.select()).all()
                 by_provider: dict[str, list[Any]] = {}
                 for row in rows:
                     by_provider.setdefault(row[0], []).append(tuple(row))
@@ -144,7 +147,7 @@ def test_an_error_of_the_child_reaches_the_user_as_in_the_parent(
     monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
     monkeypatch.setattr(queries_groups, "a_core_idle", lambda: True)
     monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 2)
-    monkeypatch.setattr(group_stream._Half, "_build", _locked)  # in the child
+    monkeypatch.setattr(group_halves._Half, "_build", _locked)  # in the child
     code_halves, _, halves = _quote(capsys, demo_db_url, JOBS[0])
     assert code != 0 and "locked" in whole, whole
     assert (code_halves, halves) == (code, whole)
@@ -188,8 +191,102 @@ def test_a_busy_machine_builds_the_table_whole(monkeypatch: pytest.MonkeyPatch) 
     assert queries_groups.a_core_idle()
 
 
-def test_postgresql_builds_the_table_whole() -> None:
-    """PostgreSQL plans parallel workers itself: no halves there."""
-    engine = make_engine("postgresql+psycopg://nobody@127.0.0.1:1/none")
-    query = CatalogGroups(engine)._halves
-    assert query(None) is None  # type: ignore[arg-type]
+@pytest.fixture
+def pg_demo_url(
+    capsys: pytest.CaptureFixture[str], pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """The demo catalog on PostgreSQL, its group tables built in halves whatever the load."""
+    result = run_cli(capsys, pg_url, "init")
+    assert result.code == 0, result.err
+    monkeypatch.setattr(queries_groups, "a_core_idle", lambda: True)
+    return pg_url
+
+
+def _no_thread_left(engine: Any = None) -> None:
+    assert threading.active_count() == 1
+    if engine is not None:
+        assert engine.pool.checkedout() == 0
+
+
+@pytest.mark.slow
+def test_postgresql_quotes_from_halves_equal_quotes_from_the_whole_table(
+    capsys: pytest.CaptureFixture[str], pg_demo_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL builds the second half on a second connection and copies it in: the four
+    example jobs quote the same as from the table built whole."""
+    copied = group_halves.copied_halves
+    calls: list[int] = []
+
+    def counted(*args: Any) -> list[Any]:
+        calls.append(1)
+        return copied(*args)
+
+    monkeypatch.setattr(group_halves, "copied_halves", counted)
+    for job in JOBS:
+        monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 10**9)
+        whole = _quote(capsys, pg_demo_url, job)
+        monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 2)
+        halves = _quote(capsys, pg_demo_url, job)
+        assert whole[0] == 0, whole[2]
+        assert halves == whole, job
+        assert len(calls) == JOBS.index(job) + 1, "the second was built in halves"
+        _no_thread_left()
+
+
+@pytest.mark.slow
+def test_postgresql_halves_hold_the_rows_of_the_whole_table(
+    pg_demo_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Row for row, every value as the database gives it back (text, integers, floats to
+    the bit through COPY's text form), shapes, providers and rule 8's counts."""
+    engine = make_engine(pg_demo_url)
+    source = CatalogGroups(engine)
+    for name in JOBS:
+        job = load_job(f"examples/{name}.toml")
+        wanted = job_offer_filter(job)
+        pricing = group_pricing(source, job, wanted)
+        built = []
+        for split in (10**9, 2):
+            monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", split)
+            stream = source.group_stream(wanted, pricing)
+            try:
+                rows = sorted(stream.conn.execute(GROUPS.select()).all(), key=repr)
+                built.append((rows, stream.shapes(), stream.providers(), stream.unfit()))
+            finally:
+                stream.close()
+        assert built[0] == built[1], name
+        assert len(built[0][2]) >= 2, "both halves hold providers"
+        _no_thread_left(engine)
+    engine.dispose()
+
+
+def _broken(which: int) -> Any:
+    """``CatalogGroups._halves`` with half ``which`` reading a column that does not exist."""
+    halves = CatalogGroups._halves
+
+    def broken(self: CatalogGroups, query: Any) -> Any:
+        found = halves(self, query)
+        assert found is not None
+        wrong = found[which].where(literal_column("no_such_column") == 1)
+        return (wrong, found[1]) if which == 0 else (found[0], wrong)
+
+    return broken
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_postgresql_an_error_of_either_half_reaches_the_caller(
+    pg_demo_url: str, monkeypatch: pytest.MonkeyPatch, which: int
+) -> None:
+    """The first half's error (on the table's connection) or the second's (on the thread's)
+    is raised by ``group_stream``; the other half is waited for, and both connections are
+    given back."""
+    monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 2)
+    monkeypatch.setattr(CatalogGroups, "_halves", _broken(which))
+    engine = make_engine(pg_demo_url)
+    job = load_job(f"examples/{JOBS[0]}.toml")
+    wanted = job_offer_filter(job)
+    pricing = GroupPricing(job.currency, CONTEXT.fx, {}, most_runs(job), contract_runs(job))
+    with pytest.raises(ProgrammingError, match="no_such_column"):
+        CatalogGroups(engine).group_stream(wanted, pricing)
+    _no_thread_left(engine)
+    engine.dispose()
