@@ -39,6 +39,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from comparator.estimate.hf_activations import EAGER_ATTENTION_FAMILIES
+
 
 @dataclass
 class Saved:
@@ -95,11 +97,13 @@ def _saved(torch: Any, model: Any, tokens: Any) -> Saved:
 
 def _estimated(config_path: Path, args: argparse.Namespace) -> tuple[float, float]:
     """(one layer's bytes per token, the rest's bytes per token) as the estimator counts them
-    for ``--stack hf`` with FlashAttention (no scores) and no recomputation."""
+    for ``--stack hf`` and no recomputation: with FlashAttention (no scores), or with the
+    scores under ``--attention eager`` (and for models that have no other attention)."""
     from comparator.estimate.estimator import EstimateRequest
     from comparator.estimate.memory import (
         TrainingSetup,
         _activation_bytes_per_token_layer,
+        _score_bytes_per_token_layer,
         logits_bytes,
     )
     from comparator.estimate.shapes import resolve_model
@@ -113,10 +117,13 @@ def _estimated(config_path: Path, args: argparse.Namespace) -> tuple[float, floa
         stack="hf",
         cards=1,
         pure_bf16=args.method == "full" and args.weights == "bf16",
+        flash_attn=args.attention != "eager",
     )
     shape = resolve_model(str(config_path))
     setup = TrainingSetup(request, micro_batch=args.micro_batch)
-    layer = _activation_bytes_per_token_layer(shape, setup)
+    layer = _activation_bytes_per_token_layer(shape, setup) + _score_bytes_per_token_layer(
+        shape, setup
+    )
     tokens = args.seq * args.micro_batch
     return layer, 6 * shape.hidden + logits_bytes(shape, setup) / tokens
 
@@ -144,6 +151,8 @@ def main() -> None:
     for key in ("architectures", "_name_or_path", "torch_dtype", "dtype", "transformers_version"):
         raw.pop(key, None)
     kind = raw.pop("model_type")
+    if kind in EAGER_ATTENTION_FAMILIES:  # Hugging Face's code has no other attention
+        args.attention = "eager"
     torch.manual_seed(0)
     runs: dict[int, Saved] = {}
     for layers in (1, 2):

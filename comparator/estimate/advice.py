@@ -24,6 +24,7 @@ from typing import Any
 
 from comparator.errors import InputError, Msg
 from comparator.estimate.compute import MFU_TABLE, OFFLOAD_TIME_FACTOR, gpu_class
+from comparator.estimate.hf_activations import eager_attention_only
 from comparator.estimate.memory import GIB
 from comparator.estimate.parallel import recommend
 from comparator.estimate.request import EstimateRequest
@@ -139,7 +140,7 @@ def _setting_alternatives(request: EstimateRequest, solution: Solution) -> list[
             "flash_attn",
             {"flash_attn": True},
             Msg("turn on FlashAttention (no s² attention scores kept, and faster)"),
-            not request.flash_attn,
+            not request.flash_attn and not eager_attention_only(solution.shape, solution.setup),
         ),
         (
             "lora",

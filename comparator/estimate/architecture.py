@@ -63,7 +63,7 @@ class ModelShape:
     active_experts: int = 1
     head_dim: int | None = None  # None: hidden // heads
     gated_mlp: bool = True  # SwiGLU/GeGLU (gate, up, down) vs GELU (fc1, fc2)
-    unfused_gelu: bool = False  # gelu_new / gelu_fast: Hugging Face's tanh formula in Python
+    unfused_gelu: str = ""  # gelu_new | gelu_fast: Hugging Face's tanh formula in Python
     qkv_bias: bool = False
     linear_bias: bool = False  # every linear has a bias (GPT-2, BLOOM)
     layer_norm: bool = False  # LayerNorm with bias instead of RMSNorm

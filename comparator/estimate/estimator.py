@@ -25,6 +25,7 @@ from comparator.errors import Msg
 from comparator.estimate.advice import Advice, advise, rules_of_thumb, why_not
 from comparator.estimate.architecture import ModelShape
 from comparator.estimate.compute import MFU_TABLE
+from comparator.estimate.hf_activations import eager_attention_only
 from comparator.estimate.job_request import request_from_job
 from comparator.estimate.memory import (
     COMM_BUCKET_GIB,
@@ -335,6 +336,18 @@ def _shape_notes(shape: ModelShape) -> list[Note]:
     return notes
 
 
+def _attention_notes(s: Solution) -> list[Note]:
+    """BLOOM's and MPT's Hugging Face code has only its own eager attention."""
+    if not eager_attention_only(s.shape, s.setup):
+        return []
+    text = Msg(
+        "Hugging Face's {family} code has no SDPA or FlashAttention: every layer keeps its "
+        "attention scores (heads × sequence² per micro-batch), whatever flash_attn says",
+        family=s.shape.family,
+    )
+    return [Note("eager_attention", text, {"family": s.shape.family})]
+
+
 def _placement_notes(s: Solution) -> list[Note]:
     notes = []
     if s.needs_rdma and s.fits:
@@ -406,7 +419,7 @@ def _link_notes(s: Solution) -> list[Note]:
 
 
 def _notes(s: Solution) -> tuple[Note, ...]:
-    notes = _shape_notes(s.shape) + _placement_notes(s) + _link_notes(s)
+    notes = _shape_notes(s.shape) + _attention_notes(s) + _placement_notes(s) + _link_notes(s)
     notes += [Note(code, text, params) for code, text, params in utilisation_notes(s)]
     if s.total_tokens == 0:
         notes.append(

@@ -280,7 +280,7 @@ def _llama_style(read: Reader, name: str, model_type: str) -> ModelShape:
         tied_embeddings=_tied(read, model_type),
         head_dim=read.optional("head_dim", 0) or None,
         gated_mlp=not gelu,
-        unfused_gelu=gelu and unfused_gelu(read, model_type),
+        unfused_gelu=unfused_gelu(read, model_type) if gelu else "",
         qkv_bias=read.flag("attention_bias", model_type in _QKV_BIAS_TYPES),
         linear_bias=gelu and read.flag("use_bias", True),
         layer_norm=gelu or model_type in ("phi3small", "phimoe"),

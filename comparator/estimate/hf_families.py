@@ -128,13 +128,13 @@ _UNFUSED_GELU = frozenset({"gelu_new", "gelu_fast"})
 _UNFUSED_BY_DEFAULT = frozenset({"gpt2", "phi", "gptj"})
 
 
-def unfused_gelu(read: Reader, model_type: str) -> bool:
-    """Whether the model runs one of ``_UNFUSED_GELU`` (the file's, or its config class's
-    default)."""
+def unfused_gelu(read: Reader, model_type: str) -> str:
+    """Which of ``_UNFUSED_GELU`` the model runs (the file's, or its config class's
+    default), or ""."""
     activation = read.raw("hidden_act") or read.raw("activation_function")
     if activation is None:
-        return model_type in _UNFUSED_BY_DEFAULT
-    return isinstance(activation, str) and activation in _UNFUSED_GELU
+        return "gelu_new" if model_type in _UNFUSED_BY_DEFAULT else ""
+    return activation if isinstance(activation, str) and activation in _UNFUSED_GELU else ""
 
 
 def gptj(read: Reader, name: str) -> ModelShape:

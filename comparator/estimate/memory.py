@@ -24,9 +24,11 @@ dropout off as in LLM fine-tuning):
 * two norms, each keeping an fp32 copy of its input and its 16-bit output: 12·h bytes;
 * Q and the attention output 2·q_dim each, K and V 2·kv_dim each: 4·q_dim + 4·kv_dim;
 * MLP: SwiGLU keeps gate, up, SiLU(gate) and their product, 8·I per active expert;
-  a GELU MLP keeps fc1's output and the GELU output, 4·I, and 6·I more when a stack runs
-  Hugging Face's unfused tanh GELU (``gelu_new``, ``gelu_fast``) as written;
-* without FlashAttention the attention scores add 5·a·s (softmax, mask, dropout output).
+  a GELU MLP keeps fc1's output and the GELU output, 4·I, and 6·I (``gelu_new``) or 12·I
+  (``gelu_fast``) more when a stack runs Hugging Face's unfused tanh GELU as written;
+* without FlashAttention the attention scores add 5·a·s (softmax, mask, dropout output);
+  Hugging Face's BLOOM and MPT have no attention but their own eager one, which keeps 6·a·s
+  under the stacks that run that code, whatever ``flash_attn`` says.
 
 fp32 training doubles these. Full recomputation (gradient checkpointing) keeps only each
 layer's input (2·h per token) plus one layer's full activations during its backward pass;
@@ -46,9 +48,15 @@ the headroom is for.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from comparator.estimate.architecture import ModelShape
+from comparator.estimate.hf_activations import (
+    EAGER_SCORE_BYTES,
+    UNFUSED_GELU_BYTES,
+    eager_attention_only,
+    eager_llama,
+    eager_llama_bytes_per_token_layer,
+)
 from comparator.estimate.request import EstimateRequest
 from comparator.estimate.stacks import Stack, stack_of
 
@@ -62,11 +70,6 @@ NF4_BYTES_PER_PARAM = (4 + 0.127) / 8
 #: contexts for Hugging Face + FlashAttention-2 (Llama 3.1 8B QLoRA, 12–80 GB cards) grow by
 #: ≈2.47 MB per token, which leaves ≈16 bytes per logit value beside the activations.
 LOGITS_BYTES_PER_VALUE = 16
-#: Bytes per token and MLP width that Hugging Face's unfused tanh GELU (gelu_new, gelu_fast)
-#: keeps beyond a fused GELU's 4: autograd saves three more 16-bit tensors of the formula
-#: (tanh's output, 1 + tanh, 0.5·x). On a lent H200 phi-2's full fine-tuning peaked 24.7 GiB
-#: above the estimate without them, 15 GiB of it this term (docs/estimation.md).
-UNFUSED_GELU_BYTES = 6
 #: The bf16 logits a chunked loss still materialises (torchtune's chunked output).
 CHUNKED_LOGITS_BYTES_PER_VALUE = 2
 
@@ -230,70 +233,6 @@ def _rounded_parts(detail: tuple[float, ...]) -> tuple[float, float, float, floa
     )
 
 
-class EagerBytes(NamedTuple):
-    """Bytes per token one Llama-family layer of Hugging Face's code keeps, per element of:
-    each norm's width (``norm``: per h, and per q + kv for q/k norms), the linear layers'
-    inputs (``inputs``: per h), q, kv, the MLP width and the heads."""
-
-    norm: int
-    inputs: int
-    q: int
-    kv: int
-    mlp: int
-    head: int
-
-
-#: What one Llama-family layer of Hugging Face's modeling code (RMSNorm, q/k/v, SDPA, a gated
-#: MLP) leaves for the backward pass, by how its weights are held. Read from autograd's saved
-#: tensors (``benchmarks/saved_activations.py``: transformers 5.17, torch 2.13, peft 0.21) on
-#: TinyLlama-1.1B, Llama-2-7B and Qwen2.5-7B (to the byte), Gemma 1, 2 and 3 (within 0.4 %:
-#: four norms a layer, q/k norms). Each RMSNorm keeps its fp32 input (4 bytes an element),
-#: its fp32 rsqrt (4 bytes a token) and, when its weight trains, its normalised input (4 more
-#: under autocast, 2 in bf16); under autocast an fp32 model's activations are fp32 between
-#: the matmuls and each linear layer keeps its own bf16 cast of its input (q, k and v three,
-#: gate and up two: 10·h); SDPA keeps q, k, v, its output and a log-sum-exp (4 bytes a head);
-#: the MLP its gate, activation and up outputs and the down projection's input; PEFT's LoRA
-#: bf16 copies of its adapted layers' inputs. docs/estimation.md, "What autograd saves".
-EAGER_LLAMA_BYTES: dict[str, EagerBytes] = {
-    "autocast": EagerBytes(norm=8, inputs=10, q=4, kv=4, mlp=8, head=4),  # fp32 weights
-    "bf16": EagerBytes(norm=6, inputs=4, q=4, kv=4, mlp=8, head=4),  # bf16 weights
-    "adapters": EagerBytes(norm=4, inputs=8, q=8, kv=4, mlp=8, head=4),  # LoRA, frozen bf16
-}
-#: LoRA's rank-r activations per adapted linear layer (its B projection's input, bf16) and
-#: the adapted layers of a Llama-family layer (q, k, v, o, gate, up, down).
-LORA_BYTES_PER_RANK = 2
-LLAMA_LINEAR_LAYERS = 7
-RSQRT_BYTES = 4  # an RMSNorm's fp32 1/rms per token
-
-
-def _eager_llama(shape: ModelShape) -> bool:
-    """Whether Hugging Face's code for ``shape`` is the Llama family's, as measured: RMSNorm
-    (two a layer, or Gemma's four; q/k norms), a gated MLP, dense (no experts, no latent
-    attention). Models that fuse q/k/v or gate/up
-    into one matmul (Baichuan, InternLM2, ChatGLM, Phi-3) make fewer bf16 casts under autocast
-    (4·h and 2·h fewer): counted as the Llama family, a little over."""
-    return shape.gated_mlp and not (shape.layer_norm or shape.is_moe or shape.mla)
-
-
-def _eager_llama_bytes_per_token_layer(
-    shape: ModelShape, setup: TrainingSetup, autocast: bool
-) -> float:
-    """:data:`EAGER_LLAMA_BYTES` for the setup: adapters, or full fine-tuning with fp32
-    weights under autocast (``autocast``) or bf16 weights; in fp32 (no autocast) twice the
-    bf16 figures, every saved tensor at 4 bytes (not measured)."""
-    regime = "adapters" if setup.adapters else "autocast" if autocast else "bf16"
-    kept = EAGER_LLAMA_BYTES[regime]
-    norms = shape.norms_per_layer
-    saved = float((norms * kept.norm + kept.inputs) * shape.hidden + kept.q * shape.q_dim)
-    saved += kept.kv * shape.kv_dim + kept.mlp * shape.active_mlp_width + kept.head * shape.heads
-    saved += RSQRT_BYTES * norms
-    if shape.qk_norm:  # q and k normalised per head, in fp32 as the layer's norms
-        saved += kept.norm * (shape.q_dim + shape.kv_dim)
-    if setup.adapters:
-        saved += LORA_BYTES_PER_RANK * LLAMA_LINEAR_LAYERS * setup.lora_rank
-    return saved * (2 if setup.precision == "fp32" else 1)
-
-
 def _autocast(setup: TrainingSetup, sharded: bool) -> bool:
     """Whether full fine-tuning holds fp32 weights under bf16 autocast: Hugging Face's mixed
     precision on one card or plain DDP; under a ZeRO stage its runs go through DeepSpeed,
@@ -307,19 +246,23 @@ def _activation_bytes_per_token_layer(
 ) -> float:
     """One layer's saved activations per token, without the attention scores (``sharded``:
     under a ZeRO stage)."""
-    if setup.stack.eager_activations and _eager_llama(shape):
-        return _eager_llama_bytes_per_token_layer(shape, setup, _autocast(setup, sharded))
+    if setup.stack.eager_activations and eager_llama(shape):
+        return eager_llama_bytes_per_token_layer(shape, setup, _autocast(setup, sharded))
     norms = 12 * shape.hidden
     attention = 4 * shape.q_dim + 4 * shape.kv_dim
     mlp = (8 if shape.gated_mlp else 4) * shape.active_mlp_width
     if shape.unfused_gelu and setup.stack.eager_activations:
-        mlp += UNFUSED_GELU_BYTES * shape.active_mlp_width
+        mlp += UNFUSED_GELU_BYTES[shape.unfused_gelu] * shape.active_mlp_width
     scale = 2 if setup.precision == "fp32" else 1
     return scale * (norms + attention + mlp)
 
 
 def _score_bytes_per_token_layer(shape: ModelShape, setup: TrainingSetup) -> float:
-    """Softmax input and output and the mask per token and layer (none with FlashAttention)."""
+    """Softmax input and output and the mask per token and layer (none with FlashAttention);
+    a model that has only eager attention keeps :data:`EAGER_SCORE_BYTES` a score."""
+    if eager_attention_only(shape, setup):
+        per_score = EAGER_SCORE_BYTES["fp32" if setup.precision == "fp32" else "16-bit"]
+        return float(per_score * shape.heads * setup.seq_len)
     scale = 2 if setup.precision == "fp32" else 1
     return 0.0 if setup.flash_attn else float(scale * 5 * shape.heads * setup.seq_len)
 

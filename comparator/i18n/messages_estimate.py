@@ -100,6 +100,11 @@ ESTIMATE_ZH: dict[str, str] = {
         "仅给出规模，结构为推断值（Llama 风格）：{layers} 层，隐藏维 {hidden}，{heads} 个注意力头，"
         "词表 {vocab}"
     ),
+    "Hugging Face's {family} code has no SDPA or FlashAttention: every layer keeps its "
+    "attention scores (heads × sequence² per micro-batch), whatever flash_attn says": (
+        "Hugging Face 的 {family} 实现没有 SDPA 或 FlashAttention：每层都保留注意力分数"
+        "（每个微批次 注意力头数 × 序列长度²），与 flash_attn 的设置无关"
+    ),
     "mixture of experts: memory counts all {experts} experts, FLOPs the "
     "{active_experts} active ones": (
         "MoE：显存按全部 {experts} 个专家计，FLOPs 按激活的 {active_experts} 个专家计"

@@ -16,9 +16,8 @@ from hypothesis import strategies as st
 
 from comparator.estimate.estimator import Estimate, EstimateRequest
 from comparator.estimate.estimator import estimate as _estimate
+from comparator.estimate.hf_activations import eager_llama, eager_llama_bytes_per_token_layer
 from comparator.estimate.memory import (
-    _eager_llama,
-    _eager_llama_bytes_per_token_layer,
     fits_gib,
     memory_inputs,
     total_gib,
@@ -129,12 +128,12 @@ def _adapter_inputs(lora: Estimate) -> float:
     to store per parameter and long micro-batches, LoRA may then need more than full
     fine-tuning does."""
     shape, setup = lora.solution.shape, lora.solution.setup
-    if not (setup.stack.eager_activations and _eager_llama(shape)):
+    if not (setup.stack.eager_activations and eager_llama(shape)):
         return 0.0
     full = replace(setup, request=replace(setup.request, method="full"))
-    extra = _eager_llama_bytes_per_token_layer(
+    extra = eager_llama_bytes_per_token_layer(
         shape, setup, False
-    ) - _eager_llama_bytes_per_token_layer(shape, full, False)
+    ) - eager_llama_bytes_per_token_layer(shape, full, False)
     return max(extra, 0.0) * setup.seq_len * setup.micro_batch * shape.layers
 
 
