@@ -18,6 +18,7 @@ from comparator.catalog.dbtypes import AwareDateTime, ExactDecimal
 from comparator.domain.offer_view import OfferView
 
 __all__ = [
+    "CurrentSnapshot",
     "DataCenterRow",
     "Lease",
     "Offer",
@@ -91,6 +92,17 @@ class PriceSnapshot(SQLModel, table=True):
     content_sha256: str = Field(max_length=64)
     fetched_at: datetime = Field(sa_type=AwareDateTime)
     offers: int = 0
+
+
+class CurrentSnapshot(SQLModel, table=True):
+    """Each provider's current snapshot: its newest (greatest id). Kept by the database
+    itself, a trigger on every insert into ``pricesnapshot`` (migration 0013), so that no
+    writer can forget it; readers find the current snapshots here instead of grouping every
+    snapshot ever stored (a year of weekly history at 10,000 providers: 520,000 rows grouped
+    for every query, 32 ms on SQLite and 71-95 ms on PostgreSQL; docs/import.md)."""
+
+    provider_id: str = Field(primary_key=True, max_length=64)
+    snapshot_id: int
 
 
 class OfferIn(SQLModel):

@@ -31,6 +31,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from comparator.catalog.db import write_transaction
 from comparator.catalog.models import (
+    CurrentSnapshot,
     DataCenterRow,
     Offer,
     OfferColumns,
@@ -57,6 +58,7 @@ from comparator.errors import CatalogError
 
 OFFER = table_of(Offer)
 SNAPSHOT = table_of(PriceSnapshot)
+CURRENT = table_of(CurrentSnapshot)
 DATACENTER = table_of(DataCenterRow)
 PROVIDER = table_of(Provider)
 OFFER_FIELDS: tuple[str, ...] = OfferColumns.FIELDS
@@ -284,17 +286,18 @@ def known_regions(engine: Engine) -> dict[str, dict[str, str]]:
 
 
 def current_snapshots(providers: Sequence[str] | None = None) -> Select[Any]:
-    """(provider id, current snapshot id) of every provider (or of ``providers``): its newest."""
-    query = select(SNAPSHOT.c.provider_id, func.max(SNAPSHOT.c.id).label("id"))
+    """(provider id, current snapshot id) of every provider (or of ``providers``): its newest,
+    as the database keeps it (:class:`~comparator.catalog.models.CurrentSnapshot`)."""
+    query = select(CURRENT.c.provider_id, CURRENT.c.snapshot_id.label("id"))
     if providers is not None:
-        query = query.where(SNAPSHOT.c.provider_id.in_(providers))
-    return query.group_by(SNAPSHOT.c.provider_id)
+        query = query.where(CURRENT.c.provider_id.in_(providers))
+    return query
 
 
 def current_snapshot_id(provider_id: str) -> ScalarSelect[int]:
     """The id of the provider's current snapshot, as a subquery."""
     return (
-        select(func.max(SNAPSHOT.c.id)).where(SNAPSHOT.c.provider_id == provider_id)
+        select(CURRENT.c.snapshot_id).where(CURRENT.c.provider_id == provider_id)
     ).scalar_subquery()
 
 

@@ -52,7 +52,7 @@ def test_upgrade_from_first_revision_keeps_data(
     assert view.price == Decimal("1.2345") and view.province == "广东"
     with engine.connect() as conn:
         version = conn.exec_driver_sql("select version_num from alembic_version").scalar_one()
-    assert version == head_revision() == "0012"
+    assert version == head_revision() == "0013"
     with engine.connect() as conn:  # 0010 parsed the stored profile
         record = conn.exec_driver_sql("SELECT profile_record FROM provider").scalar_one()
     assert record_is_current(record)
