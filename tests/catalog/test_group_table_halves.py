@@ -87,6 +87,40 @@ def test_quotes_from_halves_equal_quotes_from_the_whole_table(
         _nothing_left(private_tmp)
 
 
+def _counted(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
+    """A call counted for each build of ``group_halves.<name>``."""
+    build = getattr(group_halves, name)
+    calls: list[int] = []
+
+    def counted(*args: Any) -> list[Any]:
+        calls.append(1)
+        return build(*args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(group_halves, name, counted)
+    return calls
+
+
+def _built_both_ways(
+    engine: Any, job_name: str, monkeypatch: pytest.MonkeyPatch, rows_of: Any
+) -> tuple[Any, Any]:
+    """The job's group table built whole, then in halves: (``rows_of`` its rows, its shapes,
+    providers and rule 8's counts) each time; each stream closed."""
+    source = CatalogGroups(engine)
+    job = load_job(f"examples/{job_name}.toml")
+    wanted = job_offer_filter(job)
+    pricing = group_pricing(source, job, wanted)
+    built = []
+    for split in (10**9, 2):
+        monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", split)
+        stream = source.group_stream(wanted, pricing)
+        try:
+            rows = rows_of(stream.conn.execute(GROUPS.select()).all())
+            built.append((rows, stream.shapes(), stream.providers(), stream.unfit()))
+        finally:
+            stream.close()
+    return built[0], built[1]
+
+
 @pytest.mark.slow
 def test_the_halves_hold_the_rows_of_the_whole_table(
     demo_db_url: str, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
@@ -94,34 +128,19 @@ def test_the_halves_hold_the_rows_of_the_whole_table(
     """Row for row (in the table's order per provider, which ``at`` reads), shapes,
     providers and rule 8's counts; the connection given back on close."""
     engine = make_engine(demo_db_url)
-    source = CatalogGroups(engine)
-    built_halves = group_halves.build_halves
-    calls: list[int] = []
+    calls = _counted(monkeypatch, "build_halves")
 
-    def counted(*args: Any) -> list[Any]:
-        calls.append(1)
-        return built_halves(*args)
+    def by_provider(rows: list[Any]) -> dict[str, list[Any]]:
+        found: dict[str, list[Any]] = {}
+        for row in rows:
+            found.setdefault(row[0], []).append(tuple(row))
+        return found
 
-    monkeypatch.setattr(group_halves, "build_halves", counted)
     for name in JOBS:
-        job = load_job(f"examples/{name}.toml")
-        wanted = job_offer_filter(job)
-        pricing = group_pricing(source, job, wanted)
-        built = []
-        for split in (10**9, 2):
-            monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", split)
-            stream = source.group_stream(wanted, pricing)
-            try:
-                rows = stream.conn.execute(GROUPS.select()).all()
-                by_provider: dict[str, list[Any]] = {}
-                for row in rows:
-                    by_provider.setdefault(row[0], []).append(tuple(row))
-                built.append((by_provider, stream.shapes(), stream.providers(), stream.unfit()))
-            finally:
-                stream.close()
-        assert built[0] == built[1], name
+        whole, halves = _built_both_ways(engine, name, monkeypatch, by_provider)
+        assert whole == halves, name
         assert len(calls) == JOBS.index(name) + 1, "the second was built in halves"
-        assert len(built[0][2]) >= 2, "both halves hold providers"
+        assert len(whole[2]) >= 2, "both halves hold providers"
         assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
         _nothing_left(private_tmp)
     engine.dispose()
@@ -214,14 +233,7 @@ def test_postgresql_quotes_from_halves_equal_quotes_from_the_whole_table(
 ) -> None:
     """PostgreSQL builds the second half on a second connection and copies it in: the four
     example jobs quote the same as from the table built whole."""
-    copied = group_halves.copied_halves
-    calls: list[int] = []
-
-    def counted(*args: Any) -> list[Any]:
-        calls.append(1)
-        return copied(*args)
-
-    monkeypatch.setattr(group_halves, "copied_halves", counted)
+    calls = _counted(monkeypatch, "copied_halves")
     for job in JOBS:
         monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 10**9)
         whole = _quote(capsys, pg_demo_url, job)
@@ -240,22 +252,10 @@ def test_postgresql_halves_hold_the_rows_of_the_whole_table(
     """Row for row, every value as the database gives it back (text, integers, floats to
     the bit through COPY's text form), shapes, providers and rule 8's counts."""
     engine = make_engine(pg_demo_url)
-    source = CatalogGroups(engine)
     for name in JOBS:
-        job = load_job(f"examples/{name}.toml")
-        wanted = job_offer_filter(job)
-        pricing = group_pricing(source, job, wanted)
-        built = []
-        for split in (10**9, 2):
-            monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", split)
-            stream = source.group_stream(wanted, pricing)
-            try:
-                rows = sorted(stream.conn.execute(GROUPS.select()).all(), key=repr)
-                built.append((rows, stream.shapes(), stream.providers(), stream.unfit()))
-            finally:
-                stream.close()
-        assert built[0] == built[1], name
-        assert len(built[0][2]) >= 2, "both halves hold providers"
+        whole, halves = _built_both_ways(engine, name, monkeypatch, lambda r: sorted(r, key=repr))
+        assert whole == halves, name
+        assert len(whole[2]) >= 2, "both halves hold providers"
         _no_thread_left(engine)
     engine.dispose()
 
