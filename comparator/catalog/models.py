@@ -97,9 +97,11 @@ class PriceSnapshot(SQLModel, table=True):
 class CurrentSnapshot(SQLModel, table=True):
     """Each provider's current snapshot: its newest (greatest id). Kept by the database
     itself, a trigger on every insert into ``pricesnapshot`` (migration 0013), so that no
-    writer can forget it; readers find the current snapshots here instead of grouping every
-    snapshot ever stored (a year of weekly history at 10,000 providers: 520,000 rows grouped
-    for every query, 32 ms on SQLite and 71-95 ms on PostgreSQL; docs/import.md)."""
+    writer can forget it (the catalog never deletes a snapshot, so ids only grow; a test
+    that empties the tables by hand empties this one too). Readers find the current
+    snapshots here instead of grouping every snapshot ever stored (a year of weekly history
+    at 10,000 providers: 520,000 rows grouped for every query, 32 ms on SQLite and 71-95 ms
+    on PostgreSQL; docs/import.md)."""
 
     provider_id: str = Field(primary_key=True, max_length=64)
     snapshot_id: int

@@ -183,7 +183,13 @@ def test_a_bad_sheet_parsed_in_the_child_leaves_nothing(
     with engine.connect() as conn:
         counts = [
             conn.execute(text(f"SELECT COUNT(*) FROM {table}")).scalar_one()
-            for table in ("provider", "pricesnapshot", "offer", "snapshotsummary")
+            for table in (
+                "provider",
+                "pricesnapshot",
+                "currentsnapshot",
+                "offer",
+                "snapshotsummary",
+            )
         ]
-    assert counts == [0, 0, 0, 0]
+    assert counts == [0, 0, 0, 0, 0]
     engine.dispose()
