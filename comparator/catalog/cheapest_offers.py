@@ -6,8 +6,9 @@ row, that price cost a scan of the million offers (0.85 s on SQLite, ~1 s on Pos
 cards × the billing period's hours: one column of the offer row) times its currency's FX
 rate, so within one currency the order is the native price's order: the expression index
 ``ix_offer_card_hour`` (upper(currency), native card-hour price; migration 0009) holds it.
-Each currency's cheapest offers are read from that index (any snapshot's: the current ones
-are kept here, by id), the currencies merged by their rate, and the offers within 1e-9 of the
+Each currency's cheapest current offers are read from that index (its walk skips the offers of
+superseded snapshots, tested against the kept current snapshots, migration 0013: a history of
+price cuts puts those first), the currencies merged by their rate, and the offers within 1e-9 of the
 ``limit``-th ranked exactly by the caller, as before
 (:func:`comparator.catalog.ranked_offers.top_offers`).
 
@@ -29,12 +30,15 @@ _PERIOD = " ".join(f"WHEN '{mode}' THEN {hours}" for mode, hours in PERIOD_HOURS
 # the index's second expression, written as the migration wrote it (a test compares them):
 # a query uses the index only when it repeats the expression exactly
 NATIVE_SQL = f"CAST(price AS FLOAT) / NULLIF(cards * CASE billing {_PERIOD} END, 0)"
+# the current snapshots' offers only, tested as the index walk reaches them (superseded
+# snapshots' offers stay in the index: a history of price cuts puts them first)
+_CURRENT = "snapshot_id IN (SELECT snapshot_id FROM currentsnapshot)"
 _READ = text(
-    f"SELECT id, snapshot_id, {NATIVE_SQL} FROM offer WHERE upper(currency) = :currency"
+    f"SELECT id, {NATIVE_SQL} FROM offer WHERE upper(currency) = :currency AND {_CURRENT}"
     f" ORDER BY {NATIVE_SQL} LIMIT :rows"
 )
 _UP_TO = text(
-    f"SELECT id, snapshot_id, {NATIVE_SQL} FROM offer WHERE upper(currency) = :currency"
+    f"SELECT id, {NATIVE_SQL} FROM offer WHERE upper(currency) = :currency AND {_CURRENT}"
     f" AND {NATIVE_SQL} <= :most ORDER BY {NATIVE_SQL}"
 )
 _NEXT_CURRENCY = text(
@@ -57,10 +61,9 @@ def cheapest_current(
         return None  # unpriced offers rank last, by provider: the scan lists them
     if any(conn.execute(_NULL_PRICE, {"currency": c}).first() for c in currencies):
         return None
-    current = {int(i) for i in conn.execute(select(current_snapshots().subquery().c.id)).scalars()}
     rates = {c: float(fx.rate(c, currency)) for c in currencies}
     wanted = max(16 * limit, 256)  # ties of sheets priced to the cent
-    found = {c: _first(conn, c, current, wanted) for c in currencies}
+    found = {c: _first(conn, c, wanted) for c in currencies}
     keyed = sorted(
         (native * rates[c], offer_id) for c, (rows, _) in found.items() for offer_id, native in rows
     )
@@ -70,7 +73,7 @@ def cheapest_current(
     out: list[tuple[int, float]] = []
     for c, (rows, complete) in found.items():
         if not complete and rows and rows[-1][1] * rates[c] <= cut:  # more may lie within
-            rows = _up_to(conn, c, current, cut / rates[c] * (1 + 1e-12))
+            rows = _up_to(conn, c, cut / rates[c] * (1 + 1e-12))
         out += [(i, n * rates[c]) for i, n in rows if n * rates[c] <= cut]
     return sorted(out, key=lambda pair: (pair[1], pair[0]))
 
@@ -92,22 +95,13 @@ def _currencies(conn: Connection) -> list[str]:
     return out
 
 
-def _first(
-    conn: Connection, currency: str, current: set[int], wanted: int
-) -> tuple[list[tuple[int, float]], bool]:
+def _first(conn: Connection, currency: str, wanted: int) -> tuple[list[tuple[int, float]], bool]:
     """The ``wanted`` cheapest current offers of ``currency`` (id, native price) and whether
-    they are all of them; reads more of the index while superseded snapshots' offers fill it."""
-    rows = wanted
-    while True:
-        read = conn.execute(_READ, {"currency": currency, "rows": rows}).all()
-        kept = [(int(i), float(n)) for i, s, n in read if int(s) in current]
-        if len(kept) >= wanted or len(read) < rows:
-            return kept[:wanted], len(read) < rows and len(kept) <= wanted
-        rows *= 4
+    they are all of them."""
+    read = conn.execute(_READ, {"currency": currency, "rows": wanted}).all()
+    return [(int(i), float(n)) for i, n in read], len(read) < wanted
 
 
-def _up_to(
-    conn: Connection, currency: str, current: set[int], most: float
-) -> list[tuple[int, float]]:
+def _up_to(conn: Connection, currency: str, most: float) -> list[tuple[int, float]]:
     read = conn.execute(_UP_TO, {"currency": currency, "most": most})
-    return [(int(i), float(n)) for i, s, n in read if int(s) in current]
+    return [(int(i), float(n)) for i, n in read]

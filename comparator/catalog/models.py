@@ -104,7 +104,8 @@ class CurrentSnapshot(SQLModel, table=True):
     on PostgreSQL; docs/import.md)."""
 
     provider_id: str = Field(primary_key=True, max_length=64)
-    snapshot_id: int
+    # probed by the offers' walks that test "is this offer current" (cheapest_offers)
+    snapshot_id: int = Field(index=True, unique=True)
 
 
 class OfferIn(SQLModel):

@@ -85,3 +85,23 @@ def test_sqlite_reads_the_cheapest_from_the_index(sqlite_url: str, tmp_path: Pat
         ).all()
     details = " ".join(str(row[-1]) for row in plan)
     assert "USING INDEX ix_offer_card_hour" in details and "TEMP B-TREE" not in details, details
+
+
+def test_postgresql_walks_the_index_and_probes_the_current_snapshots(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Each offer the walk reaches is tested against the kept current snapshots by their
+    index, not by a scan of them per offer (without the index: a nested loop over a seq scan
+    of the 10,000 current snapshots for each of 1,222 offers, 371 ms at 1M offers)."""
+    engine = build_listing_catalog(pg_url, tmp_path)
+    with engine.begin() as conn:
+        conn.execute(text("ANALYZE"))
+        plan = (
+            conn.execute(text(f"EXPLAIN {_READ.text}"), {"currency": "CNY", "rows": 10})
+            .scalars()
+            .all()
+        )
+    details = "\n".join(plan)
+    assert "ix_offer_card_hour" in details and "Sort" not in details, details
+    assert "Seq Scan on currentsnapshot" not in details, details  # scanned per offer
+    engine.dispose()

@@ -146,6 +146,13 @@ def test_lora_never_more_than_full_and_qlora_never_more_than_lora(
     full = estimate(replace(base, method="full"))
     lora = estimate(replace(base, method="lora"))
     qlora = estimate(replace(base, method="qlora"))
+    # ZeRO-1/2 shard full training's gradients and optimizer states over the cards but no
+    # weights: LoRA keeps its adapter weights whole on every card, so across enough cards it
+    # holds more than full training (hypothesis found Llama-2-7b, fp32, rank 64, ZeRO-2 on
+    # 62 cards: 610 MiB of adapter weights and 15 MiB of their sharded states against
+    # 622 MiB of full training's sharded states)
+    lora_states = lora.memory.adapter_weights + lora.memory.gradients + lora.memory.optimizer
+    assume(full.memory.gradients + full.memory.optimizer >= lora_states)
     assert _bytes(lora) <= _bytes(full) + _adapter_inputs(lora)
     if zero < 3:  # under ZeRO-3 QLoRA's dequantisation buffer may outweigh a tiny weight shard
         assert _bytes(qlora) <= _bytes(lora)
@@ -164,6 +171,10 @@ def test_lora_never_needs_more_cards_than_full(request: EstimateRequest) -> None
     # recomputation, full fine-tuning on 16 under ZeRO-3; Qwen3-8B at 3 x 1,447 tokens on
     # L40S with selective recomputation only, 64 cards against 56)
     assume(base.grad_ckpt in (None, True, "full"))
+    # ... and even then one layer's worth is kept during its recomputation: at 65,269 tokens
+    # a micro-batch, in fp32, PEFT's extra inputs of that layer (2 GiB) outweighed full
+    # training's ZeRO-3 shard (Llama-2-7b on A100-80G: LoRA 56 cards, full 48; hypothesis)
+    assume(base.seq_len * (base.micro_batch or 1) <= 32768)
 
     def least(method: str) -> float:
         found = estimate(replace(base, method=method, cards=None)).min_cards

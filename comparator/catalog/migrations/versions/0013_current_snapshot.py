@@ -57,6 +57,9 @@ def upgrade() -> None:
         sa.Column("snapshot_id", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("provider_id"),
     )
+    op.create_index(
+        "ix_currentsnapshot_snapshot_id", "currentsnapshot", ["snapshot_id"], unique=True
+    )
     op.execute(
         "INSERT INTO currentsnapshot (provider_id, snapshot_id)"
         " SELECT provider_id, max(id) FROM pricesnapshot GROUP BY provider_id"
