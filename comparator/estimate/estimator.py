@@ -25,7 +25,7 @@ from comparator.errors import Msg
 from comparator.estimate.advice import Advice, advise, rules_of_thumb, why_not
 from comparator.estimate.architecture import ModelShape
 from comparator.estimate.compute import MFU_TABLE
-from comparator.estimate.hf_activations import eager_attention_only
+from comparator.estimate.hf_activations import eager_attention_only, flash_only_by_request
 from comparator.estimate.job_request import request_from_job
 from comparator.estimate.memory import (
     COMM_BUCKET_GIB,
@@ -337,15 +337,26 @@ def _shape_notes(shape: ModelShape) -> list[Note]:
 
 
 def _attention_notes(s: Solution) -> list[Note]:
-    """BLOOM's and MPT's Hugging Face code has only its own eager attention."""
-    if not eager_attention_only(s.shape, s.setup):
-        return []
-    text = Msg(
-        "Hugging Face's {family} code has no SDPA or FlashAttention: every layer keeps its "
-        "attention scores (heads × sequence² per micro-batch), whatever flash_attn says",
-        family=s.shape.family,
-    )
-    return [Note("eager_attention", text, {"family": s.shape.family})]
+    """BLOOM's and MPT's Hugging Face code has only its own eager attention; GPT-J's has
+    FlashAttention 2 only when a run asks for it."""
+    family = s.shape.family
+    if eager_attention_only(s.shape, s.setup):
+        text = Msg(
+            "Hugging Face's {family} code has no SDPA or FlashAttention: every layer keeps its "
+            "attention scores (heads × sequence² per micro-batch), whatever flash_attn says",
+            family=family,
+        )
+        return [Note("eager_attention", text, {"family": family})]
+    if s.setup.flash_attn and flash_only_by_request(s.shape, s.setup):
+        text = Msg(
+            "Hugging Face's {family} code has no SDPA: it uses FlashAttention only when the run "
+            'asks for attn_implementation="flash_attention_2" (the flash-attn package); '
+            "otherwise every layer keeps its attention scores: --no-flash-attn (flash_attn = "
+            "false) counts them",
+            family=family,
+        )
+        return [Note("flash_attention_on_request", text, {"family": family})]
+    return []
 
 
 def _placement_notes(s: Solution) -> list[Note]:

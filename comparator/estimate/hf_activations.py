@@ -111,6 +111,19 @@ EAGER_ATTENTION_FAMILIES = frozenset({"bloom", "mpt"})
 EAGER_SCORE_BYTES = {"16-bit": 6, "fp32": 8}
 
 
+#: Families whose Hugging Face code has FlashAttention 2 but no SDPA (transformers 5.17:
+#: ``GPTJPreTrainedModel`` sets ``_supports_flash_attn`` only): unless a run asks for
+#: ``attn_implementation="flash_attention_2"`` (the flash-attn package) it trains with eager
+#: attention, and every layer keeps its scores.
+FLASH_ATTENTION_2_ONLY_FAMILIES = frozenset({"gptj"})
+
+
+def flash_only_by_request(shape: ModelShape, setup: SetupView) -> bool:
+    """Whether the job runs Hugging Face's code of a model that has FlashAttention only when
+    a run asks for it, and no SDPA."""
+    return setup.stack.eager_activations and shape.family in FLASH_ATTENTION_2_ONLY_FAMILIES
+
+
 def eager_attention_only(shape: ModelShape, setup: SetupView) -> bool:
     """Whether the job runs Hugging Face's code of a model that has only eager attention:
     its scores are kept whatever ``flash_attn`` says."""

@@ -105,6 +105,14 @@ ESTIMATE_ZH: dict[str, str] = {
         "Hugging Face 的 {family} 实现没有 SDPA 或 FlashAttention：每层都保留注意力分数"
         "（每个微批次 注意力头数 × 序列长度²），与 flash_attn 的设置无关"
     ),
+    "Hugging Face's {family} code has no SDPA: it uses FlashAttention only when the run "
+    'asks for attn_implementation="flash_attention_2" (the flash-attn package); '
+    "otherwise every layer keeps its attention scores: --no-flash-attn (flash_attn = "
+    "false) counts them": (
+        "Hugging Face 的 {family} 实现没有 SDPA：只有运行时指定 "
+        'attn_implementation="flash_attention_2"（需安装 flash-attn 包）才用 FlashAttention；'
+        "否则每层都保留注意力分数：用 --no-flash-attn（flash_attn = false）即可计入"
+    ),
     "mixture of experts: memory counts all {experts} experts, FLOPs the "
     "{active_experts} active ones": (
         "MoE：显存按全部 {experts} 个专家计，FLOPs 按激活的 {active_experts} 个专家计"

@@ -120,3 +120,20 @@ def test_gelu_fast_keeps_what_autograd_saved_of_gpt_neox_20b_s_mlp() -> None:
     assert (4 + UNFUSED_GELU_BYTES["gelu_fast"]) * row["mlp_width"] == row["mlp_bytes_per_token"]
     shape = resolve_model(str(DATA / "hf_configs" / row["config"]))
     assert (shape.unfused_gelu, shape.active_mlp_width) == ("gelu_fast", row["mlp_width"])
+
+
+def test_gpt_j_s_flash_attention_is_noted_as_on_request_only() -> None:
+    """GPT-J's Hugging Face code has FlashAttention 2 but no SDPA: an estimate that assumes
+    FlashAttention says it needs asking for; one without it counts the scores and says
+    nothing; a stack with attention of its own says nothing either."""
+    request = EstimateRequest(
+        model=str(DATA / "hf_configs" / "gpt-j-6b.json"), method="lora", seq_len=2048, cards=1
+    )
+
+    def codes(**change: Any) -> set[str]:
+        return {n.code for n in estimate(replace(request, **change)).notes}
+
+    assert "flash_attention_on_request" in codes(stack="hf")
+    assert "flash_attention_on_request" not in codes(stack="hf", flash_attn=False)
+    assert "flash_attention_on_request" not in codes(stack="torchtitan", method="full")
+    assert "flash_attention_on_request" not in codes(stack="hf", model="Llama-2-7b")
