@@ -39,7 +39,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from comparator.estimate.hf_activations import EAGER_ATTENTION_FAMILIES
+from comparator.estimate.hf_activations import (
+    EAGER_ATTENTION_FAMILIES,
+    FLASH_ATTENTION_2_ONLY_FAMILIES,
+)
 
 
 @dataclass
@@ -128,6 +131,19 @@ def _estimated(config_path: Path, args: argparse.Namespace) -> tuple[float, floa
     return layer, 6 * shape.hidden + logits_bytes(shape, setup) / tokens
 
 
+def _layer_keys(kind: str, layers: int) -> dict[str, Any]:
+    """The config keys that make a model of ``layers`` layers (GPT-Neo's global layers: a
+    local one keeps the same tensors, masked beyond its window)."""
+    if kind == "gpt_neo":  # attention_layers is derived from attention_types
+        kinds = ["global"] * layers
+        return {
+            "num_layers": layers,
+            "attention_types": [[["global"], layers]],
+            "attention_layers": kinds,
+        }
+    return {"num_hidden_layers": layers}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("config", type=Path)
@@ -151,12 +167,12 @@ def main() -> None:
     for key in ("architectures", "_name_or_path", "torch_dtype", "dtype", "transformers_version"):
         raw.pop(key, None)
     kind = raw.pop("model_type")
-    if kind in EAGER_ATTENTION_FAMILIES:  # Hugging Face's code has no other attention
-        args.attention = "eager"
+    if kind in EAGER_ATTENTION_FAMILIES | FLASH_ATTENTION_2_ONLY_FAMILIES:
+        args.attention = "eager"  # no SDPA in Hugging Face's code, no FlashAttention on a CPU
     torch.manual_seed(0)
     runs: dict[int, Saved] = {}
     for layers in (1, 2):
-        config = AutoConfig.for_model(kind, **{**raw, "num_hidden_layers": layers})
+        config = AutoConfig.for_model(kind, **{**raw, **_layer_keys(kind, layers)})
         config._attn_implementation = args.attention
         model = _model(torch, config, args.method, args.lora_rank, args.weights)
         tokens = torch.randint(0, config.vocab_size, (args.micro_batch, args.seq))

@@ -112,10 +112,10 @@ EAGER_SCORE_BYTES = {"16-bit": 6, "fp32": 8}
 
 
 #: Families whose Hugging Face code has FlashAttention 2 but no SDPA (transformers 5.17:
-#: ``GPTJPreTrainedModel`` sets ``_supports_flash_attn`` only): unless a run asks for
-#: ``attn_implementation="flash_attention_2"`` (the flash-attn package) it trains with eager
-#: attention, and every layer keeps its scores.
-FLASH_ATTENTION_2_ONLY_FAMILIES = frozenset({"gptj"})
+#: ``GPTJPreTrainedModel`` and ``GPTNeoPreTrainedModel`` set ``_supports_flash_attn`` only):
+#: unless a run asks for ``attn_implementation="flash_attention_2"`` (the flash-attn package)
+#: it trains with eager attention, and every layer keeps its scores.
+FLASH_ATTENTION_2_ONLY_FAMILIES = frozenset({"gptj", "gpt_neo"})
 
 
 def flash_only_by_request(shape: ModelShape, setup: SetupView) -> bool:

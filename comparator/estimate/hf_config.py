@@ -44,7 +44,7 @@ from typing import Any
 
 from comparator.errors import Msg, UnknownModelError
 from comparator.estimate.architecture import Mla, ModelShape
-from comparator.estimate.hf_families import dbrx, gptj, mpt, opt, unfused_gelu
+from comparator.estimate.hf_families import dbrx, gpt_neo, gptj, mpt, opt, unfused_gelu
 from comparator.estimate.hf_reader import Reader, unread_count_keys
 
 #: model_type values whose MLP is fc1 → GELU → fc2 with biases and LayerNorm.
@@ -70,7 +70,7 @@ _FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
 _QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})
 _QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe"})
 #: Families with a reader of their own (``hf_families``).
-_FAMILIES = {"mpt": mpt, "opt": opt, "gptj": gptj, "dbrx": dbrx}
+_FAMILIES = {"mpt": mpt, "opt": opt, "gptj": gptj, "gpt_neo": gpt_neo, "dbrx": dbrx}
 #: Keys read and deliberately not counted (they do not change the published totals).
 _NOT_COUNTED = ("num_nextn_predict_layers", "quantization_config")
 

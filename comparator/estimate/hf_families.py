@@ -14,7 +14,11 @@ Each follows its Hugging Face (or ``trust_remote_code``) implementation:
   a mixture of GLU experts, LayerNorm without bias, no biases, an untied head;
 * ``gptj`` (EleutherAI) — ``n_embd``, ``n_layer``, ``n_head``, ``n_inner`` (4 × hidden),
   rotary positions (``rotary_dim``, none learned); a parallel block with one LayerNorm,
-  q/k/v/out without biases and the MLP with them; an untied output head with a bias.
+  q/k/v/out without biases and the MLP with them; an untied output head with a bias;
+* ``gpt_neo`` (EleutherAI) — ``hidden_size``, ``num_layers``, ``num_heads``,
+  ``intermediate_size`` (null: 4 × hidden), learned positions (``max_position_embeddings``);
+  q/k/v without biases, the output projection and the MLP with them, two LayerNorms, the head
+  tied; ``attention_layers`` global or local (a window over the same weights).
 """
 
 from __future__ import annotations
@@ -125,7 +129,7 @@ def opt(read: Reader, name: str) -> ModelShape:
 _UNFUSED_GELU = frozenset({"gelu_new", "gelu_fast"})
 #: model_type values whose config class defaults to one of them (GPT2Config, PhiConfig,
 #: GPTJConfig: ``gelu_new``) when the file names no activation.
-_UNFUSED_BY_DEFAULT = frozenset({"gpt2", "phi", "gptj"})
+_UNFUSED_BY_DEFAULT = frozenset({"gpt2", "phi", "gptj", "gpt_neo"})
 
 
 def unfused_gelu(read: Reader, model_type: str) -> str:
@@ -186,4 +190,44 @@ def dbrx(read: Reader, name: str) -> ModelShape:
         active_experts=active,
         source="config",
         family="dbrx",
+    )
+
+
+#: The attention kinds GPT-Neo's layers may have (``GPTNeoAttention``): both use the same
+#: q/k/v/out weights, a local layer only masks beyond ``window_size``.
+_GPT_NEO_ATTENTION = frozenset({"global", "local"})
+
+
+def gpt_neo(read: Reader, name: str) -> ModelShape:
+    hidden = read.first("hidden_size")
+    heads = read.first("num_heads")
+    layers = read.first("num_layers")
+    kinds = read.raw("attention_layers")
+    read.used.add("attention_types")  # the run-length form of attention_layers
+    if kinds is not None and (
+        not isinstance(kinds, list)
+        or len(kinds) != layers
+        or any(kind not in _GPT_NEO_ATTENTION for kind in kinds)
+    ):
+        raise read.fail(
+            "key 'attention_layers' must list 'global' or 'local' for each of the {layers} layers",
+            layers=layers,
+        )
+    return ModelShape(
+        name=name,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=heads,
+        intermediate=read.optional("intermediate_size", 4 * hidden),
+        vocab=read.first("vocab_size"),
+        tied_embeddings=read.flag("tie_word_embeddings", True),
+        gated_mlp=False,
+        unfused_gelu=unfused_gelu(read, "gpt_neo"),
+        o_bias=True,
+        mlp_bias=True,
+        layer_norm=True,
+        position_embeddings=read.first("max_position_embeddings"),
+        source="config",
+        family="gpt_neo",
     )

@@ -156,6 +156,8 @@ _ESTIMATE_ZH: dict[str, str] = {
     "projected OPT embeddings are not understood": (
         "键 'word_embed_proj_dim'（{projected}）与 hidden_size（{hidden}）不同：不支持投影式 OPT 词嵌入"
     ),
+    "key 'attention_layers' must list 'global' or 'local' for each of the {layers} "
+    "layers": "键 'attention_layers' 须为 {layers} 层各列出 'global' 或 'local'",
     "a whole number of hours 1–24": "1–24 之间的整数小时",
     "internal error: no closed segment leads to this pause": "内部错误：没有已结束的时段通向这次暂停",
     "internal error: a rebuilt contract runs no slot": "内部错误：重建的包期时段没有运行任何小时",

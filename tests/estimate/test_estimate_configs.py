@@ -28,7 +28,8 @@ def test_the_reference_set_is_wide_enough() -> None:
     families = {resolve_model(str(CONFIGS / row["file"])).family for row in PUBLISHED}
     wanted = {"deepseek_v3", "deepseek_v2", "qwen2_moe", "gemma", "gemma2", "phi3", "phi3small"}
     assert wanted | {"gpt_bigcode", "bloom", "gpt2", "chatglm", "mixtral"} <= families
-    more = {"mpt", "opt", "gptj", "gpt_neox", "dbrx", "olmoe", "cohere", "internlm2", "baichuan"}
+    more = {"mpt", "opt", "gptj", "gpt_neo", "gpt_neox", "dbrx", "olmoe", "cohere", "internlm2"}
+    more |= {"baichuan"}
     assert more | {"gemma3_text", "starcoder2", "qwen3_moe", "falcon"} <= families
     assert all(row["config_url"].startswith("https://huggingface.co/") for row in PUBLISHED)
 
@@ -55,6 +56,7 @@ def test_mpt_opt_gptj_and_dbrx_read_their_own_keys() -> None:
         "opt-6.7b.json": 6_658_473_984,
         "gpt-j-6b.json": 6_050_882_784,
         "gpt-neox-20b.json": 20_554_567_680,
+        "gpt-neo-125m.json": 125_198_592,  # GPTNeoForCausalLM built from it (transformers 5.17)
     }
     for name, count in exact.items():
         assert resolve_model(str(CONFIGS / name)).params == count, name
@@ -216,3 +218,14 @@ def test_new_builtin_names_match_their_config_files(name: str, filename: str) ->
     from_file = resolve_model(str(CONFIGS / filename))
     assert builtin.source == "builtin"
     assert (builtin.params, builtin.active_params) == (from_file.params, from_file.active_params)
+
+
+def test_gpt_neo_lists_a_global_or_local_attention_for_each_layer(tmp_path: Path) -> None:
+    """GPT-Neo's local layers share the global layers' weights; any other kind, or a list of
+    another length than the layers, is refused by name rather than guessed."""
+    data = json.loads((CONFIGS / "gpt-neo-125m.json").read_text())
+    for wrong in (["global"] * 11, ["global", "sparse"] * 6):
+        path = tmp_path / "config.json"
+        path.write_text(json.dumps({**data, "attention_layers": wrong}))
+        with pytest.raises(UnknownModelError, match="attention_layers"):
+            resolve_model(str(path))

@@ -137,3 +137,5 @@ def test_gpt_j_s_flash_attention_is_noted_as_on_request_only() -> None:
     assert "flash_attention_on_request" not in codes(stack="hf", flash_attn=False)
     assert "flash_attention_on_request" not in codes(stack="torchtitan", method="full")
     assert "flash_attention_on_request" not in codes(stack="hf", model="Llama-2-7b")
+    neo = str(DATA / "hf_configs" / "gpt-neo-125m.json")  # the same in Hugging Face's code
+    assert "flash_attention_on_request" in codes(stack="hf", model=neo)
