@@ -203,7 +203,7 @@ def gpt_neo(read: Reader, name: str) -> ModelShape:
     heads = read.first("num_heads")
     layers = read.first("num_layers")
     kinds = read.raw("attention_layers")
-    read.used.add("attention_types")  # the run-length form of attention_layers
+    read.raw("attention_types")  # the run-length form of attention_layers: read, not counted
     if kinds is not None and (
         not isinstance(kinds, list)
         or len(kinds) != layers

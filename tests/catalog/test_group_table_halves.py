@@ -179,21 +179,11 @@ def test_an_error_of_the_parent_stops_the_child(
 ) -> None:
     """The first half fails: its error is raised, the child is ended and waited for, its
     file removed, the connection given back."""
-    halves = CatalogGroups._halves
-
-    def broken(self: CatalogGroups, query: Any) -> Any:
-        found = halves(self, query)
-        assert found is not None
-        return found[0].where(literal_column("no_such_column") == 1), found[1]
-
     monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 2)
-    monkeypatch.setattr(CatalogGroups, "_halves", broken)
+    monkeypatch.setattr(CatalogGroups, "_halves", _broken(0))
     engine = make_engine(demo_db_url)
-    job = load_job(f"examples/{JOBS[0]}.toml")
-    wanted = job_offer_filter(job)
-    pricing = GroupPricing(job.currency, CONTEXT.fx, {}, most_runs(job), contract_runs(job))
     with pytest.raises(OperationalError, match="no_such_column"):
-        CatalogGroups(engine).group_stream(wanted, pricing)
+        CatalogGroups(engine).group_stream(*_first_job())
     assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
     _nothing_left(private_tmp)
     engine.dispose()
@@ -260,6 +250,13 @@ def test_postgresql_halves_hold_the_rows_of_the_whole_table(
     engine.dispose()
 
 
+def _first_job() -> tuple[Any, GroupPricing]:
+    """The first example job's offer filter and a plain pricing of its groups."""
+    job = load_job(f"examples/{JOBS[0]}.toml")
+    pricing = GroupPricing(job.currency, CONTEXT.fx, {}, most_runs(job), contract_runs(job))
+    return job_offer_filter(job), pricing
+
+
 def _broken(which: int) -> Any:
     """``CatalogGroups._halves`` with half ``which`` reading a column that does not exist."""
     halves = CatalogGroups._halves
@@ -283,10 +280,7 @@ def test_postgresql_an_error_of_either_half_reaches_the_caller(
     monkeypatch.setattr(queries_groups, "SPLIT_PROVIDERS", 2)
     monkeypatch.setattr(CatalogGroups, "_halves", _broken(which))
     engine = make_engine(pg_demo_url)
-    job = load_job(f"examples/{JOBS[0]}.toml")
-    wanted = job_offer_filter(job)
-    pricing = GroupPricing(job.currency, CONTEXT.fx, {}, most_runs(job), contract_runs(job))
     with pytest.raises(ProgrammingError, match="no_such_column"):
-        CatalogGroups(engine).group_stream(wanted, pricing)
+        CatalogGroups(engine).group_stream(*_first_job())
     _no_thread_left(engine)
     engine.dispose()
